@@ -1,0 +1,153 @@
+/**
+ * \file dataset.h
+ * An Exodus II dataset stored as one file or as a spread set of M files
+ * (`base.M.j`, Nemesis or any member set carrying global id maps).
+ *
+ * Opening reads the structure of every member (dimension, blocks, sets,
+ * variable names, time values) and merges it as the union over files: a
+ * block may be empty or absent in some files. Each file's id maps (its file
+ * domain F_j) are read on demand, once, by mxn_dataset_file_domain().
+ *
+ * Handles are not thread-safe. All calls here are local (one process).
+ */
+#ifndef MXN_DATASET_H
+#define MXN_DATASET_H
+
+#include "mxn/idset.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/** Room for an Exodus name (entity, variable, element type) with its NUL. */
+#define MXN_NAME_LEN 256
+
+/** An element block as the union over files. */
+typedef struct mxn_block_info {
+  mxn_gid_t id;                 /**< Exodus block id */
+  char name[MXN_NAME_LEN];      /**< block name, "" if unnamed */
+  char type[MXN_NAME_LEN];      /**< element type as stored, e.g. "HEX8" */
+  int nodes_per_elem;
+  int num_attr;                 /**< attributes per element */
+  char (*attr_names)[MXN_NAME_LEN]; /**< num_attr names ("" if unnamed) */
+  int64_t num_elements;         /**< sum over files (counts overlap twice) */
+} mxn_block_info_t;
+
+/** A node set or side set as the union over files. */
+typedef struct mxn_set_info {
+  mxn_gid_t id;
+  char name[MXN_NAME_LEN];
+  int64_t num_entries;          /**< sum over files (shared entries count twice) */
+  int has_df;                   /**< distribution factors stored in some file */
+} mxn_set_info_t;
+
+/** Merged structure of the dataset. Owned by the dataset handle. */
+typedef struct mxn_structure {
+  char title[MXN_NAME_LEN * 2];
+  int num_dim;
+  int num_files;                /**< M */
+  int64_t num_nodes_sum;        /**< sum of per-file node counts */
+  int64_t num_elements_sum;     /**< sum of per-file element counts */
+  int64_t num_nodes_global;     /**< from Nemesis global info, else -1 */
+  int64_t num_elements_global;  /**< from Nemesis global info, else -1 */
+  int num_blocks;
+  mxn_block_info_t *blocks;
+  int num_node_sets;
+  mxn_set_info_t *node_sets;
+  int num_side_sets;
+  mxn_set_info_t *side_sets;
+  int num_node_vars, num_elem_vars, num_global_vars;
+  char (*node_var_names)[MXN_NAME_LEN];
+  char (*elem_var_names)[MXN_NAME_LEN];
+  char (*global_var_names)[MXN_NAME_LEN];
+  /** num_blocks * num_elem_vars: 1 where a variable exists on a block in some file */
+  int *elem_var_truth;
+  int num_times;
+  double *times;                /**< num_times time values (from file 0) */
+  char coord_names[3][MXN_NAME_LEN];
+  /** Entities this version records but cannot extract yet (edge/face
+   *  blocks and sets, element sets): split/join refuse such datasets
+   *  rather than drop them. */
+  int num_edge_blocks, num_face_blocks, num_edge_sets, num_face_sets,
+      num_elem_sets;
+  int num_qa, num_info;         /**< QA and info records of file 0 */
+  int has_original_elem_ids;    /**< every file has `original_global_id_map` */
+  int int64_ids;                /**< some member stores 64-bit ids */
+  int float_word_size;          /**< 4 or 8, of file 0 */
+} mxn_structure_t;
+
+/**
+ * The domain of one file: its global ids, in file order and as sorted sets
+ * with the positions of each member in file order.
+ */
+typedef struct mxn_file_domain {
+  int64_t num_nodes, num_elements;
+  mxn_gid_t *node_map;      /**< num_nodes global node ids, file order */
+  mxn_gid_t *elem_map;      /**< num_elements global element ids, file order */
+  mxn_idset_t nodes;        /**< sorted node ids */
+  int64_t *node_pos;        /**< nodes.ids[k] is at file position node_pos[k] */
+  mxn_idset_t elems;        /**< sorted element ids */
+  int64_t *elem_pos;        /**< elems.ids[k] is at file position elem_pos[k] */
+  int64_t *blk_count;       /**< per structure block: elements in this file */
+  int64_t *blk_start;       /**< per structure block: file position of its first element */
+  int *blk_present;         /**< per structure block: 1 if the file declares it */
+  mxn_gid_t *orig_elem_ids; /**< original_global_id_map (file order) or NULL */
+} mxn_file_domain_t;
+
+/** Opaque dataset handle. */
+typedef struct mxn_dataset mxn_dataset_t;
+
+/** Create an empty handle. \return MXN_OK or MXN_ERR_NOMEM. Local. */
+int mxn_dataset_create(mxn_dataset_t **ds);
+
+/**
+ * Open a dataset: a plain Exodus file (M = 1), any member of a spread set
+ * (`x.e.4.2`), or the base name of one (`x.e` when `x.e.4.0` … exist).
+ * Ranks may be zero-padded (`x.e.12.03`). Reads and merges the structure.
+ * \return MXN_OK; MXN_ERR_IO (missing/unreadable), MXN_ERR_FORMAT (not Exodus),
+ *   MXN_ERR_FILESET (member missing, counts disagree), MXN_ERR_INCONSISTENT
+ *   (members of different datasets). Details in mxn_dataset_errmsg(). Local.
+ */
+int mxn_dataset_open(mxn_dataset_t *ds, const char *path);
+
+/** Close files and free everything, set *ds = NULL. Accepts NULL. Local. */
+void mxn_dataset_destroy(mxn_dataset_t **ds);
+
+/** The merged structure (valid after a successful open). Borrowed. */
+const mxn_structure_t *mxn_dataset_structure(const mxn_dataset_t *ds);
+
+/** Path of member j (0 <= j < M). Borrowed. */
+const char *mxn_dataset_file_path(const mxn_dataset_t *ds, int j);
+
+/**
+ * The domain of file j, read on first use and cached in the handle.
+ * Fails with MXN_ERR_NOMAP for a member of a spread set (M > 1) that stores
+ * no element or node id map; with MXN_ERR_FORMAT for repeated ids in a file.
+ * \param [out] dom  borrowed pointer, valid until the handle is destroyed
+ * Local.
+ */
+int mxn_dataset_file_domain(mxn_dataset_t *ds, int j,
+                            const mxn_file_domain_t **dom);
+
+/** Detailed message of the last error (never NULL). */
+const char *mxn_dataset_errmsg(const mxn_dataset_t *ds);
+
+/** Status of the last error (MXN_OK if none). */
+int mxn_dataset_errcode(const mxn_dataset_t *ds);
+
+/** I/O counters kept per handle since creation. */
+typedef struct mxn_io_counters {
+  int64_t bytes_read;    /**< payload bytes requested from Exodus reads */
+  int64_t read_calls;    /**< ex_get_* bulk-data calls */
+  int64_t files_opened;  /**< ex_open calls */
+  int64_t bytes_written;
+  int64_t write_calls;
+} mxn_io_counters_t;
+
+/** Current counters. Local. */
+mxn_io_counters_t mxn_dataset_counters(const mxn_dataset_t *ds);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* MXN_DATASET_H */

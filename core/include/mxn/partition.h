@@ -1,0 +1,101 @@
+/**
+ * \file partition.h
+ * Element partitioners: contiguous id ranges, the Hilbert-curve "string"
+ * (seeds dynamic-load-balance-rankdlb.txt, luna-patch-rope-data-distribution.txt),
+ * and Zoltan's RCB, RIB, HSFC and graph (PHG) methods
+ * (seed zoltan-load-balancing-fluidity.txt).
+ *
+ * The input lives distributed over `comm`: each rank passes its own elements
+ * (for the single-process CLI, comm = MPI_COMM_SELF and one rank holds all).
+ * MPI must be initialized. Collective over `comm`.
+ */
+#ifndef MXN_PARTITION_H
+#define MXN_PARTITION_H
+
+#include <mpi.h>
+#include "mxn/status.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef enum mxn_part_method {
+  MXN_PART_LINEAR = 0, /**< contiguous runs in global id order */
+  MXN_PART_SFC,        /**< Hilbert order of centroids cut into equal-weight pieces */
+  MXN_PART_RCB,        /**< Zoltan recursive coordinate bisection */
+  MXN_PART_RIB,        /**< Zoltan recursive inertial bisection */
+  MXN_PART_HSFC,       /**< Zoltan Hilbert space-filling curve */
+  MXN_PART_GRAPH       /**< Zoltan graph partitioning (PHG) of the dual graph */
+} mxn_part_method;
+
+/** Parse "linear", "sfc", "rcb", "rib", "hsfc", "graph" (case-insensitive).
+ *  \return MXN_OK or MXN_ERR_ARG. Local. */
+int mxn_part_method_parse(const char *name, mxn_part_method *m);
+
+/** Lower-case name of a method. Local. */
+const char *mxn_part_method_name(mxn_part_method m);
+
+/** The elements this rank contributes. Arrays are borrowed. */
+typedef struct mxn_part_input {
+  int64_t n;                    /**< elements on this rank */
+  int dim;                      /**< 1..3: coordinates per centroid */
+  const mxn_gid_t *ids;         /**< n global element ids (unique over comm) */
+  const double *centroids;      /**< n*3 (x,y,z; unused components 0) */
+  const double *weights;        /**< n weights > 0, or NULL for 1 */
+  /* Dual graph (MXN_PART_GRAPH only): neighbours of element k are
+   * adj_ids[adj_off[k] .. adj_off[k+1]), by global id, living on rank
+   * adj_ranks[...] (NULL: all on this rank). Edge weights optional. */
+  const int64_t *adj_off;
+  const mxn_gid_t *adj_ids;
+  const int *adj_ranks;
+  const double *edge_weights;
+} mxn_part_input_t;
+
+/** Options. Zero-initialized means defaults. */
+typedef struct mxn_part_opts {
+  double imbalance_tol;  /**< e.g. 1.05; <= 1 means the default 1.05 */
+  unsigned seed;         /**< for methods with randomness */
+} mxn_part_opts_t;
+
+/**
+ * Assign each local element a part in [0, nparts).
+ * Parts are never empty while nparts <= total elements: when a method
+ * leaves one empty, it is retried with a tighter tolerance, then (graph)
+ * without edge weights, then with the Hilbert string (Fluidity rule).
+ * \param [in]  comm    communicator (collective)
+ * \param [in]  method  partitioning method
+ * \param [in]  in      this rank's elements
+ * \param [in]  nparts  >= 1
+ * \param [in]  opts    NULL for defaults
+ * \param [out] part    in->n part numbers (caller allocates)
+ * \param [out] err     detail on failure; may be NULL
+ * \return MXN_OK, MXN_ERR_ARG, MXN_ERR_NOMEM, MXN_ERR_PARTITION, MXN_ERR_MPI.
+ */
+int mxn_partition(MPI_Comm comm, mxn_part_method method,
+                  const mxn_part_input_t *in, int nparts,
+                  const mxn_part_opts_t *opts, int *part, mxn_error_t *err);
+
+/**
+ * Hilbert index of each point on a 2^21 grid over the bounding box
+ * [lo, hi] (3D; for 2D pass z = 0). Local.
+ * \param [out] key  n keys
+ */
+void mxn_hilbert_keys(int64_t n, const double *xyz, const double lo[3],
+                      const double hi[3], uint64_t *key);
+
+/**
+ * Dual graph of a serial mesh: elements are neighbours when they share at
+ * least `min_shared` nodes. Element k has nodes conn[conn_off[k]..conn_off[k+1])
+ * (local node indices < num_nodes).
+ * \param [out] adj_off  malloc'ed n+1 offsets (caller frees)
+ * \param [out] adj      malloc'ed neighbour element indices (caller frees)
+ * \return MXN_OK, MXN_ERR_ARG, MXN_ERR_NOMEM. Local.
+ */
+int mxn_dual_graph(int64_t n, const int64_t *conn_off, const int64_t *conn,
+                   int64_t num_nodes, int min_shared, int64_t **adj_off,
+                   int64_t **adj);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* MXN_PARTITION_H */

@@ -1,0 +1,441 @@
+/* JOIN and SPLIT: the single-process forms, on the shared routines. */
+#include "internal.h"
+
+#include <stdio.h>
+#include <time.h>
+
+static double now(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+void mxn_member_name(const char *base, int M, int j, char *out, size_t cap) {
+  int width = 1;
+  for (int m = M; m >= 10; m /= 10) width++;
+  snprintf(out, cap, "%s.%d.%0*d", base, M, width, j);
+}
+
+/* Content this version cannot carry through must stop the job, never be
+ * dropped silently. */
+static int check_supported(const mxn_dataset_t *ds, mxn_error_t *err) {
+  const mxn_structure_t *s = &ds->s;
+  const char *what = s->num_edge_blocks ? "edge blocks"
+                     : s->num_face_blocks ? "face blocks"
+                     : s->num_edge_sets   ? "edge sets"
+                     : s->num_face_sets   ? "face sets"
+                     : s->num_elem_sets   ? "element sets"
+                                          : NULL;
+  if (what)
+    return mxn_error_set(err, MXN_ERR_UNSUPPORTED,
+                         "%s: holds %s, which this version cannot split or join "
+                         "yet; refusing rather than dropping them",
+                         ds->files[0].path, what);
+  return MXN_OK;
+}
+
+static int open_ds(const char *in, mxn_dataset_t **ds, mxn_error_t *err) {
+  int status = mxn_dataset_create(ds);
+  if (status != MXN_OK) return mxn_error_set(err, status, "out of memory");
+  status = mxn_dataset_open(*ds, in);
+  if (status != MXN_OK) {
+    mxn_error_set(err, status, "%s", mxn_dataset_errmsg(*ds));
+    return status;
+  }
+  return check_supported(*ds, err);
+}
+
+/* Write `piece` and every time step of it to `path`. */
+static int write_all(mxn_dataset_t *ds, mxn_piece_t *piece, const char *path,
+                     const mxn_write_opts_t *wo, mxn_form_report_t *rep,
+                     mxn_error_t *err) {
+  const mxn_structure_t *s = &ds->s;
+  mxn_writer_t *w = NULL;
+  int status = mxn_writer_create(path, s, piece, wo, &w, err);
+  if (status != MXN_OK) return status;
+  for (int t = 0; t < s->num_times; t++) {
+    double t0 = now();
+    status = mxn_piece_read_step(ds, piece, t);
+    if (status != MXN_OK) {
+      mxn_error_set(err, status, "%s", mxn_dataset_errmsg(ds));
+      break;
+    }
+    double t1 = now();
+    status = mxn_writer_put_step(w, piece, t, err);
+    if (rep) {
+      rep->seconds_read += t1 - t0;
+      rep->seconds_write += now() - t1;
+    }
+    if (status != MXN_OK) break;
+  }
+  if (rep) {
+    mxn_io_counters_t c = mxn_writer_counters(w);
+    rep->written.bytes_written += c.bytes_written;
+    rep->written.write_calls += c.write_calls;
+  }
+  int cs = mxn_writer_close(&w, status == MXN_OK, err);
+  return status != MXN_OK ? status : cs;
+}
+
+int mxn_join(const char *in, const char *out, const mxn_form_opts_t *opts,
+             mxn_form_report_t *rep, mxn_error_t *err) {
+  if (!in || !out) return mxn_error_set(err, MXN_ERR_ARG, "join: input and output paths needed");
+  mxn_form_opts_t defaults;
+  memset(&defaults, 0, sizeof defaults);
+  if (!opts) opts = &defaults;
+  mxn_form_report_t local;
+  if (!rep) rep = &local;
+  memset(rep, 0, sizeof *rep);
+  mxn_dataset_t *ds = NULL;
+  mxn_piece_t *piece = NULL;
+  int status = open_ds(in, &ds, err);
+  if (status != MXN_OK) goto done;
+  const mxn_structure_t *s = mxn_dataset_structure(ds);
+  mxn_extract_opts_t eo;
+  memset(&eo, 0, sizeof eo);
+  eo.gap = opts->gap >= 0 ? opts->gap : 4096;
+  double t0 = now();
+  status = mxn_extract(ds, NULL, &eo, &piece);
+  if (status != MXN_OK) {
+    mxn_error_set(err, status, "%s", mxn_dataset_errmsg(ds));
+    goto done;
+  }
+  rep->seconds_read = now() - t0;
+  mxn_write_opts_t wo;
+  memset(&wo, 0, sizeof wo);
+  wo.int64 = opts->int64 || s->int64_ids;
+  wo.word_size = s->float_word_size;
+  wo.use_original_ids = s->has_original_elem_ids;
+  status = write_all(ds, piece, out, &wo, rep, err);
+  rep->files_in = s->num_files;
+  rep->files_out = 1;
+  rep->num_nodes = piece->num_nodes;
+  rep->num_elements = piece->num_elements;
+  rep->num_steps = s->num_times;
+  rep->read = mxn_dataset_counters(ds);
+done:
+  mxn_piece_destroy(&piece);
+  mxn_dataset_destroy(&ds);
+  return status;
+}
+
+typedef struct {
+  int64_t node;
+  int part;
+} node_part_t;
+
+static int cmp_node_part(const void *a, const void *b) {
+  const node_part_t *x = a, *y = b;
+  if (x->node != y->node) return (x->node > y->node) - (x->node < y->node);
+  return (x->part > y->part) - (x->part < y->part);
+}
+
+/* Everything a part's Nemesis metadata needs, built from the global
+ * node -> parts relation. */
+typedef struct {
+  int64_t *int_nodes, *bor_nodes, *int_elems, *bor_elems;
+  int64_t nint_n, nbor_n, nint_e, nbor_e;
+  int ncmaps;
+  int *cmap_parts;
+  int64_t *cmap_off, *cmap_nodes;
+} nem_build_t;
+
+static void nem_free(nem_build_t *n) {
+  free(n->int_nodes);
+  free(n->bor_nodes);
+  free(n->int_elems);
+  free(n->bor_elems);
+  free(n->cmap_parts);
+  free(n->cmap_off);
+  free(n->cmap_nodes);
+  memset(n, 0, sizeof *n);
+}
+
+/* np_off/np_part: CSR of global node (index in `all`) -> sorted parts. */
+static int nem_build(const mxn_structure_t *s, const mxn_piece_t *all,
+                     const mxn_piece_t *pc, int part, const int64_t *np_off,
+                     const int *np_part, int nparts, nem_build_t *nb) {
+  int status = MXN_OK;
+  int64_t *g = NULL; /* piece node -> global node index */
+  int64_t *cnt = NULL;
+  char *bor = NULL;
+  memset(nb, 0, sizeof *nb);
+  MXN_ALLOC(g, pc->num_nodes);
+  for (int64_t i = 0, k = 0; i < pc->num_nodes; i++) {
+    while (all->node_ids[k] < pc->node_ids[i]) k++;
+    g[i] = k;
+  }
+  MXN_ALLOC(bor, pc->num_nodes);
+  MXN_ALLOC(nb->int_nodes, pc->num_nodes);
+  MXN_ALLOC(nb->bor_nodes, pc->num_nodes);
+  for (int64_t i = 0; i < pc->num_nodes; i++) {
+    bor[i] = np_off[g[i] + 1] - np_off[g[i]] > 1;
+    if (bor[i])
+      nb->bor_nodes[nb->nbor_n++] = i;
+    else
+      nb->int_nodes[nb->nint_n++] = i;
+  }
+  /* One node communication map per neighbouring part, in part order. */
+  MXN_ALLOC(cnt, nparts);
+  for (int64_t i = 0; i < pc->num_nodes; i++)
+    if (bor[i])
+      for (int64_t k = np_off[g[i]]; k < np_off[g[i] + 1]; k++)
+        if (np_part[k] != part) cnt[np_part[k]]++;
+  for (int q = 0; q < nparts; q++) nb->ncmaps += cnt[q] > 0;
+  MXN_ALLOC(nb->cmap_parts, nb->ncmaps);
+  MXN_ALLOC(nb->cmap_off, nb->ncmaps + 1);
+  for (int q = 0, c = 0; q < nparts; q++)
+    if (cnt[q] > 0) {
+      nb->cmap_parts[c] = q;
+      nb->cmap_off[c + 1] = nb->cmap_off[c] + cnt[q];
+      cnt[q] = nb->cmap_off[c]; /* from here on: the fill position */
+      c++;
+    }
+  MXN_ALLOC(nb->cmap_nodes, nb->cmap_off[nb->ncmaps]);
+  for (int64_t i = 0; i < pc->num_nodes; i++)
+    if (bor[i])
+      for (int64_t k = np_off[g[i]]; k < np_off[g[i] + 1]; k++)
+        if (np_part[k] != part) nb->cmap_nodes[cnt[np_part[k]]++] = i;
+  /* Border elements are those touching a border node. */
+  MXN_ALLOC(nb->int_elems, pc->num_elements);
+  MXN_ALLOC(nb->bor_elems, pc->num_elements);
+  for (int b = 0, e = 0; b < pc->num_blocks; b++) {
+    const mxn_piece_block_t *pb = &pc->blocks[b];
+    int npe = s->blocks[b].nodes_per_elem;
+    for (int64_t k = 0; k < pb->num_elements; k++, e++) {
+      int is_bor = 0;
+      for (int c = 0; c < npe && !is_bor; c++) is_bor = bor[pb->conn[k * npe + c]];
+      if (is_bor)
+        nb->bor_elems[nb->nbor_e++] = e;
+      else
+        nb->int_elems[nb->nint_e++] = e;
+    }
+  }
+done:
+  free(g);
+  free(cnt);
+  free(bor);
+  if (status != MXN_OK) nem_free(nb);
+  return status;
+}
+
+/* Element centroids over the concatenated blocks of a piece. */
+static int centroids(const mxn_structure_t *s, const mxn_piece_t *pc, double **out) {
+  int status = MXN_OK;
+  MXN_ALLOC(*out, pc->num_elements * 3);
+  for (int b = 0, e = 0; b < pc->num_blocks; b++) {
+    const mxn_piece_block_t *pb = &pc->blocks[b];
+    int npe = s->blocks[b].nodes_per_elem;
+    for (int64_t k = 0; k < pb->num_elements; k++, e++)
+      for (int d = 0; d < s->num_dim; d++) {
+        double sum = 0;
+        for (int c = 0; c < npe; c++) sum += pc->coord[d][pb->conn[k * npe + c]];
+        (*out)[e * 3 + d] = npe > 0 ? sum / npe : 0.0;
+      }
+  }
+done:
+  return status;
+}
+
+int mxn_split(const char *in, const char *outbase, int nparts, mxn_part_method method,
+              const mxn_form_opts_t *opts, mxn_form_report_t *rep, mxn_error_t *err) {
+  if (!in || !outbase || nparts < 1)
+    return mxn_error_set(err, MXN_ERR_ARG, "split: need input, output base and a part count >= 1");
+  mxn_form_opts_t defaults;
+  memset(&defaults, 0, sizeof defaults);
+  if (!opts) opts = &defaults;
+  mxn_form_report_t local;
+  if (!rep) rep = &local;
+  memset(rep, 0, sizeof *rep);
+  mxn_dataset_t *ds = NULL;
+  mxn_piece_t *all = NULL, *pc = NULL;
+  double *cent = NULL;
+  mxn_gid_t *ids = NULL, *want_ids = NULL;
+  int *part = NULL, *np_part = NULL;
+  int64_t *adj_off = NULL, *adj = NULL, *conn_off = NULL, *conn = NULL, *np_off = NULL;
+  mxn_gid_t *adj_ids = NULL;
+  node_part_t *pairs = NULL;
+  int64_t *blk_g = NULL, *ns_g = NULL, *nsdf_g = NULL, *ss_g = NULL, *ssdf_g = NULL;
+  int64_t *psize = NULL;
+  nem_build_t nb;
+  memset(&nb, 0, sizeof nb);
+  char *path = NULL;
+  int status = open_ds(in, &ds, err);
+  if (status != MXN_OK) goto done;
+  const mxn_structure_t *s = mxn_dataset_structure(ds);
+  mxn_extract_opts_t eo;
+  memset(&eo, 0, sizeof eo);
+  eo.gap = opts->gap >= 0 ? opts->gap : 4096;
+
+  /* The whole mesh once: geometry for the partitioner, global counts. */
+  double t0 = now();
+  status = mxn_extract(ds, NULL, &eo, &all);
+  if (status != MXN_OK) {
+    mxn_error_set(err, status, "%s", mxn_dataset_errmsg(ds));
+    goto done;
+  }
+  rep->seconds_read = now() - t0;
+  int64_t n = all->num_elements;
+  MXN_CHECK(centroids(s, all, &cent));
+  MXN_ALLOC(ids, n);
+  MXN_ALLOC(conn_off, n + 1);
+  for (int b = 0, e = 0; b < all->num_blocks; b++)
+    for (int64_t k = 0; k < all->blocks[b].num_elements; k++, e++) {
+      ids[e] = all->blocks[b].elem_ids[k];
+      conn_off[e + 1] = conn_off[e] + s->blocks[b].nodes_per_elem;
+    }
+  MXN_ALLOC(conn, conn_off[n]);
+  for (int b = 0, e = 0; b < all->num_blocks; b++) {
+    int64_t len = all->blocks[b].num_elements * s->blocks[b].nodes_per_elem;
+    memcpy(conn + conn_off[e], all->blocks[b].conn, (size_t)len * sizeof *conn);
+    e += (int)all->blocks[b].num_elements;
+  }
+
+  /* Partition. */
+  t0 = now();
+  MXN_ALLOC(part, n);
+  mxn_part_input_t pin;
+  memset(&pin, 0, sizeof pin);
+  pin.n = n;
+  pin.dim = s->num_dim;
+  pin.ids = ids;
+  pin.centroids = cent;
+  if (method == MXN_PART_GRAPH) {
+    MXN_CHECK(mxn_dual_graph(n, conn_off, conn, all->num_nodes, s->num_dim, &adj_off, &adj));
+    MXN_ALLOC(adj_ids, adj_off[n]);
+    for (int64_t k = 0; k < adj_off[n]; k++) adj_ids[k] = ids[adj[k]];
+    pin.adj_off = adj_off;
+    pin.adj_ids = adj_ids;
+  }
+  mxn_part_opts_t po;
+  memset(&po, 0, sizeof po);
+  po.imbalance_tol = opts->imbalance_tol;
+  status = mxn_partition(MPI_COMM_SELF, method, &pin, nparts, &po, part, err);
+  if (status != MXN_OK) goto done;
+  rep->seconds_partition = now() - t0;
+
+  /* Node -> parts, for border nodes and communication maps. */
+  MXN_ALLOC(pairs, conn_off[n]);
+  for (int64_t e = 0; e < n; e++)
+    for (int64_t k = conn_off[e]; k < conn_off[e + 1]; k++) pairs[k] = (node_part_t){conn[k], part[e]};
+  qsort(pairs, (size_t)conn_off[n], sizeof *pairs, cmp_node_part);
+  MXN_ALLOC(np_off, all->num_nodes + 1);
+  MXN_ALLOC(np_part, conn_off[n]);
+  {
+    int64_t m = 0;
+    for (int64_t k = 0; k < conn_off[n]; k++) {
+      if (k > 0 && pairs[k].node == pairs[k - 1].node && pairs[k].part == pairs[k - 1].part) continue;
+      np_part[m++] = pairs[k].part;
+      np_off[pairs[k].node + 1]++;
+    }
+    for (int64_t i = 0; i < all->num_nodes; i++) np_off[i + 1] += np_off[i];
+  }
+  free(pairs);
+  pairs = NULL;
+
+  /* Global counts for every member's Nemesis header. */
+  MXN_ALLOC(blk_g, s->num_blocks);
+  for (int b = 0; b < s->num_blocks; b++) blk_g[b] = all->blocks[b].num_elements;
+  MXN_ALLOC(ns_g, s->num_node_sets);
+  MXN_ALLOC(nsdf_g, s->num_node_sets);
+  for (int q = 0; q < s->num_node_sets; q++) {
+    ns_g[q] = all->node_sets[q].n;
+    nsdf_g[q] = all->node_sets[q].df ? all->node_sets[q].n : 0;
+  }
+  MXN_ALLOC(ss_g, s->num_side_sets);
+  MXN_ALLOC(ssdf_g, s->num_side_sets);
+  for (int q = 0; q < s->num_side_sets; q++) {
+    ss_g[q] = all->side_sets[q].n;
+    ssdf_g[q] = all->side_sets[q].df ? all->side_sets[q].df_offsets[all->side_sets[q].n] : 0;
+  }
+
+  /* Each part: extract its elements through the cover, write it. */
+  MXN_ALLOC(psize, nparts);
+  for (int64_t e = 0; e < n; e++) psize[part[e]]++;
+  MXN_ALLOC(want_ids, n);
+  size_t plen = strlen(outbase) + 32;
+  MXN_ALLOC(path, plen);
+  rep->min_part_elements = n;
+  for (int p = 0; p < nparts; p++) {
+    int64_t m = 0;
+    for (int64_t e = 0; e < n; e++)
+      if (part[e] == p) want_ids[m++] = ids[e];
+    mxn_idset_t want = MXN_IDSET_INIT;
+    MXN_CHECK(mxn_idset_from_array(want_ids, m, &want));
+    t0 = now();
+    status = mxn_extract(ds, &want, &eo, &pc);
+    mxn_idset_free(&want);
+    if (status != MXN_OK) {
+      mxn_error_set(err, status, "%s", mxn_dataset_errmsg(ds));
+      goto done;
+    }
+    rep->seconds_read += now() - t0;
+    MXN_CHECK(nem_build(s, all, pc, p, np_off, np_part, nparts, &nb));
+    mxn_nemesis_part_t nm;
+    memset(&nm, 0, sizeof nm);
+    nm.num_parts = nparts;
+    nm.part = p;
+    nm.num_nodes_global = all->num_nodes;
+    nm.num_elems_global = all->num_elements;
+    nm.blk_count_global = blk_g;
+    nm.ns_count_global = ns_g;
+    nm.ns_df_count_global = nsdf_g;
+    nm.ss_count_global = ss_g;
+    nm.ss_df_count_global = ssdf_g;
+    nm.num_int_nodes = nb.nint_n;
+    nm.num_bor_nodes = nb.nbor_n;
+    nm.int_nodes = nb.int_nodes;
+    nm.bor_nodes = nb.bor_nodes;
+    nm.num_int_elems = nb.nint_e;
+    nm.num_bor_elems = nb.nbor_e;
+    nm.int_elems = nb.int_elems;
+    nm.bor_elems = nb.bor_elems;
+    nm.num_node_cmaps = nb.ncmaps;
+    nm.node_cmap_parts = nb.cmap_parts;
+    nm.node_cmap_off = nb.cmap_off;
+    nm.node_cmap_nodes = nb.cmap_nodes;
+    mxn_write_opts_t wo;
+    memset(&wo, 0, sizeof wo);
+    wo.int64 = opts->int64 || s->int64_ids;
+    wo.word_size = s->float_word_size;
+    wo.nemesis = &nm;
+    mxn_member_name(outbase, nparts, p, path, plen);
+    status = write_all(ds, pc, path, &wo, rep, err);
+    nem_free(&nb);
+    mxn_piece_destroy(&pc);
+    if (status != MXN_OK) goto done;
+    if (m < rep->min_part_elements) rep->min_part_elements = m;
+    if (m > rep->max_part_elements) rep->max_part_elements = m;
+  }
+  rep->files_in = s->num_files;
+  rep->files_out = nparts;
+  rep->num_nodes = all->num_nodes;
+  rep->num_elements = n;
+  rep->num_steps = s->num_times;
+  rep->read = mxn_dataset_counters(ds);
+done:
+  nem_free(&nb);
+  mxn_piece_destroy(&pc);
+  mxn_piece_destroy(&all);
+  mxn_dataset_destroy(&ds);
+  free(cent);
+  free(ids);
+  free(want_ids);
+  free(part);
+  free(np_part);
+  free(np_off);
+  free(adj_off);
+  free(adj);
+  free(adj_ids);
+  free(conn_off);
+  free(conn);
+  free(pairs);
+  free(blk_g);
+  free(ns_g);
+  free(nsdf_g);
+  free(ss_g);
+  free(ssdf_g);
+  free(psize);
+  free(path);
+  return status;
+}

@@ -1,0 +1,234 @@
+/* Sorted unique id sets and their linear-time algebra. */
+#include "mxn/idset.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+static int cmp_gid(const void *a, const void *b) {
+  mxn_gid_t x = *(const mxn_gid_t *)a, y = *(const mxn_gid_t *)b;
+  return (x > y) - (x < y);
+}
+
+/* Pairs (id, input index) sorted by id, for the position-returning builder. */
+typedef struct {
+  mxn_gid_t id;
+  int64_t at;
+} id_at_t;
+
+static int cmp_id_at(const void *a, const void *b) {
+  const id_at_t *x = a, *y = b;
+  if (x->id != y->id) return (x->id > y->id) - (x->id < y->id);
+  return (x->at > y->at) - (x->at < y->at);
+}
+
+/* A usable set descriptor. n < 0, or members without an array, would make the
+ * merges below size their buffers wrongly (union overran its buffer), so they
+ * are rejected as MXN_ERR_ARG. Sortedness is the caller's promise: checking
+ * it would double the cost of every operation. */
+static int set_ok(const mxn_idset_t *s) {
+  return s && s->n >= 0 && (s->n == 0 || s->ids);
+}
+
+int mxn_ids_sorted_unique(const mxn_gid_t *ids, int64_t n) {
+  for (int64_t i = 1; i < n; i++)
+    if (ids[i - 1] >= ids[i]) return 0;
+  return 1;
+}
+
+void mxn_idset_free(mxn_idset_t *s) {
+  if (!s) return;
+  free(s->ids);
+  s->ids = NULL;
+  s->n = 0;
+}
+
+int mxn_idset_copy(const mxn_idset_t *s, mxn_idset_t *out) {
+  if (!set_ok(s) || !out) return MXN_ERR_ARG;
+  out->ids = NULL;
+  out->n = 0;
+  if (s->n == 0) return MXN_OK;
+  out->ids = malloc((size_t)s->n * sizeof *out->ids);
+  if (!out->ids) return MXN_ERR_NOMEM;
+  memcpy(out->ids, s->ids, (size_t)s->n * sizeof *out->ids);
+  out->n = s->n;
+  return MXN_OK;
+}
+
+int mxn_idset_from_array(const mxn_gid_t *ids, int64_t n, mxn_idset_t *out) {
+  if (!out || n < 0 || (n > 0 && !ids)) return MXN_ERR_ARG;
+  out->ids = NULL;
+  out->n = 0;
+  if (n == 0) return MXN_OK;
+  mxn_gid_t *v = malloc((size_t)n * sizeof *v);
+  if (!v) return MXN_ERR_NOMEM;
+  memcpy(v, ids, (size_t)n * sizeof *v);
+  /* Input that is already a set (file maps usually are) skips the sort. */
+  if (!mxn_ids_sorted_unique(v, n)) {
+    qsort(v, (size_t)n, sizeof *v, cmp_gid);
+    int64_t m = 1;
+    for (int64_t i = 1; i < n; i++)
+      if (v[i] != v[m - 1]) v[m++] = v[i];
+    n = m;
+  }
+  out->ids = v;
+  out->n = n;
+  return MXN_OK;
+}
+
+int mxn_idset_from_array_pos(const mxn_gid_t *ids, int64_t n, mxn_idset_t *out,
+                             int64_t **pos) {
+  if (!pos) return mxn_idset_from_array(ids, n, out);
+  if (!out || n < 0 || (n > 0 && !ids)) return MXN_ERR_ARG;
+  out->ids = NULL;
+  out->n = 0;
+  *pos = NULL;
+  if (n == 0) return MXN_OK;
+  int status = MXN_ERR_NOMEM;
+  id_at_t *pairs = malloc((size_t)n * sizeof *pairs);
+  mxn_gid_t *v = malloc((size_t)n * sizeof *v);
+  int64_t *p = malloc((size_t)n * sizeof *p);
+  if (!pairs || !v || !p) goto done;
+  for (int64_t i = 0; i < n; i++) pairs[i] = (id_at_t){ids[i], i};
+  qsort(pairs, (size_t)n, sizeof *pairs, cmp_id_at);
+  int64_t m = 0;
+  for (int64_t i = 0; i < n; i++) {
+    if (m == 0 || pairs[i].id != v[m - 1]) v[m++] = pairs[i].id;
+    p[pairs[i].at] = m - 1;
+  }
+  out->ids = v;
+  out->n = m;
+  *pos = p;
+  v = NULL;
+  p = NULL;
+  status = MXN_OK;
+done:
+  free(pairs);
+  free(v);
+  free(p);
+  return status;
+}
+
+int64_t mxn_idset_find(const mxn_idset_t *s, mxn_gid_t id) {
+  if (!set_ok(s)) return -1;
+  int64_t lo = 0, hi = s->n;
+  while (lo < hi) {
+    int64_t mid = lo + (hi - lo) / 2;
+    if (s->ids[mid] < id)
+      lo = mid + 1;
+    else
+      hi = mid;
+  }
+  return (lo < s->n && s->ids[lo] == id) ? lo : -1;
+}
+
+int64_t mxn_idset_intersect_count(const mxn_idset_t *a, const mxn_idset_t *b) {
+  if (!set_ok(a) || !set_ok(b)) return 0;
+  int64_t i = 0, j = 0, k = 0;
+  while (i < a->n && j < b->n) {
+    if (a->ids[i] < b->ids[j])
+      i++;
+    else if (a->ids[i] > b->ids[j])
+      j++;
+    else {
+      k++;
+      i++;
+      j++;
+    }
+  }
+  return k;
+}
+
+int mxn_idset_intersect(const mxn_idset_t *a, const mxn_idset_t *b,
+                        mxn_idset_t *out, int64_t **pos_a, int64_t **pos_b) {
+  if (!set_ok(a) || !set_ok(b) || !out) return MXN_ERR_ARG;
+  out->ids = NULL;
+  out->n = 0;
+  if (pos_a) *pos_a = NULL;
+  if (pos_b) *pos_b = NULL;
+  int64_t cap = a->n < b->n ? a->n : b->n;
+  if (cap == 0) return MXN_OK;
+  int status = MXN_ERR_NOMEM;
+  mxn_gid_t *v = malloc((size_t)cap * sizeof *v);
+  int64_t *pa = pos_a ? malloc((size_t)cap * sizeof *pa) : NULL;
+  int64_t *pb = pos_b ? malloc((size_t)cap * sizeof *pb) : NULL;
+  if (!v || (pos_a && !pa) || (pos_b && !pb)) goto done;
+  int64_t i = 0, j = 0, k = 0;
+  while (i < a->n && j < b->n) {
+    if (a->ids[i] < b->ids[j])
+      i++;
+    else if (a->ids[i] > b->ids[j])
+      j++;
+    else {
+      v[k] = a->ids[i];
+      if (pa) pa[k] = i;
+      if (pb) pb[k] = j;
+      k++;
+      i++;
+      j++;
+    }
+  }
+  if (k == 0) {
+    status = MXN_OK;
+    goto done;
+  }
+  out->ids = v;
+  out->n = k;
+  if (pos_a) *pos_a = pa;
+  if (pos_b) *pos_b = pb;
+  return MXN_OK;
+done:
+  free(v);
+  free(pa);
+  free(pb);
+  return status;
+}
+
+int mxn_idset_difference(const mxn_idset_t *a, const mxn_idset_t *b,
+                         mxn_idset_t *out) {
+  if (!set_ok(a) || !set_ok(b) || !out) return MXN_ERR_ARG;
+  out->ids = NULL;
+  out->n = 0;
+  if (a->n == 0) return MXN_OK;
+  mxn_gid_t *v = malloc((size_t)a->n * sizeof *v);
+  if (!v) return MXN_ERR_NOMEM;
+  int64_t i = 0, j = 0, k = 0;
+  while (i < a->n) {
+    while (j < b->n && b->ids[j] < a->ids[i]) j++;
+    if (j < b->n && b->ids[j] == a->ids[i])
+      i++;
+    else
+      v[k++] = a->ids[i++];
+  }
+  if (k == 0) {
+    free(v);
+    return MXN_OK;
+  }
+  out->ids = v;
+  out->n = k;
+  return MXN_OK;
+}
+
+int mxn_idset_union(const mxn_idset_t *a, const mxn_idset_t *b,
+                    mxn_idset_t *out) {
+  if (!set_ok(a) || !set_ok(b) || !out) return MXN_ERR_ARG;
+  out->ids = NULL;
+  out->n = 0;
+  int64_t cap = a->n + b->n;
+  if (cap == 0) return MXN_OK;
+  mxn_gid_t *v = malloc((size_t)cap * sizeof *v);
+  if (!v) return MXN_ERR_NOMEM;
+  int64_t i = 0, j = 0, k = 0;
+  while (i < a->n || j < b->n) {
+    if (j >= b->n || (i < a->n && a->ids[i] < b->ids[j]))
+      v[k++] = a->ids[i++];
+    else if (i >= a->n || b->ids[j] < a->ids[i])
+      v[k++] = b->ids[j++];
+    else {
+      v[k++] = a->ids[i++];
+      j++;
+    }
+  }
+  out->ids = v;
+  out->n = k;
+  return MXN_OK;
+}

@@ -1,0 +1,62 @@
+/* Exodus element topology facts the core needs: nodes per side. */
+#include "internal.h"
+
+#include <ctype.h>
+
+/* Upper-cased first letters of an element type, for prefix tests. */
+static int type_is(const char *type, const char *prefix) {
+  size_t n = strlen(prefix);
+  for (size_t i = 0; i < n; i++)
+    if (toupper((unsigned char)type[i]) != prefix[i]) return 0;
+  return 1;
+}
+
+/* Side numbering follows the Exodus II manual's element figures. Higher
+ * order elements have the same sides with more nodes per side. */
+int mxn__side_node_count(const char *type, int npe, int side) {
+  if (side < 1) return -1;
+  if (type_is(type, "HEX")) {
+    if (side > 6) return -1;
+    return npe >= 27 ? 9 : npe >= 20 ? 8 : 4;
+  }
+  if (type_is(type, "TET")) {
+    if (side > 4) return -1;
+    return npe >= 10 ? 6 : 3;
+  }
+  if (type_is(type, "WEDGE")) {
+    if (side > 5) return -1;
+    int quad = side <= 3;
+    if (npe >= 15) return quad ? 8 : 6;
+    return quad ? 4 : 3;
+  }
+  if (type_is(type, "PYR")) {
+    if (side > 5) return -1;
+    int quad = side == 5;
+    if (npe >= 13) return quad ? 8 : 6;
+    return quad ? 4 : 3;
+  }
+  if (type_is(type, "SHELL") || type_is(type, "QUADSHELL")) {
+    if (side > 6) return -1;
+    if (side <= 2) return npe >= 8 ? npe : 4;
+    return npe >= 8 ? 3 : 2;
+  }
+  if (type_is(type, "TRISHELL")) {
+    if (side > 5) return -1;
+    if (side <= 2) return npe >= 6 ? npe : 3;
+    return npe >= 6 ? 3 : 2;
+  }
+  if (type_is(type, "QUAD")) {
+    if (side > 4) return -1;
+    return npe >= 8 ? 3 : 2;
+  }
+  if (type_is(type, "TRI")) {
+    if (side > 3) return -1;
+    return npe >= 6 ? 3 : 2;
+  }
+  if (type_is(type, "BEAM") || type_is(type, "BAR") || type_is(type, "TRUSS") ||
+      type_is(type, "EDGE")) {
+    return side <= 2 ? npe : -1;
+  }
+  if (type_is(type, "SPHERE") || type_is(type, "CIRCLE")) return 1;
+  return -1;
+}

@@ -1,0 +1,407 @@
+/* Writing pieces as Exodus II files (plain, or Nemesis spread members). */
+#include "internal.h"
+
+#include <errno.h>
+#include <exodusII.h>
+#include <stdio.h>
+#include <unistd.h>
+
+struct mxn_writer {
+  int exoid;
+  char *path, *tmp;
+  const mxn_structure_t *s;
+  int *truth;              /* blocks x elem vars actually written */
+  mxn_io_counters_t io;
+};
+
+#define W_CHECK(call, ...)                                            \
+  do {                                                                \
+    if ((call) < 0) {                                                 \
+      status = mxn_error_set(err, MXN_ERR_IO, __VA_ARGS__);           \
+      goto done;                                                      \
+    }                                                                 \
+    w->io.write_calls++;                                              \
+  } while (0)
+
+mxn_io_counters_t mxn_writer_counters(const mxn_writer_t *w) {
+  mxn_io_counters_t z;
+  memset(&z, 0, sizeof z);
+  return w ? w->io : z;
+}
+
+/* 0-based local indices -> 1-based Exodus numbers. */
+static int plus_one(const int64_t *in, int64_t n, int64_t **out) {
+  int status = MXN_OK;
+  MXN_ALLOC(*out, n);
+  for (int64_t i = 0; i < n; i++) (*out)[i] = in[i] + 1;
+done:
+  return status;
+}
+
+static int put_names(int exoid, ex_entity_type t, int n, const char *base,
+                     size_t stride) {
+  if (n <= 0) return 0;
+  char **p = malloc((size_t)n * sizeof *p);
+  if (!p) return -1;
+  for (int k = 0; k < n; k++) p[k] = (char *)(base + stride * (size_t)k);
+  int rc = ex_put_names(exoid, t, p);
+  free(p);
+  return rc;
+}
+
+static int put_var_names(int exoid, ex_entity_type t, int n,
+                         char (*names)[MXN_NAME_LEN]) {
+  if (n <= 0) return 0;
+  if (ex_put_variable_param(exoid, t, n) < 0) return -1;
+  char **p = malloc((size_t)n * sizeof *p);
+  if (!p) return -1;
+  for (int k = 0; k < n; k++) p[k] = names[k];
+  int rc = ex_put_variable_names(exoid, t, n, p);
+  free(p);
+  return rc;
+}
+
+static int write_nemesis(mxn_writer_t *w, const mxn_structure_t *s,
+                         const mxn_nemesis_part_t *nm, mxn_error_t *err) {
+  int status = MXN_OK, ex = w->exoid, pr = nm->part;
+  int64_t *ids = NULL, *a = NULL, *b = NULL, *c = NULL, *cnt = NULL, *ecnt = NULL,
+          *procs = NULL, *sides = NULL;
+  W_CHECK(ex_put_init_info(ex, nm->num_parts, 1, "p"),
+          "%s: cannot write Nemesis init info", w->path);
+  W_CHECK(ex_put_init_global(ex, nm->num_nodes_global, nm->num_elems_global,
+                             s->num_blocks, s->num_node_sets, s->num_side_sets),
+          "%s: cannot write Nemesis global counts", w->path);
+  W_CHECK(ex_put_loadbal_param(ex, nm->num_int_nodes, nm->num_bor_nodes, 0,
+                               nm->num_int_elems, nm->num_bor_elems,
+                               nm->num_node_cmaps, nm->num_elem_cmaps, pr),
+          "%s: cannot write load-balance parameters", w->path);
+  if (s->num_blocks > 0) {
+    MXN_ALLOC(ids, s->num_blocks);
+    for (int k = 0; k < s->num_blocks; k++) ids[k] = s->blocks[k].id;
+    W_CHECK(ex_put_eb_info_global(ex, ids, (void *)nm->blk_count_global),
+            "%s: cannot write global block info", w->path);
+    free(ids);
+    ids = NULL;
+  }
+  if (s->num_node_sets > 0) {
+    MXN_ALLOC(ids, s->num_node_sets);
+    for (int k = 0; k < s->num_node_sets; k++) ids[k] = s->node_sets[k].id;
+    W_CHECK(ex_put_ns_param_global(ex, ids, (void *)nm->ns_count_global,
+                                   (void *)nm->ns_df_count_global),
+            "%s: cannot write global node set info", w->path);
+    free(ids);
+    ids = NULL;
+  }
+  if (s->num_side_sets > 0) {
+    MXN_ALLOC(ids, s->num_side_sets);
+    for (int k = 0; k < s->num_side_sets; k++) ids[k] = s->side_sets[k].id;
+    W_CHECK(ex_put_ss_param_global(ex, ids, (void *)nm->ss_count_global,
+                                   (void *)nm->ss_df_count_global),
+            "%s: cannot write global side set info", w->path);
+    free(ids);
+    ids = NULL;
+  }
+  MXN_CHECK(plus_one(nm->int_nodes, nm->num_int_nodes, &a));
+  MXN_CHECK(plus_one(nm->bor_nodes, nm->num_bor_nodes, &b));
+  W_CHECK(ex_put_processor_node_maps(ex, a, b, NULL, pr),
+          "%s: cannot write internal/border node maps", w->path);
+  free(a);
+  free(b);
+  a = b = NULL;
+  MXN_CHECK(plus_one(nm->int_elems, nm->num_int_elems, &a));
+  MXN_CHECK(plus_one(nm->bor_elems, nm->num_bor_elems, &b));
+  W_CHECK(ex_put_processor_elem_maps(ex, a, b, pr),
+          "%s: cannot write internal/border element maps", w->path);
+  free(a);
+  free(b);
+  a = b = NULL;
+
+  MXN_ALLOC(ids, nm->num_node_cmaps + nm->num_elem_cmaps);
+  MXN_ALLOC(cnt, nm->num_node_cmaps);
+  MXN_ALLOC(ecnt, nm->num_elem_cmaps);
+  for (int k = 0; k < nm->num_node_cmaps; k++) {
+    ids[k] = nm->node_cmap_parts[k];
+    cnt[k] = nm->node_cmap_off[k + 1] - nm->node_cmap_off[k];
+  }
+  for (int k = 0; k < nm->num_elem_cmaps; k++) {
+    ids[nm->num_node_cmaps + k] = nm->elem_cmap_parts[k];
+    ecnt[k] = nm->elem_cmap_off[k + 1] - nm->elem_cmap_off[k];
+  }
+  W_CHECK(ex_put_cmap_params(ex, ids, cnt, ids + nm->num_node_cmaps, ecnt, pr),
+          "%s: cannot write communication map parameters", w->path);
+  for (int k = 0; k < nm->num_node_cmaps; k++) {
+    int64_t o = nm->node_cmap_off[k], n = cnt[k];
+    MXN_CHECK(plus_one(nm->node_cmap_nodes + o, n, &a));
+    MXN_ALLOC(procs, n);
+    for (int64_t i = 0; i < n; i++) procs[i] = nm->node_cmap_parts[k];
+    W_CHECK(ex_put_node_cmap(ex, ids[k], a, procs, pr),
+            "%s: cannot write node communication map %d", w->path, k);
+    free(a);
+    free(procs);
+    a = procs = NULL;
+  }
+  for (int k = 0; k < nm->num_elem_cmaps; k++) {
+    int64_t o = nm->elem_cmap_off[k], n = ecnt[k];
+    MXN_CHECK(plus_one(nm->elem_cmap_elems + o, n, &a));
+    MXN_ALLOC(procs, n);
+    MXN_ALLOC(sides, n);
+    for (int64_t i = 0; i < n; i++) {
+      procs[i] = nm->elem_cmap_parts[k];
+      sides[i] = nm->elem_cmap_sides[o + i];
+    }
+    W_CHECK(ex_put_elem_cmap(ex, ids[nm->num_node_cmaps + k], a, sides, procs, pr),
+            "%s: cannot write element communication map %d", w->path, k);
+    free(a);
+    free(procs);
+    free(sides);
+    a = procs = sides = NULL;
+  }
+done:
+  free(ids);
+  free(a);
+  free(b);
+  free(c);
+  free(cnt);
+  free(ecnt);
+  free(procs);
+  free(sides);
+  return status;
+}
+
+int mxn_writer_create(const char *path, const mxn_structure_t *s,
+                      const mxn_piece_t *piece, const mxn_write_opts_t *opts,
+                      mxn_writer_t **out, mxn_error_t *err) {
+  if (!path || !s || !piece || !out)
+    return mxn_error_set(err, MXN_ERR_ARG, "writer: missing argument");
+  *out = NULL;
+  mxn_write_opts_t defaults;
+  memset(&defaults, 0, sizeof defaults);
+  if (!opts) opts = &defaults;
+  int status = MXN_OK;
+  int64_t *buf = NULL, *extra = NULL;
+  char (*names)[MXN_NAME_LEN] = NULL;
+  mxn_writer_t *w = NULL;
+  MXN_ALLOC(w, 1);
+  w->exoid = -1;
+  w->s = s;
+  w->path = strdup(path);
+  size_t tl = strlen(path) + 32;
+  w->tmp = malloc(tl);
+  if (!w->path || !w->tmp) {
+    status = MXN_ERR_NOMEM;
+    goto done;
+  }
+  snprintf(w->tmp, tl, "%s.tmp%ld", path, (long)getpid());
+
+  int cpu_ws = 8, io_ws = opts->word_size == 4 ? 4 : 8;
+  int mode = EX_CLOBBER;
+  if (opts->int64) mode |= EX_ALL_INT64_DB;
+  ex_opts(EX_DEFAULT);
+  w->exoid = ex_create(w->tmp, mode, &cpu_ws, &io_ws);
+  if (w->exoid < 0) {
+    status = mxn_error_set(err, MXN_ERR_IO, "%s: cannot create: %s", w->tmp,
+                           errno ? strerror(errno) : "netCDF error");
+    goto done;
+  }
+  ex_set_int64_status(w->exoid, EX_ALL_INT64_API);
+  int ex = w->exoid;
+
+  ex_init_params p;
+  memset(&p, 0, sizeof p);
+  snprintf(p.title, sizeof p.title, "%.80s", s->title);
+  p.num_dim = s->num_dim;
+  p.num_nodes = piece->num_nodes;
+  p.num_elem = piece->num_elements;
+  p.num_elem_blk = s->num_blocks;
+  p.num_node_sets = s->num_node_sets;
+  p.num_side_sets = s->num_side_sets;
+  W_CHECK(ex_put_init_ext(ex, &p), "%s: cannot write the Exodus header", w->tmp);
+
+  if (opts->nemesis) MXN_CHECK(write_nemesis(w, s, opts->nemesis, err));
+
+  /* Coordinates. */
+  {
+    char *cn[3] = {(char *)s->coord_names[0], (char *)s->coord_names[1],
+                   (char *)s->coord_names[2]};
+    W_CHECK(ex_put_coord_names(ex, cn), "%s: cannot write coordinate names", w->tmp);
+    W_CHECK(ex_put_coord(ex, piece->coord[0], s->num_dim > 1 ? piece->coord[1] : NULL,
+                         s->num_dim > 2 ? piece->coord[2] : NULL),
+            "%s: cannot write coordinates", w->tmp);
+    w->io.bytes_written += piece->num_nodes * s->num_dim * (int64_t)sizeof(double);
+  }
+
+  /* Blocks, in structure order; empty ones keep the structure whole. */
+  for (int b = 0; b < s->num_blocks; b++) {
+    const mxn_block_info_t *bi = &s->blocks[b];
+    const mxn_piece_block_t *pb = &piece->blocks[b];
+    const char *type = bi->type[0] ? bi->type : "NULL";
+    W_CHECK(ex_put_block(ex, EX_ELEM_BLOCK, bi->id, type, pb->num_elements,
+                         bi->nodes_per_elem, 0, 0, bi->num_attr),
+            "%s: cannot define block %lld", w->tmp, (long long)bi->id);
+  }
+  MXN_ALLOC(names, s->num_blocks + s->num_node_sets + s->num_side_sets + 1);
+  for (int b = 0; b < s->num_blocks; b++) snprintf(names[b], MXN_NAME_LEN, "%s", s->blocks[b].name);
+  W_CHECK(put_names(ex, EX_ELEM_BLOCK, s->num_blocks, names[0], MXN_NAME_LEN),
+          "%s: cannot write block names", w->tmp);
+  for (int b = 0; b < s->num_blocks; b++) {
+    const mxn_block_info_t *bi = &s->blocks[b];
+    const mxn_piece_block_t *pb = &piece->blocks[b];
+    if (pb->num_elements == 0) continue;
+    int64_t nc = pb->num_elements * bi->nodes_per_elem;
+    if (nc > 0) {
+      MXN_CHECK(plus_one(pb->conn, nc, &buf));
+      W_CHECK(ex_put_conn(ex, EX_ELEM_BLOCK, bi->id, buf, NULL, NULL),
+              "%s: block %lld: cannot write connectivity", w->tmp, (long long)bi->id);
+      w->io.bytes_written += nc * (int64_t)sizeof(int64_t);
+      free(buf);
+      buf = NULL;
+    }
+    if (bi->num_attr > 0 && pb->attr) {
+      W_CHECK(ex_put_attr(ex, EX_ELEM_BLOCK, bi->id, pb->attr),
+              "%s: block %lld: cannot write attributes", w->tmp, (long long)bi->id);
+      char **an = malloc((size_t)bi->num_attr * sizeof *an);
+      if (!an) {
+        status = MXN_ERR_NOMEM;
+        goto done;
+      }
+      for (int a = 0; a < bi->num_attr; a++) an[a] = bi->attr_names[a];
+      int rc = ex_put_attr_names(ex, EX_ELEM_BLOCK, bi->id, an);
+      free(an);
+      W_CHECK(rc, "%s: block %lld: cannot write attribute names", w->tmp, (long long)bi->id);
+    }
+  }
+
+  /* Id maps: nodes, then elements in block order. */
+  W_CHECK(ex_put_id_map(ex, EX_NODE_MAP, piece->node_ids), "%s: cannot write the node id map",
+          w->tmp);
+  MXN_ALLOC(buf, piece->num_elements);
+  {
+    int64_t k = 0;
+    for (int b = 0; b < s->num_blocks; b++) {
+      const mxn_piece_block_t *pb = &piece->blocks[b];
+      const mxn_gid_t *src = (opts->use_original_ids && pb->orig_ids) ? pb->orig_ids : pb->elem_ids;
+      memcpy(buf + k, src, (size_t)pb->num_elements * sizeof *buf);
+      k += pb->num_elements;
+    }
+  }
+  W_CHECK(ex_put_id_map(ex, EX_ELEM_MAP, buf), "%s: cannot write the element id map", w->tmp);
+  free(buf);
+  buf = NULL;
+
+  /* Node sets and side sets (all of them, empty where the piece has none). */
+  for (int pass = 0; pass < 2; pass++) {
+    int side = pass == 1;
+    int n = side ? s->num_side_sets : s->num_node_sets;
+    ex_entity_type t = side ? EX_SIDE_SET : EX_NODE_SET;
+    for (int q = 0; q < n; q++) {
+      const mxn_set_info_t *si = side ? &s->side_sets[q] : &s->node_sets[q];
+      const mxn_piece_set_t *ps = side ? &piece->side_sets[q] : &piece->node_sets[q];
+      int64_t ndf = !ps->df ? 0 : side ? ps->df_offsets[ps->n] : ps->n;
+      W_CHECK(ex_put_set_param(ex, t, si->id, ps->n, ndf), "%s: set %lld: cannot define",
+              w->tmp, (long long)si->id);
+      if (ps->n > 0) {
+        MXN_CHECK(plus_one(ps->entries, ps->n, &buf));
+        if (side) {
+          MXN_ALLOC(extra, ps->n);
+          for (int64_t i = 0; i < ps->n; i++) extra[i] = ps->sides[i];
+        }
+        W_CHECK(ex_put_set(ex, t, si->id, buf, extra), "%s: set %lld: cannot write",
+                w->tmp, (long long)si->id);
+        if (ndf > 0)
+          W_CHECK(ex_put_set_dist_fact(ex, t, si->id, ps->df),
+                  "%s: set %lld: cannot write distribution factors", w->tmp, (long long)si->id);
+        free(buf);
+        free(extra);
+        buf = extra = NULL;
+      }
+    }
+    int base = s->num_blocks;
+    for (int q = 0; q < n; q++)
+      snprintf(names[base + q], MXN_NAME_LEN, "%s", side ? s->side_sets[q].name : s->node_sets[q].name);
+    W_CHECK(put_names(ex, t, n, names[base], MXN_NAME_LEN), "%s: cannot write set names", w->tmp);
+  }
+
+  /* Variables and the truth table. */
+  W_CHECK(put_var_names(ex, EX_GLOBAL, s->num_global_vars, s->global_var_names),
+          "%s: cannot define global variables", w->tmp);
+  W_CHECK(put_var_names(ex, EX_NODAL, s->num_node_vars, s->node_var_names),
+          "%s: cannot define nodal variables", w->tmp);
+  W_CHECK(put_var_names(ex, EX_ELEM_BLOCK, s->num_elem_vars, s->elem_var_names),
+          "%s: cannot define element variables", w->tmp);
+  if (s->num_elem_vars > 0 && s->num_blocks > 0) {
+    int nt = s->num_blocks * s->num_elem_vars;
+    w->truth = calloc((size_t)nt, sizeof *w->truth);
+    if (!w->truth) {
+      status = MXN_ERR_NOMEM;
+      goto done;
+    }
+    for (int b = 0; b < s->num_blocks; b++)
+      for (int v = 0; v < s->num_elem_vars; v++)
+        w->truth[b * s->num_elem_vars + v] =
+            s->elem_var_truth[b * s->num_elem_vars + v] && piece->blocks[b].num_elements > 0;
+    W_CHECK(ex_put_truth_table(ex, EX_ELEM_BLOCK, s->num_blocks, s->num_elem_vars, w->truth),
+            "%s: cannot write the element variable truth table", w->tmp);
+  }
+  *out = w;
+  w = NULL;
+done:
+  free(buf);
+  free(extra);
+  free(names);
+  if (w) mxn_writer_close(&w, 0, NULL);
+  return status;
+}
+
+int mxn_writer_put_step(mxn_writer_t *w, const mxn_piece_t *piece, int out_step,
+                        mxn_error_t *err) {
+  if (!w || !piece || out_step < 0)
+    return mxn_error_set(err, MXN_ERR_ARG, "writer: bad step arguments");
+  const mxn_structure_t *s = w->s;
+  int status = MXN_OK, ex = w->exoid, t = out_step + 1;
+  double time = piece->time;
+  W_CHECK(ex_put_time(ex, t, &time), "%s: cannot write time step %d", w->tmp, t);
+  if (s->num_global_vars > 0)
+    W_CHECK(ex_put_var(ex, t, EX_GLOBAL, 1, 0, s->num_global_vars, piece->global_vars),
+            "%s: cannot write global variables at step %d", w->tmp, t);
+  for (int v = 0; v < s->num_node_vars && piece->num_nodes > 0; v++) {
+    W_CHECK(ex_put_var(ex, t, EX_NODAL, v + 1, 1, piece->num_nodes, piece->node_vars[v]),
+            "%s: cannot write nodal variable '%s' at step %d", w->tmp, s->node_var_names[v], t);
+    w->io.bytes_written += piece->num_nodes * (int64_t)sizeof(double);
+  }
+  for (int b = 0; b < s->num_blocks; b++) {
+    const mxn_piece_block_t *pb = &piece->blocks[b];
+    for (int v = 0; v < s->num_elem_vars; v++) {
+      if (!w->truth[b * s->num_elem_vars + v] || !pb->elem_vars[v]) continue;
+      W_CHECK(ex_put_var(ex, t, EX_ELEM_BLOCK, v + 1, s->blocks[b].id, pb->num_elements,
+                         pb->elem_vars[v]),
+              "%s: block %lld: cannot write element variable '%s' at step %d", w->tmp,
+              (long long)s->blocks[b].id, s->elem_var_names[v], t);
+      w->io.bytes_written += pb->num_elements * (int64_t)sizeof(double);
+    }
+  }
+done:
+  return status;
+}
+
+int mxn_writer_close(mxn_writer_t **pw, int commit, mxn_error_t *err) {
+  if (!pw || !*pw) return MXN_OK;
+  mxn_writer_t *w = *pw;
+  int status = MXN_OK;
+  if (w->exoid >= 0 && ex_close(w->exoid) < 0 && commit)
+    status = mxn_error_set(err, MXN_ERR_IO, "%s: closing failed (disk full?)", w->tmp);
+  if (w->tmp) {
+    if (commit && status == MXN_OK) {
+      if (rename(w->tmp, w->path) != 0)
+        status = mxn_error_set(err, MXN_ERR_IO, "%s: cannot move into place: %s", w->path,
+                               strerror(errno));
+    } else {
+      unlink(w->tmp);
+    }
+  }
+  free(w->path);
+  free(w->tmp);
+  free(w->truth);
+  free(w);
+  *pw = NULL;
+  return status;
+}

@@ -1,0 +1,407 @@
+/* mxn: the command-line forms of MxN (info, join, split, diff).
+ * Exit codes: 0 success, 1 failure (message on stderr naming the file),
+ * 2 bad usage; diff exits 1 when the datasets differ. */
+#include "mxn/mxn.h"
+
+#include <mpi.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const char *prog = "mxn";
+
+static void usage_main(FILE *f) {
+  fprintf(f,
+          "usage: mxn COMMAND [ARGS]\n"
+          "\n"
+          "Load-time MxN repartitioning of Exodus II datasets (version %s).\n"
+          "A DATASET is a plain Exodus file, any member of a spread set\n"
+          "(mesh.e.4.0), or the base name of one (mesh.e).\n"
+          "\n"
+          "commands:\n"
+          "  info DATASET [--json]          files, counts, blocks, sets, variables, times\n"
+          "  join DATASET OUT               M files -> 1 file\n"
+          "  split MESH OUTBASE -n M [--method M]\n"
+          "                                 1 -> M files OUTBASE.M.j with Nemesis metadata\n"
+          "  diff A B [options]             compare two datasets by global ids\n"
+          "\n"
+          "Run 'mxn COMMAND --help' for a command's options.\n",
+          MXN_VERSION_STRING);
+}
+
+static int wants_help(int argc, char **argv) {
+  for (int i = 0; i < argc; i++)
+    if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) return 1;
+  return 0;
+}
+
+static int fail(const char *cmd, const char *msg) {
+  fprintf(stderr, "%s %s: error: %s\n", prog, cmd, msg);
+  return 1;
+}
+
+static int bad_usage(const char *cmd, const char *msg) {
+  fprintf(stderr, "%s %s: %s (see 'mxn %s --help')\n", prog, cmd, msg, cmd);
+  return 2;
+}
+
+/* ---------- info ---------- */
+
+static void json_str(FILE *f, const char *s) {
+  fputc('"', f);
+  for (; *s; s++) {
+    unsigned char c = (unsigned char)*s;
+    if (c == '"' || c == '\\')
+      fprintf(f, "\\%c", c);
+    else if (c < 0x20)
+      fprintf(f, "\\u%04x", c);
+    else
+      fputc(c, f);
+  }
+  fputc('"', f);
+}
+
+static void json_names(FILE *f, int n, char (*names)[MXN_NAME_LEN]) {
+  fputc('[', f);
+  for (int k = 0; k < n; k++) {
+    if (k) fputs(", ", f);
+    json_str(f, names[k]);
+  }
+  fputc(']', f);
+}
+
+static int cmd_info(int argc, char **argv) {
+  if (wants_help(argc, argv)) {
+    printf("usage: mxn info DATASET [--json]\n\n"
+           "Print the dataset's file count M, global node and element counts\n"
+           "(distinct global ids over all files), element blocks (id, name,\n"
+           "type, count), node and side sets, variables and time values.\n"
+           "--json prints one JSON object with the keys files, num_files,\n"
+           "num_dim, num_nodes, num_elements, blocks, node_sets, side_sets,\n"
+           "variables {nodal, element, global}, times.\n");
+    return 0;
+  }
+  const char *path = NULL;
+  int json = 0;
+  for (int i = 1; i < argc; i++) {
+    if (!strcmp(argv[i], "--json"))
+      json = 1;
+    else if (argv[i][0] == '-')
+      return bad_usage("info", "unknown option");
+    else if (!path)
+      path = argv[i];
+    else
+      return bad_usage("info", "one DATASET expected");
+  }
+  if (!path) return bad_usage("info", "DATASET missing");
+  mxn_dataset_t *ds = NULL;
+  mxn_piece_t *pc = NULL;
+  int rc = 1;
+  if (mxn_dataset_create(&ds) != MXN_OK) return fail("info", "out of memory");
+  if (mxn_dataset_open(ds, path) != MXN_OK) {
+    fail("info", mxn_dataset_errmsg(ds));
+    goto done;
+  }
+  const mxn_structure_t *s = mxn_dataset_structure(ds);
+  /* Exact counts (distinct ids, sets without repeats) come from a full
+   * extraction of the mesh part, which reads no field values. */
+  mxn_extract_opts_t eo;
+  memset(&eo, 0, sizeof eo);
+  eo.gap = 1 << 20;
+  eo.no_attributes = 1;
+  if (mxn_extract(ds, NULL, &eo, &pc) != MXN_OK) {
+    fail("info", mxn_dataset_errmsg(ds));
+    goto done;
+  }
+  if (json) {
+    printf("{\n  \"dataset\": ");
+    json_str(stdout, path);
+    printf(",\n  \"files\": %d,\n  \"num_files\": %d,\n  \"file_names\": [", s->num_files,
+           s->num_files);
+    for (int j = 0; j < s->num_files; j++) {
+      if (j) printf(", ");
+      json_str(stdout, mxn_dataset_file_path(ds, j));
+    }
+    printf("],\n  \"title\": ");
+    json_str(stdout, s->title);
+    printf(",\n  \"num_dim\": %d,\n  \"num_nodes\": %lld,\n  \"num_elements\": %lld,\n",
+           s->num_dim, (long long)pc->num_nodes, (long long)pc->num_elements);
+    printf("  \"blocks\": [");
+    for (int b = 0; b < s->num_blocks; b++) {
+      const mxn_block_info_t *bi = &s->blocks[b];
+      printf("%s\n    {\"id\": %lld, \"name\": ", b ? "," : "", (long long)bi->id);
+      json_str(stdout, bi->name);
+      printf(", \"type\": ");
+      json_str(stdout, bi->type);
+      printf(", \"nodes_per_element\": %d, \"attributes\": %d, \"count\": %lld}",
+             bi->nodes_per_elem, bi->num_attr, (long long)pc->blocks[b].num_elements);
+    }
+    printf("%s],\n", s->num_blocks ? "\n  " : "");
+    for (int pass = 0; pass < 2; pass++) {
+      int n = pass ? s->num_side_sets : s->num_node_sets;
+      const mxn_set_info_t *si = pass ? s->side_sets : s->node_sets;
+      const mxn_piece_set_t *ps = pass ? pc->side_sets : pc->node_sets;
+      printf("  \"%s\": [", pass ? "side_sets" : "node_sets");
+      for (int q = 0; q < n; q++) {
+        printf("%s\n    {\"id\": %lld, \"name\": ", q ? "," : "", (long long)si[q].id);
+        json_str(stdout, si[q].name);
+        printf(", \"count\": %lld, \"distribution_factors\": %s}", (long long)ps[q].n,
+               ps[q].df ? "true" : "false");
+      }
+      printf("%s],\n", n ? "\n  " : "");
+    }
+    printf("  \"variables\": {\"nodal\": ");
+    json_names(stdout, s->num_node_vars, s->node_var_names);
+    printf(", \"element\": ");
+    json_names(stdout, s->num_elem_vars, s->elem_var_names);
+    printf(", \"global\": ");
+    json_names(stdout, s->num_global_vars, s->global_var_names);
+    printf("},\n  \"times\": [");
+    for (int t = 0; t < s->num_times; t++) printf("%s%.17g", t ? ", " : "", s->times[t]);
+    printf("],\n  \"unsupported\": {\"edge_blocks\": %d, \"face_blocks\": %d, "
+           "\"edge_sets\": %d, \"face_sets\": %d, \"element_sets\": %d}\n}\n",
+           s->num_edge_blocks, s->num_face_blocks, s->num_edge_sets, s->num_face_sets,
+           s->num_elem_sets);
+  } else {
+    printf("dataset   %s\n", path);
+    printf("files     %d%s\n", s->num_files, s->num_files > 1 ? " (spread set)" : "");
+    for (int j = 0; j < s->num_files && s->num_files > 1; j++)
+      if (j < 3 || j == s->num_files - 1)
+        printf("          %s\n", mxn_dataset_file_path(ds, j));
+      else if (j == 3)
+        printf("          ...\n");
+    printf("title     %s\n", s->title);
+    printf("dimension %d\nnodes     %lld\nelements  %lld\n", s->num_dim,
+           (long long)pc->num_nodes, (long long)pc->num_elements);
+    printf("blocks    %d\n", s->num_blocks);
+    for (int b = 0; b < s->num_blocks; b++)
+      printf("  id %-8lld %-10s x%-3d %10lld elements  %s\n", (long long)s->blocks[b].id,
+             s->blocks[b].type[0] ? s->blocks[b].type : "(empty)", s->blocks[b].nodes_per_elem,
+             (long long)pc->blocks[b].num_elements, s->blocks[b].name);
+    printf("node sets %d\n", s->num_node_sets);
+    for (int q = 0; q < s->num_node_sets; q++)
+      printf("  id %-8lld %10lld nodes     %s\n", (long long)s->node_sets[q].id,
+             (long long)pc->node_sets[q].n, s->node_sets[q].name);
+    printf("side sets %d\n", s->num_side_sets);
+    for (int q = 0; q < s->num_side_sets; q++)
+      printf("  id %-8lld %10lld sides     %s\n", (long long)s->side_sets[q].id,
+             (long long)pc->side_sets[q].n, s->side_sets[q].name);
+    printf("variables nodal %d, element %d, global %d\n", s->num_node_vars, s->num_elem_vars,
+           s->num_global_vars);
+    for (int v = 0; v < s->num_node_vars; v++) printf("  nodal    %s\n", s->node_var_names[v]);
+    for (int v = 0; v < s->num_elem_vars; v++) printf("  element  %s\n", s->elem_var_names[v]);
+    for (int v = 0; v < s->num_global_vars; v++) printf("  global   %s\n", s->global_var_names[v]);
+    printf("times     %d", s->num_times);
+    if (s->num_times > 0)
+      printf(" (%.6g .. %.6g)", s->times[0], s->times[s->num_times - 1]);
+    printf("\n");
+    if (s->num_edge_blocks + s->num_face_blocks + s->num_edge_sets + s->num_face_sets +
+        s->num_elem_sets)
+      printf("also      %d edge blocks, %d face blocks, %d edge sets, %d face sets, "
+             "%d element sets (not yet extracted by this version)\n",
+             s->num_edge_blocks, s->num_face_blocks, s->num_edge_sets, s->num_face_sets,
+             s->num_elem_sets);
+  }
+  rc = 0;
+done:
+  mxn_piece_destroy(&pc);
+  mxn_dataset_destroy(&ds);
+  return rc;
+}
+
+/* ---------- join / split ---------- */
+
+static void print_report(const char *what, const mxn_form_report_t *r) {
+  printf("%s: %d file(s) -> %d file(s): %lld nodes, %lld elements, %d time steps\n", what,
+         r->files_in, r->files_out, (long long)r->num_nodes, (long long)r->num_elements,
+         r->num_steps);
+  printf("  read %.1f MB in %lld calls from %lld file opens (%.2f s); wrote %.1f MB (%.2f s)",
+         r->read.bytes_read / 1e6, (long long)r->read.read_calls,
+         (long long)r->read.files_opened, r->seconds_read, r->written.bytes_written / 1e6,
+         r->seconds_write);
+  if (r->files_out > 1)
+    printf("; partition %.2f s; elements per file %lld..%lld", r->seconds_partition,
+           (long long)r->min_part_elements, (long long)r->max_part_elements);
+  printf("\n");
+}
+
+static int cmd_join(int argc, char **argv) {
+  if (wants_help(argc, argv)) {
+    printf("usage: mxn join DATASET OUT [--int64] [--quiet]\n\n"
+           "Join the M files of DATASET into the single Exodus file OUT (what\n"
+           "SEACAS epu does): every block, node set, side set, variable and time\n"
+           "step; elements ordered by global id; element ids that nem_spread kept\n"
+           "in original_global_id_map are restored. OUT appears only when\n"
+           "complete.\n");
+    return 0;
+  }
+  const char *pos[2] = {NULL, NULL};
+  int np = 0, quiet = 0;
+  mxn_form_opts_t o;
+  memset(&o, 0, sizeof o);
+  o.gap = -1;
+  for (int i = 1; i < argc; i++) {
+    if (!strcmp(argv[i], "--int64"))
+      o.int64 = 1;
+    else if (!strcmp(argv[i], "--quiet"))
+      quiet = 1;
+    else if (argv[i][0] == '-')
+      return bad_usage("join", "unknown option");
+    else if (np < 2)
+      pos[np++] = argv[i];
+    else
+      return bad_usage("join", "too many arguments");
+  }
+  if (np != 2) return bad_usage("join", "DATASET and OUT expected");
+  mxn_error_t err;
+  mxn_error_clear(&err);
+  mxn_form_report_t rep;
+  if (mxn_join(pos[0], pos[1], &o, &rep, &err) != MXN_OK) return fail("join", err.msg);
+  if (!quiet) print_report("join", &rep);
+  return 0;
+}
+
+static int cmd_split(int argc, char **argv) {
+  if (wants_help(argc, argv)) {
+    printf("usage: mxn split MESH OUTBASE -n M [--method linear|sfc|rcb|rib|hsfc|graph]\n"
+           "                 [--imbalance TOL] [--int64] [--quiet]\n\n"
+           "Split MESH into M files OUTBASE.M.j (j zero-padded to the width of M,\n"
+           "like nem_spread). Each file has global node/element id maps and the\n"
+           "Nemesis load-balance metadata: global counts, internal and border\n"
+           "node and element maps, node communication maps.\n"
+           "methods: rcb (default), rib, hsfc, graph (Zoltan; graph = PHG on the\n"
+           "dual graph), sfc (Hilbert curve of centroids cut into equal pieces),\n"
+           "linear (contiguous global id ranges).\n");
+    return 0;
+  }
+  const char *pos[2] = {NULL, NULL};
+  int np = 0, quiet = 0, M = 0;
+  mxn_part_method method = MXN_PART_RCB;
+  mxn_form_opts_t o;
+  memset(&o, 0, sizeof o);
+  o.gap = -1;
+  for (int i = 1; i < argc; i++) {
+    if (!strcmp(argv[i], "-n") && i + 1 < argc) {
+      char *end;
+      long v = strtol(argv[++i], &end, 10);
+      if (*end || v < 1 || v > 1000000) return bad_usage("split", "-n needs a count in 1..1000000");
+      M = (int)v;
+    } else if (!strcmp(argv[i], "--method") && i + 1 < argc) {
+      if (mxn_part_method_parse(argv[++i], &method) != MXN_OK)
+        return bad_usage("split", "unknown --method");
+    } else if (!strcmp(argv[i], "--imbalance") && i + 1 < argc) {
+      char *end;
+      o.imbalance_tol = strtod(argv[++i], &end);
+      if (*end || o.imbalance_tol < 1.0) return bad_usage("split", "--imbalance needs a number >= 1");
+    } else if (!strcmp(argv[i], "--int64")) {
+      o.int64 = 1;
+    } else if (!strcmp(argv[i], "--quiet")) {
+      quiet = 1;
+    } else if (argv[i][0] == '-') {
+      return bad_usage("split", "unknown option or missing value");
+    } else if (np < 2) {
+      pos[np++] = argv[i];
+    } else {
+      return bad_usage("split", "too many arguments");
+    }
+  }
+  if (np != 2) return bad_usage("split", "MESH and OUTBASE expected");
+  if (M < 1) return bad_usage("split", "-n M is required");
+  mxn_error_t err;
+  mxn_error_clear(&err);
+  mxn_form_report_t rep;
+  if (mxn_split(pos[0], pos[1], M, method, &o, &rep, &err) != MXN_OK) return fail("split", err.msg);
+  if (!quiet) print_report("split", &rep);
+  return 0;
+}
+
+/* ---------- diff ---------- */
+
+static int cmd_diff(int argc, char **argv) {
+  if (wants_help(argc, argv)) {
+    printf("usage: mxn diff A B [--tol T] [--rel R] [--by-type] [--common]\n"
+           "                    [--id-offset] [--max N]\n\n"
+           "Compare datasets A and B by global ids: coordinates per node id,\n"
+           "connectivity as node ids per element id, attributes, node and side\n"
+           "sets as sets of ids, every variable at every time step. Order and\n"
+           "file count do not matter. Exit 0 when equal, 1 when they differ.\n"
+           "  --tol T, --rel R  accept |a-b| <= T + R*max(|a|,|b|) (default exact)\n"
+           "  --by-type         pair non-empty blocks by element type, not id\n"
+           "  --common          compare only variables and sets both hold\n"
+           "  --id-offset       ids may differ by a constant (0- vs 1-based)\n"
+           "  --max N           list at most N differences\n");
+    return 0;
+  }
+  const char *pos[2] = {NULL, NULL};
+  int np = 0;
+  mxn_compare_opts_t o;
+  memset(&o, 0, sizeof o);
+  for (int i = 1; i < argc; i++) {
+    if (!strcmp(argv[i], "--tol") && i + 1 < argc)
+      o.abs_tol = atof(argv[++i]);
+    else if (!strcmp(argv[i], "--rel") && i + 1 < argc)
+      o.rel_tol = atof(argv[++i]);
+    else if (!strcmp(argv[i], "--by-type"))
+      o.match_blocks_by_type = 1;
+    else if (!strcmp(argv[i], "--common"))
+      o.common_only = 1;
+    else if (!strcmp(argv[i], "--id-offset"))
+      o.ignore_ids_offset = 1;
+    else if (!strcmp(argv[i], "--max") && i + 1 < argc)
+      o.max_report = atoi(argv[++i]);
+    else if (argv[i][0] == '-')
+      return bad_usage("diff", "unknown option or missing value");
+    else if (np < 2)
+      pos[np++] = argv[i];
+    else
+      return bad_usage("diff", "too many arguments");
+  }
+  if (np != 2) return bad_usage("diff", "A and B expected");
+  mxn_error_t err;
+  mxn_error_clear(&err);
+  char *report = NULL;
+  int st = mxn_compare(pos[0], pos[1], &o, &report, &err);
+  if (report) fputs(report, stdout);
+  free(report);
+  if (st == MXN_OK) {
+    printf("equal\n");
+    return 0;
+  }
+  if (st == MXN_ERR_DIFFERENT) return 1;
+  fail("diff", err.msg);
+  return 3;
+}
+
+int main(int argc, char **argv) {
+  if (argc < 2) {
+    usage_main(stderr);
+    return 2;
+  }
+  const char *cmd = argv[1];
+  if (!strcmp(cmd, "--help") || !strcmp(cmd, "-h") || !strcmp(cmd, "help")) {
+    usage_main(stdout);
+    return 0;
+  }
+  if (!strcmp(cmd, "--version")) {
+    printf("mxn %s\n", MXN_VERSION_STRING);
+    return 0;
+  }
+  /* Zoltan needs MPI even for one process; mxn also runs under mpiexec. */
+  MPI_Init(&argc, &argv);
+  int rc;
+  if (!strcmp(cmd, "info"))
+    rc = cmd_info(argc - 1, argv + 1);
+  else if (!strcmp(cmd, "join"))
+    rc = cmd_join(argc - 1, argv + 1);
+  else if (!strcmp(cmd, "split"))
+    rc = cmd_split(argc - 1, argv + 1);
+  else if (!strcmp(cmd, "diff"))
+    rc = cmd_diff(argc - 1, argv + 1);
+  else {
+    fprintf(stderr, "mxn: unknown command '%s'\n\n", cmd);
+    usage_main(stderr);
+    rc = 2;
+  }
+  MPI_Finalize();
+  return rc;
+}
