@@ -308,16 +308,23 @@ static int has_nc_dim(int exoid, const char *name) {
 }
 
 /* Merge member j's variable names into the structure (or check them). */
+/* `*from` is the member that set the names (-1 before any). A member
+ * without entities of the kind (`empty`) may carry no variables of it:
+ * Exodus cannot define nodal variables on a file with 0 nodes. */
 static int merge_vars(mxn_dataset_t *ds, int j, int exoid, ex_entity_type t,
                       int *num, char (**names)[MXN_NAME_LEN],
-                      const char *what) {
+                      const char *what, int empty, int *from) {
   int status = MXN_OK;
   int n = 0;
   char(*tmp)[MXN_NAME_LEN] = NULL;
   if (ex_get_variable_param(exoid, t, &n) < 0)
     return MXN_DS_ERR(ds, MXN_ERR_FORMAT, "%s: cannot read the %s variable count",
                       ds->files[j].path, what);
-  if (j == 0) {
+  if (empty && n == 0) return MXN_OK;
+  if (*from < 0) {
+    *from = j;
+    free(*names);
+    *names = NULL;
     *num = n;
     MXN_ALLOC(*names, n);
     if (read_names(ds, exoid, t, n, *names, 1) != MXN_OK) {
@@ -331,7 +338,7 @@ static int merge_vars(mxn_dataset_t *ds, int j, int exoid, ex_entity_type t,
     status = MXN_DS_ERR(ds, MXN_ERR_INCONSISTENT,
                         "%s: has %d %s variables, %s has %d: members of "
                         "different datasets?",
-                        ds->files[j].path, n, what, ds->files[0].path, *num);
+                        ds->files[j].path, n, what, ds->files[*from].path, *num);
     goto done;
   }
   MXN_ALLOC(tmp, n);
@@ -345,7 +352,7 @@ static int merge_vars(mxn_dataset_t *ds, int j, int exoid, ex_entity_type t,
       status = MXN_DS_ERR(ds, MXN_ERR_INCONSISTENT,
                           "%s: %s variable %d is '%s', in %s it is '%s'",
                           ds->files[j].path, what, k + 1, tmp[k],
-                          ds->files[0].path, (*names)[k]);
+                          ds->files[*from].path, (*names)[k]);
       goto done;
     }
 done:
@@ -576,9 +583,12 @@ static int read_member_structure(mxn_dataset_t *ds, int j) {
   }
 
   /* Variables must agree across members. */
-  MXN_CHECK(merge_vars(ds, j, exoid, EX_NODAL, &s->num_node_vars, &s->node_var_names, "nodal"));
-  MXN_CHECK(merge_vars(ds, j, exoid, EX_ELEM_BLOCK, &s->num_elem_vars, &s->elem_var_names, "element"));
-  MXN_CHECK(merge_vars(ds, j, exoid, EX_GLOBAL, &s->num_global_vars, &s->global_var_names, "global"));
+  MXN_CHECK(merge_vars(ds, j, exoid, EX_NODAL, &s->num_node_vars, &s->node_var_names, "nodal",
+                       p.num_nodes == 0, &ds->vars_from[0]));
+  MXN_CHECK(merge_vars(ds, j, exoid, EX_ELEM_BLOCK, &s->num_elem_vars, &s->elem_var_names,
+                       "element", p.num_elem == 0, &ds->vars_from[1]));
+  MXN_CHECK(merge_vars(ds, j, exoid, EX_GLOBAL, &s->num_global_vars, &s->global_var_names,
+                       "global", 0, &ds->vars_from[2]));
 
   /* Time steps must agree too. */
   int nt = (int)ex_inquire_int(exoid, EX_INQ_TIME);
@@ -749,6 +759,7 @@ int mxn_dataset_create(mxn_dataset_t **ds) {
   if (!*ds) return MXN_ERR_NOMEM;
   (*ds)->s.num_nodes_global = -1;
   (*ds)->s.num_elements_global = -1;
+  for (int k = 0; k < 3; k++) (*ds)->vars_from[k] = -1;
   return MXN_OK;
 }
 

@@ -58,6 +58,7 @@ struct mxn_dataset {
   int open_count;
   mxn_io_counters_t io;
   int opened;
+  int vars_from[3];        /* member that defined nodal/element/global names */
 };
 
 /* Exodus id of member j, opening it if needed (LRU-capped). */

@@ -168,6 +168,66 @@ done:
   return status;
 }
 
+/* All node sets (side = 0) or side sets (side = 1) of a piece. */
+static int put_sets(mxn_writer_t *w, const mxn_structure_t *s, const mxn_piece_t *piece,
+                    int side, mxn_error_t *err) {
+  int status = MXN_OK, n = side ? s->num_side_sets : s->num_node_sets;
+  int64_t *ids = NULL, *cnt = NULL, *ndf = NULL, *eidx = NULL, *didx = NULL, *ent = NULL,
+          *extra = NULL;
+  double *df = NULL;
+  int64_t total = 0, total_df = 0;
+  const mxn_piece_set_t *sets = side ? piece->side_sets : piece->node_sets;
+  MXN_ALLOC(ids, n);
+  MXN_ALLOC(cnt, n);
+  MXN_ALLOC(ndf, n);
+  MXN_ALLOC(eidx, n);
+  MXN_ALLOC(didx, n);
+  for (int q = 0; q < n; q++) {
+    const mxn_piece_set_t *ps = &sets[q];
+    ids[q] = side ? s->side_sets[q].id : s->node_sets[q].id;
+    cnt[q] = ps->n;
+    ndf[q] = !ps->df ? 0 : side ? ps->df_offsets[ps->n] : ps->n;
+    eidx[q] = total;
+    didx[q] = total_df;
+    total += cnt[q];
+    total_df += ndf[q];
+  }
+  MXN_ALLOC(ent, total);
+  if (side) MXN_ALLOC(extra, total);
+  MXN_ALLOC(df, total_df);
+  for (int q = 0; q < n; q++) {
+    const mxn_piece_set_t *ps = &sets[q];
+    for (int64_t i = 0; i < ps->n; i++) {
+      ent[eidx[q] + i] = ps->entries[i] + 1;
+      if (side) extra[eidx[q] + i] = ps->sides[i];
+    }
+    if (ndf[q] > 0) memcpy(df + didx[q], ps->df, (size_t)ndf[q] * sizeof *df);
+  }
+  ex_set_specs spec;
+  spec.sets_ids = ids;
+  spec.num_entries_per_set = cnt;
+  spec.num_dist_per_set = ndf;
+  spec.sets_entry_index = eidx;
+  spec.sets_dist_index = didx;
+  spec.sets_entry_list = ent;
+  spec.sets_extra_list = extra;
+  spec.sets_dist_fact = df;
+  W_CHECK(ex_put_concat_sets(w->exoid, side ? EX_SIDE_SET : EX_NODE_SET, &spec),
+          "%s: cannot write the %s sets", w->tmp, side ? "side" : "node");
+  w->io.bytes_written += total * (side ? 2 : 1) * (int64_t)sizeof(int64_t) +
+                         total_df * (int64_t)sizeof(double);
+done:
+  free(ids);
+  free(cnt);
+  free(ndf);
+  free(eidx);
+  free(didx);
+  free(ent);
+  free(extra);
+  free(df);
+  return status;
+}
+
 int mxn_writer_create(const char *path, const mxn_structure_t *s,
                       const mxn_piece_t *piece, const mxn_write_opts_t *opts,
                       mxn_writer_t **out, mxn_error_t *err) {
@@ -178,7 +238,7 @@ int mxn_writer_create(const char *path, const mxn_structure_t *s,
   memset(&defaults, 0, sizeof defaults);
   if (!opts) opts = &defaults;
   int status = MXN_OK;
-  int64_t *buf = NULL, *extra = NULL;
+  int64_t *buf = NULL;
   char (*names)[MXN_NAME_LEN] = NULL;
   mxn_writer_t *w = NULL;
   MXN_ALLOC(w, 1);
@@ -288,43 +348,28 @@ int mxn_writer_create(const char *path, const mxn_structure_t *s,
   free(buf);
   buf = NULL;
 
-  /* Node sets and side sets (all of them, empty where the piece has none). */
+  /* Node sets and side sets (all of them, empty where the piece has none),
+   * each kind in one concatenated call: exodus 6.02's ex_put_set_param
+   * stores entry lists of 64-bit files as 16-bit integers. */
   for (int pass = 0; pass < 2; pass++) {
     int side = pass == 1;
     int n = side ? s->num_side_sets : s->num_node_sets;
-    ex_entity_type t = side ? EX_SIDE_SET : EX_NODE_SET;
-    for (int q = 0; q < n; q++) {
-      const mxn_set_info_t *si = side ? &s->side_sets[q] : &s->node_sets[q];
-      const mxn_piece_set_t *ps = side ? &piece->side_sets[q] : &piece->node_sets[q];
-      int64_t ndf = !ps->df ? 0 : side ? ps->df_offsets[ps->n] : ps->n;
-      W_CHECK(ex_put_set_param(ex, t, si->id, ps->n, ndf), "%s: set %lld: cannot define",
-              w->tmp, (long long)si->id);
-      if (ps->n > 0) {
-        MXN_CHECK(plus_one(ps->entries, ps->n, &buf));
-        if (side) {
-          MXN_ALLOC(extra, ps->n);
-          for (int64_t i = 0; i < ps->n; i++) extra[i] = ps->sides[i];
-        }
-        W_CHECK(ex_put_set(ex, t, si->id, buf, extra), "%s: set %lld: cannot write",
-                w->tmp, (long long)si->id);
-        if (ndf > 0)
-          W_CHECK(ex_put_set_dist_fact(ex, t, si->id, ps->df),
-                  "%s: set %lld: cannot write distribution factors", w->tmp, (long long)si->id);
-        free(buf);
-        free(extra);
-        buf = extra = NULL;
-      }
-    }
+    if (n == 0) continue;
+    MXN_CHECK(put_sets(w, s, piece, side, err));
     int base = s->num_blocks;
     for (int q = 0; q < n; q++)
       snprintf(names[base + q], MXN_NAME_LEN, "%s", side ? s->side_sets[q].name : s->node_sets[q].name);
-    W_CHECK(put_names(ex, t, n, names[base], MXN_NAME_LEN), "%s: cannot write set names", w->tmp);
+    W_CHECK(put_names(ex, side ? EX_SIDE_SET : EX_NODE_SET, n, names[base], MXN_NAME_LEN),
+            "%s: cannot write set names", w->tmp);
   }
 
   /* Variables and the truth table. */
   W_CHECK(put_var_names(ex, EX_GLOBAL, s->num_global_vars, s->global_var_names),
           "%s: cannot define global variables", w->tmp);
-  W_CHECK(put_var_names(ex, EX_NODAL, s->num_node_vars, s->node_var_names),
+  /* Exodus cannot define nodal variables without nodes; readers accept a
+   * member that has none (see merge_vars in dataset.c). */
+  W_CHECK(put_var_names(ex, EX_NODAL, piece->num_nodes > 0 ? s->num_node_vars : 0,
+                        s->node_var_names),
           "%s: cannot define nodal variables", w->tmp);
   W_CHECK(put_var_names(ex, EX_ELEM_BLOCK, s->num_elem_vars, s->elem_var_names),
           "%s: cannot define element variables", w->tmp);
@@ -346,7 +391,6 @@ int mxn_writer_create(const char *path, const mxn_structure_t *s,
   w = NULL;
 done:
   free(buf);
-  free(extra);
   free(names);
   if (w) mxn_writer_close(&w, 0, NULL);
   return status;

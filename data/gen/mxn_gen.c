@@ -1,0 +1,1008 @@
+/*
+ * mxn_gen — structured Exodus II meshes whose every stored value can be
+ * computed from global ids, for use as test oracles and benchmark input.
+ *
+ * Deliberately independent of libmxn: it talks to the Exodus II C API
+ * (exoIIv2c 6.02) directly, so tests of the core are checked against a
+ * second, simple implementation.
+ *
+ * Usage (see usage_text below, printed by --help):
+ *   mxn_gen --type hex|tet|quad|wedge|mixed --dims NX NY [NZ] [--blocks K]
+ *           [--steps T] [--int64] [--id-offset O] [--id-stride S]
+ *           [--shuffle-ids SEED] [--no-sets] [--no-vars] [--word-size 4|8]
+ *           OUT.e
+ * Exit codes: 0 ok, 2 bad usage (nothing written), 1 I/O or memory error
+ * (the partial output file is removed).
+ *
+ * ---------------------------------------------------------------------------
+ * GEOMETRY. Box [0,NX]x[0,NY]x[0,NZ], unit spacing, node (i,j,k) at
+ * x=i, y=j, z=k. 2D (quad): num_dim 2, nodes (i,j), NZ treated as 1.
+ *
+ * NODE ORDER. Node file index n (0-based) = i + (NX+1)*(j + (NY+1)*k);
+ * the Exodus local node number is n+1.
+ *
+ * CELLS AND BLOCKS. K blocks are slabs along x: block b (0-based) holds the
+ * grid cells with x0(b) <= i < x0(b+1), x0(b) = floor(b*NX/K) (needs
+ * K <= NX). Block id 10*(b+1), name "block_<id>". Within a block cells are
+ * ordered k outermost, then j, then i; each cell emits nsub elements:
+ *   hex   HEX8   nsub 1
+ *   wedge WEDGE6 nsub 2: triangles in the xy plane split by the diagonal
+ *         (0,0)-(1,1) of the cell, extruded along z; sub 0 = (0,0),(1,0),(1,1),
+ *         sub 1 = (0,0),(1,1),(0,1). Conforming with hex across x faces.
+ *   tet   TET4   nsub 6: Kuhn split, all six share the cell diagonal
+ *         (0,0,0)-(1,1,1); sub s follows axis order xyz,xzy,yxz,yzx,zxy,zyx.
+ *         Conforming among tets; a tet slab next to a hex/wedge slab meets
+ *         it quad face against two triangles (same nodes, no hanging nodes).
+ *   quad  QUAD4  nsub 1 (2D)
+ *   mixed block b has type hex, wedge, tet for b mod 3 = 0, 1, 2 (3D;
+ *         --blocks defaults to 3 for mixed, 1 otherwise).
+ * Element file index e (0-based) = E(b) + ((i-x0(b)) + nx(b)*(j + NY*k))*nsub
+ * + s, where E(b) is the number of elements in blocks before b and
+ * nx(b) = x0(b+1)-x0(b). Every element has positive volume in the Exodus
+ * convention (side normals from the Exodus side tables point outward).
+ * Note for VTK: Exodus WEDGE6 and VTK_WEDGE orient the base triangle
+ * oppositely; ParaView's IOSSReader reorders wedges (positive VTK volumes),
+ * its legacy ExodusIIReader does not (negative VTK volumes).
+ *
+ * GLOBAL IDS. For N entities (nodes or elements) and file index q:
+ *   gid(q) = O + 1 + S*p(q)           (O = --id-offset, default 0;
+ *                                      S = --id-stride, default 1)
+ *   p(q)   = q                         without --shuffle-ids
+ *   p(q)   = (A*q + C) mod N           with --shuffle-ids SEED, where
+ *     G = floor(N * 0.6180339887498949)   (IEEE double product, G < N)
+ *     a0 = (G + SEED mod N) mod N; A = smallest a >= max(a0,1) with
+ *     gcd(a, N) = 1; C = (SEED + floor(N/2)) mod N.
+ * Nodes and elements use the same O, S, SEED with their own N. The A, C, N
+ * actually used are also written as info records. Ids are stored with
+ * ex_put_id_map(EX_NODE_MAP / EX_ELEM_MAP).
+ *
+ * SETS (unless --no-sets). Entries in increasing file order.
+ *   node set 1 "x_min": nodes with x=0;  node set 2 "x_max": nodes x=NX.
+ *     distribution factor of node n: gid(n) / 2.
+ *   side set 1 "y_min": element sides on y=0.
+ *   side set 2 "z_max": sides on z=NZ (3D), "y_max": sides on y=NY (2D).
+ *     Sides use Exodus side numbering (HEX8 y=0 side 1, z=1 side 6; WEDGE6
+ *     y=0 side 1 of sub 0, top side 5; TET4 and QUAD4 likewise), ordered by
+ *     element then side number. Distribution factor of the j-th node
+ *     (0-based, Exodus side node order) of a side of element e:
+ *     gid(e) + j/8.
+ *
+ * VARIABLES (unless --no-vars). T steps (default 3), step k = 0..T-1 is
+ * Exodus time step k+1 with time t_k = (k+1)/4.
+ *   global  "step_index"       = k
+ *   global  "time_sq"          = t_k^2 = (k+1)^2/16
+ *   nodal   "node_gid_time"    = gid(n) + k/16
+ *   nodal   "nodal_x"          = x(n) + k
+ *   element "elem_gid_time"    = -(gid(e) + k/16)          (every block)
+ *   element "elem_block_only"  = 2*gid(e) + k/16      (first block only:
+ *                                 truth table 1 for block 10, 0 elsewhere)
+ * Attribute on the first block only: "attr_gid" = gid(e).
+ * All these are dyadic, so exact in double for gid < 2^48 (T < 2^20); with
+ * --word-size 4 (float storage) they are exact only while gid < 2^19 and
+ * T <= 16.
+ *
+ * FILE. Coordinate names x, y[, z]; title "mxn_gen <options>" (the options
+ * as given, without the output path, truncated to 80 characters); four info
+ * records giving the id formula and O, S, A, C, N for nodes and elements.
+ * Integers always pass the API as int64; --int64 also stores them as int64
+ * (netCDF-4) and then allows ids beyond 2^31-1, otherwise the file is
+ * netCDF 64-bit offset and every id and count must fit in a 32-bit int.
+ * Sets go through ex_put_concat_sets because exodus 6.02's ex_put_set_param
+ * defines the set lists of an int64 database as NC_USHORT (values > 65535
+ * then fail with NC_ERANGE).
+ *
+ * Everything is defined before the large arrays are written, so netCDF never
+ * has to move written data; 100^3 hexes with 5 steps take about 1.5 s.
+ */
+#include <errno.h>
+#include <exodusII.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+enum { GEN_OK = 0, GEN_IO = 1, GEN_USAGE = 2 };
+
+static const char usage_text[] =
+  "Usage: mxn_gen --type hex|tet|quad|wedge|mixed --dims NX NY [NZ]\n"
+  "               [--blocks K] [--steps T] [--int64] [--id-offset O]\n"
+  "               [--id-stride S] [--shuffle-ids SEED] [--no-sets]\n"
+  "               [--no-vars] [--word-size 4|8] OUT.e\n"
+  "\n"
+  "Writes a structured Exodus II mesh of the box [0,NX]x[0,NY]x[0,NZ] (unit\n"
+  "spacing) whose ids, sets, attributes and variables all follow formulas\n"
+  "of the global ids, so tests can check any extracted value exactly.\n"
+  "\n"
+  "Options:\n"
+  "  --type T          hex (HEX8), tet (6 TET4 per cell, Kuhn split on the\n"
+  "                    (0,0,0)-(1,1,1) diagonal), wedge (2 WEDGE6 per cell,\n"
+  "                    triangles in xy split on the (0,0)-(1,1) diagonal,\n"
+  "                    extruded along z), quad (QUAD4, 2D, needs 2 dims),\n"
+  "                    mixed (block b is hex, wedge, tet for b mod 3 = 0,1,2;\n"
+  "                    hex|wedge slabs share quad faces, a tet slab meets its\n"
+  "                    neighbours quad face against two triangles: same\n"
+  "                    nodes, but not face-conforming).\n"
+  "  --dims NX NY [NZ] cells per direction (NZ required in 3D, absent in 2D).\n"
+  "  --blocks K        K slabs along x, ids 10,20,..., names block_<id>;\n"
+  "                    K <= NX. Default 1 (mixed: 3).\n"
+  "  --steps T         time steps, default 3; t_k = (k+1)/4 for k=0..T-1.\n"
+  "  --int64           store ids and bulk integers as int64 (netCDF-4);\n"
+  "                    required once an id or count exceeds 2^31-1.\n"
+  "  --id-offset O     ids start after O (default 0).\n"
+  "  --id-stride S     ids advance by S (default 1).\n"
+  "  --shuffle-ids SEED  permute ids (see below).\n"
+  "  --no-sets         no node sets or side sets.\n"
+  "  --no-vars         no variables and no time steps.\n"
+  "  --word-size 4|8   floating-point size stored in the file (default 8).\n"
+  "  -h, --help        this text.\n"
+  "\n"
+  "Order: node file index n = i + (NX+1)*(j + (NY+1)*k) for node (i,j,k) at\n"
+  "(x,y,z) = (i,j,k). Block b holds cells floor(b*NX/K) <= i <\n"
+  "floor((b+1)*NX/K); cells run k, then j, then i (fastest) within a block,\n"
+  "each cell emitting its 1/2/6 sub-elements in order.\n"
+  "\n"
+  "Ids, for N nodes (or elements) and 0-based file index q:\n"
+  "  gid(q) = O + 1 + S*p(q), p(q) = q, or with --shuffle-ids SEED\n"
+  "  p(q) = (A*q + C) mod N, G = floor(N*0.6180339887498949),\n"
+  "  A = smallest a >= max((G + SEED mod N) mod N, 1) with gcd(a,N) = 1,\n"
+  "  C = (SEED + floor(N/2)) mod N. A, C, N are also in the info records.\n"
+  "\n"
+  "Sets: node sets 1 (x=0) and 2 (x=NX), distribution factor gid(n)/2;\n"
+  "side sets 1 (sides on y=0) and 2 (sides on z=NZ, in 2D y=NY) in Exodus\n"
+  "side numbering, distribution factor of side node j (0-based) of element e\n"
+  "gid(e) + j/8.\n"
+  "\n"
+  "Variables at step k (time t_k = (k+1)/4):\n"
+  "  global  step_index = k, time_sq = t_k^2\n"
+  "  nodal   node_gid_time = gid(n) + k/16, nodal_x = x(n) + k\n"
+  "  element elem_gid_time = -(gid(e) + k/16) on every block,\n"
+  "          elem_block_only = 2*gid(e) + k/16 on the first block only.\n"
+  "Attribute attr_gid = gid(e) on the first block only.\n"
+  "Values are exact in double for gid < 2^48; with --word-size 4 only for\n"
+  "gid < 2^19 and T <= 16.\n"
+  "\n"
+  "Exit status: 0 ok, 2 bad usage, 1 I/O error (partial file removed).\n";
+
+/* ---------------------------------------------------------------- cells */
+
+typedef enum { CELL_HEX, CELL_WEDGE, CELL_TET, CELL_QUAD, CELL_MIXED } cell_kind;
+
+/* Corner of a grid cell: bit 0 = +x, bit 1 = +y, bit 2 = +z. */
+typedef struct cell_desc {
+  const char *topology;
+  int npe;                  /* nodes per element */
+  int nsub;                 /* elements per grid cell */
+  int conn[6][8];           /* corners of each sub-element, Exodus order */
+  int nsides;
+  int side_len[6];
+  int side_nodes[6][4];     /* 1-based element node positions, Exodus order */
+} cell_desc;
+
+static const cell_desc cell_table[4] = {
+  [CELL_HEX] = { "HEX8", 8, 1, { { 0, 1, 3, 2, 4, 5, 7, 6 } }, 6,
+                 { 4, 4, 4, 4, 4, 4 },
+                 { { 1, 2, 6, 5 }, { 2, 3, 7, 6 }, { 3, 4, 8, 7 },
+                   { 1, 5, 8, 4 }, { 1, 4, 3, 2 }, { 5, 6, 7, 8 } } },
+  [CELL_WEDGE] = { "WEDGE6", 6, 2,
+                   { { 0, 1, 3, 4, 5, 7 }, { 0, 3, 2, 4, 7, 6 } }, 5,
+                   { 4, 4, 4, 3, 3 },
+                   { { 1, 2, 5, 4 }, { 2, 3, 6, 5 }, { 1, 4, 6, 3 },
+                     { 1, 3, 2 }, { 4, 5, 6 } } },
+  /* Kuhn: path 0 -> a -> a+b -> 7 for each axis order, nodes 2 and 3
+     swapped for odd orders so every volume is positive. */
+  [CELL_TET] = { "TET4", 4, 6,
+                 { { 0, 1, 3, 7 }, { 0, 5, 1, 7 }, { 0, 3, 2, 7 },
+                   { 0, 2, 6, 7 }, { 0, 4, 5, 7 }, { 0, 6, 4, 7 } }, 4,
+                 { 3, 3, 3, 3 },
+                 { { 1, 2, 4 }, { 2, 3, 4 }, { 1, 4, 3 }, { 1, 3, 2 } } },
+  [CELL_QUAD] = { "QUAD4", 4, 1, { { 0, 1, 3, 2 } }, 4, { 2, 2, 2, 2 },
+                  { { 1, 2 }, { 2, 3 }, { 3, 4 }, { 4, 1 } } },
+};
+
+/* The (sub-element, side) pairs of one cell lying on a cell face. */
+typedef struct face_sides {
+  int count;
+  int sub[12];
+  int side[12];             /* 1-based Exodus side number */
+  int nodes;                /* sum of side node counts */
+} face_sides;
+
+/* Sides of kind whose nodes all have corner bit `bit` equal to `val`. */
+static face_sides find_face_sides(cell_kind kind, int bit, int val)
+{
+  const cell_desc *c = &cell_table[kind];
+  face_sides fs = { 0 };
+  for (int s = 0; s < c->nsub; s++) {
+    for (int f = 0; f < c->nsides; f++) {
+      int on = 1;
+      for (int j = 0; j < c->side_len[f]; j++) {
+        int corner = c->conn[s][c->side_nodes[f][j] - 1];
+        if (((corner & bit) != 0) != (val != 0))
+          on = 0;
+      }
+      if (on) {
+        fs.sub[fs.count] = s;
+        fs.side[fs.count] = f + 1;
+        fs.nodes += c->side_len[f];
+        fs.count++;
+      }
+    }
+  }
+  return fs;
+}
+
+/* ------------------------------------------------------------- options */
+
+typedef struct gen_opts {
+  cell_kind kind;
+  int kind_given;
+  int64_t dims[3];
+  int ndims;
+  int blocks;               /* 0: default */
+  int steps;
+  int int64;
+  int64_t id_offset, id_stride;
+  int shuffle;
+  uint64_t seed;
+  int sets, vars;
+  int word_size;
+  const char *out;
+  char title[MAX_LINE_LENGTH + 1];
+} gen_opts;
+
+static void usage_error(const char *fmt, ...)
+{
+  va_list ap;
+  fputs("mxn_gen: ", stderr);
+  va_start(ap, fmt);
+  vfprintf(stderr, fmt, ap);
+  va_end(ap);
+  fputs("\nTry 'mxn_gen --help'.\n", stderr);
+}
+
+/* Whole-string signed integer in [lo, hi]. */
+static int parse_i64(const char *s, int64_t lo, int64_t hi, int64_t *out)
+{
+  char *end = NULL;
+  errno = 0;
+  long long v = strtoll(s, &end, 10);
+  if (errno != 0 || end == s || *end != '\0' || v < lo || v > hi)
+    return -1;
+  *out = (int64_t)v;
+  return 0;
+}
+
+static int parse_u64(const char *s, uint64_t *out)
+{
+  char *end = NULL;
+  if (s[0] == '-' || s[0] == '\0')
+    return -1;
+  errno = 0;
+  unsigned long long v = strtoull(s, &end, 10);
+  if (errno != 0 || *end != '\0')
+    return -1;
+  *out = (uint64_t)v;
+  return 0;
+}
+
+static int is_integer(const char *s)
+{
+  int64_t v;
+  return parse_i64(s, INT64_MIN, INT64_MAX, &v) == 0;
+}
+
+/* Returns GEN_OK, GEN_USAGE, or -1 for --help (already printed). */
+static int parse_args(int argc, char **argv, gen_opts *o)
+{
+  int rc = GEN_USAGE;
+  int out_index = -1;
+
+  memset(o, 0, sizeof *o);
+  o->steps = 3;
+  o->id_stride = 1;
+  o->sets = 1;
+  o->vars = 1;
+  o->word_size = 8;
+
+  for (int a = 1; a < argc; a++) {
+    const char *arg = argv[a];
+    int has_next = a + 1 < argc;
+    int64_t v;
+    if (!strcmp(arg, "-h") || !strcmp(arg, "--help")) {
+      fputs(usage_text, stdout);
+      rc = -1;
+      goto done;
+    } else if (!strcmp(arg, "--type")) {
+      if (!has_next) { usage_error("--type needs a value"); goto done; }
+      const char *t = argv[++a];
+      if (!strcmp(t, "hex")) o->kind = CELL_HEX;
+      else if (!strcmp(t, "tet")) o->kind = CELL_TET;
+      else if (!strcmp(t, "wedge")) o->kind = CELL_WEDGE;
+      else if (!strcmp(t, "quad")) o->kind = CELL_QUAD;
+      else if (!strcmp(t, "mixed")) o->kind = CELL_MIXED;
+      else { usage_error("unknown --type '%s' (hex, tet, quad, wedge, mixed)", t); goto done; }
+      o->kind_given = 1;
+    } else if (!strcmp(arg, "--dims")) {
+      o->ndims = 0;
+      for (int d = 0; d < 3; d++) {
+        /* The third count is optional: take it only if it is a number. */
+        if (a + 1 >= argc || (d == 2 && !is_integer(argv[a + 1])))
+          break;
+        if (parse_i64(argv[a + 1], 1, INT32_MAX, &v) != 0) {
+          usage_error("--dims: '%s' is not a positive cell count", argv[a + 1]);
+          goto done;
+        }
+        o->dims[o->ndims++] = v;
+        a++;
+      }
+      if (o->ndims < 2) { usage_error("--dims needs NX NY [NZ]"); goto done; }
+    } else if (!strcmp(arg, "--blocks")) {
+      if (!has_next || parse_i64(argv[++a], 1, 100000, &v) != 0) {
+        usage_error("--blocks needs a count in 1..100000"); goto done;
+      }
+      o->blocks = (int)v;
+    } else if (!strcmp(arg, "--steps")) {
+      if (!has_next || parse_i64(argv[++a], 0, 1000000, &v) != 0) {
+        usage_error("--steps needs a count in 0..1000000"); goto done;
+      }
+      o->steps = (int)v;
+    } else if (!strcmp(arg, "--int64")) {
+      o->int64 = 1;
+    } else if (!strcmp(arg, "--id-offset")) {
+      if (!has_next || parse_i64(argv[++a], 0, INT64_MAX - 1, &v) != 0) {
+        usage_error("--id-offset needs an integer >= 0"); goto done;
+      }
+      o->id_offset = v;
+    } else if (!strcmp(arg, "--id-stride")) {
+      if (!has_next || parse_i64(argv[++a], 1, INT64_MAX, &v) != 0) {
+        usage_error("--id-stride needs an integer >= 1"); goto done;
+      }
+      o->id_stride = v;
+    } else if (!strcmp(arg, "--shuffle-ids")) {
+      if (!has_next || parse_u64(argv[++a], &o->seed) != 0) {
+        usage_error("--shuffle-ids needs a seed, an integer >= 0"); goto done;
+      }
+      o->shuffle = 1;
+    } else if (!strcmp(arg, "--no-sets")) {
+      o->sets = 0;
+    } else if (!strcmp(arg, "--no-vars")) {
+      o->vars = 0;
+    } else if (!strcmp(arg, "--word-size")) {
+      if (!has_next || parse_i64(argv[++a], 4, 8, &v) != 0 || (v != 4 && v != 8)) {
+        usage_error("--word-size needs 4 or 8"); goto done;
+      }
+      o->word_size = (int)v;
+    } else if (arg[0] == '-' && arg[1] != '\0') {
+      usage_error("unknown option '%s'", arg);
+      goto done;
+    } else {
+      if (out_index >= 0) {
+        usage_error("more than one output file ('%s', '%s')", argv[out_index], arg);
+        goto done;
+      }
+      out_index = a;
+    }
+  }
+
+  if (!o->kind_given) { usage_error("--type is required"); goto done; }
+  if (o->ndims == 0) { usage_error("--dims is required"); goto done; }
+  if (o->kind == CELL_QUAD && o->ndims != 2) {
+    usage_error("--type quad is 2D: give --dims NX NY"); goto done;
+  }
+  if (o->kind != CELL_QUAD && o->ndims != 3) {
+    usage_error("3D types need --dims NX NY NZ"); goto done;
+  }
+  if (out_index < 0) { usage_error("no output file given"); goto done; }
+  o->out = argv[out_index];
+  if (o->blocks == 0) {
+    o->blocks = o->kind == CELL_MIXED ? 3 : 1;
+    if (o->blocks > o->dims[0]) {
+      usage_error("--type mixed has 3 blocks by default and needs NX >= 3 "
+                  "(or give --blocks)");
+      goto done;
+    }
+  }
+  if (o->blocks > o->dims[0]) {
+    usage_error("--blocks %d exceeds NX = %" PRId64 " (blocks are x slabs)",
+                o->blocks, o->dims[0]);
+    goto done;
+  }
+  if (!o->vars)
+    o->steps = 0;
+
+  /* Title: the options without the output path. */
+  snprintf(o->title, sizeof o->title, "mxn_gen");
+  for (int a = 1; a < argc; a++) {
+    size_t len = strlen(o->title);
+    if (a != out_index && len < sizeof o->title - 1)
+      snprintf(o->title + len, sizeof o->title - len, " %s", argv[a]);
+  }
+  rc = GEN_OK;
+done:
+  return rc;
+}
+
+/* -------------------------------------------------------------- layout */
+
+typedef struct id_map {
+  int64_t n, offset, stride;
+  int shuffle;
+  uint64_t a, c;
+} id_map;
+
+typedef struct layout {
+  int dim;
+  int64_t nx, ny, nz;       /* cells; nz = 1 in 2D */
+  int64_t num_nodes, num_elems;
+  int nblk;
+  int64_t *x0;              /* nblk+1 slab boundaries (cell index in x) */
+  int64_t *elem_off;        /* nblk+1 element offsets E(b) */
+  cell_kind *kind;          /* nblk */
+  id_map node_ids, elem_ids;
+} layout;
+
+static uint64_t gcd_u64(uint64_t a, uint64_t b)
+{
+  while (b != 0) {
+    uint64_t t = a % b;
+    a = b;
+    b = t;
+  }
+  return a;
+}
+
+static void id_map_init(id_map *m, int64_t n, const gen_opts *o)
+{
+  m->n = n;
+  m->offset = o->id_offset;
+  m->stride = o->id_stride;
+  m->shuffle = o->shuffle;
+  m->a = 1;
+  m->c = 0;
+  if (o->shuffle && n > 0) {
+    uint64_t un = (uint64_t)n;
+    uint64_t g = (uint64_t)((double)n * 0.6180339887498949);
+    if (g >= un)            /* cannot happen for n < 2^53; keep G < N anyway */
+      g = un - 1;
+    uint64_t a0 = (g + o->seed % un) % un;
+    uint64_t a = a0 < 1 ? 1 : a0;
+    while (gcd_u64(a, un) != 1)
+      a++;                  /* terminates: gcd(N-1, N) = 1 */
+    m->a = a;
+    m->c = (o->seed % un + un / 2) % un;
+  }
+}
+
+/* gid of every entity in file order; p advances by A mod N, so no
+   multiplication can overflow. */
+static void id_map_fill(const id_map *m, int64_t *gid)
+{
+  uint64_t un = (uint64_t)m->n;
+  uint64_t p = m->shuffle ? m->c : 0;
+  for (int64_t q = 0; q < m->n; q++) {
+    gid[q] = m->offset + 1 + m->stride * (int64_t)p;
+    if (m->shuffle) {
+      p += m->a;
+      if (p >= un)
+        p -= un;
+    } else {
+      p++;
+    }
+  }
+}
+
+/* 0 if ids offset+1 .. offset+1+stride*(n-1) fit below limit. */
+static int id_map_fits(const id_map *m, int64_t limit)
+{
+  if (m->n <= 1)
+    return m->offset < limit;
+  if (m->offset > limit - 1)
+    return 0;
+  return m->stride <= (limit - 1 - m->offset) / (m->n - 1);
+}
+
+static void layout_free(layout *l)
+{
+  free(l->x0);
+  free(l->elem_off);
+  free(l->kind);
+  l->x0 = l->elem_off = NULL;
+  l->kind = NULL;
+}
+
+/* Returns GEN_OK, GEN_USAGE (limits) or GEN_IO (memory). */
+static int layout_init(layout *l, const gen_opts *o)
+{
+  int rc = GEN_IO;
+  const int64_t limit = o->int64 ? INT64_MAX : INT32_MAX;
+
+  memset(l, 0, sizeof *l);
+  l->dim = o->kind == CELL_QUAD ? 2 : 3;
+  l->nx = o->dims[0];
+  l->ny = o->dims[1];
+  l->nz = l->dim == 3 ? o->dims[2] : 1;
+  l->nblk = o->blocks;
+  l->x0 = calloc((size_t)l->nblk + 1, sizeof *l->x0);
+  l->elem_off = calloc((size_t)l->nblk + 1, sizeof *l->elem_off);
+  l->kind = calloc((size_t)l->nblk, sizeof *l->kind);
+  if (!l->x0 || !l->elem_off || !l->kind) {
+    fprintf(stderr, "mxn_gen: out of memory\n");
+    goto done;
+  }
+
+  /* Dimensions are <= INT32_MAX each, so these products fit in int64 as
+     long as each partial product is checked against the limit. */
+  rc = GEN_USAGE;
+  int64_t plane = l->ny * l->nz;                      /* < 2^62 */
+  int64_t nodes_plane = (l->ny + 1) * (l->dim == 3 ? l->nz + 1 : 1);
+  if (nodes_plane > limit / (l->nx + 1)) {
+    fprintf(stderr, "mxn_gen: %s: too many nodes for %s\n", o->out,
+            o->int64 ? "int64" : "a 32-bit file (use --int64)");
+    goto done;
+  }
+  l->num_nodes = nodes_plane * (l->nx + 1);
+  for (int b = 0; b <= l->nblk; b++)
+    l->x0[b] = (int64_t)b * l->nx / l->nblk;
+  for (int b = 0; b < l->nblk; b++) {
+    static const cell_kind mixed[3] = { CELL_HEX, CELL_WEDGE, CELL_TET };
+    l->kind[b] = o->kind == CELL_MIXED ? mixed[b % 3] : o->kind;
+    int64_t cells_x = l->x0[b + 1] - l->x0[b];
+    int nsub = cell_table[l->kind[b]].nsub;
+    int npe = cell_table[l->kind[b]].npe;
+    if (plane > limit / cells_x / nsub / npe
+        || plane * cells_x * nsub > limit - l->elem_off[b]) {
+      fprintf(stderr, "mxn_gen: %s: too many elements for %s\n", o->out,
+              o->int64 ? "int64" : "a 32-bit file (use --int64)");
+      goto done;
+    }
+    l->elem_off[b + 1] = l->elem_off[b] + plane * cells_x * nsub;
+  }
+  l->num_elems = l->elem_off[l->nblk];
+
+  id_map_init(&l->node_ids, l->num_nodes, o);
+  id_map_init(&l->elem_ids, l->num_elems, o);
+  if (!id_map_fits(&l->node_ids, limit) || !id_map_fits(&l->elem_ids, limit)) {
+    fprintf(stderr, "mxn_gen: %s: ids O + 1 + S*(N-1) exceed %s\n", o->out,
+            o->int64 ? "int64" : "2^31-1 (use --int64)");
+    goto done;
+  }
+  rc = GEN_OK;
+done:
+  return rc;
+}
+
+/* ------------------------------------------------------------- writing */
+
+/* Prints "mxn_gen: FILE: <what>: <exodus message>". */
+static void report_ex(const char *path, const char *fmt, ...)
+{
+  const char *msg = NULL, *func = NULL;
+  int err = 0;
+  va_list ap;
+  ex_get_err(&msg, &func, &err);
+  fprintf(stderr, "mxn_gen: %s: ", path);
+  va_start(ap, fmt);
+  vfprintf(stderr, fmt, ap);
+  va_end(ap);
+  fprintf(stderr, " failed");
+  if (msg && msg[0])
+    fprintf(stderr, ": %s", msg);
+  if (err != 0)
+    fprintf(stderr, " (error %d)", err);
+  fputc('\n', stderr);
+}
+
+#define EX_CALL(call, ...)                        \
+  do {                                            \
+    if ((call) < 0) {                             \
+      report_ex(path, __VA_ARGS__);               \
+      goto done;                                  \
+    }                                             \
+  } while (0)
+
+#define ALLOC(ptr, count)                                                  \
+  do {                                                                     \
+    (ptr) = malloc(((size_t)(count) > 0 ? (size_t)(count) : 1) * sizeof *(ptr)); \
+    if (!(ptr)) {                                                          \
+      fprintf(stderr, "mxn_gen: %s: out of memory\n", path);              \
+      goto done;                                                           \
+    }                                                                      \
+  } while (0)
+
+static int64_t node_index(const layout *l, int64_t i, int64_t j, int64_t k)
+{
+  return i + (l->nx + 1) * (j + (l->ny + 1) * k);
+}
+
+/* One side set: the sides lying in a boundary layer of cells, chosen by a
+   corner bit (2 = +y, 4 = +z) and its value (0 = low face, 1 = high). */
+typedef struct side_set_plan {
+  int64_t id;
+  const char *name;
+  int bit, val;
+} side_set_plan;
+
+/* Node sets and side sets, each type in one ex_put_concat_sets call:
+   exodus 6.02's ex_put_set_param defines the entry lists of an int64
+   database as NC_USHORT, which truncates; the concat path types them
+   correctly. */
+static int write_sets(int exoid, const char *path, const layout *l,
+                      const side_set_plan ss[2], const int64_t *node_gid,
+                      const int64_t *elem_gid)
+{
+  int rc = GEN_IO;
+  int64_t ids[2], counts[2], ndf[2], entry_idx[2], df_idx[2];
+  int64_t *entries = NULL, *extra = NULL;
+  double *df = NULL;
+  int64_t nk = l->dim == 3 ? l->nz + 1 : 1;
+  int64_t ns_count = (l->ny + 1) * nk;
+  int64_t n = 0, nd = 0;
+  ex_set_specs spec;
+
+  /* node sets 1 (x = 0) and 2 (x = NX) */
+  ALLOC(entries, 2 * ns_count);
+  ALLOC(df, 2 * ns_count);
+  for (int s = 0; s < 2; s++) {
+    int64_t i = s == 0 ? 0 : l->nx;
+    ids[s] = s + 1;
+    counts[s] = ndf[s] = ns_count;
+    entry_idx[s] = df_idx[s] = n;
+    for (int64_t k = 0; k < nk; k++)
+      for (int64_t j = 0; j <= l->ny; j++) {
+        int64_t q = node_index(l, i, j, k);
+        entries[n] = q + 1;
+        df[n] = 0.5 * (double)node_gid[q];
+        n++;
+      }
+  }
+  spec = (ex_set_specs){ ids, counts, ndf, entry_idx, df_idx, entries, NULL, df };
+  EX_CALL(ex_put_concat_sets(exoid, EX_NODE_SET, &spec), "ex_put_concat_sets (node sets)");
+  free(entries);
+  free(df);
+  entries = NULL;
+  df = NULL;
+
+  /* side sets: count first, then fill in file order */
+  for (int s = 0; s < 2; s++) {
+    counts[s] = ndf[s] = 0;
+    for (int b = 0; b < l->nblk; b++) {
+      face_sides fs = find_face_sides(l->kind[b], ss[s].bit, ss[s].val);
+      int64_t cells_x = l->x0[b + 1] - l->x0[b];
+      int64_t layer = cells_x * (ss[s].bit == 2 ? l->nz : l->ny);
+      counts[s] += layer * fs.count;
+      ndf[s] += layer * fs.nodes;
+    }
+  }
+  ALLOC(entries, counts[0] + counts[1]);
+  ALLOC(extra, counts[0] + counts[1]);
+  ALLOC(df, ndf[0] + ndf[1]);
+  n = nd = 0;
+  for (int s = 0; s < 2; s++) {
+    ids[s] = ss[s].id;
+    entry_idx[s] = n;
+    df_idx[s] = nd;
+    for (int b = 0; b < l->nblk; b++) {
+      const cell_desc *c = &cell_table[l->kind[b]];
+      face_sides fs = find_face_sides(l->kind[b], ss[s].bit, ss[s].val);
+      int64_t cells_x = l->x0[b + 1] - l->x0[b];
+      int64_t jlo = 0, jhi = l->ny, klo = 0, khi = l->nz;
+      if (ss[s].bit == 2) {
+        jlo = ss[s].val ? l->ny - 1 : 0;
+        jhi = jlo + 1;
+      } else {
+        klo = ss[s].val ? l->nz - 1 : 0;
+        khi = klo + 1;
+      }
+      for (int64_t k = klo; k < khi; k++)
+        for (int64_t j = jlo; j < jhi; j++)
+          for (int64_t ci = 0; ci < cells_x; ci++) {
+            int64_t cell = ci + cells_x * (j + l->ny * k);
+            for (int t = 0; t < fs.count; t++) {
+              int64_t e = l->elem_off[b] + cell * c->nsub + fs.sub[t];
+              entries[n] = e + 1;
+              extra[n] = fs.side[t];
+              n++;
+              for (int q = 0; q < c->side_len[fs.side[t] - 1]; q++)
+                df[nd++] = (double)elem_gid[e] + 0.125 * q;
+            }
+          }
+    }
+  }
+  spec = (ex_set_specs){ ids, counts, ndf, entry_idx, df_idx, entries, extra, df };
+  EX_CALL(ex_put_concat_sets(exoid, EX_SIDE_SET, &spec), "ex_put_concat_sets (side sets)");
+  {
+    char *ns_names[2] = { "x_min", "x_max" };
+    char *ss_names[2] = { (char *)ss[0].name, (char *)ss[1].name };
+    EX_CALL(ex_put_names(exoid, EX_NODE_SET, ns_names), "ex_put_names (node sets)");
+    EX_CALL(ex_put_names(exoid, EX_SIDE_SET, ss_names), "ex_put_names (side sets)");
+  }
+  rc = GEN_OK;
+done:
+  free(entries);
+  free(extra);
+  free(df);
+  return rc;
+}
+
+static int write_block_conn(int exoid, const char *path, const layout *l, int b)
+{
+  int rc = GEN_IO;
+  const cell_desc *c = &cell_table[l->kind[b]];
+  int64_t cells_x = l->x0[b + 1] - l->x0[b];
+  int64_t nel = l->elem_off[b + 1] - l->elem_off[b];
+  int64_t *conn = NULL, *out;
+  int64_t corner_off[8];
+  int64_t id = 10 * (int64_t)(b + 1);
+
+  ALLOC(conn, nel * c->npe);
+  for (int q = 0; q < 8; q++)
+    corner_off[q] = node_index(l, q & 1, (q >> 1) & 1, l->dim == 3 ? (q >> 2) & 1 : 0);
+  out = conn;
+  for (int64_t k = 0; k < l->nz; k++)
+    for (int64_t j = 0; j < l->ny; j++)
+      for (int64_t i = l->x0[b]; i < l->x0[b] + cells_x; i++) {
+        int64_t base = node_index(l, i, j, k) + 1;   /* 1-based */
+        for (int s = 0; s < c->nsub; s++)
+          for (int v = 0; v < c->npe; v++)
+            *out++ = base + corner_off[c->conn[s][v]];
+      }
+  EX_CALL(ex_put_conn(exoid, EX_ELEM_BLOCK, id, conn, NULL, NULL),
+          "ex_put_conn (block %" PRId64 ")", id);
+  rc = GEN_OK;
+done:
+  free(conn);
+  return rc;
+}
+
+static int write_info(int exoid, const char *path, const layout *l)
+{
+  int rc = GEN_IO;
+  char lines[6][MAX_LINE_LENGTH + 1];
+  char *ptrs[6];
+  const id_map *maps[2] = { &l->node_ids, &l->elem_ids };
+  const char *what[2] = { "node", "elem" };
+  int n = 0;
+
+  snprintf(lines[n++], sizeof lines[0],
+           "mxn_gen test mesh: every value follows from ids, see mxn_gen --help");
+  snprintf(lines[n++], sizeof lines[0],
+           "gid(q) = O + 1 + S*p(q), q = 0-based file index; p(q) = %s",
+           l->node_ids.shuffle ? "(A*q + C) mod N" : "q");
+  for (int m = 0; m < 2; m++)
+    snprintf(lines[n++], sizeof lines[0],
+             "%s ids: O=%" PRId64 " S=%" PRId64 " A=%" PRIu64 " C=%" PRIu64 " N=%" PRId64,
+             what[m], maps[m]->offset, maps[m]->stride, maps[m]->a, maps[m]->c,
+             maps[m]->n);
+  for (int q = 0; q < n; q++)
+    ptrs[q] = lines[q];
+  EX_CALL(ex_put_info(exoid, n, ptrs), "ex_put_info");
+  rc = GEN_OK;
+done:
+  return rc;
+}
+
+static int write_file(const gen_opts *o, const layout *l)
+{
+  int rc = GEN_IO;
+  const char *path = o->out;
+  int exoid = -1, created = 0;
+  int cpu_ws = 8, io_ws = o->word_size;
+  int64_t *node_gid = NULL, *elem_gid = NULL, *blk_ids = NULL;
+  double *x = NULL, *y = NULL, *z = NULL, *vals = NULL, *vals2 = NULL;
+  char **blk_names = NULL;
+  int *truth = NULL;
+  int64_t max_blk = 0;
+  side_set_plan ss[2] = {
+    { 1, "y_min", 2, 0 },
+    { 2, l->dim == 3 ? "z_max" : "y_max", l->dim == 3 ? 4 : 2, 1 },
+  };
+  int mode = EX_CLOBBER | EX_ALL_INT64_API
+             | (o->int64 ? (EX_ALL_INT64_DB | EX_NETCDF4) : EX_LARGE_MODEL);
+
+  exoid = ex_create(path, mode, &cpu_ws, &io_ws);
+  if (exoid < 0) {
+    report_ex(path, "ex_create");
+    goto done;
+  }
+  created = 1;
+
+  /* --- definitions first: netCDF classic files would otherwise move
+         already-written bulk data on every later redefinition. */
+  ex_init_params par;
+  memset(&par, 0, sizeof par);
+  snprintf(par.title, sizeof par.title, "%s", o->title);
+  par.num_dim = l->dim;
+  par.num_nodes = l->num_nodes;
+  par.num_elem = l->num_elems;
+  par.num_elem_blk = l->nblk;
+  par.num_node_sets = o->sets ? 2 : 0;
+  par.num_side_sets = o->sets ? 2 : 0;
+  EX_CALL(ex_put_init_ext(exoid, &par), "ex_put_init_ext");
+
+  ALLOC(blk_ids, l->nblk);
+  ALLOC(blk_names, l->nblk);
+  for (int b = 0; b < l->nblk; b++)
+    blk_names[b] = NULL;
+  for (int b = 0; b < l->nblk; b++) {
+    const cell_desc *c = &cell_table[l->kind[b]];
+    int64_t nel = l->elem_off[b + 1] - l->elem_off[b];
+    blk_ids[b] = 10 * (int64_t)(b + 1);
+    if (nel > max_blk)
+      max_blk = nel;
+    EX_CALL(ex_put_block(exoid, EX_ELEM_BLOCK, blk_ids[b], c->topology, nel,
+                         c->npe, 0, 0, b == 0 ? 1 : 0),
+            "ex_put_block (block %" PRId64 ")", blk_ids[b]);
+    ALLOC(blk_names[b], MAX_STR_LENGTH + 1);
+    snprintf(blk_names[b], MAX_STR_LENGTH + 1, "block_%" PRId64, blk_ids[b]);
+  }
+  EX_CALL(ex_put_names(exoid, EX_ELEM_BLOCK, blk_names), "ex_put_names (blocks)");
+  {
+    char *attr_names[1] = { "attr_gid" };
+    EX_CALL(ex_put_attr_names(exoid, EX_ELEM_BLOCK, blk_ids[0], attr_names),
+            "ex_put_attr_names (block %" PRId64 ")", blk_ids[0]);
+  }
+
+  if (o->vars) {
+    char *gnames[2] = { "step_index", "time_sq" };
+    char *nnames[2] = { "node_gid_time", "nodal_x" };
+    char *enames[2] = { "elem_gid_time", "elem_block_only" };
+    EX_CALL(ex_put_variable_param(exoid, EX_GLOBAL, 2), "ex_put_variable_param (global)");
+    EX_CALL(ex_put_variable_names(exoid, EX_GLOBAL, 2, gnames), "ex_put_variable_names (global)");
+    EX_CALL(ex_put_variable_param(exoid, EX_NODAL, 2), "ex_put_variable_param (nodal)");
+    EX_CALL(ex_put_variable_names(exoid, EX_NODAL, 2, nnames), "ex_put_variable_names (nodal)");
+    EX_CALL(ex_put_variable_param(exoid, EX_ELEM_BLOCK, 2), "ex_put_variable_param (element)");
+    EX_CALL(ex_put_variable_names(exoid, EX_ELEM_BLOCK, 2, enames), "ex_put_variable_names (element)");
+    ALLOC(truth, 2 * l->nblk);
+    for (int b = 0; b < l->nblk; b++) {
+      truth[2 * b] = 1;
+      truth[2 * b + 1] = b == 0;
+    }
+    EX_CALL(ex_put_truth_table(exoid, EX_ELEM_BLOCK, l->nblk, 2, truth),
+            "ex_put_truth_table");
+  }
+
+  if (write_info(exoid, path, l) != GEN_OK)
+    goto done;
+  {
+    char *cnames[3] = { "x", "y", "z" };
+    EX_CALL(ex_put_coord_names(exoid, cnames), "ex_put_coord_names");
+  }
+
+  /* Sets and id maps define their variables as they write them; the
+     large bulk arrays come only after the last definition. */
+  ALLOC(node_gid, l->num_nodes);
+  ALLOC(elem_gid, l->num_elems);
+  id_map_fill(&l->node_ids, node_gid);
+  id_map_fill(&l->elem_ids, elem_gid);
+  if (o->sets && write_sets(exoid, path, l, ss, node_gid, elem_gid) != GEN_OK)
+    goto done;
+  EX_CALL(ex_put_id_map(exoid, EX_NODE_MAP, node_gid), "ex_put_id_map (nodes)");
+  EX_CALL(ex_put_id_map(exoid, EX_ELEM_MAP, elem_gid), "ex_put_id_map (elements)");
+
+  /* --- bulk data */
+  ALLOC(x, l->num_nodes);
+  ALLOC(y, l->num_nodes);
+  ALLOC(z, l->num_nodes);
+  for (int64_t k = 0, q = 0; k < (l->dim == 3 ? l->nz + 1 : 1); k++)
+    for (int64_t j = 0; j <= l->ny; j++)
+      for (int64_t i = 0; i <= l->nx; i++, q++) {
+        x[q] = (double)i;
+        y[q] = (double)j;
+        z[q] = (double)k;
+      }
+  EX_CALL(ex_put_coord(exoid, x, y, l->dim == 3 ? z : NULL), "ex_put_coord");
+  free(y);
+  free(z);
+  y = z = NULL;
+
+  for (int b = 0; b < l->nblk; b++)
+    if (write_block_conn(exoid, path, l, b) != GEN_OK)
+      goto done;
+
+  {
+    int64_t nel0 = l->elem_off[1];
+    ALLOC(vals, nel0);
+    for (int64_t e = 0; e < nel0; e++)
+      vals[e] = (double)elem_gid[e];
+    EX_CALL(ex_put_attr(exoid, EX_ELEM_BLOCK, blk_ids[0], vals),
+            "ex_put_attr (block %" PRId64 ")", blk_ids[0]);
+    free(vals);
+    vals = NULL;
+  }
+
+  if (o->vars && o->steps > 0) {
+    ALLOC(vals, l->num_nodes > max_blk ? l->num_nodes : max_blk);
+    ALLOC(vals2, max_blk);
+    for (int k = 0; k < o->steps; k++) {
+      int step = k + 1;
+      double t = 0.25 * (k + 1);
+      double frac = 0.0625 * k;
+      double glob[2] = { (double)k, t * t };
+      EX_CALL(ex_put_time(exoid, step, &t), "ex_put_time (step %d)", step);
+      EX_CALL(ex_put_glob_vars(exoid, step, 2, glob), "ex_put_glob_vars (step %d)", step);
+      for (int64_t q = 0; q < l->num_nodes; q++)
+        vals[q] = (double)node_gid[q] + frac;
+      EX_CALL(ex_put_var(exoid, step, EX_NODAL, 1, 1, l->num_nodes, vals),
+              "ex_put_var (node_gid_time, step %d)", step);
+      for (int64_t q = 0; q < l->num_nodes; q++)
+        vals[q] = x[q] + (double)k;
+      EX_CALL(ex_put_var(exoid, step, EX_NODAL, 2, 1, l->num_nodes, vals),
+              "ex_put_var (nodal_x, step %d)", step);
+      for (int b = 0; b < l->nblk; b++) {
+        int64_t e0 = l->elem_off[b], nel = l->elem_off[b + 1] - e0;
+        for (int64_t e = 0; e < nel; e++)
+          vals[e] = -((double)elem_gid[e0 + e] + frac);
+        EX_CALL(ex_put_var(exoid, step, EX_ELEM_BLOCK, 1, blk_ids[b], nel, vals),
+                "ex_put_var (elem_gid_time, block %" PRId64 ", step %d)", blk_ids[b], step);
+        if (b == 0) {
+          for (int64_t e = 0; e < nel; e++)
+            vals2[e] = 2.0 * (double)elem_gid[e0 + e] + frac;
+          EX_CALL(ex_put_var(exoid, step, EX_ELEM_BLOCK, 2, blk_ids[b], nel, vals2),
+                  "ex_put_var (elem_block_only, block %" PRId64 ", step %d)",
+                  blk_ids[b], step);
+        }
+      }
+    }
+  }
+
+  {
+    int id = exoid;
+    exoid = -1;
+    EX_CALL(ex_close(id), "ex_close");
+  }
+  rc = GEN_OK;
+done:
+  if (exoid >= 0)
+    ex_close(exoid);
+  if (rc != GEN_OK && created)
+    unlink(path);
+  if (blk_names)
+    for (int b = 0; b < l->nblk; b++)
+      free(blk_names[b]);
+  free(blk_names);
+  free(blk_ids);
+  free(truth);
+  free(node_gid);
+  free(elem_gid);
+  free(x);
+  free(y);
+  free(z);
+  free(vals);
+  free(vals2);
+  return rc;
+}
+
+int main(int argc, char **argv)
+{
+  gen_opts o;
+  layout l;
+  int rc;
+
+  memset(&l, 0, sizeof l);
+  rc = parse_args(argc, argv, &o);
+  if (rc != GEN_OK) {
+    rc = rc < 0 ? GEN_OK : rc;   /* --help */
+    goto done;
+  }
+  rc = layout_init(&l, &o);
+  if (rc != GEN_OK)
+    goto done;
+  /* Our own messages name the file; keep the library quiet. */
+  ex_opts(EX_DEFAULT);
+  rc = write_file(&o, &l);
+  if (rc == GEN_IO && o.int64) {
+    /* After a failed write, HDF5 1.10's exit handler crashes on the file
+       it could not close; the partial file is already removed, so leave
+       without running exit handlers to keep the exit status. */
+    layout_free(&l);
+    fflush(NULL);
+    _Exit(rc);
+  }
+done:
+  layout_free(&l);
+  return rc;
+}
