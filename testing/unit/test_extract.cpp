@@ -1,0 +1,287 @@
+// Extraction through the minimal cover (core/src/extract.c), checked value
+// by value against the generator's formulas (data/gen/mxn_gen.c: node
+// variable node_gid_time = gid + k/16, nodal_x = x + k, element variable
+// elem_gid_time = -(gid + k/16), elem_block_only = 2 gid + k/16 on the
+// first block, global step_index = k) and against a full read of the
+// original single file.
+#include <algorithm>
+#include <map>
+#include <random>
+#include <set>
+
+#include "mxn/mxn.h"
+#include "test_support.h"
+
+using namespace mxntest;
+
+namespace {
+
+struct Elem {
+  int block;
+  std::vector<int64_t> nodes;  // global node ids
+};
+
+struct Reference {
+  std::map<int64_t, Elem> elems;
+  std::map<int64_t, std::array<double, 3>> coords;
+  std::vector<std::set<int64_t>> node_sets;
+  std::vector<std::set<std::pair<int64_t, int>>> side_sets;
+};
+
+class Extract : public ::testing::Test {
+ protected:
+  static void SetUpTestSuite() {
+    dir_ = tmpdir("extract");
+    mesh_ = generate(dir_, "mesh.e", "--type hex --dims 10 8 6 --blocks 3 --steps 3 --shuffle-ids 5 --id-offset 40");
+    mxn_error_t err;
+    ASSERT_EQ(MXN_OK, mxn_split(mesh_.c_str(), (dir_ + "/spread.e").c_str(), 5, MXN_PART_RCB, nullptr,
+                                nullptr, &err))
+        << err.msg;
+    // The reference: everything of the original single file.
+    mxn_dataset_t *ds = nullptr;
+    mxn_piece_t *pc = nullptr;
+    ASSERT_EQ(MXN_OK, mxn_dataset_create(&ds));
+    ASSERT_EQ(MXN_OK, mxn_dataset_open(ds, mesh_.c_str()));
+    ASSERT_EQ(MXN_OK, mxn_extract(ds, nullptr, nullptr, &pc));
+    const mxn_structure_t *s = mxn_dataset_structure(ds);
+    std::vector<int64_t> local_elem;  // concatenated local -> gid
+    for (int b = 0; b < pc->num_blocks; b++) {
+      int npe = s->blocks[b].nodes_per_elem;
+      for (int64_t k = 0; k < pc->blocks[b].num_elements; k++) {
+        Elem e{b, {}};
+        for (int c = 0; c < npe; c++) e.nodes.push_back(pc->node_ids[pc->blocks[b].conn[k * npe + c]]);
+        ref_.elems[pc->blocks[b].elem_ids[k]] = e;
+        local_elem.push_back(pc->blocks[b].elem_ids[k]);
+      }
+    }
+    for (int64_t i = 0; i < pc->num_nodes; i++)
+      ref_.coords[pc->node_ids[i]] = {pc->coord[0][i], pc->coord[1][i], pc->coord[2][i]};
+    for (int q = 0; q < pc->num_node_sets; q++) {
+      std::set<int64_t> ns;
+      for (int64_t i = 0; i < pc->node_sets[q].n; i++) ns.insert(pc->node_ids[pc->node_sets[q].entries[i]]);
+      ref_.node_sets.push_back(ns);
+    }
+    for (int q = 0; q < pc->num_side_sets; q++) {
+      std::set<std::pair<int64_t, int>> ss;
+      for (int64_t i = 0; i < pc->side_sets[q].n; i++)
+        ss.insert({local_elem[pc->side_sets[q].entries[i]], pc->side_sets[q].sides[i]});
+      ref_.side_sets.push_back(ss);
+    }
+    mxn_piece_destroy(&pc);
+    mxn_dataset_destroy(&ds);
+  }
+
+  void SetUp() override {
+    ASSERT_EQ(MXN_OK, mxn_dataset_create(&ds_));
+    ASSERT_EQ(MXN_OK, mxn_dataset_open(ds_, (dir_ + "/spread.e").c_str())) << mxn_dataset_errmsg(ds_);
+    ASSERT_EQ(5, mxn_dataset_structure(ds_)->num_files);
+  }
+  void TearDown() override { mxn_dataset_destroy(&ds_); }
+
+  std::vector<int64_t> all_elem_ids() const {
+    std::vector<int64_t> v;
+    for (auto &kv : ref_.elems) v.push_back(kv.first);
+    return v;
+  }
+
+  // Check a piece against the reference and the formulas at every step.
+  void check_piece(mxn_piece_t *pc, const std::set<int64_t> &want) {
+    const mxn_structure_t *s = mxn_dataset_structure(ds_);
+    std::set<int64_t> got, nodes_expected;
+    for (int b = 0; b < pc->num_blocks; b++) {
+      const mxn_piece_block_t &pb = pc->blocks[b];
+      int npe = s->blocks[b].nodes_per_elem;
+      for (int64_t k = 0; k < pb.num_elements; k++) {
+        int64_t id = pb.elem_ids[k];
+        if (k > 0) EXPECT_LT(pb.elem_ids[k - 1], id) << "ascending within a block";
+        got.insert(id);
+        auto it = ref_.elems.find(id);
+        ASSERT_NE(it, ref_.elems.end()) << id;
+        EXPECT_EQ(it->second.block, b) << "element " << id;
+        for (int c = 0; c < npe; c++) {
+          int64_t local = pb.conn[k * npe + c];
+          ASSERT_GE(local, 0);
+          ASSERT_LT(local, pc->num_nodes);
+          EXPECT_EQ(it->second.nodes[c], pc->node_ids[local]) << "element " << id << " node " << c;
+          nodes_expected.insert(it->second.nodes[c]);
+        }
+        // attr_gid = gid on the first block
+        if (b == 0) {
+          ASSERT_NE(nullptr, pb.attr);
+          EXPECT_EQ((double)id, pb.attr[k]);
+        }
+      }
+    }
+    EXPECT_EQ(want, got);
+    EXPECT_EQ((int64_t)got.size(), pc->num_elements);
+    ASSERT_EQ((int64_t)nodes_expected.size(), pc->num_nodes) << "exactly the referenced nodes";
+    int64_t i = 0;
+    for (int64_t n : nodes_expected) {
+      ASSERT_EQ(n, pc->node_ids[i]);
+      for (int d = 0; d < 3; d++) EXPECT_EQ(ref_.coords[n][d], pc->coord[d][i]);
+      i++;
+    }
+    // Sets: the reference restricted to the piece.
+    for (int q = 0; q < pc->num_node_sets; q++) {
+      std::set<int64_t> exp, have;
+      for (int64_t n : ref_.node_sets[q])
+        if (nodes_expected.count(n)) exp.insert(n);
+      for (int64_t k = 0; k < pc->node_sets[q].n; k++) {
+        int64_t n = pc->node_ids[pc->node_sets[q].entries[k]];
+        have.insert(n);
+        ASSERT_NE(nullptr, pc->node_sets[q].df);
+        EXPECT_EQ(n / 2.0, pc->node_sets[q].df[k]) << "df = gid/2";
+      }
+      EXPECT_EQ(exp, have) << "node set " << q;
+    }
+    std::vector<int64_t> local_elem;
+    for (int b = 0; b < pc->num_blocks; b++)
+      for (int64_t k = 0; k < pc->blocks[b].num_elements; k++) local_elem.push_back(pc->blocks[b].elem_ids[k]);
+    for (int q = 0; q < pc->num_side_sets; q++) {
+      std::set<std::pair<int64_t, int>> exp, have;
+      for (auto &e : ref_.side_sets[q])
+        if (want.count(e.first)) exp.insert(e);
+      const mxn_piece_set_t &ps = pc->side_sets[q];
+      for (int64_t k = 0; k < ps.n; k++) {
+        int64_t e = local_elem[ps.entries[k]];
+        have.insert({e, ps.sides[k]});
+        ASSERT_NE(nullptr, ps.df_offsets);
+        for (int64_t d = ps.df_offsets[k]; d < ps.df_offsets[k + 1]; d++)
+          EXPECT_EQ(e + (d - ps.df_offsets[k]) / 8.0, ps.df[d]) << "side df = gid + j/8";
+      }
+      EXPECT_EQ(exp, have) << "side set " << q;
+    }
+    // Fields at every step, reusing the plan.
+    for (int t = 0; t < s->num_times; t++) {
+      ASSERT_EQ(MXN_OK, mxn_piece_read_step(ds_, pc, t)) << mxn_dataset_errmsg(ds_);
+      EXPECT_EQ(t, pc->step);
+      EXPECT_EQ((t + 1) / 4.0, pc->time);
+      EXPECT_EQ(t, pc->global_vars[0]);
+      for (int64_t n = 0; n < pc->num_nodes; n++) {
+        EXPECT_EQ(pc->node_ids[n] + t / 16.0, pc->node_vars[0][n]);
+        EXPECT_EQ(pc->coord[0][n] + t, pc->node_vars[1][n]);
+      }
+      for (int b = 0; b < pc->num_blocks; b++) {
+        const mxn_piece_block_t &pb = pc->blocks[b];
+        if (pb.num_elements == 0) continue;
+        ASSERT_NE(nullptr, pb.elem_vars[0]);
+        for (int64_t k = 0; k < pb.num_elements; k++)
+          EXPECT_EQ(-(pb.elem_ids[k] + t / 16.0), pb.elem_vars[0][k]);
+        if (b == 0) {
+          ASSERT_NE(nullptr, pb.elem_vars[1]);
+          for (int64_t k = 0; k < pb.num_elements; k++)
+            EXPECT_EQ(2.0 * pb.elem_ids[k] + t / 16.0, pb.elem_vars[1][k]);
+        } else {
+          EXPECT_EQ(nullptr, pb.elem_vars[1]) << "elem_block_only is not defined on block " << b;
+        }
+      }
+    }
+  }
+
+  static std::string dir_, mesh_;
+  static Reference ref_;
+  mxn_dataset_t *ds_ = nullptr;
+};
+
+std::string Extract::dir_, Extract::mesh_;
+Reference Extract::ref_;
+
+TEST_F(Extract, RandomSubsetsMatchTheOriginalValueByValue) {
+  std::mt19937_64 rng(12345);
+  std::vector<int64_t> ids = all_elem_ids();
+  ASSERT_EQ(480u, ids.size());
+  for (size_t size : {1, 2, 17, 100, 333, 480}) {
+    std::shuffle(ids.begin(), ids.end(), rng);
+    std::set<int64_t> want(ids.begin(), ids.begin() + size);
+    std::vector<int64_t> w(want.begin(), want.end());
+    mxn_idset_t W;
+    ASSERT_EQ(MXN_OK, mxn_idset_from_array(w.data(), (int64_t)w.size(), &W));
+    mxn_piece_t *pc = nullptr;
+    ASSERT_EQ(MXN_OK, mxn_extract(ds_, &W, nullptr, &pc)) << mxn_dataset_errmsg(ds_);
+    check_piece(pc, want);
+    EXPECT_LE(pc->stats.files_in_cover, 5);
+    EXPECT_GE(pc->stats.files_in_cover, 1);
+    mxn_piece_destroy(&pc);
+    mxn_idset_free(&W);
+  }
+}
+
+TEST_F(Extract, FullExtractionIsTheWholeMesh) {
+  mxn_piece_t *pc = nullptr;
+  ASSERT_EQ(MXN_OK, mxn_extract(ds_, nullptr, nullptr, &pc));
+  std::vector<int64_t> ids = all_elem_ids();
+  check_piece(pc, std::set<int64_t>(ids.begin(), ids.end()));
+  EXPECT_EQ(5, pc->stats.files_in_cover);
+  mxn_piece_destroy(&pc);
+}
+
+// One file's elements are covered by that file alone, and reading them
+// costs less than reading everything.
+TEST_F(Extract, OneFilesElementsAreReadFromThatFileOnly) {
+  const mxn_file_domain_t *d = nullptr;
+  ASSERT_EQ(MXN_OK, mxn_dataset_file_domain(ds_, 2, &d));
+  mxn_io_counters_t before = mxn_dataset_counters(ds_);
+  mxn_piece_t *pc = nullptr;
+  ASSERT_EQ(MXN_OK, mxn_extract(ds_, &d->elems, nullptr, &pc));
+  mxn_io_counters_t after = mxn_dataset_counters(ds_);
+  EXPECT_EQ(1, pc->stats.files_in_cover);
+  int64_t part_bytes = after.bytes_read - before.bytes_read;
+  check_piece(pc, std::set<int64_t>(d->elems.ids, d->elems.ids + d->elems.n));
+  mxn_piece_destroy(&pc);
+
+  before = mxn_dataset_counters(ds_);
+  ASSERT_EQ(MXN_OK, mxn_extract(ds_, nullptr, nullptr, &pc));
+  after = mxn_dataset_counters(ds_);
+  int64_t all_bytes = after.bytes_read - before.bytes_read;
+  EXPECT_GT(part_bytes, 0);
+  EXPECT_LT(part_bytes * 2, all_bytes) << "one of five files should cost well under half";
+  EXPECT_GT(after.read_calls, 0);
+  EXPECT_LE(after.files_opened, 5) << "each member opened once";
+  mxn_piece_destroy(&pc);
+}
+
+// Coalescing trades bytes for calls and never changes the values.
+TEST_F(Extract, GapCoalescingKeepsValuesAndCutsCalls) {
+  std::vector<int64_t> ids = all_elem_ids();
+  std::vector<int64_t> w;
+  for (size_t i = 0; i < ids.size(); i += 3) w.push_back(ids[i]);
+  mxn_idset_t W;
+  ASSERT_EQ(MXN_OK, mxn_idset_from_array(w.data(), (int64_t)w.size(), &W));
+  mxn_extract_opts_t o{};
+  int64_t runs[2];
+  for (int g = 0; g < 2; g++) {
+    o.gap = g ? 1000 : 0;
+    mxn_piece_t *pc = nullptr;
+    ASSERT_EQ(MXN_OK, mxn_extract(ds_, &W, &o, &pc));
+    check_piece(pc, std::set<int64_t>(w.begin(), w.end()));
+    runs[g] = pc->stats.elem_runs + pc->stats.node_runs;
+    mxn_piece_destroy(&pc);
+  }
+  EXPECT_LT(runs[1], runs[0]);
+  mxn_idset_free(&W);
+}
+
+TEST_F(Extract, UnknownIdIsAnErrorNamingTheDataset) {
+  int64_t bogus[] = {all_elem_ids()[0], 999999};
+  mxn_idset_t W;
+  ASSERT_EQ(MXN_OK, mxn_idset_from_array(bogus, 2, &W));
+  mxn_piece_t *pc = nullptr;
+  EXPECT_EQ(MXN_ERR_NOTFOUND, mxn_extract(ds_, &W, nullptr, &pc));
+  EXPECT_EQ(nullptr, pc);
+  EXPECT_NE(nullptr, strstr(mxn_dataset_errmsg(ds_), "spread.e.5.0"));
+  EXPECT_NE(nullptr, strstr(mxn_dataset_errmsg(ds_), "999999"));
+  mxn_idset_free(&W);
+}
+
+TEST_F(Extract, EmptyWantGivesAnEmptyPiece) {
+  mxn_idset_t W = MXN_IDSET_INIT;
+  mxn_piece_t *pc = nullptr;
+  ASSERT_EQ(MXN_OK, mxn_extract(ds_, &W, nullptr, &pc));
+  EXPECT_EQ(0, pc->num_elements);
+  EXPECT_EQ(0, pc->num_nodes);
+  EXPECT_EQ(MXN_OK, mxn_piece_read_step(ds_, pc, 0));
+  mxn_piece_destroy(&pc);
+  mxn_piece_destroy(&pc);  // NULL-safe
+}
+
+}  // namespace
