@@ -37,9 +37,10 @@ else
   echo "setup: all ${#packages[@]} Debian packages present"
 fi
 
+mkdir -p "$build"
 echo "setup: configuring and building in $build"
-cmake -S "$here" -B "$build" -DCMAKE_BUILD_TYPE=RelWithDebInfo > "$build.configure.log" 2>&1 ||
-  { cat "$build.configure.log"; echo "setup: cmake configure failed"; exit 1; }
-cmake --build "$build" -j "$jobs" > "$build.build.log" 2>&1 ||
-  { grep -E "error|Error" -A3 "$build.build.log" | head -60; echo "setup: build failed (log: $build.build.log)"; exit 1; }
+cmake -S "$here" -B "$build" -DCMAKE_BUILD_TYPE=RelWithDebInfo > "$build/configure.log" 2>&1 ||
+  { cat "$build/configure.log"; echo "setup: cmake configure failed"; exit 1; }
+cmake --build "$build" -j "$jobs" > "$build/build.log" 2>&1 ||
+  { grep -E "error|Error" -A3 "$build/build.log" | head -60; echo "setup: build failed (log: $build/build.log)"; exit 1; }
 echo "setup: built $build/bin/mxn, $build/bin/mxn_gen and the tests"

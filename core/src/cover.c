@@ -16,6 +16,39 @@ void mxn_cover_free(mxn_cover_t *c) {
   memset(c, 0, sizeof *c);
 }
 
+/* Max-heap of file indices ordered by (hits descending, index ascending),
+ * the greedy rule's order. */
+static int heap_before(const int64_t *hits, int a, int b) {
+  return hits[a] > hits[b] || (hits[a] == hits[b] && a < b);
+}
+
+static void heap_push(int *h, int *n, const int64_t *hits, int j) {
+  int i = (*n)++;
+  h[i] = j;
+  while (i > 0 && heap_before(hits, h[i], h[(i - 1) / 2])) {
+    int p = (i - 1) / 2, t = h[p];
+    h[p] = h[i];
+    h[i] = t;
+    i = p;
+  }
+}
+
+static int heap_pop(int *h, int *n, const int64_t *hits) {
+  int top = h[0];
+  h[0] = h[--(*n)];
+  for (int i = 0;;) {
+    int l = 2 * i + 1, r = l + 1, m = i;
+    if (l < *n && heap_before(hits, h[l], h[m])) m = l;
+    if (r < *n && heap_before(hits, h[r], h[m])) m = r;
+    if (m == i) break;
+    int t = h[m];
+    h[m] = h[i];
+    h[i] = t;
+    i = m;
+  }
+  return top;
+}
+
 int mxn_cover_greedy(const mxn_idset_t *P, const mxn_idset_t *F, int nfiles,
                      mxn_cover_t *out) {
   if (!P || !out || nfiles < 0 || (nfiles > 0 && !F)) return MXN_ERR_ARG;
@@ -26,50 +59,81 @@ int mxn_cover_greedy(const mxn_idset_t *P, const mxn_idset_t *F, int nfiles,
     if (F[j].n < 0 || (F[j].n > 0 && !F[j].ids)) return MXN_ERR_ARG;
   memset(out, 0, sizeof *out);
   int status = MXN_ERR_NOMEM;
-  mxn_idset_t R = MXN_IDSET_INIT;
-  char *chosen = calloc((size_t)nfiles + 1, 1);
-  if (!chosen) goto done;
+  /* Each file's members of P, as positions (MF into F_j, MP into P), found
+   * once; the remnant R is P minus what is marked covered. */
+  int64_t **mf = calloc((size_t)nfiles + 1, sizeof *mf);
+  int64_t **mp = calloc((size_t)nfiles + 1, sizeof *mp);
+  int64_t *hits = calloc((size_t)nfiles + 1, sizeof *hits);
+  int *heap = malloc(((size_t)nfiles + 1) * sizeof *heap);
+  char *covered = calloc((size_t)P->n + 1, 1);
+  if (!mf || !mp || !hits || !heap || !covered) goto done;
   out->parts = calloc((size_t)nfiles + 1, sizeof *out->parts);
   if (!out->parts) goto done;
-  if ((status = mxn_idset_copy(P, &R)) != MXN_OK) goto done;
-
-  while (R.n > 0) {
-    /* |R - F_j| is smallest where |R ∩ F_j| is largest; ties go to the
-     * lowest j so every rank computes the same cover. */
-    int best = -1;
-    int64_t best_hit = 0;
-    for (int j = 0; j < nfiles; j++) {
-      if (chosen[j]) continue;
-      int64_t hit = mxn_idset_intersect_count(&R, &F[j]);
-      if (hit > best_hit) {
-        best_hit = hit;
-        best = j;
-      }
-    }
-    if (best < 0) break; /* what is left is in no file */
-    chosen[best] = 1;
-
-    mxn_cover_part_t *part = &out->parts[out->nparts];
-    part->file = best;
-    /* E_j = R ∩ F_j gives MF_j; E_j ∩ P gives MP_j. */
-    if ((status = mxn_idset_intersect(&F[best], &R, &part->E, &part->mf, NULL)) != MXN_OK)
-      goto done;
-    out->nparts++;
-    mxn_idset_t tmp = MXN_IDSET_INIT;
-    if ((status = mxn_idset_intersect(&part->E, P, &tmp, NULL, &part->mp)) != MXN_OK)
-      goto done;
-    mxn_idset_free(&tmp);
-    mxn_idset_t next = MXN_IDSET_INIT;
-    if ((status = mxn_idset_difference(&R, &part->E, &next)) != MXN_OK) goto done;
-    mxn_idset_free(&R);
-    R = next;
+  int nheap = 0;
+  for (int j = 0; j < nfiles; j++) {
+    mxn_idset_t E = MXN_IDSET_INIT;
+    if ((status = mxn_idset_intersect(&F[j], P, &E, &mf[j], &mp[j])) != MXN_OK) goto done;
+    hits[j] = E.n;
+    mxn_idset_free(&E);
+    if (hits[j] > 0) heap_push(heap, &nheap, hits, j);
   }
-  out->uncovered = R;
-  R = (mxn_idset_t)MXN_IDSET_INIT;
+
+  /* Lazy greedy: |R ∩ F_j| only shrinks as R does, so a stored count is
+   * an upper bound. The top of the heap (most hits, lowest j on ties) is
+   * the file the plain greedy rule picks once its count is brought up to
+   * date and still on top; otherwise it goes back with its true count. */
+  while (nheap > 0) {
+    int j = heap_pop(heap, &nheap, hits);
+    int64_t now = 0;
+    for (int64_t k = 0; k < hits[j]; k++) now += !covered[mp[j][k]];
+    if (now == 0) continue;
+    if (now < hits[j]) {
+      /* Compact to the still uncovered members, then re-queue. */
+      int64_t m = 0;
+      for (int64_t k = 0; k < hits[j]; k++)
+        if (!covered[mp[j][k]]) {
+          mf[j][m] = mf[j][k];
+          mp[j][m] = mp[j][k];
+          m++;
+        }
+      hits[j] = m;
+      heap_push(heap, &nheap, hits, j);
+      continue;
+    }
+    mxn_cover_part_t *part = &out->parts[out->nparts++];
+    part->file = j;
+    part->E.n = now;
+    part->E.ids = malloc((size_t)now * sizeof *part->E.ids);
+    if (!part->E.ids) goto done;
+    for (int64_t k = 0; k < now; k++) {
+      part->E.ids[k] = P->ids[mp[j][k]];
+      covered[mp[j][k]] = 1;
+    }
+    part->mf = mf[j];
+    part->mp = mp[j];
+    mf[j] = mp[j] = NULL;
+  }
+  {
+    int64_t left = 0;
+    for (int64_t i = 0; i < P->n; i++) left += !covered[i];
+    if (left > 0) {
+      out->uncovered.ids = malloc((size_t)left * sizeof *out->uncovered.ids);
+      if (!out->uncovered.ids) goto done;
+      for (int64_t i = 0; i < P->n; i++)
+        if (!covered[i]) out->uncovered.ids[out->uncovered.n++] = P->ids[i];
+    }
+  }
   status = MXN_OK;
 done:
-  mxn_idset_free(&R);
-  free(chosen);
+  if (mf)
+    for (int j = 0; j < nfiles; j++) free(mf[j]);
+  if (mp)
+    for (int j = 0; j < nfiles; j++) free(mp[j]);
+  free(mf);
+  free(mp);
+  free(hits);
+  free(heap);
+  free(covered);
   if (status != MXN_OK) mxn_cover_free(out);
   return status;
 }

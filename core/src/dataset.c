@@ -9,6 +9,7 @@
 #include <math.h>
 #include <netcdf.h>
 #include <stdio.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 
 /* ---------- small helpers ---------- */
@@ -213,6 +214,56 @@ static void close_lru(mxn_dataset_t *ds) {
   }
 }
 
+/* netCDF-3 reads past the end of a file as zeros, so a cut-off copy would
+ * pass for valid data: require at least the bytes its header declares for
+ * the variables (the header itself is not counted, so this is a lower bound).
+ * netCDF-4 files need no check: HDF5 refuses truncated files on open. */
+static int check_not_truncated(mxn_dataset_t *ds, const char *path, int ncid,
+                               int64_t file_size) {
+  int fmt = 0, nvars = 0, unlim = -1;
+  if (nc_inq_format(ncid, &fmt) != NC_NOERR) return MXN_OK;
+  if (fmt != NC_FORMAT_CLASSIC && fmt != NC_FORMAT_64BIT_OFFSET
+#ifdef NC_FORMAT_CDF5
+      && fmt != NC_FORMAT_CDF5
+#endif
+  )
+    return MXN_OK;
+  size_t nrec = 0;
+  if (nc_inq_nvars(ncid, &nvars) != NC_NOERR) return MXN_OK;
+  if (nc_inq_unlimdim(ncid, &unlim) == NC_NOERR && unlim >= 0)
+    nc_inq_dimlen(ncid, unlim, &nrec);
+  int64_t fixed = 0, per_rec = 0;
+  for (int v = 0; v < nvars; v++) {
+    nc_type t;
+    int nd = 0, dims[NC_MAX_VAR_DIMS];
+    size_t tsize = 0, len = 0;
+    if (nc_inq_var(ncid, v, NULL, &t, &nd, dims, NULL) != NC_NOERR ||
+        nc_inq_type(ncid, t, NULL, &tsize) != NC_NOERR)
+      return MXN_OK;
+    int64_t bytes = (int64_t)tsize;
+    int is_rec = 0;
+    for (int d = 0; d < nd; d++) {
+      if (dims[d] == unlim) {
+        is_rec = 1;
+        continue;
+      }
+      if (nc_inq_dimlen(ncid, dims[d], &len) != NC_NOERR) return MXN_OK;
+      bytes *= (int64_t)len;
+    }
+    if (is_rec)
+      per_rec += bytes;
+    else
+      fixed += bytes;
+  }
+  int64_t need = fixed + per_rec * (int64_t)nrec;
+  if (file_size < need)
+    return MXN_DS_ERR(ds, MXN_ERR_FORMAT,
+                      "%s: truncated: the file has %lld bytes but its netCDF "
+                      "header declares at least %lld bytes of data",
+                      path, (long long)file_size, (long long)need);
+  return MXN_OK;
+}
+
 int mxn__file_exoid(mxn_dataset_t *ds, int j, int *exoid) {
   mxn__file_t *f = &ds->files[j];
   f->last_use = ++ds->use_clock;
@@ -220,7 +271,7 @@ int mxn__file_exoid(mxn_dataset_t *ds, int j, int *exoid) {
     *exoid = f->exoid;
     return MXN_OK;
   }
-  if (ds->open_count >= MXN__MAX_OPEN_FILES) close_lru(ds);
+  if (ds->open_count >= ds->max_open) close_lru(ds);
   struct stat st;
   if (stat(f->path, &st) != 0)
     return MXN_DS_ERR(ds, MXN_ERR_IO, "%s: cannot open: %s", f->path,
@@ -233,7 +284,20 @@ int mxn__file_exoid(mxn_dataset_t *ds, int j, int *exoid) {
   if (!probe)
     return MXN_DS_ERR(ds, MXN_ERR_IO, "%s: cannot open: %s", f->path,
                       strerror(errno));
+  char magic[4] = {0};
+  size_t got = fread(magic, 1, sizeof magic, probe);
   fclose(probe);
+  /* ex_open prints to stderr when a file that looks like HDF5 fails to
+   * open; the core never prints, so let netCDF try such files first. */
+  if (got == sizeof magic && memcmp(magic, "\211HDF", 4) == 0) {
+    int ncid, rc = nc_open(f->path, NC_NOWRITE, &ncid);
+    if (rc != NC_NOERR)
+      return MXN_DS_ERR(ds, MXN_ERR_FORMAT,
+                        "%s: not a readable Exodus II file (netCDF-4/HDF5 "
+                        "open failed: %s; truncated?)",
+                        f->path, nc_strerror(rc));
+    nc_close(ncid);
+  }
   int cpu_ws = 8, io_ws = 0;
   float version = 0;
   int id = ex_open(f->path, EX_READ, &cpu_ws, &io_ws, &version);
@@ -242,6 +306,11 @@ int mxn__file_exoid(mxn_dataset_t *ds, int j, int *exoid) {
                       "%s: not a readable Exodus II file (netCDF open failed; "
                       "truncated or another format?)",
                       f->path);
+  int status = check_not_truncated(ds, f->path, id, (int64_t)st.st_size);
+  if (status != MXN_OK) {
+    ex_close(id);
+    return status;
+  }
   /* All ids and counts come back as int64_t, whatever the file stores. */
   ex_set_int64_status(id, EX_ALL_INT64_API);
   f->exoid = id;
@@ -253,9 +322,9 @@ int mxn__file_exoid(mxn_dataset_t *ds, int j, int *exoid) {
 
 /* ---------- structure ---------- */
 
-static int find_block(const mxn_structure_t *s, int64_t id) {
-  for (int b = 0; b < s->num_blocks; b++)
-    if (s->blocks[b].id == id) return b;
+static int find_block(const mxn_block_info_t *blocks, int n, int64_t id) {
+  for (int b = 0; b < n; b++)
+    if (blocks[b].id == id) return b;
   return -1;
 }
 
@@ -360,13 +429,180 @@ done:
   return status;
 }
 
+/* Where the structure keeps the sets / numbered maps of a kind. */
+static mxn_set_info_t **set_list(mxn_structure_t *s, int sk) {
+  switch (sk) {
+    case MXN__NSET: return &s->node_sets;
+    case MXN__SSET: return &s->side_sets;
+    case MXN__ESET: return &s->edge_sets;
+    case MXN__FSET: return &s->face_sets;
+    default: return &s->elem_sets;
+  }
+}
+static int *set_count(mxn_structure_t *s, int sk) {
+  switch (sk) {
+    case MXN__NSET: return &s->num_node_sets;
+    case MXN__SSET: return &s->num_side_sets;
+    case MXN__ESET: return &s->num_edge_sets;
+    case MXN__FSET: return &s->num_face_sets;
+    default: return &s->num_elem_sets;
+  }
+}
+static mxn_map_info_t **map_list(mxn_structure_t *s, int e) {
+  return e == MXN__ELEM ? &s->elem_maps
+         : e == MXN__EDGE ? &s->edge_maps
+         : e == MXN__FACE ? &s->face_maps
+                          : &s->node_maps;
+}
+static int *map_count(mxn_structure_t *s, int e) {
+  return e == MXN__ELEM ? &s->num_elem_maps
+         : e == MXN__EDGE ? &s->num_edge_maps
+         : e == MXN__FACE ? &s->num_face_maps
+                          : &s->num_node_maps;
+}
+
+/* Member j's truth table of `nobj` blocks or sets by `nvars` variables.
+ * A member that stores none of the variables (one without entities of the
+ * kind, see merge_vars) gets an all-zero table. */
+static int read_truth(mxn_dataset_t *ds, int j, int exoid, ex_entity_type t, int nobj,
+                      int nvars, int **out, const char *what) {
+  int status = MXN_OK, nfile = 0;
+  *out = NULL;
+  if (nobj <= 0 || nvars <= 0) return MXN_OK;
+  MXN_ALLOC(*out, (int64_t)nobj * nvars);
+  if (ex_get_variable_param(exoid, t, &nfile) < 0 || nfile == 0) return MXN_OK;
+  if (ex_get_truth_table(exoid, t, nobj, nvars, *out) < 0)
+    status = MXN_DS_ERR(ds, MXN_ERR_FORMAT, "%s: cannot read the %s variable truth table",
+                        ds->files[j].path, what);
+done:
+  return status;
+}
+
+/* Member j's blocks of kind k (`nblk` of them): union over members by id,
+ * type and sizes checked for agreement. */
+static int read_member_blocks(mxn_dataset_t *ds, int j, int exoid, int k, int64_t nblk) {
+  mxn_structure_t *s = &ds->s;
+  mxn__file_t *f = &ds->files[j];
+  mxn__blocks_t *kb = &f->kb[k];
+  const char *what = mxn__blk_what[k];
+  ex_entity_type t = mxn__blk_type[k];
+  mxn_block_info_t **sb = k == MXN__ELEM ? &s->blocks
+                          : k == MXN__EDGE ? &s->edge_blocks
+                                           : &s->face_blocks;
+  int *nsb = k == MXN__ELEM ? &s->num_blocks
+             : k == MXN__EDGE ? &s->num_edge_blocks
+                              : &s->num_face_blocks;
+  int status = MXN_OK;
+  int64_t *ids = NULL;
+  char(*names)[MXN_NAME_LEN] = NULL;
+  char **ap = NULL;
+  kb->nblk = (int)nblk;
+  MXN_ALLOC(ids, kb->nblk);
+  MXN_ALLOC(names, kb->nblk);
+  MXN_ALLOC(kb->blk_of_file, kb->nblk);
+  if (kb->nblk > 0) {
+    if (ex_get_ids(exoid, t, ids) < 0) {
+      status = MXN_DS_ERR(ds, MXN_ERR_FORMAT, "%s: cannot read %s block ids", f->path, what);
+      goto done;
+    }
+    MXN_CHECK(read_names(ds, exoid, t, kb->nblk, names, 0));
+  }
+  for (int q = 0; q < kb->nblk; q++) {
+    ex_block blk;
+    memset(&blk, 0, sizeof blk);
+    blk.id = ids[q];
+    blk.type = t;
+    if (ex_get_block_param(exoid, &blk) < 0) {
+      status = MXN_DS_ERR(ds, MXN_ERR_FORMAT, "%s: %s block %lld: cannot read its parameters",
+                          f->path, what, (long long)ids[q]);
+      goto done;
+    }
+    if (blk.num_entry < 0 || blk.num_nodes_per_entry < 0 || blk.num_attribute < 0 ||
+        blk.num_edges_per_entry < 0 || blk.num_faces_per_entry < 0) {
+      status = MXN_DS_ERR(ds, MXN_ERR_FORMAT, "%s: %s block %lld: negative sizes",
+                          f->path, what, (long long)ids[q]);
+      goto done;
+    }
+    clean_name(blk.topology, sizeof blk.topology);
+    if (strncasecmp(blk.topology, "NSIDED", 6) == 0 ||
+        strncasecmp(blk.topology, "NFACED", 6) == 0) {
+      status = MXN_DS_ERR(ds, MXN_ERR_UNSUPPORTED,
+                          "%s: %s block %lld: polyhedral/polygonal (%s) blocks are "
+                          "not supported yet",
+                          f->path, what, (long long)ids[q], blk.topology);
+      goto done;
+    }
+    if (blk.num_entry > 0 && blk.num_nodes_per_entry == 0) {
+      status = MXN_DS_ERR(ds, MXN_ERR_FORMAT,
+                          "%s: %s block %lld: %lld entries of type '%s' with 0 nodes each",
+                          f->path, what, (long long)ids[q], (long long)blk.num_entry,
+                          blk.topology);
+      goto done;
+    }
+    int b = find_block(*sb, *nsb, blk.id);
+    if (b < 0) {
+      MXN_CHECK(grow((void **)sb, sizeof **sb, *nsb));
+      b = (*nsb)++;
+      mxn_block_info_t *bi = &(*sb)[b];
+      bi->id = blk.id;
+      snprintf(bi->name, sizeof bi->name, "%s", names[q]);
+    }
+    mxn_block_info_t *bi = &(*sb)[b];
+    if (blk.num_entry > 0) {
+      int known = bi->nodes_per_elem > 0 || bi->type[0] != '\0';
+      if (known && (bi->nodes_per_elem != blk.num_nodes_per_entry ||
+                    strcasecmp(bi->type, blk.topology) != 0 ||
+                    bi->num_attr != blk.num_attribute ||
+                    bi->edges_per_elem != blk.num_edges_per_entry ||
+                    bi->faces_per_elem != blk.num_faces_per_entry)) {
+        status = MXN_DS_ERR(ds, MXN_ERR_INCONSISTENT,
+                            "%s: %s block %lld is %s with %lld nodes, %lld edges, %lld "
+                            "faces and %lld attributes, elsewhere %s with %d, %d, %d "
+                            "and %d: members of different datasets?",
+                            f->path, what, (long long)blk.id, blk.topology,
+                            (long long)blk.num_nodes_per_entry,
+                            (long long)blk.num_edges_per_entry,
+                            (long long)blk.num_faces_per_entry,
+                            (long long)blk.num_attribute, bi->type, bi->nodes_per_elem,
+                            bi->edges_per_elem, bi->faces_per_elem, bi->num_attr);
+        goto done;
+      }
+      if (!known) {
+        snprintf(bi->type, sizeof bi->type, "%s", blk.topology);
+        bi->nodes_per_elem = (int)blk.num_nodes_per_entry;
+        bi->edges_per_elem = (int)blk.num_edges_per_entry;
+        bi->faces_per_elem = (int)blk.num_faces_per_entry;
+        bi->num_attr = (int)blk.num_attribute;
+        if (bi->num_attr > 0) {
+          MXN_ALLOC(bi->attr_names, bi->num_attr);
+          MXN_ALLOC(ap, bi->num_attr);
+          for (int a = 0; a < bi->num_attr; a++) ap[a] = bi->attr_names[a];
+          /* Unnamed attributes are legal. */
+          if (ex_get_attr_names(exoid, t, blk.id, ap) < 0)
+            for (int a = 0; a < bi->num_attr; a++) bi->attr_names[a][0] = '\0';
+          for (int a = 0; a < bi->num_attr; a++) clean_name(bi->attr_names[a], MXN_NAME_LEN);
+          free(ap);
+          ap = NULL;
+        }
+      }
+      if (bi->name[0] == '\0') snprintf(bi->name, sizeof bi->name, "%s", names[q]);
+    }
+    bi->num_elements += blk.num_entry;
+    kb->blk_of_file[q] = b;
+  }
+done:
+  free(ids);
+  free(names);
+  free(ap);
+  return status;
+}
+
 static int read_member_structure(mxn_dataset_t *ds, int j) {
   mxn_structure_t *s = &ds->s;
   mxn__file_t *f = &ds->files[j];
   int status = MXN_OK, exoid;
   int64_t *ids = NULL;
   char(*names)[MXN_NAME_LEN] = NULL;
-  int *truth = NULL;
   double *times = NULL;
   MXN_CHECK(mxn__file_exoid(ds, j, &exoid));
 
@@ -386,7 +622,9 @@ static int read_member_structure(mxn_dataset_t *ds, int j) {
     goto done;
   }
   f->num_nodes = p.num_nodes;
-  f->num_elems = p.num_elem;
+  f->kb[MXN__ELEM].num = p.num_elem;
+  f->kb[MXN__EDGE].num = p.num_edge;
+  f->kb[MXN__FACE].num = p.num_face;
   if (j == 0) {
     s->num_dim = (int)p.num_dim;
     snprintf(s->title, sizeof s->title, "%s", p.title);
@@ -407,11 +645,13 @@ static int read_member_structure(mxn_dataset_t *ds, int j) {
   }
   s->num_nodes_sum += p.num_nodes;
   s->num_elements_sum += p.num_elem;
-  if (p.num_edge_blk > s->num_edge_blocks) s->num_edge_blocks = (int)p.num_edge_blk;
-  if (p.num_face_blk > s->num_face_blocks) s->num_face_blocks = (int)p.num_face_blk;
-  if (p.num_edge_sets > s->num_edge_sets) s->num_edge_sets = (int)p.num_edge_sets;
-  if (p.num_face_sets > s->num_face_sets) s->num_face_sets = (int)p.num_face_sets;
-  if (p.num_elem_sets > s->num_elem_sets) s->num_elem_sets = (int)p.num_elem_sets;
+  s->num_edges_sum += p.num_edge;
+  s->num_faces_sum += p.num_face;
+  if (p.num_edge < 0 || p.num_face < 0 || p.num_edge_blk < 0 || p.num_face_blk < 0) {
+    status = MXN_DS_ERR(ds, MXN_ERR_FORMAT, "%s: invalid header (negative edge/face counts)",
+                        f->path);
+    goto done;
+  }
   if (ex_int64_status(exoid) & EX_IDS_INT64_DB) s->int64_ids = 1;
 
   /* Nemesis global counts tie the members of one decomposition together. */
@@ -446,149 +686,75 @@ static int read_member_structure(mxn_dataset_t *ds, int j) {
     }
   }
 
-  /* Element blocks: union over members, checked for agreement. */
-  f->nblk = (int)p.num_elem_blk;
-  MXN_ALLOC(ids, f->nblk);
-  MXN_ALLOC(names, f->nblk);
-  MXN_ALLOC(f->blk_of_file, f->nblk);
-  if (f->nblk > 0) {
-    if (ex_get_ids(exoid, EX_ELEM_BLOCK, ids) < 0) {
-      status = MXN_DS_ERR(ds, MXN_ERR_FORMAT, "%s: cannot read element block ids",
-                          f->path);
-      goto done;
-    }
-    MXN_CHECK(read_names(ds, exoid, EX_ELEM_BLOCK, f->nblk, names, 0));
-  }
-  for (int k = 0; k < f->nblk; k++) {
-    ex_block blk;
-    memset(&blk, 0, sizeof blk);
-    blk.id = ids[k];
-    blk.type = EX_ELEM_BLOCK;
-    if (ex_get_block_param(exoid, &blk) < 0) {
-      status = MXN_DS_ERR(ds, MXN_ERR_FORMAT, "%s: block %lld: cannot read its parameters",
-                          f->path, (long long)ids[k]);
-      goto done;
-    }
-    if (blk.num_entry < 0 || blk.num_nodes_per_entry < 0 || blk.num_attribute < 0) {
-      status = MXN_DS_ERR(ds, MXN_ERR_FORMAT, "%s: block %lld: negative sizes",
-                          f->path, (long long)ids[k]);
-      goto done;
-    }
-    clean_name(blk.topology, sizeof blk.topology);
-    if (blk.num_entry > 0 && blk.num_nodes_per_entry == 0 &&
-        strncasecmp(blk.topology, "NFACED", 6) != 0) {
-      status = MXN_DS_ERR(ds, MXN_ERR_FORMAT,
-                          "%s: block %lld: %lld elements of type '%s' with 0 nodes each",
-                          f->path, (long long)ids[k], (long long)blk.num_entry,
-                          blk.topology);
-      goto done;
-    }
-    if (strncasecmp(blk.topology, "NSIDED", 6) == 0 ||
-        strncasecmp(blk.topology, "NFACED", 6) == 0) {
-      status = MXN_DS_ERR(ds, MXN_ERR_UNSUPPORTED,
-                          "%s: block %lld: polyhedral/polygonal (%s) blocks are "
-                          "not supported yet",
-                          f->path, (long long)ids[k], blk.topology);
-      goto done;
-    }
-    int b = find_block(s, blk.id);
-    if (b < 0) {
-      MXN_CHECK(grow((void **)&s->blocks, sizeof *s->blocks, s->num_blocks));
-      b = s->num_blocks++;
-      mxn_block_info_t *bi = &s->blocks[b];
-      bi->id = blk.id;
-      snprintf(bi->name, sizeof bi->name, "%s", names[k]);
-    }
-    mxn_block_info_t *bi = &s->blocks[b];
-    int empty = blk.num_entry == 0;
-    if (!empty) {
-      int known = bi->nodes_per_elem > 0 || bi->type[0] != '\0';
-      if (known && (bi->nodes_per_elem != blk.num_nodes_per_entry ||
-                    strcasecmp(bi->type, blk.topology) != 0 ||
-                    bi->num_attr != blk.num_attribute)) {
-        status = MXN_DS_ERR(ds, MXN_ERR_INCONSISTENT,
-                            "%s: block %lld is %s with %lld nodes and %lld "
-                            "attributes, elsewhere %s with %d and %d: members "
-                            "of different datasets?",
-                            f->path, (long long)blk.id, blk.topology,
-                            (long long)blk.num_nodes_per_entry,
-                            (long long)blk.num_attribute, bi->type,
-                            bi->nodes_per_elem, bi->num_attr);
-        goto done;
-      }
-      if (!known) {
-        snprintf(bi->type, sizeof bi->type, "%s", blk.topology);
-        bi->nodes_per_elem = (int)blk.num_nodes_per_entry;
-        bi->num_attr = (int)blk.num_attribute;
-        if (bi->num_attr > 0) {
-          MXN_ALLOC(bi->attr_names, bi->num_attr);
-          char **ap = NULL;
-          MXN_ALLOC(ap, bi->num_attr);
-          for (int a = 0; a < bi->num_attr; a++) ap[a] = bi->attr_names[a];
-          if (ex_get_attr_names(exoid, EX_ELEM_BLOCK, blk.id, ap) < 0)
-            for (int a = 0; a < bi->num_attr; a++) bi->attr_names[a][0] = '\0';
-          for (int a = 0; a < bi->num_attr; a++)
-            clean_name(bi->attr_names[a], MXN_NAME_LEN);
-          free(ap);
-        }
-      }
-      if (bi->name[0] == '\0') snprintf(bi->name, sizeof bi->name, "%s", names[k]);
-    }
-    bi->num_elements += blk.num_entry;
-    f->blk_of_file[k] = b;
-  }
-  free(ids);
-  ids = NULL;
-  free(names);
-  names = NULL;
+  /* Element, edge and face blocks: union over members, checked for agreement. */
+  MXN_CHECK(read_member_blocks(ds, j, exoid, MXN__ELEM, p.num_elem_blk));
+  MXN_CHECK(read_member_blocks(ds, j, exoid, MXN__EDGE, p.num_edge_blk));
+  MXN_CHECK(read_member_blocks(ds, j, exoid, MXN__FACE, p.num_face_blk));
 
-  /* Node sets and side sets. */
-  for (int pass = 0; pass < 2; pass++) {
-    ex_entity_type t = pass == 0 ? EX_NODE_SET : EX_SIDE_SET;
-    int n = (int)(pass == 0 ? p.num_node_sets : p.num_side_sets);
-    mxn_set_info_t **sets = pass == 0 ? &s->node_sets : &s->side_sets;
-    int *nsets = pass == 0 ? &s->num_node_sets : &s->num_side_sets;
+  /* Sets of every kind: union over members by id. */
+  int64_t set_entries[MXN__NSK] = {0};
+  const int64_t nsets_of[MXN__NSK] = {p.num_node_sets, p.num_side_sets, p.num_edge_sets,
+                                      p.num_face_sets, p.num_elem_sets};
+  for (int sk = 0; sk < MXN__NSK; sk++) {
+    ex_entity_type t = mxn__set_type[sk];
+    int n = (int)nsets_of[sk];
+    mxn_set_info_t **sets = set_list(s, sk);
+    int *nsets = set_count(s, sk);
+    mxn__sets_t *fs = &f->sk[sk];
     if (n <= 0) continue;
-    MXN_ALLOC(ids, n);
+    fs->nfile = n;
+    MXN_ALLOC(fs->ids, n);
     MXN_ALLOC(names, n);
-    if (ex_get_ids(exoid, t, ids) < 0) {
-      status = MXN_DS_ERR(ds, MXN_ERR_FORMAT, "%s: cannot read %s set ids", f->path,
-                          pass == 0 ? "node" : "side");
+    if (ex_get_ids(exoid, t, fs->ids) < 0) {
+      status = MXN_DS_ERR(ds, MXN_ERR_FORMAT, "%s: cannot read %s ids", f->path,
+                          mxn__set_what[sk]);
       goto done;
     }
     MXN_CHECK(read_names(ds, exoid, t, n, names, 0));
     for (int k = 0; k < n; k++) {
       int64_t cnt = 0, ndf = 0;
-      if (ex_get_set_param(exoid, t, ids[k], &cnt, &ndf) < 0) {
-        status = MXN_DS_ERR(ds, MXN_ERR_FORMAT, "%s: %s set %lld: cannot read its size",
-                            f->path, pass == 0 ? "node" : "side", (long long)ids[k]);
+      if (ex_get_set_param(exoid, t, fs->ids[k], &cnt, &ndf) < 0) {
+        status = MXN_DS_ERR(ds, MXN_ERR_FORMAT, "%s: %s %lld: cannot read its size",
+                            f->path, mxn__set_what[sk], (long long)fs->ids[k]);
         goto done;
       }
-      int q = find_set(*sets, *nsets, ids[k]);
+      int q = find_set(*sets, *nsets, fs->ids[k]);
       if (q < 0) {
         MXN_CHECK(grow((void **)sets, sizeof **sets, *nsets));
         q = (*nsets)++;
-        (*sets)[q].id = ids[k];
+        (*sets)[q].id = fs->ids[k];
         snprintf((*sets)[q].name, MXN_NAME_LEN, "%s", names[k]);
       }
       if ((*sets)[q].name[0] == '\0')
         snprintf((*sets)[q].name, MXN_NAME_LEN, "%s", names[k]);
       (*sets)[q].num_entries += cnt;
       if (ndf > 0) (*sets)[q].has_df = 1;
+      set_entries[sk] += cnt;
     }
-    free(ids);
-    ids = NULL;
     free(names);
     names = NULL;
   }
 
   /* Variables must agree across members. */
   MXN_CHECK(merge_vars(ds, j, exoid, EX_NODAL, &s->num_node_vars, &s->node_var_names, "nodal",
-                       p.num_nodes == 0, &ds->vars_from[0]));
+                       p.num_nodes == 0, &ds->vars_from[MXN__V_NODAL]));
   MXN_CHECK(merge_vars(ds, j, exoid, EX_ELEM_BLOCK, &s->num_elem_vars, &s->elem_var_names,
-                       "element", p.num_elem == 0, &ds->vars_from[1]));
+                       "element", p.num_elem == 0, &ds->vars_from[MXN__V_ELEM]));
   MXN_CHECK(merge_vars(ds, j, exoid, EX_GLOBAL, &s->num_global_vars, &s->global_var_names,
-                       "global", 0, &ds->vars_from[2]));
+                       "global", 0, &ds->vars_from[MXN__V_GLOBAL]));
+  if (p.num_edge_blk > 0)
+    MXN_CHECK(merge_vars(ds, j, exoid, EX_EDGE_BLOCK, &s->edge_vars.num, &s->edge_vars.names,
+                         "edge", p.num_edge == 0, &ds->vars_from[MXN__V_EDGE]));
+  if (p.num_face_blk > 0)
+    MXN_CHECK(merge_vars(ds, j, exoid, EX_FACE_BLOCK, &s->face_vars.num, &s->face_vars.names,
+                         "face", p.num_face == 0, &ds->vars_from[MXN__V_FACE]));
+  for (int sk = 0; sk < MXN__NSK; sk++) {
+    mxn_var_list_t *vl = (mxn_var_list_t *)mxn__svars(s, sk);
+    if (nsets_of[sk] > 0)
+      MXN_CHECK(merge_vars(ds, j, exoid, mxn__set_type[sk], &vl->num, &vl->names,
+                           mxn__set_what[sk], set_entries[sk] == 0,
+                           &ds->vars_from[MXN__V_SET0 + sk]));
+  }
 
   /* Time steps must agree too. */
   int nt = (int)ex_inquire_int(exoid, EX_INQ_TIME);
@@ -620,42 +786,65 @@ static int read_member_structure(mxn_dataset_t *ds, int j) {
       }
   }
 
-  /* Which element variables this member stores on which of its blocks. */
-  if (s->num_elem_vars > 0 && f->nblk > 0) {
-    MXN_ALLOC(truth, (int64_t)f->nblk * s->num_elem_vars);
-    if (ex_get_truth_table(exoid, EX_ELEM_BLOCK, f->nblk, s->num_elem_vars, truth) < 0) {
-      status = MXN_DS_ERR(ds, MXN_ERR_FORMAT, "%s: cannot read the element variable truth table",
-                          f->path);
+  /* Which variables this member stores on which of its blocks and sets
+   * (indexed by file block/set for now; remapped by index_members). */
+  for (int k = 0; k < MXN__NBK; k++) {
+    mxn_var_list_t vl = mxn__bvars(s, k);
+    MXN_CHECK(read_truth(ds, j, exoid, mxn__blk_type[k], f->kb[k].nblk, vl.num,
+                         &f->kb[k].truth, mxn__blk_what[k]));
+  }
+  for (int sk = 0; sk < MXN__NSK; sk++)
+    MXN_CHECK(read_truth(ds, j, exoid, mxn__set_type[sk], f->sk[sk].nfile,
+                         mxn__svars(s, sk)->num, &f->sk[sk].truth, mxn__set_what[sk]));
+
+  /* Id maps. */
+  f->has_node_map = has_nc_var(exoid, "node_num_map");
+  f->kb[MXN__ELEM].has_map = has_nc_var(exoid, "elem_num_map");
+  f->kb[MXN__EDGE].has_map = has_nc_var(exoid, "edge_num_map");
+  f->kb[MXN__FACE].has_map = has_nc_var(exoid, "face_num_map");
+
+  /* Numbered maps: union by id per entity kind; nem_spread's record of the
+   * original element ids is one of them. */
+  const int64_t nmaps_of[MXN__NEK] = {p.num_elem_maps, p.num_edge_maps, p.num_face_maps,
+                                      p.num_node_maps};
+  const int64_t nents_of[MXN__NEK] = {p.num_elem, p.num_edge, p.num_face, p.num_nodes};
+  for (int e = 0; e < MXN__NEK; e++) {
+    int nm = (int)nmaps_of[e];
+    /* A member without entities of the kind has no values to give (and
+     * exodus 6.02 leaves such maps without an id). */
+    if (nm <= 0 || nents_of[e] == 0) continue;
+    f->nmap[e] = nm;
+    MXN_ALLOC(f->map_ids[e], nm);
+    MXN_ALLOC(names, nm);
+    if (ex_get_ids(exoid, mxn__map_type[e], f->map_ids[e]) < 0) {
+      status = MXN_DS_ERR(ds, MXN_ERR_FORMAT, "%s: cannot read the %s map ids", f->path,
+                          mxn__ent_what[e]);
       goto done;
     }
-    f->elem_truth = truth; /* indexed by file block for now; remapped later */
-    truth = NULL;
-  }
-
-  /* Id maps and nem_spread's record of the original element ids. */
-  f->has_node_map = has_nc_var(exoid, "node_num_map");
-  f->has_elem_map = has_nc_var(exoid, "elem_num_map");
-  if (p.num_elem_maps > 0) {
-    int nm = (int)p.num_elem_maps;
-    MXN_ALLOC(ids, nm);
-    MXN_ALLOC(names, nm);
-    if (ex_get_ids(exoid, EX_ELEM_MAP, ids) >= 0 &&
-        read_names(ds, exoid, EX_ELEM_MAP, nm, names, 0) == MXN_OK) {
-      for (int k = 0; k < nm; k++)
-        if (strcmp(names[k], "original_global_id_map") == 0) {
-          f->have_orig_map = 1;
-          f->orig_map_id = (int)ids[k];
-        }
+    MXN_CHECK(read_names(ds, exoid, mxn__map_type[e], nm, names, 0));
+    mxn_map_info_t **maps = map_list(s, e);
+    int *nmaps = map_count(s, e);
+    for (int k = 0; k < nm; k++) {
+      int q = -1;
+      for (int m = 0; m < *nmaps; m++)
+        if ((*maps)[m].id == f->map_ids[e][k]) q = m;
+      if (q < 0) {
+        MXN_CHECK(grow((void **)maps, sizeof **maps, *nmaps));
+        q = (*nmaps)++;
+        (*maps)[q].id = f->map_ids[e][k];
+      }
+      if ((*maps)[q].name[0] == '\0') snprintf((*maps)[q].name, MXN_NAME_LEN, "%s", names[k]);
+      if (e == MXN__ELEM && strcmp(names[k], "original_global_id_map") == 0) {
+        f->have_orig_map = 1;
+        f->orig_map_id = (int)f->map_ids[e][k];
+      }
     }
-    free(ids);
-    ids = NULL;
     free(names);
     names = NULL;
   }
 done:
   free(ids);
   free(names);
-  free(truth);
   free(times);
   return status;
 }
@@ -664,92 +853,122 @@ done:
 static int index_members(mxn_dataset_t *ds) {
   mxn_structure_t *s = &ds->s;
   int status = MXN_OK;
-  int64_t *ids = NULL;
+  int *truth = NULL;
+  /* Structure truth tables: a variable exists on a block or set where some
+   * member stores it and holds entries there. */
   MXN_ALLOC(s->elem_var_truth, (int64_t)s->num_blocks * s->num_elem_vars);
-  int all_orig = ds->nfiles > 0;
+  MXN_ALLOC(s->edge_vars.truth, (int64_t)s->num_edge_blocks * s->edge_vars.num);
+  MXN_ALLOC(s->face_vars.truth, (int64_t)s->num_face_blocks * s->face_vars.num);
+  for (int sk = 0; sk < MXN__NSK; sk++) {
+    int nss;
+    mxn__ssets(s, sk, &nss);
+    mxn_var_list_t *vl = (mxn_var_list_t *)mxn__svars(s, sk);
+    MXN_ALLOC(vl->truth, (int64_t)nss * vl->num);
+  }
+  int all_orig = ds->nfiles > 0, any_orig = 0;
   for (int j = 0; j < ds->nfiles; j++) {
     mxn__file_t *f = &ds->files[j];
     int exoid;
     MXN_CHECK(mxn__file_exoid(ds, j, &exoid));
-    MXN_ALLOC(f->blk_count, s->num_blocks);
-    MXN_ALLOC(f->blk_start, s->num_blocks);
-    MXN_ALLOC(f->blk_present, s->num_blocks);
-    int *truth = NULL;
-    MXN_ALLOC(truth, (int64_t)s->num_blocks * s->num_elem_vars);
-    int64_t pos = 0;
-    for (int k = 0; k < f->nblk; k++) {
-      int b = f->blk_of_file[k];
-      ex_block blk;
-      memset(&blk, 0, sizeof blk);
-      blk.id = s->blocks[b].id;
-      blk.type = EX_ELEM_BLOCK;
-      if (ex_get_block_param(exoid, &blk) < 0) {
-        free(truth);
-        status = MXN_DS_ERR(ds, MXN_ERR_FORMAT, "%s: block %lld: cannot read its parameters",
-                            f->path, (long long)blk.id);
-        goto done;
-      }
-      f->blk_present[b] = 1;
-      f->blk_count[b] = blk.num_entry;
-      f->blk_start[b] = pos;
-      pos += blk.num_entry;
-      for (int v = 0; v < s->num_elem_vars; v++) {
-        int t = f->elem_truth ? f->elem_truth[(int64_t)k * s->num_elem_vars + v] : 0;
-        truth[(int64_t)b * s->num_elem_vars + v] = t;
-        if (t && blk.num_entry > 0) s->elem_var_truth[(int64_t)b * s->num_elem_vars + v] = 1;
-      }
-    }
-    if (pos != f->num_elems) {
-      free(truth);
-      status = MXN_DS_ERR(ds, MXN_ERR_FORMAT,
-                          "%s: blocks hold %lld elements but the header says %lld",
-                          f->path, (long long)pos, (long long)f->num_elems);
-      goto done;
-    }
-    free(f->elem_truth);
-    f->elem_truth = truth;
-
-    for (int pass = 0; pass < 2; pass++) {
-      ex_entity_type t = pass == 0 ? EX_NODE_SET : EX_SIDE_SET;
-      int nss = pass == 0 ? s->num_node_sets : s->num_side_sets;
-      const mxn_set_info_t *sets = pass == 0 ? s->node_sets : s->side_sets;
-      int64_t **cnt = pass == 0 ? &f->ns_count : &f->ss_count;
-      int64_t **df = pass == 0 ? &f->ns_df : &f->ss_df;
-      MXN_ALLOC(*cnt, nss);
-      MXN_ALLOC(*df, nss);
-      int nfile = (int)ex_inquire_int(exoid, pass == 0 ? EX_INQ_NODE_SETS : EX_INQ_SIDE_SETS);
-      if (nfile <= 0) continue;
-      MXN_ALLOC(ids, nfile);
-      if (ex_get_ids(exoid, t, ids) < 0) {
-        status = MXN_DS_ERR(ds, MXN_ERR_FORMAT, "%s: cannot read set ids", f->path);
-        goto done;
-      }
-      for (int k = 0; k < nfile; k++) {
-        int q = find_set(sets, nss, ids[k]);
-        int64_t c = 0, d = 0;
-        if (q >= 0 && ex_get_set_param(exoid, t, ids[k], &c, &d) >= 0) {
-          (*cnt)[q] = c;
-          (*df)[q] = d;
+    for (int k = 0; k < MXN__NBK; k++) {
+      mxn__blocks_t *kb = &f->kb[k];
+      int nb;
+      const mxn_block_info_t *sb = mxn__sblocks(s, k, &nb);
+      mxn_var_list_t vl = mxn__bvars(s, k);
+      MXN_ALLOC(kb->blk_count, nb);
+      MXN_ALLOC(kb->blk_start, nb);
+      MXN_ALLOC(kb->blk_present, nb);
+      MXN_ALLOC(truth, (int64_t)nb * vl.num);
+      int64_t pos = 0;
+      for (int q = 0; q < kb->nblk; q++) {
+        int b = kb->blk_of_file[q];
+        ex_block blk;
+        memset(&blk, 0, sizeof blk);
+        blk.id = sb[b].id;
+        blk.type = mxn__blk_type[k];
+        if (ex_get_block_param(exoid, &blk) < 0) {
+          status = MXN_DS_ERR(ds, MXN_ERR_FORMAT, "%s: %s block %lld: cannot read its parameters",
+                              f->path, mxn__blk_what[k], (long long)blk.id);
+          goto done;
+        }
+        kb->blk_present[b] = 1;
+        kb->blk_count[b] = blk.num_entry;
+        kb->blk_start[b] = pos;
+        pos += blk.num_entry;
+        for (int v = 0; v < vl.num; v++) {
+          int t = kb->truth ? kb->truth[(int64_t)q * vl.num + v] : 0;
+          truth[(int64_t)b * vl.num + v] = t;
+          if (t && blk.num_entry > 0) vl.truth[(int64_t)b * vl.num + v] = 1;
         }
       }
-      free(ids);
-      ids = NULL;
+      if (pos != kb->num) {
+        status = MXN_DS_ERR(ds, MXN_ERR_FORMAT,
+                            "%s: %s blocks hold %lld entries but the header says %lld",
+                            f->path, mxn__blk_what[k], (long long)pos, (long long)kb->num);
+        goto done;
+      }
+      free(kb->truth);
+      kb->truth = truth;
+      truth = NULL;
     }
-    if (!f->have_orig_map) all_orig = 0;
-    if (ds->nfiles > 1 && f->num_elems > 0 && (!f->has_elem_map || !f->has_node_map)) {
-      status = MXN_DS_ERR(ds, MXN_ERR_NOMAP,
-                          "%s: member of a %d-file spread set stores no %s, so "
-                          "its global ids are unknown (write the set with "
-                          "global id maps)",
-                          f->path, ds->nfiles,
-                          !f->has_elem_map ? "element id map (elem_num_map)"
-                                           : "node id map (node_num_map)");
-      goto done;
+
+    for (int sk = 0; sk < MXN__NSK; sk++) {
+      mxn__sets_t *fs = &f->sk[sk];
+      int nss;
+      const mxn_set_info_t *sets = mxn__ssets(s, sk, &nss);
+      const mxn_var_list_t *vl = mxn__svars(s, sk);
+      MXN_ALLOC(fs->count, nss);
+      MXN_ALLOC(fs->df, nss);
+      MXN_ALLOC(truth, (int64_t)nss * vl->num);
+      for (int k = 0; k < fs->nfile; k++) {
+        int q = find_set(sets, nss, fs->ids[k]);
+        int64_t c = 0, d = 0;
+        if (q < 0) continue;
+        if (ex_get_set_param(exoid, mxn__set_type[sk], fs->ids[k], &c, &d) < 0) {
+          status = MXN_DS_ERR(ds, MXN_ERR_FORMAT, "%s: %s %lld: cannot read its size", f->path,
+                              mxn__set_what[sk], (long long)fs->ids[k]);
+          goto done;
+        }
+        fs->count[q] = c;
+        fs->df[q] = d;
+        for (int v = 0; v < vl->num; v++) {
+          int t = fs->truth ? fs->truth[(int64_t)k * vl->num + v] : 0;
+          truth[(int64_t)q * vl->num + v] = t;
+          if (t && c > 0) vl->truth[(int64_t)q * vl->num + v] = 1;
+        }
+      }
+      free(fs->truth);
+      fs->truth = truth;
+      truth = NULL;
+    }
+    /* A member without elements has no original ids to record. */
+    if (!f->have_orig_map && f->kb[MXN__ELEM].num > 0) all_orig = 0;
+    any_orig |= f->have_orig_map;
+    /* Without id maps a member's entities cannot be matched with the
+     * other members' (shared nodes, edges, faces). */
+    if (ds->nfiles > 1) {
+      const char *missing = NULL;
+      if (f->kb[MXN__ELEM].num > 0 && !f->kb[MXN__ELEM].has_map)
+        missing = "element id map (elem_num_map)";
+      else if (f->num_nodes > 0 && !f->has_node_map)
+        missing = "node id map (node_num_map)";
+      else if (f->kb[MXN__EDGE].num > 0 && !f->kb[MXN__EDGE].has_map)
+        missing = "edge id map (edge_num_map)";
+      else if (f->kb[MXN__FACE].num > 0 && !f->kb[MXN__FACE].has_map)
+        missing = "face id map (face_num_map)";
+      if (missing) {
+        status = MXN_DS_ERR(ds, MXN_ERR_NOMAP,
+                            "%s: member of a %d-file spread set stores no %s, so "
+                            "its global ids are unknown (write the set with "
+                            "global id maps)",
+                            f->path, ds->nfiles, missing);
+        goto done;
+      }
     }
   }
-  s->has_original_elem_ids = all_orig;
+  s->has_original_elem_ids = all_orig && any_orig;
 done:
-  free(ids);
+  free(truth);
   return status;
 }
 
@@ -759,7 +978,15 @@ int mxn_dataset_create(mxn_dataset_t **ds) {
   if (!*ds) return MXN_ERR_NOMEM;
   (*ds)->s.num_nodes_global = -1;
   (*ds)->s.num_elements_global = -1;
-  for (int k = 0; k < 3; k++) (*ds)->vars_from[k] = -1;
+  for (int k = 0; k < MXN__NV; k++) (*ds)->vars_from[k] = -1;
+  /* Keep at most half the descriptors the process may open (netCDF and
+   * the caller need the rest), between 16 and MXN__MAX_OPEN_FILES. */
+  struct rlimit rl;
+  int64_t cap = MXN__MAX_OPEN_FILES;
+  if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY &&
+      (int64_t)rl.rlim_cur / 2 < cap)
+    cap = (int64_t)rl.rlim_cur / 2;
+  (*ds)->max_open = cap < 16 ? 16 : (int)cap;
   return MXN_OK;
 }
 
@@ -803,18 +1030,47 @@ void mxn__file_domain_free(mxn_file_domain_t *d) {
   free(d->blk_start);
   free(d->blk_present);
   free(d->orig_elem_ids);
+  free(d->edge_map);
+  free(d->face_map);
+  mxn_idset_free(&d->edges);
+  mxn_idset_free(&d->faces);
+  free(d->edge_pos);
+  free(d->face_pos);
   free(d);
+}
+
+static void free_var_list(mxn_var_list_t *v) {
+  free(v->names);
+  free(v->truth);
 }
 
 static void free_structure(mxn_structure_t *s) {
   for (int b = 0; b < s->num_blocks; b++) free(s->blocks[b].attr_names);
+  for (int b = 0; b < s->num_edge_blocks; b++) free(s->edge_blocks[b].attr_names);
+  for (int b = 0; b < s->num_face_blocks; b++) free(s->face_blocks[b].attr_names);
   free(s->blocks);
+  free(s->edge_blocks);
+  free(s->face_blocks);
   free(s->node_sets);
   free(s->side_sets);
+  free(s->edge_sets);
+  free(s->face_sets);
+  free(s->elem_sets);
   free(s->node_var_names);
   free(s->elem_var_names);
   free(s->global_var_names);
   free(s->elem_var_truth);
+  free_var_list(&s->edge_vars);
+  free_var_list(&s->face_vars);
+  free_var_list(&s->node_set_vars);
+  free_var_list(&s->side_set_vars);
+  free_var_list(&s->edge_set_vars);
+  free_var_list(&s->face_set_vars);
+  free_var_list(&s->elem_set_vars);
+  free(s->node_maps);
+  free(s->edge_maps);
+  free(s->face_maps);
+  free(s->elem_maps);
   free(s->times);
   memset(s, 0, sizeof *s);
 }
@@ -826,15 +1082,20 @@ void mxn_dataset_destroy(mxn_dataset_t **pds) {
     mxn__file_t *f = &ds->files[j];
     if (f->exoid >= 0) ex_close(f->exoid);
     free(f->path);
-    free(f->blk_of_file);
-    free(f->blk_count);
-    free(f->blk_start);
-    free(f->blk_present);
-    free(f->ns_count);
-    free(f->ns_df);
-    free(f->ss_count);
-    free(f->ss_df);
-    free(f->elem_truth);
+    for (int k = 0; k < MXN__NBK; k++) {
+      free(f->kb[k].blk_of_file);
+      free(f->kb[k].blk_count);
+      free(f->kb[k].blk_start);
+      free(f->kb[k].blk_present);
+      free(f->kb[k].truth);
+    }
+    for (int k = 0; k < MXN__NSK; k++) {
+      free(f->sk[k].ids);
+      free(f->sk[k].count);
+      free(f->sk[k].df);
+      free(f->sk[k].truth);
+    }
+    for (int e = 0; e < MXN__NEK; e++) free(f->map_ids[e]);
     mxn__file_domain_free(f->dom);
   }
   free(ds->files);
@@ -881,7 +1142,11 @@ static int read_map(mxn_dataset_t *ds, int j, int exoid, ex_entity_type t,
   }
   if (ex_get_id_map(exoid, t, *out) < 0)
     return MXN_DS_ERR(ds, MXN_ERR_FORMAT, "%s: cannot read the %s id map",
-                      ds->files[j].path, t == EX_NODE_MAP ? "node" : "element");
+                      ds->files[j].path,
+                      t == EX_NODE_MAP   ? "node"
+                      : t == EX_EDGE_MAP ? "edge"
+                      : t == EX_FACE_MAP ? "face"
+                                         : "element");
   ds->io.read_calls++;
   ds->io.bytes_read += n * (int64_t)sizeof(int64_t);
 done:
@@ -900,18 +1165,36 @@ int mxn_dataset_file_domain(mxn_dataset_t *ds, int j, const mxn_file_domain_t **
   MXN_ALLOC(d, 1);
   MXN_CHECK(mxn__file_exoid(ds, j, &exoid));
   d->num_nodes = f->num_nodes;
-  d->num_elements = f->num_elems;
+  d->num_elements = f->kb[MXN__ELEM].num;
+  d->num_edges = f->kb[MXN__EDGE].num;
+  d->num_faces = f->kb[MXN__FACE].num;
   MXN_CHECK(read_map(ds, j, exoid, EX_NODE_MAP, f->num_nodes, f->has_node_map, &d->node_map));
-  MXN_CHECK(read_map(ds, j, exoid, EX_ELEM_MAP, f->num_elems, f->has_elem_map, &d->elem_map));
-  MXN_CHECK(mxn_idset_from_array_pos(d->node_map, d->num_nodes, &d->nodes, &d->node_pos));
-  MXN_CHECK(mxn_idset_from_array_pos(d->elem_map, d->num_elements, &d->elems, &d->elem_pos));
+  MXN_CHECK(read_map(ds, j, exoid, EX_ELEM_MAP, d->num_elements, f->kb[MXN__ELEM].has_map,
+                     &d->elem_map));
+  MXN_CHECK(read_map(ds, j, exoid, EX_EDGE_MAP, d->num_edges, f->kb[MXN__EDGE].has_map,
+                     &d->edge_map));
+  MXN_CHECK(read_map(ds, j, exoid, EX_FACE_MAP, d->num_faces, f->kb[MXN__FACE].has_map,
+                     &d->face_map));
   /* from_array_pos maps input -> set; invert to set -> file position, and
    * reject repeated ids (a set shorter than the map). */
-  for (int pass = 0; pass < 2; pass++) {
-    mxn_idset_t *set = pass ? &d->elems : &d->nodes;
-    int64_t **pos = pass ? &d->elem_pos : &d->node_pos;
-    const int64_t *map = pass ? d->elem_map : d->node_map;
-    int64_t n = pass ? d->num_elements : d->num_nodes;
+  for (int e = 0; e < MXN__NEK; e++) {
+    mxn_idset_t *set = e == MXN__NODE ? &d->nodes
+                       : e == MXN__ELEM ? &d->elems
+                       : e == MXN__EDGE ? &d->edges
+                                        : &d->faces;
+    int64_t **pos = e == MXN__NODE ? &d->node_pos
+                    : e == MXN__ELEM ? &d->elem_pos
+                    : e == MXN__EDGE ? &d->edge_pos
+                                     : &d->face_pos;
+    const int64_t *map = e == MXN__NODE ? d->node_map
+                         : e == MXN__ELEM ? d->elem_map
+                         : e == MXN__EDGE ? d->edge_map
+                                          : d->face_map;
+    int64_t n = e == MXN__NODE ? d->num_nodes
+                : e == MXN__ELEM ? d->num_elements
+                : e == MXN__EDGE ? d->num_edges
+                                 : d->num_faces;
+    MXN_CHECK(mxn_idset_from_array_pos(map, n, set, pos));
     if (set->n != n) {
       /* Find one repeated id to name it. */
       int64_t dup = 0;
@@ -926,7 +1209,7 @@ int mxn_dataset_file_domain(mxn_dataset_t *ds, int j, const mxn_file_domain_t **
         }
       status = MXN_DS_ERR(ds, MXN_ERR_FORMAT,
                           "%s: %s id %lld appears more than once in the id map",
-                          f->path, pass ? "element" : "node", (long long)dup);
+                          f->path, mxn__ent_what[e], (long long)dup);
       goto done;
     }
     int64_t *inv = NULL;
@@ -938,18 +1221,18 @@ int mxn_dataset_file_domain(mxn_dataset_t *ds, int j, const mxn_file_domain_t **
   MXN_ALLOC(d->blk_count, ds->s.num_blocks);
   MXN_ALLOC(d->blk_start, ds->s.num_blocks);
   MXN_ALLOC(d->blk_present, ds->s.num_blocks);
-  memcpy(d->blk_count, f->blk_count, sizeof(int64_t) * (size_t)ds->s.num_blocks);
-  memcpy(d->blk_start, f->blk_start, sizeof(int64_t) * (size_t)ds->s.num_blocks);
-  memcpy(d->blk_present, f->blk_present, sizeof(int) * (size_t)ds->s.num_blocks);
-  if (f->have_orig_map && f->num_elems > 0) {
-    MXN_ALLOC(d->orig_elem_ids, f->num_elems);
+  memcpy(d->blk_count, f->kb[MXN__ELEM].blk_count, sizeof(int64_t) * (size_t)ds->s.num_blocks);
+  memcpy(d->blk_start, f->kb[MXN__ELEM].blk_start, sizeof(int64_t) * (size_t)ds->s.num_blocks);
+  memcpy(d->blk_present, f->kb[MXN__ELEM].blk_present, sizeof(int) * (size_t)ds->s.num_blocks);
+  if (f->have_orig_map && d->num_elements > 0) {
+    MXN_ALLOC(d->orig_elem_ids, d->num_elements);
     if (ex_get_num_map(exoid, EX_ELEM_MAP, f->orig_map_id, d->orig_elem_ids) < 0) {
       status = MXN_DS_ERR(ds, MXN_ERR_FORMAT, "%s: cannot read original_global_id_map",
                           f->path);
       goto done;
     }
     ds->io.read_calls++;
-    ds->io.bytes_read += f->num_elems * (int64_t)sizeof(int64_t);
+    ds->io.bytes_read += d->num_elements * (int64_t)sizeof(int64_t);
   }
   f->dom = d;
   d = NULL;

@@ -1,8 +1,13 @@
 /* Extraction of a piece through the minimal cover (seed §II.B-C): plan
- * once, read geometry and sets once, read fields per step with the plan. */
+ * once, read geometry and sets once, read fields per step with the plan.
+ *
+ * Elements are what a caller asks for. Edges and faces follow the elements
+ * that refer to them (element->edge/face connectivity): the element
+ * partition is propagated to the other cell types, as the seed's "indirect
+ * connectivity" says. Nodes follow elements, edges and faces alike. Each
+ * kind gets its own greedy cover, preferring the members already read. */
 #include "internal.h"
 
-#include <exodusII.h>
 #include <stdio.h>
 
 /* Longest single read, in entries: bounds the scratch buffer. */
@@ -17,7 +22,7 @@ typedef struct {
 /* Everything one file contributes to one block (or to the nodes). */
 typedef struct {
   int file;
-  int block;            /* structure block, -1 for nodes */
+  int block;            /* structure block of the segment's kind, -1 for nodes */
   int64_t n;
   int64_t *off;         /* ascending offsets in the file's block / node list */
   int64_t *dst;         /* index in the piece block / piece nodes */
@@ -25,9 +30,21 @@ typedef struct {
   run_t *runs;
 } segment_t;
 
+/* Where the kept entries of one piece set come from, sorted by (file,
+ * position in that file's copy of the set): set variables are read per
+ * member and scattered to dst. */
+typedef struct {
+  int64_t n;
+  int *file;
+  int64_t *pos, *dst;
+} set_src_t;
+
 struct mxn__plan {
-  int nelem_seg, nnode_seg;
-  segment_t *elem_seg, *node_seg;
+  int nseg[MXN__NBK], nnode_seg;
+  segment_t *seg[MXN__NBK];   /* per block kind, in file order */
+  segment_t *node_seg;
+  int nsets[MXN__NSK];
+  set_src_t *set_src[MXN__NSK]; /* per structure set of each kind */
   double *buf;
   int64_t buf_cap;      /* doubles */
 };
@@ -42,6 +59,10 @@ static int cmp_pair(const void *a, const void *b) {
   return (x->dst > y->dst) - (x->dst < y->dst);
 }
 
+static int cmp_seg_file(const void *a, const void *b) {
+  const segment_t *x = a, *y = b;
+  return (x->file > y->file) - (x->file < y->file);
+}
 
 static void segment_free(segment_t *s) {
   free(s->off);
@@ -49,12 +70,25 @@ static void segment_free(segment_t *s) {
   free(s->runs);
 }
 
+static void set_src_free(set_src_t *s) {
+  free(s->file);
+  free(s->pos);
+  free(s->dst);
+}
+
 static void plan_free(mxn__plan_t *p) {
   if (!p) return;
-  for (int i = 0; i < p->nelem_seg; i++) segment_free(&p->elem_seg[i]);
+  for (int k = 0; k < MXN__NBK; k++) {
+    for (int i = 0; i < p->nseg[k]; i++) segment_free(&p->seg[k][i]);
+    free(p->seg[k]);
+  }
   for (int i = 0; i < p->nnode_seg; i++) segment_free(&p->node_seg[i]);
-  free(p->elem_seg);
   free(p->node_seg);
+  for (int k = 0; k < MXN__NSK; k++) {
+    if (p->set_src[k])
+      for (int q = 0; q < p->nsets[k]; q++) set_src_free(&p->set_src[k][q]);
+    free(p->set_src[k]);
+  }
   free(p->buf);
   free(p);
 }
@@ -96,33 +130,57 @@ static int plan_buf(mxn__plan_t *p, int64_t doubles) {
   return MXN_OK;
 }
 
+static void piece_block_free(mxn_piece_block_t *pb, int nvars, int nmaps) {
+  free(pb->elem_ids);
+  free(pb->orig_ids);
+  free(pb->conn);
+  free(pb->edge_conn);
+  free(pb->face_conn);
+  free(pb->attr);
+  if (pb->elem_vars) {
+    for (int v = 0; v < nvars; v++) free(pb->elem_vars[v]);
+    free(pb->elem_vars);
+  }
+  if (pb->maps) {
+    for (int m = 0; m < nmaps; m++) free(pb->maps[m]);
+    free(pb->maps);
+  }
+}
+
 void mxn_piece_destroy(mxn_piece_t **pp) {
   if (!pp || !*pp) return;
   mxn_piece_t *p = *pp;
   free(p->node_ids);
   for (int d = 0; d < 3; d++) free(p->coord[d]);
-  for (int b = 0; b < p->num_blocks; b++) {
-    mxn_piece_block_t *pb = &p->blocks[b];
-    free(pb->elem_ids);
-    free(pb->orig_ids);
-    free(pb->conn);
-    free(pb->attr);
-    if (pb->elem_vars) {
-      for (int v = 0; v < p->plan_num_elem_vars; v++) free(pb->elem_vars[v]);
-      free(pb->elem_vars);
-    }
+  const int nvars[MXN__NBK] = {p->plan_num_elem_vars, p->plan_num_edge_vars,
+                               p->plan_num_face_vars};
+  const int nmaps[MXN__NBK] = {p->num_elem_maps, p->num_edge_maps, p->num_face_maps};
+  for (int k = 0; k < MXN__NBK; k++) {
+    int nb;
+    mxn_piece_block_t *blocks = mxn__pblocks(p, k, &nb);
+    if (!blocks) continue;
+    for (int b = 0; b < nb; b++) piece_block_free(&blocks[b], nvars[k], nmaps[k]);
+    free(blocks);
   }
-  free(p->blocks);
-  for (int pass = 0; pass < 2; pass++) {
-    mxn_piece_set_t *sets = pass ? p->side_sets : p->node_sets;
-    int n = pass ? p->num_side_sets : p->num_node_sets;
-    for (int k = 0; k < n; k++) {
-      free(sets[k].entries);
-      free(sets[k].sides);
-      free(sets[k].df);
-      free(sets[k].df_offsets);
+  for (int sk = 0; sk < MXN__NSK; sk++) {
+    int n;
+    mxn_piece_set_t *sets = mxn__psets(p, sk, &n);
+    if (!sets) continue;
+    for (int q = 0; q < n; q++) {
+      free(sets[q].entries);
+      free(sets[q].sides);
+      free(sets[q].orient);
+      free(sets[q].df);
+      free(sets[q].df_offsets);
+      if (sets[q].vars)
+        for (int v = 0; v < sets[q].num_vars; v++) free(sets[q].vars[v]);
+      free(sets[q].vars);
     }
     free(sets);
+  }
+  if (p->node_maps) {
+    for (int m = 0; m < p->num_node_maps; m++) free(p->node_maps[m]);
+    free(p->node_maps);
   }
   if (p->node_vars) {
     for (int v = 0; v < p->plan_num_node_vars; v++) free(p->node_vars[v]);
@@ -134,18 +192,37 @@ void mxn_piece_destroy(mxn_piece_t **pp) {
   *pp = NULL;
 }
 
-/* Union of all members' element (or node) ids. */
-static int all_ids(mxn_dataset_t *ds, int nodes, mxn_idset_t *out) {
+/* A file domain's ids of entity kind e: sorted set, file position of each
+ * member, file-order map, count. */
+static const mxn_idset_t *dom_set(const mxn_file_domain_t *d, int e) {
+  return e == MXN__NODE ? &d->nodes : e == MXN__ELEM ? &d->elems : e == MXN__EDGE ? &d->edges
+                                                                                   : &d->faces;
+}
+static const int64_t *dom_pos(const mxn_file_domain_t *d, int e) {
+  return e == MXN__NODE ? d->node_pos : e == MXN__ELEM ? d->elem_pos : e == MXN__EDGE ? d->edge_pos
+                                                                                      : d->face_pos;
+}
+static const mxn_gid_t *dom_map(const mxn_file_domain_t *d, int e) {
+  return e == MXN__NODE ? d->node_map : e == MXN__ELEM ? d->elem_map : e == MXN__EDGE ? d->edge_map
+                                                                                      : d->face_map;
+}
+static int64_t dom_n(const mxn_file_domain_t *d, int e) {
+  return e == MXN__NODE ? d->num_nodes : e == MXN__ELEM ? d->num_elements
+                                     : e == MXN__EDGE ? d->num_edges
+                                                      : d->num_faces;
+}
+
+/* Union of all members' ids of entity kind e. */
+static int all_ids(mxn_dataset_t *ds, int e, mxn_idset_t *out) {
   int status = MXN_OK;
   int64_t total = 0;
   mxn_gid_t *cat = NULL;
-  for (int j = 0; j < ds->nfiles; j++)
-    total += nodes ? ds->files[j].dom->nodes.n : ds->files[j].dom->elems.n;
+  for (int j = 0; j < ds->nfiles; j++) total += dom_set(ds->files[j].dom, e)->n;
   MXN_ALLOC(cat, total);
   int64_t k = 0;
   for (int j = 0; j < ds->nfiles; j++) {
-    const mxn_idset_t *s = nodes ? &ds->files[j].dom->nodes : &ds->files[j].dom->elems;
-    memcpy(cat + k, s->ids, (size_t)s->n * sizeof *cat);
+    const mxn_idset_t *s = dom_set(ds->files[j].dom, e);
+    if (s->n) memcpy(cat + k, s->ids, (size_t)s->n * sizeof *cat);
     k += s->n;
   }
   MXN_CHECK(mxn_idset_from_array(cat, total, out));
@@ -154,225 +231,240 @@ done:
   return status;
 }
 
-/* Block of file position `fpos` in member f (its blocks are contiguous). */
-static int block_of(const mxn__file_t *f, int64_t fpos) {
-  for (int k = 0; k < f->nblk; k++) {
-    int b = f->blk_of_file[k];
-    if (fpos >= f->blk_start[b] && fpos < f->blk_start[b] + f->blk_count[b]) return b;
+/* Ids of entity kind e marked in the members (mark[j][l]: file-local entry
+ * l is used), together with the `extra` ids. */
+static int marked_ids(mxn_dataset_t *ds, int e, char **mark, const mxn_idset_t *extra,
+                      mxn_idset_t *out) {
+  int status = MXN_OK;
+  mxn_gid_t *gids = NULL;
+  int64_t total = extra ? extra->n : 0;
+  for (int j = 0; j < ds->nfiles; j++)
+    if (mark && mark[j])
+      for (int64_t l = 0; l < dom_n(ds->files[j].dom, e); l++) total += mark[j][l];
+  MXN_ALLOC(gids, total);
+  int64_t k = 0;
+  for (int j = 0; j < ds->nfiles; j++)
+    if (mark && mark[j]) {
+      const mxn_gid_t *map = dom_map(ds->files[j].dom, e);
+      for (int64_t l = 0; l < dom_n(ds->files[j].dom, e); l++)
+        if (mark[j][l]) gids[k++] = map[l];
+    }
+  if (extra && extra->n) memcpy(gids + k, extra->ids, (size_t)extra->n * sizeof *gids);
+  MXN_CHECK(mxn_idset_from_array(gids, total, out));
+done:
+  free(gids);
+  return status;
+}
+
+/* Greedy cover of P by the domains of entity kind e, preferring the
+ * members already read (cand): other members are used only for what those
+ * lack (ids no chosen element refers to), and then join cand. F is scratch
+ * of ds->nfiles entries. The caller reports out->uncovered. */
+static int cover_pref(mxn_dataset_t *ds, int e, const mxn_idset_t *P, char *cand, mxn_idset_t *F,
+                      mxn_cover_t *out) {
+  int status = MXN_OK, M = ds->nfiles;
+  mxn_cover_t rest;
+  memset(&rest, 0, sizeof rest);
+  for (int j = 0; j < M; j++)
+    F[j] = cand[j] ? *dom_set(ds->files[j].dom, e) : (mxn_idset_t)MXN_IDSET_INIT;
+  MXN_CHECK(mxn_cover_greedy(P, F, M, out));
+  if (out->uncovered.n == 0) goto done;
+  for (int j = 0; j < M; j++) F[j] = *dom_set(ds->files[j].dom, e);
+  MXN_CHECK(mxn_cover_greedy(&out->uncovered, F, M, &rest));
+  if (rest.nparts == 0) goto done;
+  for (int c = 0; c < rest.nparts; c++) cand[rest.parts[c].file] = 1;
+  mxn_cover_free(out);
+  for (int j = 0; j < M; j++)
+    F[j] = cand[j] ? *dom_set(ds->files[j].dom, e) : (mxn_idset_t)MXN_IDSET_INIT;
+  MXN_CHECK(mxn_cover_greedy(P, F, M, out));
+done:
+  mxn_cover_free(&rest);
+  return status;
+}
+
+/* Block of kind k holding file position `fpos` of member f (a member's
+ * blocks are contiguous). */
+static int block_of(const mxn__file_t *f, int k, int64_t fpos) {
+  const mxn__blocks_t *kb = &f->kb[k];
+  for (int q = 0; q < kb->nblk; q++) {
+    int b = kb->blk_of_file[q];
+    if (fpos >= kb->blk_start[b] && fpos < kb->blk_start[b] + kb->blk_count[b]) return b;
   }
   return -1;
 }
 
-static int read_sets(mxn_dataset_t *ds, mxn_piece_t *piece, const char *cand,
-                     int64_t **l2p, const mxn_idset_t *P, const int64_t *p2local);
+/* Lazily allocated per-member marks of used entries of entity kind e. */
+static int mark_of(mxn_dataset_t *ds, char **mark, int j, int e) {
+  if (mark[j]) return MXN_OK;
+  int64_t n = e == MXN__NODE ? ds->files[j].num_nodes : ds->files[j].kb[e].num;
+  mark[j] = calloc((size_t)n + 1, 1);
+  return mark[j] ? MXN_OK : MXN_ERR_NOMEM;
+}
 
-int mxn_extract(mxn_dataset_t *ds, const mxn_idset_t *want,
-                const mxn_extract_opts_t *opts, mxn_piece_t **out) {
-  if (!ds || !out) return MXN_ERR_ARG;
-  *out = NULL;
-  if (!ds->opened) return MXN_DS_ERR(ds, MXN_ERR_ARG, "extract: the dataset is not open");
-  mxn_extract_opts_t defaults;
-  memset(&defaults, 0, sizeof defaults);
-  if (!opts) opts = &defaults;
+/* The entities of block kind k the piece holds (sorted P, covered by cov):
+ * piece blocks in id order, one segment per (file, block) coalesced into
+ * runs, connectivity read as file-local 1-based numbers (renumbered once
+ * every kind is known) marking the nodes, edges and faces it uses,
+ * attributes and original ids. p2local[i] receives the local index of
+ * P->ids[i] over the concatenated blocks. */
+static int read_blocks(mxn_dataset_t *ds, mxn_piece_t *piece, int k, const mxn_idset_t *P,
+                       const mxn_cover_t *cov, const mxn_extract_opts_t *opts,
+                       char **mark[MXN__NEK], int64_t *p2local) {
   const mxn_structure_t *s = &ds->s;
-  int M = ds->nfiles, NB = s->num_blocks;
+  int M = ds->nfiles, NB;
+  const mxn_block_info_t *sb = mxn__sblocks(s, k, &NB);
+  mxn_piece_block_t *pblocks = mxn__pblocks(piece, k, &NB);
+  mxn__plan_t *plan = piece->plan;
+  const char *what = mxn__blk_what[k];
+  ex_entity_type bt = mxn__blk_type[k];
   int status = MXN_OK;
-  mxn_piece_t *piece = NULL;
-  mxn_idset_t P = MXN_IDSET_INIT, PN = MXN_IDSET_INIT;
-  mxn_idset_t *F = NULL;
-  mxn_cover_t ecov, ncov;
-  memset(&ecov, 0, sizeof ecov);
-  memset(&ncov, 0, sizeof ncov);
   int *file_of = NULL, *blk_of = NULL;
-  int64_t *fpos_of = NULL, *idx_in_blk = NULL, *blk_fill = NULL, *p2local = NULL;
-  int64_t *seg_count = NULL, **l2p = NULL, *blk_local0 = NULL;
-  int *elem_file = NULL;
-  char *cand = NULL, **mark = NULL;
+  int64_t *fpos_of = NULL, *idx_in_blk = NULL, *blk_fill = NULL, *blk_local0 = NULL,
+          *seg_count = NULL, *start = NULL, *fill = NULL;
   pair_t *pairs = NULL;
-  mxn_gid_t *gids = NULL;
 
-  for (int j = 0; j < M; j++) {
-    const mxn_file_domain_t *d;
-    MXN_CHECK(mxn_dataset_file_domain(ds, j, &d));
-  }
-  MXN_ALLOC(piece, 1);
-  MXN_ALLOC(piece->plan, 1);
-  piece->num_dim = s->num_dim;
-  piece->num_blocks = NB;
-  piece->step = -1;
-  piece->plan_num_node_vars = s->num_node_vars;
-  piece->plan_num_elem_vars = s->num_elem_vars;
-  MXN_ALLOC(piece->blocks, NB);
-
-  /* 1. P and its greedy cover by the files' element domains. */
-  if (want)
-    MXN_CHECK(mxn_idset_copy(want, &P));
-  else
-    MXN_CHECK(all_ids(ds, 0, &P));
-  MXN_ALLOC(F, M);
-  for (int j = 0; j < M; j++) F[j] = ds->files[j].dom->elems; /* borrowed */
-  MXN_CHECK(mxn_cover_greedy(&P, F, M, &ecov));
-  if (ecov.uncovered.n > 0) {
-    status = MXN_DS_ERR(ds, MXN_ERR_NOTFOUND,
-                        "%s: %lld wanted element ids are in no file of the set "
-                        "(first: %lld)",
-                        ds->files[0].path, (long long)ecov.uncovered.n,
-                        (long long)ecov.uncovered.ids[0]);
-    goto done;
-  }
-  piece->stats.files_in_cover = ecov.nparts;
-
-  /* 2. Where each wanted element is: file, position, block. */
-  MXN_ALLOC(file_of, P.n);
-  MXN_ALLOC(fpos_of, P.n);
-  MXN_ALLOC(blk_of, P.n);
-  MXN_ALLOC(cand, M);
-  for (int c = 0; c < ecov.nparts; c++) {
-    const mxn_cover_part_t *cp = &ecov.parts[c];
+  /* Where each wanted entity is: file, position, block. */
+  MXN_ALLOC(file_of, P->n);
+  MXN_ALLOC(fpos_of, P->n);
+  MXN_ALLOC(blk_of, P->n);
+  for (int c = 0; c < cov->nparts; c++) {
+    const mxn_cover_part_t *cp = &cov->parts[c];
     const mxn__file_t *f = &ds->files[cp->file];
-    cand[cp->file] = 1;
-    for (int64_t k = 0; k < cp->E.n; k++) {
-      int64_t p = cp->mp[k], fpos = f->dom->elem_pos[cp->mf[k]];
+    const int64_t *pos = dom_pos(f->dom, k);
+    for (int64_t i = 0; i < cp->E.n; i++) {
+      int64_t p = cp->mp[i], fpos = pos[cp->mf[i]];
       file_of[p] = cp->file;
       fpos_of[p] = fpos;
-      blk_of[p] = block_of(f, fpos);
+      blk_of[p] = block_of(f, k, fpos);
       if (blk_of[p] < 0) {
-        status = MXN_DS_ERR(ds, MXN_ERR_FORMAT, "%s: element %lld lies in no block",
-                            f->path, (long long)P.ids[p]);
+        status = MXN_DS_ERR(ds, MXN_ERR_FORMAT, "%s: %s %lld lies in no block", f->path, what,
+                            (long long)P->ids[p]);
         goto done;
       }
     }
   }
-  if (!want)
-    for (int j = 0; j < M; j++) cand[j] = 1; /* a join reads every member */
 
-  /* 3. Piece blocks: elements of each block in global id order. */
-  MXN_ALLOC(idx_in_blk, P.n);
+  /* Piece blocks: entities of each block in global id order. */
+  MXN_ALLOC(idx_in_blk, P->n);
   MXN_ALLOC(blk_fill, NB);
-  for (int64_t p = 0; p < P.n; p++) idx_in_blk[p] = blk_fill[blk_of[p]]++;
+  for (int64_t p = 0; p < P->n; p++) idx_in_blk[p] = blk_fill[blk_of[p]]++;
   MXN_ALLOC(blk_local0, NB + 1);
   for (int b = 0; b < NB; b++) {
-    mxn_piece_block_t *pb = &piece->blocks[b];
-    const mxn_block_info_t *bi = &s->blocks[b];
-    pb->num_elements = blk_fill[b];
-    blk_local0[b + 1] = blk_local0[b] + blk_fill[b];
-    MXN_ALLOC(pb->elem_ids, pb->num_elements);
-    MXN_ALLOC(pb->conn, pb->num_elements * bi->nodes_per_elem);
-    if (bi->num_attr > 0 && !opts->no_attributes)
-      MXN_ALLOC(pb->attr, pb->num_elements * bi->num_attr);
-    if (s->has_original_elem_ids) MXN_ALLOC(pb->orig_ids, pb->num_elements);
+    mxn_piece_block_t *pb = &pblocks[b];
+    const mxn_block_info_t *bi = &sb[b];
+    int64_t n = blk_fill[b];
+    pb->num_elements = n;
+    blk_local0[b + 1] = blk_local0[b] + n;
+    MXN_ALLOC(pb->elem_ids, n);
+    MXN_ALLOC(pb->conn, n * bi->nodes_per_elem);
+    if (bi->edges_per_elem > 0) MXN_ALLOC(pb->edge_conn, n * bi->edges_per_elem);
+    if (bi->faces_per_elem > 0) MXN_ALLOC(pb->face_conn, n * bi->faces_per_elem);
+    if (bi->num_attr > 0 && !opts->no_attributes) MXN_ALLOC(pb->attr, n * bi->num_attr);
+    if (k == MXN__ELEM && s->has_original_elem_ids) MXN_ALLOC(pb->orig_ids, n);
   }
-  piece->num_elements = P.n;
-  MXN_ALLOC(p2local, P.n);
-  for (int64_t p = 0; p < P.n; p++) {
-    piece->blocks[blk_of[p]].elem_ids[idx_in_blk[p]] = P.ids[p];
+  for (int64_t p = 0; p < P->n; p++) {
+    pblocks[blk_of[p]].elem_ids[idx_in_blk[p]] = P->ids[p];
     p2local[p] = blk_local0[blk_of[p]] + idx_in_blk[p];
   }
 
-  /* 4. Element segments: one per (file, block), coalesced into runs. */
+  /* Segments: one per (file, block), coalesced into runs; bucket P by
+   * (file, block) with one counting pass. */
   MXN_ALLOC(seg_count, (int64_t)M * NB);
-  for (int64_t p = 0; p < P.n; p++) seg_count[(int64_t)file_of[p] * NB + blk_of[p]]++;
+  for (int64_t p = 0; p < P->n; p++) seg_count[(int64_t)file_of[p] * NB + blk_of[p]]++;
   int nseg = 0;
   for (int64_t i = 0; i < (int64_t)M * NB; i++) nseg += seg_count[i] > 0;
-  mxn__plan_t *plan = piece->plan;
-  MXN_ALLOC(plan->elem_seg, nseg);
-  MXN_ALLOC(pairs, P.n);
-  {
-    /* Bucket P by (file, block) with one counting pass. */
-    int64_t *start = NULL;
-    MXN_ALLOC(start, (int64_t)M * NB + 1);
-    for (int64_t i = 0; i < (int64_t)M * NB; i++) start[i + 1] = start[i] + seg_count[i];
-    int64_t *fill = NULL;
-    fill = calloc((size_t)M * NB + 1, sizeof *fill);
-    if (!fill) {
-      free(start);
-      status = MXN_ERR_NOMEM;
-      goto done;
-    }
-    for (int64_t p = 0; p < P.n; p++) {
-      int64_t key = (int64_t)file_of[p] * NB + blk_of[p];
-      const mxn__file_t *f = &ds->files[file_of[p]];
-      pairs[start[key] + fill[key]++] =
-          (pair_t){fpos_of[p] - f->blk_start[blk_of[p]], idx_in_blk[p]};
-    }
-    free(fill);
-    for (int j = 0; j < M && status == MXN_OK; j++)
-      for (int b = 0; b < NB; b++) {
-        int64_t key = (int64_t)j * NB + b;
-        if (seg_count[key] == 0) continue;
-        segment_t *sg = &plan->elem_seg[plan->nelem_seg++];
-        sg->file = j;
-        sg->block = b;
-        status = segment_build(sg, pairs + start[key], seg_count[key], opts->gap);
-        if (status != MXN_OK) break;
-        piece->stats.elem_runs += sg->nruns;
-      }
-    free(start);
-    if (status != MXN_OK) goto done;
+  MXN_ALLOC(plan->seg[k], nseg);
+  MXN_ALLOC(pairs, P->n);
+  MXN_ALLOC(start, (int64_t)M * NB + 1);
+  MXN_ALLOC(fill, (int64_t)M * NB + 1);
+  for (int64_t i = 0; i < (int64_t)M * NB; i++) start[i + 1] = start[i] + seg_count[i];
+  for (int64_t p = 0; p < P->n; p++) {
+    int64_t key = (int64_t)file_of[p] * NB + blk_of[p];
+    const mxn__file_t *f = &ds->files[file_of[p]];
+    pairs[start[key] + fill[key]++] =
+        (pair_t){fpos_of[p] - f->kb[k].blk_start[blk_of[p]], idx_in_blk[p]};
   }
+  for (int j = 0; j < M; j++)
+    for (int b = 0; b < NB; b++) {
+      int64_t key = (int64_t)j * NB + b;
+      if (seg_count[key] == 0) continue;
+      segment_t *sg = &plan->seg[k][plan->nseg[k]++];
+      sg->file = j;
+      sg->block = b;
+      MXN_CHECK(segment_build(sg, pairs + start[key], seg_count[key], opts->gap));
+      if (k == MXN__ELEM)
+        piece->stats.elem_runs += sg->nruns;
+      else if (k == MXN__EDGE)
+        piece->stats.edge_runs += sg->nruns;
+      else
+        piece->stats.face_runs += sg->nruns;
+    }
 
-  /* 5. Read connectivity (file-local node numbers for now) and attributes. */
-  MXN_ALLOC(l2p, M);
-  MXN_ALLOC(mark, M);
-  for (int i = 0; i < plan->nelem_seg; i++) {
-    segment_t *sg = &plan->elem_seg[i];
+  /* Connectivity (file-local numbers for now) and attributes. */
+  for (int i = 0; i < plan->nseg[k]; i++) {
+    segment_t *sg = &plan->seg[k][i];
     mxn__file_t *f = &ds->files[sg->file];
-    const mxn_block_info_t *bi = &s->blocks[sg->block];
-    mxn_piece_block_t *pb = &piece->blocks[sg->block];
-    int npe = bi->nodes_per_elem, na = pb->attr ? bi->num_attr : 0;
+    const mxn_block_info_t *bi = &sb[sg->block];
+    mxn_piece_block_t *pb = &pblocks[sg->block];
+    int npe = bi->nodes_per_elem, epe = bi->edges_per_elem, fpe = bi->faces_per_elem;
+    int na = pb->attr ? bi->num_attr : 0;
+    int64_t nfile[3] = {f->num_nodes, f->kb[MXN__EDGE].num, f->kb[MXN__FACE].num};
     int exoid;
     MXN_CHECK(mxn__file_exoid(ds, sg->file, &exoid));
-    if (!mark[sg->file]) {
-      mark[sg->file] = calloc((size_t)f->num_nodes + 1, 1);
-      if (!mark[sg->file]) {
-        status = MXN_ERR_NOMEM;
-        goto done;
-      }
-    }
+    MXN_CHECK(mark_of(ds, mark[MXN__NODE], sg->file, MXN__NODE));
+    if (epe > 0) MXN_CHECK(mark_of(ds, mark[MXN__EDGE], sg->file, MXN__EDGE));
+    if (fpe > 0) MXN_CHECK(mark_of(ds, mark[MXN__FACE], sg->file, MXN__FACE));
     for (int64_t r = 0; r < sg->nruns; r++) {
       const run_t *run = &sg->runs[r];
-      int64_t per = npe > na ? npe : na;
+      int64_t per = npe + epe + fpe > na ? npe + epe + fpe : na;
       MXN_CHECK(plan_buf(plan, run->count * (per > 0 ? per : 1)));
-      int64_t *conn = (int64_t *)plan->buf;
-      if (npe > 0) {
-        if (ex_get_partial_conn(exoid, EX_ELEM_BLOCK, bi->id, run->start + 1,
-                                run->count, conn, NULL, NULL) < 0) {
-          status = MXN_DS_ERR(ds, MXN_ERR_IO,
-                              "%s: block %lld: cannot read connectivity of "
-                              "elements %lld..%lld",
-                              f->path, (long long)bi->id, (long long)run->start + 1,
-                              (long long)(run->start + run->count));
-          goto done;
-        }
-        ds->io.read_calls++;
-        ds->io.bytes_read += run->count * npe * (int64_t)sizeof(int64_t);
+      int64_t *nconn = (int64_t *)plan->buf;
+      int64_t *econn = nconn + run->count * npe, *fconn = econn + run->count * epe;
+      if (ex_get_partial_conn(exoid, bt, bi->id, run->start + 1, run->count, nconn,
+                              epe > 0 ? econn : NULL, fpe > 0 ? fconn : NULL) < 0) {
+        status = MXN_DS_ERR(ds, MXN_ERR_IO,
+                            "%s: %s block %lld: cannot read connectivity of entries "
+                            "%lld..%lld",
+                            f->path, what, (long long)bi->id, (long long)run->start + 1,
+                            (long long)(run->start + run->count));
+        goto done;
       }
+      ds->io.read_calls++;
+      ds->io.bytes_read += run->count * (npe + epe + fpe) * (int64_t)sizeof(int64_t);
       for (int64_t e = run->first; e < run->first + run->n; e++) {
-        const int64_t *src = conn + (sg->off[e] - run->start) * npe;
-        int64_t *dstc = pb->conn + sg->dst[e] * npe;
-        for (int k = 0; k < npe; k++) {
-          if (src[k] < 1 || src[k] > f->num_nodes) {
-            status = MXN_DS_ERR(ds, MXN_ERR_FORMAT,
-                                "%s: block %lld: element %lld refers to node %lld, "
-                                "the file has %lld nodes",
-                                f->path, (long long)bi->id,
-                                (long long)pb->elem_ids[sg->dst[e]], (long long)src[k],
-                                (long long)f->num_nodes);
-            goto done;
+        int64_t at = sg->off[e] - run->start;
+        /* Node, edge and face references, each checked against the file. */
+        const int64_t *src[3] = {nconn + at * npe, econn + at * epe, fconn + at * fpe};
+        int64_t *dst[3] = {pb->conn + sg->dst[e] * npe,
+                           pb->edge_conn ? pb->edge_conn + sg->dst[e] * epe : NULL,
+                           pb->face_conn ? pb->face_conn + sg->dst[e] * fpe : NULL};
+        const int width[3] = {npe, epe, fpe};
+        const int ent[3] = {MXN__NODE, MXN__EDGE, MXN__FACE};
+        for (int t = 0; t < 3; t++)
+          for (int c = 0; c < width[t]; c++) {
+            int64_t v = src[t][c];
+            if (v < 1 || v > nfile[t]) {
+              status = MXN_DS_ERR(ds, MXN_ERR_FORMAT,
+                                  "%s: %s block %lld: %s %lld refers to %s %lld, the "
+                                  "file has %lld %ss",
+                                  f->path, what, (long long)bi->id, what,
+                                  (long long)pb->elem_ids[sg->dst[e]], mxn__ent_what[ent[t]],
+                                  (long long)v, (long long)nfile[t], mxn__ent_what[ent[t]]);
+              goto done;
+            }
+            dst[t][c] = v;
+            mark[ent[t]][sg->file][v - 1] = 1;
           }
-          dstc[k] = src[k];
-          mark[sg->file][src[k] - 1] = 1;
-        }
         if (pb->orig_ids)
           pb->orig_ids[sg->dst[e]] =
-              f->dom->orig_elem_ids ? f->dom->orig_elem_ids[f->blk_start[sg->block] + sg->off[e]]
-                                    : pb->elem_ids[sg->dst[e]];
+              f->dom->orig_elem_ids
+                  ? f->dom->orig_elem_ids[f->kb[k].blk_start[sg->block] + sg->off[e]]
+                  : pb->elem_ids[sg->dst[e]];
       }
       if (na > 0) {
-        if (ex_get_partial_attr(exoid, EX_ELEM_BLOCK, bi->id, run->start + 1,
-                                run->count, plan->buf) < 0) {
-          status = MXN_DS_ERR(ds, MXN_ERR_IO, "%s: block %lld: cannot read attributes",
-                              f->path, (long long)bi->id);
+        if (ex_get_partial_attr(exoid, bt, bi->id, run->start + 1, run->count, plan->buf) < 0) {
+          status = MXN_DS_ERR(ds, MXN_ERR_IO, "%s: %s block %lld: cannot read attributes",
+                              f->path, what, (long long)bi->id);
           goto done;
         }
         ds->io.read_calls++;
@@ -383,76 +475,229 @@ int mxn_extract(mxn_dataset_t *ds, const mxn_idset_t *want,
       }
     }
   }
+done:
+  free(file_of);
+  free(fpos_of);
+  free(blk_of);
+  free(idx_in_blk);
+  free(blk_fill);
+  free(blk_local0);
+  free(seg_count);
+  free(start);
+  free(fill);
+  free(pairs);
+  return status;
+}
 
-  /* 6. The piece's nodes: every node of a join, else the referenced ones. */
-  if (!want) {
-    MXN_CHECK(all_ids(ds, 1, &PN));
-  } else {
-    int64_t total = 0;
-    for (int j = 0; j < M; j++)
-      if (mark[j])
-        for (int64_t l = 0; l < ds->files[j].num_nodes; l++) total += mark[j][l];
-    MXN_ALLOC(gids, total);
-    int64_t k = 0;
-    for (int j = 0; j < M; j++)
-      if (mark[j])
-        for (int64_t l = 0; l < ds->files[j].num_nodes; l++)
-          if (mark[j][l]) gids[k++] = ds->files[j].dom->node_map[l];
-    MXN_CHECK(mxn_idset_from_array(gids, total, &PN));
-    free(gids);
-    gids = NULL;
-  }
-  piece->num_nodes = PN.n;
-  MXN_ALLOC(piece->node_ids, PN.n);
-  if (PN.n) memcpy(piece->node_ids, PN.ids, (size_t)PN.n * sizeof *PN.ids);
+/* Position of numbered map `id` among member f's maps of entity kind e, or -1. */
+static int file_map(const mxn__file_t *f, int e, int64_t id) {
+  for (int m = 0; m < f->nmap[e]; m++)
+    if (f->map_ids[e][m] == id) return m;
+  return -1;
+}
 
-  /* file-local node -> piece node, for every candidate file. */
-  for (int j = 0; j < M; j++) {
-    if (!cand[j]) continue;
-    const mxn_file_domain_t *d = ds->files[j].dom;
-    MXN_ALLOC(l2p[j], d->num_nodes);
-    for (int64_t l = 0; l < d->num_nodes; l++) l2p[j][l] = -1;
-    mxn_idset_t E = MXN_IDSET_INIT;
-    int64_t *pa = NULL, *pb = NULL;
-    MXN_CHECK(mxn_idset_intersect(&d->nodes, &PN, &E, &pa, &pb));
-    for (int64_t k = 0; k < E.n; k++) l2p[j][d->node_pos[pa[k]]] = pb[k];
-    mxn_idset_free(&E);
-    free(pa);
-    free(pb);
-  }
-  for (int i = 0; i < plan->nelem_seg; i++) {
-    segment_t *sg = &plan->elem_seg[i];
-    mxn_piece_block_t *pb = &piece->blocks[sg->block];
-    int npe = s->blocks[sg->block].nodes_per_elem;
-    for (int64_t e = 0; e < sg->n; e++) {
-      int64_t *c = pb->conn + sg->dst[e] * npe;
-      for (int k = 0; k < npe; k++) c[k] = l2p[sg->file][c[k] - 1];
+/* Numbered map values of every entity of the piece, read along the same
+ * segments as connectivity and coordinates. A member without a map
+ * contributes zeros. */
+static int read_maps(mxn_dataset_t *ds, mxn_piece_t *piece) {
+  const mxn_structure_t *s = &ds->s;
+  mxn__plan_t *plan = piece->plan;
+  int status = MXN_OK, exoid;
+  for (int e = 0; e < MXN__NEK; e++) {
+    int nmaps;
+    const mxn_map_info_t *maps = mxn__smaps(s, e, &nmaps);
+    if (nmaps == 0) continue;
+    int nseg = e == MXN__NODE ? plan->nnode_seg : plan->nseg[e];
+    segment_t *segs = e == MXN__NODE ? plan->node_seg : plan->seg[e];
+    int nb = 0;
+    mxn_piece_block_t *pblocks = e == MXN__NODE ? NULL : mxn__pblocks(piece, e, &nb);
+    if (e == MXN__NODE) {
+      MXN_ALLOC(piece->node_maps, nmaps);
+      for (int m = 0; m < nmaps; m++) MXN_ALLOC(piece->node_maps[m], piece->num_nodes);
+    } else {
+      for (int b = 0; b < nb; b++) {
+        MXN_ALLOC(pblocks[b].maps, nmaps);
+        for (int m = 0; m < nmaps; m++) MXN_ALLOC(pblocks[b].maps[m], pblocks[b].num_elements);
+      }
+    }
+    for (int i = 0; i < nseg; i++) {
+      segment_t *sg = &segs[i];
+      const mxn__file_t *f = &ds->files[sg->file];
+      int64_t base = e == MXN__NODE ? 0 : f->kb[e].blk_start[sg->block];
+      for (int m = 0; m < nmaps; m++) {
+        if (file_map(f, e, maps[m].id) < 0) continue;
+        mxn_gid_t *out = e == MXN__NODE ? piece->node_maps[m] : pblocks[sg->block].maps[m];
+        MXN_CHECK(mxn__file_exoid(ds, sg->file, &exoid));
+        for (int64_t r = 0; r < sg->nruns; r++) {
+          const run_t *run = &sg->runs[r];
+          MXN_CHECK(plan_buf(plan, run->count));
+          int64_t *v = (int64_t *)plan->buf;
+          if (ex_get_partial_num_map(exoid, mxn__map_type[e], maps[m].id, base + run->start + 1,
+                                     run->count, v) < 0) {
+            status = MXN_DS_ERR(ds, MXN_ERR_IO, "%s: %s map %lld ('%s'): cannot read entries "
+                                "%lld..%lld",
+                                f->path, mxn__ent_what[e], (long long)maps[m].id, maps[m].name,
+                                (long long)(base + run->start + 1),
+                                (long long)(base + run->start + run->count));
+            goto done;
+          }
+          ds->io.read_calls++;
+          ds->io.bytes_read += run->count * (int64_t)sizeof(int64_t);
+          for (int64_t x = run->first; x < run->first + run->n; x++)
+            out[sg->dst[x]] = v[sg->off[x] - run->start];
+        }
+      }
     }
   }
+done:
+  return status;
+}
 
-  /* 7. Node cover among the candidate files, then coordinates. */
-  for (int j = 0; j < M; j++) F[j] = cand[j] ? ds->files[j].dom->nodes : (mxn_idset_t)MXN_IDSET_INIT;
-  MXN_CHECK(mxn_cover_greedy(&PN, F, M, &ncov));
-  if (ncov.uncovered.n > 0) {
-    status = MXN_DS_ERR(ds, MXN_ERR_NOTFOUND, "%s: node %lld is in no file of the set",
-                        ds->files[0].path, (long long)ncov.uncovered.ids[0]);
+static int read_sets(mxn_dataset_t *ds, mxn_piece_t *piece, const char *cand,
+                     int64_t **l2p[MXN__NEK], const mxn_idset_t *P, const int64_t *p2local);
+
+int mxn_extract(mxn_dataset_t *ds, const mxn_idset_t *want,
+                const mxn_extract_opts_t *opts, mxn_piece_t **out) {
+  if (!ds || !out) return MXN_ERR_ARG;
+  *out = NULL;
+  if (!ds->opened) return MXN_DS_ERR(ds, MXN_ERR_ARG, "extract: the dataset is not open");
+  mxn_extract_opts_t defaults;
+  memset(&defaults, 0, sizeof defaults);
+  if (!opts) opts = &defaults;
+  const mxn_structure_t *s = &ds->s;
+  int M = ds->nfiles;
+  int status = MXN_OK;
+  mxn_piece_t *piece = NULL;
+  /* Per entity kind (MXN__ELEM, EDGE, FACE, NODE): the piece's sorted ids,
+   * their cover, per-member marks of used entries, and member-local ->
+   * piece-local numbering. */
+  mxn_idset_t P[MXN__NEK];
+  mxn_cover_t cov[MXN__NEK];
+  char **mark[MXN__NEK];
+  int64_t **l2p[MXN__NEK];
+  int64_t *p2local[MXN__NBK];
+  for (int e = 0; e < MXN__NEK; e++) {
+    P[e] = (mxn_idset_t)MXN_IDSET_INIT;
+    memset(&cov[e], 0, sizeof cov[e]);
+    mark[e] = NULL;
+    l2p[e] = NULL;
+  }
+  for (int k = 0; k < MXN__NBK; k++) p2local[k] = NULL;
+  mxn_idset_t *F = NULL;
+  char *cand = NULL;
+  pair_t *pairs = NULL;
+
+  for (int j = 0; j < M; j++) {
+    const mxn_file_domain_t *d;
+    MXN_CHECK(mxn_dataset_file_domain(ds, j, &d));
+  }
+  for (int e = 0; e < MXN__NEK; e++) {
+    MXN_ALLOC(mark[e], M);
+    MXN_ALLOC(l2p[e], M);
+  }
+  MXN_ALLOC(F, M);
+  MXN_ALLOC(cand, M);
+  MXN_ALLOC(piece, 1);
+  MXN_ALLOC(piece->plan, 1);
+  piece->num_dim = s->num_dim;
+  piece->step = -1;
+  piece->plan_num_node_vars = s->num_node_vars;
+  piece->plan_num_elem_vars = s->num_elem_vars;
+  piece->plan_num_edge_vars = s->edge_vars.num;
+  piece->plan_num_face_vars = s->face_vars.num;
+  piece->num_node_maps = s->num_node_maps;
+  piece->num_edge_maps = s->num_edge_maps;
+  piece->num_face_maps = s->num_face_maps;
+  piece->num_elem_maps = s->num_elem_maps;
+  MXN_ALLOC(piece->blocks, s->num_blocks);
+  piece->num_blocks = s->num_blocks;
+  MXN_ALLOC(piece->edge_blocks, s->num_edge_blocks);
+  piece->num_edge_blocks = s->num_edge_blocks;
+  MXN_ALLOC(piece->face_blocks, s->num_face_blocks);
+  piece->num_face_blocks = s->num_face_blocks;
+  mxn__plan_t *plan = piece->plan;
+
+  /* 1. Elements: P and its greedy cover by the files' element domains. */
+  if (want)
+    MXN_CHECK(mxn_idset_copy(want, &P[MXN__ELEM]));
+  else
+    MXN_CHECK(all_ids(ds, MXN__ELEM, &P[MXN__ELEM]));
+  /* A set with a member duplicated, or taken from another decomposition,
+   * opens fine but lacks elements its Nemesis data promises. */
+  if (!want && s->num_elements_global >= 0 && P[MXN__ELEM].n != s->num_elements_global) {
+    status = MXN_DS_ERR(ds, MXN_ERR_FILESET,
+                        "%s: the %d files hold %lld distinct elements but their "
+                        "Nemesis data declares %lld: a member is duplicated or "
+                        "from another decomposition",
+                        ds->files[0].path, M, (long long)P[MXN__ELEM].n,
+                        (long long)s->num_elements_global);
     goto done;
   }
-  MXN_ALLOC(plan->node_seg, ncov.nparts);
-  free(pairs);
-  pairs = NULL;
-  MXN_ALLOC(pairs, PN.n);
-  for (int c = 0; c < ncov.nparts; c++) {
-    const mxn_cover_part_t *cp = &ncov.parts[c];
+  for (int j = 0; j < M; j++) F[j] = ds->files[j].dom->elems; /* borrowed */
+  MXN_CHECK(mxn_cover_greedy(&P[MXN__ELEM], F, M, &cov[MXN__ELEM]));
+  if (cov[MXN__ELEM].uncovered.n > 0) {
+    status = MXN_DS_ERR(ds, MXN_ERR_NOTFOUND,
+                        "%s: %lld wanted element ids are in no file of the set "
+                        "(first: %lld)",
+                        ds->files[0].path, (long long)cov[MXN__ELEM].uncovered.n,
+                        (long long)cov[MXN__ELEM].uncovered.ids[0]);
+    goto done;
+  }
+  piece->stats.files_in_cover = cov[MXN__ELEM].nparts;
+  for (int c = 0; c < cov[MXN__ELEM].nparts; c++) cand[cov[MXN__ELEM].parts[c].file] = 1;
+  if (!want)
+    for (int j = 0; j < M; j++) cand[j] = 1; /* a join reads every member */
+  MXN_ALLOC(p2local[MXN__ELEM], P[MXN__ELEM].n);
+  MXN_CHECK(read_blocks(ds, piece, MXN__ELEM, &P[MXN__ELEM], &cov[MXN__ELEM], opts, mark,
+                        p2local[MXN__ELEM]));
+  piece->num_elements = P[MXN__ELEM].n;
+
+  /* 2. Edges and faces: those the elements refer to (every one for a
+   * join), plus the extra ones asked for; then 3. nodes of all of them. */
+  for (int e = MXN__EDGE; e < MXN__NEK; e++) {
+    const mxn_idset_t *extra = e == MXN__EDGE ? opts->extra_edges
+                               : e == MXN__FACE ? opts->extra_faces
+                                                : opts->extra_nodes;
+    if (!want)
+      MXN_CHECK(all_ids(ds, e, &P[e]));
+    else
+      MXN_CHECK(marked_ids(ds, e, mark[e], extra, &P[e]));
+    MXN_CHECK(cover_pref(ds, e, &P[e], cand, F, &cov[e]));
+    if (cov[e].uncovered.n > 0) {
+      status = MXN_DS_ERR(ds, MXN_ERR_NOTFOUND, "%s: %s %lld is in no file of the set",
+                          ds->files[0].path, mxn__ent_what[e],
+                          (long long)cov[e].uncovered.ids[0]);
+      goto done;
+    }
+    if (e == MXN__NODE) break;
+    MXN_ALLOC(p2local[e], P[e].n);
+    MXN_CHECK(read_blocks(ds, piece, e, &P[e], &cov[e], opts, mark, p2local[e]));
+    if (e == MXN__EDGE)
+      piece->num_edges = P[e].n;
+    else
+      piece->num_faces = P[e].n;
+  }
+  const mxn_idset_t *PN = &P[MXN__NODE];
+  piece->num_nodes = PN->n;
+  MXN_ALLOC(piece->node_ids, PN->n);
+  if (PN->n) memcpy(piece->node_ids, PN->ids, (size_t)PN->n * sizeof *PN->ids);
+
+  /* Node segments, then coordinates. */
+  MXN_ALLOC(plan->node_seg, cov[MXN__NODE].nparts);
+  MXN_ALLOC(pairs, PN->n);
+  for (int c = 0; c < cov[MXN__NODE].nparts; c++) {
+    const mxn_cover_part_t *cp = &cov[MXN__NODE].parts[c];
     const mxn_file_domain_t *d = ds->files[cp->file].dom;
-    for (int64_t k = 0; k < cp->E.n; k++) pairs[k] = (pair_t){d->node_pos[cp->mf[k]], cp->mp[k]};
+    for (int64_t i = 0; i < cp->E.n; i++) pairs[i] = (pair_t){d->node_pos[cp->mf[i]], cp->mp[i]};
     segment_t *sg = &plan->node_seg[plan->nnode_seg++];
     sg->file = cp->file;
     sg->block = -1;
     MXN_CHECK(segment_build(sg, pairs, cp->E.n, opts->gap));
     piece->stats.node_runs += sg->nruns;
   }
-  for (int d = 0; d < s->num_dim; d++) MXN_ALLOC(piece->coord[d], PN.n);
+  /* Visit members in file order when reading (see mxn_piece_read_step). */
+  qsort(plan->node_seg, (size_t)plan->nnode_seg, sizeof *plan->node_seg, cmp_seg_file);
+  for (int d = 0; d < s->num_dim; d++) MXN_ALLOC(piece->coord[d], PN->n);
   for (int i = 0; i < plan->nnode_seg; i++) {
     segment_t *sg = &plan->node_seg[i];
     int exoid;
@@ -477,55 +722,100 @@ int mxn_extract(mxn_dataset_t *ds, const mxn_idset_t *want,
     }
   }
 
-  /* 8. Sets restricted to the piece. */
-  if (!opts->no_sets) MXN_CHECK(read_sets(ds, piece, cand, l2p, &P, p2local));
+  /* 4. Member-local node/edge/face numbers -> piece-local indices, for
+   * every member read, then connectivity renumbered with them. */
+  for (int e = MXN__EDGE; e < MXN__NEK; e++) {
+    if (P[e].n == 0) continue;
+    for (int j = 0; j < M; j++) {
+      if (!cand[j]) continue;
+      const mxn_file_domain_t *d = ds->files[j].dom;
+      int64_t n = dom_n(d, e);
+      MXN_ALLOC(l2p[e][j], n);
+      for (int64_t l = 0; l < n; l++) l2p[e][j][l] = -1;
+      mxn_idset_t E = MXN_IDSET_INIT;
+      int64_t *pa = NULL, *pb = NULL;
+      status = mxn_idset_intersect(dom_set(d, e), &P[e], &E, &pa, &pb);
+      if (status == MXN_OK) {
+        const int64_t *pos = dom_pos(d, e);
+        for (int64_t i = 0; i < E.n; i++)
+          l2p[e][j][pos[pa[i]]] = e == MXN__NODE ? pb[i] : p2local[e][pb[i]];
+      }
+      mxn_idset_free(&E);
+      free(pa);
+      free(pb);
+      if (status != MXN_OK) goto done;
+    }
+  }
+  for (int k = 0; k < MXN__NBK; k++) {
+    int nb;
+    const mxn_block_info_t *sb = mxn__sblocks(s, k, &nb);
+    mxn_piece_block_t *pblocks = mxn__pblocks(piece, k, &nb);
+    for (int i = 0; i < plan->nseg[k]; i++) {
+      segment_t *sg = &plan->seg[k][i];
+      mxn_piece_block_t *pb = &pblocks[sg->block];
+      const mxn_block_info_t *bi = &sb[sg->block];
+      int64_t *conn[3] = {pb->conn, pb->edge_conn, pb->face_conn};
+      const int width[3] = {bi->nodes_per_elem, bi->edges_per_elem, bi->faces_per_elem};
+      const int ent[3] = {MXN__NODE, MXN__EDGE, MXN__FACE};
+      for (int t = 0; t < 3; t++) {
+        if (!conn[t] || width[t] == 0) continue;
+        const int64_t *map = l2p[ent[t]][sg->file];
+        for (int64_t x = 0; x < sg->n; x++) {
+          int64_t *c = conn[t] + sg->dst[x] * width[t];
+          for (int q = 0; q < width[t]; q++) c[q] = map[c[q] - 1];
+        }
+      }
+    }
+  }
 
-  /* 9. Field storage, filled by mxn_piece_read_step(). */
+  /* 5. Sets restricted to the piece, 6. numbered maps. */
+  if (!opts->no_sets)
+    MXN_CHECK(read_sets(ds, piece, cand, l2p, &P[MXN__ELEM], p2local[MXN__ELEM]));
+  MXN_CHECK(read_maps(ds, piece));
+
+  /* 7. Field storage, filled by mxn_piece_read_step(). */
   MXN_ALLOC(piece->node_vars, s->num_node_vars);
-  for (int v = 0; v < s->num_node_vars; v++) MXN_ALLOC(piece->node_vars[v], PN.n);
+  for (int v = 0; v < s->num_node_vars; v++) MXN_ALLOC(piece->node_vars[v], PN->n);
   MXN_ALLOC(piece->global_vars, s->num_global_vars);
-  for (int b = 0; b < NB; b++) {
-    mxn_piece_block_t *pb = &piece->blocks[b];
-    MXN_ALLOC(pb->elem_vars, s->num_elem_vars);
-    for (int v = 0; v < s->num_elem_vars; v++)
-      if (s->elem_var_truth[(int64_t)b * s->num_elem_vars + v])
-        MXN_ALLOC(pb->elem_vars[v], pb->num_elements);
+  for (int k = 0; k < MXN__NBK; k++) {
+    int nb;
+    mxn_piece_block_t *pblocks = mxn__pblocks(piece, k, &nb);
+    mxn_var_list_t vl = mxn__bvars(s, k);
+    for (int b = 0; b < nb; b++) {
+      mxn_piece_block_t *pb = &pblocks[b];
+      MXN_ALLOC(pb->elem_vars, vl.num);
+      for (int v = 0; v < vl.num; v++)
+        if (vl.truth[(int64_t)b * vl.num + v]) MXN_ALLOC(pb->elem_vars[v], pb->num_elements);
+    }
   }
 
   *out = piece;
   piece = NULL;
 done:
   mxn_piece_destroy(&piece);
-  mxn_idset_free(&P);
-  mxn_idset_free(&PN);
+  for (int e = 0; e < MXN__NEK; e++) {
+    mxn_idset_free(&P[e]);
+    mxn_cover_free(&cov[e]);
+    if (mark[e])
+      for (int j = 0; j < M; j++) free(mark[e][j]);
+    free(mark[e]);
+    if (l2p[e])
+      for (int j = 0; j < M; j++) free(l2p[e][j]);
+    free(l2p[e]);
+  }
+  for (int k = 0; k < MXN__NBK; k++) free(p2local[k]);
   free(F);
-  mxn_cover_free(&ecov);
-  mxn_cover_free(&ncov);
-  free(file_of);
-  free(fpos_of);
-  free(blk_of);
-  free(idx_in_blk);
-  free(blk_fill);
-  free(blk_local0);
-  free(p2local);
-  free(seg_count);
-  free(elem_file);
-  free(pairs);
-  free(gids);
-  if (l2p)
-    for (int j = 0; j < M; j++) free(l2p[j]);
-  free(l2p);
-  if (mark)
-    for (int j = 0; j < M; j++) free(mark[j]);
-  free(mark);
   free(cand);
+  free(pairs);
   return status;
 }
 
 /* One set entry gathered from some member, before de-duplication. */
 typedef struct {
-  int64_t entry;   /* piece-local node or element */
-  int side;
+  int64_t entry;   /* piece-local node, element, edge or face */
+  int extra;       /* side (side sets) or orientation (edge/face sets) */
+  int file;        /* member it was read from */
+  int64_t fpos;    /* its position in that member's copy of the set */
   int64_t df_at;   /* offset of its df in the gathered df array, -1 if none */
   int df_n;
 } set_item_t;
@@ -533,69 +823,109 @@ typedef struct {
 static int cmp_item(const void *a, const void *b) {
   const set_item_t *x = a, *y = b;
   if (x->entry != y->entry) return (x->entry > y->entry) - (x->entry < y->entry);
-  if (x->side != y->side) return (x->side > y->side) - (x->side < y->side);
-  return (x->df_at > y->df_at) - (x->df_at < y->df_at);
+  if (x->extra != y->extra) return (x->extra > y->extra) - (x->extra < y->extra);
+  if (x->file != y->file) return (x->file > y->file) - (x->file < y->file);
+  return (x->fpos > y->fpos) - (x->fpos < y->fpos);
 }
 
-/* Gather each node/side set from the candidate members, keep entries in the
- * piece, drop repeats (shared nodes appear in several members), order by
- * local entry. */
+/* Sort key of set_src_t entries: (file, fpos). */
+typedef struct {
+  int file;
+  int64_t fpos, dst;
+} src_item_t;
+
+static int cmp_src(const void *a, const void *b) {
+  const src_item_t *x = a, *y = b;
+  if (x->file != y->file) return (x->file > y->file) - (x->file < y->file);
+  return (x->fpos > y->fpos) - (x->fpos < y->fpos);
+}
+
+/* Gather each set of every kind from the candidate members, keep entries
+ * in the piece, drop repeats (shared nodes, edges, faces appear in several
+ * members), order by local entry. Remember where each kept entry came from:
+ * set variables are values per entry. */
 static int read_sets(mxn_dataset_t *ds, mxn_piece_t *piece, const char *cand,
-                     int64_t **l2p, const mxn_idset_t *P, const int64_t *p2local) {
+                     int64_t **l2p[MXN__NEK], const mxn_idset_t *P, const int64_t *p2local) {
+  /* Entity kind each set kind's entries name. */
+  static const int ent_of[MXN__NSK] = {MXN__NODE, MXN__ELEM, MXN__EDGE, MXN__FACE, MXN__ELEM};
   const mxn_structure_t *s = &ds->s;
+  mxn__plan_t *plan = piece->plan;
   int status = MXN_OK;
   set_item_t *items = NULL;
+  src_item_t *src = NULL;
   double *dfs = NULL;
   int64_t *ent = NULL, *extra = NULL;
   double *df = NULL;
   int *cnt = NULL;
-  piece->num_node_sets = s->num_node_sets;
-  piece->num_side_sets = s->num_side_sets;
-  MXN_ALLOC(piece->node_sets, s->num_node_sets);
-  MXN_ALLOC(piece->side_sets, s->num_side_sets);
-  for (int pass = 0; pass < 2; pass++) {
-    int side = pass == 1;
-    int nsets = side ? s->num_side_sets : s->num_node_sets;
+  for (int sk = 0; sk < MXN__NSK; sk++) {
+    int nsets;
+    const mxn_set_info_t *sets = mxn__ssets(s, sk, &nsets);
+    const mxn_var_list_t *vl = mxn__svars(s, sk);
+    mxn_piece_set_t **psets = sk == MXN__NSET   ? &piece->node_sets
+                              : sk == MXN__SSET ? &piece->side_sets
+                              : sk == MXN__ESET ? &piece->edge_sets
+                              : sk == MXN__FSET ? &piece->face_sets
+                                                : &piece->elem_sets;
+    int *pn = sk == MXN__NSET   ? &piece->num_node_sets
+              : sk == MXN__SSET ? &piece->num_side_sets
+              : sk == MXN__ESET ? &piece->num_edge_sets
+              : sk == MXN__FSET ? &piece->num_face_sets
+                                : &piece->num_elem_sets;
+    MXN_ALLOC(*psets, nsets);
+    *pn = nsets;
+    MXN_ALLOC(plan->set_src[sk], nsets);
+    plan->nsets[sk] = nsets;
+    int e = ent_of[sk], side = sk == MXN__SSET;
+    int has_extra = sk == MXN__SSET || sk == MXN__ESET || sk == MXN__FSET;
+    ex_entity_type t = mxn__set_type[sk];
+    const char *what = mxn__set_what[sk];
     for (int q = 0; q < nsets; q++) {
-      const mxn_set_info_t *si = side ? &s->side_sets[q] : &s->node_sets[q];
-      mxn_piece_set_t *ps = side ? &piece->side_sets[q] : &piece->node_sets[q];
+      const mxn_set_info_t *si = &sets[q];
+      mxn_piece_set_t *ps = &(*psets)[q];
       int64_t nitems = 0, ndf = 0, cap_items = 0, cap_df = 0;
       for (int j = 0; j < ds->nfiles; j++) {
         mxn__file_t *f = &ds->files[j];
-        int64_t n = side ? f->ss_count[q] : f->ns_count[q];
-        int64_t nd = side ? f->ss_df[q] : f->ns_df[q];
+        int64_t n = f->sk[sk].count[q], nd = f->sk[sk].df[q];
         if (!cand[j] || n <= 0) continue;
+        int64_t nfile = e == MXN__NODE ? f->num_nodes : f->kb[e].num;
         int exoid;
         MXN_CHECK(mxn__file_exoid(ds, j, &exoid));
         MXN_ALLOC(ent, n);
-        if (side) MXN_ALLOC(extra, n);
-        if (ex_get_set(exoid, side ? EX_SIDE_SET : EX_NODE_SET, si->id, ent, extra) < 0) {
-          status = MXN_DS_ERR(ds, MXN_ERR_IO, "%s: %s set %lld: cannot read its entries",
-                              f->path, side ? "side" : "node", (long long)si->id);
+        if (has_extra) MXN_ALLOC(extra, n);
+        if (ex_get_set(exoid, t, si->id, ent, extra) < 0) {
+          status = MXN_DS_ERR(ds, MXN_ERR_IO, "%s: %s %lld: cannot read its entries", f->path,
+                              what, (long long)si->id);
           goto done;
         }
         ds->io.read_calls++;
-        ds->io.bytes_read += n * (side ? 2 : 1) * (int64_t)sizeof(int64_t);
+        ds->io.bytes_read += n * (has_extra ? 2 : 1) * (int64_t)sizeof(int64_t);
         if (nd > 0) {
           MXN_ALLOC(df, nd);
-          if (ex_get_set_dist_fact(exoid, side ? EX_SIDE_SET : EX_NODE_SET, si->id, df) < 0) {
-            status = MXN_DS_ERR(ds, MXN_ERR_IO,
-                                "%s: %s set %lld: cannot read distribution factors",
-                                f->path, side ? "side" : "node", (long long)si->id);
+          if (ex_get_set_dist_fact(exoid, t, si->id, df) < 0) {
+            status = MXN_DS_ERR(ds, MXN_ERR_IO, "%s: %s %lld: cannot read distribution factors",
+                                f->path, what, (long long)si->id);
             goto done;
           }
           ds->io.read_calls++;
           ds->io.bytes_read += nd * (int64_t)sizeof(double);
-          /* Per-entry df counts: one per node of a node set; for a side
-           * set, the nodes of each side. */
+          /* Per-entry df counts: one per entry, except a side set's, which
+           * has one per node of each side. */
           MXN_ALLOC(cnt, n);
           if (!side || nd == n) {
+            if (nd != n) {
+              status = MXN_DS_ERR(ds, MXN_ERR_UNSUPPORTED,
+                                  "%s: %s %lld: %lld distribution factors for %lld "
+                                  "entries; only one per entry is supported",
+                                  f->path, what, (long long)si->id, (long long)nd,
+                                  (long long)n);
+              goto done;
+            }
             for (int64_t i = 0; i < n; i++) cnt[i] = 1;
           } else {
             /* Nodes per side from the element's topology (Exodus 6.02's
              * ex_get_side_set_node_count is unsafe with the 64-bit API). */
             for (int64_t i = 0; i < n; i++) {
-              int b = (ent[i] >= 1 && ent[i] <= f->num_elems) ? block_of(f, ent[i] - 1) : -1;
+              int b = (ent[i] >= 1 && ent[i] <= nfile) ? block_of(f, MXN__ELEM, ent[i] - 1) : -1;
               cnt[i] = b < 0 ? -1
                              : mxn__side_node_count(s->blocks[b].type, s->blocks[b].nodes_per_elem,
                                                     (int)extra[i]);
@@ -613,10 +943,10 @@ static int read_sets(mxn_dataset_t *ds, mxn_piece_t *piece, const char *cand,
           for (int64_t i = 0; i < n; i++) sum += cnt[i];
           if (sum != nd) {
             status = MXN_DS_ERR(ds, MXN_ERR_FORMAT,
-                                "%s: %s set %lld: %lld distribution factors for "
+                                "%s: %s %lld: %lld distribution factors for "
                                 "%lld entries needing %lld",
-                                f->path, side ? "side" : "node", (long long)si->id,
-                                (long long)nd, (long long)n, (long long)sum);
+                                f->path, what, (long long)si->id, (long long)nd, (long long)n,
+                                (long long)sum);
             goto done;
           }
         }
@@ -642,26 +972,20 @@ static int read_sets(mxn_dataset_t *ds, mxn_piece_t *piece, const char *cand,
         for (int64_t i = 0; i < n; i++) {
           int64_t local = -1;
           int c = (nd > 0) ? cnt[i] : 0;
-          if (!side) {
-            if (ent[i] < 1 || ent[i] > f->num_nodes) {
-              status = MXN_DS_ERR(ds, MXN_ERR_FORMAT, "%s: node set %lld names node %lld of %lld",
-                                  f->path, (long long)si->id, (long long)ent[i],
-                                  (long long)f->num_nodes);
-              goto done;
-            }
-            local = l2p[j][ent[i] - 1];
-          } else {
-            if (ent[i] < 1 || ent[i] > f->num_elems) {
-              status = MXN_DS_ERR(ds, MXN_ERR_FORMAT, "%s: side set %lld names element %lld of %lld",
-                                  f->path, (long long)si->id, (long long)ent[i],
-                                  (long long)f->num_elems);
-              goto done;
-            }
+          if (ent[i] < 1 || ent[i] > nfile) {
+            status = MXN_DS_ERR(ds, MXN_ERR_FORMAT, "%s: %s %lld names %s %lld of %lld", f->path,
+                                what, (long long)si->id, mxn__ent_what[e], (long long)ent[i],
+                                (long long)nfile);
+            goto done;
+          }
+          if (e == MXN__ELEM) {
             int64_t p = mxn_idset_find(P, f->dom->elem_map[ent[i] - 1]);
             local = p >= 0 ? p2local[p] : -1;
+          } else if (l2p[e][j]) {
+            local = l2p[e][j][ent[i] - 1];
           }
           if (local >= 0) {
-            items[nitems++] = (set_item_t){local, side ? (int)extra[i] : 0,
+            items[nitems++] = (set_item_t){local, has_extra ? (int)extra[i] : 0, j, i,
                                            c > 0 ? ndf : -1, c};
             if (c > 0) memcpy(dfs + ndf, df + dfo, (size_t)c * sizeof *dfs);
             ndf += c;
@@ -677,15 +1001,16 @@ static int read_sets(mxn_dataset_t *ds, mxn_piece_t *piece, const char *cand,
         free(cnt);
         cnt = NULL;
       }
-      /* Sort and keep the first copy of each entry. */
+      /* Sort and keep the first copy of each entry (lowest member first). */
       if (nitems > 0) qsort(items, (size_t)nitems, sizeof *items, cmp_item);
       int64_t m = 0;
       for (int64_t i = 0; i < nitems; i++)
-        if (m == 0 || items[i].entry != items[m - 1].entry || items[i].side != items[m - 1].side)
+        if (m == 0 || items[i].entry != items[m - 1].entry || items[i].extra != items[m - 1].extra)
           items[m++] = items[i];
       ps->n = m;
       MXN_ALLOC(ps->entries, m);
       if (side) MXN_ALLOC(ps->sides, m);
+      if (sk == MXN__ESET || sk == MXN__FSET) MXN_ALLOC(ps->orient, m);
       int any_df = 0;
       int64_t total_df = 0;
       for (int64_t i = 0; i < m; i++) {
@@ -699,7 +1024,8 @@ static int read_sets(mxn_dataset_t *ds, mxn_piece_t *piece, const char *cand,
       int64_t o = 0;
       for (int64_t i = 0; i < m; i++) {
         ps->entries[i] = items[i].entry;
-        if (side) ps->sides[i] = items[i].side;
+        if (ps->sides) ps->sides[i] = items[i].extra;
+        if (ps->orient) ps->orient[i] = items[i].extra;
         if (any_df) {
           if (side) ps->df_offsets[i] = o;
           if (items[i].df_at >= 0)
@@ -708,15 +1034,96 @@ static int read_sets(mxn_dataset_t *ds, mxn_piece_t *piece, const char *cand,
         }
       }
       if (any_df && side) ps->df_offsets[m] = o;
+      /* Variables: storage where defined, and the sources by member. */
+      ps->num_vars = vl->num;
+      MXN_ALLOC(ps->vars, vl->num);
+      int any_var = 0;
+      for (int v = 0; v < vl->num; v++)
+        if (vl->truth[(int64_t)q * vl->num + v]) {
+          MXN_ALLOC(ps->vars[v], m);
+          any_var = 1;
+        }
+      if (any_var && m > 0) {
+        set_src_t *ss = &plan->set_src[sk][q];
+        MXN_ALLOC(src, m);
+        for (int64_t i = 0; i < m; i++) src[i] = (src_item_t){items[i].file, items[i].fpos, i};
+        qsort(src, (size_t)m, sizeof *src, cmp_src);
+        ss->n = m;
+        MXN_ALLOC(ss->file, m);
+        MXN_ALLOC(ss->pos, m);
+        MXN_ALLOC(ss->dst, m);
+        for (int64_t i = 0; i < m; i++) {
+          ss->file[i] = src[i].file;
+          ss->pos[i] = src[i].fpos;
+          ss->dst[i] = src[i].dst;
+        }
+        free(src);
+        src = NULL;
+      }
     }
   }
 done:
   free(items);
+  free(src);
   free(dfs);
   free(ent);
   free(extra);
   free(df);
   free(cnt);
+  return status;
+}
+
+/* Set variables of one step, member by member (each member once). */
+static int read_set_vars(mxn_dataset_t *ds, mxn_piece_t *piece, int step) {
+  const mxn_structure_t *s = &ds->s;
+  mxn__plan_t *plan = piece->plan;
+  int status = MXN_OK, exoid;
+  int64_t *cur[MXN__NSK] = {NULL};
+  int any = 0;
+  for (int sk = 0; sk < MXN__NSK; sk++) {
+    MXN_ALLOC(cur[sk], plan->nsets[sk]);
+    for (int q = 0; q < plan->nsets[sk]; q++) any |= plan->set_src[sk][q].n > 0;
+  }
+  for (int j = 0; j < ds->nfiles && any; j++) {
+    const mxn__file_t *f = &ds->files[j];
+    for (int sk = 0; sk < MXN__NSK; sk++) {
+      int nsets;
+      const mxn_set_info_t *sets = mxn__ssets(s, sk, &nsets);
+      const mxn_var_list_t *vl = mxn__svars(s, sk);
+      mxn_piece_set_t *psets = mxn__psets(piece, sk, &nsets);
+      for (int q = 0; q < plan->nsets[sk]; q++) {
+        const set_src_t *ss = &plan->set_src[sk][q];
+        int64_t a = cur[sk][q], b = a;
+        while (b < ss->n && ss->file[b] == j) b++;
+        if (b == a) continue;
+        cur[sk][q] = b;
+        int64_t nfile = f->sk[sk].count[q];
+        for (int v = 0; v < vl->num; v++) {
+          double *out = psets[q].vars[v];
+          if (!out) continue;
+          if (!f->sk[sk].truth[(int64_t)q * vl->num + v]) {
+            /* Absent in this member: not stored, so it reads as 0. */
+            for (int64_t i = a; i < b; i++) out[ss->dst[i]] = 0.0;
+            continue;
+          }
+          MXN_CHECK(mxn__file_exoid(ds, j, &exoid));
+          MXN_CHECK(plan_buf(plan, nfile));
+          if (ex_get_var(exoid, step + 1, mxn__set_type[sk], v + 1, sets[q].id, nfile,
+                         plan->buf) < 0) {
+            status = MXN_DS_ERR(ds, MXN_ERR_IO, "%s: %s %lld: cannot read variable '%s' at step %d",
+                                f->path, mxn__set_what[sk], (long long)sets[q].id,
+                                vl->names[v], step + 1);
+            goto done;
+          }
+          ds->io.read_calls++;
+          ds->io.bytes_read += nfile * (int64_t)sizeof(double);
+          for (int64_t i = a; i < b; i++) out[ss->dst[i]] = plan->buf[ss->pos[i]];
+        }
+      }
+    }
+  }
+done:
+  for (int sk = 0; sk < MXN__NSK; sk++) free(cur[sk]);
   return status;
 }
 
@@ -728,8 +1135,10 @@ int mxn_piece_read_step(mxn_dataset_t *ds, mxn_piece_t *piece, int step) {
                       ds->files[0].path, step + 1, s->num_times);
   mxn__plan_t *plan = piece->plan;
   int status = MXN_OK, exoid;
-  for (int v = 0; v < s->num_node_vars; v++)
-    for (int i = 0; i < plan->nnode_seg; i++) {
+  /* File-major order: each member is visited once per step, so sets with
+   * more members than the open-file cap are not reopened per variable. */
+  for (int i = 0; i < plan->nnode_seg; i++)
+    for (int v = 0; v < s->num_node_vars; v++) {
       segment_t *sg = &plan->node_seg[i];
       MXN_CHECK(mxn__file_exoid(ds, sg->file, &exoid));
       for (int64_t r = 0; r < sg->nruns; r++) {
@@ -747,33 +1156,39 @@ int mxn_piece_read_step(mxn_dataset_t *ds, mxn_piece_t *piece, int step) {
           piece->node_vars[v][sg->dst[e]] = plan->buf[sg->off[e] - run->start];
       }
     }
-  for (int i = 0; i < plan->nelem_seg; i++) {
-    segment_t *sg = &plan->elem_seg[i];
-    const mxn__file_t *f = &ds->files[sg->file];
-    mxn_piece_block_t *pb = &piece->blocks[sg->block];
-    for (int v = 0; v < s->num_elem_vars; v++) {
-      if (!pb->elem_vars[v]) continue;
-      if (!f->elem_truth[(int64_t)sg->block * s->num_elem_vars + v]) {
-        /* Absent in this member: not stored, so it reads as 0. */
-        for (int64_t e = 0; e < sg->n; e++) pb->elem_vars[v][sg->dst[e]] = 0.0;
-        continue;
-      }
-      MXN_CHECK(mxn__file_exoid(ds, sg->file, &exoid));
-      for (int64_t r = 0; r < sg->nruns; r++) {
-        const run_t *run = &sg->runs[r];
-        MXN_CHECK(plan_buf(plan, run->count));
-        if (ex_get_partial_var(exoid, step + 1, EX_ELEM_BLOCK, v + 1, s->blocks[sg->block].id,
-                               run->start + 1, run->count, plan->buf) < 0) {
-          status = MXN_DS_ERR(ds, MXN_ERR_IO,
-                              "%s: block %lld: cannot read element variable '%s' at step %d",
-                              f->path, (long long)s->blocks[sg->block].id,
-                              s->elem_var_names[v], step + 1);
-          goto done;
+  for (int k = 0; k < MXN__NBK; k++) {
+    int nb;
+    const mxn_block_info_t *sb = mxn__sblocks(s, k, &nb);
+    mxn_piece_block_t *pblocks = mxn__pblocks(piece, k, &nb);
+    mxn_var_list_t vl = mxn__bvars(s, k);
+    for (int i = 0; i < plan->nseg[k]; i++) {
+      segment_t *sg = &plan->seg[k][i];
+      const mxn__file_t *f = &ds->files[sg->file];
+      mxn_piece_block_t *pb = &pblocks[sg->block];
+      for (int v = 0; v < vl.num; v++) {
+        if (!pb->elem_vars[v]) continue;
+        if (!f->kb[k].truth[(int64_t)sg->block * vl.num + v]) {
+          /* Absent in this member: not stored, so it reads as 0. */
+          for (int64_t e = 0; e < sg->n; e++) pb->elem_vars[v][sg->dst[e]] = 0.0;
+          continue;
         }
-        ds->io.read_calls++;
-        ds->io.bytes_read += run->count * (int64_t)sizeof(double);
-        for (int64_t e = run->first; e < run->first + run->n; e++)
-          pb->elem_vars[v][sg->dst[e]] = plan->buf[sg->off[e] - run->start];
+        MXN_CHECK(mxn__file_exoid(ds, sg->file, &exoid));
+        for (int64_t r = 0; r < sg->nruns; r++) {
+          const run_t *run = &sg->runs[r];
+          MXN_CHECK(plan_buf(plan, run->count));
+          if (ex_get_partial_var(exoid, step + 1, mxn__blk_type[k], v + 1, sb[sg->block].id,
+                                 run->start + 1, run->count, plan->buf) < 0) {
+            status = MXN_DS_ERR(ds, MXN_ERR_IO,
+                                "%s: %s block %lld: cannot read %s variable '%s' at step %d",
+                                f->path, mxn__blk_what[k], (long long)sb[sg->block].id,
+                                mxn__blk_what[k], vl.names[v], step + 1);
+            goto done;
+          }
+          ds->io.read_calls++;
+          ds->io.bytes_read += run->count * (int64_t)sizeof(double);
+          for (int64_t e = run->first; e < run->first + run->n; e++)
+            pb->elem_vars[v][sg->dst[e]] = plan->buf[sg->off[e] - run->start];
+        }
       }
     }
   }
@@ -787,6 +1202,7 @@ int mxn_piece_read_step(mxn_dataset_t *ds, mxn_piece_t *piece, int step) {
     ds->io.read_calls++;
     ds->io.bytes_read += s->num_global_vars * (int64_t)sizeof(double);
   }
+  MXN_CHECK(read_set_vars(ds, piece, step));
   piece->step = step;
   piece->time = s->times[step];
 done:

@@ -17,32 +17,15 @@ void mxn_member_name(const char *base, int M, int j, char *out, size_t cap) {
 }
 
 /* Content this version cannot carry through must stop the job, never be
- * dropped silently. */
-static int check_supported(const mxn_dataset_t *ds, mxn_error_t *err) {
-  const mxn_structure_t *s = &ds->s;
-  const char *what = s->num_edge_blocks ? "edge blocks"
-                     : s->num_face_blocks ? "face blocks"
-                     : s->num_edge_sets   ? "edge sets"
-                     : s->num_face_sets   ? "face sets"
-                     : s->num_elem_sets   ? "element sets"
-                                          : NULL;
-  if (what)
-    return mxn_error_set(err, MXN_ERR_UNSUPPORTED,
-                         "%s: holds %s, which this version cannot split or join "
-                         "yet; refusing rather than dropping them",
-                         ds->files[0].path, what);
-  return MXN_OK;
-}
-
+ * dropped silently: polyhedral blocks are refused when the dataset is
+ * opened, sets with several distribution factors per edge/face/element
+ * entry when they are read. Everything else is carried. */
 static int open_ds(const char *in, mxn_dataset_t **ds, mxn_error_t *err) {
   int status = mxn_dataset_create(ds);
   if (status != MXN_OK) return mxn_error_set(err, status, "out of memory");
   status = mxn_dataset_open(*ds, in);
-  if (status != MXN_OK) {
-    mxn_error_set(err, status, "%s", mxn_dataset_errmsg(*ds));
-    return status;
-  }
-  return check_supported(*ds, err);
+  if (status != MXN_OK) mxn_error_set(err, status, "%s", mxn_dataset_errmsg(*ds));
+  return status;
 }
 
 /* Write `piece` and every time step of it to `path`. */
@@ -219,6 +202,182 @@ done:
   return status;
 }
 
+/* Ids of orphans (nodes, edges or faces no element refers to) given to
+ * each part: ids[off[p] .. off[p+1]). */
+typedef struct {
+  int64_t *off;
+  mxn_gid_t *ids;
+} orphans_t;
+
+/* Growable list of (node, part) pairs. */
+typedef struct {
+  node_part_t *a;
+  int64_t n, cap;
+} np_list_t;
+
+static int np_push(np_list_t *l, int64_t node, int part) {
+  if (l->n == l->cap) {
+    int64_t cap = l->cap ? 2 * l->cap : 1024;
+    node_part_t *a = realloc(l->a, (size_t)cap * sizeof *a);
+    if (!a) return MXN_ERR_NOMEM;
+    l->a = a;
+    l->cap = cap;
+  }
+  l->a[l->n++] = (node_part_t){node, part};
+  return MXN_OK;
+}
+
+/* Bucket (id, part) choices into per-part id lists. */
+static int orphans_build(const mxn_gid_t *ids, const int *part, int64_t n, int nparts,
+                         orphans_t *o) {
+  int status = MXN_OK;
+  MXN_ALLOC(o->off, nparts + 1);
+  MXN_ALLOC(o->ids, n);
+  for (int64_t i = 0; i < n; i++) o->off[part[i] + 1]++;
+  for (int p = 0; p < nparts; p++) o->off[p + 1] += o->off[p];
+  for (int64_t i = 0; i < n; i++) o->ids[o->off[part[i]]++] = ids[i];
+  for (int p = nparts; p > 0; p--) o->off[p] = o->off[p - 1];
+  o->off[0] = 0;
+done:
+  return status;
+}
+
+/* Which parts each node of the whole mesh `all` lands in (CSR np_off /
+ * np_part over all's nodes, parts ascending), given the element parts.
+ * A part holds the nodes of its elements and of the edges and faces they
+ * refer to. Edges and faces no element refers to go to the part of an
+ * element sharing their first node, else to part 0; nodes nothing refers
+ * to go to part 0. Those orphans are listed per part in orph[0..2] (nodes,
+ * edges, faces), so that join(split(x)) == x even for them. */
+static int assign_parts(const mxn_structure_t *s, const mxn_piece_t *all, const int *part,
+                        int nparts, int64_t **np_off, int **np_part, orphans_t orph[3]) {
+  int status = MXN_OK;
+  np_list_t l;
+  memset(&l, 0, sizeof l);
+  int *node_part = NULL, *ent_part = NULL, *opart = NULL;
+  mxn_gid_t *oids = NULL;
+  int64_t *ent_off = NULL, *ent_nodes = NULL;
+  mxn_gid_t *ent_ids = NULL;
+  /* Elements' nodes; node_part[v]: part of the first element using v. */
+  MXN_ALLOC(node_part, all->num_nodes);
+  for (int64_t v = 0; v < all->num_nodes; v++) node_part[v] = -1;
+  for (int b = 0, e = 0; b < all->num_blocks; b++) {
+    const mxn_piece_block_t *pb = &all->blocks[b];
+    int npe = s->blocks[b].nodes_per_elem;
+    for (int64_t k = 0; k < pb->num_elements; k++, e++)
+      for (int c = 0; c < npe; c++) {
+        int64_t v = pb->conn[k * npe + c];
+        MXN_CHECK(np_push(&l, v, part[e]));
+        if (node_part[v] < 0) node_part[v] = part[e];
+      }
+  }
+  /* Edges, then faces: flattened node lists, parts of the elements that
+   * refer to them, orphans. */
+  for (int t = 1; t <= 2; t++) {
+    int kind = t == 1 ? MXN__EDGE : MXN__FACE, nb;
+    const mxn_block_info_t *sb = mxn__sblocks(s, kind, &nb);
+    const mxn_piece_block_t *pbs = mxn__pblocks(all, kind, &nb);
+    int64_t n = t == 1 ? all->num_edges : all->num_faces;
+    MXN_ALLOC(ent_off, n + 1);
+    MXN_ALLOC(ent_ids, n);
+    for (int b = 0, x = 0; b < nb; b++)
+      for (int64_t k = 0; k < pbs[b].num_elements; k++, x++) {
+        ent_off[x + 1] = ent_off[x] + sb[b].nodes_per_elem;
+        ent_ids[x] = pbs[b].elem_ids[k];
+      }
+    MXN_ALLOC(ent_nodes, ent_off[n]);
+    for (int b = 0, x = 0; b < nb; b++) {
+      int64_t len = pbs[b].num_elements * sb[b].nodes_per_elem;
+      if (len) memcpy(ent_nodes + ent_off[x], pbs[b].conn, (size_t)len * sizeof *ent_nodes);
+      x += (int)pbs[b].num_elements;
+    }
+    MXN_ALLOC(ent_part, n);
+    for (int64_t x = 0; x < n; x++) ent_part[x] = -1;
+    for (int b = 0, e = 0; b < all->num_blocks; b++) {
+      const mxn_piece_block_t *pb = &all->blocks[b];
+      int w = t == 1 ? s->blocks[b].edges_per_elem : s->blocks[b].faces_per_elem;
+      const int64_t *ec = t == 1 ? pb->edge_conn : pb->face_conn;
+      if (!ec || w == 0) {
+        e += (int)pb->num_elements;
+        continue;
+      }
+      for (int64_t k = 0; k < pb->num_elements; k++, e++)
+        for (int c = 0; c < w; c++) {
+          int64_t x = ec[k * w + c];
+          if (ent_part[x] < 0) ent_part[x] = part[e];
+          for (int64_t q = ent_off[x]; q < ent_off[x + 1]; q++)
+            MXN_CHECK(np_push(&l, ent_nodes[q], part[e]));
+        }
+    }
+    int64_t no = 0;
+    MXN_ALLOC(oids, n);
+    MXN_ALLOC(opart, n);
+    for (int64_t x = 0; x < n; x++) {
+      if (ent_part[x] >= 0) continue;
+      int p = ent_off[x + 1] > ent_off[x] && node_part[ent_nodes[ent_off[x]]] >= 0
+                  ? node_part[ent_nodes[ent_off[x]]]
+                  : 0;
+      oids[no] = ent_ids[x];
+      opart[no++] = p;
+      for (int64_t q = ent_off[x]; q < ent_off[x + 1]; q++) MXN_CHECK(np_push(&l, ent_nodes[q], p));
+    }
+    MXN_CHECK(orphans_build(oids, opart, no, nparts, &orph[t]));
+    free(oids);
+    free(opart);
+    free(ent_off);
+    free(ent_ids);
+    free(ent_nodes);
+    free(ent_part);
+    oids = NULL;
+    opart = NULL;
+    ent_off = ent_nodes = NULL;
+    ent_ids = NULL;
+    ent_part = NULL;
+  }
+  /* Nodes nothing refers to. */
+  {
+    char *used = NULL;
+    int64_t no = 0;
+    MXN_ALLOC(used, all->num_nodes);
+    for (int64_t i = 0; i < l.n; i++) used[l.a[i].node] = 1;
+    MXN_ALLOC(oids, all->num_nodes);
+    MXN_ALLOC(opart, all->num_nodes);
+    for (int64_t v = 0; v < all->num_nodes; v++)
+      if (!used[v]) {
+        oids[no] = all->node_ids[v];
+        opart[no++] = 0;
+      }
+    free(used);
+    for (int64_t i = 0; i < no; i++) {
+      int64_t v = mxn__lower_bound(all->node_ids, all->num_nodes, oids[i]);
+      MXN_CHECK(np_push(&l, v, 0));
+    }
+    MXN_CHECK(orphans_build(oids, opart, no, nparts, &orph[0]));
+  }
+  qsort(l.a, (size_t)l.n, sizeof *l.a, cmp_node_part);
+  MXN_ALLOC(*np_off, all->num_nodes + 1);
+  MXN_ALLOC(*np_part, l.n);
+  {
+    int64_t m = 0;
+    for (int64_t k = 0; k < l.n; k++) {
+      if (k > 0 && l.a[k].node == l.a[k - 1].node && l.a[k].part == l.a[k - 1].part) continue;
+      (*np_part)[m++] = l.a[k].part;
+      (*np_off)[l.a[k].node + 1]++;
+    }
+    for (int64_t i = 0; i < all->num_nodes; i++) (*np_off)[i + 1] += (*np_off)[i];
+  }
+done:
+  free(l.a);
+  free(node_part);
+  free(ent_part);
+  free(opart);
+  free(oids);
+  free(ent_off);
+  free(ent_nodes);
+  free(ent_ids);
+  return status;
+}
+
 /* Element centroids over the concatenated blocks of a piece. */
 static int centroids(const mxn_structure_t *s, const mxn_piece_t *pc, double **out) {
   int status = MXN_OK;
@@ -255,11 +414,14 @@ int mxn_split(const char *in, const char *outbase, int nparts, mxn_part_method m
   int64_t *adj_off = NULL, *adj = NULL, *conn_off = NULL, *conn = NULL, *np_off = NULL;
   mxn_gid_t *adj_ids = NULL;
   node_part_t *pairs = NULL;
+  orphans_t orph[3];
+  memset(orph, 0, sizeof orph);
   int64_t *blk_g = NULL, *ns_g = NULL, *nsdf_g = NULL, *ss_g = NULL, *ssdf_g = NULL;
   int64_t *psize = NULL;
   nem_build_t nb;
   memset(&nb, 0, sizeof nb);
   char *path = NULL;
+  int parts_written = 0;
   int status = open_ds(in, &ds, err);
   if (status != MXN_OK) goto done;
   const mxn_structure_t *s = mxn_dataset_structure(ds);
@@ -314,24 +476,9 @@ int mxn_split(const char *in, const char *outbase, int nparts, mxn_part_method m
   if (status != MXN_OK) goto done;
   rep->seconds_partition = now() - t0;
 
-  /* Node -> parts, for border nodes and communication maps. */
-  MXN_ALLOC(pairs, conn_off[n]);
-  for (int64_t e = 0; e < n; e++)
-    for (int64_t k = conn_off[e]; k < conn_off[e + 1]; k++) pairs[k] = (node_part_t){conn[k], part[e]};
-  qsort(pairs, (size_t)conn_off[n], sizeof *pairs, cmp_node_part);
-  MXN_ALLOC(np_off, all->num_nodes + 1);
-  MXN_ALLOC(np_part, conn_off[n]);
-  {
-    int64_t m = 0;
-    for (int64_t k = 0; k < conn_off[n]; k++) {
-      if (k > 0 && pairs[k].node == pairs[k - 1].node && pairs[k].part == pairs[k - 1].part) continue;
-      np_part[m++] = pairs[k].part;
-      np_off[pairs[k].node + 1]++;
-    }
-    for (int64_t i = 0; i < all->num_nodes; i++) np_off[i + 1] += np_off[i];
-  }
-  free(pairs);
-  pairs = NULL;
+  /* Node -> parts, for border nodes and communication maps; orphans
+   * (nodes, edges, faces no element refers to) given to parts. */
+  MXN_CHECK(assign_parts(s, all, part, nparts, &np_off, &np_part, orph));
 
   /* Global counts for every member's Nemesis header. */
   MXN_ALLOC(blk_g, s->num_blocks);
@@ -350,21 +497,34 @@ int mxn_split(const char *in, const char *outbase, int nparts, mxn_part_method m
   }
 
   /* Each part: extract its elements through the cover, write it. */
-  MXN_ALLOC(psize, nparts);
-  for (int64_t e = 0; e < n; e++) psize[part[e]]++;
+  /* Bucket the elements by part once (ids stay ascending in each bucket). */
+  MXN_ALLOC(psize, nparts + 1);
+  for (int64_t e = 0; e < n; e++) psize[part[e] + 1]++;
+  for (int p = 0; p < nparts; p++) psize[p + 1] += psize[p];
   MXN_ALLOC(want_ids, n);
+  for (int64_t e = 0; e < n; e++) want_ids[psize[part[e]]++] = ids[e];
+  for (int p = nparts; p > 0; p--) psize[p] = psize[p - 1];
+  psize[0] = 0;
   size_t plen = strlen(outbase) + 32;
   MXN_ALLOC(path, plen);
   rep->min_part_elements = n;
   for (int p = 0; p < nparts; p++) {
-    int64_t m = 0;
-    for (int64_t e = 0; e < n; e++)
-      if (part[e] == p) want_ids[m++] = ids[e];
+    int64_t m = psize[p + 1] - psize[p];
     mxn_idset_t want = MXN_IDSET_INIT;
-    MXN_CHECK(mxn_idset_from_array(want_ids, m, &want));
+    MXN_CHECK(mxn_idset_from_array(want_ids + psize[p], m, &want));
+    /* The orphans given to this part travel with its elements. */
+    mxn_idset_t extra[3] = {MXN_IDSET_INIT, MXN_IDSET_INIT, MXN_IDSET_INIT};
+    for (int t = 0; t < 3 && status == MXN_OK; t++)
+      status = mxn_idset_from_array(orph[t].ids + orph[t].off[p],
+                                    orph[t].off[p + 1] - orph[t].off[p], &extra[t]);
+    mxn_extract_opts_t eop = eo;
+    eop.extra_nodes = &extra[0];
+    eop.extra_edges = &extra[1];
+    eop.extra_faces = &extra[2];
     t0 = now();
-    status = mxn_extract(ds, &want, &eo, &pc);
+    if (status == MXN_OK) status = mxn_extract(ds, &want, &eop, &pc);
     mxn_idset_free(&want);
+    for (int t = 0; t < 3; t++) mxn_idset_free(&extra[t]);
     if (status != MXN_OK) {
       mxn_error_set(err, status, "%s", mxn_dataset_errmsg(ds));
       goto done;
@@ -404,6 +564,7 @@ int mxn_split(const char *in, const char *outbase, int nparts, mxn_part_method m
     nem_free(&nb);
     mxn_piece_destroy(&pc);
     if (status != MXN_OK) goto done;
+    parts_written++;
     if (m < rep->min_part_elements) rep->min_part_elements = m;
     if (m > rep->max_part_elements) rep->max_part_elements = m;
   }
@@ -414,6 +575,17 @@ int mxn_split(const char *in, const char *outbase, int nparts, mxn_part_method m
   rep->num_steps = s->num_times;
   rep->read = mxn_dataset_counters(ds);
 done:
+  for (int t = 0; t < 3; t++) {
+    free(orph[t].off);
+    free(orph[t].ids);
+  }
+  /* A failed split leaves no partial set behind: remove the members this
+   * call already moved into place. */
+  if (status != MXN_OK && path)
+    for (int p = 0; p < parts_written; p++) {
+      mxn_member_name(outbase, nparts, p, path, strlen(outbase) + 32);
+      remove(path);
+    }
   nem_free(&nb);
   mxn_piece_destroy(&pc);
   mxn_piece_destroy(&all);

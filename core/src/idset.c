@@ -121,21 +121,70 @@ int64_t mxn_idset_find(const mxn_idset_t *s, mxn_gid_t id) {
   return (lo < s->n && s->ids[lo] == id) ? lo : -1;
 }
 
-int64_t mxn_idset_intersect_count(const mxn_idset_t *a, const mxn_idset_t *b) {
-  if (!set_ok(a) || !set_ok(b)) return 0;
-  int64_t i = 0, j = 0, k = 0;
+/* First index >= lo of sorted a[0..n) whose value is >= x: exponential
+ * then binary search, so a walk over a small set through a large one costs
+ * O(small * log(large / small)). */
+static int64_t gallop(const mxn_gid_t *a, int64_t n, int64_t lo, mxn_gid_t x) {
+  int64_t step = 1, hi = lo;
+  while (hi < n && a[hi] < x) {
+    lo = hi + 1;
+    hi += step;
+    step *= 2;
+  }
+  if (hi > n) hi = n;
+  while (lo < hi) {
+    int64_t mid = lo + (hi - lo) / 2;
+    if (a[mid] < x)
+      lo = mid + 1;
+    else
+      hi = mid;
+  }
+  return lo;
+}
+
+/* The one intersection walk behind count and intersect: merges when the
+ * sizes are alike, gallops through the larger set otherwise. Any output
+ * may be NULL. Returns the number of common members. */
+static int64_t intersect_walk(const mxn_idset_t *a, const mxn_idset_t *b, mxn_gid_t *v,
+                              int64_t *pa, int64_t *pb) {
+  int64_t k = 0;
+  if (a->n > 32 * b->n || b->n > 32 * a->n) {
+    int a_small = a->n < b->n;
+    const mxn_idset_t *s = a_small ? a : b, *l = a_small ? b : a;
+    int64_t j = 0;
+    for (int64_t i = 0; i < s->n && j < l->n; i++) {
+      j = gallop(l->ids, l->n, j, s->ids[i]);
+      if (j < l->n && l->ids[j] == s->ids[i]) {
+        if (v) v[k] = s->ids[i];
+        if (pa) pa[k] = a_small ? i : j;
+        if (pb) pb[k] = a_small ? j : i;
+        k++;
+        j++;
+      }
+    }
+    return k;
+  }
+  int64_t i = 0, j = 0;
   while (i < a->n && j < b->n) {
     if (a->ids[i] < b->ids[j])
       i++;
     else if (a->ids[i] > b->ids[j])
       j++;
     else {
+      if (v) v[k] = a->ids[i];
+      if (pa) pa[k] = i;
+      if (pb) pb[k] = j;
       k++;
       i++;
       j++;
     }
   }
   return k;
+}
+
+int64_t mxn_idset_intersect_count(const mxn_idset_t *a, const mxn_idset_t *b) {
+  if (!set_ok(a) || !set_ok(b)) return 0;
+  return intersect_walk(a, b, NULL, NULL, NULL);
 }
 
 int mxn_idset_intersect(const mxn_idset_t *a, const mxn_idset_t *b,
@@ -152,21 +201,7 @@ int mxn_idset_intersect(const mxn_idset_t *a, const mxn_idset_t *b,
   int64_t *pa = pos_a ? malloc((size_t)cap * sizeof *pa) : NULL;
   int64_t *pb = pos_b ? malloc((size_t)cap * sizeof *pb) : NULL;
   if (!v || (pos_a && !pa) || (pos_b && !pb)) goto done;
-  int64_t i = 0, j = 0, k = 0;
-  while (i < a->n && j < b->n) {
-    if (a->ids[i] < b->ids[j])
-      i++;
-    else if (a->ids[i] > b->ids[j])
-      j++;
-    else {
-      v[k] = a->ids[i];
-      if (pa) pa[k] = i;
-      if (pb) pb[k] = j;
-      k++;
-      i++;
-      j++;
-    }
-  }
+  int64_t k = intersect_walk(a, b, v, pa, pb);
   if (k == 0) {
     status = MXN_OK;
     goto done;

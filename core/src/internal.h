@@ -4,6 +4,8 @@
 
 #include "mxn/mxn.h"
 
+#include <exodusII.h>
+
 #include <stdlib.h>
 #include <string.h>
 
@@ -25,25 +27,69 @@
     }                                                                       \
   } while (0)
 
-/* Files kept open at once, so sets of thousands of members stay under the
- * default `ulimit -n`. */
-#define MXN__MAX_OPEN_FILES 64
+/* Most member files kept open at once; the actual cap also stays under
+ * half of `ulimit -n`, so sets of thousands of members open fine. */
+#define MXN__MAX_OPEN_FILES 512
+
+/* Entity kinds with global ids. The first three are organised in blocks
+ * (MXN__NBK block kinds); numbered maps exist for all four. */
+enum { MXN__ELEM = 0, MXN__EDGE = 1, MXN__FACE = 2, MXN__NODE = 3 };
+#define MXN__NBK 3
+#define MXN__NEK 4
+
+/* Set kinds. */
+enum { MXN__NSET = 0, MXN__SSET, MXN__ESET, MXN__FSET, MXN__ELSET, MXN__NSK };
+
+/* Variable families: one name list each, merged across members. */
+enum {
+  MXN__V_NODAL = 0, MXN__V_ELEM, MXN__V_GLOBAL, MXN__V_EDGE, MXN__V_FACE,
+  MXN__V_SET0,                       /* + set kind */
+  MXN__NV = MXN__V_SET0 + MXN__NSK
+};
+
+/* Exodus entity types and words for messages, by kind. */
+static const ex_entity_type mxn__blk_type[MXN__NBK] = {EX_ELEM_BLOCK, EX_EDGE_BLOCK,
+                                                       EX_FACE_BLOCK};
+static const char *const mxn__blk_what[MXN__NBK] = {"element", "edge", "face"};
+static const ex_entity_type mxn__set_type[MXN__NSK] = {EX_NODE_SET, EX_SIDE_SET, EX_EDGE_SET,
+                                                       EX_FACE_SET, EX_ELEM_SET};
+static const char *const mxn__set_what[MXN__NSK] = {"node set", "side set", "edge set",
+                                                    "face set", "element set"};
+static const ex_entity_type mxn__map_type[MXN__NEK] = {EX_ELEM_MAP, EX_EDGE_MAP, EX_FACE_MAP,
+                                                       EX_NODE_MAP};
+static const char *const mxn__ent_what[MXN__NEK] = {"element", "edge", "face", "node"};
+
+/* One member's blocks of one kind. */
+typedef struct mxn__blocks {
+  int64_t num;             /* entities of the kind in the file */
+  int nblk;                /* blocks the file declares */
+  int *blk_of_file;        /* file block k -> structure block */
+  int64_t *blk_count;      /* per structure block */
+  int64_t *blk_start;      /* per structure block: file position of its first entry */
+  int *blk_present;        /* per structure block */
+  int *truth;              /* structure blocks x vars (by file block until indexed) */
+  int has_map;             /* stores the kind's id map (elem/edge/face_num_map) */
+} mxn__blocks_t;
+
+/* One member's sets of one kind. */
+typedef struct mxn__sets {
+  int nfile;               /* sets the file declares */
+  int64_t *ids;            /* their ids, file order */
+  int64_t *count, *df;     /* per structure set (0 if absent) */
+  int *truth;              /* structure sets x vars (by file set until indexed) */
+} mxn__sets_t;
 
 /* What the dataset knows of one member file. */
 typedef struct mxn__file {
   char *path;
   int exoid;               /* -1 while closed */
   uint64_t last_use;       /* for closing the least recently used */
-  int64_t num_nodes, num_elems;
-  int nblk;                /* blocks the file declares */
-  int *blk_of_file;        /* file block k -> structure block */
-  int64_t *blk_count;      /* per structure block */
-  int64_t *blk_start;      /* per structure block */
-  int *blk_present;        /* per structure block */
-  int64_t *ns_count, *ns_df; /* per structure node set (0 if absent) */
-  int64_t *ss_count, *ss_df; /* per structure side set */
-  int *elem_truth;         /* structure blocks x elem vars */
-  int has_node_map, has_elem_map;
+  int64_t num_nodes;
+  mxn__blocks_t kb[MXN__NBK];
+  mxn__sets_t sk[MXN__NSK];
+  int nmap[MXN__NEK];      /* numbered maps the file stores, per entity kind */
+  int64_t *map_ids[MXN__NEK];
+  int has_node_map;
   int orig_map_id;         /* id of original_global_id_map, or 0 */
   int have_orig_map;
   mxn_file_domain_t *dom;  /* loaded on demand */
@@ -58,7 +104,8 @@ struct mxn_dataset {
   int open_count;
   mxn_io_counters_t io;
   int opened;
-  int vars_from[3];        /* member that defined nodal/element/global names */
+  int vars_from[MXN__NV];    /* member that defined each family's names */
+  int max_open;            /* open-file cap, from RLIMIT_NOFILE */
 };
 
 /* Exodus id of member j, opening it if needed (LRU-capped). */
@@ -72,6 +119,70 @@ int64_t mxn__lower_bound(const int64_t *a, int64_t n, int64_t v);
 
 /* Free a file domain's members and the struct. */
 void mxn__file_domain_free(mxn_file_domain_t *d);
+
+/* The structure's blocks of kind k (MXN__ELEM/EDGE/FACE) and their count. */
+static inline mxn_block_info_t *mxn__sblocks(const mxn_structure_t *s, int k, int *n) {
+  *n = k == MXN__ELEM ? s->num_blocks : k == MXN__EDGE ? s->num_edge_blocks : s->num_face_blocks;
+  return k == MXN__ELEM ? s->blocks : k == MXN__EDGE ? s->edge_blocks : s->face_blocks;
+}
+
+/* The variables of block kind k (element ones live in flat fields). */
+static inline mxn_var_list_t mxn__bvars(const mxn_structure_t *s, int k) {
+  if (k == MXN__ELEM) {
+    mxn_var_list_t v = {s->num_elem_vars, s->elem_var_names, s->elem_var_truth};
+    return v;
+  }
+  return k == MXN__EDGE ? s->edge_vars : s->face_vars;
+}
+
+/* The structure's sets of kind k (MXN__NSET...) and their count. */
+static inline mxn_set_info_t *mxn__ssets(const mxn_structure_t *s, int k, int *n) {
+  switch (k) {
+    case MXN__NSET: *n = s->num_node_sets; return s->node_sets;
+    case MXN__SSET: *n = s->num_side_sets; return s->side_sets;
+    case MXN__ESET: *n = s->num_edge_sets; return s->edge_sets;
+    case MXN__FSET: *n = s->num_face_sets; return s->face_sets;
+    default: *n = s->num_elem_sets; return s->elem_sets;
+  }
+}
+
+/* The variables on sets of kind k. */
+static inline const mxn_var_list_t *mxn__svars(const mxn_structure_t *s, int k) {
+  switch (k) {
+    case MXN__NSET: return &s->node_set_vars;
+    case MXN__SSET: return &s->side_set_vars;
+    case MXN__ESET: return &s->edge_set_vars;
+    case MXN__FSET: return &s->face_set_vars;
+    default: return &s->elem_set_vars;
+  }
+}
+
+/* The structure's numbered maps of entity kind k (MXN__ELEM...MXN__NODE). */
+static inline mxn_map_info_t *mxn__smaps(const mxn_structure_t *s, int k, int *n) {
+  switch (k) {
+    case MXN__ELEM: *n = s->num_elem_maps; return s->elem_maps;
+    case MXN__EDGE: *n = s->num_edge_maps; return s->edge_maps;
+    case MXN__FACE: *n = s->num_face_maps; return s->face_maps;
+    default: *n = s->num_node_maps; return s->node_maps;
+  }
+}
+
+/* A piece's blocks of kind k and their count. */
+static inline mxn_piece_block_t *mxn__pblocks(const mxn_piece_t *p, int k, int *n) {
+  *n = k == MXN__ELEM ? p->num_blocks : k == MXN__EDGE ? p->num_edge_blocks : p->num_face_blocks;
+  return k == MXN__ELEM ? p->blocks : k == MXN__EDGE ? p->edge_blocks : p->face_blocks;
+}
+
+/* A piece's sets of kind k and their count. */
+static inline mxn_piece_set_t *mxn__psets(const mxn_piece_t *p, int k, int *n) {
+  switch (k) {
+    case MXN__NSET: *n = p->num_node_sets; return p->node_sets;
+    case MXN__SSET: *n = p->num_side_sets; return p->side_sets;
+    case MXN__ESET: *n = p->num_edge_sets; return p->edge_sets;
+    case MXN__FSET: *n = p->num_face_sets; return p->face_sets;
+    default: *n = p->num_elem_sets; return p->elem_sets;
+  }
+}
 
 /* Number of nodes on side `side` (1-based) of an element of type `type`
  * with `npe` nodes, or -1 when the type or side is unknown. */

@@ -143,7 +143,7 @@ int mxn_dual_graph(int64_t n, const int64_t *conn_off, const int64_t *conn,
   }
 
   int status = MXN_OK;
-  int64_t *nstart = NULL, *mark = NULL, *nelem = NULL, *touched = NULL;
+  int64_t *nstart = NULL, *cur = NULL, *mark = NULL, *nelem = NULL, *touched = NULL;
   int32_t *shared = NULL;
   int64_t *off = NULL, *out = NULL;
   int64_t cap = 0, len = 0;
@@ -164,21 +164,15 @@ int mxn_dual_graph(int64_t n, const int64_t *conn_off, const int64_t *conn,
   for (int64_t v = 0; v < num_nodes; v++) nstart[v + 1] += nstart[v];
   MXN_ALLOC(nelem, nstart[num_nodes]);
   for (int64_t v = 0; v < num_nodes; v++) mark[v] = -1;
-  {
-    /* Fill with a moving cursor kept in `touched`'s place; reuse nothing
-     * fancy: a second small array is clearer than in-place shifting. */
-    int64_t *cur = NULL;
-    MXN_ALLOC(cur, num_nodes);
-    memcpy(cur, nstart, (size_t)num_nodes * sizeof *cur);
-    for (int64_t k = 0; k < n; k++)
-      for (int64_t j = conn_off[k]; j < conn_off[k + 1]; j++) {
-        int64_t v = conn[j];
-        if (mark[v] == k) continue;
-        mark[v] = k;
-        nelem[cur[v]++] = k;
-      }
-    free(cur);
-  }
+  MXN_ALLOC(cur, num_nodes);
+  memcpy(cur, nstart, (size_t)num_nodes * sizeof *cur);
+  for (int64_t k = 0; k < n; k++)
+    for (int64_t j = conn_off[k]; j < conn_off[k + 1]; j++) {
+      int64_t v = conn[j];
+      if (mark[v] == k) continue;
+      mark[v] = k;
+      nelem[cur[v]++] = k; /* elements in ascending order per node */
+    }
 
   /* For each element, count shared distinct nodes with every element met
    * through its nodes; only touched counters are reset, so the work is
@@ -186,7 +180,7 @@ int mxn_dual_graph(int64_t n, const int64_t *conn_off, const int64_t *conn,
   MXN_ALLOC(shared, n);
   MXN_ALLOC(touched, n);
   MXN_ALLOC(off, n + 1);
-  cap = n > 0 ? 8 * n : 1;
+  cap = 4 * n + 16; /* grown by doubling; hexes have 6 face neighbours */
   MXN_ALLOC(out, cap);
   for (int64_t v = 0; v < num_nodes; v++) mark[v] = -1;
   for (int64_t k = 0; k < n; k++) {
@@ -221,6 +215,10 @@ int mxn_dual_graph(int64_t n, const int64_t *conn_off, const int64_t *conn,
     qsort(out + off[k], (size_t)(len - off[k]), sizeof *out, mxn__cmp_i64);
   }
   off[n] = len;
+  if (len < cap) { /* give back the slack; keep the big block if this fails */
+    int64_t *fit = realloc(out, (size_t)(len > 0 ? len : 1) * sizeof *out);
+    if (fit) out = fit;
+  }
   *adj_off = off;
   *adj = out;
   off = NULL;
@@ -228,6 +226,7 @@ int mxn_dual_graph(int64_t n, const int64_t *conn_off, const int64_t *conn,
 
 done:
   free(nstart);
+  free(cur);
   free(mark);
   free(nelem);
   free(touched);
@@ -638,6 +637,15 @@ done:
   return status;
 }
 
+/* What all ranks agreed on about the input. Ranks with no elements may
+ * pass NULL arrays and dim 0; they follow the others. */
+typedef struct mxn__global {
+  int dim;      /* common dim of ranks with elements */
+  int has_w;    /* element weights given */
+  int has_ew;   /* edge weights given (graph) */
+  int has_cent; /* centroids given by every rank with elements */
+} mxn__global;
+
 /* ------------------------------------------------------------------ */
 /* Zoltan                                                              */
 
@@ -769,7 +777,8 @@ static const char *mxn__zoltan_method(mxn_part_method m) {
 /* One Zoltan run; the part of every local element lands in part[]. */
 static int mxn__zoltan_run(MPI_Comm comm, mxn_part_method method,
                            const mxn_part_input_t *in, int nparts, double tol,
-                           int use_ew, unsigned seed, int *part, mxn_error_t *err) {
+                           int use_w, int use_ew, unsigned seed, int *part,
+                           mxn_error_t *err) {
   static int initialized = 0;
   const char *name = mxn_part_method_name(method);
   int status = MXN_OK, rank = 0;
@@ -814,7 +823,8 @@ static int mxn__zoltan_run(MPI_Comm comm, mxn_part_method method,
   MXN__ZSET("LB_APPROACH", "PARTITION");
   MXN__ZSET("NUM_GID_ENTRIES", "2");
   MXN__ZSET("NUM_LID_ENTRIES", "1");
-  MXN__ZSET("OBJ_WEIGHT_DIM", in->weights ? "1" : "0");
+  /* Flags agreed over all ranks: Zoltan hangs if ranks disagree. */
+  MXN__ZSET("OBJ_WEIGHT_DIM", use_w ? "1" : "0");
   snprintf(buf, sizeof buf, "%.6f", tol);
   MXN__ZSET("IMBALANCE_TOL", buf);
   /* Every local object with its part, not just the movers. */
@@ -827,7 +837,7 @@ static int mxn__zoltan_run(MPI_Comm comm, mxn_part_method method,
      * warns on stdout when none remain; a dual graph's hyperedges are
      * small, so keep them all (only tiny meshes ever hit the default). */
     MXN__ZSET("PHG_EDGE_SIZE_THRESHOLD", "1.0");
-    MXN__ZSET("EDGE_WEIGHT_DIM", (use_ew && in->edge_weights) ? "1" : "0");
+    MXN__ZSET("EDGE_WEIGHT_DIM", use_ew ? "1" : "0");
   }
 #undef MXN__ZSET
   if (zst != ZOLTAN_OK) {
@@ -918,15 +928,17 @@ done:
  * then (graph) drop the edge weights, then cut the Hilbert string, or the
  * id string when there are no centroids. */
 static int mxn__zoltan(MPI_Comm comm, mxn_part_method method,
-                       const mxn_part_input_t *in, int nparts, int64_t ntot,
-                       double tol, unsigned seed, int *part, mxn_error_t *err) {
+                       const mxn_part_input_t *in, const mxn__global *glob,
+                       int nparts, int64_t ntot, double tol, unsigned seed,
+                       int *part, mxn_error_t *err) {
   const char *name = mxn_part_method_name(method);
   int status = MXN_OK;
-  int use_ew = in->edge_weights != NULL;
+  int use_ew = glob->has_ew;
   double t = tol;
   int tightened = 0;
   for (;;) {
-    status = mxn__zoltan_run(comm, method, in, nparts, t, use_ew, seed, part, err);
+    status = mxn__zoltan_run(comm, method, in, nparts, t, glob->has_w, use_ew, seed,
+                             part, err);
     status = mxn__agree(comm, status, err, name);
     if (status != MXN_OK) return status;
     if (ntot < nparts) return MXN_OK; /* empty parts cannot be avoided */
@@ -945,8 +957,7 @@ static int mxn__zoltan(MPI_Comm comm, mxn_part_method method,
       break;
     }
   }
-  if (in->centroids && in->dim >= 1 && in->dim <= 3)
-    return mxn__sfc(comm, in, nparts, part, err);
+  if (glob->has_cent) return mxn__sfc(comm, in, nparts, part, err);
   return mxn__linear(comm, in, nparts, part, err);
 }
 
@@ -1106,10 +1117,26 @@ int mxn_partition(MPI_Comm comm, mxn_part_method method,
     return mxn_error_set(err, MXN_ERR_MPI, "mxn_partition(%s): bad communicator", name);
 
   status = mxn__check_input(method, in, nparts, part, rank, nprocs, err);
-  /* One reduction agrees on the status and checks that every rank asked
-   * for the same method and part count. */
-  int v[5] = {status, nparts, -nparts, (int)method, -(int)method}, g[5];
-  if (MPI_Allreduce(v, g, 5, MPI_INT, MPI_MIN, comm) != MPI_SUCCESS)
+
+  /* One reduction (all MPI_MIN, maxima negated) agrees on the status and
+   * on what the ranks holding elements passed: the same method, nparts and
+   * dim, and weights, edge weights and centroids on all of them or none.
+   * Zoltan waits forever when ranks disagree on such parameters. */
+  int has = status == MXN_OK && in->n > 0;
+  int64_t nedges = 0;
+  if (status == MXN_OK && method == MXN_PART_GRAPH && in->n > 0)
+    nedges = in->adj_off[in->n] - in->adj_off[0];
+  int w = has && in->weights, c = has && in->centroids;
+  int ew = status == MXN_OK && nedges > 0 && in->edge_weights;
+  int v[13] = {status,
+               nparts, -nparts,
+               (int)method, -(int)method,
+               has ? in->dim : INT_MAX, has ? -in->dim : 0,
+               has ? w : 1, -w,
+               nedges > 0 ? ew : 1, -ew,
+               has ? c : 1, -c};
+  int g[13];
+  if (MPI_Allreduce(v, g, 13, MPI_INT, MPI_MIN, comm) != MPI_SUCCESS)
     return mxn_error_set(err, MXN_ERR_MPI,
                          "mxn_partition(%s): MPI_Allreduce of the arguments failed", name);
   mxn__note_other(err, status, g[0], name);
@@ -1118,9 +1145,27 @@ int mxn_partition(MPI_Comm comm, mxn_part_method method,
     return mxn_error_set(err, MXN_ERR_ARG,
                          "mxn_partition(%s): ranks disagree on the method or nparts",
                          name);
+  mxn__global glob = {g[6] < 0 ? -g[6] : 0, -g[8], -g[10], g[11]};
+  int geometric = method != MXN_PART_LINEAR && method != MXN_PART_GRAPH;
+  if (g[6] < 0 && g[5] != -g[6] && (geometric || glob.has_cent))
+    return mxn_error_set(err, MXN_ERR_ARG,
+                         "mxn_partition(%s): ranks disagree on dim (%d to %d)", name,
+                         g[5], -g[6]);
+  if (g[7] == 0 && -g[8] == 1)
+    return mxn_error_set(err, MXN_ERR_ARG,
+                         "mxn_partition(%s): weights given on some ranks, NULL on others",
+                         name);
+  if (g[9] == 0 && -g[10] == 1)
+    return mxn_error_set(err, MXN_ERR_ARG,
+                         "mxn_partition(%s): edge weights given on some ranks, NULL on "
+                         "others",
+                         name);
 
+  /* Options are rank 0's, so every rank runs the same retries. */
+  double ov[2] = {opts ? opts->imbalance_tol : 0, opts ? (double)opts->seed : 0};
   int64_t ntot = in->n;
-  if (MPI_Allreduce(&in->n, &ntot, 1, MPI_INT64_T, MPI_SUM, comm) != MPI_SUCCESS)
+  if (MPI_Bcast(ov, 2, MPI_DOUBLE, 0, comm) != MPI_SUCCESS ||
+      MPI_Allreduce(&in->n, &ntot, 1, MPI_INT64_T, MPI_SUM, comm) != MPI_SUCCESS)
     return mxn_error_set(err, MXN_ERR_MPI,
                          "mxn_partition(%s): MPI_Allreduce of the element count failed",
                          name);
@@ -1128,16 +1173,20 @@ int mxn_partition(MPI_Comm comm, mxn_part_method method,
     for (int64_t k = 0; k < in->n; k++) part[k] = 0;
     return MXN_OK;
   }
-
-  double tol = opts ? opts->imbalance_tol : 0;
+  double tol = ov[0];
   if (!(tol > 1.0) || !isfinite(tol)) tol = MXN__DEFAULT_TOL;
-  unsigned seed = opts ? opts->seed : 0;
+  unsigned seed = (unsigned)ov[1];
+
+  /* Ranks without elements take the common dim. */
+  mxn_part_input_t loc = *in;
+  loc.dim = glob.dim;
+  in = &loc;
 
   switch (method) {
   case MXN_PART_LINEAR: status = mxn__linear(comm, in, nparts, part, err); break;
   case MXN_PART_SFC: status = mxn__sfc(comm, in, nparts, part, err); break;
   default:
-    status = mxn__zoltan(comm, method, in, nparts, ntot, tol, seed, part, err);
+    status = mxn__zoltan(comm, method, in, &glob, nparts, ntot, tol, seed, part, err);
     break;
   }
   /* Local failures (allocation) inside the string methods are agreed here;

@@ -10,7 +10,8 @@ struct mxn_writer {
   int exoid;
   char *path, *tmp;
   const mxn_structure_t *s;
-  int *truth;              /* blocks x elem vars actually written */
+  int *btruth[MXN__NBK];   /* per block kind: blocks x vars actually written */
+  int *struth[MXN__NSK];   /* per set kind: sets x vars actually written */
   mxn_io_counters_t io;
 };
 
@@ -168,15 +169,18 @@ done:
   return status;
 }
 
-/* All node sets (side = 0) or side sets (side = 1) of a piece. */
+/* All sets of kind sk of a piece in one concatenated call: exodus 6.02's
+ * ex_put_set_param stores entry lists of 64-bit files as 16-bit integers. */
 static int put_sets(mxn_writer_t *w, const mxn_structure_t *s, const mxn_piece_t *piece,
-                    int side, mxn_error_t *err) {
-  int status = MXN_OK, n = side ? s->num_side_sets : s->num_node_sets;
+                    int sk, mxn_error_t *err) {
+  int status = MXN_OK, n;
+  const mxn_set_info_t *si = mxn__ssets(s, sk, &n);
+  const mxn_piece_set_t *sets = mxn__psets(piece, sk, &n);
+  int side = sk == MXN__SSET, has_extra = side || sk == MXN__ESET || sk == MXN__FSET;
   int64_t *ids = NULL, *cnt = NULL, *ndf = NULL, *eidx = NULL, *didx = NULL, *ent = NULL,
           *extra = NULL;
   double *df = NULL;
   int64_t total = 0, total_df = 0;
-  const mxn_piece_set_t *sets = side ? piece->side_sets : piece->node_sets;
   MXN_ALLOC(ids, n);
   MXN_ALLOC(cnt, n);
   MXN_ALLOC(ndf, n);
@@ -184,7 +188,7 @@ static int put_sets(mxn_writer_t *w, const mxn_structure_t *s, const mxn_piece_t
   MXN_ALLOC(didx, n);
   for (int q = 0; q < n; q++) {
     const mxn_piece_set_t *ps = &sets[q];
-    ids[q] = side ? s->side_sets[q].id : s->node_sets[q].id;
+    ids[q] = si[q].id;
     cnt[q] = ps->n;
     ndf[q] = !ps->df ? 0 : side ? ps->df_offsets[ps->n] : ps->n;
     eidx[q] = total;
@@ -193,13 +197,14 @@ static int put_sets(mxn_writer_t *w, const mxn_structure_t *s, const mxn_piece_t
     total_df += ndf[q];
   }
   MXN_ALLOC(ent, total);
-  if (side) MXN_ALLOC(extra, total);
+  if (has_extra) MXN_ALLOC(extra, total);
   MXN_ALLOC(df, total_df);
   for (int q = 0; q < n; q++) {
     const mxn_piece_set_t *ps = &sets[q];
+    const int *x = side ? ps->sides : ps->orient;
     for (int64_t i = 0; i < ps->n; i++) {
       ent[eidx[q] + i] = ps->entries[i] + 1;
-      if (side) extra[eidx[q] + i] = ps->sides[i];
+      if (has_extra) extra[eidx[q] + i] = x ? x[i] : 0;
     }
     if (ndf[q] > 0) memcpy(df + didx[q], ps->df, (size_t)ndf[q] * sizeof *df);
   }
@@ -212,9 +217,10 @@ static int put_sets(mxn_writer_t *w, const mxn_structure_t *s, const mxn_piece_t
   spec.sets_entry_list = ent;
   spec.sets_extra_list = extra;
   spec.sets_dist_fact = df;
-  W_CHECK(ex_put_concat_sets(w->exoid, side ? EX_SIDE_SET : EX_NODE_SET, &spec),
-          "%s: cannot write the %s sets", w->tmp, side ? "side" : "node");
-  w->io.bytes_written += total * (side ? 2 : 1) * (int64_t)sizeof(int64_t) +
+  W_CHECK(ex_put_concat_sets(w->exoid, mxn__set_type[sk], &spec),
+          "%s: cannot write the %ss (first id %lld)", w->tmp, mxn__set_what[sk],
+          (long long)(n > 0 ? ids[0] : 0));
+  w->io.bytes_written += total * (has_extra ? 2 : 1) * (int64_t)sizeof(int64_t) +
                          total_df * (int64_t)sizeof(double);
 done:
   free(ids);
@@ -228,6 +234,43 @@ done:
   return status;
 }
 
+/* Numbered maps the writer keeps. A join that restored the original
+ * element ids from nem_spread's original_global_id_map has used it up. A
+ * piece without entities of the kind stores none: exodus 6.02 writes no id
+ * for a map over 0 entries (it reads back as -1). */
+static int map_kept(const mxn_structure_t *s, int e, int m, const mxn_write_opts_t *opts,
+                    const mxn_piece_t *piece) {
+  int n;
+  const mxn_map_info_t *maps = mxn__smaps(s, e, &n);
+  int64_t count = e == MXN__NODE   ? piece->num_nodes
+                  : e == MXN__ELEM ? piece->num_elements
+                  : e == MXN__EDGE ? piece->num_edges
+                                   : piece->num_faces;
+  if (count == 0) return 0;
+  return !(e == MXN__ELEM && opts->use_original_ids && s->has_original_elem_ids &&
+           strcmp(maps[m].name, "original_global_id_map") == 0);
+}
+
+/* Variable names of one kind and the truth table actually written: a
+ * variable exists on a block or set where the structure has it and the
+ * piece holds entries there. */
+static int put_vars_truth(mxn_writer_t *w, ex_entity_type t, const mxn_var_list_t *vl,
+                          int nobj, const int64_t *entries, int **truth, const char *what,
+                          mxn_error_t *err) {
+  int status = MXN_OK;
+  if (vl->num <= 0 || nobj <= 0) return MXN_OK;
+  W_CHECK(put_var_names(w->exoid, t, vl->num, vl->names), "%s: cannot define %s variables",
+          w->tmp, what);
+  MXN_ALLOC(*truth, (int64_t)nobj * vl->num);
+  for (int b = 0; b < nobj; b++)
+    for (int v = 0; v < vl->num; v++)
+      (*truth)[(int64_t)b * vl->num + v] = vl->truth[(int64_t)b * vl->num + v] && entries[b] > 0;
+  W_CHECK(ex_put_truth_table(w->exoid, t, nobj, vl->num, *truth),
+          "%s: cannot write the %s variable truth table", w->tmp, what);
+done:
+  return status;
+}
+
 int mxn_writer_create(const char *path, const mxn_structure_t *s,
                       const mxn_piece_t *piece, const mxn_write_opts_t *opts,
                       mxn_writer_t **out, mxn_error_t *err) {
@@ -238,7 +281,7 @@ int mxn_writer_create(const char *path, const mxn_structure_t *s,
   memset(&defaults, 0, sizeof defaults);
   if (!opts) opts = &defaults;
   int status = MXN_OK;
-  int64_t *buf = NULL;
+  int64_t *buf = NULL, *ebuf = NULL, *fbuf = NULL, *cnt = NULL;
   char (*names)[MXN_NAME_LEN] = NULL;
   mxn_writer_t *w = NULL;
   MXN_ALLOC(w, 1);
@@ -273,8 +316,22 @@ int mxn_writer_create(const char *path, const mxn_structure_t *s,
   p.num_nodes = piece->num_nodes;
   p.num_elem = piece->num_elements;
   p.num_elem_blk = s->num_blocks;
+  p.num_edge = piece->num_edges;
+  p.num_edge_blk = s->num_edge_blocks;
+  p.num_face = piece->num_faces;
+  p.num_face_blk = s->num_face_blocks;
   p.num_node_sets = s->num_node_sets;
   p.num_side_sets = s->num_side_sets;
+  p.num_edge_sets = s->num_edge_sets;
+  p.num_face_sets = s->num_face_sets;
+  p.num_elem_sets = s->num_elem_sets;
+  int64_t *nmaps_out[MXN__NEK] = {&p.num_elem_maps, &p.num_edge_maps, &p.num_face_maps,
+                                  &p.num_node_maps};
+  for (int e = 0; e < MXN__NEK; e++) {
+    int nm;
+    mxn__smaps(s, e, &nm);
+    for (int m = 0; m < nm; m++) *nmaps_out[e] += map_kept(s, e, m, opts, piece);
+  }
   W_CHECK(ex_put_init_ext(ex, &p), "%s: cannot write the Exodus header", w->tmp);
 
   if (opts->nemesis) MXN_CHECK(write_nemesis(w, s, opts->nemesis, err));
@@ -290,80 +347,147 @@ int mxn_writer_create(const char *path, const mxn_structure_t *s,
     w->io.bytes_written += piece->num_nodes * s->num_dim * (int64_t)sizeof(double);
   }
 
-  /* Blocks, in structure order; empty ones keep the structure whole. */
-  for (int b = 0; b < s->num_blocks; b++) {
-    const mxn_block_info_t *bi = &s->blocks[b];
-    const mxn_piece_block_t *pb = &piece->blocks[b];
-    const char *type = bi->type[0] ? bi->type : "NULL";
-    W_CHECK(ex_put_block(ex, EX_ELEM_BLOCK, bi->id, type, pb->num_elements,
-                         bi->nodes_per_elem, 0, 0, bi->num_attr),
-            "%s: cannot define block %lld", w->tmp, (long long)bi->id);
+  /* Blocks of every kind (edges and faces first: elements refer to them),
+   * in structure order; empty ones keep the structure whole. */
+  int maxn = s->num_blocks;
+  if (s->num_edge_blocks > maxn) maxn = s->num_edge_blocks;
+  if (s->num_face_blocks > maxn) maxn = s->num_face_blocks;
+  for (int sk = 0; sk < MXN__NSK; sk++) {
+    int n;
+    mxn__ssets(s, sk, &n);
+    if (n > maxn) maxn = n;
   }
-  MXN_ALLOC(names, s->num_blocks + s->num_node_sets + s->num_side_sets + 1);
-  for (int b = 0; b < s->num_blocks; b++) snprintf(names[b], MXN_NAME_LEN, "%s", s->blocks[b].name);
-  W_CHECK(put_names(ex, EX_ELEM_BLOCK, s->num_blocks, names[0], MXN_NAME_LEN),
-          "%s: cannot write block names", w->tmp);
-  for (int b = 0; b < s->num_blocks; b++) {
-    const mxn_block_info_t *bi = &s->blocks[b];
-    const mxn_piece_block_t *pb = &piece->blocks[b];
-    if (pb->num_elements == 0) continue;
-    int64_t nc = pb->num_elements * bi->nodes_per_elem;
-    if (nc > 0) {
-      MXN_CHECK(plus_one(pb->conn, nc, &buf));
-      W_CHECK(ex_put_conn(ex, EX_ELEM_BLOCK, bi->id, buf, NULL, NULL),
-              "%s: block %lld: cannot write connectivity", w->tmp, (long long)bi->id);
-      w->io.bytes_written += nc * (int64_t)sizeof(int64_t);
-      free(buf);
-      buf = NULL;
+  for (int e = 0; e < MXN__NEK; e++) {
+    int n;
+    mxn__smaps(s, e, &n);
+    if (n > maxn) maxn = n;
+  }
+  MXN_ALLOC(names, maxn + 1);
+  static const int order[MXN__NBK] = {MXN__EDGE, MXN__FACE, MXN__ELEM};
+  for (int o = 0; o < MXN__NBK; o++) {
+    int k = order[o], nb;
+    const mxn_block_info_t *sb = mxn__sblocks(s, k, &nb);
+    const mxn_piece_block_t *pblocks = mxn__pblocks(piece, k, &nb);
+    ex_entity_type bt = mxn__blk_type[k];
+    const char *what = mxn__blk_what[k];
+    if (nb == 0) continue;
+    for (int b = 0; b < nb; b++) {
+      const mxn_block_info_t *bi = &sb[b];
+      const char *type = bi->type[0] ? bi->type : "NULL";
+      W_CHECK(ex_put_block(ex, bt, bi->id, type, pblocks[b].num_elements, bi->nodes_per_elem,
+                           bi->edges_per_elem, bi->faces_per_elem, bi->num_attr),
+              "%s: cannot define %s block %lld", w->tmp, what, (long long)bi->id);
     }
-    if (bi->num_attr > 0 && pb->attr) {
-      W_CHECK(ex_put_attr(ex, EX_ELEM_BLOCK, bi->id, pb->attr),
-              "%s: block %lld: cannot write attributes", w->tmp, (long long)bi->id);
-      char **an = malloc((size_t)bi->num_attr * sizeof *an);
-      if (!an) {
-        status = MXN_ERR_NOMEM;
-        goto done;
+    for (int b = 0; b < nb; b++) snprintf(names[b], MXN_NAME_LEN, "%s", sb[b].name);
+    W_CHECK(put_names(ex, bt, nb, names[0], MXN_NAME_LEN), "%s: cannot write %s block names",
+            w->tmp, what);
+    for (int b = 0; b < nb; b++) {
+      const mxn_block_info_t *bi = &sb[b];
+      const mxn_piece_block_t *pb = &pblocks[b];
+      if (pb->num_elements == 0) continue;
+      int64_t nc = pb->num_elements * bi->nodes_per_elem;
+      int64_t ne = pb->edge_conn ? pb->num_elements * bi->edges_per_elem : 0;
+      int64_t nf = pb->face_conn ? pb->num_elements * bi->faces_per_elem : 0;
+      if (nc > 0) {
+        MXN_CHECK(plus_one(pb->conn, nc, &buf));
+        if (ne > 0) MXN_CHECK(plus_one(pb->edge_conn, ne, &ebuf));
+        if (nf > 0) MXN_CHECK(plus_one(pb->face_conn, nf, &fbuf));
+        W_CHECK(ex_put_conn(ex, bt, bi->id, buf, ebuf, fbuf),
+                "%s: %s block %lld: cannot write connectivity", w->tmp, what, (long long)bi->id);
+        w->io.bytes_written += (nc + ne + nf) * (int64_t)sizeof(int64_t);
+        free(buf);
+        free(ebuf);
+        free(fbuf);
+        buf = ebuf = fbuf = NULL;
       }
-      for (int a = 0; a < bi->num_attr; a++) an[a] = bi->attr_names[a];
-      int rc = ex_put_attr_names(ex, EX_ELEM_BLOCK, bi->id, an);
-      free(an);
-      W_CHECK(rc, "%s: block %lld: cannot write attribute names", w->tmp, (long long)bi->id);
+      if (bi->num_attr > 0 && pb->attr) {
+        W_CHECK(ex_put_attr(ex, bt, bi->id, pb->attr), "%s: %s block %lld: cannot write attributes",
+                w->tmp, what, (long long)bi->id);
+        char **an = malloc((size_t)bi->num_attr * sizeof *an);
+        if (!an) {
+          status = MXN_ERR_NOMEM;
+          goto done;
+        }
+        for (int a = 0; a < bi->num_attr; a++) an[a] = bi->attr_names[a];
+        int rc = ex_put_attr_names(ex, bt, bi->id, an);
+        free(an);
+        W_CHECK(rc, "%s: %s block %lld: cannot write attribute names", w->tmp, what,
+                (long long)bi->id);
+      }
     }
   }
 
-  /* Id maps: nodes, then elements in block order. */
+  /* Id maps: nodes, then elements, edges and faces in block order. */
   W_CHECK(ex_put_id_map(ex, EX_NODE_MAP, piece->node_ids), "%s: cannot write the node id map",
           w->tmp);
-  MXN_ALLOC(buf, piece->num_elements);
-  {
-    int64_t k = 0;
-    for (int b = 0; b < s->num_blocks; b++) {
-      const mxn_piece_block_t *pb = &piece->blocks[b];
-      const mxn_gid_t *src = (opts->use_original_ids && pb->orig_ids) ? pb->orig_ids : pb->elem_ids;
-      memcpy(buf + k, src, (size_t)pb->num_elements * sizeof *buf);
-      k += pb->num_elements;
+  for (int k = 0; k < MXN__NBK; k++) {
+    int nb;
+    const mxn_piece_block_t *pblocks = mxn__pblocks(piece, k, &nb);
+    int64_t total = k == MXN__ELEM ? piece->num_elements
+                    : k == MXN__EDGE ? piece->num_edges
+                                     : piece->num_faces;
+    if (k != MXN__ELEM && total == 0) continue; /* no num_edge/num_face dimension */
+    MXN_ALLOC(buf, total);
+    int64_t at = 0;
+    for (int b = 0; b < nb; b++) {
+      const mxn_piece_block_t *pb = &pblocks[b];
+      const mxn_gid_t *src =
+          (k == MXN__ELEM && opts->use_original_ids && pb->orig_ids) ? pb->orig_ids : pb->elem_ids;
+      if (pb->num_elements) memcpy(buf + at, src, (size_t)pb->num_elements * sizeof *buf);
+      at += pb->num_elements;
     }
+    W_CHECK(ex_put_id_map(ex, mxn__map_type[k], buf), "%s: cannot write the %s id map", w->tmp,
+            mxn__blk_what[k]);
+    free(buf);
+    buf = NULL;
   }
-  W_CHECK(ex_put_id_map(ex, EX_ELEM_MAP, buf), "%s: cannot write the element id map", w->tmp);
-  free(buf);
-  buf = NULL;
 
-  /* Node sets and side sets (all of them, empty where the piece has none),
-   * each kind in one concatenated call: exodus 6.02's ex_put_set_param
-   * stores entry lists of 64-bit files as 16-bit integers. */
-  for (int pass = 0; pass < 2; pass++) {
-    int side = pass == 1;
-    int n = side ? s->num_side_sets : s->num_node_sets;
+  /* Numbered maps, values concatenated like the id maps. */
+  for (int e = 0; e < MXN__NEK; e++) {
+    int nm, nb = 0, nw = 0;
+    const mxn_map_info_t *maps = mxn__smaps(s, e, &nm);
+    const mxn_piece_block_t *pblocks = e == MXN__NODE ? NULL : mxn__pblocks(piece, e, &nb);
+    int64_t total = e == MXN__NODE   ? piece->num_nodes
+                    : e == MXN__ELEM ? piece->num_elements
+                    : e == MXN__EDGE ? piece->num_edges
+                                     : piece->num_faces;
+    for (int m = 0; m < nm; m++) {
+      if (!map_kept(s, e, m, opts, piece)) continue;
+      MXN_ALLOC(buf, total);
+      if (e == MXN__NODE) {
+        if (total) memcpy(buf, piece->node_maps[m], (size_t)total * sizeof *buf);
+      } else {
+        int64_t at = 0;
+        for (int b = 0; b < nb; b++) {
+          const mxn_piece_block_t *pb = &pblocks[b];
+          if (pb->num_elements) memcpy(buf + at, pb->maps[m], (size_t)pb->num_elements * sizeof *buf);
+          at += pb->num_elements;
+        }
+      }
+      W_CHECK(ex_put_num_map(ex, mxn__map_type[e], maps[m].id, buf),
+              "%s: cannot write %s map %lld ('%s')", w->tmp, mxn__ent_what[e],
+              (long long)maps[m].id, maps[m].name);
+      w->io.bytes_written += total * (int64_t)sizeof(int64_t);
+      free(buf);
+      buf = NULL;
+      snprintf(names[nw++], MXN_NAME_LEN, "%s", maps[m].name);
+    }
+    W_CHECK(put_names(ex, mxn__map_type[e], nw, names[0], MXN_NAME_LEN),
+            "%s: cannot write %s map names", w->tmp, mxn__ent_what[e]);
+  }
+
+  /* Sets of every kind (all of them, empty where the piece has none). */
+  for (int sk = 0; sk < MXN__NSK; sk++) {
+    int n;
+    const mxn_set_info_t *si = mxn__ssets(s, sk, &n);
     if (n == 0) continue;
-    MXN_CHECK(put_sets(w, s, piece, side, err));
-    int base = s->num_blocks;
-    for (int q = 0; q < n; q++)
-      snprintf(names[base + q], MXN_NAME_LEN, "%s", side ? s->side_sets[q].name : s->node_sets[q].name);
-    W_CHECK(put_names(ex, side ? EX_SIDE_SET : EX_NODE_SET, n, names[base], MXN_NAME_LEN),
-            "%s: cannot write set names", w->tmp);
+    MXN_CHECK(put_sets(w, s, piece, sk, err));
+    for (int q = 0; q < n; q++) snprintf(names[q], MXN_NAME_LEN, "%s", si[q].name);
+    W_CHECK(put_names(ex, mxn__set_type[sk], n, names[0], MXN_NAME_LEN),
+            "%s: cannot write %s names", w->tmp, mxn__set_what[sk]);
   }
 
-  /* Variables and the truth table. */
+  /* Variables and truth tables. */
   W_CHECK(put_var_names(ex, EX_GLOBAL, s->num_global_vars, s->global_var_names),
           "%s: cannot define global variables", w->tmp);
   /* Exodus cannot define nodal variables without nodes; readers accept a
@@ -371,26 +495,34 @@ int mxn_writer_create(const char *path, const mxn_structure_t *s,
   W_CHECK(put_var_names(ex, EX_NODAL, piece->num_nodes > 0 ? s->num_node_vars : 0,
                         s->node_var_names),
           "%s: cannot define nodal variables", w->tmp);
-  W_CHECK(put_var_names(ex, EX_ELEM_BLOCK, s->num_elem_vars, s->elem_var_names),
-          "%s: cannot define element variables", w->tmp);
-  if (s->num_elem_vars > 0 && s->num_blocks > 0) {
-    int nt = s->num_blocks * s->num_elem_vars;
-    w->truth = calloc((size_t)nt, sizeof *w->truth);
-    if (!w->truth) {
-      status = MXN_ERR_NOMEM;
-      goto done;
-    }
-    for (int b = 0; b < s->num_blocks; b++)
-      for (int v = 0; v < s->num_elem_vars; v++)
-        w->truth[b * s->num_elem_vars + v] =
-            s->elem_var_truth[b * s->num_elem_vars + v] && piece->blocks[b].num_elements > 0;
-    W_CHECK(ex_put_truth_table(ex, EX_ELEM_BLOCK, s->num_blocks, s->num_elem_vars, w->truth),
-            "%s: cannot write the element variable truth table", w->tmp);
+  for (int k = 0; k < MXN__NBK; k++) {
+    int nb;
+    const mxn_piece_block_t *pblocks = mxn__pblocks(piece, k, &nb);
+    mxn_var_list_t vl = mxn__bvars(s, k);
+    MXN_ALLOC(cnt, nb);
+    for (int b = 0; b < nb; b++) cnt[b] = pblocks[b].num_elements;
+    MXN_CHECK(put_vars_truth(w, mxn__blk_type[k], &vl, nb, cnt, &w->btruth[k],
+                             mxn__blk_what[k], err));
+    free(cnt);
+    cnt = NULL;
+  }
+  for (int sk = 0; sk < MXN__NSK; sk++) {
+    int n;
+    const mxn_piece_set_t *ps = mxn__psets(piece, sk, &n);
+    MXN_ALLOC(cnt, n);
+    for (int q = 0; q < n; q++) cnt[q] = ps[q].n;
+    MXN_CHECK(put_vars_truth(w, mxn__set_type[sk], mxn__svars(s, sk), n, cnt, &w->struth[sk],
+                             mxn__set_what[sk], err));
+    free(cnt);
+    cnt = NULL;
   }
   *out = w;
   w = NULL;
 done:
   free(buf);
+  free(ebuf);
+  free(fbuf);
+  free(cnt);
   free(names);
   if (w) mxn_writer_close(&w, 0, NULL);
   return status;
@@ -412,16 +544,38 @@ int mxn_writer_put_step(mxn_writer_t *w, const mxn_piece_t *piece, int out_step,
             "%s: cannot write nodal variable '%s' at step %d", w->tmp, s->node_var_names[v], t);
     w->io.bytes_written += piece->num_nodes * (int64_t)sizeof(double);
   }
-  for (int b = 0; b < s->num_blocks; b++) {
-    const mxn_piece_block_t *pb = &piece->blocks[b];
-    for (int v = 0; v < s->num_elem_vars; v++) {
-      if (!w->truth[b * s->num_elem_vars + v] || !pb->elem_vars[v]) continue;
-      W_CHECK(ex_put_var(ex, t, EX_ELEM_BLOCK, v + 1, s->blocks[b].id, pb->num_elements,
-                         pb->elem_vars[v]),
-              "%s: block %lld: cannot write element variable '%s' at step %d", w->tmp,
-              (long long)s->blocks[b].id, s->elem_var_names[v], t);
-      w->io.bytes_written += pb->num_elements * (int64_t)sizeof(double);
+  for (int k = 0; k < MXN__NBK; k++) {
+    int nb;
+    const mxn_block_info_t *sb = mxn__sblocks(s, k, &nb);
+    const mxn_piece_block_t *pblocks = mxn__pblocks(piece, k, &nb);
+    mxn_var_list_t vl = mxn__bvars(s, k);
+    if (!w->btruth[k]) continue;
+    for (int b = 0; b < nb; b++) {
+      const mxn_piece_block_t *pb = &pblocks[b];
+      for (int v = 0; v < vl.num; v++) {
+        if (!w->btruth[k][(int64_t)b * vl.num + v] || !pb->elem_vars[v]) continue;
+        W_CHECK(ex_put_var(ex, t, mxn__blk_type[k], v + 1, sb[b].id, pb->num_elements,
+                           pb->elem_vars[v]),
+                "%s: %s block %lld: cannot write %s variable '%s' at step %d", w->tmp,
+                mxn__blk_what[k], (long long)sb[b].id, mxn__blk_what[k], vl.names[v], t);
+        w->io.bytes_written += pb->num_elements * (int64_t)sizeof(double);
+      }
     }
+  }
+  for (int sk = 0; sk < MXN__NSK; sk++) {
+    int n;
+    const mxn_set_info_t *si = mxn__ssets(s, sk, &n);
+    const mxn_piece_set_t *ps = mxn__psets(piece, sk, &n);
+    const mxn_var_list_t *vl = mxn__svars(s, sk);
+    if (!w->struth[sk]) continue;
+    for (int q = 0; q < n; q++)
+      for (int v = 0; v < vl->num; v++) {
+        if (!w->struth[sk][(int64_t)q * vl->num + v] || !ps[q].vars || !ps[q].vars[v]) continue;
+        W_CHECK(ex_put_var(ex, t, mxn__set_type[sk], v + 1, si[q].id, ps[q].n, ps[q].vars[v]),
+                "%s: %s %lld: cannot write variable '%s' at step %d", w->tmp, mxn__set_what[sk],
+                (long long)si[q].id, vl->names[v], t);
+        w->io.bytes_written += ps[q].n * (int64_t)sizeof(double);
+      }
   }
 done:
   return status;
@@ -435,16 +589,19 @@ int mxn_writer_close(mxn_writer_t **pw, int commit, mxn_error_t *err) {
     status = mxn_error_set(err, MXN_ERR_IO, "%s: closing failed (disk full?)", w->tmp);
   if (w->tmp) {
     if (commit && status == MXN_OK) {
-      if (rename(w->tmp, w->path) != 0)
+      if (rename(w->tmp, w->path) != 0) {
         status = mxn_error_set(err, MXN_ERR_IO, "%s: cannot move into place: %s", w->path,
                                strerror(errno));
+        unlink(w->tmp); /* a failed write leaves nothing behind */
+      }
     } else {
       unlink(w->tmp);
     }
   }
   free(w->path);
   free(w->tmp);
-  free(w->truth);
+  for (int k = 0; k < MXN__NBK; k++) free(w->btruth[k]);
+  for (int k = 0; k < MXN__NSK; k++) free(w->struth[k]);
   free(w);
   *pw = NULL;
   return status;

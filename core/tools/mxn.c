@@ -1,6 +1,7 @@
 /* mxn: the command-line forms of MxN (info, join, split, diff).
  * Exit codes: 0 success, 1 failure (message on stderr naming the file),
- * 2 bad usage; diff exits 1 when the datasets differ. */
+ * 2 bad usage; diff exits 1 when the datasets differ and 3 when one
+ * cannot be read. */
 #include "mxn/mxn.h"
 
 #include <mpi.h>
@@ -324,7 +325,8 @@ static int cmd_diff(int argc, char **argv) {
            "Compare datasets A and B by global ids: coordinates per node id,\n"
            "connectivity as node ids per element id, attributes, node and side\n"
            "sets as sets of ids, every variable at every time step. Order and\n"
-           "file count do not matter. Exit 0 when equal, 1 when they differ.\n"
+           "file count do not matter. Exit 0 when equal, 1 when they differ,\n"
+           "3 when a dataset cannot be read.\n"
            "  --tol T, --rel R  accept |a-b| <= T + R*max(|a|,|b|) (default exact)\n"
            "  --by-type         pair non-empty blocks by element type, not id\n"
            "  --common          compare only variables and sets both hold\n"
@@ -337,19 +339,30 @@ static int cmd_diff(int argc, char **argv) {
   mxn_compare_opts_t o;
   memset(&o, 0, sizeof o);
   for (int i = 1; i < argc; i++) {
-    if (!strcmp(argv[i], "--tol") && i + 1 < argc)
-      o.abs_tol = atof(argv[++i]);
-    else if (!strcmp(argv[i], "--rel") && i + 1 < argc)
-      o.rel_tol = atof(argv[++i]);
-    else if (!strcmp(argv[i], "--by-type"))
+    if ((!strcmp(argv[i], "--tol") || !strcmp(argv[i], "--rel")) && i + 1 < argc) {
+      /* atof would turn a typo into 0, an exact comparison. */
+      char *end;
+      double v = strtod(argv[i + 1], &end);
+      if (end == argv[i + 1] || *end || !(v >= 0))
+        return bad_usage("diff", "--tol and --rel need a number >= 0");
+      if (!strcmp(argv[i], "--tol"))
+        o.abs_tol = v;
+      else
+        o.rel_tol = v;
+      i++;
+    } else if (!strcmp(argv[i], "--by-type"))
       o.match_blocks_by_type = 1;
     else if (!strcmp(argv[i], "--common"))
       o.common_only = 1;
     else if (!strcmp(argv[i], "--id-offset"))
       o.ignore_ids_offset = 1;
-    else if (!strcmp(argv[i], "--max") && i + 1 < argc)
-      o.max_report = atoi(argv[++i]);
-    else if (argv[i][0] == '-')
+    else if (!strcmp(argv[i], "--max") && i + 1 < argc) {
+      char *end;
+      long v = strtol(argv[++i], &end, 10);
+      if (end == argv[i] || *end || v < 0 || v > 1000000000)
+        return bad_usage("diff", "--max needs a count >= 0");
+      o.max_report = (int)v;
+    } else if (argv[i][0] == '-')
       return bad_usage("diff", "unknown option or missing value");
     else if (np < 2)
       pos[np++] = argv[i];

@@ -128,16 +128,19 @@ PartRun partition(MPI_Comm comm, mxn_part_method m, const mxn_part_input_t &in, 
   return r;
 }
 
+// Out-of-range parts are left out here; expect_valid reports them.
 std::vector<int64_t> counts(const std::vector<int> &part, int nparts) {
   std::vector<int64_t> c(nparts, 0);
-  for (int p : part) c[p]++;
+  for (int p : part)
+    if (p >= 0 && p < nparts) c[p]++;
   return c;
 }
 
 std::vector<double> part_weights(const std::vector<int> &part, int nparts,
                                  const std::vector<double> &w) {
   std::vector<double> s(nparts, 0);
-  for (size_t k = 0; k < part.size(); k++) s[part[k]] += w.empty() ? 1.0 : w[k];
+  for (size_t k = 0; k < part.size(); k++)
+    if (part[k] >= 0 && part[k] < nparts) s[part[k]] += w.empty() ? 1.0 : w[k];
   return s;
 }
 
@@ -153,6 +156,7 @@ double bbox_volume_sum(const Grid &g, const std::vector<int> &part, int nparts) 
   for (int64_t k = 0; k < g.n(); k++)
     for (int d = 0; d < g.dim; d++) {
       int p = part[k];
+      if (p < 0 || p >= nparts) continue;
       lo[3 * p + d] = std::min(lo[3 * p + d], g.cent[3 * k + d] - 0.5);
       hi[3 * p + d] = std::max(hi[3 * p + d], g.cent[3 * k + d] + 0.5);
     }
@@ -230,8 +234,9 @@ TEST(Partition, EveryMethodEveryGridValidAndNoEmptyPart) {
         PartRun r = partition(MPI_COMM_SELF, m, in, nparts);
         std::string what = label(m, g, nparts);
         expect_valid(r, g.n(), nparts, what.c_str());
-        if (nparts == 1)
+        if (nparts == 1) {
           for (int p : r.part) EXPECT_EQ(p, 0) << what;
+        }
       }
   }
 }
@@ -274,7 +279,9 @@ TEST(Partition, BalanceNonUniformWeights) {
       expect_valid(r, g.n(), nparts, what.c_str());
       double imb = imbalance(part_weights(r.part, nparts, g.weights));
       EXPECT_LE(imb, 1.10) << what;
-      if (m == MXN_PART_SFC || m == MXN_PART_LINEAR) EXPECT_LE(imb, 1.01) << what;
+      if (m == MXN_PART_SFC || m == MXN_PART_LINEAR) {
+        EXPECT_LE(imb, 1.01) << what;
+      }
       RecordProperty(what + " imbalance", std::to_string(imb));
     }
 }
@@ -292,7 +299,9 @@ TEST(Partition, GeometricPartsAreCompact) {
         // Disjoint boxes would sum to 1; a scattered partition to ~nparts.
         EXPECT_LE(ratio, 2.5) << what;
         // RCB boxes tile but for elements on a cut plane sent both ways.
-        if (m == MXN_PART_RCB) EXPECT_LE(ratio, 1.2) << what;
+        if (m == MXN_PART_RCB) {
+          EXPECT_LE(ratio, 1.2) << what;
+        }
         RecordProperty(what + " bbox volume / domain", std::to_string(ratio));
       }
   }
@@ -343,8 +352,7 @@ TEST(Partition, MorePartsThanElements) {
 
 TEST(Partition, NoLocalElements) {
   mxn_part_input_t in;
-  std::memset(&in, 0, sizeof in);
-  in.dim = 3;
+  std::memset(&in, 0, sizeof in);  // n = 0, dim = 0, every array NULL
   for (mxn_part_method m : kAllMethods) {
     mxn_error_t err;
     EXPECT_EQ(mxn_partition(MPI_COMM_SELF, m, &in, 4, nullptr, nullptr, &err), MXN_OK)
@@ -815,6 +823,30 @@ TEST(Partition, DistributedErrorsAgree) {
     int rc = mxn_partition(MPI_COMM_WORLD, m, &in, 3, nullptr, part.data(), &err);
     EXPECT_EQ(rc, MXN_ERR_ARG) << mxn_part_method_name(m);
     EXPECT_GT(std::strlen(err.msg), 0u);
+  }
+  // Ranks without elements may pass dim 0 and NULL arrays, even when the
+  // others pass weights.
+  {
+    Grid h = make_grid(6, 5, 4);
+    h.weights.assign(h.n(), 2.0);
+    Piece q = piece_of(h, rank, nprocs, 1);  // all on the last rank
+    mxn_part_input_t qi = input_of(q, h.dim);
+    if (q.ids.empty()) {
+      std::memset(&qi, 0, sizeof qi);
+    }
+    std::vector<int> qp(std::max<size_t>(q.ids.size(), 1));
+    for (mxn_part_method m : kAllMethods) {
+      int rc = mxn_partition(MPI_COMM_WORLD, m, &qi, 4, nullptr, qp.data(), &err);
+      EXPECT_EQ(rc, MXN_OK) << mxn_part_method_name(m) << ": " << err.msg;
+    }
+  }
+  // Weights on some ranks with elements but not on others: refused by all.
+  if (nprocs > 1) {
+    std::vector<double> w1(p.ids.size(), 1.0);
+    in.weights = rank == 0 ? w1.data() : nullptr;
+    int rc = mxn_partition(MPI_COMM_WORLD, MXN_PART_RCB, &in, 3, nullptr, part.data(), &err);
+    EXPECT_EQ(rc, MXN_ERR_ARG) << err.msg;
+    in.weights = nullptr;
   }
   // Ranks asking for different part counts are told so, not left hanging.
   in.weights = nullptr;

@@ -22,24 +22,44 @@ extern "C" {
 /** Room for an Exodus name (entity, variable, element type) with its NUL. */
 #define MXN_NAME_LEN 256
 
-/** An element block as the union over files. */
+/** An element, edge or face block as the union over files. For edge and
+ *  face blocks "element" below reads "edge" or "face". */
 typedef struct mxn_block_info {
   mxn_gid_t id;                 /**< Exodus block id */
   char name[MXN_NAME_LEN];      /**< block name, "" if unnamed */
-  char type[MXN_NAME_LEN];      /**< element type as stored, e.g. "HEX8" */
+  char type[MXN_NAME_LEN];      /**< element type as stored, e.g. "HEX8", "QUAD4" */
   int nodes_per_elem;
   int num_attr;                 /**< attributes per element */
   char (*attr_names)[MXN_NAME_LEN]; /**< num_attr names ("" if unnamed) */
   int64_t num_elements;         /**< sum over files (counts overlap twice) */
+  int edges_per_elem;           /**< element blocks: element->edge connectivity
+                                     entries per element, 0 if none */
+  int faces_per_elem;           /**< element blocks: element->face entries, 0 if none */
 } mxn_block_info_t;
 
-/** A node set or side set as the union over files. */
+/** A node, side, edge, face or element set as the union over files. */
 typedef struct mxn_set_info {
   mxn_gid_t id;
   char name[MXN_NAME_LEN];
   int64_t num_entries;          /**< sum over files (shared entries count twice) */
   int has_df;                   /**< distribution factors stored in some file */
 } mxn_set_info_t;
+
+/** A numbered map (Exodus `ex_put_num_map`: one integer per node, edge,
+ *  face or element, beside the id map), matched across files by id. */
+typedef struct mxn_map_info {
+  mxn_gid_t id;
+  char name[MXN_NAME_LEN];
+} mxn_map_info_t;
+
+/** The variables of one kind of block or set, and where they exist. */
+typedef struct mxn_var_list {
+  int num;                          /**< number of variables */
+  char (*names)[MXN_NAME_LEN];      /**< num names */
+  /** (blocks or sets of the kind) x num: 1 where the variable is stored on
+   *  that block or set in some file that holds entries of it */
+  int *truth;
+} mxn_var_list_t;
 
 /** Merged structure of the dataset. Owned by the dataset handle. */
 typedef struct mxn_structure {
@@ -65,11 +85,22 @@ typedef struct mxn_structure {
   int num_times;
   double *times;                /**< num_times time values (from file 0) */
   char coord_names[3][MXN_NAME_LEN];
-  /** Entities this version records but cannot extract yet (edge/face
-   *  blocks and sets, element sets): split/join refuse such datasets
-   *  rather than drop them. */
-  int num_edge_blocks, num_face_blocks, num_edge_sets, num_face_sets,
-      num_elem_sets;
+  /* Edge and face blocks (union over files, like element blocks). Element
+   * blocks may refer to their entries through edges/faces_per_elem. */
+  int num_edge_blocks, num_face_blocks;
+  mxn_block_info_t *edge_blocks, *face_blocks;
+  int64_t num_edges_sum, num_faces_sum;  /**< sums of per-file counts */
+  /* Edge, face and element sets (node and side sets are above). */
+  int num_edge_sets, num_face_sets, num_elem_sets;
+  mxn_set_info_t *edge_sets, *face_sets, *elem_sets;
+  /* Variables on edge/face blocks (truth over those blocks) and on each
+   * kind of set (values per set entry; truth over the sets of the kind). */
+  mxn_var_list_t edge_vars, face_vars;
+  mxn_var_list_t node_set_vars, side_set_vars, edge_set_vars, face_set_vars,
+      elem_set_vars;
+  /* Numbered maps per entity kind (`original_global_id_map` included). */
+  int num_node_maps, num_edge_maps, num_face_maps, num_elem_maps;
+  mxn_map_info_t *node_maps, *edge_maps, *face_maps, *elem_maps;
   int num_qa, num_info;         /**< QA and info records of file 0 */
   int has_original_elem_ids;    /**< every file has `original_global_id_map` */
   int int64_ids;                /**< some member stores 64-bit ids */
@@ -92,6 +123,12 @@ typedef struct mxn_file_domain {
   int64_t *blk_start;       /**< per structure block: file position of its first element */
   int *blk_present;         /**< per structure block: 1 if the file declares it */
   mxn_gid_t *orig_elem_ids; /**< original_global_id_map (file order) or NULL */
+  /* Edges and faces, like nodes: ids from edge_num_map/face_num_map (a
+   * single file without them numbers its entries 1..n). */
+  int64_t num_edges, num_faces;
+  mxn_gid_t *edge_map, *face_map; /**< global ids, file order */
+  mxn_idset_t edges, faces;       /**< sorted ids */
+  int64_t *edge_pos, *face_pos;   /**< file position of each sorted id */
 } mxn_file_domain_t;
 
 /** Opaque dataset handle. */
@@ -122,7 +159,7 @@ const char *mxn_dataset_file_path(const mxn_dataset_t *ds, int j);
 /**
  * The domain of file j, read on first use and cached in the handle.
  * Fails with MXN_ERR_NOMAP for a member of a spread set (M > 1) that stores
- * no element or node id map; with MXN_ERR_FORMAT for repeated ids in a file.
+ * no id map for entities it holds (nodes, elements, edges, faces); with MXN_ERR_FORMAT for repeated ids in a file.
  * \param [out] dom  borrowed pointer, valid until the handle is destroyed
  * Local.
  */

@@ -6,9 +6,11 @@
  * coordinates, sets and fields (seed mxn-repartitioning-algorithm.txt §II.B-C).
  *
  * Local ordering of a piece: nodes by ascending global id; within a block,
- * elements by ascending global id; blocks in structure order. Element-to-node
- * connectivity is renumbered to 0-based local node indices. Sets are
- * restricted to the piece. The extraction plan is kept in the piece, so each
+ * elements by ascending global id; blocks in structure order; edges and
+ * faces likewise. Connectivity (element/edge/face to node, element to edge
+ * and face) is renumbered to 0-based local indices, which is how the
+ * element partition propagates to edges and faces (seed: "indirect
+ * connectivity"). Sets are restricted to the piece. The extraction plan is kept in the piece, so each
  * time step's fields are read with the same plan (mxn_piece_read_step()).
  */
 #ifndef MXN_EXTRACT_H
@@ -20,24 +22,35 @@
 extern "C" {
 #endif
 
-/** One block of a piece (structure block of the same index). */
+/** One element block of a piece (structure block of the same index), or
+ *  one edge or face block (then "element" reads "edge" or "face"). */
 typedef struct mxn_piece_block {
   int64_t num_elements;
   mxn_gid_t *elem_ids;   /**< ascending global ids */
   mxn_gid_t *orig_ids;   /**< original ids (original_global_id_map) or NULL */
   int64_t *conn;         /**< num_elements * nodes_per_elem local node indices */
   double *attr;          /**< num_elements * num_attr, or NULL */
-  double **elem_vars;    /**< [num_elem_vars]: values at the current step, NULL where undefined */
+  double **elem_vars;    /**< [variables of the kind]: values at the current step,
+                              NULL where undefined */
+  /** Element blocks with edges/faces_per_elem > 0: num_elements * edges
+   *  (faces) per element local edge (face) indices over the piece's
+   *  concatenated edge (face) blocks; else NULL. */
+  int64_t *edge_conn, *face_conn;
+  mxn_gid_t **maps;      /**< [numbered maps of the kind]: one value per element */
 } mxn_piece_block_t;
 
-/** A node set (entries are local node indices) or side set (local element
- *  indices over the concatenated blocks, with 1-based sides). */
+/** A set restricted to a piece. Entries are local indices: nodes (node
+ *  sets), elements over the concatenated element blocks (side and element
+ *  sets), edges or faces over the concatenated edge/face blocks. */
 typedef struct mxn_piece_set {
   int64_t n;
   int64_t *entries;
-  int *sides;            /**< side sets only */
-  double *df;            /**< node sets: n values; side sets: df_offsets[n] values; or NULL */
+  int *sides;            /**< side sets: 1-based sides, else NULL */
+  int *orient;           /**< edge and face sets: orientations, else NULL */
+  double *df;            /**< side sets: df_offsets[n] values; other sets: n values; or NULL */
   int64_t *df_offsets;   /**< side sets with df: n+1 offsets into df, else NULL */
+  int num_vars;          /**< variables of the set kind (length of vars) */
+  double **vars;         /**< [num_vars]: n values at the current step, NULL where undefined */
 } mxn_piece_set_t;
 
 /** What a piece read, from where. */
@@ -45,6 +58,7 @@ typedef struct mxn_piece_stats {
   int files_in_cover;    /**< files the element cover chose */
   int64_t elem_runs;     /**< coalesced element runs read */
   int64_t node_runs;     /**< coalesced node runs read */
+  int64_t edge_runs, face_runs; /**< coalesced edge / face runs read */
 } mxn_piece_stats_t;
 
 /** Extraction options. Zero-initialize, then set what you need. */
@@ -54,6 +68,10 @@ typedef struct mxn_extract_opts {
   int64_t gap;
   /** Skip attributes / sets when nonzero. */
   int no_attributes, no_sets;
+  /** Ids to include besides those the wanted elements reach (NULL = none):
+   *  nodes, edges and faces no element refers to ("orphans") travel with
+   *  the piece they are given to, so that a split loses none of them. */
+  const mxn_idset_t *extra_nodes, *extra_edges, *extra_faces;
 } mxn_extract_opts_t;
 
 typedef struct mxn__plan mxn__plan_t;
@@ -70,6 +88,18 @@ typedef struct mxn_piece {
   int num_node_sets, num_side_sets;
   mxn_piece_set_t *node_sets;
   mxn_piece_set_t *side_sets;
+  /* Edges and faces: those the piece's elements refer to (every one for a
+   * whole-dataset extraction) plus the extra ones asked for; ascending ids
+   * within each block, blocks in structure order. */
+  int num_edge_blocks, num_face_blocks;  /**< == structure counts */
+  mxn_piece_block_t *edge_blocks, *face_blocks;
+  int64_t num_edges, num_faces;          /**< over all edge / face blocks */
+  int num_edge_sets, num_face_sets, num_elem_sets;
+  mxn_piece_set_t *edge_sets, *face_sets, *elem_sets;
+  /** Numbered maps, in structure order: node maps hold num_nodes values;
+   *  edge, face and element maps live in the blocks (maps[]). */
+  int num_node_maps, num_edge_maps, num_face_maps, num_elem_maps;
+  mxn_gid_t **node_maps;
   int step;                  /**< 0-based step of the field values, -1 if none read */
   double time;
   double **node_vars;        /**< [num_node_vars] arrays of num_nodes (after read_step) */
@@ -77,12 +107,15 @@ typedef struct mxn_piece {
   mxn_piece_stats_t stats;
   int plan_num_node_vars;    /**< length of node_vars */
   int plan_num_elem_vars;    /**< length of each block's elem_vars */
+  int plan_num_edge_vars, plan_num_face_vars; /**< same for edge / face blocks */
   mxn__plan_t *plan;         /**< private: the cached extraction plan */
 } mxn_piece_t;
 
 /**
- * Extract the elements `want` (global ids; NULL = every element of the
- * dataset) with their nodes, connectivity, attributes and sets.
+ * Extract the elements `want` (global ids; NULL = every element, edge, face
+ * and node of the dataset) with their nodes, edges and faces (those the
+ * elements refer to, plus opts->extra_*), connectivity, attributes,
+ * numbered maps and sets.
  * \param [in]  ds    an open dataset
  * \param [in]  want  sorted wanted ids or NULL
  * \param [in]  opts  NULL for defaults
@@ -94,8 +127,8 @@ int mxn_extract(mxn_dataset_t *ds, const mxn_idset_t *want,
                 const mxn_extract_opts_t *opts, mxn_piece_t **out);
 
 /**
- * Read all nodal, element and global variables of time step `step`
- * (0-based) into the piece, reusing its extraction plan. Local.
+ * Read all variables of time step `step` (0-based) into the piece: nodal,
+ * element, edge, face, set and global, reusing its extraction plan. Local.
  */
 int mxn_piece_read_step(mxn_dataset_t *ds, mxn_piece_t *piece, int step);
 

@@ -35,7 +35,10 @@ int mxn_part_method_parse(const char *name, mxn_part_method *m);
 /** Lower-case name of a method. Local. */
 const char *mxn_part_method_name(mxn_part_method m);
 
-/** The elements this rank contributes. Arrays are borrowed. */
+/** The elements this rank contributes. Arrays are borrowed.
+ *  A rank with n = 0 may leave every array NULL and dim 0; ranks with
+ *  elements must agree on dim and on whether weights / edge weights are
+ *  given (all or none), else every rank gets MXN_ERR_ARG. */
 typedef struct mxn_part_input {
   int64_t n;                    /**< elements on this rank */
   int dim;                      /**< 1..3: coordinates per centroid */
@@ -51,7 +54,9 @@ typedef struct mxn_part_input {
   const double *edge_weights;
 } mxn_part_input_t;
 
-/** Options. Zero-initialized means defaults. */
+/** Options. Zero-initialized means defaults. Rank 0's are used on all
+ *  ranks. The seed re-seeds Zoltan's generator before a graph run, so equal
+ *  inputs and seeds give equal parts. */
 typedef struct mxn_part_opts {
   double imbalance_tol;  /**< e.g. 1.05; <= 1 means the default 1.05 */
   unsigned seed;         /**< for methods with randomness */
@@ -61,7 +66,14 @@ typedef struct mxn_part_opts {
  * Assign each local element a part in [0, nparts).
  * Parts are never empty while nparts <= total elements: when a method
  * leaves one empty, it is retried with a tighter tolerance, then (graph)
- * without edge weights, then with the Hilbert string (Fluidity rule).
+ * without edge weights, then with the Hilbert string, or the id string
+ * when no centroids were given (Fluidity rule; the fallback is silent). With more parts than elements, LINEAR and SFC use
+ * parts 0..N-1 and leave the rest empty.
+ * LINEAR and SFC sort over `comm` and cut the weighted string so that no
+ * part is skipped; their result does not depend on how the elements are
+ * spread over the ranks (up to rounding in sums of non-unit weights). Global ids must be unique over `comm`.
+ * GRAPH: self-loops are ignored; with adj_ranks NULL every neighbour must
+ * be one of this rank's elements. Weights are passed to Zoltan as float.
  * \param [in]  comm    communicator (collective)
  * \param [in]  method  partitioning method
  * \param [in]  in      this rank's elements
@@ -69,7 +81,9 @@ typedef struct mxn_part_opts {
  * \param [in]  opts    NULL for defaults
  * \param [out] part    in->n part numbers (caller allocates)
  * \param [out] err     detail on failure; may be NULL
- * \return MXN_OK, MXN_ERR_ARG, MXN_ERR_NOMEM, MXN_ERR_PARTITION, MXN_ERR_MPI.
+ * \return MXN_OK, MXN_ERR_ARG, MXN_ERR_NOMEM, MXN_ERR_PARTITION, MXN_ERR_MPI,
+ *         MXN_ERR_UNSUPPORTED (more than INT_MAX elements on a rank for
+ *         Zoltan or a multi-rank sort); the same status on every rank.
  */
 int mxn_partition(MPI_Comm comm, mxn_part_method method,
                   const mxn_part_input_t *in, int nparts,
@@ -77,7 +91,9 @@ int mxn_partition(MPI_Comm comm, mxn_part_method method,
 
 /**
  * Hilbert index of each point on a 2^21 grid over the bounding box
- * [lo, hi] (3D; for 2D pass z = 0). Local.
+ * [lo, hi] (3D; for 2D pass z = 0). Local. Keys are < 2^63; points outside
+ * the box clamp to it; a flat axis (lo == hi), a NaN coordinate or a NaN
+ * box bound gives grid coordinate 0 on that axis.
  * \param [out] key  n keys
  */
 void mxn_hilbert_keys(int64_t n, const double *xyz, const double lo[3],
@@ -86,7 +102,9 @@ void mxn_hilbert_keys(int64_t n, const double *xyz, const double lo[3],
 /**
  * Dual graph of a serial mesh: elements are neighbours when they share at
  * least `min_shared` nodes. Element k has nodes conn[conn_off[k]..conn_off[k+1])
- * (local node indices < num_nodes).
+ * (local node indices < num_nodes). Nodes listed twice by one element
+ * count once. Neighbours come sorted, without self or duplicates; the
+ * work is O(connectivity x mean elements per node).
  * \param [out] adj_off  malloc'ed n+1 offsets (caller frees)
  * \param [out] adj      malloc'ed neighbour element indices (caller frees)
  * \return MXN_OK, MXN_ERR_ARG, MXN_ERR_NOMEM. Local.
