@@ -470,7 +470,12 @@ static int read_truth(mxn_dataset_t *ds, int j, int exoid, ex_entity_type t, int
   *out = NULL;
   if (nobj <= 0 || nvars <= 0) return MXN_OK;
   MXN_ALLOC(*out, (int64_t)nobj * nvars);
-  if (ex_get_variable_param(exoid, t, &nfile) < 0 || nfile == 0) return MXN_OK;
+  if (ex_get_variable_param(exoid, t, &nfile) < 0) {
+    status = MXN_DS_ERR(ds, MXN_ERR_FORMAT, "%s: cannot read the %s variable count",
+                        ds->files[j].path, what);
+    goto done;
+  }
+  if (nfile == 0) return MXN_OK;
   if (ex_get_truth_table(exoid, t, nobj, nvars, *out) < 0)
     status = MXN_DS_ERR(ds, MXN_ERR_FORMAT, "%s: cannot read the %s variable truth table",
                         ds->files[j].path, what);
@@ -601,7 +606,6 @@ static int read_member_structure(mxn_dataset_t *ds, int j) {
   mxn_structure_t *s = &ds->s;
   mxn__file_t *f = &ds->files[j];
   int status = MXN_OK, exoid;
-  int64_t *ids = NULL;
   char(*names)[MXN_NAME_LEN] = NULL;
   double *times = NULL;
   MXN_CHECK(mxn__file_exoid(ds, j, &exoid));
@@ -843,7 +847,6 @@ static int read_member_structure(mxn_dataset_t *ds, int j) {
     names = NULL;
   }
 done:
-  free(ids);
   free(names);
   free(times);
   return status;

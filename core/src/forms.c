@@ -413,7 +413,6 @@ int mxn_split(const char *in, const char *outbase, int nparts, mxn_part_method m
   int *part = NULL, *np_part = NULL;
   int64_t *adj_off = NULL, *adj = NULL, *conn_off = NULL, *conn = NULL, *np_off = NULL;
   mxn_gid_t *adj_ids = NULL;
-  node_part_t *pairs = NULL;
   orphans_t orph[3];
   memset(orph, 0, sizeof orph);
   int64_t *blk_g = NULL, *ns_g = NULL, *nsdf_g = NULL, *ss_g = NULL, *ssdf_g = NULL;
@@ -601,7 +600,6 @@ done:
   free(adj_ids);
   free(conn_off);
   free(conn);
-  free(pairs);
   free(blk_g);
   free(ns_g);
   free(nsdf_g);

@@ -3,6 +3,7 @@
 // meshes in shared/data and for generated ones; joins of spread sets made
 // by other tools must equal the mesh they were made from.
 #include <exodusII.h>
+#include <netcdf.h>
 
 #include <map>
 #include <set>
@@ -315,6 +316,325 @@ TEST(Compare, DetectsChangedValues) {
   ASSERT_NE(nullptr, rep);
   EXPECT_NE(nullptr, strstr(rep, "node_gid_time"));
   free(rep);
+}
+
+// --- edge and face blocks, their sets, set variables, numbered maps ---
+
+// A copy of edgeFaceElem.exii with one netCDF value changed (or one
+// variable renamed away), made with the netCDF API.
+struct Mutation {
+  const char *name;     // test label
+  const char *var;      // netCDF variable
+  size_t index;         // flat index of the value to change
+  double value;         // new value (ints take it rounded)
+  const char *rename;   // non-null: rename `var` instead (drops it for Exodus)
+};
+
+std::string mutate(const std::string &dir, const Mutation &m) {
+  std::string out = dir + "/" + m.name + ".exii";
+  EXPECT_EQ(0, run("cp '" + shared("meshes/edgeFaceElem.exii") + "' '" + out + "'"));
+  int nc = -1, v = -1;
+  EXPECT_EQ(NC_NOERR, nc_open(out.c_str(), NC_WRITE, &nc)) << out;
+  EXPECT_EQ(NC_NOERR, nc_inq_varid(nc, m.var, &v)) << m.var;
+  if (m.rename) {
+    EXPECT_EQ(NC_NOERR, nc_redef(nc));
+    EXPECT_EQ(NC_NOERR, nc_rename_var(nc, v, m.rename));
+    EXPECT_EQ(NC_NOERR, nc_enddef(nc));
+  } else {
+    int ndims = 0, dims[NC_MAX_VAR_DIMS];
+    nc_type t;
+    EXPECT_EQ(NC_NOERR, nc_inq_var(nc, v, nullptr, &t, &ndims, dims, nullptr));
+    // Flat index -> netCDF index vector.
+    size_t idx[NC_MAX_VAR_DIMS], rest = m.index;
+    for (int d = ndims - 1; d >= 0; d--) {
+      size_t len = 0;
+      nc_inq_dimlen(nc, dims[d], &len);
+      if (len == 0) len = 1;  // the unlimited time dimension
+      idx[d] = rest % len;
+      rest /= len;
+    }
+    if (t == NC_DOUBLE || t == NC_FLOAT)
+      EXPECT_EQ(NC_NOERR, nc_put_var1_double(nc, v, idx, &m.value));
+    else {
+      long long x = (long long)m.value;
+      EXPECT_EQ(NC_NOERR, nc_put_var1_longlong(nc, v, idx, &x));
+    }
+  }
+  EXPECT_EQ(NC_NOERR, nc_close(nc));
+  return out;
+}
+
+class CompareEdgeFace : public ::testing::TestWithParam<Mutation> {};
+
+// Each altered or dropped edge/face item must make mxn_compare differ, in
+// both directions: a join that lost it would fail the round-trip tests.
+TEST_P(CompareEdgeFace, NoticesTheChange) {
+  if (!have_shared()) GTEST_SKIP() << "shared data absent";
+  const Mutation &m = GetParam();
+  std::string dir = tmpdir(std::string("cmp_ef_") + m.name);
+  std::string orig = shared("meshes/edgeFaceElem.exii");
+  std::string changed = mutate(dir, m);
+  mxn_error_t err;
+  mxn_error_clear(&err);
+  char *rep = nullptr;
+  EXPECT_EQ(MXN_ERR_DIFFERENT, mxn_compare(orig.c_str(), changed.c_str(), nullptr, &rep, &err))
+      << m.name << ": " << err.msg << "\n" << (rep ? rep : "");
+  free(rep);
+  rep = nullptr;
+  EXPECT_EQ(MXN_ERR_DIFFERENT, mxn_compare(changed.c_str(), orig.c_str(), nullptr, &rep, &err))
+      << m.name;
+  free(rep);
+}
+
+const Mutation ef_mutations[] = {
+    {"face_variable", "vals_face_var1fb3", 3, 100.0, nullptr},
+    {"face_variable_dropped", "vals_face_var1fb3", 0, 0, "gone_face_var"},
+    {"edge_variable", "vals_edge_var2eb1", 25, 7.0, nullptr},
+    {"edge_attribute", "eattrb1", 4, 8.0, nullptr},
+    {"face_attribute", "fattrb3", 2, 98.0, nullptr},
+    {"edge_nodes", "ebconn1", 0, 3, nullptr},
+    {"face_nodes", "fbconn3", 1, 7, nullptr},
+    {"element_edges", "edgconn1", 2, 5, nullptr},
+    {"element_faces", "facconn1", 0, 6, nullptr},
+    {"edge_set_entry", "edge_es1", 0, 3, nullptr},
+    {"edge_set_orientation", "ornt_es1", 5, 1, nullptr},
+    {"edge_set_df", "dist_fact_es1", 2, 0.75, nullptr},
+    {"face_set_entry", "face_fs1", 1, 10, nullptr},
+    {"face_set_orientation", "ornt_fs1", 1, 1, nullptr},
+    {"face_set_variable", "vals_fset_var1fs1", 3, 28.0, nullptr},
+    {"face_set_variable_dropped", "vals_fset_var1fs1", 0, 0, "gone_fset_var"},
+    {"element_set_entry", "elem_els2", 0, 3, nullptr},
+    {"node_map", "node_map1", 4, 99, nullptr},
+    {"edge_map", "edge_map1", 0, 99, nullptr},
+    {"face_map", "face_map1", 10, 99, nullptr},
+    {"element_map", "elem_map1", 2, 99, nullptr},
+    {"edge_variable_dropped", "vals_edge_var1eb1", 0, 0, "gone_edge_var"},
+};
+
+INSTANTIATE_TEST_SUITE_P(EdgeFaceElem, CompareEdgeFace, ::testing::ValuesIn(ef_mutations),
+                         [](const auto &info) { return std::string(info.param.name); });
+
+// Node and side set variables (2block1.g has both) survive split + join:
+// the round trip above compares them, and they are not vacuous.
+TEST(SetVariables, AreReadFromRealMesh) {
+  if (!have_shared()) GTEST_SKIP() << "shared data absent";
+  mxn_dataset_t *ds = nullptr;
+  mxn_piece_t *pc = nullptr;
+  ASSERT_EQ(MXN_OK, mxn_dataset_create(&ds));
+  ASSERT_EQ(MXN_OK, mxn_dataset_open(ds, shared("meshes/2block1.g").c_str()));
+  const mxn_structure_t *s = mxn_dataset_structure(ds);
+  EXPECT_EQ(3, s->node_set_vars.num);
+  EXPECT_EQ(4, s->side_set_vars.num);
+  ASSERT_EQ(MXN_OK, mxn_extract(ds, nullptr, nullptr, &pc));
+  ASSERT_EQ(MXN_OK, mxn_piece_read_step(ds, pc, 0));
+  ASSERT_GT(pc->num_side_sets, 0);
+  ASSERT_EQ(4, pc->side_sets[0].num_vars);
+  ASSERT_NE(nullptr, pc->side_sets[0].vars[0]);
+  mxn_piece_destroy(&pc);
+  mxn_dataset_destroy(&ds);
+}
+
+// The structure and a full extraction of edgeFaceElem.exii hold what the
+// file holds.
+TEST(EdgeFace, StructureAndExtraction) {
+  if (!have_shared()) GTEST_SKIP() << "shared data absent";
+  mxn_dataset_t *ds = nullptr;
+  mxn_piece_t *pc = nullptr;
+  ASSERT_EQ(MXN_OK, mxn_dataset_create(&ds));
+  ASSERT_EQ(MXN_OK, mxn_dataset_open(ds, shared("meshes/edgeFaceElem.exii").c_str()));
+  const mxn_structure_t *s = mxn_dataset_structure(ds);
+  ASSERT_EQ(1, s->num_edge_blocks);
+  ASSERT_EQ(3, s->num_face_blocks);
+  EXPECT_EQ(100, s->edge_blocks[0].id);
+  EXPECT_STREQ("STRAIGHT2", s->edge_blocks[0].type);
+  EXPECT_EQ(12, s->blocks[0].edges_per_elem);
+  EXPECT_EQ(6, s->blocks[0].faces_per_elem);
+  EXPECT_EQ(0, s->blocks[1].edges_per_elem);
+  EXPECT_EQ(1, s->num_edge_sets);
+  EXPECT_EQ(1, s->num_face_sets);
+  EXPECT_EQ(2, s->num_elem_sets);
+  EXPECT_EQ(2, s->edge_vars.num);
+  ASSERT_EQ(1, s->face_vars.num);
+  EXPECT_EQ(1, s->face_vars.truth[0]);  // blocks 500, 600, 700
+  EXPECT_EQ(0, s->face_vars.truth[1]);
+  EXPECT_EQ(1, s->face_vars.truth[2]);
+  EXPECT_EQ(1, s->face_set_vars.num);
+  EXPECT_EQ(1, s->num_node_maps);
+  EXPECT_STREQ("Antonio CASALE", s->edge_maps[0].name);
+  ASSERT_EQ(MXN_OK, mxn_extract(ds, nullptr, nullptr, &pc));
+  EXPECT_EQ(20, pc->num_edges);
+  EXPECT_EQ(11, pc->num_faces);
+  // Element 2's edge 5 is edge 1 (edgconn1), element 1's face 1 is face 4.
+  EXPECT_EQ(pc->edge_blocks[0].elem_ids[pc->blocks[0].edge_conn[12 + 4]], 1);
+  EXPECT_EQ(4, pc->face_blocks[2].elem_ids[pc->blocks[0].face_conn[0] - 3] );
+  EXPECT_EQ(2, pc->face_sets[0].n);
+  ASSERT_NE(nullptr, pc->face_sets[0].orient);
+  ASSERT_NE(nullptr, pc->edge_sets[0].df);
+  ASSERT_EQ(MXN_OK, mxn_piece_read_step(ds, pc, 1));
+  ASSERT_NE(nullptr, pc->face_sets[0].vars[0]);
+  EXPECT_EQ(9.0, pc->face_sets[0].vars[0][0]);   // vals_fset_var1fs1 at step 2
+  EXPECT_EQ(27.0, pc->face_sets[0].vars[0][1]);
+  EXPECT_EQ(nullptr, pc->face_blocks[1].elem_vars[0]);  // not on block 600
+  // A piece of element 3 (the tet) holds no edge or face.
+  mxn_piece_t *tet = nullptr;
+  mxn_gid_t three = 3;
+  mxn_idset_t want = {&three, 1};
+  ASSERT_EQ(MXN_OK, mxn_extract(ds, &want, nullptr, &tet));
+  EXPECT_EQ(0, tet->num_edges);
+  EXPECT_EQ(0, tet->num_faces);
+  EXPECT_EQ(4, tet->num_nodes);
+  mxn_piece_destroy(&tet);
+  mxn_piece_destroy(&pc);
+  mxn_dataset_destroy(&ds);
+}
+
+// A mesh with an orphan node (in a node set, with a nodal variable) and
+// edges and faces no element refers to: split must give them to some
+// part, so that join(split(x)) == x.
+std::string orphan_mesh(const std::string &dir) {
+  std::string path = dir + "/orphans.e";
+  int cpu = 8, io = 8;
+  int ex = ex_create(path.c_str(), EX_CLOBBER, &cpu, &io);
+  EXPECT_GE(ex, 0);
+  ex_set_int64_status(ex, EX_ALL_INT64_API);
+  ex_init_params p{};
+  snprintf(p.title, sizeof p.title, "orphans");
+  p.num_dim = 3;
+  p.num_nodes = 13;  // 12 for two hexes + one orphan
+  p.num_elem = 2;
+  p.num_elem_blk = 1;
+  p.num_edge = 2;
+  p.num_edge_blk = 1;
+  p.num_face = 1;
+  p.num_face_blk = 1;
+  p.num_node_sets = 1;
+  EXPECT_GE(ex_put_init_ext(ex, &p), 0);
+  double x[13], y[13], z[13];
+  for (int i = 0; i < 12; i++) {
+    x[i] = i % 3;
+    y[i] = (i / 3) % 2;
+    z[i] = i / 6;
+  }
+  x[12] = 5, y[12] = 5, z[12] = 5;
+  EXPECT_GE(ex_put_coord(ex, x, y, z), 0);
+  EXPECT_GE(ex_put_block(ex, EX_ELEM_BLOCK, 10, "HEX8", 2, 8, 0, 0, 0), 0);
+  int64_t conn[16] = {1, 2, 5, 4, 7, 8, 11, 10, 2, 3, 6, 5, 8, 9, 12, 11};
+  EXPECT_GE(ex_put_conn(ex, EX_ELEM_BLOCK, 10, conn, nullptr, nullptr), 0);
+  EXPECT_GE(ex_put_block(ex, EX_EDGE_BLOCK, 20, "EDGE2", 2, 2, 0, 0, 0), 0);
+  int64_t econn[4] = {13, 1, 3, 6};  // one edge to the orphan node
+  EXPECT_GE(ex_put_conn(ex, EX_EDGE_BLOCK, 20, econn, nullptr, nullptr), 0);
+  EXPECT_GE(ex_put_block(ex, EX_FACE_BLOCK, 30, "QUAD4", 1, 4, 0, 0, 0), 0);
+  int64_t fconn[4] = {3, 6, 12, 9};
+  EXPECT_GE(ex_put_conn(ex, EX_FACE_BLOCK, 30, fconn, nullptr, nullptr), 0);
+  int64_t nid[13];
+  for (int i = 0; i < 13; i++) nid[i] = 100 + i;
+  EXPECT_GE(ex_put_id_map(ex, EX_NODE_MAP, nid), 0);
+  int64_t sid = 1, cnt = 2, ndf = 0, ei = 0, di = 0, ent[2] = {13, 1};
+  double df[1] = {0};
+  ex_set_specs spec{&sid, &cnt, &ndf, &ei, &di, ent, nullptr, df};
+  EXPECT_GE(ex_put_concat_sets(ex, EX_NODE_SET, &spec), 0);
+  EXPECT_GE(ex_put_variable_param(ex, EX_NODAL, 1), 0);
+  char vname[] = "temperature";
+  char *vn[1] = {vname};
+  EXPECT_GE(ex_put_variable_names(ex, EX_NODAL, 1, vn), 0);
+  double t = 0.5, v[13];
+  for (int i = 0; i < 13; i++) v[i] = 10.0 + i;
+  EXPECT_GE(ex_put_time(ex, 1, &t), 0);
+  EXPECT_GE(ex_put_var(ex, 1, EX_NODAL, 1, 1, 13, v), 0);
+  EXPECT_EQ(0, ex_close(ex));
+  return path;
+}
+
+class OrphanRoundTrip : public ::testing::TestWithParam<int> {};
+
+TEST_P(OrphanRoundTrip, SplitThenJoinKeepsOrphans) {
+  int M = GetParam();
+  std::string dir = tmpdir("orphans_" + std::to_string(M));
+  std::string mesh = orphan_mesh(dir);
+  round_trip(mesh, dir, M, MXN_PART_LINEAR);
+  // Every member that holds the orphan node also lists it in its Nemesis
+  // maps consistently (internal + border = all nodes).
+  check_nemesis(dir + "/split.e", M, 13, 2);
+}
+
+INSTANTIATE_TEST_SUITE_P(Parts, OrphanRoundTrip, ::testing::Values(1, 2, 3));
+
+// The Nemesis metadata of an edge/face split is as valid as any other.
+TEST(Split, NemesisMetadataOfEdgeFaceMesh) {
+  if (!have_shared()) GTEST_SKIP() << "shared data absent";
+  std::string dir = tmpdir("nem_ef");
+  mxn_error_t err;
+  ASSERT_EQ(MXN_OK, mxn_split(shared("meshes/edgeFaceElem.exii").c_str(), (dir + "/ef.e").c_str(),
+                              2, MXN_PART_LINEAR, nullptr, nullptr, &err))
+      << err.msg;
+  check_nemesis(dir + "/ef.e", 2, 12, 3);
+}
+
+// What cannot be carried is refused with a message, never dropped: an edge
+// set with two distribution factors per edge.
+TEST(Split, RefusesEdgeSetWithSeveralDfPerEntry) {
+  std::string dir = tmpdir("df_per_edge");
+  std::string path = dir + "/df2.e";
+  int cpu = 8, io = 8;
+  int ex = ex_create(path.c_str(), EX_CLOBBER, &cpu, &io);
+  ASSERT_GE(ex, 0);
+  ex_set_int64_status(ex, EX_ALL_INT64_API);
+  ex_init_params p{};
+  snprintf(p.title, sizeof p.title, "df2");
+  p.num_dim = 2;
+  p.num_nodes = 4;
+  p.num_elem = 1;
+  p.num_elem_blk = 1;
+  p.num_edge = 2;
+  p.num_edge_blk = 1;
+  p.num_edge_sets = 1;
+  ASSERT_GE(ex_put_init_ext(ex, &p), 0);
+  double x[4] = {0, 1, 1, 0}, y[4] = {0, 0, 1, 1};
+  ASSERT_GE(ex_put_coord(ex, x, y, nullptr), 0);
+  ASSERT_GE(ex_put_block(ex, EX_ELEM_BLOCK, 1, "QUAD4", 1, 4, 0, 0, 0), 0);
+  int64_t c[4] = {1, 2, 3, 4};
+  ASSERT_GE(ex_put_conn(ex, EX_ELEM_BLOCK, 1, c, nullptr, nullptr), 0);
+  ASSERT_GE(ex_put_block(ex, EX_EDGE_BLOCK, 2, "EDGE2", 2, 2, 0, 0, 0), 0);
+  int64_t e[4] = {1, 2, 2, 3};
+  ASSERT_GE(ex_put_conn(ex, EX_EDGE_BLOCK, 2, e, nullptr, nullptr), 0);
+  int64_t id = 5, cnt = 2, ndf = 4, ei = 0, di = 0, ent[2] = {1, 2}, orient[2] = {1, 1};
+  double df[4] = {1, 2, 3, 4};
+  ex_set_specs sp{&id, &cnt, &ndf, &ei, &di, ent, orient, df};
+  ASSERT_GE(ex_put_concat_sets(ex, EX_EDGE_SET, &sp), 0);
+  ASSERT_EQ(0, ex_close(ex));
+  mxn_error_t err;
+  mxn_error_clear(&err);
+  EXPECT_EQ(MXN_ERR_UNSUPPORTED, mxn_split(path.c_str(), (dir + "/s.e").c_str(), 2, MXN_PART_LINEAR,
+                                           nullptr, nullptr, &err));
+  EXPECT_NE(nullptr, strstr(err.msg, "edge set 5")) << err.msg;
+  EXPECT_FALSE(exists(dir + "/s.e.2.0"));
+  EXPECT_EQ(MXN_ERR_UNSUPPORTED, mxn_join(path.c_str(), (dir + "/j.e").c_str(), nullptr, nullptr, &err));
+  EXPECT_FALSE(exists(dir + "/j.e"));
+}
+
+// A spread set member holding edges but no edge id map cannot be matched
+// with the other members: say so, as for nodes and elements.
+TEST(EdgeFace, SpreadMemberWithoutEdgeIdMapIsRefused) {
+  if (!have_shared()) GTEST_SKIP() << "shared data absent";
+  std::string dir = tmpdir("ef_nomap");
+  mxn_error_t err;
+  ASSERT_EQ(MXN_OK, mxn_split(shared("meshes/edgeFaceElem.exii").c_str(), (dir + "/s.e").c_str(), 2,
+                              MXN_PART_LINEAR, nullptr, nullptr, &err))
+      << err.msg;
+  // Member 0 holds element 1, so edges: hide its edge id map.
+  std::string member = dir + "/s.e.2.0";
+  int nc = -1, v = -1;
+  ASSERT_EQ(NC_NOERR, nc_open(member.c_str(), NC_WRITE, &nc));
+  ASSERT_EQ(NC_NOERR, nc_inq_varid(nc, "edge_num_map", &v));
+  ASSERT_EQ(NC_NOERR, nc_redef(nc));
+  ASSERT_EQ(NC_NOERR, nc_rename_var(nc, v, "hidden_edge_map"));
+  ASSERT_EQ(NC_NOERR, nc_enddef(nc));
+  ASSERT_EQ(NC_NOERR, nc_close(nc));
+  mxn_dataset_t *ds = nullptr;
+  ASSERT_EQ(MXN_OK, mxn_dataset_create(&ds));
+  EXPECT_EQ(MXN_ERR_NOMAP, mxn_dataset_open(ds, member.c_str()));
+  EXPECT_NE(nullptr, strstr(mxn_dataset_errmsg(ds), "edge id map")) << mxn_dataset_errmsg(ds);
+  mxn_dataset_destroy(&ds);
 }
 
 }  // namespace

@@ -1,9 +1,14 @@
 /**
  * \file compare.h
  * Compare two datasets by global ids (what `mxn diff` does): coordinates per
- * node id, connectivity as node ids per element id, attributes, sets as sets
- * of ids, every variable at every step. Element and node order, file count
- * and id-map storage do not matter. Local.
+ * node id; element, edge and face blocks (ids, connectivity as node ids,
+ * element->edge/face connectivity as edge/face ids, attributes); node,
+ * side, edge, face and element sets as sets of ids with sides or
+ * orientations and distribution factors; numbered maps per entity, matched
+ * by name; every variable (nodal, element, edge, face, set, global) at
+ * every step. Truth tables count only through the values: a variable
+ * defined on a block or set in one dataset and not in the other differs.
+ * Entity order, file count and id-map storage do not matter. Local.
  */
 #ifndef MXN_COMPARE_H
 #define MXN_COMPARE_H

@@ -120,8 +120,10 @@ typedef struct mxn_piece {
  * \param [in]  want  sorted wanted ids or NULL
  * \param [in]  opts  NULL for defaults
  * \param [out] out   the piece; free with mxn_piece_destroy()
- * \return MXN_OK; MXN_ERR_NOTFOUND if a wanted id is in no file; I/O and
- *   format errors naming the file and block (mxn_dataset_errmsg()). Local.
+ * \return MXN_OK; MXN_ERR_NOTFOUND if a wanted (or extra) id is in no file;
+ *   MXN_ERR_UNSUPPORTED for an edge, face or element set with several
+ *   distribution factors per entry; I/O and format errors naming the file
+ *   and block (mxn_dataset_errmsg()). Local.
  */
 int mxn_extract(mxn_dataset_t *ds, const mxn_idset_t *want,
                 const mxn_extract_opts_t *opts, mxn_piece_t **out);

@@ -32,8 +32,9 @@ typedef struct mxn_form_opts {
 
 /**
  * Join the dataset at `in` (any member or base name) into one file `out`:
- * every block, set, variable and time step, elements ordered by global id,
- * original element ids restored where nem_spread recorded them.
+ * every element, edge and face block, every set, numbered map, variable and
+ * time step, entities ordered by global id, original element ids restored
+ * where nem_spread recorded them.
  * \return MXN_OK or an error with detail in `err`. Local; MPI not needed.
  */
 int mxn_join(const char *in, const char *out, const mxn_form_opts_t *opts,
@@ -44,7 +45,10 @@ int mxn_join(const char *in, const char *out, const mxn_form_opts_t *opts,
  * to the width of M, as nem_spread does), each with global id maps and
  * Nemesis metadata (global counts, internal/border node and element maps,
  * node communication maps). Elements are assigned with `method` on
- * MPI_COMM_SELF (MPI must be initialized for the Zoltan methods).
+ * MPI_COMM_SELF (MPI must be initialized for the Zoltan methods); edges and
+ * faces go with the elements that refer to them. Nodes, edges and faces no
+ * element refers to are kept too: an edge or face goes to the part of an
+ * element sharing its first node (else part 0), a node to part 0.
  * \return MXN_OK or an error with detail in `err`. Local.
  */
 int mxn_split(const char *in, const char *outbase, int nparts,

@@ -15,6 +15,7 @@
 #include "mxn/partition.h"
 #include "mxn/compare.h"
 #include "mxn/forms.h"
+#include "mxn/directory.h"
 
 #define MXN_VERSION_STRING "0.1.0"
 

@@ -54,8 +54,9 @@ typedef struct mxn_write_opts {
 typedef struct mxn_writer mxn_writer_t;
 
 /**
- * Create `path` and write the mesh part of `piece` (coordinates, blocks,
- * attributes, id maps, sets, variable names, Nemesis data).
+ * Create `path` and write the mesh part of `piece` (coordinates, element,
+ * edge and face blocks, attributes, id maps, numbered maps, sets, variable
+ * names and truth tables, Nemesis data).
  * \param [in]  s      structure of the source dataset (names, types, vars)
  * \param [out] w      writer; close with mxn_writer_close()
  * \param [out] err    detail on failure (names the file); may be NULL

@@ -1,0 +1,312 @@
+/* Distributed directory of file domains by id-hash rendezvous. */
+#include "mxn/directory.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct {
+  mxn_gid_t id;
+  int64_t pos;
+  int32_t file;
+  int32_t pad;
+} entry_t;
+
+struct mxn_directory {
+  MPI_Comm comm;
+  int size;
+  int64_t n;
+  entry_t *e; /* this rank's share, sorted by (id, file, pos) */
+};
+
+static int cmp_entry(const void *a, const void *b) {
+  const entry_t *x = a, *y = b;
+  if (x->id != y->id) return (x->id > y->id) - (x->id < y->id);
+  if (x->file != y->file) return (x->file > y->file) - (x->file < y->file);
+  return (x->pos > y->pos) - (x->pos < y->pos);
+}
+
+int mxn_directory_home(mxn_gid_t id, int size) {
+  /* splitmix64 finaliser: consecutive ids spread evenly over ranks. */
+  uint64_t z = (uint64_t)id + 0x9E3779B97F4A7C15ull;
+  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+  z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+  z ^= z >> 31;
+  return (int)(z % (uint64_t)size);
+}
+
+int mxn_agree(MPI_Comm comm, int status, mxn_error_t *err) {
+  int size, rank;
+  if (MPI_Comm_size(comm, &size) != MPI_SUCCESS || MPI_Comm_rank(comm, &rank) != MPI_SUCCESS)
+    return mxn_error_set(err, MXN_ERR_MPI, "MPI communicator unusable");
+  int worst = status;
+  if (MPI_Allreduce(&status, &worst, 1, MPI_INT, MPI_MIN, comm) != MPI_SUCCESS)
+    return mxn_error_set(err, MXN_ERR_MPI, "MPI_Allreduce failed while agreeing on a status");
+  if (worst == MXN_OK) return MXN_OK;
+  /* The lowest rank that failed with the worst status tells its story. */
+  int teller = status == worst ? rank : size, first = size;
+  MPI_Allreduce(&teller, &first, 1, MPI_INT, MPI_MIN, comm);
+  char msg[MXN_ERRMSG_LEN];
+  memset(msg, 0, sizeof msg);
+  if (rank == first) {
+    if (err && strncmp(err->msg, "rank ", 5) == 0)
+      memcpy(msg, err->msg, sizeof msg); /* already agreed once */
+    else if (err && err->msg[0])
+      snprintf(msg, sizeof msg, "rank %d: %.1000s", rank, err->msg);
+    else
+      snprintf(msg, sizeof msg, "rank %d: %s", rank, mxn_strerror(worst));
+  }
+  MPI_Bcast(msg, (int)sizeof msg, MPI_CHAR, first, comm);
+  if (err) {
+    memcpy(err->msg, msg, sizeof msg);
+    err->status = worst;
+  }
+  return worst;
+}
+
+/* Send `n` items of `size` bytes, bucketed by destination `dest[k]`, with
+ * one all-to-all: returns the received items (malloc'ed) and their count,
+ * and the per-source counts (malloc'ed, comm size) when wanted. */
+static int exchange(MPI_Comm comm, int nranks, const void *items, size_t size, int64_t n,
+                    const int *dest, void **recv, int64_t *nrecv, int **rcounts_out,
+                    int **order_out) {
+  int status = MXN_ERR_NOMEM;
+  int *scount = calloc((size_t)nranks, sizeof *scount);
+  int *rcount = calloc((size_t)nranks, sizeof *rcount);
+  int *sdisp = calloc((size_t)nranks + 1, sizeof *sdisp);
+  int *rdisp = calloc((size_t)nranks + 1, sizeof *rdisp);
+  int *order = malloc(((size_t)n + 1) * sizeof *order);
+  char *sbuf = malloc((size_t)n * size + 1);
+  char *rbuf = NULL;
+  *recv = NULL;
+  *nrecv = 0;
+  if (!scount || !rcount || !sdisp || !rdisp || !order || !sbuf) goto done;
+  for (int64_t k = 0; k < n; k++) scount[dest[k]]++;
+  for (int r = 0; r < nranks; r++) sdisp[r + 1] = sdisp[r] + scount[r];
+  {
+    int *fill = calloc((size_t)nranks, sizeof *fill);
+    if (!fill) goto done;
+    for (int64_t k = 0; k < n; k++) {
+      int at = sdisp[dest[k]] + fill[dest[k]]++;
+      order[k] = at;
+      memcpy(sbuf + (size_t)at * size, (const char *)items + (size_t)k * size, size);
+    }
+    free(fill);
+  }
+  status = MXN_ERR_MPI;
+  if (MPI_Alltoall(scount, 1, MPI_INT, rcount, 1, MPI_INT, comm) != MPI_SUCCESS) goto done;
+  for (int r = 0; r < nranks; r++) rdisp[r + 1] = rdisp[r] + rcount[r];
+  /* Counts in bytes for MPI_BYTE transfers. */
+  int *sb = malloc(sizeof(int) * (size_t)nranks * 4);
+  if (!sb) {
+    status = MXN_ERR_NOMEM;
+    goto done;
+  }
+  for (int r = 0; r < nranks; r++) {
+    sb[r] = scount[r] * (int)size;
+    sb[nranks + r] = sdisp[r] * (int)size;
+    sb[2 * nranks + r] = rcount[r] * (int)size;
+    sb[3 * nranks + r] = rdisp[r] * (int)size;
+  }
+  rbuf = malloc((size_t)rdisp[nranks] * size + 1);
+  if (!rbuf) {
+    free(sb);
+    status = MXN_ERR_NOMEM;
+    goto done;
+  }
+  int rc = MPI_Alltoallv(sbuf, sb, sb + nranks, MPI_BYTE, rbuf, sb + 2 * nranks,
+                         sb + 3 * nranks, MPI_BYTE, comm);
+  free(sb);
+  if (rc != MPI_SUCCESS) goto done;
+  *recv = rbuf;
+  *nrecv = rdisp[nranks];
+  rbuf = NULL;
+  if (rcounts_out) {
+    *rcounts_out = rcount;
+    rcount = NULL;
+  }
+  if (order_out) {
+    *order_out = order;
+    order = NULL;
+  }
+  status = MXN_OK;
+done:
+  free(scount);
+  free(rcount);
+  free(sdisp);
+  free(rdisp);
+  free(order);
+  free(sbuf);
+  free(rbuf);
+  return status;
+}
+
+int mxn_directory_create(MPI_Comm comm, int64_t n, const mxn_gid_t *ids, const int32_t *file,
+                         const int64_t *pos, mxn_directory_t **out, mxn_error_t *err) {
+  int status = MXN_OK;
+  mxn_directory_t *d = NULL;
+  entry_t *mine = NULL;
+  int *dest = NULL;
+  void *got = NULL;
+  if (!out) return mxn_error_set(err, MXN_ERR_ARG, "directory: no output handle");
+  *out = NULL;
+  if (n < 0 || (n > 0 && (!ids || !file || !pos)) || n > INT32_MAX)
+    status = mxn_error_set(err, MXN_ERR_ARG, "directory: bad local entries (n = %lld)", (long long)n);
+  d = calloc(1, sizeof *d);
+  mine = malloc(((size_t)(n > 0 ? n : 0) + 1) * sizeof *mine);
+  dest = malloc(((size_t)(n > 0 ? n : 0) + 1) * sizeof *dest);
+  if (status == MXN_OK && (!d || !mine || !dest))
+    status = mxn_error_set(err, MXN_ERR_NOMEM, "directory: out of memory for %lld entries", (long long)n);
+  /* Collective: every rank duplicates, whatever its own arguments were. */
+  MPI_Comm dup = MPI_COMM_NULL;
+  if (MPI_Comm_dup(comm, &dup) != MPI_SUCCESS) {
+    dup = MPI_COMM_NULL;
+    if (status == MXN_OK) status = mxn_error_set(err, MXN_ERR_MPI, "directory: MPI_Comm_dup failed");
+  }
+  if (d)
+    d->comm = dup;
+  else if (dup != MPI_COMM_NULL)
+    MPI_Comm_free(&dup);
+  if ((status = mxn_agree(comm, status, err)) != MXN_OK) goto done;
+  MPI_Comm_size(d->comm, &d->size);
+  for (int64_t k = 0; k < n; k++) {
+    mine[k] = (entry_t){ids[k], pos[k], file[k], 0};
+    dest[k] = mxn_directory_home(ids[k], d->size);
+  }
+  status = exchange(d->comm, d->size, mine, sizeof *mine, n, dest, &got, &d->n, NULL, NULL);
+  if (status != MXN_OK) mxn_error_set(err, status, "directory: exchanging %lld entries failed", (long long)n);
+  if ((status = mxn_agree(comm, status, err)) != MXN_OK) goto done;
+  d->e = got;
+  got = NULL;
+  qsort(d->e, (size_t)d->n, sizeof *d->e, cmp_entry);
+  *out = d;
+  d = NULL;
+done:
+  free(mine);
+  free(dest);
+  free(got);
+  mxn_directory_destroy(&d);
+  return status;
+}
+
+int64_t mxn_directory_local_size(const mxn_directory_t *d) { return d ? d->n : 0; }
+
+void mxn_directory_destroy(mxn_directory_t **pd) {
+  if (!pd || !*pd) return;
+  mxn_directory_t *d = *pd;
+  if (d->comm != MPI_COMM_NULL && d->comm != 0) MPI_Comm_free(&d->comm);
+  free(d->e);
+  free(d);
+  *pd = NULL;
+}
+
+/* A reply travels as (query index at the asker, file, pos). */
+typedef struct {
+  int64_t q, pos;
+  int32_t file;
+  int32_t pad;
+} reply_t;
+
+typedef struct {
+  mxn_gid_t id;
+  int64_t q;
+} ask_t;
+
+static int cmp_reply(const void *a, const void *b) {
+  const reply_t *x = a, *y = b;
+  if (x->q != y->q) return (x->q > y->q) - (x->q < y->q);
+  if (x->file != y->file) return (x->file > y->file) - (x->file < y->file);
+  return (x->pos > y->pos) - (x->pos < y->pos);
+}
+
+int mxn_directory_query(mxn_directory_t *d, int64_t n, const mxn_gid_t *ids, int64_t **off,
+                        int32_t **file, int64_t **pos, mxn_error_t *err) {
+  int status = MXN_OK;
+  ask_t *asks = NULL, *got = NULL;
+  reply_t *rep = NULL, *back = NULL;
+  int *dest = NULL, *rcounts = NULL, *rdest = NULL;
+  int64_t ngot = 0, nrep = 0, nback = 0;
+  if (!d || !off || !file || !pos) return mxn_error_set(err, MXN_ERR_ARG, "directory query: missing argument");
+  *off = NULL;
+  *file = NULL;
+  *pos = NULL;
+  if (n < 0 || (n > 0 && !ids) || n > INT32_MAX)
+    status = mxn_error_set(err, MXN_ERR_ARG, "directory query: bad ids (n = %lld)", (long long)n);
+  asks = malloc(((size_t)(n > 0 ? n : 0) + 1) * sizeof *asks);
+  dest = malloc(((size_t)(n > 0 ? n : 0) + 1) * sizeof *dest);
+  if (status == MXN_OK && (!asks || !dest)) status = mxn_error_set(err, MXN_ERR_NOMEM, "directory query: out of memory");
+  if ((status = mxn_agree(d->comm, status, err)) != MXN_OK) goto done;
+  for (int64_t k = 0; k < n; k++) {
+    asks[k] = (ask_t){ids[k], k};
+    dest[k] = mxn_directory_home(ids[k], d->size);
+  }
+  status = exchange(d->comm, d->size, asks, sizeof *asks, n, dest, (void **)&got, &ngot, &rcounts, NULL);
+  if ((status = mxn_agree(d->comm, status, err)) != MXN_OK) goto done;
+
+  /* Answer every ask with all entries of its id, addressed to the asker. */
+  {
+    int64_t cap = ngot + 16;
+    rep = malloc((size_t)cap * sizeof *rep);
+    rdest = malloc((size_t)cap * sizeof *rdest);
+    if (!rep || !rdest) status = MXN_ERR_NOMEM;
+    int src = 0;
+    int64_t left = rcounts ? (d->size > 0 ? rcounts[0] : 0) : 0;
+    for (int64_t k = 0; k < ngot && status == MXN_OK; k++) {
+      while (left == 0) left = rcounts[++src];
+      left--;
+      int64_t lo = 0, hi = d->n;
+      while (lo < hi) {
+        int64_t mid = lo + (hi - lo) / 2;
+        if (d->e[mid].id < got[k].id) lo = mid + 1; else hi = mid;
+      }
+      for (int64_t i = lo; i < d->n && d->e[i].id == got[k].id; i++) {
+        if (nrep == cap) {
+          cap *= 2;
+          reply_t *r2 = realloc(rep, (size_t)cap * sizeof *rep);
+          int *d2 = realloc(rdest, (size_t)cap * sizeof *rdest);
+          if (r2) rep = r2;
+          if (d2) rdest = d2;
+          if (!r2 || !d2) {
+            status = MXN_ERR_NOMEM;
+            break;
+          }
+        }
+        rep[nrep] = (reply_t){got[k].q, d->e[i].pos, d->e[i].file, 0};
+        rdest[nrep++] = src;
+      }
+    }
+  }
+  if (status != MXN_OK) mxn_error_set(err, status, "directory query: out of memory answering");
+  if ((status = mxn_agree(d->comm, status, err)) != MXN_OK) goto done;
+  status = exchange(d->comm, d->size, rep, sizeof *rep, nrep, rdest, (void **)&back, &nback, NULL, NULL);
+  if ((status = mxn_agree(d->comm, status, err)) != MXN_OK) goto done;
+  qsort(back, (size_t)nback, sizeof *back, cmp_reply);
+  *off = calloc((size_t)n + 1, sizeof **off);
+  *file = malloc(((size_t)nback + 1) * sizeof **file);
+  *pos = malloc(((size_t)nback + 1) * sizeof **pos);
+  if (!*off || !*file || !*pos) status = mxn_error_set(err, MXN_ERR_NOMEM, "directory query: out of memory");
+  if ((status = mxn_agree(d->comm, status, err)) != MXN_OK) {
+    free(*off);
+    free(*file);
+    free(*pos);
+    *off = NULL;
+    *file = NULL;
+    *pos = NULL;
+    goto done;
+  }
+  for (int64_t i = 0; i < nback; i++) {
+    (*off)[back[i].q + 1]++;
+    (*file)[i] = back[i].file;
+    (*pos)[i] = back[i].pos;
+  }
+  for (int64_t k = 0; k < n; k++) (*off)[k + 1] += (*off)[k];
+done:
+  free(asks);
+  free(got);
+  free(rep);
+  free(back);
+  free(dest);
+  free(rcounts);
+  free(rdest);
+  return status;
+}
