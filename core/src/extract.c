@@ -260,8 +260,8 @@ done:
  * members already read (cand): other members are used only for what those
  * lack (ids no chosen element refers to), and then join cand. F is scratch
  * of ds->nfiles entries. The caller reports out->uncovered. */
-static int cover_pref(mxn_dataset_t *ds, int e, const mxn_idset_t *P, char *cand, mxn_idset_t *F,
-                      mxn_cover_t *out) {
+static int cover_pref(mxn_dataset_t *ds, int e, const mxn_idset_t *P, char *cand,
+                      const char *allowed, mxn_idset_t *F, mxn_cover_t *out) {
   int status = MXN_OK, M = ds->nfiles;
   mxn_cover_t rest;
   memset(&rest, 0, sizeof rest);
@@ -269,7 +269,8 @@ static int cover_pref(mxn_dataset_t *ds, int e, const mxn_idset_t *P, char *cand
     F[j] = cand[j] ? *dom_set(ds->files[j].dom, e) : (mxn_idset_t)MXN_IDSET_INIT;
   MXN_CHECK(mxn_cover_greedy(P, F, M, out));
   if (out->uncovered.n == 0) goto done;
-  for (int j = 0; j < M; j++) F[j] = *dom_set(ds->files[j].dom, e);
+  for (int j = 0; j < M; j++)
+    F[j] = (allowed && !allowed[j]) ? (mxn_idset_t)MXN_IDSET_INIT : *dom_set(ds->files[j].dom, e);
   MXN_CHECK(mxn_cover_greedy(&out->uncovered, F, M, &rest));
   if (rest.nparts == 0) goto done;
   for (int c = 0; c < rest.nparts; c++) cand[rest.parts[c].file] = 1;
@@ -587,8 +588,11 @@ int mxn_extract(mxn_dataset_t *ds, const mxn_idset_t *want,
   char *cand = NULL;
   pair_t *pairs = NULL;
 
+  /* The members this extraction may use; only their id maps are read. */
+  const char *allowed = want ? opts->file_mask : NULL;
   for (int j = 0; j < M; j++) {
     const mxn_file_domain_t *d;
+    if (allowed && !allowed[j]) continue;
     MXN_CHECK(mxn_dataset_file_domain(ds, j, &d));
   }
   for (int e = 0; e < MXN__NEK; e++) {
@@ -633,7 +637,8 @@ int mxn_extract(mxn_dataset_t *ds, const mxn_idset_t *want,
                         (long long)s->num_elements_global);
     goto done;
   }
-  for (int j = 0; j < M; j++) F[j] = ds->files[j].dom->elems; /* borrowed */
+  for (int j = 0; j < M; j++) /* borrowed */
+    F[j] = (allowed && !allowed[j]) ? (mxn_idset_t)MXN_IDSET_INIT : ds->files[j].dom->elems;
   MXN_CHECK(mxn_cover_greedy(&P[MXN__ELEM], F, M, &cov[MXN__ELEM]));
   if (cov[MXN__ELEM].uncovered.n > 0) {
     status = MXN_DS_ERR(ds, MXN_ERR_NOTFOUND,
@@ -662,7 +667,7 @@ int mxn_extract(mxn_dataset_t *ds, const mxn_idset_t *want,
       MXN_CHECK(all_ids(ds, e, &P[e]));
     else
       MXN_CHECK(marked_ids(ds, e, mark[e], extra, &P[e]));
-    MXN_CHECK(cover_pref(ds, e, &P[e], cand, F, &cov[e]));
+    MXN_CHECK(cover_pref(ds, e, &P[e], cand, allowed, F, &cov[e]));
     if (cov[e].uncovered.n > 0) {
       status = MXN_DS_ERR(ds, MXN_ERR_NOTFOUND, "%s: %s %lld is in no file of the set",
                           ds->files[0].path, mxn__ent_what[e],

@@ -285,3 +285,41 @@ TEST_F(Extract, EmptyWantGivesAnEmptyPiece) {
 }
 
 }  // namespace
+
+namespace {
+
+// With a file mask only the flagged members are opened and their maps
+// read; ids outside them are not found.
+TEST(ExtractMask, OnlyFlaggedMembersAreRead) {
+  std::string dir = tmpdir("extract_mask");
+  std::string mesh = generate(dir, "m.e", "--type hex --dims 8 4 4 --steps 2");
+  mxn_error_t err;
+  ASSERT_EQ(MXN_OK, mxn_split(mesh.c_str(), (dir + "/s.e").c_str(), 4, MXN_PART_LINEAR, nullptr,
+                              nullptr, &err));
+  mxn_dataset_t *ds = nullptr;
+  ASSERT_EQ(MXN_OK, mxn_dataset_create(&ds));
+  ASSERT_EQ(MXN_OK, mxn_dataset_open(ds, (dir + "/s.e").c_str()));
+  // Linear split of ids 1..128 into 4: file 1 holds 33..64.
+  std::vector<int64_t> w;
+  for (int64_t id = 40; id <= 50; id++) w.push_back(id);
+  mxn_idset_t W;
+  ASSERT_EQ(MXN_OK, mxn_idset_from_array(w.data(), (int64_t)w.size(), &W));
+  char mask[4] = {0, 1, 0, 0};
+  mxn_extract_opts_t o{};
+  o.file_mask = mask;
+  mxn_io_counters_t before = mxn_dataset_counters(ds);
+  mxn_piece_t *pc = nullptr;
+  ASSERT_EQ(MXN_OK, mxn_extract(ds, &W, &o, &pc)) << mxn_dataset_errmsg(ds);
+  EXPECT_EQ(11, pc->num_elements);
+  EXPECT_EQ(1, pc->stats.files_in_cover);
+  mxn_io_counters_t after = mxn_dataset_counters(ds);
+  EXPECT_EQ(0, after.files_opened - before.files_opened) << "member 1 is already open from opening";
+  mxn_piece_destroy(&pc);
+  mask[1] = 0;
+  mask[2] = 1;
+  EXPECT_EQ(MXN_ERR_NOTFOUND, mxn_extract(ds, &W, &o, &pc));
+  mxn_idset_free(&W);
+  mxn_dataset_destroy(&ds);
+}
+
+}  // namespace

@@ -72,6 +72,11 @@ typedef struct mxn_extract_opts {
    *  nodes, edges and faces no element refers to ("orphans") travel with
    *  the piece they are given to, so that a split loses none of them. */
   const mxn_idset_t *extra_nodes, *extra_edges, *extra_faces;
+  /** If not NULL: one flag per member file; only flagged members are
+   *  opened and their id maps read (the parallel load passes the files of
+   *  its cover, so no rank reads every member's maps). Wanted ids must all
+   *  lie in flagged members. Ignored for a whole-dataset extraction. */
+  const char *file_mask;
 } mxn_extract_opts_t;
 
 typedef struct mxn__plan mxn__plan_t;
