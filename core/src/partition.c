@@ -30,8 +30,8 @@ extern void Zoltan_Srand(unsigned int seed, unsigned int *myidum);
 /* ------------------------------------------------------------------ */
 /* Method names                                                        */
 
-static const char *const mxn__method_names[] = {"linear", "sfc",  "rcb",
-                                                "rib",    "hsfc", "graph"};
+static const char *const mxn__method_names[] = {"linear", "sfc",   "rcb", "rib",
+                                                "hsfc",   "graph", "files", "map"};
 #define MXN__NMETHODS ((int)(sizeof mxn__method_names / sizeof mxn__method_names[0]))
 
 /* ASCII case-insensitive equality; strcasecmp is POSIX, not C11. */
@@ -984,6 +984,11 @@ static int mxn__check_input(mxn_part_method method, const mxn_part_input_t *in,
   if ((int)method < 0 || (int)method >= MXN__NMETHODS)
     return mxn_error_set(err, MXN_ERR_ARG, "mxn_partition: unknown method %d (argument 2)",
                          (int)method);
+  if (method == MXN_PART_FILES || method == MXN_PART_MAP)
+    return mxn_error_set(err, MXN_ERR_ARG,
+                         "mxn_partition: method '%s' needs the file layout and is decided "
+                         "by the parallel load (load.h), not here",
+                         name);
   if (!in)
     return mxn_error_set(err, MXN_ERR_ARG, "mxn_partition(%s): input is NULL (argument 3)",
                          name);

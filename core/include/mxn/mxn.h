@@ -16,6 +16,8 @@
 #include "mxn/compare.h"
 #include "mxn/forms.h"
 #include "mxn/directory.h"
+#include "mxn/load.h"
+#include "mxn/repart.h"
 
 #define MXN_VERSION_STRING "0.1.0"
 

@@ -25,10 +25,14 @@ typedef enum mxn_part_method {
   MXN_PART_RCB,        /**< Zoltan recursive coordinate bisection */
   MXN_PART_RIB,        /**< Zoltan recursive inertial bisection */
   MXN_PART_HSFC,       /**< Zoltan Hilbert space-filling curve */
-  MXN_PART_GRAPH       /**< Zoltan graph partitioning (PHG) of the dual graph */
+  MXN_PART_GRAPH,      /**< Zoltan graph partitioning (PHG) of the dual graph */
+  MXN_PART_FILES,      /**< whole files to ranks, cut only where needed (parallel load) */
+  MXN_PART_MAP         /**< a user-given element -> part file (parallel load) */
 } mxn_part_method;
 
-/** Parse "linear", "sfc", "rcb", "rib", "hsfc", "graph" (case-insensitive).
+/** Parse "linear", "sfc", "rcb", "rib", "hsfc", "graph", "files", "map"
+ *  (case-insensitive). FILES and MAP are decided by the parallel load
+ *  (load.h), not by mxn_partition(), which rejects them with MXN_ERR_ARG.
  *  \return MXN_OK or MXN_ERR_ARG. Local. */
 int mxn_part_method_parse(const char *name, mxn_part_method *m);
 

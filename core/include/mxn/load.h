@@ -1,0 +1,108 @@
+/**
+ * \file load.h
+ * The parallel MxN load: N ranks open a dataset written as M files and each
+ * ends up with its own balanced piece, read by itself through the minimal
+ * cover of its piece by the files (ARCHITECTURE.md, "A collective load").
+ *
+ * Steps inside mxn_load_open():
+ *  1. every rank opens the dataset's structure; errors are agreed so all
+ *     ranks fail alike, naming the file;
+ *  2. member files are dealt to ranks in contiguous ranges; each file's id
+ *     maps are read by its one owner and published in a distributed
+ *     directory (mxn_directory_t): global id -> (file, position);
+ *  3. the elements are partitioned into N parts (method, weights); only ids
+ *     move between ranks;
+ *  4. each rank queries the directory for its part, computes the greedy
+ *     cover and extracts its piece from the cover's files alone.
+ * Field values are read per time step with the cached plan.
+ *
+ * All functions taking a load handle are collective over its communicator
+ * unless marked local, and return the same status on every rank.
+ */
+#ifndef MXN_LOAD_H
+#define MXN_LOAD_H
+
+#include <mpi.h>
+
+#include "mxn/extract.h"
+#include "mxn/partition.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/** Options of a load; zero-initialize, then set what you need. */
+typedef struct mxn_load_opts {
+  /** Partitioning method. MXN_PART_FILES (0 after zero-init is LINEAR:
+   *  set it explicitly; see mxn_load_opts_init()). */
+  mxn_part_method method;
+  double imbalance_tol;       /**< <= 1: default 1.05 */
+  /** Element weights from this element variable (absolute value, floored
+   *  at 1e-6 of the mean so no element weighs 0), at `weight_step`. NULL =
+   *  uniform (or per-block factors). */
+  const char *weight_field;
+  int weight_step;
+  /** Per structure block weight factors (NULL = 1). */
+  const double *block_weights;
+  /** MXN_PART_MAP: text file of lines "element_id part" ('#' comments). */
+  const char *map_file;
+  /** Read coalescing gap in entries (<0 = default). */
+  int64_t gap;
+  /** Ghost layers around each piece (0 for now; see the ghost work). */
+  int ghost_levels;
+} mxn_load_opts_t;
+
+/** Defaults: method MXN_PART_FILES, tolerance 1.05, no weights. Local. */
+void mxn_load_opts_init(mxn_load_opts_t *o);
+
+/** Per-rank figures of a load (mxn stats, benchmarks). */
+typedef struct mxn_load_stats {
+  int rank, nranks;
+  int64_t owned_elements;
+  double owned_weight;
+  int cover_files;          /**< member files this rank's piece is read from */
+  int files_overlapping;    /**< member files holding any of its elements */
+  int64_t num_nodes;
+  int64_t bytes_read;       /**< by the piece's extraction and steps */
+  int64_t bytes_needed;     /**< the piece's own entries, no gaps, no maps */
+  int64_t read_calls, files_opened;
+  int64_t partition_bytes_read; /**< reads made only to partition (centroids, weights) */
+  double seconds_open, seconds_partition, seconds_plan, seconds_read, seconds_step;
+  /* Global, the same on every rank: */
+  int64_t total_elements;
+  double imbalance;         /**< max / average owned weight over ranks */
+} mxn_load_stats_t;
+
+/** Opaque load handle. */
+typedef struct mxn_load mxn_load_t;
+
+/**
+ * Open `path` on every rank of `comm`, partition it into one part per rank
+ * and read this rank's piece (mesh part: coordinates, connectivity, sets).
+ * \param [out] out  the handle (also on failure, for the message, unless
+ *                   memory ran out); close with mxn_load_close()
+ * \param [out] err  detail on failure, identical on every rank; may be NULL
+ * \return MXN_OK or the agreed error. Collective.
+ */
+int mxn_load_open(MPI_Comm comm, const char *path, const mxn_load_opts_t *opts,
+                  mxn_load_t **out, mxn_error_t *err);
+
+/** The structure of the dataset (borrowed). Local. */
+const mxn_structure_t *mxn_load_structure(const mxn_load_t *ld);
+
+/** This rank's piece (borrowed; fields hold the last step read). Local. */
+const mxn_piece_t *mxn_load_piece(const mxn_load_t *ld);
+
+/** Read every variable of `step` (0-based) into the piece. Collective. */
+int mxn_load_read_step(mxn_load_t *ld, int step, mxn_error_t *err);
+
+/** Figures of this rank (global ones filled on every rank). Local. */
+mxn_load_stats_t mxn_load_stats(const mxn_load_t *ld);
+
+/** Close files, free everything, set *ld = NULL. Accepts NULL. Local. */
+void mxn_load_close(mxn_load_t **ld);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* MXN_LOAD_H */

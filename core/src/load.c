@@ -1,0 +1,586 @@
+/* The parallel MxN load (load.h): file domains in a distributed directory,
+ * a partition that moves only ids, and each rank's piece read through the
+ * greedy cover of its part. */
+#include "internal.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <time.h>
+
+struct mxn_load {
+  MPI_Comm comm;
+  int rank, size;
+  mxn_dataset_t *ds;
+  mxn_piece_t *piece;
+  mxn_load_stats_t st;
+  int64_t *step_bytes; /* needed bytes per step, computed once */
+};
+
+static double now(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+void mxn_load_opts_init(mxn_load_opts_t *o) {
+  if (!o) return;
+  memset(o, 0, sizeof *o);
+  o->method = MXN_PART_FILES;
+  o->imbalance_tol = 1.05;
+  o->gap = -1;
+}
+
+const mxn_structure_t *mxn_load_structure(const mxn_load_t *ld) {
+  return ld ? mxn_dataset_structure(ld->ds) : NULL;
+}
+const mxn_piece_t *mxn_load_piece(const mxn_load_t *ld) { return ld ? ld->piece : NULL; }
+mxn_load_stats_t mxn_load_stats(const mxn_load_t *ld) {
+  mxn_load_stats_t z;
+  memset(&z, 0, sizeof z);
+  return ld ? ld->st : z;
+}
+
+void mxn_load_close(mxn_load_t **pld) {
+  if (!pld || !*pld) return;
+  mxn_load_t *ld = *pld;
+  mxn_piece_destroy(&ld->piece);
+  mxn_dataset_destroy(&ld->ds);
+  if (ld->comm != MPI_COMM_NULL) MPI_Comm_free(&ld->comm);
+  free(ld);
+  *pld = NULL;
+}
+
+/* An element on its way to its owner: id and weight. */
+typedef struct {
+  mxn_gid_t id;
+  double w;
+} moving_t;
+
+static int cmp_moving(const void *a, const void *b) {
+  const moving_t *x = a, *y = b;
+  return (x->id > y->id) - (x->id < y->id);
+}
+
+/* Send each item to rank dest[k] (MPI_Alltoallv of fixed-size records). */
+static int send_to(MPI_Comm comm, int size, const void *items, size_t isz, int64_t n,
+                   const int *dest, void **recv, int64_t *nrecv) {
+  int status = MXN_OK;
+  int *sc = NULL, *rc = NULL, *sd = NULL, *rd = NULL, *fill = NULL;
+  char *sbuf = NULL, *rbuf = NULL;
+  MXN_ALLOC(sc, size);
+  MXN_ALLOC(rc, size);
+  MXN_ALLOC(sd, size + 1);
+  MXN_ALLOC(rd, size + 1);
+  MXN_ALLOC(fill, size);
+  MXN_ALLOC(sbuf, n * (int64_t)isz);
+  for (int64_t k = 0; k < n; k++) sc[dest[k]] += (int)isz;
+  for (int r = 0; r < size; r++) sd[r + 1] = sd[r] + sc[r];
+  for (int64_t k = 0; k < n; k++) {
+    memcpy(sbuf + sd[dest[k]] + fill[dest[k]], (const char *)items + k * (int64_t)isz, isz);
+    fill[dest[k]] += (int)isz;
+  }
+  if (MPI_Alltoall(sc, 1, MPI_INT, rc, 1, MPI_INT, comm) != MPI_SUCCESS) {
+    status = MXN_ERR_MPI;
+    goto done;
+  }
+  for (int r = 0; r < size; r++) rd[r + 1] = rd[r] + rc[r];
+  MXN_ALLOC(rbuf, rd[size]);
+  if (MPI_Alltoallv(sbuf, sc, sd, MPI_BYTE, rbuf, rc, rd, MPI_BYTE, comm) != MPI_SUCCESS) {
+    status = MXN_ERR_MPI;
+    goto done;
+  }
+  *recv = rbuf;
+  *nrecv = rd[size] / (int64_t)isz;
+  rbuf = NULL;
+done:
+  free(sc);
+  free(rc);
+  free(sd);
+  free(rd);
+  free(fill);
+  free(sbuf);
+  free(rbuf);
+  return status;
+}
+
+/* Element centroids and weights of `pc` in concatenated block order. */
+static int geometry_and_weights(mxn_dataset_t *ds, mxn_piece_t *pc, const mxn_load_opts_t *o,
+                                int need_geom, double **cent, double **w, mxn_gid_t **ids,
+                                mxn_error_t *err) {
+  const mxn_structure_t *s = mxn_dataset_structure(ds);
+  int status = MXN_OK, field = -1;
+  int64_t n = pc->num_elements;
+  MXN_ALLOC(*ids, n);
+  MXN_ALLOC(*w, n);
+  if (need_geom) MXN_ALLOC(*cent, 3 * n);
+  if (o->weight_field) {
+    for (int v = 0; v < s->num_elem_vars; v++)
+      if (strcmp(s->elem_var_names[v], o->weight_field) == 0) field = v;
+    if (field < 0) {
+      status = mxn_error_set(err, MXN_ERR_ARG, "%s: no element variable '%s' to weigh elements by",
+                             mxn_dataset_file_path(ds, 0), o->weight_field);
+      goto done;
+    }
+    if (o->weight_step < 0 || o->weight_step >= s->num_times) {
+      status = mxn_error_set(err, MXN_ERR_ARG, "%s: weight step %d does not exist (%d steps)",
+                             mxn_dataset_file_path(ds, 0), o->weight_step + 1, s->num_times);
+      goto done;
+    }
+    if ((status = mxn_piece_read_step(ds, pc, o->weight_step)) != MXN_OK) {
+      mxn_error_set(err, status, "%s", mxn_dataset_errmsg(ds));
+      goto done;
+    }
+  }
+  for (int b = 0, e = 0; b < pc->num_blocks; b++) {
+    const mxn_piece_block_t *pb = &pc->blocks[b];
+    int npe = s->blocks[b].nodes_per_elem;
+    double bw = o->block_weights ? o->block_weights[b] : 1.0;
+    for (int64_t k = 0; k < pb->num_elements; k++, e++) {
+      (*ids)[e] = pb->elem_ids[k];
+      double wt = bw;
+      if (field >= 0) wt *= pb->elem_vars[field] ? fabs(pb->elem_vars[field][k]) : 0.0;
+      (*w)[e] = isfinite(wt) ? wt : 0.0;
+      if (need_geom)
+        for (int d = 0; d < 3; d++) {
+          double sum = 0;
+          if (d < s->num_dim)
+            for (int c = 0; c < npe; c++) sum += pc->coord[d][pb->conn[k * npe + c]];
+          (*cent)[3 * e + d] = (npe > 0 && d < s->num_dim) ? sum / npe : 0.0;
+        }
+    }
+  }
+done:
+  return status;
+}
+
+/* MXN_PART_MAP: the part of each of my elements from a text file of
+ * "element_id part" lines. */
+static int parts_from_map(const char *path, int nparts, int64_t n, const mxn_gid_t *ids, int *part,
+                          mxn_error_t *err) {
+  int status = MXN_OK;
+  FILE *f = fopen(path, "r");
+  if (!f) return mxn_error_set(err, MXN_ERR_IO, "%s: cannot open the partition map", path);
+  char *seen = calloc((size_t)n + 1, 1);
+  if (!seen) {
+    fclose(f);
+    return MXN_ERR_NOMEM;
+  }
+  char line[512];
+  long lineno = 0;
+  while (fgets(line, sizeof line, f)) {
+    lineno++;
+    char *p = line;
+    while (*p == ' ' || *p == '\t') p++;
+    if (*p == '#' || *p == '\n' || *p == '\0') continue;
+    long long id;
+    long pt;
+    char extra;
+    if (sscanf(p, "%lld %ld %c", &id, &pt, &extra) != 2) {
+      status = mxn_error_set(err, MXN_ERR_FORMAT, "%s:%ld: expected 'element_id part'", path, lineno);
+      break;
+    }
+    if (pt < 0 || pt >= nparts) {
+      status = mxn_error_set(err, MXN_ERR_FORMAT, "%s:%ld: part %ld is outside 0..%d", path, lineno,
+                             pt, nparts - 1);
+      break;
+    }
+    int64_t k = mxn__lower_bound(ids, n, id);
+    if (k < n && ids[k] == id) {
+      part[k] = (int)pt;
+      seen[k] = 1;
+    }
+  }
+  fclose(f);
+  for (int64_t k = 0; k < n && status == MXN_OK; k++)
+    if (!seen[k])
+      status = mxn_error_set(err, MXN_ERR_FORMAT, "%s: element %lld has no part", path,
+                             (long long)ids[k]);
+  free(seen);
+  return status;
+}
+
+/* Cut the string of elements, in (file, position) order over the ranks,
+ * into `size` pieces of equal weight: whole files go to ranks and a file
+ * is cut only where a piece ends inside it. `w` in that order. */
+static int parts_from_files(MPI_Comm comm, int size, int64_t n, const double *w, int *part) {
+  double mine = 0, before = 0, total = 0;
+  for (int64_t k = 0; k < n; k++) mine += w[k];
+  if (MPI_Exscan(&mine, &before, 1, MPI_DOUBLE, MPI_SUM, comm) != MPI_SUCCESS) return MXN_ERR_MPI;
+  int rank;
+  MPI_Comm_rank(comm, &rank);
+  if (rank == 0) before = 0;
+  if (MPI_Allreduce(&mine, &total, 1, MPI_DOUBLE, MPI_SUM, comm) != MPI_SUCCESS) return MXN_ERR_MPI;
+  int64_t cnt = n, cbefore = 0, ctotal = 0;
+  MPI_Exscan(&cnt, &cbefore, 1, MPI_INT64_T, MPI_SUM, comm);
+  if (rank == 0) cbefore = 0;
+  MPI_Allreduce(&cnt, &ctotal, 1, MPI_INT64_T, MPI_SUM, comm);
+  double acc = before;
+  for (int64_t k = 0; k < n; k++) {
+    int p;
+    if (total > 0) {
+      /* the part whose share holds this element's midpoint */
+      p = (int)floor((acc + 0.5 * w[k]) / total * size);
+    } else {
+      p = (int)((cbefore + k) * size / (ctotal > 0 ? ctotal : 1));
+    }
+    /* Never skip a part while elements remain for the later ones. */
+    int64_t g = cbefore + k;
+    if (p > (int)g) p = (int)g;
+    int64_t left = ctotal - g; /* this one and the rest */
+    if (p < size - left) p = (int)(size - left);
+    if (p < 0) p = 0;
+    if (p >= size) p = size - 1;
+    part[k] = p;
+    acc += w[k];
+  }
+  return MXN_OK;
+}
+
+int mxn_load_open(MPI_Comm comm, const char *path, const mxn_load_opts_t *opts, mxn_load_t **out,
+                  mxn_error_t *err) {
+  mxn_load_opts_t defaults;
+  mxn_load_opts_init(&defaults);
+  if (!opts) opts = &defaults;
+  if (!out) return mxn_error_set(err, MXN_ERR_ARG, "mxn_load_open: no output handle");
+  *out = NULL;
+  int status = MXN_OK;
+  mxn_error_t e;
+  mxn_error_clear(&e);
+  double t0 = now();
+  mxn_load_t *ld = calloc(1, sizeof *ld);
+  MPI_Comm dup = MPI_COMM_NULL;
+  if (MPI_Comm_dup(comm, &dup) != MPI_SUCCESS) status = mxn_error_set(&e, MXN_ERR_MPI, "MPI_Comm_dup failed");
+  if (!ld) {
+    status = mxn_error_set(&e, MXN_ERR_NOMEM, "out of memory");
+    if (dup != MPI_COMM_NULL) MPI_Comm_free(&dup);
+  } else {
+    ld->comm = dup;
+  }
+  if ((status = mxn_agree(comm, status, &e)) != MXN_OK) goto fail;
+  MPI_Comm_rank(ld->comm, &ld->rank);
+  MPI_Comm_size(ld->comm, &ld->size);
+  int N = ld->size, R = ld->rank;
+  ld->st.rank = R;
+  ld->st.nranks = N;
+
+  mxn_directory_t *dir = NULL;
+  mxn_gid_t *pub_ids = NULL, *ids0 = NULL, *pids = NULL;
+  int32_t *pub_file = NULL, *qfile = NULL;
+  int64_t *pub_pos = NULL, *qoff = NULL, *qpos = NULL;
+  int64_t npub = 0, n0 = 0;
+  double *w0 = NULL, *cent = NULL;
+  int *part = NULL;
+  moving_t *mv = NULL, *mine = NULL;
+  int64_t nmine = 0;
+  mxn_piece_t *pc0 = NULL;
+  mxn_idset_t P = MXN_IDSET_INIT, S0 = MXN_IDSET_INIT;
+  char *mask = NULL, *mask0 = NULL;
+  mxn_idset_t *F = NULL;
+  mxn_cover_t cov;
+  memset(&cov, 0, sizeof cov);
+
+  /* 1. Structure, on every rank; the same failure everywhere. */
+  if (opts->imbalance_tol != 0 && opts->imbalance_tol < 1.0)
+    status = mxn_error_set(&e, MXN_ERR_ARG, "imbalance tolerance %g is below 1", opts->imbalance_tol);
+  if (status == MXN_OK && (status = mxn_dataset_create(&ld->ds)) == MXN_OK &&
+      (status = mxn_dataset_open(ld->ds, path)) != MXN_OK)
+    mxn_error_set(&e, status, "%s", mxn_dataset_errmsg(ld->ds));
+  if ((status = mxn_agree(ld->comm, status, &e)) != MXN_OK) goto done;
+  mxn_dataset_t *ds = ld->ds;
+  const mxn_structure_t *s = mxn_dataset_structure(ds);
+  int M = s->num_files;
+  int fbeg = (int)((int64_t)R * M / N), fend = (int)((int64_t)(R + 1) * M / N);
+  ld->st.seconds_open = now() - t0;
+
+  /* 2. My files' element domains, published in the directory. */
+  double t1 = now();
+  mxn_io_counters_t c0 = mxn_dataset_counters(ds);
+  for (int j = fbeg; j < fend && status == MXN_OK; j++) {
+    const mxn_file_domain_t *d;
+    if ((status = mxn_dataset_file_domain(ds, j, &d)) != MXN_OK) break;
+    npub += d->elems.n;
+  }
+  if (status != MXN_OK) mxn_error_set(&e, status, "%s", mxn_dataset_errmsg(ds));
+  if ((status = mxn_agree(ld->comm, status, &e)) != MXN_OK) goto done;
+  pub_ids = malloc(((size_t)npub + 1) * sizeof *pub_ids);
+  pub_file = malloc(((size_t)npub + 1) * sizeof *pub_file);
+  pub_pos = malloc(((size_t)npub + 1) * sizeof *pub_pos);
+  if (!pub_ids || !pub_file || !pub_pos) status = mxn_error_set(&e, MXN_ERR_NOMEM, "out of memory");
+  if ((status = mxn_agree(ld->comm, status, &e)) != MXN_OK) goto done;
+  {
+    int64_t k = 0;
+    for (int j = fbeg; j < fend; j++) {
+      const mxn_file_domain_t *d = ds->files[j].dom;
+      /* in file position order, so the "files" string follows the files */
+      for (int64_t q = 0; q < d->num_elements; q++) {
+        pub_ids[k] = d->elem_map[q];
+        pub_file[k] = j;
+        pub_pos[k] = q;
+        k++;
+      }
+    }
+  }
+  if ((status = mxn_directory_create(ld->comm, npub, pub_ids, pub_file, pub_pos, &dir, &e)) != MXN_OK)
+    goto done;
+
+  /* 3. Initial owners: an element held by several files belongs, for now,
+   * to the owner of the lowest of them. */
+  status = mxn_directory_query(dir, npub, pub_ids, &qoff, &qfile, &qpos, &e);
+  if (status != MXN_OK) goto done;
+  MXN_ALLOC(ids0, npub);
+  for (int64_t k = 0; k < npub; k++)
+    if (qoff[k + 1] > qoff[k] && qfile[qoff[k]] == pub_file[k] && qpos[qoff[k]] == pub_pos[k])
+      ids0[n0++] = pub_ids[k];
+  free(qoff);
+  free(qfile);
+  free(qpos);
+  qoff = NULL;
+  qfile = NULL;
+  qpos = NULL;
+
+  /* 4. Partition: only ids (and weights) move. */
+  t1 = now();
+  mxn_part_method method = opts->method;
+  int need_geom = method == MXN_PART_SFC || method == MXN_PART_RCB || method == MXN_PART_RIB ||
+                  method == MXN_PART_HSFC;
+  if (method == MXN_PART_GRAPH)
+    status = mxn_error_set(&e, MXN_ERR_UNSUPPORTED,
+                           "the graph method is not available in the parallel load yet; "
+                           "use files, sfc, rcb, rib, hsfc, linear or map");
+  if (method == MXN_PART_MAP && !opts->map_file)
+    status = mxn_error_set(&e, MXN_ERR_ARG, "the map method needs a map file");
+  if ((status = mxn_agree(ld->comm, status, &e)) != MXN_OK) goto done;
+  MXN_ALLOC(part, n0);
+  MXN_ALLOC(w0, n0);
+  mxn_io_counters_t cp0 = mxn_dataset_counters(ds);
+  if (need_geom || opts->weight_field || opts->block_weights) {
+    /* Geometry and weights of my initial elements, read from my files. */
+    mxn_extract_opts_t xo;
+    memset(&xo, 0, sizeof xo);
+    xo.gap = opts->gap >= 0 ? opts->gap : 4096;
+    xo.no_sets = 1;
+    xo.no_attributes = 1;
+    MXN_ALLOC(mask0, M);
+    for (int j = fbeg; j < fend; j++) mask0[j] = 1;
+    status = mxn_idset_from_array(ids0, n0, &S0);
+    if (status == MXN_OK && (status = mxn_extract(ds, &S0, &xo, &pc0)) != MXN_OK)
+      mxn_error_set(&e, status, "%s", mxn_dataset_errmsg(ds));
+    if (status == MXN_OK) {
+      mxn_gid_t *gid_order = NULL;
+      status = geometry_and_weights(ds, pc0, opts, need_geom, &cent, &w0, &gid_order, &e);
+      if (status == MXN_OK && method == MXN_PART_FILES) {
+        /* The files string keeps (file, position) order: look the weights
+         * up for ids0 rather than adopting the piece's order. */
+        mxn_idset_t byid = MXN_IDSET_INIT;
+        int64_t *at = NULL;
+        double *wf = malloc(((size_t)n0 + 1) * sizeof *wf);
+        status = wf ? mxn_idset_from_array_pos(gid_order, n0, &byid, &at) : MXN_ERR_NOMEM;
+        /* at[i]: place of gid_order[i] in byid; invert it in place of a search */
+        int64_t *inv = status == MXN_OK ? malloc(((size_t)n0 + 1) * sizeof *inv) : NULL;
+        if (status == MXN_OK && !inv) status = MXN_ERR_NOMEM;
+        for (int64_t i = 0; status == MXN_OK && i < n0; i++) inv[at[i]] = i;
+        for (int64_t k = 0; status == MXN_OK && k < n0; k++) {
+          int64_t q = mxn_idset_find(&byid, ids0[k]);
+          wf[k] = q >= 0 ? w0[inv[q]] : 0.0;
+        }
+        free(inv);
+        mxn_idset_free(&byid);
+        free(at);
+        free(gid_order);
+        free(w0);
+        w0 = wf;
+      } else if (status == MXN_OK) {
+        free(ids0);
+        ids0 = gid_order; /* piece order from here on */
+      } else {
+        free(gid_order);
+      }
+    }
+    mxn_piece_destroy(&pc0);
+    if (status == MXN_OK && opts->weight_field) {
+      /* No element may weigh 0: floor at 1e-6 of the mean. */
+      double sum = 0, tot = 0;
+      int64_t cnt = n0, ctot = 0;
+      for (int64_t k = 0; k < n0; k++) sum += w0[k];
+      MPI_Allreduce(&sum, &tot, 1, MPI_DOUBLE, MPI_SUM, ld->comm);
+      MPI_Allreduce(&cnt, &ctot, 1, MPI_INT64_T, MPI_SUM, ld->comm);
+      double floor_w = ctot > 0 && tot > 0 ? 1e-6 * tot / ctot : 1.0;
+      for (int64_t k = 0; k < n0; k++)
+        if (w0[k] < floor_w) w0[k] = floor_w;
+    }
+  } else {
+    for (int64_t k = 0; k < n0; k++) w0[k] = 1.0;
+  }
+  if ((status = mxn_agree(ld->comm, status, &e)) != MXN_OK) goto done;
+  ld->st.partition_bytes_read = mxn_dataset_counters(ds).bytes_read - cp0.bytes_read;
+  if (method == MXN_PART_FILES) {
+    status = parts_from_files(ld->comm, N, n0, w0, part);
+    if (status != MXN_OK) mxn_error_set(&e, status, "partitioning by files failed");
+  } else if (method == MXN_PART_MAP) {
+    /* ids must be sorted for the lookup: they are unless weights reordered */
+    int64_t *perm = NULL;
+    mxn_idset_t sorted = MXN_IDSET_INIT;
+    status = mxn_idset_from_array_pos(ids0, n0, &sorted, &perm);
+    int *sp = NULL;
+    if (status == MXN_OK) {
+      sp = calloc((size_t)n0 + 1, sizeof *sp);
+      if (!sp) status = MXN_ERR_NOMEM;
+    }
+    if (status == MXN_OK) status = parts_from_map(opts->map_file, N, sorted.n, sorted.ids, sp, &e);
+    if (status == MXN_OK)
+      for (int64_t k = 0; k < n0; k++) part[k] = sp[perm[k]];
+    free(sp);
+    free(perm);
+    mxn_idset_free(&sorted);
+  } else {
+    mxn_part_input_t in;
+    memset(&in, 0, sizeof in);
+    in.n = n0;
+    in.dim = need_geom ? s->num_dim : 0;
+    in.ids = ids0;
+    in.centroids = cent;
+    in.weights = w0;
+    mxn_part_opts_t po;
+    memset(&po, 0, sizeof po);
+    po.imbalance_tol = opts->imbalance_tol;
+    status = mxn_partition(ld->comm, method, &in, N, &po, part, &e);
+  }
+  if ((status = mxn_agree(ld->comm, status, &e)) != MXN_OK) goto done;
+  MXN_ALLOC(mv, n0);
+  for (int64_t k = 0; k < n0; k++) mv[k] = (moving_t){ids0[k], w0[k]};
+  status = send_to(ld->comm, N, mv, sizeof *mv, n0, part, (void **)&mine, &nmine);
+  if (status != MXN_OK) mxn_error_set(&e, status, "moving element ids to their owners failed");
+  if ((status = mxn_agree(ld->comm, status, &e)) != MXN_OK) goto done;
+  qsort(mine, (size_t)nmine, sizeof *mine, cmp_moving);
+  MXN_ALLOC(pids, nmine);
+  ld->st.owned_weight = 0;
+  for (int64_t k = 0; k < nmine; k++) {
+    pids[k] = mine[k].id;
+    ld->st.owned_weight += mine[k].w;
+  }
+  ld->st.owned_elements = nmine;
+  ld->st.seconds_partition = now() - t1;
+
+  /* 5. My part's cover: where its elements are, the greedy choice of
+   * files, then the piece read from those files alone. */
+  t1 = now();
+  status = mxn_idset_from_array(pids, nmine, &P);
+  if (status == MXN_OK) status = mxn_directory_query(dir, P.n, P.ids, &qoff, &qfile, &qpos, &e);
+  if ((status = mxn_agree(ld->comm, status, &e)) != MXN_OK) goto done;
+  MXN_ALLOC(mask, M);
+  {
+    /* F_j ∩ P for every file j that holds some of P */
+    int64_t *cnt = NULL;
+    MXN_ALLOC(cnt, M);
+    for (int64_t i = 0; i < qoff[P.n]; i++) cnt[qfile[i]]++;
+    MXN_ALLOC(F, M);
+    for (int j = 0; j < M; j++) {
+      if (cnt[j] > 0) ld->st.files_overlapping++;
+      F[j].ids = cnt[j] ? malloc((size_t)cnt[j] * sizeof *F[j].ids) : NULL;
+      if (cnt[j] && !F[j].ids) status = MXN_ERR_NOMEM;
+    }
+    free(cnt);
+    for (int64_t k = 0; k < P.n && status == MXN_OK; k++)
+      for (int64_t i = qoff[k]; i < qoff[k + 1]; i++) F[qfile[i]].ids[F[qfile[i]].n++] = P.ids[k];
+    if (status == MXN_OK) status = mxn_cover_greedy(&P, F, M, &cov);
+    if (status == MXN_OK && cov.uncovered.n > 0)
+      status = mxn_error_set(&e, MXN_ERR_NOTFOUND, "element %lld is in no file of %s",
+                             (long long)cov.uncovered.ids[0], path);
+    for (int c = 0; status == MXN_OK && c < cov.nparts; c++) mask[cov.parts[c].file] = 1;
+  }
+  if ((status = mxn_agree(ld->comm, status, &e)) != MXN_OK) goto done;
+  mxn_io_counters_t c1 = mxn_dataset_counters(ds);
+  {
+    mxn_extract_opts_t xo;
+    memset(&xo, 0, sizeof xo);
+    xo.gap = opts->gap >= 0 ? opts->gap : 64;
+    xo.file_mask = mask;
+    if ((status = mxn_extract(ds, &P, &xo, &ld->piece)) != MXN_OK)
+      mxn_error_set(&e, status, "%s", mxn_dataset_errmsg(ds));
+  }
+  if ((status = mxn_agree(ld->comm, status, &e)) != MXN_OK) goto done;
+  ld->st.seconds_plan = now() - t1;
+  mxn_io_counters_t c2 = mxn_dataset_counters(ds);
+  ld->st.cover_files = ld->piece->stats.files_in_cover;
+  ld->st.bytes_read = c2.bytes_read - c1.bytes_read;
+  ld->st.read_calls = c2.read_calls - c0.read_calls;
+  ld->st.files_opened = c2.files_opened;
+  {
+    /* What the piece itself needs: its entries, no gaps, no id maps. */
+    const mxn_piece_t *pc = ld->piece;
+    int64_t b = pc->num_nodes * s->num_dim * (int64_t)sizeof(double);
+    for (int k = 0; k < pc->num_blocks; k++)
+      b += pc->blocks[k].num_elements *
+           (s->blocks[k].nodes_per_elem + s->blocks[k].num_attr) * (int64_t)sizeof(double);
+    ld->st.bytes_needed = b;
+  }
+  ld->st.total_elements = 0;
+  MPI_Allreduce(&ld->st.owned_elements, &ld->st.total_elements, 1, MPI_INT64_T, MPI_SUM, ld->comm);
+  {
+    double mx = 0, sum = 0;
+    MPI_Allreduce(&ld->st.owned_weight, &mx, 1, MPI_DOUBLE, MPI_MAX, ld->comm);
+    MPI_Allreduce(&ld->st.owned_weight, &sum, 1, MPI_DOUBLE, MPI_SUM, ld->comm);
+    ld->st.imbalance = sum > 0 ? mx / (sum / N) : 1.0;
+  }
+  ld->st.seconds_read = now() - t0;
+done:
+  mxn_directory_destroy(&dir);
+  free(pub_ids);
+  free(pub_file);
+  free(pub_pos);
+  free(ids0);
+  free(pids);
+  free(qoff);
+  free(qfile);
+  free(qpos);
+  free(w0);
+  free(cent);
+  free(part);
+  free(mv);
+  free(mine);
+  mxn_piece_destroy(&pc0);
+  mxn_idset_free(&P);
+  mxn_idset_free(&S0);
+  free(mask);
+  free(mask0);
+  if (F)
+    for (int j = 0; ld && ld->ds && j < ld->ds->nfiles; j++) free(F[j].ids);
+  free(F);
+  mxn_cover_free(&cov);
+  if (status == MXN_OK) {
+    *out = ld;
+    return MXN_OK;
+  }
+fail:
+  if (err) *err = e;
+  mxn_load_close(&ld);
+  return status;
+}
+
+int mxn_load_read_step(mxn_load_t *ld, int step, mxn_error_t *err) {
+  if (!ld) return mxn_error_set(err, MXN_ERR_ARG, "mxn_load_read_step: no load handle");
+  mxn_error_t e;
+  mxn_error_clear(&e);
+  double t0 = now();
+  mxn_io_counters_t c0 = mxn_dataset_counters(ld->ds);
+  int status = mxn_piece_read_step(ld->ds, ld->piece, step);
+  if (status != MXN_OK) mxn_error_set(&e, status, "%s", mxn_dataset_errmsg(ld->ds));
+  status = mxn_agree(ld->comm, status, &e);
+  if (status != MXN_OK) {
+    if (err) *err = e;
+    return status;
+  }
+  mxn_io_counters_t c1 = mxn_dataset_counters(ld->ds);
+  const mxn_structure_t *s = mxn_dataset_structure(ld->ds);
+  const mxn_piece_t *pc = ld->piece;
+  int64_t need = pc->num_nodes * s->num_node_vars;
+  for (int b = 0; b < pc->num_blocks; b++)
+    for (int v = 0; v < s->num_elem_vars; v++)
+      if (pc->blocks[b].elem_vars && pc->blocks[b].elem_vars[v]) need += pc->blocks[b].num_elements;
+  ld->st.bytes_needed += need * (int64_t)sizeof(double) + s->num_global_vars * (int64_t)sizeof(double);
+  ld->st.bytes_read += c1.bytes_read - c0.bytes_read;
+  ld->st.read_calls += c1.read_calls - c0.read_calls;
+  ld->st.files_opened = c1.files_opened;
+  ld->st.seconds_step = now() - t0;
+  return MXN_OK;
+}
