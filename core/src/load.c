@@ -61,6 +61,17 @@ static int cmp_moving(const void *a, const void *b) {
   return (x->id > y->id) - (x->id < y->id);
 }
 
+typedef struct {
+  uint64_t key;
+  int64_t k;
+} key_index_t;
+
+static int cmp_key_index(const void *a, const void *b) {
+  const key_index_t *x = a, *y = b;
+  if (x->key != y->key) return (x->key > y->key) - (x->key < y->key);
+  return (x->k > y->k) - (x->k < y->k);
+}
+
 /* Send each item to rank dest[k] (MPI_Alltoallv of fixed-size records). */
 static int send_to(MPI_Comm comm, int size, const void *items, size_t isz, int64_t n,
                    const int *dest, void **recv, int64_t *nrecv) {
@@ -236,6 +247,109 @@ static int parts_from_files(MPI_Comm comm, int size, int64_t n, const double *w,
   return MXN_OK;
 }
 
+/* Reorder, within every file of mine that the string cut (its elements
+ * got more than one part), the elements (ids, weights) by the Hilbert key
+ * of their centroids. Reads the geometry of those files only. */
+static int hilbert_order_cut_files(mxn_dataset_t *ds, int fbeg, int fend, int64_t n,
+                                   mxn_gid_t *ids, const int32_t *file, double *w,
+                                   const int *part, int *cut_any, mxn_error_t *err) {
+  const mxn_structure_t *s = mxn_dataset_structure(ds);
+  int status = MXN_OK;
+  char *mask = NULL;
+  mxn_piece_t *pc = NULL;
+  double *cent = NULL, *wt = NULL;
+  mxn_gid_t *gid = NULL;
+  uint64_t *key = NULL;
+  mxn_idset_t want = MXN_IDSET_INIT;
+  *cut_any = 0;
+  MXN_ALLOC(mask, s->num_files);
+  for (int64_t a = 0; a < n;) {
+    int64_t b = a;
+    int cut = 0;
+    while (b < n && file[b] == file[a]) {
+      cut |= part[b] != part[a];
+      b++;
+    }
+    if (cut && file[a] >= fbeg && file[a] < fend) {
+      *cut_any = 1;
+      memset(mask, 0, (size_t)s->num_files);
+      mask[file[a]] = 1;
+      mxn_extract_opts_t xo;
+      memset(&xo, 0, sizeof xo);
+      xo.gap = 4096;
+      xo.no_sets = 1;
+      xo.no_attributes = 1;
+      xo.file_mask = mask;
+      MXN_CHECK(mxn_idset_from_array(ids + a, b - a, &want));
+      if ((status = mxn_extract(ds, &want, &xo, &pc)) != MXN_OK) {
+        mxn_error_set(err, status, "%s", mxn_dataset_errmsg(ds));
+        goto done;
+      }
+      mxn_load_opts_t plain;
+      mxn_load_opts_init(&plain);
+      MXN_CHECK(geometry_and_weights(ds, pc, &plain, 1, &cent, &wt, &gid, err));
+      int64_t m = pc->num_elements;
+      double lo[3] = {0, 0, 0}, hi[3] = {0, 0, 0};
+      for (int64_t k = 0; k < m; k++)
+        for (int d = 0; d < 3; d++) {
+          double x = cent[3 * k + d];
+          if (k == 0 || x < lo[d]) lo[d] = x;
+          if (k == 0 || x > hi[d]) hi[d] = x;
+        }
+      MXN_ALLOC(key, m);
+      mxn_hilbert_keys(m, cent, lo, hi, key);
+      /* The range's new order: its elements by (Hilbert key, piece order). */
+      {
+        key_index_t *kk = NULL;
+        mxn_idset_t byid = MXN_IDSET_INIT;
+        int64_t *at = NULL;
+        double *wold = NULL;
+        MXN_ALLOC(kk, m);
+        for (int64_t k = 0; k < m; k++) kk[k] = (key_index_t){key[k], k};
+        qsort(kk, (size_t)m, sizeof *kk, cmp_key_index);
+        /* old weights by id: wold[i] belongs to the i-th smallest id */
+        status = mxn_idset_from_array_pos(ids + a, b - a, &byid, &at);
+        if (status == MXN_OK) {
+          wold = malloc((size_t)(b - a) * sizeof *wold + 1);
+          if (!wold) status = MXN_ERR_NOMEM;
+        }
+        if (status == MXN_OK) {
+          for (int64_t k = 0; k < b - a; k++) wold[at[k]] = w[a + k];
+          for (int64_t k = 0; k < m; k++) {
+            mxn_gid_t id = gid[kk[k].k];
+            ids[a + k] = id;
+            w[a + k] = wold[mxn_idset_find(&byid, id)];
+          }
+        }
+        free(wold);
+        free(at);
+        mxn_idset_free(&byid);
+        free(kk);
+        if (status != MXN_OK) goto done;
+      }
+      mxn_piece_destroy(&pc);
+      mxn_idset_free(&want);
+      free(cent);
+      free(wt);
+      free(gid);
+      free(key);
+      cent = wt = NULL;
+      gid = NULL;
+      key = NULL;
+    }
+    a = b;
+  }
+done:
+  free(mask);
+  mxn_piece_destroy(&pc);
+  mxn_idset_free(&want);
+  free(cent);
+  free(wt);
+  free(gid);
+  free(key);
+  return status;
+}
+
 int mxn_load_open(MPI_Comm comm, const char *path, const mxn_load_opts_t *opts, mxn_load_t **out,
                   mxn_error_t *err) {
   mxn_load_opts_t defaults;
@@ -265,6 +379,7 @@ int mxn_load_open(MPI_Comm comm, const char *path, const mxn_load_opts_t *opts, 
 
   mxn_directory_t *dir = NULL;
   mxn_gid_t *pub_ids = NULL, *ids0 = NULL, *pids = NULL;
+  int32_t *file0 = NULL;
   int32_t *pub_file = NULL, *qfile = NULL;
   int64_t *pub_pos = NULL, *qoff = NULL, *qpos = NULL;
   int64_t npub = 0, n0 = 0;
@@ -328,9 +443,12 @@ int mxn_load_open(MPI_Comm comm, const char *path, const mxn_load_opts_t *opts, 
   status = mxn_directory_query(dir, npub, pub_ids, &qoff, &qfile, &qpos, &e);
   if (status != MXN_OK) goto done;
   MXN_ALLOC(ids0, npub);
+  MXN_ALLOC(file0, npub);
   for (int64_t k = 0; k < npub; k++)
-    if (qoff[k + 1] > qoff[k] && qfile[qoff[k]] == pub_file[k] && qpos[qoff[k]] == pub_pos[k])
+    if (qoff[k + 1] > qoff[k] && qfile[qoff[k]] == pub_file[k] && qpos[qoff[k]] == pub_pos[k]) {
+      file0[n0] = pub_file[k];
       ids0[n0++] = pub_ids[k];
+    }
   free(qoff);
   free(qfile);
   free(qpos);
@@ -415,6 +533,16 @@ int mxn_load_open(MPI_Comm comm, const char *path, const mxn_load_opts_t *opts, 
   ld->st.partition_bytes_read = mxn_dataset_counters(ds).bytes_read - cp0.bytes_read;
   if (method == MXN_PART_FILES) {
     status = parts_from_files(ld->comm, N, n0, w0, part);
+    /* A file the string cuts is cut along the Hilbert curve of its
+     * elements, not along its storage order: reorder such files' elements
+     * (they are contiguous here and owned by this rank) and cut again.
+     * Uncut files keep their place, so they stay whole. */
+    int cut_any = 0;
+    if (status == MXN_OK)
+      status = hilbert_order_cut_files(ds, fbeg, fend, n0, ids0, file0, w0, part, &cut_any, &e);
+    int any = cut_any;
+    MPI_Allreduce(&cut_any, &any, 1, MPI_INT, MPI_MAX, ld->comm);
+    if (status == MXN_OK && any) status = parts_from_files(ld->comm, N, n0, w0, part);
     if (status != MXN_OK) mxn_error_set(&e, status, "partitioning by files failed");
   } else if (method == MXN_PART_MAP) {
     /* ids must be sorted for the lookup: they are unless weights reordered */
@@ -529,6 +657,7 @@ done:
   free(pub_file);
   free(pub_pos);
   free(ids0);
+  free(file0);
   free(pids);
   free(qoff);
   free(qfile);
