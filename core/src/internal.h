@@ -188,4 +188,9 @@ static inline mxn_piece_set_t *mxn__psets(const mxn_piece_t *p, int k, int *n) {
  * with `npe` nodes, or -1 when the type or side is unknown. */
 int mxn__side_node_count(const char *type, int npe, int side);
 
+/* Corner nodes of each side of an element type (rows of 4, -1 padded):
+ * returns the number of sides and points *sides at the table, or 0 for
+ * types without sides to share (spheres, beams, unknown). */
+int mxn__side_corners(const char *type, int num_dim, const int (**sides)[4]);
+
 #endif /* MXN_INTERNAL_H */

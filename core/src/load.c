@@ -247,6 +247,156 @@ static int parts_from_files(MPI_Comm comm, int size, int64_t n, const double *w,
   return MXN_OK;
 }
 
+/* A side of an element, on its way to the rendezvous of its corner nodes. */
+typedef struct {
+  mxn_gid_t key[4];  /* sorted corner node ids, INT64_MAX padded */
+  mxn_gid_t elem;
+  int32_t rank, pad;
+} side_rec_t;
+
+/* A neighbour found at the rendezvous, on its way to the element's rank. */
+typedef struct {
+  mxn_gid_t elem, nbr;
+  int32_t nbr_rank, pad;
+} nbr_rec_t;
+
+static int cmp_side_rec(const void *a, const void *b) {
+  const side_rec_t *x = a, *y = b;
+  for (int i = 0; i < 4; i++)
+    if (x->key[i] != y->key[i]) return (x->key[i] > y->key[i]) - (x->key[i] < y->key[i]);
+  return (x->elem > y->elem) - (x->elem < y->elem);
+}
+
+static int cmp_nbr_rec(const void *a, const void *b) {
+  const nbr_rec_t *x = a, *y = b;
+  if (x->elem != y->elem) return (x->elem > y->elem) - (x->elem < y->elem);
+  return (x->nbr > y->nbr) - (x->nbr < y->nbr);
+}
+
+/* The dual graph of elements spread over ranks: elements are neighbours
+ * when they share a side (same corner nodes). Each side goes to the rank
+ * its corner ids hash to; that rank pairs the elements it receives for the
+ * same side. Adjacency is returned in the order of `ids` (the piece order
+ * of `pc`), by global id, with the neighbour's rank. */
+static int dual_graph_dist(MPI_Comm comm, int size, int rank, const mxn_structure_t *s,
+                           const mxn_piece_t *pc, const mxn_gid_t *ids, int64_t **adj_off,
+                           mxn_gid_t **adj_ids, int **adj_ranks) {
+  int status = MXN_OK;
+  side_rec_t *sides = NULL, *got = NULL;
+  nbr_rec_t *pairs = NULL, *back = NULL;
+  int *dest = NULL, *pdest = NULL;
+  int64_t nsides = 0, ngot = 0, npairs = 0, nback = 0, n = pc->num_elements;
+  for (int b = 0; b < pc->num_blocks; b++) {
+    const int(*tab)[4];
+    nsides += pc->blocks[b].num_elements * mxn__side_corners(s->blocks[b].type, s->num_dim, &tab);
+  }
+  MXN_ALLOC(sides, nsides);
+  MXN_ALLOC(dest, nsides);
+  {
+    int64_t q = 0;
+    for (int b = 0, e = 0; b < pc->num_blocks; b++) {
+      const int(*tab)[4];
+      int ns = mxn__side_corners(s->blocks[b].type, s->num_dim, &tab);
+      int npe = s->blocks[b].nodes_per_elem;
+      for (int64_t k = 0; k < pc->blocks[b].num_elements; k++, e++)
+        for (int f = 0; f < ns; f++) {
+          side_rec_t r;
+          memset(&r, 0, sizeof r);
+          for (int c = 0; c < 4; c++)
+            r.key[c] = (tab[f][c] >= 0 && tab[f][c] < npe)
+                           ? pc->node_ids[pc->blocks[b].conn[k * npe + tab[f][c]]]
+                           : INT64_MAX;
+          for (int i = 1; i < 4; i++) /* sort the 4 corners */
+            for (int j = i; j > 0 && r.key[j - 1] > r.key[j]; j--) {
+              mxn_gid_t t = r.key[j];
+              r.key[j] = r.key[j - 1];
+              r.key[j - 1] = t;
+            }
+          r.elem = pc->blocks[b].elem_ids[k];
+          r.rank = rank;
+          uint64_t h = 1469598103934665603ull;
+          for (int c = 0; c < 4; c++) h = (h ^ (uint64_t)r.key[c]) * 1099511628211ull;
+          dest[q] = (int)(h % (uint64_t)size);
+          sides[q++] = r;
+        }
+    }
+  }
+  MXN_CHECK(send_to(comm, size, sides, sizeof *sides, nsides, dest, (void **)&got, &ngot));
+  qsort(got, (size_t)ngot, sizeof *got, cmp_side_rec);
+  /* Pairs within each group of equal sides. */
+  for (int64_t a = 0, b2; a < ngot; a = b2) {
+    for (b2 = a + 1; b2 < ngot && memcmp(got[b2].key, got[a].key, sizeof got[a].key) == 0; b2++) {
+    }
+    npairs += (b2 - a) * (b2 - a - 1);
+  }
+  MXN_ALLOC(pairs, npairs);
+  MXN_ALLOC(pdest, npairs);
+  {
+    int64_t q = 0;
+    for (int64_t a = 0, b2; a < ngot; a = b2) {
+      for (b2 = a + 1; b2 < ngot && memcmp(got[b2].key, got[a].key, sizeof got[a].key) == 0; b2++) {
+      }
+      for (int64_t i = a; i < b2; i++)
+        for (int64_t j = a; j < b2; j++)
+          if (i != j && got[i].elem != got[j].elem) {
+            pairs[q] = (nbr_rec_t){got[i].elem, got[j].elem, got[j].rank, 0};
+            pdest[q++] = got[i].rank;
+          }
+    }
+    npairs = q;
+  }
+  MXN_CHECK(send_to(comm, size, pairs, sizeof *pairs, npairs, pdest, (void **)&back, &nback));
+  qsort(back, (size_t)nback, sizeof *back, cmp_nbr_rec);
+  {
+    /* CSR in the order of ids: find each element's run of neighbours. */
+    mxn_idset_t byid = MXN_IDSET_INIT;
+    int64_t *at = NULL, *first = NULL, *count = NULL;
+    status = mxn_idset_from_array_pos(ids, n, &byid, &at);
+    if (status == MXN_OK) {
+      first = calloc((size_t)n + 1, sizeof *first);
+      count = calloc((size_t)n + 1, sizeof *count);
+      if (!first || !count) status = MXN_ERR_NOMEM;
+    }
+    int64_t m = 0;
+    for (int64_t i = 0; status == MXN_OK && i < nback; i++) {
+      if (m > 0 && back[i].elem == back[m - 1].elem && back[i].nbr == back[m - 1].nbr) continue;
+      back[m++] = back[i]; /* de-duplicated in place */
+    }
+    for (int64_t i = 0; status == MXN_OK && i < m; i++) {
+      int64_t q = mxn_idset_find(&byid, back[i].elem);
+      if (q < 0) continue;
+      if (count[q] == 0) first[q] = i;
+      count[q]++;
+    }
+    if (status == MXN_OK) {
+      *adj_off = calloc((size_t)n + 1, sizeof **adj_off);
+      *adj_ids = malloc((size_t)m * sizeof **adj_ids + 1);
+      *adj_ranks = malloc((size_t)m * sizeof **adj_ranks + 1);
+      if (!*adj_off || !*adj_ids || !*adj_ranks) status = MXN_ERR_NOMEM;
+    }
+    for (int64_t e = 0; status == MXN_OK && e < n; e++) {
+      int64_t q = at[e];
+      (*adj_off)[e + 1] = (*adj_off)[e] + count[q];
+      for (int64_t i = 0; i < count[q]; i++) {
+        (*adj_ids)[(*adj_off)[e] + i] = back[first[q] + i].nbr;
+        (*adj_ranks)[(*adj_off)[e] + i] = back[first[q] + i].nbr_rank;
+      }
+    }
+    mxn_idset_free(&byid);
+    free(at);
+    free(first);
+    free(count);
+  }
+done:
+  free(sides);
+  free(got);
+  free(pairs);
+  free(back);
+  free(dest);
+  free(pdest);
+  return status;
+}
+
 /* Reorder, within every file of mine that the string cut (its elements
  * got more than one part), the elements (ids, weights) by the Hilbert key
  * of their centroids. Reads the geometry of those files only. */
@@ -380,6 +530,9 @@ int mxn_load_open(MPI_Comm comm, const char *path, const mxn_load_opts_t *opts, 
   mxn_directory_t *dir = NULL;
   mxn_gid_t *pub_ids = NULL, *ids0 = NULL, *pids = NULL;
   int32_t *file0 = NULL;
+  int64_t *adj_off = NULL;
+  mxn_gid_t *adj_ids = NULL;
+  int *adj_ranks = NULL;
   int32_t *pub_file = NULL, *qfile = NULL;
   int64_t *pub_pos = NULL, *qoff = NULL, *qpos = NULL;
   int64_t npub = 0, n0 = 0;
@@ -460,11 +613,7 @@ int mxn_load_open(MPI_Comm comm, const char *path, const mxn_load_opts_t *opts, 
   t1 = now();
   mxn_part_method method = opts->method;
   int need_geom = method == MXN_PART_SFC || method == MXN_PART_RCB || method == MXN_PART_RIB ||
-                  method == MXN_PART_HSFC;
-  if (method == MXN_PART_GRAPH)
-    status = mxn_error_set(&e, MXN_ERR_UNSUPPORTED,
-                           "the graph method is not available in the parallel load yet; "
-                           "use files, sfc, rcb, rib, hsfc, linear or map");
+                  method == MXN_PART_HSFC || method == MXN_PART_GRAPH;
   if (method == MXN_PART_MAP && !opts->map_file)
     status = mxn_error_set(&e, MXN_ERR_ARG, "the map method needs a map file");
   if ((status = mxn_agree(ld->comm, status, &e)) != MXN_OK) goto done;
@@ -486,6 +635,8 @@ int mxn_load_open(MPI_Comm comm, const char *path, const mxn_load_opts_t *opts, 
     if (status == MXN_OK) {
       mxn_gid_t *gid_order = NULL;
       status = geometry_and_weights(ds, pc0, opts, need_geom, &cent, &w0, &gid_order, &e);
+      if (status == MXN_OK && method == MXN_PART_GRAPH)
+        status = dual_graph_dist(ld->comm, N, R, s, pc0, gid_order, &adj_off, &adj_ids, &adj_ranks);
       if (status == MXN_OK && method == MXN_PART_FILES) {
         /* The files string keeps (file, position) order: look the weights
          * up for ids0 rather than adopting the piece's order. */
@@ -568,6 +719,9 @@ int mxn_load_open(MPI_Comm comm, const char *path, const mxn_load_opts_t *opts, 
     in.ids = ids0;
     in.centroids = cent;
     in.weights = w0;
+    in.adj_off = adj_off;
+    in.adj_ids = adj_ids;
+    in.adj_ranks = adj_ranks;
     mxn_part_opts_t po;
     memset(&po, 0, sizeof po);
     po.imbalance_tol = opts->imbalance_tol;
@@ -658,6 +812,9 @@ done:
   free(pub_pos);
   free(ids0);
   free(file0);
+  free(adj_off);
+  free(adj_ids);
+  free(adj_ranks);
   free(pids);
   free(qoff);
   free(qfile);

@@ -60,3 +60,32 @@ int mxn__side_node_count(const char *type, int npe, int side) {
   if (type_is(type, "SPHERE") || type_is(type, "CIRCLE")) return 1;
   return -1;
 }
+
+/* Corner nodes (0-based, within the element) of each side, by type; the
+ * side numbering of the Exodus II manual. Used to find elements that share
+ * a side (the dual graph of the parallel graph partitioner). */
+static const int hex_sides[6][4] = {{0, 1, 5, 4}, {1, 2, 6, 5}, {2, 3, 7, 6},
+                                    {0, 4, 7, 3}, {0, 3, 2, 1}, {4, 5, 6, 7}};
+static const int tet_sides[4][4] = {{0, 1, 3, -1}, {1, 2, 3, -1}, {0, 3, 2, -1}, {0, 2, 1, -1}};
+static const int wedge_sides[5][4] = {{0, 1, 4, 3}, {1, 2, 5, 4}, {0, 3, 5, 2}, {0, 2, 1, -1},
+                                      {3, 4, 5, -1}};
+static const int pyr_sides[5][4] = {{0, 1, 4, -1}, {1, 2, 4, -1}, {2, 3, 4, -1}, {3, 0, 4, -1},
+                                    {0, 3, 2, 1}};
+static const int quad_sides[4][4] = {{0, 1, -1, -1}, {1, 2, -1, -1}, {2, 3, -1, -1}, {3, 0, -1, -1}};
+static const int tri_sides[3][4] = {{0, 1, -1, -1}, {1, 2, -1, -1}, {2, 0, -1, -1}};
+static const int shell_sides[1][4] = {{0, 1, 2, 3}};
+static const int trishell_sides[1][4] = {{0, 1, 2, -1}};
+
+int mxn__side_corners(const char *type, int num_dim, const int (**sides)[4]) {
+  if (type_is(type, "HEX")) return *sides = hex_sides, 6;
+  if (type_is(type, "TET")) return *sides = tet_sides, 4;
+  if (type_is(type, "WEDGE")) return *sides = wedge_sides, 5;
+  if (type_is(type, "PYR")) return *sides = pyr_sides, 5;
+  if (type_is(type, "TRISHELL")) return *sides = trishell_sides, 1;
+  if (type_is(type, "SHELL") || type_is(type, "QUADSHELL"))
+    return *sides = num_dim == 3 ? shell_sides : quad_sides, num_dim == 3 ? 1 : 4;
+  if (type_is(type, "QUAD")) return *sides = num_dim == 3 ? shell_sides : quad_sides, num_dim == 3 ? 1 : 4;
+  if (type_is(type, "TRI")) return *sides = num_dim == 3 ? trishell_sides : tri_sides, num_dim == 3 ? 1 : 3;
+  *sides = NULL;
+  return 0;
+}
