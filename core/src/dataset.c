@@ -14,17 +14,6 @@
 
 /* ---------- small helpers ---------- */
 
-int64_t mxn__lower_bound(const int64_t *a, int64_t n, int64_t v) {
-  int64_t lo = 0, hi = n;
-  while (lo < hi) {
-    int64_t mid = lo + (hi - lo) / 2;
-    if (a[mid] < v)
-      lo = mid + 1;
-    else
-      hi = mid;
-  }
-  return lo;
-}
 
 /* Names from old writers may carry junk after the NUL or trailing blanks. */
 static void clean_name(char *s, size_t cap) {

@@ -1,6 +1,8 @@
 /* Sorted unique id sets and their linear-time algebra. */
 #include "mxn/idset.h"
 
+#include "internal.h"
+
 #include <stdlib.h>
 #include <string.h>
 
@@ -108,16 +110,21 @@ done:
   return status;
 }
 
-int64_t mxn_idset_find(const mxn_idset_t *s, mxn_gid_t id) {
-  if (!set_ok(s)) return -1;
-  int64_t lo = 0, hi = s->n;
+int64_t mxn__lower_bound(const int64_t *a, int64_t n, int64_t v) {
+  int64_t lo = 0, hi = n;
   while (lo < hi) {
     int64_t mid = lo + (hi - lo) / 2;
-    if (s->ids[mid] < id)
+    if (a[mid] < v)
       lo = mid + 1;
     else
       hi = mid;
   }
+  return lo;
+}
+
+int64_t mxn_idset_find(const mxn_idset_t *s, mxn_gid_t id) {
+  if (!set_ok(s)) return -1;
+  int64_t lo = mxn__lower_bound(s->ids, s->n, id);
   return (lo < s->n && s->ids[lo] == id) ? lo : -1;
 }
 
@@ -132,14 +139,7 @@ static int64_t gallop(const mxn_gid_t *a, int64_t n, int64_t lo, mxn_gid_t x) {
     step *= 2;
   }
   if (hi > n) hi = n;
-  while (lo < hi) {
-    int64_t mid = lo + (hi - lo) / 2;
-    if (a[mid] < x)
-      lo = mid + 1;
-    else
-      hi = mid;
-  }
-  return lo;
+  return lo + mxn__lower_bound(a + lo, hi - lo, x);
 }
 
 /* The one intersection walk behind count and intersect: merges when the
