@@ -500,6 +500,57 @@ done:
   return status;
 }
 
+/* Whole files to ranks: the files in order, in N contiguous groups whose
+ * boundaries sit at the file boundary nearest each ideal cut. Taken
+ * (*ok = 1) only when every group is non-empty and the heaviest is within
+ * `tol` of the average; otherwise the caller cuts files. Needs one sum of
+ * a per-file weight array (M numbers, not per-element data). */
+static int parts_from_whole_files(MPI_Comm comm, int N, int M, int64_t n, const int32_t *file,
+                                  const double *w, double tol, int *part, int *ok) {
+  int status = MXN_OK;
+  double *fw = NULL, *all = NULL;
+  int *group = NULL;
+  *ok = 0;
+  if (M < N) return MXN_OK; /* some rank would get no file */
+  MXN_ALLOC(fw, M);
+  MXN_ALLOC(all, M);
+  MXN_ALLOC(group, M);
+  for (int64_t k = 0; k < n; k++) fw[file[k]] += w[k];
+  if (MPI_Allreduce(fw, all, M, MPI_DOUBLE, MPI_SUM, comm) != MPI_SUCCESS) {
+    status = MXN_ERR_MPI;
+    goto done;
+  }
+  double total = 0;
+  for (int j = 0; j < M; j++) total += all[j];
+  if (total <= 0) goto done;
+  /* boundary r: first file of group r */
+  double acc = 0, heaviest = 0, gw = 0;
+  int g = 0;
+  for (int j = 0; j < M; j++) {
+    /* move to the next group when this file's midpoint passes the ideal
+     * cut, as long as enough files remain for the later groups */
+    while (g < N - 1 && gw > 0 &&
+           (acc + 0.5 * all[j] > (g + 1) * total / N || M - j <= N - 1 - g)) {
+      if (gw > heaviest) heaviest = gw;
+      gw = 0;
+      g++;
+    }
+    group[j] = g;
+    gw += all[j];
+    acc += all[j];
+  }
+  if (gw > heaviest) heaviest = gw;
+  if (g != N - 1) goto done; /* a group stayed empty */
+  if (heaviest > tol * total / N) goto done;
+  for (int64_t k = 0; k < n; k++) part[k] = group[file[k]];
+  *ok = 1;
+done:
+  free(fw);
+  free(all);
+  free(group);
+  return status;
+}
+
 int mxn_load_open(MPI_Comm comm, const char *path, const mxn_load_opts_t *opts, mxn_load_t **out,
                   mxn_error_t *err) {
   mxn_load_opts_t defaults;
@@ -682,8 +733,16 @@ int mxn_load_open(MPI_Comm comm, const char *path, const mxn_load_opts_t *opts, 
   }
   if ((status = mxn_agree(ld->comm, status, &e)) != MXN_OK) goto done;
   ld->st.partition_bytes_read = mxn_dataset_counters(ds).bytes_read - cp0.bytes_read;
+  int whole = 0;
   if (method == MXN_PART_FILES) {
-    status = parts_from_files(ld->comm, N, n0, w0, part);
+    /* Whole files first: if some contiguous grouping of the files meets
+     * the tolerance, no file is cut at all. */
+    status = parts_from_whole_files(ld->comm, N, M, n0, file0, w0,
+                                    opts->imbalance_tol > 1 ? opts->imbalance_tol : 1.05, part,
+                                    &whole);
+  }
+  if (method == MXN_PART_FILES && !whole) {
+    if (status == MXN_OK) status = parts_from_files(ld->comm, N, n0, w0, part);
     /* A file the string cuts is cut along the Hilbert curve of its
      * elements, not along its storage order: reorder such files' elements
      * (they are contiguous here and owned by this rank) and cut again.
@@ -694,6 +753,8 @@ int mxn_load_open(MPI_Comm comm, const char *path, const mxn_load_opts_t *opts, 
     int any = cut_any;
     MPI_Allreduce(&cut_any, &any, 1, MPI_INT, MPI_MAX, ld->comm);
     if (status == MXN_OK && any) status = parts_from_files(ld->comm, N, n0, w0, part);
+    if (status != MXN_OK) mxn_error_set(&e, status, "partitioning by files failed");
+  } else if (method == MXN_PART_FILES) {
     if (status != MXN_OK) mxn_error_set(&e, status, "partitioning by files failed");
   } else if (method == MXN_PART_MAP) {
     /* ids must be sorted for the lookup: they are unless weights reordered */
@@ -784,6 +845,7 @@ int mxn_load_open(MPI_Comm comm, const char *path, const mxn_load_opts_t *opts, 
   ld->st.seconds_plan = now() - t1;
   mxn_io_counters_t c2 = mxn_dataset_counters(ds);
   ld->st.cover_files = ld->piece->stats.files_in_cover;
+  ld->st.num_nodes = ld->piece->num_nodes;
   ld->st.bytes_read = c2.bytes_read - c1.bytes_read;
   ld->st.read_calls = c2.read_calls - c0.read_calls;
   ld->st.files_opened = c2.files_opened;
@@ -804,7 +866,7 @@ int mxn_load_open(MPI_Comm comm, const char *path, const mxn_load_opts_t *opts, 
     MPI_Allreduce(&ld->st.owned_weight, &sum, 1, MPI_DOUBLE, MPI_SUM, ld->comm);
     ld->st.imbalance = sum > 0 ? mx / (sum / N) : 1.0;
   }
-  ld->st.seconds_read = now() - t0;
+  ld->st.seconds_read = now() - t1;
 done:
   mxn_directory_destroy(&dir);
   free(pub_ids);

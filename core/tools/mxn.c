@@ -1,7 +1,9 @@
-/* mxn: the command-line forms of MxN (info, join, split, diff).
+/* mxn: the command-line forms of MxN (info, join, split, diff, and the
+ * collective repart and stats, run under mpiexec).
  * Exit codes: 0 success, 1 failure (message on stderr naming the file),
  * 2 bad usage; diff exits 1 when the datasets differ and 3 when one
- * cannot be read. */
+ * cannot be read. The collective commands exit with the same code on
+ * every rank and only rank 0 prints. */
 #include "mxn/mxn.h"
 
 #include <mpi.h>
@@ -25,6 +27,11 @@ static void usage_main(FILE *f) {
           "  split MESH OUTBASE -n M [--method M]\n"
           "                                 1 -> M files OUTBASE.M.j with Nemesis metadata\n"
           "  diff A B [options]             compare two datasets by global ids\n"
+          "  repart DATASET OUTBASE [--method M]\n"
+          "                                 M -> N files OUTBASE.N.i, one per MPI rank\n"
+          "                                 (run as: mpiexec -n N mxn repart ...)\n"
+          "  stats DATASET [-n N] [--json]  the parallel load's partition and reads per\n"
+          "                                 rank, without writing (under mpiexec -n N)\n"
           "\n"
           "Run 'mxn COMMAND --help' for a command's options.\n",
           MXN_VERSION_STRING);
@@ -475,6 +482,293 @@ static int cmd_diff(int argc, char **argv) {
   return 3;
 }
 
+/* ---------- repart / stats (collective, under mpiexec) ---------- */
+
+/* Every rank parses the same arguments and so reaches the same verdict;
+ * only rank 0 speaks, so N ranks do not print N copies. */
+static int world_rank(void) {
+  int r = 0;
+  MPI_Comm_rank(MPI_COMM_WORLD, &r);
+  return r;
+}
+
+static int world_size(void) {
+  int n = 1;
+  MPI_Comm_size(MPI_COMM_WORLD, &n);
+  return n;
+}
+
+static int coll_fail(const char *cmd, const char *msg) {
+  if (world_rank() == 0) fail(cmd, msg);
+  return 1;
+}
+
+static int coll_bad_usage(const char *cmd, const char *msg) {
+  if (world_rank() == 0) bad_usage(cmd, msg);
+  return 2;
+}
+
+/* Options shared by repart and stats. */
+typedef struct {
+  const char *pos[2];
+  int np;
+  int quiet, json, nparts;
+  mxn_load_opts_t lo;
+} coll_args_t;
+
+/* Parse argv into `a`; `allow_n` / `allow_json` / `allow_quiet` say which
+ * command-specific options exist. Returns 0 or the usage exit code. */
+static int coll_parse(const char *cmd, int argc, char **argv, int allow_n, int allow_json,
+                      int allow_quiet, coll_args_t *a) {
+  memset(a, 0, sizeof *a);
+  mxn_load_opts_init(&a->lo);
+  int method_given = 0;
+  for (int i = 1; i < argc; i++) {
+    const char *o = argv[i];
+    int has_val = i + 1 < argc;
+    if (!strcmp(o, "--method") && has_val) {
+      if (mxn_part_method_parse(argv[++i], &a->lo.method) != MXN_OK)
+        return coll_bad_usage(cmd, "unknown --method");
+      method_given = 1;
+    } else if (!strcmp(o, "--map") && has_val) {
+      a->lo.map_file = argv[++i];
+    } else if (!strcmp(o, "--weights") && has_val) {
+      a->lo.weight_field = argv[++i];
+    } else if (!strcmp(o, "--weight-step") && has_val) {
+      char *end;
+      long v = strtol(argv[++i], &end, 10);
+      if (end == argv[i] || *end || v < 1 || v > 1000000000)
+        return coll_bad_usage(cmd, "--weight-step needs a step number >= 1");
+      a->lo.weight_step = (int)(v - 1);
+    } else if (!strcmp(o, "--tolerance") && has_val) {
+      /* strtod, not atof: a typo must not become tolerance 0. */
+      char *end;
+      double v = strtod(argv[++i], &end);
+      if (end == argv[i] || *end || !(v >= 1.0) || v > 1e6)
+        return coll_bad_usage(cmd, "--tolerance needs a number >= 1");
+      a->lo.imbalance_tol = v;
+    } else if (allow_n && !strcmp(o, "-n") && has_val) {
+      char *end;
+      long v = strtol(argv[++i], &end, 10);
+      if (end == argv[i] || *end || v < 1 || v > 1000000)
+        return coll_bad_usage(cmd, "-n needs a count in 1..1000000");
+      a->nparts = (int)v;
+    } else if (allow_json && !strcmp(o, "--json")) {
+      a->json = 1;
+    } else if (allow_quiet && !strcmp(o, "--quiet")) {
+      a->quiet = 1;
+    } else if (o[0] == '-') {
+      return coll_bad_usage(cmd, "unknown option or missing value");
+    } else if (a->np < 2) {
+      a->pos[a->np++] = o;
+    } else {
+      return coll_bad_usage(cmd, "too many arguments");
+    }
+  }
+  if (a->lo.map_file && !method_given) a->lo.method = MXN_PART_MAP;
+  if (a->lo.method == MXN_PART_MAP && !a->lo.map_file)
+    return coll_bad_usage(cmd, "--method map needs --map FILE");
+  if (a->lo.map_file && a->lo.method != MXN_PART_MAP)
+    return coll_bad_usage(cmd, "--map FILE goes with --method map");
+  if (a->lo.weight_step > 0 && !a->lo.weight_field)
+    return coll_bad_usage(cmd, "--weight-step needs --weights FIELD");
+  return 0;
+}
+
+static const char *coll_options_help =
+    "  --method M        files (default: whole member files to ranks, cut only\n"
+    "                    where needed), linear (global id ranges), sfc (Hilbert\n"
+    "                    curve of centroids), rcb, rib, hsfc, graph (Zoltan),\n"
+    "                    map (the element -> rank file given with --map)\n"
+    "  --map FILE        lines 'element_id rank' ('#' starts a comment)\n"
+    "  --weights FIELD   weigh elements by |element variable FIELD|\n"
+    "  --weight-step S   ... at time step S (1-based, default 1)\n"
+    "  --tolerance T     accepted max/average weight (default 1.05)\n";
+
+static int cmd_repart(int argc, char **argv) {
+  if (wants_help(argc, argv)) {
+    if (world_rank() == 0)
+      printf("usage: mpiexec -n N mxn repart DATASET OUTBASE [--method M] [--map FILE]\n"
+             "                  [--weights FIELD] [--weight-step S] [--tolerance T] [--quiet]\n\n"
+             "The parallel form of M -> N: each of the N ranks loads its balanced\n"
+             "piece of DATASET (M files), reading only the member files that cover\n"
+             "it, and writes it as OUTBASE.N.i (i = rank, zero-padded to the width\n"
+             "of N) with global id maps, every variable and time step, and the\n"
+             "Nemesis load-balance metadata (global counts, internal/border node\n"
+             "and element maps, node communication maps). The set appears only\n"
+             "when every rank has written its member; if one rank fails, all\n"
+             "exit 1 with the same message and no member is left behind.\n\n%s",
+             coll_options_help);
+    return 0;
+  }
+  coll_args_t a;
+  int urc = coll_parse("repart", argc, argv, 0, 0, 1, &a);
+  if (urc) return urc;
+  if (a.np != 2) return coll_bad_usage("repart", "DATASET and OUTBASE expected");
+  mxn_error_t err;
+  mxn_error_clear(&err);
+  mxn_form_report_t rep;
+  if (mxn_repart(MPI_COMM_WORLD, a.pos[0], a.pos[1], &a.lo, &rep, &err) != MXN_OK)
+    return coll_fail("repart", err.msg);
+  if (!a.quiet && world_rank() == 0) print_report("repart", &rep);
+  return 0;
+}
+
+static void stats_json(const char *path, const mxn_load_t *ld, const coll_args_t *a,
+                       const mxn_load_stats_t *all, int n) {
+  const mxn_structure_t *s = mxn_load_structure(ld);
+  int64_t br = 0, bn = 0, pbr = 0, rc = 0, fo = 0;
+  double wsum = 0, wmax = 0, sec[5] = {0, 0, 0, 0, 0};
+  for (int r = 0; r < n; r++) {
+    br += all[r].bytes_read;
+    bn += all[r].bytes_needed;
+    pbr += all[r].partition_bytes_read;
+    rc += all[r].read_calls;
+    fo += all[r].files_opened;
+    wsum += all[r].owned_weight;
+    if (all[r].owned_weight > wmax) wmax = all[r].owned_weight;
+    const double t[5] = {all[r].seconds_open, all[r].seconds_partition, all[r].seconds_plan,
+                         all[r].seconds_read, all[r].seconds_step};
+    for (int k = 0; k < 5; k++)
+      if (t[k] > sec[k]) sec[k] = t[k];
+  }
+  printf("{\n  \"dataset\": ");
+  json_str(stdout, path);
+  printf(",\n  \"files\": %d,\n  \"ranks\": %d,\n  \"method\": ", s->num_files, n);
+  json_str(stdout, mxn_part_method_name(a->lo.method));
+  printf(",\n  \"weights\": ");
+  if (a->lo.weight_field)
+    json_str(stdout, a->lo.weight_field);
+  else
+    printf("null");
+  printf(",\n  \"tolerance\": %.17g,\n  \"total_elements\": %lld,\n  \"imbalance\": %.17g,\n",
+         a->lo.imbalance_tol > 1 ? a->lo.imbalance_tol : 1.05, (long long)all[0].total_elements,
+         all[0].imbalance);
+  printf("  \"max_weight\": %.17g,\n  \"avg_weight\": %.17g,\n", wmax, n > 0 ? wsum / n : 0.0);
+  printf("  \"bytes_read\": %lld,\n  \"bytes_needed\": %lld,\n  \"partition_bytes_read\": %lld,\n"
+         "  \"read_calls\": %lld,\n  \"files_opened\": %lld,\n",
+         (long long)br, (long long)bn, (long long)pbr, (long long)rc, (long long)fo);
+  printf("  \"seconds_max\": {\"open\": %.6f, \"partition\": %.6f, \"plan\": %.6f, "
+         "\"read\": %.6f, \"step\": %.6f},\n",
+         sec[0], sec[1], sec[2], sec[3], sec[4]);
+  printf("  \"ranks_detail\": [");
+  for (int r = 0; r < n; r++) {
+    const mxn_load_stats_t *x = &all[r];
+    printf("%s\n    {\"rank\": %d, \"owned\": %lld, \"weight\": %.17g, \"cover_files\": %d, "
+           "\"files_overlapping\": %d, \"nodes\": %lld, \"bytes_read\": %lld, "
+           "\"bytes_needed\": %lld, \"partition_bytes_read\": %lld, \"read_calls\": %lld, "
+           "\"files_opened\": %lld, \"seconds\": {\"open\": %.6f, \"partition\": %.6f, "
+           "\"plan\": %.6f, \"read\": %.6f}}",
+           r ? "," : "", x->rank, (long long)x->owned_elements, x->owned_weight, x->cover_files,
+           x->files_overlapping, (long long)x->num_nodes, (long long)x->bytes_read,
+           (long long)x->bytes_needed, (long long)x->partition_bytes_read,
+           (long long)x->read_calls, (long long)x->files_opened, x->seconds_open,
+           x->seconds_partition, x->seconds_plan, x->seconds_read);
+  }
+  printf("\n  ]\n}\n");
+}
+
+static void stats_text(const char *path, const mxn_load_t *ld, const coll_args_t *a,
+                       const mxn_load_stats_t *all, int n) {
+  const mxn_structure_t *s = mxn_load_structure(ld);
+  printf("stats: %s: %d file(s) on %d rank(s), method %s%s%s\n", path, s->num_files, n,
+         mxn_part_method_name(a->lo.method), a->lo.weight_field ? ", weights " : "",
+         a->lo.weight_field ? a->lo.weight_field : "");
+  printf("%6s %10s %12s %6s %8s %10s %11s %11s %7s %6s\n", "rank", "owned", "weight", "cover",
+         "overlap", "nodes", "MB read", "MB needed", "reads", "opens");
+  int64_t br = 0, bn = 0;
+  double sec[4] = {0, 0, 0, 0};
+  for (int r = 0; r < n; r++) {
+    const mxn_load_stats_t *x = &all[r];
+    printf("%6d %10lld %12.6g %6d %8d %10lld %11.3f %11.3f %7lld %6lld\n", x->rank,
+           (long long)x->owned_elements, x->owned_weight, x->cover_files, x->files_overlapping,
+           (long long)x->num_nodes, x->bytes_read / 1e6, x->bytes_needed / 1e6,
+           (long long)x->read_calls, (long long)x->files_opened);
+    br += x->bytes_read;
+    bn += x->bytes_needed;
+    const double t[4] = {x->seconds_open, x->seconds_partition, x->seconds_plan, x->seconds_read};
+    for (int k = 0; k < 4; k++)
+      if (t[k] > sec[k]) sec[k] = t[k];
+  }
+  printf("total elements %lld; imbalance %.4f (max/avg weight); read %.3f MB for %.3f MB needed\n",
+         (long long)all[0].total_elements, all[0].imbalance, br / 1e6, bn / 1e6);
+  printf("seconds (max over ranks): open %.3f, partition %.3f, plan %.3f, read %.3f\n", sec[0],
+         sec[1], sec[2], sec[3]);
+}
+
+static int cmd_stats(int argc, char **argv) {
+  if (wants_help(argc, argv)) {
+    if (world_rank() == 0)
+      printf("usage: mpiexec -n N mxn stats DATASET [-n N] [--method M] [--map FILE]\n"
+             "                 [--weights FIELD] [--weight-step S] [--tolerance T] [--json]\n\n"
+             "Dry run of the parallel load on N ranks: partition DATASET, read each\n"
+             "rank's piece through its cover, write nothing. Rank 0 prints, per rank:\n"
+             "owned elements, their weight, member files read (cover) and holding\n"
+             "any of its elements (overlap), nodes, bytes read vs needed, read calls\n"
+             "and file opens; then the global imbalance (max/avg weight) and the\n"
+             "seconds of each phase. -n N only checks the rank count: one process\n"
+             "cannot stand for N ranks, run it under mpiexec -n N.\n"
+             "--json prints one object with the keys dataset, files, ranks, method,\n"
+             "weights, tolerance, total_elements, imbalance, max_weight, avg_weight,\n"
+             "bytes_read, bytes_needed, partition_bytes_read, read_calls,\n"
+             "files_opened, seconds_max, and ranks_detail: one row per rank with\n"
+             "rank, owned, weight, cover_files, files_overlapping, nodes,\n"
+             "bytes_read, bytes_needed, partition_bytes_read, read_calls,\n"
+             "files_opened, seconds {open, partition, plan, read}.\n\n%s",
+             coll_options_help);
+    return 0;
+  }
+  coll_args_t a;
+  int urc = coll_parse("stats", argc, argv, 1, 1, 0, &a);
+  if (urc) return urc;
+  if (a.np != 1) return coll_bad_usage("stats", "one DATASET expected");
+  int N = world_size(), R = world_rank();
+  if (a.nparts > 0 && a.nparts != N) {
+    char msg[160];
+    if (N == 1)
+      snprintf(msg, sizeof msg, "-n %d needs %d processes: run 'mpiexec -n %d mxn stats ...'",
+               a.nparts, a.nparts, a.nparts);
+    else
+      snprintf(msg, sizeof msg, "-n %d disagrees with the %d ranks mxn runs on", a.nparts, N);
+    return coll_bad_usage("stats", msg);
+  }
+  mxn_error_t err;
+  mxn_error_clear(&err);
+  mxn_load_t *ld = NULL;
+  if (mxn_load_open(MPI_COMM_WORLD, a.pos[0], &a.lo, &ld, &err) != MXN_OK) {
+    mxn_load_close(&ld);
+    return coll_fail("stats", err.msg);
+  }
+  mxn_load_stats_t mine = mxn_load_stats(ld);
+  mine.num_nodes = mxn_load_piece(ld)->num_nodes; /* the piece is the authority */
+  mxn_load_stats_t *all = R == 0 ? calloc((size_t)N, sizeof *all) : NULL;
+  /* Out of memory on rank 0 must not leave the others in the gather. */
+  int ok = R != 0 || all != NULL;
+  MPI_Bcast(&ok, 1, MPI_INT, 0, MPI_COMM_WORLD);
+  if (!ok) {
+    mxn_load_close(&ld);
+    return coll_fail("stats", "out of memory on rank 0");
+  }
+  /* The same binary on every rank: the struct travels as bytes. */
+  int rc = MPI_Gather(&mine, (int)sizeof mine, MPI_BYTE, all, (int)sizeof mine, MPI_BYTE, 0,
+                      MPI_COMM_WORLD);
+  if (rc != MPI_SUCCESS) {
+    free(all);
+    mxn_load_close(&ld);
+    return coll_fail("stats", "gathering the per-rank figures failed");
+  }
+  if (R == 0) {
+    if (a.json)
+      stats_json(a.pos[0], ld, &a, all, N);
+    else
+      stats_text(a.pos[0], ld, &a, all, N);
+    fflush(stdout);
+  }
+  free(all);
+  mxn_load_close(&ld);
+  return 0;
+}
+
 int main(int argc, char **argv) {
   if (argc < 2) {
     usage_main(stderr);
@@ -500,6 +794,10 @@ int main(int argc, char **argv) {
     rc = cmd_split(argc - 1, argv + 1);
   else if (!strcmp(cmd, "diff"))
     rc = cmd_diff(argc - 1, argv + 1);
+  else if (!strcmp(cmd, "repart"))
+    rc = cmd_repart(argc - 1, argv + 1);
+  else if (!strcmp(cmd, "stats"))
+    rc = cmd_stats(argc - 1, argv + 1);
   else {
     fprintf(stderr, "mxn: unknown command '%s'\n\n", cmd);
     usage_main(stderr);

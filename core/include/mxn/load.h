@@ -67,6 +67,8 @@ typedef struct mxn_load_stats {
   int64_t bytes_needed;     /**< the piece's own entries, no gaps, no maps */
   int64_t read_calls, files_opened;
   int64_t partition_bytes_read; /**< reads made only to partition (centroids, weights) */
+  /** Phases: structure, partition, cover + plan, piece extraction (of
+   *  which plan is a part), last time step read. */
   double seconds_open, seconds_partition, seconds_plan, seconds_read, seconds_step;
   /* Global, the same on every rank: */
   int64_t total_elements;
@@ -79,8 +81,8 @@ typedef struct mxn_load mxn_load_t;
 /**
  * Open `path` on every rank of `comm`, partition it into one part per rank
  * and read this rank's piece (mesh part: coordinates, connectivity, sets).
- * \param [out] out  the handle (also on failure, for the message, unless
- *                   memory ran out); close with mxn_load_close()
+ * \param [out] out  the handle, NULL on failure (the message is in err);
+ *                   close with mxn_load_close()
  * \param [out] err  detail on failure, identical on every rank; may be NULL
  * \return MXN_OK or the agreed error. Collective.
  */

@@ -1,0 +1,675 @@
+// The parallel MxN load (core/src/load.c), run on 1..5 ranks: for generated
+// sets of M = 1, 2, 3, 7 files and every spread set in shared/data, with
+// several partitioning methods,
+//  - every element is owned by exactly one rank and the union of the pieces
+//    is the whole mesh (elements and nodes), as a serial full extraction;
+//  - each piece's connectivity (by global node ids), coordinates,
+//    attributes, numbered maps, sets and every field value at every step
+//    equal the serial extraction's for the same ids;
+//  - the imbalance is within the tolerance whenever N <= elements, and the
+//    reported figures are consistent;
+//  - a missing, truncated or corrupt member makes every rank fail with the
+//    same status and message, under a watchdog.
+#include <netcdf.h>
+#include <sys/types.h>
+
+#include <cmath>
+#include <map>
+#include <tuple>
+
+#include "test_mpi.h"
+
+using namespace mxntest;
+
+namespace {
+
+// ---------- datasets ----------
+
+struct GenCase {
+  const char *name, *args;
+};
+
+const GenCase gen_cases[] = {
+    {"hex", "--type hex --dims 8 6 5 --blocks 2 --steps 3"},
+    {"mixed", "--type mixed --dims 6 3 3 --steps 2"},
+    {"shuffled", "--type hex --dims 5 4 3 --blocks 2 --shuffle-ids 7 --id-offset 100 --id-stride 3"},
+};
+
+// "gen/<case>/M<m>": a generated mesh split into m files by rank 0 (once per
+// run; every rank then opens the same files). Other names are shared sets.
+std::string resolve(const std::string &name) {
+  static std::map<std::string, std::string> made;
+  if (name.rfind("gen/", 0) != 0) return shared(name);
+  auto it = made.find(name);
+  if (it != made.end()) return it->second;
+  size_t a = name.find('/', 4);
+  std::string gname = name.substr(4, a - 4);
+  int M = std::stoi(name.substr(a + 2));
+  const GenCase *gc = nullptr;
+  for (const GenCase &g : gen_cases)
+    if (gname == g.name) gc = &g;
+  EXPECT_NE(nullptr, gc) << name;
+  std::string dir = world_tmpdir("gen_" + gname + "_M" + std::to_string(M));
+  std::string base = dir + "/set.e";
+  int ok = 1;
+  if (mpi_rank() == 0 && gc) {
+    std::string mesh = generate(dir, "mesh.e", gc->args);
+    mxn_error_t err;
+    mxn_error_clear(&err);
+    int st = mxn_split(mesh.c_str(), base.c_str(), M, MXN_PART_RCB, nullptr, nullptr, &err);
+    EXPECT_EQ(MXN_OK, st) << err.msg;
+    ok = st == MXN_OK;
+  }
+  MPI_Bcast(&ok, 1, MPI_INT, 0, MPI_COMM_WORLD);
+  made[name] = ok ? base : "";
+  return made[name];
+}
+
+std::vector<std::string> all_datasets() {
+  std::vector<std::string> v;
+  for (int M : {1, 2, 3, 7}) v.push_back("gen/hex/M" + std::to_string(M));
+  v.push_back("gen/mixed/M3");
+  v.push_back("gen/shuffled/M7");
+  for (const std::string &s : shared_sets()) v.push_back(s);
+  return v;
+}
+
+// ---------- the serial reference ----------
+
+// The whole dataset read by one process, indexed by global id.
+struct Reference {
+  mxn_dataset_t *ds = nullptr;
+  mxn_piece_t *all = nullptr;
+  std::map<int64_t, std::pair<int, int64_t>> elem;  // id -> (block, index)
+  std::vector<int64_t> elem_gid;                     // concatenated order
+  bool ok = false;
+
+  explicit Reference(const std::string &path) {
+    EXPECT_EQ(MXN_OK, mxn_dataset_create(&ds));
+    int st = mxn_dataset_open(ds, path.c_str());
+    EXPECT_EQ(MXN_OK, st) << mxn_dataset_errmsg(ds);
+    if (st != MXN_OK) return;
+    st = mxn_extract(ds, nullptr, nullptr, &all);
+    EXPECT_EQ(MXN_OK, st) << mxn_dataset_errmsg(ds);
+    if (st != MXN_OK) return;
+    for (int b = 0; b < all->num_blocks; b++)
+      for (int64_t k = 0; k < all->blocks[b].num_elements; k++) {
+        elem[all->blocks[b].elem_ids[k]] = {b, k};
+        elem_gid.push_back(all->blocks[b].elem_ids[k]);
+      }
+    ok = true;
+  }
+  ~Reference() {
+    for (mxn_piece_t *&p : member) mxn_piece_destroy(&p);
+    mxn_piece_destroy(&all);
+    mxn_dataset_destroy(&ds);
+  }
+
+  // Some writers store a shared node's value differently in each member
+  // holding it (ParaView's vtkGhostType: 1 where the node is a ghost). Which
+  // member a read takes it from depends on the cover, so a piece may
+  // rightly differ from the serial read there: it must then hold the value
+  // of one of those members. Each member's own values, built on demand.
+  std::vector<mxn_piece_t *> member;
+  int member_step = -1;
+  std::map<std::pair<int, int64_t>, std::set<double>> alt;  // (var, ref node) -> values
+
+  bool node_value_ok(int v, int64_t r, double x, int step) {
+    if (all->node_vars[v][r] == x) return true;
+    if (member_step != step) {
+      const mxn_structure_t *s = mxn_dataset_structure(ds);
+      alt.clear();
+      if (member.empty()) {
+        member.assign(s->num_files, nullptr);
+        for (int j = 0; j < s->num_files; j++) {
+          const mxn_file_domain_t *dom = nullptr;
+          EXPECT_EQ(MXN_OK, mxn_dataset_file_domain(ds, j, &dom)) << mxn_dataset_errmsg(ds);
+          if (!dom) return false;
+          std::vector<char> mask(s->num_files, 0);
+          mask[j] = 1;
+          mxn_extract_opts_t xo{};
+          xo.file_mask = mask.data();
+          EXPECT_EQ(MXN_OK, mxn_extract(ds, &dom->elems, &xo, &member[j])) << mxn_dataset_errmsg(ds);
+        }
+      }
+      for (mxn_piece_t *p : member) {
+        if (!p) return false;
+        EXPECT_EQ(MXN_OK, mxn_piece_read_step(ds, p, step)) << mxn_dataset_errmsg(ds);
+        for (int w = 0; w < s->num_node_vars; w++)
+          for (int64_t i = 0; i < p->num_nodes; i++) alt[{w, node(p->node_ids[i])}].insert(p->node_vars[w][i]);
+      }
+      member_step = step;
+    }
+    auto it = alt.find({v, r});
+    return it != alt.end() && it->second.count(x) > 0;
+  }
+  int64_t node(int64_t gid) const {
+    const int64_t *p = std::lower_bound(all->node_ids, all->node_ids + all->num_nodes, gid);
+    return p != all->node_ids + all->num_nodes && *p == gid ? p - all->node_ids : -1;
+  }
+};
+
+std::vector<int64_t> concat_elem_gids(const mxn_piece_t *pc) {
+  std::vector<int64_t> v;
+  for (int b = 0; b < pc->num_blocks; b++)
+    v.insert(v.end(), pc->blocks[b].elem_ids, pc->blocks[b].elem_ids + pc->blocks[b].num_elements);
+  return v;
+}
+
+// A set entry by global ids, with its distribution factors and variables.
+struct Row {
+  int64_t id;
+  int side;
+  std::vector<double> df, vars;
+  bool operator<(const Row &o) const { return std::tie(id, side, df, vars) < std::tie(o.id, o.side, o.df, o.vars); }
+  bool operator==(const Row &o) const { return id == o.id && side == o.side && df == o.df && vars == o.vars; }
+};
+
+std::ostream &operator<<(std::ostream &os, const Row &r) {
+  return os << "(" << r.id << ", side " << r.side << ", " << r.df.size() << " df)";
+}
+
+// Node set (side = false) or side set rows of a piece; `keep` filters ids.
+template <class Keep>
+std::vector<Row> set_rows(const mxn_piece_t *pc, const mxn_piece_set_t &ps, bool side,
+                          const std::vector<int64_t> &egid, Keep keep) {
+  std::vector<Row> rows;
+  for (int64_t k = 0; k < ps.n; k++) {
+    Row r;
+    r.id = side ? egid[ps.entries[k]] : pc->node_ids[ps.entries[k]];
+    r.side = ps.sides ? ps.sides[k] : 0;
+    if (ps.df) {
+      if (ps.df_offsets)
+        r.df.assign(ps.df + ps.df_offsets[k], ps.df + ps.df_offsets[k + 1]);
+      else
+        r.df.push_back(ps.df[k]);
+    }
+    for (int v = 0; v < ps.num_vars; v++)
+      if (ps.vars && ps.vars[v]) r.vars.push_back(ps.vars[v][k]);
+    if (keep(r.id)) rows.push_back(r);
+  }
+  std::sort(rows.begin(), rows.end());
+  return rows;
+}
+
+// Mesh part of a piece against the reference, by global ids. Local.
+void check_mesh(const Reference &ref, const mxn_structure_t *s, const mxn_piece_t *pc) {
+  const mxn_piece_t *all = ref.all;
+  ASSERT_EQ(all->num_blocks, pc->num_blocks);
+  ASSERT_EQ(all->num_node_sets, pc->num_node_sets);
+  ASSERT_EQ(all->num_side_sets, pc->num_side_sets);
+  // Nodes: ascending, known, same coordinates and numbered maps.
+  for (int64_t i = 0; i < pc->num_nodes; i++) {
+    if (i > 0) ASSERT_LT(pc->node_ids[i - 1], pc->node_ids[i]);
+    int64_t r = ref.node(pc->node_ids[i]);
+    ASSERT_GE(r, 0) << "node " << pc->node_ids[i] << " is not in the dataset";
+    for (int d = 0; d < s->num_dim; d++) ASSERT_EQ(all->coord[d][r], pc->coord[d][i]) << "node " << pc->node_ids[i];
+    for (int m = 0; m < pc->num_node_maps; m++) ASSERT_EQ(all->node_maps[m][r], pc->node_maps[m][i]);
+  }
+  // Elements: in the same block as in the dataset, same nodes (by id), attributes, maps.
+  for (int b = 0; b < pc->num_blocks; b++) {
+    const mxn_piece_block_t &pb = pc->blocks[b];
+    int npe = s->blocks[b].nodes_per_elem, na = s->blocks[b].num_attr;
+    for (int64_t k = 0; k < pb.num_elements; k++) {
+      int64_t id = pb.elem_ids[k];
+      if (k > 0) ASSERT_LT(pb.elem_ids[k - 1], id);
+      auto it = ref.elem.find(id);
+      ASSERT_NE(it, ref.elem.end()) << "element " << id << " is not in the dataset";
+      ASSERT_EQ(b, it->second.first) << "element " << id << " changed block";
+      const mxn_piece_block_t &rb = all->blocks[b];
+      int64_t rk = it->second.second;
+      for (int c = 0; c < npe; c++) {
+        int64_t li = pb.conn[k * npe + c];
+        ASSERT_TRUE(li >= 0 && li < pc->num_nodes);
+        ASSERT_EQ(all->node_ids[rb.conn[rk * npe + c]], pc->node_ids[li])
+            << "element " << id << " node " << c;
+      }
+      for (int a = 0; a < na; a++) ASSERT_EQ(rb.attr[rk * na + a], pb.attr[k * na + a]);
+      if (rb.orig_ids) {
+        ASSERT_NE(nullptr, pb.orig_ids);
+        ASSERT_EQ(rb.orig_ids[rk], pb.orig_ids[k]);
+      }
+      for (int m = 0; m < pc->num_elem_maps; m++) ASSERT_EQ(rb.maps[m][rk], pb.maps[m][k]);
+    }
+  }
+}
+
+// Sets and every field value of the piece at its current step. Local.
+void check_values(Reference &ref, const mxn_structure_t *s, const mxn_piece_t *pc) {
+  const mxn_piece_t *all = ref.all;
+  ASSERT_EQ(all->step, pc->step);
+  EXPECT_EQ(all->time, pc->time);
+  for (int v = 0; v < s->num_global_vars; v++) EXPECT_EQ(all->global_vars[v], pc->global_vars[v]);
+  for (int v = 0; v < s->num_node_vars; v++)
+    for (int64_t i = 0; i < pc->num_nodes; i++) {
+      int64_t r = ref.node(pc->node_ids[i]);
+      ASSERT_TRUE(ref.node_value_ok(v, r, pc->node_vars[v][i], pc->step))
+          << s->node_var_names[v] << " at node " << pc->node_ids[i] << ": " << pc->node_vars[v][i]
+          << ", serial read " << all->node_vars[v][r] << ", and no member holds that value";
+    }
+  for (int b = 0; b < pc->num_blocks; b++) {
+    const mxn_piece_block_t &pb = pc->blocks[b];
+    if (pb.num_elements == 0) continue;
+    for (int v = 0; v < s->num_elem_vars; v++) {
+      const double *rv = all->blocks[b].elem_vars ? all->blocks[b].elem_vars[v] : nullptr;
+      const double *pv = pb.elem_vars ? pb.elem_vars[v] : nullptr;
+      ASSERT_EQ(rv == nullptr, pv == nullptr) << s->elem_var_names[v] << " on block " << s->blocks[b].id;
+      for (int64_t k = 0; pv && k < pb.num_elements; k++)
+        ASSERT_EQ(rv[ref.elem.at(pb.elem_ids[k]).second], pv[k])
+            << s->elem_var_names[v] << " at element " << pb.elem_ids[k];
+    }
+  }
+  // Sets restricted to the piece: exactly the dataset's entries whose node
+  // (element) the piece holds, with their df and variables.
+  std::vector<int64_t> pg = concat_elem_gids(pc);
+  std::vector<int64_t> pg_sorted = pg;
+  std::sort(pg_sorted.begin(), pg_sorted.end());
+  auto has_node = [&](int64_t id) { return std::binary_search(pc->node_ids, pc->node_ids + pc->num_nodes, id); };
+  auto has_elem = [&](int64_t id) { return std::binary_search(pg_sorted.begin(), pg_sorted.end(), id); };
+  auto any = [](int64_t) { return true; };
+  for (int q = 0; q < pc->num_node_sets; q++)
+    EXPECT_EQ(set_rows(all, all->node_sets[q], false, ref.elem_gid, has_node),
+              set_rows(pc, pc->node_sets[q], false, pg, any))
+        << "node set " << s->node_sets[q].id;
+  for (int q = 0; q < pc->num_side_sets; q++)
+    EXPECT_EQ(set_rows(all, all->side_sets[q], true, ref.elem_gid, has_elem),
+              set_rows(pc, pc->side_sets[q], true, pg, any))
+        << "side set " << s->side_sets[q].id;
+}
+
+// Gather every rank's ids to rank 0.
+std::vector<int64_t> gather_ids(const std::vector<int64_t> &mine) {
+  int n = (int)mine.size(), size = mpi_size();
+  std::vector<int> counts(size), displs(size + 1, 0);
+  MPI_Gather(&n, 1, MPI_INT, counts.data(), 1, MPI_INT, 0, MPI_COMM_WORLD);
+  for (int r = 0; r < size; r++) displs[r + 1] = displs[r] + counts[r];
+  std::vector<int64_t> out(mpi_rank() == 0 ? displs[size] : 0);
+  MPI_Gatherv(mine.data(), n, MPI_INT64_T, out.data(), counts.data(), displs.data(), MPI_INT64_T, 0,
+              MPI_COMM_WORLD);
+  return out;
+}
+
+// Load `path` on every rank with `o` and check everything against the
+// serial reference. Collective.
+void check_load(const std::string &path, const mxn_load_opts_t &o) {
+  Reference ref(path);
+  if (!all_ok(ref.ok)) FAIL() << "the serial reference could not be read on some rank";
+  const int N = mpi_size();
+  mxn_error_t err;
+  mxn_error_clear(&err);
+  mxn_load_t *ld = nullptr;
+  int st = mxn_load_open(MPI_COMM_WORLD, path.c_str(), &o, &ld, &err);
+  expect_agreed(st, err.msg);
+  ASSERT_EQ(MXN_OK, st) << err.msg;  // the same on every rank: all leave together
+  const mxn_structure_t *s = mxn_load_structure(ld);
+  const mxn_piece_t *pc = mxn_load_piece(ld);
+  ASSERT_NE(nullptr, s);
+  ASSERT_NE(nullptr, pc);
+
+  check_mesh(ref, s, pc);
+
+  // Every element owned exactly once; the union of the pieces is the mesh,
+  // nodes included.
+  std::vector<int64_t> mine = concat_elem_gids(pc);
+  std::vector<int64_t> every = gather_ids(mine);
+  std::vector<int64_t> nodes = gather_ids(std::vector<int64_t>(pc->node_ids, pc->node_ids + pc->num_nodes));
+  if (mpi_rank() == 0) {
+    std::sort(every.begin(), every.end());
+    std::vector<int64_t> want = ref.elem_gid;
+    std::sort(want.begin(), want.end());
+    EXPECT_EQ(want.size(), every.size()) << "elements owned in total";
+    EXPECT_TRUE(std::adjacent_find(every.begin(), every.end()) == every.end()) << "an element is owned twice";
+    EXPECT_EQ(want, every) << "the union of the pieces is not the mesh";
+    std::sort(nodes.begin(), nodes.end());
+    nodes.erase(std::unique(nodes.begin(), nodes.end()), nodes.end());
+    EXPECT_EQ(std::vector<int64_t>(ref.all->node_ids, ref.all->node_ids + ref.all->num_nodes), nodes)
+        << "the union of the pieces' nodes is not the mesh's";
+  }
+
+  // Figures: consistent with the piece and with each other.
+  mxn_load_stats_t ls = mxn_load_stats(ld);
+  const int64_t E = ref.all->num_elements;
+  EXPECT_EQ(mpi_rank(), ls.rank);
+  EXPECT_EQ(N, ls.nranks);
+  EXPECT_EQ(pc->num_elements, ls.owned_elements);
+  EXPECT_EQ(E, ls.total_elements);
+  EXPECT_LE(ls.cover_files, ls.files_overlapping);
+  EXPECT_LE(ls.files_overlapping, s->num_files);
+  if (pc->num_elements > 0) EXPECT_GE(ls.cover_files, 1);
+  EXPECT_GE(ls.bytes_read, ls.bytes_needed);
+  double wmax = ls.owned_weight, wsum = ls.owned_weight;
+  MPI_Allreduce(MPI_IN_PLACE, &wmax, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+  MPI_Allreduce(MPI_IN_PLACE, &wsum, 1, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
+  EXPECT_NEAR(wsum > 0 ? wmax / (wsum / N) : 1.0, ls.imbalance, 1e-9);
+  double tol = o.imbalance_tol > 1 ? o.imbalance_tol : 1.05;
+  if (N <= E) {
+    int64_t emin = pc->num_elements;
+    MPI_Allreduce(MPI_IN_PLACE, &emin, 1, MPI_INT64_T, MPI_MIN, MPI_COMM_WORLD);
+    EXPECT_GT(emin, 0) << "a rank is empty with " << N << " ranks for " << E << " elements";
+    // Unit weights: the tolerance, unless whole elements cannot meet it
+    // (never for the sets here). Weighted loads: see WeightsFromAnElementVariable.
+    if (!o.weight_field) {
+      double best = std::ceil((double)E / N) / ((double)E / N);
+      EXPECT_LE(ls.imbalance, std::max(tol, best) + 1e-12) << mxn_part_method_name(o.method);
+    }
+  }
+  if (o.method == MXN_PART_FILES) {
+    // Whole files go to ranks and a file is cut only where a part ends in
+    // it: the files read over all ranks exceed M by at most N - 1.
+    int sum = ls.cover_files;
+    MPI_Allreduce(MPI_IN_PLACE, &sum, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
+    EXPECT_LE(sum, s->num_files + N - 1);
+  }
+
+  // Every step, read collectively, equals the serial read.
+  for (int t = 0; t < s->num_times; t++) {
+    st = mxn_load_read_step(ld, t, &err);
+    expect_agreed(st, err.msg);
+    ASSERT_EQ(MXN_OK, st) << err.msg;
+    ASSERT_EQ(MXN_OK, mxn_piece_read_step(ref.ds, ref.all, t)) << mxn_dataset_errmsg(ref.ds);
+    check_values(ref, s, pc);
+  }
+  if (s->num_times == 0) check_values(ref, s, pc);  // sets only
+  mxn_load_close(&ld);
+  EXPECT_EQ(nullptr, ld);
+}
+
+// ---------- the main matrix ----------
+
+class LoadMatrix : public ::testing::TestWithParam<std::tuple<std::string, mxn_part_method>> {};
+
+TEST_P(LoadMatrix, PiecesEqualTheSerialRead) {
+  auto [name, method] = GetParam();
+  if (name.rfind("gen/", 0) != 0 && !have_shared()) GTEST_SKIP() << "shared data absent";
+  std::string path = resolve(name);
+  ASSERT_FALSE(path.empty());
+  mxn_load_opts_t o;
+  mxn_load_opts_init(&o);
+  o.method = method;
+  check_load(path, o);
+}
+
+INSTANTIATE_TEST_SUITE_P(AllSets, LoadMatrix,
+                         ::testing::Combine(::testing::ValuesIn(all_datasets()),
+                                            ::testing::Values(MXN_PART_FILES, MXN_PART_SFC,
+                                                              MXN_PART_RCB, MXN_PART_LINEAR)),
+                         [](const auto &info) {
+                           return test_name(std::get<0>(info.param)) + "_" +
+                                  mxn_part_method_name(std::get<1>(info.param));
+                         });
+
+// The other Zoltan methods on one set each way.
+class LoadOtherMethods : public ::testing::TestWithParam<mxn_part_method> {};
+
+TEST_P(LoadOtherMethods, PiecesEqualTheSerialRead) {
+  mxn_load_opts_t o;
+  mxn_load_opts_init(&o);
+  o.method = GetParam();
+  check_load(resolve("gen/hex/M3"), o);
+}
+
+INSTANTIATE_TEST_SUITE_P(Zoltan, LoadOtherMethods, ::testing::Values(MXN_PART_RIB, MXN_PART_HSFC),
+                         [](const auto &info) { return std::string(mxn_part_method_name(info.param)); });
+
+// The graph method needs the dual graph across ranks; until the load
+// builds it, it must refuse alike on every rank, never half-work.
+TEST(Load, GraphMethodWorksOrIsRefusedEverywhere) {
+  std::string path = resolve("gen/hex/M3");
+  mxn_load_opts_t o;
+  mxn_load_opts_init(&o);
+  o.method = MXN_PART_GRAPH;
+  mxn_error_t err;
+  mxn_error_clear(&err);
+  mxn_load_t *ld = nullptr;
+  int st = mxn_load_open(MPI_COMM_WORLD, path.c_str(), &o, &ld, &err);
+  expect_agreed(st, err.msg);
+  mxn_load_close(&ld);
+  if (st == MXN_ERR_UNSUPPORTED) {
+    EXPECT_NE(nullptr, strstr(err.msg, "graph")) << err.msg;
+    return;
+  }
+  ASSERT_EQ(MXN_OK, st) << err.msg;
+  check_load(path, o);
+}
+
+// Weights from an element variable: the load balances the weight, not the count.
+TEST(Load, WeightsFromAnElementVariable) {
+  std::string path = resolve("gen/hex/M3");
+  for (mxn_part_method m : {MXN_PART_FILES, MXN_PART_SFC, MXN_PART_RCB}) {
+    SCOPED_TRACE(mxn_part_method_name(m));
+    mxn_load_opts_t o;
+    mxn_load_opts_init(&o);
+    o.method = m;
+    o.weight_field = "elem_gid_time";  // id * time: heavier towards high ids
+    o.weight_step = 1;
+    check_load(path, o);
+    mxn_error_t err;
+    mxn_error_clear(&err);
+    mxn_load_t *ld = nullptr;
+    ASSERT_EQ(MXN_OK, mxn_load_open(MPI_COMM_WORLD, path.c_str(), &o, &ld, &err)) << err.msg;
+    mxn_load_stats_t ls = mxn_load_stats(ld);
+    // The owned weight is the field's |value| at that step (ids > 0, t > 0).
+    const mxn_piece_t *pc = mxn_load_piece(ld);
+    const mxn_structure_t *s = mxn_load_structure(ld);
+    int v = -1;
+    for (int k = 0; k < s->num_elem_vars; k++)
+      if (!strcmp(s->elem_var_names[k], "elem_gid_time")) v = k;
+    ASSERT_GE(v, 0);
+    ASSERT_EQ(MXN_OK, mxn_load_read_step(ld, 1, &err)) << err.msg;
+    double w = 0, wmax_el = 0;
+    for (int b = 0; b < pc->num_blocks; b++)
+      for (int64_t k = 0; pc->blocks[b].elem_vars && pc->blocks[b].elem_vars[v] && k < pc->blocks[b].num_elements; k++) {
+        w += std::fabs(pc->blocks[b].elem_vars[v][k]);
+        wmax_el = std::max(wmax_el, std::fabs(pc->blocks[b].elem_vars[v][k]));
+      }
+    EXPECT_NEAR(w, ls.owned_weight, 1e-9 * std::max(1.0, w));
+    // A part exceeds its share by at most about one element's weight.
+    double total = ls.owned_weight;
+    MPI_Allreduce(MPI_IN_PLACE, &total, 1, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
+    MPI_Allreduce(MPI_IN_PLACE, &wmax_el, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+    double share = total / mpi_size();
+    EXPECT_LE(ls.imbalance, std::max(1.05, 1.0 + 2 * wmax_el / share) + 1e-9);
+    mxn_load_close(&ld);
+  }
+}
+
+// A user-given map decides the owner of every element.
+TEST(Load, MapFileGivesEveryElementItsRank) {
+  std::string path = resolve("gen/shuffled/M7");
+  std::string dir = world_tmpdir("mapfile");
+  std::string map = dir + "/parts.txt";
+  Reference ref(path);
+  ASSERT_TRUE(all_ok(ref.ok));
+  const int N = mpi_size();
+  auto owner = [N](int64_t id) { return (int)((id / 3) % N); };
+  if (mpi_rank() == 0) [&] {
+    FILE *f = fopen(map.c_str(), "w");
+    ASSERT_NE(nullptr, f);
+    fprintf(f, "# element part\n");
+    for (int64_t id : ref.elem_gid) fprintf(f, "%lld %d\n", (long long)id, owner(id));
+    ASSERT_EQ(0, fclose(f));
+  }();
+  MPI_Barrier(MPI_COMM_WORLD);
+  mxn_load_opts_t o;
+  mxn_load_opts_init(&o);
+  o.method = MXN_PART_MAP;
+  o.map_file = map.c_str();
+  mxn_error_t err;
+  mxn_error_clear(&err);
+  mxn_load_t *ld = nullptr;
+  int st = mxn_load_open(MPI_COMM_WORLD, path.c_str(), &o, &ld, &err);
+  expect_agreed(st, err.msg);
+  ASSERT_EQ(MXN_OK, st) << err.msg;
+  std::vector<int64_t> mine = concat_elem_gids(mxn_load_piece(ld));
+  std::vector<int64_t> want;
+  for (int64_t id : ref.elem_gid)
+    if (owner(id) == mpi_rank()) want.push_back(id);
+  std::sort(mine.begin(), mine.end());
+  std::sort(want.begin(), want.end());
+  EXPECT_EQ(want, mine);
+  mxn_load_close(&ld);
+  check_load(path, o);
+
+  // A map that forgets an element, or names a rank that does not exist,
+  // fails everywhere alike.
+  std::string bad = dir + "/bad.txt";
+  if (mpi_rank() == 0) [&] {
+    FILE *f = fopen(bad.c_str(), "w");
+    ASSERT_NE(nullptr, f);
+    for (size_t k = 1; k < ref.elem_gid.size(); k++) fprintf(f, "%lld 0\n", (long long)ref.elem_gid[k]);
+    ASSERT_EQ(0, fclose(f));
+  }();
+  MPI_Barrier(MPI_COMM_WORLD);
+  o.map_file = bad.c_str();
+  st = mxn_load_open(MPI_COMM_WORLD, path.c_str(), &o, &ld, &err);
+  expect_agreed(st, err.msg);
+  EXPECT_NE(MXN_OK, st);
+  EXPECT_NE(nullptr, strstr(err.msg, "bad.txt")) << err.msg;
+  mxn_load_close(&ld);
+  if (mpi_rank() == 0) [&] {
+    FILE *f = fopen(bad.c_str(), "w");
+    ASSERT_NE(nullptr, f);
+    for (int64_t id : ref.elem_gid) fprintf(f, "%lld %d\n", (long long)id, N);
+    ASSERT_EQ(0, fclose(f));
+  }();
+  MPI_Barrier(MPI_COMM_WORLD);
+  st = mxn_load_open(MPI_COMM_WORLD, path.c_str(), &o, &ld, &err);
+  expect_agreed(st, err.msg);
+  EXPECT_NE(MXN_OK, st);
+  mxn_load_close(&ld);
+}
+
+// ---------- errors: every rank fails alike, none hangs ----------
+// (Work done by rank 0 alone never ASSERTs outside a lambda: leaving the
+// test early on one rank would strand the others in the next collective.)
+
+// A copy of the generated 3-file set in a fresh directory (rank 0 copies).
+std::string copy_set(const std::string &name) {
+  std::string src = resolve("gen/hex/M3");
+  std::string dir = world_tmpdir(name);
+  int ok = 1;
+  if (mpi_rank() == 0) ok = run("cp '" + src + "'.3.* '" + dir + "/'") == 0;
+  MPI_Bcast(&ok, 1, MPI_INT, 0, MPI_COMM_WORLD);
+  EXPECT_TRUE(ok);
+  return dir + "/set.e";
+}
+
+// Open with the default options; expect the same failure on every rank,
+// with a message naming `file`.
+void expect_load_fails(const std::string &path, const std::string &file) {
+  Watchdog wd(120);
+  mxn_error_t err;
+  mxn_error_clear(&err);
+  mxn_load_t *ld = nullptr;
+  int st = mxn_load_open(MPI_COMM_WORLD, path.c_str(), nullptr, &ld, &err);
+  expect_agreed(st, err.msg);
+  EXPECT_NE(MXN_OK, st);
+  EXPECT_EQ(st, err.status);
+  EXPECT_NE(nullptr, strstr(err.msg, file.c_str())) << err.msg;
+  mxn_load_close(&ld);
+  EXPECT_EQ(nullptr, ld);
+}
+
+TEST(LoadErrors, MissingMember) {
+  std::string base = copy_set("err_missing");
+  if (mpi_rank() == 0) EXPECT_EQ(0, remove((base + ".3.1").c_str()));
+  MPI_Barrier(MPI_COMM_WORLD);
+  expect_load_fails(base, base + ".3.1");
+  // The same by a member's name.
+  expect_load_fails(base + ".3.0", base + ".3.1");
+}
+
+TEST(LoadErrors, TruncatedMember) {
+  std::string base = copy_set("err_truncated");
+  if (mpi_rank() == 0) EXPECT_EQ(0, truncate((base + ".3.2").c_str(), 100));
+  MPI_Barrier(MPI_COMM_WORLD);
+  expect_load_fails(base, base + ".3.2");
+}
+
+TEST(LoadErrors, EmptyMember) {
+  std::string base = copy_set("err_empty");
+  if (mpi_rank() == 0) EXPECT_EQ(0, truncate((base + ".3.0").c_str(), 0));
+  MPI_Barrier(MPI_COMM_WORLD);
+  expect_load_fails(base, base + ".3.0");
+}
+
+// Only the rank that reads member 2's id maps can see that an id repeats:
+// its failure must still reach every rank.
+TEST(LoadErrors, RepeatedIdSeenByOneRank) {
+  std::string base = copy_set("err_repeated");
+  if (mpi_rank() == 0) [&] {
+    std::string f = base + ".3.2";
+    int nc = -1, v = -1;
+    ASSERT_EQ(NC_NOERR, nc_open(f.c_str(), NC_WRITE, &nc));
+    ASSERT_EQ(NC_NOERR, nc_inq_varid(nc, "elem_num_map", &v));
+    size_t i0 = 0, i1 = 1;
+    long long first = 0;
+    ASSERT_EQ(NC_NOERR, nc_get_var1_longlong(nc, v, &i0, &first));
+    ASSERT_EQ(NC_NOERR, nc_put_var1_longlong(nc, v, &i1, &first));
+    ASSERT_EQ(NC_NOERR, nc_close(nc));
+  }();
+  MPI_Barrier(MPI_COMM_WORLD);
+  expect_load_fails(base, base + ".3.2");
+}
+
+TEST(LoadErrors, NoSuchDataset) {
+  std::string dir = world_tmpdir("err_nothing");
+  expect_load_fails(dir + "/nothing.e", "nothing.e");
+}
+
+TEST(LoadErrors, BadOptionsFailEverywhere) {
+  Watchdog wd(120);
+  std::string path = resolve("gen/hex/M2");
+  mxn_error_t err;
+  mxn_error_clear(&err);
+  mxn_load_t *ld = nullptr;
+  mxn_load_opts_t o;
+  mxn_load_opts_init(&o);
+  o.method = MXN_PART_MAP;  // without a map file
+  int st = mxn_load_open(MPI_COMM_WORLD, path.c_str(), &o, &ld, &err);
+  expect_agreed(st, err.msg);
+  EXPECT_EQ(MXN_ERR_ARG, st);
+  mxn_load_close(&ld);
+  mxn_load_opts_init(&o);
+  o.weight_field = "no_such_variable";
+  st = mxn_load_open(MPI_COMM_WORLD, path.c_str(), &o, &ld, &err);
+  expect_agreed(st, err.msg);
+  EXPECT_NE(MXN_OK, st);
+  EXPECT_NE(nullptr, strstr(err.msg, "no_such_variable")) << err.msg;
+  mxn_load_close(&ld);
+  mxn_load_opts_init(&o);
+  o.imbalance_tol = 0.5;
+  st = mxn_load_open(MPI_COMM_WORLD, path.c_str(), &o, &ld, &err);
+  expect_agreed(st, err.msg);
+  EXPECT_EQ(MXN_ERR_ARG, st);
+  mxn_load_close(&ld);
+  // A step that does not exist fails alike too, and the load stays usable.
+  ASSERT_EQ(MXN_OK, mxn_load_open(MPI_COMM_WORLD, path.c_str(), nullptr, &ld, &err)) << err.msg;
+  st = mxn_load_read_step(ld, 99, &err);
+  expect_agreed(st, err.msg);
+  EXPECT_NE(MXN_OK, st);
+  EXPECT_EQ(MXN_OK, mxn_load_read_step(ld, 0, &err)) << err.msg;
+  mxn_load_close(&ld);
+}
+
+// More ranks than elements: the extra ranks hold nothing, the rest is whole.
+TEST(Load, MoreRanksThanElements) {
+  std::string dir = world_tmpdir("tiny");
+  std::string base = dir + "/tiny.e";
+  if (mpi_rank() == 0) {
+    std::string mesh = generate(dir, "mesh.e", "--type hex --dims 2 1 1 --steps 2");
+    mxn_error_t err;
+    EXPECT_EQ(MXN_OK, mxn_split(mesh.c_str(), base.c_str(), 2, MXN_PART_LINEAR, nullptr, nullptr, &err))
+        << err.msg;
+  }
+  MPI_Barrier(MPI_COMM_WORLD);
+  for (mxn_part_method m : {MXN_PART_FILES, MXN_PART_LINEAR, MXN_PART_SFC}) {
+    SCOPED_TRACE(mxn_part_method_name(m));
+    mxn_load_opts_t o;
+    mxn_load_opts_init(&o);
+    o.method = m;
+    check_load(base, o);
+  }
+}
+
+}  // namespace
