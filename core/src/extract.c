@@ -780,7 +780,9 @@ int mxn_extract(mxn_dataset_t *ds, const mxn_idset_t *want,
 
   /* 7. Field storage, filled by mxn_piece_read_step(). */
   MXN_ALLOC(piece->node_vars, s->num_node_vars);
-  for (int v = 0; v < s->num_node_vars; v++) MXN_ALLOC(piece->node_vars[v], PN->n);
+  /* Unselected variables get no storage and are never read. */
+  for (int v = 0; v < s->num_node_vars; v++)
+    if (!opts->node_var_mask || opts->node_var_mask[v]) MXN_ALLOC(piece->node_vars[v], PN->n);
   MXN_ALLOC(piece->global_vars, s->num_global_vars);
   for (int k = 0; k < MXN__NBK; k++) {
     int nb;
@@ -790,7 +792,9 @@ int mxn_extract(mxn_dataset_t *ds, const mxn_idset_t *want,
       mxn_piece_block_t *pb = &pblocks[b];
       MXN_ALLOC(pb->elem_vars, vl.num);
       for (int v = 0; v < vl.num; v++)
-        if (vl.truth[(int64_t)b * vl.num + v]) MXN_ALLOC(pb->elem_vars[v], pb->num_elements);
+        if (vl.truth[(int64_t)b * vl.num + v] &&
+            (k != MXN__ELEM || !opts->elem_var_mask || opts->elem_var_mask[v]))
+          MXN_ALLOC(pb->elem_vars[v], pb->num_elements);
     }
   }
 
@@ -1144,6 +1148,7 @@ int mxn_piece_read_step(mxn_dataset_t *ds, mxn_piece_t *piece, int step) {
    * more members than the open-file cap are not reopened per variable. */
   for (int i = 0; i < plan->nnode_seg; i++)
     for (int v = 0; v < s->num_node_vars; v++) {
+      if (!piece->node_vars[v]) continue; /* not selected */
       segment_t *sg = &plan->node_seg[i];
       MXN_CHECK(mxn__file_exoid(ds, sg->file, &exoid));
       for (int64_t r = 0; r < sg->nruns; r++) {

@@ -251,12 +251,14 @@ static int parts_from_files(MPI_Comm comm, int size, int64_t n, const double *w,
 typedef struct {
   mxn_gid_t key[4];  /* sorted corner node ids, INT64_MAX padded */
   mxn_gid_t elem;
+  double q;          /* the element's quality */
   int32_t rank, pad;
 } side_rec_t;
 
 /* A neighbour found at the rendezvous, on its way to the element's rank. */
 typedef struct {
   mxn_gid_t elem, nbr;
+  double q;          /* the poorer quality of the two */
   int32_t nbr_rank, pad;
 } nbr_rec_t;
 
@@ -279,8 +281,9 @@ static int cmp_nbr_rec(const void *a, const void *b) {
  * same side. Adjacency is returned in the order of `ids` (the piece order
  * of `pc`), by global id, with the neighbour's rank. */
 static int dual_graph_dist(MPI_Comm comm, int size, int rank, const mxn_structure_t *s,
-                           const mxn_piece_t *pc, const mxn_gid_t *ids, int64_t **adj_off,
-                           mxn_gid_t **adj_ids, int **adj_ranks) {
+                           const mxn_piece_t *pc, const mxn_gid_t *ids, const double *quality,
+                           int64_t **adj_off, mxn_gid_t **adj_ids, int **adj_ranks,
+                           double **adj_q) {
   int status = MXN_OK;
   side_rec_t *sides = NULL, *got = NULL;
   nbr_rec_t *pairs = NULL, *back = NULL;
@@ -313,6 +316,7 @@ static int dual_graph_dist(MPI_Comm comm, int size, int rank, const mxn_structur
               r.key[j - 1] = t;
             }
           r.elem = pc->blocks[b].elem_ids[k];
+          r.q = quality[e];
           r.rank = rank;
           uint64_t h = 1469598103934665603ull;
           for (int c = 0; c < 4; c++) h = (h ^ (uint64_t)r.key[c]) * 1099511628211ull;
@@ -339,7 +343,8 @@ static int dual_graph_dist(MPI_Comm comm, int size, int rank, const mxn_structur
       for (int64_t i = a; i < b2; i++)
         for (int64_t j = a; j < b2; j++)
           if (i != j && got[i].elem != got[j].elem) {
-            pairs[q] = (nbr_rec_t){got[i].elem, got[j].elem, got[j].rank, 0};
+            pairs[q] = (nbr_rec_t){got[i].elem, got[j].elem,
+                                   got[i].q < got[j].q ? got[i].q : got[j].q, got[j].rank, 0};
             pdest[q++] = got[i].rank;
           }
     }
@@ -372,7 +377,8 @@ static int dual_graph_dist(MPI_Comm comm, int size, int rank, const mxn_structur
       *adj_off = calloc((size_t)n + 1, sizeof **adj_off);
       *adj_ids = malloc((size_t)m * sizeof **adj_ids + 1);
       *adj_ranks = malloc((size_t)m * sizeof **adj_ranks + 1);
-      if (!*adj_off || !*adj_ids || !*adj_ranks) status = MXN_ERR_NOMEM;
+      *adj_q = malloc((size_t)m * sizeof **adj_q + 1);
+      if (!*adj_off || !*adj_ids || !*adj_ranks || !*adj_q) status = MXN_ERR_NOMEM;
     }
     for (int64_t e = 0; status == MXN_OK && e < n; e++) {
       int64_t q = at[e];
@@ -380,6 +386,7 @@ static int dual_graph_dist(MPI_Comm comm, int size, int rank, const mxn_structur
       for (int64_t i = 0; i < count[q]; i++) {
         (*adj_ids)[(*adj_off)[e] + i] = back[first[q] + i].nbr;
         (*adj_ranks)[(*adj_off)[e] + i] = back[first[q] + i].nbr_rank;
+        (*adj_q)[(*adj_off)[e] + i] = back[first[q] + i].q;
       }
     }
     mxn_idset_free(&byid);
@@ -395,6 +402,59 @@ done:
   free(dest);
   free(pdest);
   return status;
+}
+
+/* Element quality for the graph's edge weights (seed
+ * zoltan-load-balancing-fluidity.txt): the shortest over the longest
+ * distance between two of the element's nodes, in (0, 1]; flat or
+ * collapsed elements score near 0. Type-agnostic. */
+static int element_quality(const mxn_structure_t *s, const mxn_piece_t *pc, double **out) {
+  int status = MXN_OK;
+  MXN_ALLOC(*out, pc->num_elements);
+  for (int b = 0, e = 0; b < pc->num_blocks; b++) {
+    int npe = s->blocks[b].nodes_per_elem;
+    for (int64_t k = 0; k < pc->blocks[b].num_elements; k++, e++) {
+      double lo = INFINITY, hi = 0;
+      const int64_t *c = pc->blocks[b].conn + k * npe;
+      for (int i = 0; i < npe; i++)
+        for (int j = i + 1; j < npe; j++) {
+          double d2 = 0;
+          for (int d = 0; d < s->num_dim; d++) {
+            double x = pc->coord[d][c[i]] - pc->coord[d][c[j]];
+            d2 += x * x;
+          }
+          if (d2 < lo) lo = d2;
+          if (d2 > hi) hi = d2;
+        }
+      (*out)[e] = (hi > 0 && isfinite(lo)) ? sqrt(lo / hi) : 1.0;
+    }
+  }
+done:
+  return status;
+}
+
+/* Fluidity's rule: an edge weighs more the poorer the quality of its
+ * elements (1/q), and edges within 10% of the heaviest anywhere become
+ * uncuttable (total number of edges + 1). In place: q in, weights out. */
+static int quality_edge_weights(MPI_Comm comm, int64_t n, const int64_t *adj_off, double *w) {
+  int64_t m = adj_off ? adj_off[n] : 0, total = 0;
+  double mx = 0, gmx = 0;
+  for (int64_t i = 0; i < m; i++) {
+    w[i] = 1.0 / (w[i] > 1e-3 ? w[i] : 1e-3);
+    if (w[i] > mx) mx = w[i];
+  }
+  if (MPI_Allreduce(&mx, &gmx, 1, MPI_DOUBLE, MPI_MAX, comm) != MPI_SUCCESS ||
+      MPI_Allreduce(&m, &total, 1, MPI_INT64_T, MPI_SUM, comm) != MPI_SUCCESS)
+    return MXN_ERR_MPI;
+  /* Uniform meshes (every edge at the maximum) keep plain weights. */
+  double mn = gmx, gmn = gmx;
+  for (int64_t i = 0; i < m; i++)
+    if (w[i] < mn) mn = w[i];
+  MPI_Allreduce(&mn, &gmn, 1, MPI_DOUBLE, MPI_MIN, comm);
+  if (gmx > 0 && gmn < 0.9 * gmx)
+    for (int64_t i = 0; i < m; i++)
+      if (w[i] >= 0.9 * gmx) w[i] = (double)total + 1;
+  return MXN_OK;
 }
 
 /* Reorder, within every file of mine that the string cut (its elements
@@ -500,6 +560,17 @@ done:
   return status;
 }
 
+/* Is the element at position `pos` of member `file` in a selected block? */
+static int block_selected(const mxn_dataset_t *ds, const int *selection, int file, int64_t pos) {
+  if (!selection) return 1;
+  const mxn__blocks_t *kb = &ds->files[file].kb[MXN__ELEM];
+  for (int q = 0; q < kb->nblk; q++) {
+    int b = kb->blk_of_file[q];
+    if (pos >= kb->blk_start[b] && pos < kb->blk_start[b] + kb->blk_count[b]) return selection[b] != 0;
+  }
+  return 0;
+}
+
 /* Whole files to ranks: the files in order, in N contiguous groups whose
  * boundaries sit at the file boundary nearest each ideal cut. Taken
  * (*ok = 1) only when every group is non-empty and the heaviest is within
@@ -584,6 +655,7 @@ int mxn_load_open(MPI_Comm comm, const char *path, const mxn_load_opts_t *opts, 
   int64_t *adj_off = NULL;
   mxn_gid_t *adj_ids = NULL;
   int *adj_ranks = NULL;
+  double *edge_w = NULL;
   int32_t *pub_file = NULL, *qfile = NULL;
   int64_t *pub_pos = NULL, *qoff = NULL, *qpos = NULL;
   int64_t npub = 0, n0 = 0;
@@ -649,7 +721,8 @@ int mxn_load_open(MPI_Comm comm, const char *path, const mxn_load_opts_t *opts, 
   MXN_ALLOC(ids0, npub);
   MXN_ALLOC(file0, npub);
   for (int64_t k = 0; k < npub; k++)
-    if (qoff[k + 1] > qoff[k] && qfile[qoff[k]] == pub_file[k] && qpos[qoff[k]] == pub_pos[k]) {
+    if (qoff[k + 1] > qoff[k] && qfile[qoff[k]] == pub_file[k] && qpos[qoff[k]] == pub_pos[k] &&
+        block_selected(ds, opts->block_selection, pub_file[k], pub_pos[k])) {
       file0[n0] = pub_file[k];
       ids0[n0++] = pub_ids[k];
     }
@@ -686,8 +759,15 @@ int mxn_load_open(MPI_Comm comm, const char *path, const mxn_load_opts_t *opts, 
     if (status == MXN_OK) {
       mxn_gid_t *gid_order = NULL;
       status = geometry_and_weights(ds, pc0, opts, need_geom, &cent, &w0, &gid_order, &e);
-      if (status == MXN_OK && method == MXN_PART_GRAPH)
-        status = dual_graph_dist(ld->comm, N, R, s, pc0, gid_order, &adj_off, &adj_ids, &adj_ranks);
+      if (status == MXN_OK && method == MXN_PART_GRAPH) {
+        double *quality = NULL;
+        status = element_quality(s, pc0, &quality);
+        if (status == MXN_OK)
+          status = dual_graph_dist(ld->comm, N, R, s, pc0, gid_order, quality, &adj_off, &adj_ids,
+                                   &adj_ranks, &edge_w);
+        free(quality);
+        if (status == MXN_OK) status = quality_edge_weights(ld->comm, pc0->num_elements, adj_off, edge_w);
+      }
       if (status == MXN_OK && method == MXN_PART_FILES) {
         /* The files string keeps (file, position) order: look the weights
          * up for ids0 rather than adopting the piece's order. */
@@ -783,6 +863,7 @@ int mxn_load_open(MPI_Comm comm, const char *path, const mxn_load_opts_t *opts, 
     in.adj_off = adj_off;
     in.adj_ids = adj_ids;
     in.adj_ranks = adj_ranks;
+    in.edge_weights = edge_w;
     mxn_part_opts_t po;
     memset(&po, 0, sizeof po);
     po.imbalance_tol = opts->imbalance_tol;
@@ -838,6 +919,8 @@ int mxn_load_open(MPI_Comm comm, const char *path, const mxn_load_opts_t *opts, 
     memset(&xo, 0, sizeof xo);
     xo.gap = opts->gap >= 0 ? opts->gap : 64;
     xo.file_mask = mask;
+    xo.node_var_mask = opts->node_var_selection;
+    xo.elem_var_mask = opts->elem_var_selection;
     if ((status = mxn_extract(ds, &P, &xo, &ld->piece)) != MXN_OK)
       mxn_error_set(&e, status, "%s", mxn_dataset_errmsg(ds));
   }
@@ -877,6 +960,7 @@ done:
   free(adj_off);
   free(adj_ids);
   free(adj_ranks);
+  free(edge_w);
   free(pids);
   free(qoff);
   free(qfile);

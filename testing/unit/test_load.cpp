@@ -413,6 +413,69 @@ INSTANTIATE_TEST_SUITE_P(Zoltan, LoadOtherMethods, ::testing::Values(MXN_PART_RI
 
 // The graph method needs the dual graph across ranks; until the load
 // builds it, it must refuse alike on every rank, never half-work.
+// Only selected blocks are partitioned and read; unselected variables
+// are never read and have no arrays.
+TEST(Load, BlockAndVariableSelection) {
+  std::string path = resolve("gen/hex/M3");
+  mxn_load_opts_t o;
+  mxn_load_opts_init(&o);
+  mxn_error_t err;
+  mxn_error_clear(&err);
+  mxn_load_t *all = nullptr;
+  ASSERT_EQ(MXN_OK, mxn_load_open(MPI_COMM_WORLD, path.c_str(), &o, &all, &err)) << err.msg;
+  const mxn_structure_t *s0 = mxn_load_structure(all);
+  ASSERT_GE(s0->num_blocks, 2);
+  ASSERT_GE(s0->num_node_vars, 2);
+  ASSERT_GE(s0->num_elem_vars, 1);
+  std::vector<int> blocks(s0->num_blocks, 0), nvars(s0->num_node_vars, 1), evars(s0->num_elem_vars, 0);
+  blocks[1] = 1;   // the second block only
+  nvars[0] = 0;    // all nodal variables but the first
+  evars[0] = 1;    // the first element variable only
+  int64_t expect = 0;
+  {
+    // Elements of block 1 over the whole dataset, from the unselected load.
+    int64_t mine = mxn_load_piece(all)->blocks[1].num_elements;
+    MPI_Allreduce(&mine, &expect, 1, MPI_INT64_T, MPI_SUM, MPI_COMM_WORLD);
+  }
+  mxn_load_close(&all);
+  o.block_selection = blocks.data();
+  o.node_var_selection = nvars.data();
+  o.elem_var_selection = evars.data();
+  for (mxn_part_method m : {MXN_PART_FILES, MXN_PART_RCB}) {
+    o.method = m;
+    mxn_load_t *ld = nullptr;
+    ASSERT_EQ(MXN_OK, mxn_load_open(MPI_COMM_WORLD, path.c_str(), &o, &ld, &err)) << err.msg;
+    const mxn_piece_t *pc = mxn_load_piece(ld);
+    const mxn_structure_t *s = mxn_load_structure(ld);
+    for (int b = 0; b < pc->num_blocks; b++)
+      if (b != 1) EXPECT_EQ(0, pc->blocks[b].num_elements) << "block " << b;
+    EXPECT_EQ(expect, mxn_load_stats(ld).total_elements);
+    ASSERT_EQ(MXN_OK, mxn_load_read_step(ld, 1, &err)) << err.msg;
+    EXPECT_EQ(nullptr, pc->node_vars[0]);
+    ASSERT_NE(nullptr, pc->node_vars[1]);
+    for (int64_t i = 0; i < pc->num_nodes; i++)  // nodal_x = x + step
+      EXPECT_EQ(pc->coord[0][i] + 1, pc->node_vars[1][i]);
+    if (pc->blocks[1].num_elements > 0) {
+      ASSERT_NE(nullptr, pc->blocks[1].elem_vars[0]);
+      for (int v = 1; v < s->num_elem_vars; v++) EXPECT_EQ(nullptr, pc->blocks[1].elem_vars[v]);
+      for (int64_t k = 0; k < pc->blocks[1].num_elements; k++)  // -(gid + step/16)
+        EXPECT_EQ(-(pc->blocks[1].elem_ids[k] + 1 / 16.0), pc->blocks[1].elem_vars[0][k]);
+    }
+    mxn_load_close(&ld);
+  }
+}
+
+// Fluidity's edge weights: an element squashed flat should not be cut from
+// its neighbours. The graph method must still give a valid, balanced load
+// on a mesh with poor elements.
+TEST(Load, GraphWithQualityEdgeWeightsIsValid) {
+  std::string path = resolve("gen/mixed/M3");
+  mxn_load_opts_t o;
+  mxn_load_opts_init(&o);
+  o.method = MXN_PART_GRAPH;
+  check_load(path, o);
+}
+
 TEST(Load, GraphMethodWorksOrIsRefusedEverywhere) {
   std::string path = resolve("gen/hex/M3");
   mxn_load_opts_t o;

@@ -77,6 +77,10 @@ typedef struct mxn_extract_opts {
    *  its cover, so no rank reads every member's maps). Wanted ids must all
    *  lie in flagged members. Ignored for a whole-dataset extraction. */
   const char *file_mask;
+  /** Variable selection (NULL = all): one flag per nodal / element
+   *  variable; unselected ones get NULL arrays in the piece and are never
+   *  read. */
+  const int *node_var_mask, *elem_var_mask;
 } mxn_extract_opts_t;
 
 typedef struct mxn__plan mxn__plan_t;
@@ -107,7 +111,8 @@ typedef struct mxn_piece {
   mxn_gid_t **node_maps;
   int step;                  /**< 0-based step of the field values, -1 if none read */
   double time;
-  double **node_vars;        /**< [num_node_vars] arrays of num_nodes (after read_step) */
+  double **node_vars;        /**< [num_node_vars] arrays of num_nodes (after read_step);
+                                  NULL for unselected variables */
   double *global_vars;       /**< [num_global_vars] (after read_step) */
   mxn_piece_stats_t stats;
   int plan_num_node_vars;    /**< length of node_vars */

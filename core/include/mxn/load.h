@@ -50,6 +50,12 @@ typedef struct mxn_load_opts {
   int64_t gap;
   /** Ghost layers around each piece (0 for now; see the ghost work). */
   int ghost_levels;
+  /** Selection (NULL = all): one flag per structure element block; the
+   *  elements of unselected blocks are neither partitioned nor read. */
+  const int *block_selection;
+  /** Selection (NULL = all): one flag per nodal / element variable; the
+   *  unselected ones are never read (their piece arrays are NULL). */
+  const int *node_var_selection, *elem_var_selection;
 } mxn_load_opts_t;
 
 /** Defaults: method MXN_PART_FILES, tolerance 1.05, no weights. Local. */
