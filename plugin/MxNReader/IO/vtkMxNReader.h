@@ -5,13 +5,27 @@
  *
  * The reader accepts a plain Exodus file, any member of a spread set
  * (`mesh.e.4.0`, `mesh.e.12.03`) or the base name of one (`mesh.e`). All
- * work is done by the C core library (libmxn); this class only converts its
- * results to VTK objects and turns core errors into vtkErrorMacro messages.
+ * work is done by the C core library (libmxn): the collective
+ * `mxn_load_open()` gives every rank its balanced piece, and this class only
+ * converts that piece to VTK objects and turns core errors into
+ * vtkErrorMacro messages.
  *
- * SKELETON: this version reports the dataset's time steps
- * (TIME_STEPS / TIME_RANGE) but produces an empty
- * vtkPartitionedDataSetCollection. Reading blocks, sets, fields, ghost cells
- * and the MxN partition comes later.
+ * Output, per rank: a vtkPartitionedDataSetCollection with one
+ * vtkPartitionedDataSet per Exodus element block (structure order, named by
+ * the block name or `block_<id>`), each holding one vtkUnstructuredGrid with
+ * this rank's elements of the block (possibly none). Names follow
+ * vtkIOSSReader so existing scripts work: point and cell arrays `ids`
+ * (global node / element ids, also the vtkGlobalIds attribute), cell array
+ * `object_id` (the block id), one array per nodal / element variable
+ * (scalars, Exodus names), global variables in the collection's field data,
+ * and a vtkDataAssembly with an `element_blocks` node.
+ *
+ * Pieces: with 1 piece the whole dataset is read on MPI_COMM_SELF; with one
+ * piece per rank of the global vtkMPIController, the load is collective over
+ * its communicator. Other piece counts are refused.
+ *
+ * Not yet: node sets, side sets, edge/face blocks, ghost cells, grouping of
+ * scalar variables into vectors.
  */
 #ifndef vtkMxNReader_h
 #define vtkMxNReader_h
@@ -37,6 +51,27 @@ public:
   vtkGetStringMacro(FileName);
   ///@}
 
+  /** Values of PartitionMethod (the proxy XML uses these numbers). */
+  enum PartitionMethods
+  {
+    FILES = 0,  ///< whole member files to ranks, cut only where needed
+    SFC = 1,    ///< Hilbert order of element centroids, cut in equal weights
+    RCB = 2,    ///< Zoltan recursive coordinate bisection
+    RIB = 3,    ///< Zoltan recursive inertial bisection
+    HSFC = 4,   ///< Zoltan Hilbert space-filling curve
+    GRAPH = 5,  ///< Zoltan graph partitioning of the dual graph
+    LINEAR = 6  ///< contiguous runs of global element ids
+  };
+
+  ///@{
+  /**
+   * How the elements are divided among the ranks (one of PartitionMethods).
+   * Default FILES. Changing it re-reads the mesh on the next update.
+   */
+  vtkSetClampMacro(PartitionMethod, int, FILES, LINEAR);
+  vtkGetMacro(PartitionMethod, int);
+  ///@}
+
   /**
    * Returns 1 if the core can open `fname` as an Exodus II dataset (plain
    * file or complete spread set), 0 otherwise. Used by ParaView's reader
@@ -54,6 +89,7 @@ protected:
     vtkInformationVector* outputVector) override;
 
   char* FileName = nullptr;
+  int PartitionMethod = FILES;
 
 private:
   vtkMxNReader(const vtkMxNReader&) = delete;
@@ -61,6 +97,10 @@ private:
 
   /** Time values of the dataset, from the last RequestInformation. */
   std::vector<double> TimeSteps;
+
+  /** The cached load (core handle and what it was opened with). */
+  struct LoadCache;
+  LoadCache* Cache;
 };
 
 #endif
