@@ -1,12 +1,15 @@
 #!/usr/bin/env bash
 # The main job, end to end on the build made by testing/setup.sh:
 # generate a sample mesh, split it into M files, look at the spread set
-# with `mxn info`, join it back, and show that nothing was lost.
-#   bash testing/demo.sh [M]          (default M = 4; output in data/generated/)
+# with `mxn info`, join it back and show that nothing was lost, then load
+# the M files on N ranks through the ParaView plugin (pvbatch under
+# mpiexec), print what every rank got and save it.
+#   bash testing/demo.sh [M] [N]      (default M = 4, N = 3; output in data/generated/)
 set -euo pipefail
 here=$(cd "$(dirname "$0")/.." && pwd)
 build=${MXN_BUILD_DIR:-$here/build}
 M=${1:-4}
+N=${2:-3}
 out=$here/data/generated/demo
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 mxn=$build/bin/mxn
@@ -22,4 +25,8 @@ echo "== 4. join the $M files back into one"
 "$mxn" join "$out/sample-rcb.e" "$out/joined.e"
 echo "== 5. compare with the original by global ids (coordinates, connectivity, sets, every variable at every step)"
 "$mxn" diff "$out/sample.e" "$out/joined.e"
-echo "demo: nothing lost; files in $out"
+echo "== 6. load the $M files on N=$N ranks with the MxNReader plugin (pvbatch), save the result"
+mpiexec --oversubscribe -n "$N" pvbatch --symmetric "$here/testing/pvbatch/demo_load.py" \
+  "$build/lib/paraview-plugins/MxNReader/MxNReader.so" "$(ls "$out"/sample-rcb.e."$M".* | sort | head -1)" "$out/loaded.vtpc" 2>&1 |
+  grep -E "^(rank|saved)"
+echo "demo: nothing lost; $M files read as $N balanced pieces; files in $out"
