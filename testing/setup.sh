@@ -20,6 +20,7 @@ packages=(
   libtrilinos-zoltan-dev libptscotch-dev zlib1g-dev
   libopenmpi-dev openmpi-bin
   libgtest-dev
+  xvfb xauth valgrind clang libclang-rt-14-dev python3-matplotlib
 )
 missing=()
 for p in "${packages[@]}"; do
