@@ -14,6 +14,7 @@ struct mxn_load {
   mxn_piece_t *piece;
   mxn_load_stats_t st;
   int64_t *step_bytes; /* needed bytes per step, computed once */
+  mxn_load_halo_t *halo; /* NULL until the ghost work fills it */
 };
 
 static double now(void) {
@@ -34,6 +35,7 @@ const mxn_structure_t *mxn_load_structure(const mxn_load_t *ld) {
   return ld ? mxn_dataset_structure(ld->ds) : NULL;
 }
 const mxn_piece_t *mxn_load_piece(const mxn_load_t *ld) { return ld ? ld->piece : NULL; }
+const mxn_load_halo_t *mxn_load_halo(const mxn_load_t *ld) { return ld ? ld->halo : NULL; }
 mxn_load_stats_t mxn_load_stats(const mxn_load_t *ld) {
   mxn_load_stats_t z;
   memset(&z, 0, sizeof z);

@@ -48,8 +48,14 @@ typedef struct mxn_load_opts {
   const char *map_file;
   /** Read coalescing gap in entries (<0 = default). */
   int64_t gap;
-  /** Ghost layers around each piece (0 for now; see the ghost work). */
+  /** Ghost layers around each piece (0..n): the elements within this many
+   *  node hops of the rank's own elements, owned by other ranks, are read
+   *  from the files like owned ones (never sent between ranks). */
   int ghost_levels;
+  /** With ghosts: order each block's owned elements inner cells first
+   *  (touching no node another rank's elements touch), then edge cells, so
+   *  compute on inner cells can overlap a halo exchange. */
+  int inner_first;
   /** Selection (NULL = all): one flag per structure element block; the
    *  elements of unselected blocks are neither partitioned nor read. */
   const int *block_selection;
@@ -76,10 +82,52 @@ typedef struct mxn_load_stats {
   /** Phases: structure, partition, cover + plan, piece extraction (of
    *  which plan is a part), last time step read. */
   double seconds_open, seconds_partition, seconds_plan, seconds_read, seconds_step;
+  int64_t ghost_elements;   /**< halo elements of all depths in the piece */
+  int64_t ghost_nodes;      /**< piece nodes another rank owns */
+  int ghost_files;          /**< member files the halo was read from */
+  double seconds_ghost;     /**< finding the halo and reading it */
   /* Global, the same on every rank: */
   int64_t total_elements;
   double imbalance;         /**< max / average owned weight over ranks */
 } mxn_load_stats_t;
+
+/** VTK's ghost flags (vtkDataSetAttributes::DUPLICATECELL and
+ *  DUPLICATEPOINT), for the `vtkGhostType` arrays of cells and points. */
+#define MXN_GHOST_DUPLICATECELL 1
+#define MXN_GHOST_DUPLICATEPOINT 1
+
+/**
+ * The halo of a rank's piece: which elements are its own and which are
+ * ghosts of what depth, and who owns every node (seed
+ * lfric-distributed-memory-halos.txt). Arrays follow the piece: per
+ * element block of the piece, in piece order; nodes in piece order.
+ *
+ * Order: within each element block, owned elements come first (ascending
+ * global id, or inner cells then edge cells with inner_first), then halo
+ * depth 1, 2, ..., L, each ascending by global id. Nodes: those of owned
+ * elements first (ascending global id), then the ones each halo depth adds.
+ */
+typedef struct mxn_load_halo {
+  int levels;               /**< L, the ghost layers asked for */
+  /** Per block: levels + 2 offsets; owned elements are [off[0], off[1]),
+   *  halo depth k (1..L) is [off[k], off[k+1]). */
+  int64_t **block_off;
+  /** Per block: owned elements [0, owned_inner[b]) are inner cells (with
+   *  inner_first; -1 otherwise). */
+  int64_t *owned_inner;
+  /** Per block, per element: 0 for owned, k for halo depth k. */
+  unsigned char **elem_depth;
+  /** Per block, per element: the rank owning it. */
+  int **elem_owner;
+  /** Per piece node: the one rank owning it, the owner of the adjacent
+   *  element with the highest global id. Nodes owned elsewhere carry
+   *  DUPLICATEPOINT. */
+  int *node_owner;
+  int64_t owned_nodes;      /**< piece nodes this rank owns */
+} mxn_load_halo_t;
+
+/** This rank's halo (borrowed). Local. */
+const mxn_load_halo_t *mxn_load_halo(const mxn_load_t *ld);
 
 /** Opaque load handle. */
 typedef struct mxn_load mxn_load_t;
