@@ -126,11 +126,11 @@ typedef struct mxn_load_halo {
   int64_t owned_nodes;      /**< piece nodes this rank owns */
 } mxn_load_halo_t;
 
-/** This rank's halo (borrowed). Local. */
-const mxn_load_halo_t *mxn_load_halo(const mxn_load_t *ld);
-
 /** Opaque load handle. */
 typedef struct mxn_load mxn_load_t;
+
+/** This rank's halo (borrowed). Local. */
+const mxn_load_halo_t *mxn_load_halo(const mxn_load_t *ld);
 
 /**
  * Open `path` on every rank of `comm`, partition it into one part per rank
