@@ -13,45 +13,8 @@
 /* Longest single read, in entries: bounds the scratch buffer. */
 #define MXN__MAX_RUN 262144
 
-/* A coalesced range of file positions read with one call. */
-typedef struct {
-  int64_t start, count; /* file offset (0-based, within block or node list) */
-  int64_t first, n;     /* entries [first, first+n) of the segment */
-} run_t;
+#include "plan.h"
 
-/* Everything one file contributes to one block (or to the nodes). */
-typedef struct {
-  int file;
-  int block;            /* structure block of the segment's kind, -1 for nodes */
-  int64_t n;
-  int64_t *off;         /* ascending offsets in the file's block / node list */
-  int64_t *dst;         /* index in the piece block / piece nodes */
-  int64_t nruns;
-  run_t *runs;
-} segment_t;
-
-/* Where the kept entries of one piece set come from, sorted by (file,
- * position in that file's copy of the set): set variables are read per
- * member and scattered to dst. */
-typedef struct {
-  int64_t n;
-  int *file;
-  int64_t *pos, *dst;
-} set_src_t;
-
-struct mxn__plan {
-  int nseg[MXN__NBK], nnode_seg;
-  segment_t *seg[MXN__NBK];   /* per block kind, in file order */
-  segment_t *node_seg;
-  int nsets[MXN__NSK];
-  set_src_t *set_src[MXN__NSK]; /* per structure set of each kind */
-  double *buf;
-  int64_t buf_cap;      /* doubles */
-};
-
-typedef struct {
-  int64_t off, dst;
-} pair_t;
 
 static int cmp_pair(const void *a, const void *b) {
   const pair_t *x = a, *y = b;
@@ -59,7 +22,7 @@ static int cmp_pair(const void *a, const void *b) {
   return (x->dst > y->dst) - (x->dst < y->dst);
 }
 
-static int cmp_seg_file(const void *a, const void *b) {
+int mxn__cmp_seg_file(const void *a, const void *b) {
   const segment_t *x = a, *y = b;
   return (x->file > y->file) - (x->file < y->file);
 }
@@ -76,7 +39,7 @@ static void set_src_free(set_src_t *s) {
   free(s->dst);
 }
 
-static void plan_free(mxn__plan_t *p) {
+void mxn__plan_free(mxn__plan_t *p) {
   if (!p) return;
   for (int k = 0; k < MXN__NBK; k++) {
     for (int i = 0; i < p->nseg[k]; i++) segment_free(&p->seg[k][i]);
@@ -95,7 +58,7 @@ static void plan_free(mxn__plan_t *p) {
 
 /* Sort a segment's (offset, destination) pairs and coalesce them into runs:
  * offsets closer than `gap` entries share one read. */
-static int segment_build(segment_t *s, pair_t *pairs, int64_t n, int64_t gap) {
+int mxn__segment_build(segment_t *s, pair_t *pairs, int64_t n, int64_t gap) {
   int status = MXN_OK;
   qsort(pairs, (size_t)n, sizeof *pairs, cmp_pair);
   s->n = n;
@@ -121,7 +84,7 @@ done:
   return status;
 }
 
-static int plan_buf(mxn__plan_t *p, int64_t doubles) {
+int mxn__plan_buf(mxn__plan_t *p, int64_t doubles) {
   if (doubles <= p->buf_cap) return MXN_OK;
   double *b = realloc(p->buf, (size_t)doubles * sizeof *b);
   if (!b) return MXN_ERR_NOMEM;
@@ -130,7 +93,7 @@ static int plan_buf(mxn__plan_t *p, int64_t doubles) {
   return MXN_OK;
 }
 
-static void piece_block_free(mxn_piece_block_t *pb, int nvars, int nmaps) {
+void mxn__piece_block_free(mxn_piece_block_t *pb, int nvars, int nmaps) {
   free(pb->elem_ids);
   free(pb->orig_ids);
   free(pb->conn);
@@ -159,7 +122,7 @@ void mxn_piece_destroy(mxn_piece_t **pp) {
     int nb;
     mxn_piece_block_t *blocks = mxn__pblocks(p, k, &nb);
     if (!blocks) continue;
-    for (int b = 0; b < nb; b++) piece_block_free(&blocks[b], nvars[k], nmaps[k]);
+    for (int b = 0; b < nb; b++) mxn__piece_block_free(&blocks[b], nvars[k], nmaps[k]);
     free(blocks);
   }
   for (int sk = 0; sk < MXN__NSK; sk++) {
@@ -187,7 +150,7 @@ void mxn_piece_destroy(mxn_piece_t **pp) {
     free(p->node_vars);
   }
   free(p->global_vars);
-  plan_free(p->plan);
+  mxn__plan_free(p->plan);
   free(p);
   *pp = NULL;
 }
@@ -392,7 +355,7 @@ static int read_blocks(mxn_dataset_t *ds, mxn_piece_t *piece, int k, const mxn_i
       segment_t *sg = &plan->seg[k][plan->nseg[k]++];
       sg->file = j;
       sg->block = b;
-      MXN_CHECK(segment_build(sg, pairs + start[key], seg_count[key], opts->gap));
+      MXN_CHECK(mxn__segment_build(sg, pairs + start[key], seg_count[key], opts->gap));
       if (k == MXN__ELEM)
         piece->stats.elem_runs += sg->nruns;
       else if (k == MXN__EDGE)
@@ -418,7 +381,7 @@ static int read_blocks(mxn_dataset_t *ds, mxn_piece_t *piece, int k, const mxn_i
     for (int64_t r = 0; r < sg->nruns; r++) {
       const run_t *run = &sg->runs[r];
       int64_t per = npe + epe + fpe > na ? npe + epe + fpe : na;
-      MXN_CHECK(plan_buf(plan, run->count * (per > 0 ? per : 1)));
+      MXN_CHECK(mxn__plan_buf(plan, run->count * (per > 0 ? per : 1)));
       int64_t *nconn = (int64_t *)plan->buf;
       int64_t *econn = nconn + run->count * npe, *fconn = econn + run->count * epe;
       if (ex_get_partial_conn(exoid, bt, bi->id, run->start + 1, run->count, nconn,
@@ -531,7 +494,7 @@ static int read_maps(mxn_dataset_t *ds, mxn_piece_t *piece) {
         MXN_CHECK(mxn__file_exoid(ds, sg->file, &exoid));
         for (int64_t r = 0; r < sg->nruns; r++) {
           const run_t *run = &sg->runs[r];
-          MXN_CHECK(plan_buf(plan, run->count));
+          MXN_CHECK(mxn__plan_buf(plan, run->count));
           int64_t *v = (int64_t *)plan->buf;
           if (ex_get_partial_num_map(exoid, mxn__map_type[e], maps[m].id, base + run->start + 1,
                                      run->count, v) < 0) {
@@ -697,11 +660,11 @@ int mxn_extract(mxn_dataset_t *ds, const mxn_idset_t *want,
     segment_t *sg = &plan->node_seg[plan->nnode_seg++];
     sg->file = cp->file;
     sg->block = -1;
-    MXN_CHECK(segment_build(sg, pairs, cp->E.n, opts->gap));
+    MXN_CHECK(mxn__segment_build(sg, pairs, cp->E.n, opts->gap));
     piece->stats.node_runs += sg->nruns;
   }
   /* Visit members in file order when reading (see mxn_piece_read_step). */
-  qsort(plan->node_seg, (size_t)plan->nnode_seg, sizeof *plan->node_seg, cmp_seg_file);
+  qsort(plan->node_seg, (size_t)plan->nnode_seg, sizeof *plan->node_seg, mxn__cmp_seg_file);
   for (int d = 0; d < s->num_dim; d++) MXN_ALLOC(piece->coord[d], PN->n);
   for (int i = 0; i < plan->nnode_seg; i++) {
     segment_t *sg = &plan->node_seg[i];
@@ -709,7 +672,7 @@ int mxn_extract(mxn_dataset_t *ds, const mxn_idset_t *want,
     MXN_CHECK(mxn__file_exoid(ds, sg->file, &exoid));
     for (int64_t r = 0; r < sg->nruns; r++) {
       const run_t *run = &sg->runs[r];
-      MXN_CHECK(plan_buf(plan, run->count * 3));
+      MXN_CHECK(mxn__plan_buf(plan, run->count * 3));
       double *x = plan->buf, *y = x + run->count, *z = y + run->count;
       if (ex_get_partial_coord(exoid, run->start + 1, run->count, x,
                                s->num_dim > 1 ? y : NULL, s->num_dim > 2 ? z : NULL) < 0) {
@@ -1116,7 +1079,7 @@ static int read_set_vars(mxn_dataset_t *ds, mxn_piece_t *piece, int step) {
             continue;
           }
           MXN_CHECK(mxn__file_exoid(ds, j, &exoid));
-          MXN_CHECK(plan_buf(plan, nfile));
+          MXN_CHECK(mxn__plan_buf(plan, nfile));
           if (ex_get_var(exoid, step + 1, mxn__set_type[sk], v + 1, sets[q].id, nfile,
                          plan->buf) < 0) {
             status = MXN_DS_ERR(ds, MXN_ERR_IO, "%s: %s %lld: cannot read variable '%s' at step %d",
@@ -1153,7 +1116,7 @@ int mxn_piece_read_step(mxn_dataset_t *ds, mxn_piece_t *piece, int step) {
       MXN_CHECK(mxn__file_exoid(ds, sg->file, &exoid));
       for (int64_t r = 0; r < sg->nruns; r++) {
         const run_t *run = &sg->runs[r];
-        MXN_CHECK(plan_buf(plan, run->count));
+        MXN_CHECK(mxn__plan_buf(plan, run->count));
         if (ex_get_partial_var(exoid, step + 1, EX_NODAL, v + 1, 1, run->start + 1,
                                run->count, plan->buf) < 0) {
           status = MXN_DS_ERR(ds, MXN_ERR_IO, "%s: cannot read nodal variable '%s' at step %d",
@@ -1185,7 +1148,7 @@ int mxn_piece_read_step(mxn_dataset_t *ds, mxn_piece_t *piece, int step) {
         MXN_CHECK(mxn__file_exoid(ds, sg->file, &exoid));
         for (int64_t r = 0; r < sg->nruns; r++) {
           const run_t *run = &sg->runs[r];
-          MXN_CHECK(plan_buf(plan, run->count));
+          MXN_CHECK(mxn__plan_buf(plan, run->count));
           if (ex_get_partial_var(exoid, step + 1, mxn__blk_type[k], v + 1, sb[sg->block].id,
                                  run->start + 1, run->count, plan->buf) < 0) {
             status = MXN_DS_ERR(ds, MXN_ERR_IO,

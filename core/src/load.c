@@ -1,7 +1,8 @@
 /* The parallel MxN load (load.h): file domains in a distributed directory,
  * a partition that moves only ids, and each rank's piece read through the
  * greedy cover of its part. */
-#include "internal.h"
+#include "halo.h"
+#include "plan.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -42,9 +43,12 @@ mxn_load_stats_t mxn_load_stats(const mxn_load_t *ld) {
   return ld ? ld->st : z;
 }
 
+static void halo_free(mxn_load_halo_t *h, int nb);
+
 void mxn_load_close(mxn_load_t **pld) {
   if (!pld || !*pld) return;
   mxn_load_t *ld = *pld;
+  halo_free(ld->halo, ld->piece ? ld->piece->num_blocks : 0);
   mxn_piece_destroy(&ld->piece);
   mxn_dataset_destroy(&ld->ds);
   if (ld->comm != MPI_COMM_NULL) MPI_Comm_free(&ld->comm);
@@ -75,7 +79,7 @@ static int cmp_key_index(const void *a, const void *b) {
 }
 
 /* Send each item to rank dest[k] (MPI_Alltoallv of fixed-size records). */
-static int send_to(MPI_Comm comm, int size, const void *items, size_t isz, int64_t n,
+int mxn__send_to(MPI_Comm comm, int size, const void *items, size_t isz, int64_t n,
                    const int *dest, void **recv, int64_t *nrecv) {
   int status = MXN_OK;
   int *sc = NULL, *rc = NULL, *sd = NULL, *rd = NULL, *fill = NULL;
@@ -327,7 +331,7 @@ static int dual_graph_dist(MPI_Comm comm, int size, int rank, const mxn_structur
         }
     }
   }
-  MXN_CHECK(send_to(comm, size, sides, sizeof *sides, nsides, dest, (void **)&got, &ngot));
+  MXN_CHECK(mxn__send_to(comm, size, sides, sizeof *sides, nsides, dest, (void **)&got, &ngot));
   qsort(got, (size_t)ngot, sizeof *got, cmp_side_rec);
   /* Pairs within each group of equal sides. */
   for (int64_t a = 0, b2; a < ngot; a = b2) {
@@ -352,7 +356,7 @@ static int dual_graph_dist(MPI_Comm comm, int size, int rank, const mxn_structur
     }
     npairs = q;
   }
-  MXN_CHECK(send_to(comm, size, pairs, sizeof *pairs, npairs, pdest, (void **)&back, &nback));
+  MXN_CHECK(mxn__send_to(comm, size, pairs, sizeof *pairs, npairs, pdest, (void **)&back, &nback));
   qsort(back, (size_t)nback, sizeof *back, cmp_nbr_rec);
   {
     /* CSR in the order of ids: find each element's run of neighbours. */
@@ -624,6 +628,197 @@ done:
   return status;
 }
 
+static void halo_free(mxn_load_halo_t *h, int nb) {
+  if (!h) return;
+  for (int b = 0; b < nb; b++) {
+    if (h->block_off) free(h->block_off[b]);
+    if (h->elem_depth) free(h->elem_depth[b]);
+    if (h->elem_owner) free(h->elem_owner[b]);
+  }
+  free(h->block_off);
+  free(h->elem_depth);
+  free(h->elem_owner);
+  free(h->owned_inner);
+  free(h->node_owner);
+  free(h);
+}
+
+typedef struct {
+  mxn_gid_t gid;
+  int owner;
+} gid_owner_t;
+
+static int cmp_gid_owner(const void *a, const void *b) {
+  const gid_owner_t *x = a, *y = b;
+  return (x->gid > y->gid) - (x->gid < y->gid);
+}
+
+/* The halo of the owned piece (seed lfric-distributed-memory-halos.txt):
+ * layers found through the node rendezvous, each read from the files
+ * through its own cover and appended to the piece, so each block holds
+ * owned elements, then depth 1, 2, ..., L. Collective; errors agreed. */
+static int load_halo(mxn_load_t *ld, const mxn_load_opts_t *opts, mxn_directory_t *dir,
+                     mxn_error_t *e) {
+  const mxn_structure_t *s = mxn_dataset_structure(ld->ds);
+  int status = MXN_OK, L = opts->ghost_levels, N = ld->size, R = ld->rank, M = s->num_files;
+  int nb = s->num_blocks;
+  mxn__halo_found_t hf;
+  memset(&hf, 0, sizeof hf);
+  mxn_load_halo_t *h = NULL;
+  int64_t *perm = NULL, *qoff = NULL, *qpos = NULL;
+  int32_t *qfile = NULL;
+  char *mask = NULL, *used = NULL;
+  gid_owner_t *go = NULL;
+  mxn_idset_t G = MXN_IDSET_INIT;
+  mxn_piece_t *more = NULL;
+  mxn_piece_t *pc = ld->piece;
+  int64_t owned_nodes = pc->num_nodes;
+
+  status = mxn__halo_find(ld->comm, s, pc, L, &hf, e);
+  if ((status = mxn_agree(ld->comm, status, e)) != MXN_OK) goto done;
+  h = calloc(1, sizeof *h);
+  if (h) {
+    h->levels = L;
+    h->block_off = calloc((size_t)nb + 1, sizeof *h->block_off);
+    h->elem_depth = calloc((size_t)nb + 1, sizeof *h->elem_depth);
+    h->elem_owner = calloc((size_t)nb + 1, sizeof *h->elem_owner);
+    h->owned_inner = calloc((size_t)nb + 1, sizeof *h->owned_inner);
+  }
+  if (!h || !h->block_off || !h->elem_depth || !h->elem_owner || !h->owned_inner)
+    status = MXN_ERR_NOMEM;
+  for (int b = 0; status == MXN_OK && b < nb; b++) {
+    h->block_off[b] = calloc((size_t)L + 2, sizeof **h->block_off);
+    if (!h->block_off[b]) status = MXN_ERR_NOMEM;
+  }
+  /* Inner cells first where asked: owned elements touching no shared node. */
+  for (int b = 0; status == MXN_OK && b < nb; b++) {
+    mxn_piece_block_t *pb = &pc->blocks[b];
+    int npe = s->blocks[b].nodes_per_elem;
+    h->owned_inner[b] = -1;
+    if (!opts->inner_first) continue;
+    free(perm);
+    perm = malloc(((size_t)pb->num_elements + 1) * sizeof *perm);
+    if (!perm) {
+      status = MXN_ERR_NOMEM;
+      break;
+    }
+    int64_t q = 0;
+    for (int pass = 0; pass < 2; pass++)
+      for (int64_t k = 0; k < pb->num_elements; k++) {
+        int edge = 0;
+        for (int c = 0; c < npe && !edge; c++) edge = hf.node_shared[pb->conn[k * npe + c]];
+        if (edge == pass) perm[q++] = k;
+      }
+    h->owned_inner[b] = 0;
+    for (int64_t k = 0; k < pb->num_elements; k++) {
+      int edge = 0;
+      for (int c = 0; c < npe && !edge; c++) edge = hf.node_shared[pb->conn[k * npe + c]];
+      h->owned_inner[b] += !edge;
+    }
+    status = mxn__piece_permute_elems(pc, s, b, perm);
+  }
+  if (status != MXN_OK) mxn_error_set(e, status, "ordering the owned cells failed on rank %d", R);
+  if ((status = mxn_agree(ld->comm, status, e)) != MXN_OK) goto done;
+  for (int b = 0; b < nb; b++) h->block_off[b][1] = pc->blocks[b].num_elements;
+
+  /* Each layer read through its own cover, appended after the last. */
+  mxn_io_counters_t c0 = mxn_dataset_counters(ld->ds);
+  mask = calloc((size_t)M + 1, 1);
+  used = calloc((size_t)M + 1, 1);
+  if (!mask || !used) status = mxn_error_set(e, MXN_ERR_NOMEM, "out of memory on rank %d", R);
+  if ((status = mxn_agree(ld->comm, status, e)) != MXN_OK) goto done;
+  for (int k = 1, at = 0; k <= L; k++) {
+    int64_t n = 0;
+    while (at + n < hf.ng && hf.depth[at + n] == k) n++;
+    mxn_idset_free(&G);
+    status = mxn_idset_from_array(hf.gid + at, n, &G);
+    at += (int)n;
+    free(qoff);
+    free(qfile);
+    free(qpos);
+    qoff = NULL;
+    qfile = NULL;
+    qpos = NULL;
+    if (status == MXN_OK) status = mxn_directory_query(dir, G.n, G.ids, &qoff, &qfile, &qpos, e);
+    if ((status = mxn_agree(ld->comm, status, e)) != MXN_OK) goto done;
+    memset(mask, 0, (size_t)M);
+    for (int64_t i = 0; i < (G.n ? qoff[G.n] : 0); i++) mask[qfile[i]] = 1;
+    if (G.n > 0) {
+      mxn_extract_opts_t xo;
+      memset(&xo, 0, sizeof xo);
+      xo.gap = opts->gap >= 0 ? opts->gap : 64;
+      xo.file_mask = mask;
+      xo.node_var_mask = opts->node_var_selection;
+      xo.elem_var_mask = opts->elem_var_selection;
+      if ((status = mxn_extract(ld->ds, &G, &xo, &more)) != MXN_OK)
+        mxn_error_set(e, status, "%s", mxn_dataset_errmsg(ld->ds));
+      for (int j = 0; status == MXN_OK && j < M; j++) used[j] |= mask[j];
+      if (status == MXN_OK) status = mxn__piece_append(s, pc, &more, xo.gap, e);
+      if (status != MXN_OK && !e->msg[0])
+        mxn_error_set(e, status, "appending ghost layer %d failed on rank %d", k, R);
+    }
+    if ((status = mxn_agree(ld->comm, status, e)) != MXN_OK) goto done;
+    for (int b = 0; b < nb; b++) h->block_off[b][k + 1] = pc->blocks[b].num_elements;
+  }
+  ld->st.ghost_bytes_read = mxn_dataset_counters(ld->ds).bytes_read - c0.bytes_read;
+  for (int j = 0; j < M; j++) ld->st.ghost_files += used[j];
+
+  /* Depth and owner of every element; owner of every node. */
+  go = malloc(((size_t)hf.ng + 1) * sizeof *go);
+  h->node_owner = malloc(((size_t)pc->num_nodes + 1) * sizeof *h->node_owner);
+  if (!go || !h->node_owner) status = MXN_ERR_NOMEM;
+  for (int64_t i = 0; status == MXN_OK && i < hf.ng; i++) go[i] = (gid_owner_t){hf.gid[i], hf.owner[i]};
+  if (status == MXN_OK) qsort(go, (size_t)hf.ng, sizeof *go, cmp_gid_owner);
+  for (int b = 0; status == MXN_OK && b < nb; b++) {
+    const mxn_piece_block_t *pb = &pc->blocks[b];
+    h->elem_depth[b] = malloc((size_t)pb->num_elements + 1);
+    h->elem_owner[b] = malloc(((size_t)pb->num_elements + 1) * sizeof **h->elem_owner);
+    if (!h->elem_depth[b] || !h->elem_owner[b]) {
+      status = MXN_ERR_NOMEM;
+      break;
+    }
+    for (int k = 0; k <= L; k++)
+      for (int64_t i = h->block_off[b][k]; i < h->block_off[b][k + 1]; i++) {
+        h->elem_depth[b][i] = (unsigned char)(k < 255 ? k : 255);
+        if (k == 0) {
+          h->elem_owner[b][i] = R;
+        } else {
+          gid_owner_t key = {pb->elem_ids[i], 0};
+          gid_owner_t *f = bsearch(&key, go, (size_t)hf.ng, sizeof *go, cmp_gid_owner);
+          h->elem_owner[b][i] = f ? f->owner : -1;
+        }
+      }
+  }
+  for (int64_t v = 0; status == MXN_OK && v < owned_nodes; v++) h->node_owner[v] = hf.node_owner[v];
+  if (status != MXN_OK) mxn_error_set(e, status, "out of memory on rank %d", R);
+  if ((status = mxn_agree(ld->comm, status, e)) != MXN_OK) goto done;
+  status = mxn__halo_node_owners(ld->comm, &hf, pc->num_nodes - owned_nodes, pc->node_ids + owned_nodes,
+                                 h->node_owner + owned_nodes);
+  if (status != MXN_OK) mxn_error_set(e, status, "finding node owners failed on rank %d", R);
+  if ((status = mxn_agree(ld->comm, status, e)) != MXN_OK) goto done;
+  for (int64_t v = 0; v < pc->num_nodes; v++) {
+    if (h->node_owner[v] == R) h->owned_nodes++;
+    else ld->st.ghost_nodes++;
+  }
+  ld->st.ghost_elements = hf.ng;
+  ld->halo = h;
+  h = NULL;
+  (void)N;
+done:
+  halo_free(h, nb);
+  mxn__halo_free(&hf);
+  mxn_idset_free(&G);
+  mxn_piece_destroy(&more);
+  free(perm);
+  free(qoff);
+  free(qfile);
+  free(qpos);
+  free(mask);
+  free(used);
+  free(go);
+  return status;
+}
+
 int mxn_load_open(MPI_Comm comm, const char *path, const mxn_load_opts_t *opts, mxn_load_t **out,
                   mxn_error_t *err) {
   mxn_load_opts_t defaults;
@@ -874,7 +1069,7 @@ int mxn_load_open(MPI_Comm comm, const char *path, const mxn_load_opts_t *opts, 
   if ((status = mxn_agree(ld->comm, status, &e)) != MXN_OK) goto done;
   MXN_ALLOC(mv, n0);
   for (int64_t k = 0; k < n0; k++) mv[k] = (moving_t){ids0[k], w0[k]};
-  status = send_to(ld->comm, N, mv, sizeof *mv, n0, part, (void **)&mine, &nmine);
+  status = mxn__send_to(ld->comm, N, mv, sizeof *mv, n0, part, (void **)&mine, &nmine);
   if (status != MXN_OK) mxn_error_set(&e, status, "moving element ids to their owners failed");
   if ((status = mxn_agree(ld->comm, status, &e)) != MXN_OK) goto done;
   qsort(mine, (size_t)nmine, sizeof *mine, cmp_moving);
@@ -928,6 +1123,14 @@ int mxn_load_open(MPI_Comm comm, const char *path, const mxn_load_opts_t *opts, 
   }
   if ((status = mxn_agree(ld->comm, status, &e)) != MXN_OK) goto done;
   ld->st.seconds_plan = now() - t1;
+  if (opts->ghost_levels < 0 || opts->ghost_levels > 100)
+    status = mxn_error_set(&e, MXN_ERR_ARG, "ghost levels %d is outside 0..100", opts->ghost_levels);
+  if ((status = mxn_agree(ld->comm, status, &e)) != MXN_OK) goto done;
+  if (opts->ghost_levels > 0) {
+    double tg = now();
+    if ((status = load_halo(ld, opts, dir, &e)) != MXN_OK) goto done;
+    ld->st.seconds_ghost = now() - tg;
+  }
   mxn_io_counters_t c2 = mxn_dataset_counters(ds);
   ld->st.cover_files = ld->piece->stats.files_in_cover;
   ld->st.num_nodes = ld->piece->num_nodes;

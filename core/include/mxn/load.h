@@ -85,6 +85,7 @@ typedef struct mxn_load_stats {
   int64_t ghost_elements;   /**< halo elements of all depths in the piece */
   int64_t ghost_nodes;      /**< piece nodes another rank owns */
   int ghost_files;          /**< member files the halo was read from */
+  int64_t ghost_bytes_read; /**< of bytes_read, the halo's share */
   double seconds_ghost;     /**< finding the halo and reading it */
   /* Global, the same on every rank: */
   int64_t total_elements;

@@ -1,0 +1,502 @@
+/* Finding the halo of each rank's piece in parallel (load.h, "ghost
+ * layers"): a node rendezvous (each node's record lives on the rank its id
+ * hashes to) knows which ranks' elements touch the node and which rank
+ * owns it; the elements of a layer are asked from the ranks holding the
+ * frontier nodes. No rank ever holds the global adjacency. Only ids and
+ * connectivity by global node id travel; the halo's data are then read
+ * from the files like owned elements. */
+#include "halo.h"
+
+#include <stdint.h>
+
+/* A node registered by a rank: the highest element id it has around it. */
+typedef struct {
+  mxn_gid_t node, maxelem;
+  int32_t rank, pad;
+} nreg_t;
+
+/* What the rendezvous tells a rank about a node: its owner and one other
+ * rank holding it (-1: no other). */
+typedef struct {
+  mxn_gid_t node;
+  int32_t owner, other;
+} nrep_t;
+
+/* A node asked of the rendezvous or of a holder, by `rank`. */
+typedef struct {
+  mxn_gid_t node;
+  int32_t rank, pad;
+} nask_t;
+
+/* An element received from its owner, at offset `at` of the stream. */
+typedef struct {
+  mxn_gid_t gid;
+  int64_t at;
+  int32_t owner, pad;
+} cand_t;
+
+static int cmp_cand(const void *a, const void *b) {
+  const cand_t *x = a, *y = b;
+  return (x->gid > y->gid) - (x->gid < y->gid);
+}
+
+/* A (requester, element) pair a holder answers. */
+typedef struct {
+  int32_t to, pad;
+  int64_t elem; /* concatenated index in the holder's piece */
+} ans_t;
+
+static int cmp_nreg(const void *a, const void *b) {
+  const nreg_t *x = a, *y = b;
+  if (x->node != y->node) return (x->node > y->node) - (x->node < y->node);
+  return (x->rank > y->rank) - (x->rank < y->rank);
+}
+static int cmp_ans(const void *a, const void *b) {
+  const ans_t *x = a, *y = b;
+  if (x->to != y->to) return (x->to > y->to) - (x->to < y->to);
+  return (x->elem > y->elem) - (x->elem < y->elem);
+}
+static int cmp_gid(const void *a, const void *b) {
+  const mxn_gid_t *x = a, *y = b;
+  return (*x > *y) - (*x < *y);
+}
+
+static int home_of(mxn_gid_t id, int size) {
+  uint64_t h = (uint64_t)id * 0x9E3779B97F4A7C15ull;
+  return (int)((h >> 29) % (uint64_t)size);
+}
+
+void mxn__halo_free(mxn__halo_found_t *h) {
+  if (!h) return;
+  free(h->gid);
+  free(h->depth);
+  free(h->owner);
+  free(h->node_owner);
+  free(h->node_shared);
+  free(h->rv_ids);
+  free(h->rv_off);
+  free(h->rv_rank);
+  free(h->rv_owner);
+  memset(h, 0, sizeof *h);
+}
+
+/* Variable-length int64 records, already grouped by destination. */
+static int exchange_i64(MPI_Comm comm, int size, const int64_t *sbuf, const int *scount,
+                        int64_t **rbuf, int64_t *rn) {
+  int status = MXN_OK;
+  int *rcount = NULL, *sd = NULL, *rd = NULL;
+  MXN_ALLOC(rcount, size);
+  MXN_ALLOC(sd, size + 1);
+  MXN_ALLOC(rd, size + 1);
+  if (MPI_Alltoall((void *)scount, 1, MPI_INT, rcount, 1, MPI_INT, comm) != MPI_SUCCESS) {
+    status = MXN_ERR_MPI;
+    goto done;
+  }
+  for (int r = 0; r < size; r++) {
+    sd[r + 1] = sd[r] + scount[r];
+    rd[r + 1] = rd[r] + rcount[r];
+  }
+  MXN_ALLOC(*rbuf, rd[size]);
+  if (MPI_Alltoallv((void *)sbuf, (int *)scount, sd, MPI_INT64_T, *rbuf, rcount, rd, MPI_INT64_T,
+                    comm) != MPI_SUCCESS) {
+    status = MXN_ERR_MPI;
+    goto done;
+  }
+  *rn = rd[size];
+done:
+  free(rcount);
+  free(sd);
+  free(rd);
+  return status;
+}
+
+/* Ask the rendezvous about `n` nodes (sorted, unique): for each, its owner
+ * and the ranks other than mine holding it. Replies come back as nrep_t. */
+static int ask_rendezvous(MPI_Comm comm, int size, int rank, const mxn__halo_found_t *h,
+                          int64_t n, const mxn_gid_t *nodes, nrep_t **rep, int64_t *nrep) {
+  int status = MXN_OK;
+  nask_t *q = NULL, *got = NULL;
+  nrep_t *out = NULL;
+  int *dest = NULL, *odest = NULL;
+  int64_t ngot = 0, nout = 0;
+  MXN_ALLOC(q, n);
+  MXN_ALLOC(dest, n);
+  for (int64_t i = 0; i < n; i++) {
+    q[i] = (nask_t){nodes[i], rank, 0};
+    dest[i] = home_of(nodes[i], size);
+  }
+  MXN_CHECK(mxn__send_to(comm, size, q, sizeof *q, n, dest, (void **)&got, &ngot));
+  for (int64_t i = 0; i < ngot; i++) {
+    int64_t k = mxn__lower_bound(h->rv_ids, h->rv_n, got[i].node);
+    if (k < h->rv_n && h->rv_ids[k] == got[i].node) nout += h->rv_off[k + 1] - h->rv_off[k];
+    nout++;
+  }
+  MXN_ALLOC(out, nout);
+  MXN_ALLOC(odest, nout);
+  nout = 0;
+  for (int64_t i = 0; i < ngot; i++) {
+    int64_t k = mxn__lower_bound(h->rv_ids, h->rv_n, got[i].node);
+    int found = k < h->rv_n && h->rv_ids[k] == got[i].node, any = 0;
+    int owner = found ? h->rv_owner[k] : -1;
+    if (found)
+      for (int64_t r = h->rv_off[k]; r < h->rv_off[k + 1]; r++)
+        if (h->rv_rank[r] != got[i].rank) {
+          out[nout] = (nrep_t){got[i].node, owner, h->rv_rank[r]};
+          odest[nout++] = got[i].rank;
+          any = 1;
+        }
+    if (!any) {
+      out[nout] = (nrep_t){got[i].node, owner, -1};
+      odest[nout++] = got[i].rank;
+    }
+  }
+  MXN_CHECK(mxn__send_to(comm, size, out, sizeof *out, nout, odest, (void **)rep, nrep));
+done:
+  free(q);
+  free(got);
+  free(out);
+  free(dest);
+  free(odest);
+  return status;
+}
+
+/* Node -> owned elements (concatenated index) of a piece, CSR over piece
+ * nodes. */
+static int node_elements(const mxn_structure_t *s, const mxn_piece_t *pc, int64_t **off,
+                         int64_t **elems) {
+  int status = MXN_OK;
+  int64_t *fill = NULL;
+  MXN_ALLOC(*off, pc->num_nodes + 1);
+  for (int b = 0; b < pc->num_blocks; b++) {
+    int npe = s->blocks[b].nodes_per_elem;
+    const mxn_piece_block_t *pb = &pc->blocks[b];
+    for (int64_t i = 0; i < pb->num_elements * npe; i++) (*off)[pb->conn[i] + 1]++;
+  }
+  for (int64_t i = 0; i < pc->num_nodes; i++) (*off)[i + 1] += (*off)[i];
+  MXN_ALLOC(*elems, (*off)[pc->num_nodes]);
+  MXN_ALLOC(fill, pc->num_nodes);
+  for (int b = 0, e0 = 0; b < pc->num_blocks; b++) {
+    int npe = s->blocks[b].nodes_per_elem;
+    const mxn_piece_block_t *pb = &pc->blocks[b];
+    for (int64_t k = 0; k < pb->num_elements; k++)
+      for (int c = 0; c < npe; c++) {
+        int64_t v = pb->conn[k * npe + c];
+        (*elems)[(*off)[v] + fill[v]++] = e0 + k;
+      }
+    e0 += (int)pb->num_elements;
+  }
+done:
+  free(fill);
+  return status;
+}
+
+int mxn__halo_find(MPI_Comm comm, const mxn_structure_t *s, const mxn_piece_t *pc, int L,
+                   mxn__halo_found_t *h, mxn_error_t *err) {
+  int status = MXN_OK, size, rank;
+  MPI_Comm_size(comm, &size);
+  MPI_Comm_rank(comm, &rank);
+  memset(h, 0, sizeof *h);
+  int64_t nn = pc->num_nodes, ne = pc->num_elements;
+  nreg_t *reg = NULL, *got = NULL;
+  nrep_t *rep = NULL;
+  nask_t *req = NULL, *asked = NULL;
+  ans_t *ans = NULL;
+  int *dest = NULL, *cnt = NULL;
+  int64_t *n2e_off = NULL, *n2e = NULL, *sbuf = NULL, *rbuf = NULL;
+  mxn_gid_t *eid = NULL, *seen = NULL, *front = NULL, *owned_sorted = NULL, *known = NULL;
+  int64_t nknown = 0;
+  int *enpe = NULL;
+  int64_t **econn = NULL; /* per owned element: its node indices */
+  int64_t ngot = 0, nrep = 0, nseen = 0, nfront = 0, nasked = 0;
+
+  /* Owned elements by concatenated index: id, nodes. */
+  MXN_ALLOC(eid, ne);
+  MXN_ALLOC(enpe, ne);
+  MXN_ALLOC(econn, ne);
+  for (int b = 0, e = 0; b < pc->num_blocks; b++)
+    for (int64_t k = 0; k < pc->blocks[b].num_elements; k++, e++) {
+      eid[e] = pc->blocks[b].elem_ids[k];
+      enpe[e] = s->blocks[b].nodes_per_elem;
+      econn[e] = pc->blocks[b].conn + k * enpe[e];
+    }
+  MXN_ALLOC(owned_sorted, ne);
+  if (ne) memcpy(owned_sorted, eid, (size_t)ne * sizeof *eid);
+  qsort(owned_sorted, (size_t)ne, sizeof *owned_sorted, cmp_gid);
+  MXN_CHECK(node_elements(s, pc, &n2e_off, &n2e));
+
+  /* 1. Register every node with the highest element id around it. */
+  MXN_ALLOC(reg, nn);
+  MXN_ALLOC(dest, nn);
+  for (int64_t v = 0; v < nn; v++) {
+    mxn_gid_t mx = INT64_MIN;
+    for (int64_t i = n2e_off[v]; i < n2e_off[v + 1]; i++)
+      if (eid[n2e[i]] > mx) mx = eid[n2e[i]];
+    reg[v] = (nreg_t){pc->node_ids[v], mx, rank, 0};
+    dest[v] = home_of(pc->node_ids[v], size);
+  }
+  MXN_CHECK(mxn__send_to(comm, size, reg, sizeof *reg, nn, dest, (void **)&got, &ngot));
+  qsort(got, (size_t)ngot, sizeof *got, cmp_nreg);
+  {
+    int64_t nu = 0;
+    for (int64_t i = 0; i < ngot; i++) nu += (i == 0 || got[i].node != got[i - 1].node);
+    h->rv_n = nu;
+    MXN_ALLOC(h->rv_ids, nu);
+    MXN_ALLOC(h->rv_off, nu + 1);
+    MXN_ALLOC(h->rv_rank, ngot);
+    MXN_ALLOC(h->rv_owner, nu);
+    int64_t u = -1;
+    mxn_gid_t best = 0;
+    for (int64_t i = 0; i < ngot; i++) {
+      if (i == 0 || got[i].node != got[i - 1].node) {
+        u++;
+        h->rv_ids[u] = got[i].node;
+        h->rv_off[u] = i;
+        best = got[i].maxelem;
+        h->rv_owner[u] = got[i].rank;
+      }
+      h->rv_rank[i] = got[i].rank;
+      if (got[i].maxelem > best) {
+        best = got[i].maxelem;
+        h->rv_owner[u] = got[i].rank;
+      }
+    }
+    h->rv_off[nu] = ngot;
+  }
+  /* Each node's owner and sharers, back to its holders (shared ones only:
+   * a node no other rank holds is mine). */
+  MXN_ALLOC(h->node_owner, nn);
+  MXN_ALLOC(h->node_shared, nn);
+  for (int64_t v = 0; v < nn; v++) h->node_owner[v] = rank;
+  {
+    int64_t nout = 0;
+    for (int64_t u = 0; u < h->rv_n; u++) {
+      int64_t g = h->rv_off[u + 1] - h->rv_off[u];
+      if (g > 1) nout += g * (g - 1);
+    }
+    nrep_t *out = NULL;
+    int *odest = NULL;
+    out = malloc(((size_t)nout + 1) * sizeof *out);
+    odest = malloc(((size_t)nout + 1) * sizeof *odest);
+    if (!out || !odest) status = MXN_ERR_NOMEM;
+    int64_t q = 0;
+    for (int64_t u = 0; status == MXN_OK && u < h->rv_n; u++)
+      for (int64_t i = h->rv_off[u]; h->rv_off[u + 1] - h->rv_off[u] > 1 && i < h->rv_off[u + 1]; i++)
+        for (int64_t j = h->rv_off[u]; j < h->rv_off[u + 1]; j++)
+          if (i != j) {
+            out[q] = (nrep_t){h->rv_ids[u], h->rv_owner[u], h->rv_rank[j]};
+            odest[q++] = h->rv_rank[i];
+          }
+    if (status == MXN_OK) status = mxn__send_to(comm, size, out, sizeof *out, q, odest, (void **)&rep, &nrep);
+    free(out);
+    free(odest);
+    if (status != MXN_OK) goto done;
+  }
+
+  /* 2. Layers. The frontier of layer 1 is every shared node of mine (the
+   * registration replies); of layer k, the nodes layer k-1 added. */
+  MXN_ALLOC(seen, nn);
+  if (nn) memcpy(seen, pc->node_ids, (size_t)nn * sizeof *seen);
+  nseen = nn; /* sorted: piece nodes ascend */
+  for (int64_t i = 0; i < nrep; i++) {
+    int64_t v = mxn__lower_bound(pc->node_ids, nn, rep[i].node);
+    if (v < nn && pc->node_ids[v] == rep[i].node) {
+      h->node_owner[v] = rep[i].owner;
+      h->node_shared[v] = 1;
+    }
+  }
+  for (int layer = 1; layer <= L; layer++) {
+    /* 2a. (node, holder) pairs of the frontier. */
+    if (layer > 1) {
+      free(rep);
+      rep = NULL;
+      MXN_CHECK(ask_rendezvous(comm, size, rank, h, nfront, front, &rep, &nrep));
+    }
+    /* 2b. Ask each holder for its elements around those nodes. */
+    int64_t nreq = 0;
+    free(req);
+    free(dest);
+    MXN_ALLOC(req, nrep);
+    MXN_ALLOC(dest, nrep);
+    for (int64_t i = 0; i < nrep; i++)
+      if (rep[i].other >= 0 && rep[i].other != rank) {
+        req[nreq] = (nask_t){rep[i].node, rank, 0};
+        dest[nreq++] = rep[i].other;
+      }
+    free(asked);
+    asked = NULL;
+    MXN_CHECK(mxn__send_to(comm, size, req, sizeof *req, nreq, dest, (void **)&asked, &nasked));
+    /* 2c. Holders answer: each element once per requester, with its nodes
+     * by global id. */
+    int64_t nans = 0;
+    for (int64_t i = 0; i < nasked; i++) {
+      int64_t v = mxn__lower_bound(pc->node_ids, nn, asked[i].node);
+      if (v < nn && pc->node_ids[v] == asked[i].node) nans += n2e_off[v + 1] - n2e_off[v];
+    }
+    free(ans);
+    MXN_ALLOC(ans, nans);
+    nans = 0;
+    for (int64_t i = 0; i < nasked; i++) {
+      int64_t v = mxn__lower_bound(pc->node_ids, nn, asked[i].node);
+      if (v < nn && pc->node_ids[v] == asked[i].node)
+        for (int64_t j = n2e_off[v]; j < n2e_off[v + 1]; j++)
+          ans[nans++] = (ans_t){asked[i].rank, 0, n2e[j]};
+    }
+    qsort(ans, (size_t)nans, sizeof *ans, cmp_ans);
+    free(cnt);
+    MXN_ALLOC(cnt, size);
+    int64_t words = 0, m = 0;
+    for (int64_t i = 0; i < nans; i++) {
+      if (m > 0 && ans[i].to == ans[m - 1].to && ans[i].elem == ans[m - 1].elem) continue;
+      ans[m++] = ans[i];
+      words += 2 + enpe[ans[i].elem];
+    }
+    nans = m;
+    free(sbuf);
+    MXN_ALLOC(sbuf, words);
+    words = 0;
+    for (int64_t i = 0; i < nans; i++) {
+      int64_t e = ans[i].elem;
+      sbuf[words++] = eid[e];
+      sbuf[words++] = enpe[e];
+      for (int c = 0; c < enpe[e]; c++) sbuf[words++] = pc->node_ids[econn[e][c]];
+      cnt[ans[i].to] += 2 + enpe[e];
+    }
+    free(rbuf);
+    rbuf = NULL;
+    int64_t rn = 0;
+    MXN_CHECK(exchange_i64(comm, size, sbuf, cnt, &rbuf, &rn));
+    /* 2d. New elements become this layer; their unseen nodes the next
+     * frontier. The sender of each record is its owner. */
+    int *rcnt = NULL;
+    MXN_ALLOC(rcnt, size);
+    MPI_Alltoall(cnt, 1, MPI_INT, rcnt, 1, MPI_INT, comm);
+    int64_t nf = 0, ncand = 0;
+    for (int r = 0, at = 0; r < size; r++)
+      for (int64_t end = at + rcnt[r]; at < end; at += 2 + (int)rbuf[at + 1]) ncand++;
+    cand_t *cand = malloc(((size_t)ncand + 1) * sizeof *cand);
+    if (!cand) {
+      free(rcnt);
+      status = MXN_ERR_NOMEM;
+      goto done;
+    }
+    ncand = 0;
+    for (int r = 0, at = 0; r < size; r++)
+      for (int64_t end = at + rcnt[r]; at < end; at += 2 + (int)rbuf[at + 1])
+        cand[ncand++] = (cand_t){rbuf[at], at, r, 0};
+    free(rcnt);
+    qsort(cand, (size_t)ncand, sizeof *cand, cmp_cand);
+    int64_t nnew = 0, nodes_new = 0;
+    for (int64_t i = 0; i < ncand; i++) {
+      mxn_gid_t g = cand[i].gid;
+      if (nnew > 0 && cand[nnew - 1].gid == g) continue;
+      int64_t k = mxn__lower_bound(owned_sorted, ne, g);
+      if (k < ne && owned_sorted[k] == g) continue;
+      k = mxn__lower_bound(known, nknown, g);
+      if (k < nknown && known[k] == g) continue;
+      cand[nnew++] = cand[i];
+      nodes_new += rbuf[cand[i].at + 1];
+    }
+    mxn_gid_t *a1 = realloc(h->gid, (size_t)(h->ng + nnew + 1) * sizeof *a1);
+    if (a1) h->gid = a1;
+    int *d1 = realloc(h->depth, (size_t)(h->ng + nnew + 1) * sizeof *d1);
+    if (d1) h->depth = d1;
+    int *o1 = realloc(h->owner, (size_t)(h->ng + nnew + 1) * sizeof *o1);
+    if (o1) h->owner = o1;
+    mxn_gid_t *k1 = realloc(known, (size_t)(nknown + nnew + 1) * sizeof *k1);
+    if (k1) known = k1;
+    free(front);
+    front = malloc(((size_t)nodes_new + 1) * sizeof *front);
+    if (!a1 || !d1 || !o1 || !k1 || !front) {
+      free(cand);
+      status = MXN_ERR_NOMEM;
+      goto done;
+    }
+    for (int64_t i = 0; i < nnew; i++) {
+      h->gid[h->ng] = cand[i].gid;
+      h->depth[h->ng] = layer;
+      h->owner[h->ng++] = cand[i].owner;
+      known[nknown + i] = cand[i].gid;
+      for (int64_t c = 0; c < rbuf[cand[i].at + 1]; c++) front[nf++] = rbuf[cand[i].at + 2 + c];
+    }
+    nknown += nnew;
+    qsort(known, (size_t)nknown, sizeof *known, cmp_gid);
+    free(cand);
+    /* next frontier: unique, unseen */
+    qsort(front, (size_t)nf, sizeof *front, cmp_gid);
+    int64_t u = 0;
+    for (int64_t i = 0; i < nf; i++) {
+      if (u > 0 && front[i] == front[u - 1]) continue;
+      int64_t k = mxn__lower_bound(seen, nseen, front[i]);
+      if (k < nseen && seen[k] == front[i]) continue;
+      front[u++] = front[i];
+    }
+    nfront = u;
+    mxn_gid_t *ns = realloc(seen, (size_t)(nseen + nfront + 1) * sizeof *ns);
+    if (!ns) {
+      status = MXN_ERR_NOMEM;
+      goto done;
+    }
+    seen = ns;
+    if (nfront) memcpy(seen + nseen, front, (size_t)nfront * sizeof *seen);
+    nseen += nfront;
+    qsort(seen, (size_t)nseen, sizeof *seen, cmp_gid);
+  }
+done:
+  if (status != MXN_OK)
+    mxn_error_set(err, status, "finding the ghost layers failed on rank %d", rank);
+  free(reg);
+  free(got);
+  free(rep);
+  free(req);
+  free(asked);
+  free(ans);
+  free(dest);
+  free(cnt);
+  free(n2e_off);
+  free(n2e);
+  free(sbuf);
+  free(rbuf);
+  free(eid);
+  free(enpe);
+  free(econn);
+  free(seen);
+  free(front);
+  free(owned_sorted);
+  free(known);
+  return status;
+}
+
+int mxn__halo_node_owners(MPI_Comm comm, const mxn__halo_found_t *h, int64_t n,
+                          const mxn_gid_t *nodes, int *owner) {
+  int status = MXN_OK, size, rank;
+  MPI_Comm_size(comm, &size);
+  MPI_Comm_rank(comm, &rank);
+  mxn_gid_t *sorted = NULL;
+  nrep_t *rep = NULL;
+  int64_t nrep = 0, nu = 0;
+  MXN_ALLOC(sorted, n);
+  if (n) memcpy(sorted, nodes, (size_t)n * sizeof *sorted);
+  qsort(sorted, (size_t)n, sizeof *sorted, cmp_gid);
+  for (int64_t i = 0; i < n; i++)
+    if (nu == 0 || sorted[i] != sorted[nu - 1]) sorted[nu++] = sorted[i];
+  MXN_CHECK(ask_rendezvous(comm, size, rank, h, nu, sorted, &rep, &nrep));
+  for (int64_t i = 0; i < n; i++) owner[i] = -1;
+  {
+    /* replies in any order: look each node up */
+    mxn_gid_t *rid = NULL;
+    int *row = NULL;
+    MXN_ALLOC(rid, nu);
+    MXN_ALLOC(row, nu);
+    for (int64_t i = 0; i < nrep; i++) {
+      int64_t k = mxn__lower_bound(sorted, nu, rep[i].node);
+      if (k < nu && sorted[k] == rep[i].node) row[k] = rep[i].owner;
+    }
+    for (int64_t i = 0; i < n; i++) owner[i] = row[mxn__lower_bound(sorted, nu, nodes[i])];
+    free(rid);
+    free(row);
+  }
+done:
+  free(sorted);
+  free(rep);
+  return status;
+}

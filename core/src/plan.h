@@ -1,0 +1,72 @@
+/* The extraction plan of a piece: private to the core (extract.c and
+ * piece_merge.c). Field values of every step are read along it. */
+#ifndef MXN_PLAN_H
+#define MXN_PLAN_H
+
+#include "internal.h"
+
+/* A coalesced range of file positions read with one call. */
+typedef struct {
+  int64_t start, count; /* file offset (0-based, within block or node list) */
+  int64_t first, n;     /* entries [first, first+n) of the segment */
+} run_t;
+
+/* Everything one file contributes to one block (or to the nodes). */
+typedef struct {
+  int file;
+  int block;            /* structure block of the segment's kind, -1 for nodes */
+  int64_t n;
+  int64_t *off;         /* ascending offsets in the file's block / node list */
+  int64_t *dst;         /* index in the piece block / piece nodes */
+  int64_t nruns;
+  run_t *runs;
+} segment_t;
+
+/* Where the kept entries of one piece set come from, sorted by (file,
+ * position in that file's copy of the set): set variables are read per
+ * member and scattered to dst. */
+typedef struct {
+  int64_t n;
+  int *file;
+  int64_t *pos, *dst;
+} set_src_t;
+
+struct mxn__plan {
+  int nseg[MXN__NBK], nnode_seg;
+  segment_t *seg[MXN__NBK];   /* per block kind, in file order */
+  segment_t *node_seg;
+  int nsets[MXN__NSK];
+  set_src_t *set_src[MXN__NSK]; /* per structure set of each kind */
+  double *buf;
+  int64_t buf_cap;      /* doubles */
+};
+
+typedef struct {
+  int64_t off, dst;
+} pair_t;
+
+/* Sort pairs by offset and coalesce them into runs of s (gap: entries up
+ * to which two runs merge). */
+int mxn__segment_build(segment_t *s, pair_t *pairs, int64_t n, int64_t gap);
+/* Grow the plan's scratch buffer to hold `doubles` values. */
+int mxn__plan_buf(mxn__plan_t *p, int64_t doubles);
+void mxn__plan_free(mxn__plan_t *p);
+void mxn__piece_block_free(mxn_piece_block_t *pb, int nvars, int nmaps);
+/* qsort order of segments by member file. */
+int mxn__cmp_seg_file(const void *a, const void *b);
+
+/* Append piece *b (same dataset, same extraction options, no element in
+ * common) to a: a's entities keep their order, b's elements follow in each
+ * block, b's nodes, edges and faces that a lacks follow a's; sets merge
+ * without repeats; b's plan joins a's, so a later step reads both. Field
+ * values of the appended entities are those b held. Frees *b on success.
+ * Errors go to err. */
+int mxn__piece_append(const mxn_structure_t *s, mxn_piece_t *a, mxn_piece_t **b, int64_t gap,
+                      mxn_error_t *err);
+
+/* Reorder the elements of block `blk`: new position i holds what position
+ * perm[i] held. The plan and side/element sets follow. */
+int mxn__piece_permute_elems(mxn_piece_t *p, const mxn_structure_t *s, int blk,
+                             const int64_t *perm);
+
+#endif /* MXN_PLAN_H */
