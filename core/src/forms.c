@@ -1,5 +1,5 @@
 /* JOIN and SPLIT: the single-process forms, on the shared routines. */
-#include "internal.h"
+#include "varview.h"
 
 #include <stdio.h>
 #include <time.h>
@@ -29,12 +29,16 @@ static int open_ds(const char *in, mxn_dataset_t **ds, mxn_error_t *err) {
 }
 
 /* Write `piece` and every time step of it to `path`. */
-static int write_all(mxn_dataset_t *ds, mxn_piece_t *piece, const char *path,
-                     const mxn_write_opts_t *wo, mxn_form_report_t *rep,
-                     mxn_error_t *err) {
+/* Write `piece` of ds at every step to path; `view` (or NULL) is how the
+ * structure and piece are written (variables dropped or added). */
+static int write_all_view(mxn_dataset_t *ds, mxn_piece_t *piece, mxn__var_view_t *view,
+                          const char *path, const mxn_write_opts_t *wo, mxn_form_report_t *rep,
+                          mxn_error_t *err) {
   const mxn_structure_t *s = &ds->s;
+  const mxn_structure_t *ws = view ? &view->s : s;
+  mxn_piece_t *wp = view ? &view->p : piece;
   mxn_writer_t *w = NULL;
-  int status = mxn_writer_create(path, s, piece, wo, &w, err);
+  int status = mxn_writer_create(path, ws, wp, wo, &w, err);
   if (status != MXN_OK) return status;
   for (int t = 0; t < s->num_times; t++) {
     double t0 = now();
@@ -44,7 +48,8 @@ static int write_all(mxn_dataset_t *ds, mxn_piece_t *piece, const char *path,
       break;
     }
     double t1 = now();
-    status = mxn_writer_put_step(w, piece, t, err);
+    mxn__var_view_sync(view, piece);
+    status = mxn_writer_put_step(w, wp, t, err);
     if (rep) {
       rep->seconds_read += t1 - t0;
       rep->seconds_write += now() - t1;
@@ -58,6 +63,11 @@ static int write_all(mxn_dataset_t *ds, mxn_piece_t *piece, const char *path,
   }
   int cs = mxn_writer_close(&w, status == MXN_OK, err);
   return status != MXN_OK ? status : cs;
+}
+
+static int write_all(mxn_dataset_t *ds, mxn_piece_t *piece, const char *path,
+                     const mxn_write_opts_t *wo, mxn_form_report_t *rep, mxn_error_t *err) {
+  return write_all_view(ds, piece, NULL, path, wo, rep, err);
 }
 
 int mxn_join(const char *in, const char *out, const mxn_form_opts_t *opts,
@@ -89,7 +99,24 @@ int mxn_join(const char *in, const char *out, const mxn_form_opts_t *opts,
   wo.int64 = opts->int64 || s->int64_ids;
   wo.word_size = s->float_word_size;
   wo.use_original_ids = s->has_original_elem_ids;
-  status = write_all(ds, piece, out, &wo, rep, err);
+  {
+    /* Members repeating elements carry ghost copies (repart --ghosts): one
+     * copy of each is kept, and their vtkGhostType means nothing in one
+     * file, so it is dropped. */
+    int64_t held = 0;
+    for (int j = 0; j < ds->nfiles; j++) held += ds->files[j].dom ? ds->files[j].dom->elems.n : 0;
+    int has_ghost_var = 0;
+    for (int v = 0; v < s->num_elem_vars; v++)
+      has_ghost_var |= strcmp(s->elem_var_names[v], MXN_GHOST_VAR) == 0;
+    mxn__var_view_t view;
+    int use_view = held > piece->num_elements && has_ghost_var;
+    if (use_view && (status = mxn__var_view(s, piece, MXN_GHOST_VAR, NULL, NULL, &view)) != MXN_OK) {
+      mxn_error_set(err, status, "join: out of memory");
+      goto done;
+    }
+    status = write_all_view(ds, piece, use_view ? &view : NULL, out, &wo, rep, err);
+    if (use_view) mxn__var_view_free(&view);
+  }
   rep->files_in = s->num_files;
   rep->files_out = 1;
   rep->num_nodes = piece->num_nodes;

@@ -1,7 +1,7 @@
 /* REPART (repart.h): every rank writes its loaded piece as one member of a
  * new spread set, with the Nemesis metadata found through the distributed
  * directory, all or nothing. */
-#include "internal.h"
+#include "varview.h"
 
 #include <stdio.h>
 #include <time.h>
@@ -135,15 +135,20 @@ static int64_t ncounts(const mxn_structure_t *s) {
 /* This rank's share of every global count. Elements and side set entries
  * are owned by one rank, so plain sums count them once; nodes and node set
  * entries are counted by the lowest rank holding the node. Local. */
+/* This rank's share of the global counts; with a halo, only what it owns
+ * (ghost copies are counted by their owners). */
 static void local_counts(const mxn_structure_t *s, const mxn_piece_t *pc, const nem_local_t *nb,
-                         int64_t *c) {
+                         const mxn_load_halo_t *h, int64_t *c) {
   int64_t nodes = 0;
   for (int64_t i = 0; i < pc->num_nodes; i++) nodes += nb->counts_node[i];
   c[0] = nodes;
-  c[1] = pc->num_elements;
   int64_t *blk = c + 2, *ns = blk + s->num_blocks, *nsdf = ns + s->num_node_sets;
   int64_t *ss = nsdf + s->num_node_sets, *ssdf = ss + s->num_side_sets;
-  for (int b = 0; b < s->num_blocks; b++) blk[b] = b < pc->num_blocks ? pc->blocks[b].num_elements : 0;
+  c[1] = 0;
+  for (int b = 0; b < s->num_blocks; b++) {
+    blk[b] = b < pc->num_blocks ? (h ? h->block_off[b][1] : pc->blocks[b].num_elements) : 0;
+    c[1] += blk[b];
+  }
   for (int q = 0; q < s->num_node_sets; q++) {
     ns[q] = nsdf[q] = 0;
     if (q >= pc->num_node_sets) continue;
@@ -155,8 +160,17 @@ static void local_counts(const mxn_structure_t *s, const mxn_piece_t *pc, const 
     ss[q] = ssdf[q] = 0;
     if (q >= pc->num_side_sets) continue;
     const mxn_piece_set_t *ps = &pc->side_sets[q];
-    ss[q] = ps->n;
-    ssdf[q] = ps->df && ps->df_offsets ? ps->df_offsets[ps->n] : 0;
+    for (int64_t k = 0; k < ps->n; k++) {
+      if (h) {
+        /* the entry's element: owned iff within its block's owned range */
+        int64_t e = ps->entries[k];
+        int b = 0;
+        while (b + 1 < pc->num_blocks && e >= pc->blocks[b].num_elements) e -= pc->blocks[b++].num_elements;
+        if (e >= h->block_off[b][1]) continue;
+      }
+      ss[q]++;
+      if (ps->df && ps->df_offsets) ssdf[q] += ps->df_offsets[k + 1] - ps->df_offsets[k];
+    }
   }
 }
 
@@ -180,13 +194,17 @@ int mxn_repart(MPI_Comm comm, const char *in, const char *outbase, const mxn_loa
     lo = *opts;
   else
     mxn_load_opts_init(&lo);
-  lo.ghost_levels = 0; /* a member holds what its rank owns, nothing more */
 
   mxn_load_t *ld = NULL;
   mxn_directory_t *dir = NULL;
   int32_t *self = NULL, *holder = NULL;
   int64_t *lpos = NULL, *off = NULL, *hpos = NULL, *cnt = NULL, *glob = NULL;
   nem_local_t nb;
+  mxn__var_view_t view;
+  memset(&view, 0, sizeof view);
+  int use_view = 0;
+  double **gvals = NULL;
+  int gvals_n = 0;
   memset(&nb, 0, sizeof nb);
   char *path = NULL;
   mxn_writer_t *w = NULL;
@@ -227,7 +245,7 @@ int mxn_repart(MPI_Comm comm, const char *in, const char *outbase, const mxn_loa
     if (!cnt || !glob)
       status = mxn_error_set(err, MXN_ERR_NOMEM, "repart: rank %d: out of memory", rank);
     else
-      local_counts(s, pc, &nb, cnt);
+      local_counts(s, pc, &nb, mxn_load_halo(ld), cnt);
   }
   if ((status = mxn_agree(comm, status, err)) != MXN_OK) goto done;
   if (nc > INT32_MAX ||
@@ -235,7 +253,7 @@ int mxn_repart(MPI_Comm comm, const char *in, const char *outbase, const mxn_loa
     status = mxn_error_set(err, MXN_ERR_MPI, "repart: summing the global counts failed");
     goto done;
   }
-  int64_t emin = pc->num_elements, emax = pc->num_elements;
+  int64_t emin = mxn_load_stats(ld).owned_elements, emax = emin;
   if (MPI_Allreduce(MPI_IN_PLACE, &emin, 1, MPI_INT64_T, MPI_MIN, comm) != MPI_SUCCESS ||
       MPI_Allreduce(MPI_IN_PLACE, &emax, 1, MPI_INT64_T, MPI_MAX, comm) != MPI_SUCCESS) {
     status = mxn_error_set(err, MXN_ERR_MPI, "repart: reducing part sizes failed");
@@ -281,7 +299,25 @@ int mxn_repart(MPI_Comm comm, const char *in, const char *outbase, const mxn_loa
   else {
     mxn_member_name(outbase, size, rank, path, plen);
     t0 = now();
-    status = mxn_writer_create(path, s, pc, &wo, &w, err);
+    const mxn_load_halo_t *h = mxn_load_halo(ld);
+    if (h) {
+      /* Ghost copies are marked by vtkGhostType = 1 (DUPLICATECELL). */
+      gvals_n = pc->num_blocks;
+      gvals = calloc((size_t)gvals_n + 1, sizeof *gvals);
+      for (int b = 0; gvals && b < pc->num_blocks; b++) {
+        gvals[b] = malloc(((size_t)pc->blocks[b].num_elements + 1) * sizeof **gvals);
+        if (!gvals[b]) break;
+        for (int64_t i = 0; i < pc->blocks[b].num_elements; i++)
+          gvals[b][i] = h->elem_depth[b][i] > 0 ? MXN_GHOST_DUPLICATECELL : 0;
+      }
+      status = gvals && (pc->num_blocks == 0 || gvals[pc->num_blocks - 1])
+                   ? mxn__var_view(s, pc, NULL, MXN_GHOST_VAR, gvals, &view)
+                   : MXN_ERR_NOMEM;
+      use_view = status == MXN_OK;
+      if (status != MXN_OK) mxn_error_set(err, status, "repart: rank %d: out of memory", rank);
+    }
+    if (status == MXN_OK)
+      status = mxn_writer_create(path, use_view ? &view.s : s, use_view ? &view.p : pc, &wo, &w, err);
     rep->seconds_write = now() - t0;
   }
   if ((status = mxn_agree(comm, status, err)) != MXN_OK) goto done;
@@ -292,7 +328,8 @@ int mxn_repart(MPI_Comm comm, const char *in, const char *outbase, const mxn_loa
     if (status != MXN_OK) goto done; /* agreed by the load */
     double t1 = now();
     t_steps += t1 - t0;
-    status = mxn_writer_put_step(w, pc, t, err);
+    if (use_view) mxn__var_view_sync(&view, pc);
+    status = mxn_writer_put_step(w, use_view ? &view.p : pc, t, err);
     rep->seconds_write += now() - t1;
     /* Agree at every step: a rank whose disk is full stops everyone now,
      * not after the last step. */
@@ -342,6 +379,9 @@ done:
   mxn_directory_destroy(&dir);
   mxn_load_close(&ld);
   nem_local_free(&nb);
+  mxn__var_view_free(&view);
+  for (int b = 0; gvals && b < gvals_n; b++) free(gvals[b]);
+  free(gvals);
   free(self);
   free(lpos);
   free(off);

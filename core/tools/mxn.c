@@ -547,6 +547,12 @@ static int coll_parse(const char *cmd, int argc, char **argv, int allow_n, int a
       if (end == argv[i] || *end || !(v >= 1.0) || v > 1e6)
         return coll_bad_usage(cmd, "--tolerance needs a number >= 1");
       a->lo.imbalance_tol = v;
+    } else if (!strcmp(o, "--ghosts") && has_val) {
+      char *end;
+      long v = strtol(argv[++i], &end, 10);
+      if (end == argv[i] || *end || v < 0 || v > 100)
+        return coll_bad_usage(cmd, "--ghosts needs a layer count in 0..100");
+      a->lo.ghost_levels = (int)v;
     } else if (allow_n && !strcmp(o, "-n") && has_val) {
       char *end;
       long v = strtol(argv[++i], &end, 10);
@@ -583,13 +589,16 @@ static const char *coll_options_help =
     "  --map FILE        lines 'element_id rank' ('#' starts a comment)\n"
     "  --weights FIELD   weigh elements by |element variable FIELD|\n"
     "  --weight-step S   ... at time step S (1-based, default 1)\n"
-    "  --tolerance T     accepted max/average weight (default 1.05)\n";
+    "  --tolerance T     accepted max/average weight (default 1.05)\n"
+    "  --ghosts L        also read L layers of ghost elements around each piece\n"
+    "                    (elements within L node hops, owned by other ranks)\n";
 
 static int cmd_repart(int argc, char **argv) {
   if (wants_help(argc, argv)) {
     if (world_rank() == 0)
       printf("usage: mpiexec -n N mxn repart DATASET OUTBASE [--method M] [--map FILE]\n"
-             "                  [--weights FIELD] [--weight-step S] [--tolerance T] [--quiet]\n\n"
+             "                  [--weights FIELD] [--weight-step S] [--tolerance T]\n"
+             "                  [--ghosts L] [--quiet]\n\n"
              "The parallel form of M -> N: each of the N ranks loads its balanced\n"
              "piece of DATASET (M files), reading only the member files that cover\n"
              "it, and writes it as OUTBASE.N.i (i = rank, zero-padded to the width\n"
@@ -597,7 +606,10 @@ static int cmd_repart(int argc, char **argv) {
              "Nemesis load-balance metadata (global counts, internal/border node\n"
              "and element maps, node communication maps). The set appears only\n"
              "when every rank has written its member; if one rank fails, all\n"
-             "exit 1 with the same message and no member is left behind.\n\n%s",
+             "exit 1 with the same message and no member is left behind.\n"
+             "With --ghosts L each member also holds its L ghost layers, marked by\n"
+             "the element variable vtkGhostType (1 on ghost copies, 0 on owned\n"
+             "elements); mxn join keeps one copy of each element and drops it.\n\n%s",
              coll_options_help);
     return 0;
   }
@@ -651,6 +663,12 @@ static void stats_json(const char *path, const mxn_load_t *ld, const coll_args_t
   printf("  \"seconds_max\": {\"open\": %.6f, \"partition\": %.6f, \"plan\": %.6f, "
          "\"read\": %.6f, \"step\": %.6f},\n",
          sec[0], sec[1], sec[2], sec[3], sec[4]);
+  if (a->lo.ghost_levels > 0) {
+    int64_t g = 0;
+    for (int r = 0; r < n; r++) g += all[r].ghost_elements;
+    printf("  \"ghost_levels\": %d,\n  \"ghost_elements\": %lld,\n", a->lo.ghost_levels,
+           (long long)g);
+  }
   printf("  \"ranks_detail\": [");
   for (int r = 0; r < n; r++) {
     const mxn_load_stats_t *x = &all[r];
@@ -658,12 +676,19 @@ static void stats_json(const char *path, const mxn_load_t *ld, const coll_args_t
            "\"files_overlapping\": %d, \"nodes\": %lld, \"bytes_read\": %lld, "
            "\"bytes_needed\": %lld, \"partition_bytes_read\": %lld, \"read_calls\": %lld, "
            "\"files_opened\": %lld, \"seconds\": {\"open\": %.6f, \"partition\": %.6f, "
-           "\"plan\": %.6f, \"read\": %.6f}}",
+           "\"plan\": %.6f, \"read\": %.6f",
            r ? "," : "", x->rank, (long long)x->owned_elements, x->owned_weight, x->cover_files,
            x->files_overlapping, (long long)x->num_nodes, (long long)x->bytes_read,
            (long long)x->bytes_needed, (long long)x->partition_bytes_read,
            (long long)x->read_calls, (long long)x->files_opened, x->seconds_open,
            x->seconds_partition, x->seconds_plan, x->seconds_read);
+    if (a->lo.ghost_levels > 0)
+      printf(", \"ghost\": %.6f}, \"ghosts\": %lld, \"ghost_nodes\": %lld, \"ghost_files\": %d, "
+             "\"ghost_bytes_read\": %lld}",
+             x->seconds_ghost, (long long)x->ghost_elements, (long long)x->ghost_nodes,
+             x->ghost_files, (long long)x->ghost_bytes_read);
+    else
+      printf("}}");
   }
   printf("\n  ]\n}\n");
 }
@@ -690,6 +715,14 @@ static void stats_text(const char *path, const mxn_load_t *ld, const coll_args_t
     for (int k = 0; k < 4; k++)
       if (t[k] > sec[k]) sec[k] = t[k];
   }
+  if (a->lo.ghost_levels > 0) {
+    printf("ghost layers %d:\n%6s %10s %12s %12s %11s %9s\n", a->lo.ghost_levels, "rank",
+           "ghosts", "ghost nodes", "ghost files", "MB (ghost)", "seconds");
+    for (int r = 0; r < n; r++)
+      printf("%6d %10lld %12lld %12d %11.3f %9.3f\n", all[r].rank,
+             (long long)all[r].ghost_elements, (long long)all[r].ghost_nodes, all[r].ghost_files,
+             all[r].ghost_bytes_read / 1e6, all[r].seconds_ghost);
+  }
   printf("total elements %lld; imbalance %.4f (max/avg weight); read %.3f MB for %.3f MB needed\n",
          (long long)all[0].total_elements, all[0].imbalance, br / 1e6, bn / 1e6);
   printf("seconds (max over ranks): open %.3f, partition %.3f, plan %.3f, read %.3f\n", sec[0],
@@ -700,7 +733,8 @@ static int cmd_stats(int argc, char **argv) {
   if (wants_help(argc, argv)) {
     if (world_rank() == 0)
       printf("usage: mpiexec -n N mxn stats DATASET [-n N] [--method M] [--map FILE]\n"
-             "                 [--weights FIELD] [--weight-step S] [--tolerance T] [--json]\n\n"
+             "                 [--weights FIELD] [--weight-step S] [--tolerance T]\n"
+             "                 [--ghosts L] [--json]\n\n"
              "Dry run of the parallel load on N ranks: partition DATASET, read each\n"
              "rank's piece through its cover, write nothing. Rank 0 prints, per rank:\n"
              "owned elements, their weight, member files read (cover) and holding\n"
@@ -714,7 +748,10 @@ static int cmd_stats(int argc, char **argv) {
              "files_opened, seconds_max, and ranks_detail: one row per rank with\n"
              "rank, owned, weight, cover_files, files_overlapping, nodes,\n"
              "bytes_read, bytes_needed, partition_bytes_read, read_calls,\n"
-             "files_opened, seconds {open, partition, plan, read}.\n\n%s",
+             "files_opened, seconds {open, partition, plan, read}.\n"
+             "With --ghosts L also ghost_levels and ghost_elements (all ranks) and,\n"
+             "per rank, ghosts, ghost_nodes, ghost_files, ghost_bytes_read and\n"
+             "seconds.ghost (finding and reading the halo).\n\n%s",
              coll_options_help);
     return 0;
   }

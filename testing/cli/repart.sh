@@ -8,6 +8,10 @@
 #   - `mpiexec -n N mxn repart` writes exactly OUTBASE.N.0 .. N-1 (no
 #     temporary file), and `mxn join` of them equals the original mesh
 #     (`mxn diff`), for the methods files, rcb and sfc;
+#   - `mxn repart --ghosts L` (L = 1, 2; files, rcb, graph) writes members
+#     holding owned + ghost elements (as `mxn stats --ghosts L --json`
+#     counts them) with the element variable vtkGhostType, and their join
+#     equals the mesh;
 #   - `mxn stats --json` is valid JSON with ranks, method, imbalance,
 #     total_elements and one ranks_detail row per rank (rank, owned, weight,
 #     cover_files, bytes_read, bytes_needed), owned summing to the mesh;
@@ -96,6 +100,53 @@ for method in files rcb sfc; do
     bad "join/diff after repart --method $method: $(head -20 diff_$method.log)"
   fi
 done
+
+# ---- ghosts: repart --ghosts L writes the halo too, join drops it ----
+for method in files rcb graph; do
+  for L in 1 2; do
+    out=gh_${method}_$L.e
+    if ! mpi "$MXN" repart in.e "$out" --method "$method" --ghosts "$L" --quiet >gh.log 2>&1; then
+      bad "repart --ghosts $L --method $method: $(cat gh.log)"
+      continue
+    fi
+    if ! mpi "$MXN" stats in.e --method "$method" --ghosts "$L" --json >gh_stats.json 2>gh.log; then
+      bad "stats --ghosts $L --method $method: $(cat gh.log)"
+      continue
+    fi
+    # every member holds its owned elements plus its ghosts, as stats says
+    for i in $(seq 0 $((N - 1))); do
+      # the member alone (mxn info would open the whole set)
+      member=$(printf "%s.%d.%0${width}d" "$out" "$N" "$i")
+      ncdump -v name_elem_var "$member" >gh_info.$i.txt || bad "ncdump of member $i"
+    done
+    if python3 - "$N" "$L" gh_stats.json gh_info <<'EOF'
+import json, re, sys
+n, L = int(sys.argv[1]), int(sys.argv[2])
+st = json.load(open(sys.argv[3]))
+assert st["ghost_levels"] == L, st.get("ghost_levels")
+rows = st["ranks_detail"]
+assert st["ghost_elements"] == sum(r["ghosts"] for r in rows)
+for r in rows:
+    for k in ("ghosts", "ghost_nodes", "ghost_files", "ghost_bytes_read"):
+        assert k in r, "row lacks " + k
+    hdr = open("%s.%d.txt" % (sys.argv[4], r["rank"])).read()
+    m = re.search(r"\bnum_elem = (\d+) ;", hdr)
+    assert m and int(m.group(1)) == r["owned"] + r["ghosts"], (m and m.group(1), r)
+    assert '"vtkGhostType' in hdr, "no vtkGhostType in member %d" % r["rank"]
+    if n > 1:
+        assert r["ghosts"] > 0, r
+EOF
+    then ok "repart --ghosts $L --method $method: members hold owned + ghosts, vtkGhostType"; else bad "ghost members ($method, L=$L): $(head -c 1500 gh_stats.json)"; fi
+    rm -f joined.e
+    if "$MXN" join "$out" joined.e --quiet && "$MXN" diff mesh.e joined.e >gh_diff.log 2>&1; then
+      ok "join of the ghosted members equals the mesh ($method, L=$L)"
+    else
+      bad "join/diff after repart --ghosts $L --method $method: $(head -20 gh_diff.log)"
+    fi
+  done
+done
+per_rank gh_usage stats in.e --ghosts -1
+if all_ranks_exited gh_usage 2; then ok "--ghosts -1 exits 2 on every rank"; else bad "--ghosts -1 exit codes $(cat gh_usage/rc.* | tr '\n' ' ')"; fi
 
 # ---- stats --json ----
 if mpi "$MXN" stats in.e --json >stats.json 2>stats.err; then

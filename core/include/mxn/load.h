@@ -96,6 +96,9 @@ typedef struct mxn_load_stats {
  *  DUPLICATEPOINT), for the `vtkGhostType` arrays of cells and points. */
 #define MXN_GHOST_DUPLICATECELL 1
 #define MXN_GHOST_DUPLICATEPOINT 1
+/** Name of the element variable marking ghost copies in written sets
+ *  (what ParaView's readers understand). */
+#define MXN_GHOST_VAR "vtkGhostType"
 
 /**
  * The halo of a rank's piece: which elements are its own and which are

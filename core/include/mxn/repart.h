@@ -37,9 +37,13 @@ extern "C" {
  * \param [in]  in       the dataset to read
  * \param [in]  outbase  base name of the output set
  * \param [in]  opts     load options (method, weights, tolerance, map
- *                       file); NULL for mxn_load_opts_init() defaults.
- *                       Ghost layers are never written: ghost_levels is
- *                       ignored.
+ *                       file, ghost_levels); NULL for mxn_load_opts_init()
+ *                       defaults. With ghost_levels L > 0 each member also
+ *                       holds its rank's L halo layers, marked by the
+ *                       element variable vtkGhostType (1 on ghost copies, 0
+ *                       on owned elements); Nemesis global counts count
+ *                       each element once, and mxn_join() keeps one copy of
+ *                       each element and drops vtkGhostType.
  * \param [out] rep      what was done, the same on every rank (may be NULL):
  *                       files_in M, files_out N, global node and element
  *                       counts, steps; I/O counters summed over ranks;
