@@ -520,6 +520,69 @@ done:
 static int read_sets(mxn_dataset_t *ds, mxn_piece_t *piece, const char *cand,
                      int64_t **l2p[MXN__NEK], const mxn_idset_t *P, const int64_t *p2local);
 
+/* Storage for the field values (selected variables only), filled by
+ * mxn_piece_read_step(). */
+static int alloc_fields(mxn_dataset_t *ds, mxn_piece_t *piece, const mxn_extract_opts_t *opts) {
+  const mxn_structure_t *s = &ds->s;
+  int status = MXN_OK;
+  MXN_ALLOC(piece->node_vars, s->num_node_vars);
+  /* Unselected variables get no storage and are never read. */
+  for (int v = 0; v < s->num_node_vars; v++)
+    if (!opts->node_var_mask || opts->node_var_mask[v]) MXN_ALLOC(piece->node_vars[v], piece->num_nodes);
+  MXN_ALLOC(piece->global_vars, s->num_global_vars);
+  for (int k = 0; k < MXN__NBK; k++) {
+    int nb;
+    mxn_piece_block_t *pblocks = mxn__pblocks(piece, k, &nb);
+    mxn_var_list_t vl = mxn__bvars(s, k);
+    for (int b = 0; b < nb; b++) {
+      mxn_piece_block_t *pb = &pblocks[b];
+      MXN_ALLOC(pb->elem_vars, vl.num);
+      for (int v = 0; v < vl.num; v++)
+        if (vl.truth[(int64_t)b * vl.num + v] &&
+            (k != MXN__ELEM || !opts->elem_var_mask || opts->elem_var_mask[v]))
+          MXN_ALLOC(pb->elem_vars[v], pb->num_elements);
+    }
+  }
+
+done:
+  return status;
+}
+
+/* Coordinates of the piece's nodes along its node segments. */
+static int read_coords(mxn_dataset_t *ds, mxn_piece_t *piece) {
+  const mxn_structure_t *s = &ds->s;
+  mxn__plan_t *plan = piece->plan;
+  int status = MXN_OK;
+  for (int d = 0; d < s->num_dim; d++) MXN_ALLOC(piece->coord[d], piece->num_nodes);
+  for (int i = 0; i < plan->nnode_seg; i++) {
+    segment_t *sg = &plan->node_seg[i];
+    int exoid;
+    MXN_CHECK(mxn__file_exoid(ds, sg->file, &exoid));
+    for (int64_t r = 0; r < sg->nruns; r++) {
+      const run_t *run = &sg->runs[r];
+      MXN_CHECK(mxn__plan_buf(plan, run->count * 3));
+      double *x = plan->buf, *y = x + run->count, *z = y + run->count;
+      if (ex_get_partial_coord(exoid, run->start + 1, run->count, x,
+                               s->num_dim > 1 ? y : NULL, s->num_dim > 2 ? z : NULL) < 0) {
+        status = MXN_DS_ERR(ds, MXN_ERR_IO, "%s: cannot read coordinates of nodes %lld..%lld",
+                            ds->files[sg->file].path, (long long)run->start + 1,
+                            (long long)(run->start + run->count));
+        goto done;
+      }
+      ds->io.read_calls++;
+      ds->io.bytes_read += run->count * s->num_dim * (int64_t)sizeof(double);
+      double *src[3] = {x, y, z};
+      for (int64_t e = run->first; e < run->first + run->n; e++)
+        for (int d = 0; d < s->num_dim; d++)
+          piece->coord[d][sg->dst[e]] = src[d][sg->off[e] - run->start];
+    }
+  }
+
+done:
+  return status;
+}
+
+
 int mxn_extract(mxn_dataset_t *ds, const mxn_idset_t *want,
                 const mxn_extract_opts_t *opts, mxn_piece_t **out) {
   if (!ds || !out) return MXN_ERR_ARG;
@@ -665,30 +728,7 @@ int mxn_extract(mxn_dataset_t *ds, const mxn_idset_t *want,
   }
   /* Visit members in file order when reading (see mxn_piece_read_step). */
   qsort(plan->node_seg, (size_t)plan->nnode_seg, sizeof *plan->node_seg, mxn__cmp_seg_file);
-  for (int d = 0; d < s->num_dim; d++) MXN_ALLOC(piece->coord[d], PN->n);
-  for (int i = 0; i < plan->nnode_seg; i++) {
-    segment_t *sg = &plan->node_seg[i];
-    int exoid;
-    MXN_CHECK(mxn__file_exoid(ds, sg->file, &exoid));
-    for (int64_t r = 0; r < sg->nruns; r++) {
-      const run_t *run = &sg->runs[r];
-      MXN_CHECK(mxn__plan_buf(plan, run->count * 3));
-      double *x = plan->buf, *y = x + run->count, *z = y + run->count;
-      if (ex_get_partial_coord(exoid, run->start + 1, run->count, x,
-                               s->num_dim > 1 ? y : NULL, s->num_dim > 2 ? z : NULL) < 0) {
-        status = MXN_DS_ERR(ds, MXN_ERR_IO, "%s: cannot read coordinates of nodes %lld..%lld",
-                            ds->files[sg->file].path, (long long)run->start + 1,
-                            (long long)(run->start + run->count));
-        goto done;
-      }
-      ds->io.read_calls++;
-      ds->io.bytes_read += run->count * s->num_dim * (int64_t)sizeof(double);
-      double *src[3] = {x, y, z};
-      for (int64_t e = run->first; e < run->first + run->n; e++)
-        for (int d = 0; d < s->num_dim; d++)
-          piece->coord[d][sg->dst[e]] = src[d][sg->off[e] - run->start];
-    }
-  }
+  MXN_CHECK(read_coords(ds, piece));
 
   /* 4. Member-local node/edge/face numbers -> piece-local indices, for
    * every member read, then connectivity renumbered with them. */
@@ -742,24 +782,7 @@ int mxn_extract(mxn_dataset_t *ds, const mxn_idset_t *want,
   MXN_CHECK(read_maps(ds, piece));
 
   /* 7. Field storage, filled by mxn_piece_read_step(). */
-  MXN_ALLOC(piece->node_vars, s->num_node_vars);
-  /* Unselected variables get no storage and are never read. */
-  for (int v = 0; v < s->num_node_vars; v++)
-    if (!opts->node_var_mask || opts->node_var_mask[v]) MXN_ALLOC(piece->node_vars[v], PN->n);
-  MXN_ALLOC(piece->global_vars, s->num_global_vars);
-  for (int k = 0; k < MXN__NBK; k++) {
-    int nb;
-    mxn_piece_block_t *pblocks = mxn__pblocks(piece, k, &nb);
-    mxn_var_list_t vl = mxn__bvars(s, k);
-    for (int b = 0; b < nb; b++) {
-      mxn_piece_block_t *pb = &pblocks[b];
-      MXN_ALLOC(pb->elem_vars, vl.num);
-      for (int v = 0; v < vl.num; v++)
-        if (vl.truth[(int64_t)b * vl.num + v] &&
-            (k != MXN__ELEM || !opts->elem_var_mask || opts->elem_var_mask[v]))
-          MXN_ALLOC(pb->elem_vars[v], pb->num_elements);
-    }
-  }
+  MXN_CHECK(alloc_fields(ds, piece, opts));
 
   *out = piece;
   piece = NULL;
@@ -1179,5 +1202,249 @@ int mxn_piece_read_step(mxn_dataset_t *ds, mxn_piece_t *piece, int step) {
   piece->step = step;
   piece->time = s->times[step];
 done:
+  return status;
+}
+
+/* A node of a piece built from records: id, member, position there. */
+typedef struct {
+  mxn_gid_t id;
+  int64_t file, pos;
+} known_node_t;
+
+static int cmp_known_node(const void *a, const void *b) {
+  const known_node_t *x = a, *y = b;
+  return (x->id > y->id) - (x->id < y->id);
+}
+
+/* A record's element, for ordering: block, then id. */
+typedef struct {
+  int block;
+  mxn_gid_t id;
+  const int64_t *rec;
+} known_elem_t;
+
+static int cmp_known_elem(const void *a, const void *b) {
+  const known_elem_t *x = a, *y = b;
+  if (x->block != y->block) return (x->block > y->block) - (x->block < y->block);
+  return (x->id > y->id) - (x->id < y->id);
+}
+
+int mxn__piece_from_records(mxn_dataset_t *ds, int64_t n, const int64_t *const *recs,
+                            const mxn_extract_opts_t *opts, mxn_piece_t **out) {
+  const mxn_structure_t *s = &ds->s;
+  int status = MXN_OK, M = ds->nfiles, NB = s->num_blocks;
+  mxn_piece_t *piece = NULL;
+  known_elem_t *el = NULL;
+  known_node_t *nodes = NULL;
+  pair_t *pairs = NULL;
+  int64_t *seg_count = NULL, *start = NULL, *fill = NULL, nnodes = 0;
+  *out = NULL;
+  if (M < 1 || n < 0) return MXN_ERR_ARG;
+  for (int b = 0; b < NB; b++)
+    if (s->blocks[b].edges_per_elem > 0 || s->blocks[b].faces_per_elem > 0)
+      return MXN_DS_ERR(ds, MXN_ERR_UNSUPPORTED, "%s: element block %lld refers to edges or faces",
+                        ds->files[0].path, (long long)s->blocks[b].id);
+  MXN_ALLOC(piece, 1);
+  MXN_ALLOC(piece->plan, 1);
+  piece->num_dim = s->num_dim;
+  piece->step = -1;
+  piece->plan_num_node_vars = s->num_node_vars;
+  piece->plan_num_elem_vars = s->num_elem_vars;
+  piece->plan_num_edge_vars = s->edge_vars.num;
+  piece->plan_num_face_vars = s->face_vars.num;
+  piece->num_node_maps = s->num_node_maps;
+  piece->num_edge_maps = s->num_edge_maps;
+  piece->num_face_maps = s->num_face_maps;
+  piece->num_elem_maps = s->num_elem_maps;
+  MXN_ALLOC(piece->blocks, NB);
+  piece->num_blocks = NB;
+  MXN_ALLOC(piece->edge_blocks, s->num_edge_blocks);
+  piece->num_edge_blocks = s->num_edge_blocks;
+  MXN_ALLOC(piece->face_blocks, s->num_face_blocks);
+  piece->num_face_blocks = s->num_face_blocks;
+  mxn__plan_t *plan = piece->plan;
+
+  /* Check each record against the files, order elements by block and id. */
+  MXN_ALLOC(el, n);
+  int64_t total_conn = 0;
+  for (int64_t i = 0; i < n; i++) {
+    const int64_t *r = recs[i];
+    int64_t b = r[2], f = r[3], off = r[4], npe = r[1];
+    if (b < 0 || b >= NB || f < 0 || f >= M || npe != s->blocks[b].nodes_per_elem ||
+        off < 0 || off >= ds->files[f].kb[MXN__ELEM].blk_count[b]) {
+      status = MXN_DS_ERR(ds, MXN_ERR_INCONSISTENT,
+                          "%s: element %lld: its owner's record (block %lld, member %lld, "
+                          "entry %lld) does not match the files",
+                          ds->files[0].path, (long long)r[0], (long long)b, (long long)f,
+                          (long long)off + 1);
+      goto done;
+    }
+    el[i] = (known_elem_t){(int)b, r[0], r};
+    total_conn += npe;
+  }
+  qsort(el, (size_t)n, sizeof *el, cmp_known_elem);
+  /* Nodes: every record's, unique by id, read where the owner read them. */
+  MXN_ALLOC(nodes, total_conn);
+  for (int64_t i = 0; i < n; i++) {
+    const int64_t *r = el[i].rec;
+    int64_t npe = r[1];
+    for (int64_t c = 0; c < npe; c++) {
+      int64_t f = r[6 + npe + c], pos = r[6 + 2 * npe + c];
+      if (f < 0 || f >= M || pos < 0 || pos >= ds->files[f].num_nodes) {
+        status = MXN_DS_ERR(ds, MXN_ERR_INCONSISTENT,
+                            "%s: node %lld: its owner's record (member %lld, entry %lld) does "
+                            "not match the files",
+                            ds->files[0].path, (long long)r[6 + c], (long long)f, (long long)pos + 1);
+        goto done;
+      }
+      nodes[nnodes++] = (known_node_t){r[6 + c], f, pos};
+    }
+  }
+  qsort(nodes, (size_t)nnodes, sizeof *nodes, cmp_known_node);
+  {
+    int64_t u = 0;
+    for (int64_t i = 0; i < nnodes; i++)
+      if (u == 0 || nodes[i].id != nodes[u - 1].id) nodes[u++] = nodes[i];
+    nnodes = u;
+  }
+  piece->num_nodes = nnodes;
+  MXN_ALLOC(piece->node_ids, nnodes);
+  for (int64_t i = 0; i < nnodes; i++) piece->node_ids[i] = nodes[i].id;
+
+  /* Blocks: ids, connectivity by local node, original ids. */
+  for (int64_t i = 0; i < n; i++) piece->blocks[el[i].block].num_elements++;
+  for (int b = 0; b < NB; b++) {
+    mxn_piece_block_t *pb = &piece->blocks[b];
+    const mxn_block_info_t *bi = &s->blocks[b];
+    MXN_ALLOC(pb->elem_ids, pb->num_elements);
+    MXN_ALLOC(pb->conn, pb->num_elements * bi->nodes_per_elem);
+    if (bi->num_attr > 0 && !opts->no_attributes) MXN_ALLOC(pb->attr, pb->num_elements * bi->num_attr);
+    if (s->has_original_elem_ids) MXN_ALLOC(pb->orig_ids, pb->num_elements);
+  }
+  MXN_ALLOC(fill, (int64_t)M * NB + 1);
+  for (int64_t i = 0, k = 0; i < n; i++, k++) {
+    if (i > 0 && el[i].block != el[i - 1].block) k = 0;
+    mxn_piece_block_t *pb = &piece->blocks[el[i].block];
+    const int64_t *r = el[i].rec;
+    int64_t npe = r[1];
+    pb->elem_ids[k] = r[0];
+    if (pb->orig_ids) pb->orig_ids[k] = r[5];
+    for (int64_t c = 0; c < npe; c++)
+      pb->conn[k * npe + c] = mxn__lower_bound(piece->node_ids, nnodes, r[6 + c]);
+  }
+  piece->num_elements = n;
+
+  /* Plan: element segments per (member, block), node segments per member. */
+  MXN_ALLOC(seg_count, (int64_t)M * NB);
+  MXN_ALLOC(start, (int64_t)M * NB + 1);
+  for (int64_t i = 0; i < n; i++) seg_count[el[i].rec[3] * NB + el[i].block]++;
+  int nseg = 0;
+  for (int64_t i = 0; i < (int64_t)M * NB; i++) nseg += seg_count[i] > 0;
+  for (int64_t i = 0; i < (int64_t)M * NB; i++) start[i + 1] = start[i] + seg_count[i];
+  MXN_ALLOC(plan->seg[MXN__ELEM], nseg);
+  MXN_ALLOC(pairs, n > nnodes ? n : nnodes);
+  for (int64_t i = 0, k = 0; i < n; i++, k++) {
+    if (i > 0 && el[i].block != el[i - 1].block) k = 0;
+    int64_t key = el[i].rec[3] * NB + el[i].block;
+    pairs[start[key] + fill[key]++] = (pair_t){el[i].rec[4], k};
+  }
+  for (int j = 0; j < M; j++)
+    for (int b = 0; b < NB; b++) {
+      int64_t key = (int64_t)j * NB + b;
+      if (seg_count[key] == 0) continue;
+      segment_t *sg = &plan->seg[MXN__ELEM][plan->nseg[MXN__ELEM]++];
+      sg->file = j;
+      sg->block = b;
+      MXN_CHECK(mxn__segment_build(sg, pairs + start[key], seg_count[key], opts->gap));
+      piece->stats.elem_runs += sg->nruns;
+    }
+  {
+    int64_t *ncount = NULL, *nstart = NULL, *nfill = NULL;
+    MXN_ALLOC(ncount, M);
+    MXN_ALLOC(nstart, M + 1);
+    MXN_ALLOC(nfill, M);
+    for (int64_t v = 0; v < nnodes; v++) ncount[nodes[v].file]++;
+    for (int j = 0; j < M; j++) nstart[j + 1] = nstart[j] + ncount[j];
+    for (int64_t v = 0; v < nnodes; v++)
+      pairs[nstart[nodes[v].file] + nfill[nodes[v].file]++] = (pair_t){nodes[v].pos, v};
+    int nns = 0;
+    for (int j = 0; j < M; j++) nns += ncount[j] > 0;
+    plan->node_seg = calloc((size_t)nns + 1, sizeof *plan->node_seg);
+    if (!plan->node_seg) status = MXN_ERR_NOMEM;
+    for (int j = 0; status == MXN_OK && j < M; j++) {
+      if (!ncount[j]) continue;
+      segment_t *sg = &plan->node_seg[plan->nnode_seg++];
+      sg->file = j;
+      sg->block = -1;
+      status = mxn__segment_build(sg, pairs + nstart[j], ncount[j], opts->gap);
+      piece->stats.node_runs += sg->nruns;
+    }
+    free(ncount);
+    free(nstart);
+    free(nfill);
+    if (status != MXN_OK) goto done;
+  }
+  MXN_CHECK(read_coords(ds, piece));
+
+  /* Attributes along the element segments. */
+  for (int i = 0; i < plan->nseg[MXN__ELEM]; i++) {
+    segment_t *sg = &plan->seg[MXN__ELEM][i];
+    mxn_piece_block_t *pb = &piece->blocks[sg->block];
+    const mxn_block_info_t *bi = &s->blocks[sg->block];
+    int na = pb->attr ? bi->num_attr : 0;
+    if (na == 0) continue;
+    int exoid;
+    MXN_CHECK(mxn__file_exoid(ds, sg->file, &exoid));
+    for (int64_t r = 0; r < sg->nruns; r++) {
+      const run_t *run = &sg->runs[r];
+      MXN_CHECK(mxn__plan_buf(plan, run->count * na));
+      if (ex_get_partial_attr(exoid, EX_ELEM_BLOCK, bi->id, run->start + 1, run->count, plan->buf) < 0) {
+        status = MXN_DS_ERR(ds, MXN_ERR_IO, "%s: element block %lld: cannot read attributes",
+                            ds->files[sg->file].path, (long long)bi->id);
+        goto done;
+      }
+      ds->io.read_calls++;
+      ds->io.bytes_read += run->count * na * (int64_t)sizeof(double);
+      for (int64_t e = run->first; e < run->first + run->n; e++)
+        memcpy(pb->attr + sg->dst[e] * na, plan->buf + (sg->off[e] - run->start) * na,
+               (size_t)na * sizeof(double));
+    }
+  }
+
+  /* Sets: none (a halo's elements and nodes are in the sets of their
+   * owners' pieces), but every set is there, empty, so pieces merge. */
+  for (int sk = 0; sk < MXN__NSK; sk++) {
+    int nsets;
+    mxn__ssets(s, sk, &nsets);
+    const mxn_var_list_t *vl = mxn__svars(s, sk);
+    mxn_piece_set_t *sets = NULL;
+    MXN_ALLOC(sets, nsets);
+    switch (sk) {
+      case MXN__NSET: piece->node_sets = sets; piece->num_node_sets = nsets; break;
+      case MXN__SSET: piece->side_sets = sets; piece->num_side_sets = nsets; break;
+      case MXN__ESET: piece->edge_sets = sets; piece->num_edge_sets = nsets; break;
+      case MXN__FSET: piece->face_sets = sets; piece->num_face_sets = nsets; break;
+      default: piece->elem_sets = sets; piece->num_elem_sets = nsets; break;
+    }
+    MXN_ALLOC(plan->set_src[sk], nsets);
+    plan->nsets[sk] = nsets;
+    for (int q = 0; q < nsets; q++) {
+      MXN_ALLOC(sets[q].entries, 1);
+      sets[q].num_vars = vl->num;
+      MXN_ALLOC(sets[q].vars, vl->num);
+    }
+  }
+  MXN_CHECK(read_maps(ds, piece));
+  MXN_CHECK(alloc_fields(ds, piece, opts));
+  *out = piece;
+  piece = NULL;
+done:
+  mxn_piece_destroy(&piece);
+  free(el);
+  free(nodes);
+  free(pairs);
+  free(seg_count);
+  free(start);
+  free(fill);
   return status;
 }

@@ -6,6 +6,7 @@
  * connectivity by global node id travel; the halo's data are then read
  * from the files like owned elements. */
 #include "halo.h"
+#include "plan.h"
 
 #include <stdint.h>
 
@@ -35,10 +36,6 @@ typedef struct {
   int32_t owner, pad;
 } cand_t;
 
-static int cmp_cand(const void *a, const void *b) {
-  const cand_t *x = a, *y = b;
-  return (x->gid > y->gid) - (x->gid < y->gid);
-}
 
 /* A (requester, element) pair a holder answers. */
 typedef struct {
@@ -46,11 +43,6 @@ typedef struct {
   int64_t elem; /* concatenated index in the holder's piece */
 } ans_t;
 
-static int cmp_nreg(const void *a, const void *b) {
-  const nreg_t *x = a, *y = b;
-  if (x->node != y->node) return (x->node > y->node) - (x->node < y->node);
-  return (x->rank > y->rank) - (x->rank < y->rank);
-}
 static int cmp_ans(const void *a, const void *b) {
   const ans_t *x = a, *y = b;
   if (x->to != y->to) return (x->to > y->to) - (x->to < y->to);
@@ -59,6 +51,52 @@ static int cmp_ans(const void *a, const void *b) {
 static int cmp_gid(const void *a, const void *b) {
   const mxn_gid_t *x = a, *y = b;
   return (*x > *y) - (*x < *y);
+}
+
+/* Stable LSD radix sort of n records of size sz by the int64 key at their
+ * start (11 bits a pass, only as many passes as the key range needs):
+ * the rendezvous sorts hundreds of thousands of records per rank. */
+static int radix_sort(void *recs, int64_t n, size_t sz) {
+  if (n < 2) return MXN_OK;
+  char *a = recs, *tmp = malloc((size_t)n * sz);
+  int64_t *cnt = calloc(2048 + 1, sizeof *cnt);
+  if (!tmp || !cnt) {
+    free(tmp);
+    free(cnt);
+    return MXN_ERR_NOMEM;
+  }
+  int64_t lo, hi;
+  memcpy(&lo, a, sizeof lo);
+  hi = lo;
+  for (int64_t i = 1; i < n; i++) {
+    int64_t k;
+    memcpy(&k, a + i * sz, sizeof k);
+    if (k < lo) lo = k;
+    if (k > hi) hi = k;
+  }
+  uint64_t range = (uint64_t)hi - (uint64_t)lo;
+  char *src = a, *dst = tmp;
+  for (int shift = 0; shift < 64 && (range >> shift) > 0; shift += 11) {
+    memset(cnt, 0, (2048 + 1) * sizeof *cnt);
+    for (int64_t i = 0; i < n; i++) {
+      int64_t k;
+      memcpy(&k, src + i * sz, sizeof k);
+      cnt[(((uint64_t)k - (uint64_t)lo) >> shift & 2047) + 1]++;
+    }
+    for (int d = 0; d < 2048; d++) cnt[d + 1] += cnt[d];
+    for (int64_t i = 0; i < n; i++) {
+      int64_t k;
+      memcpy(&k, src + i * sz, sizeof k);
+      memcpy(dst + cnt[((uint64_t)k - (uint64_t)lo) >> shift & 2047]++ * sz, src + i * sz, sz);
+    }
+    char *t = src;
+    src = dst;
+    dst = t;
+  }
+  if (src != a) memcpy(a, src, (size_t)n * sz);
+  free(tmp);
+  free(cnt);
+  return MXN_OK;
 }
 
 static int home_of(mxn_gid_t id, int size) {
@@ -77,6 +115,8 @@ void mxn__halo_free(mxn__halo_found_t *h) {
   free(h->rv_off);
   free(h->rv_rank);
   free(h->rv_owner);
+  free(h->rec);
+  free(h->rec_at);
   memset(h, 0, sizeof *h);
 }
 
@@ -205,6 +245,8 @@ int mxn__halo_find(MPI_Comm comm, const mxn_structure_t *s, const mxn_piece_t *p
   int64_t *n2e_off = NULL, *n2e = NULL, *sbuf = NULL, *rbuf = NULL;
   mxn_gid_t *eid = NULL, *seen = NULL, *front = NULL, *owned_sorted = NULL, *known = NULL;
   int64_t nknown = 0;
+  int64_t *efile = NULL, *eoff = NULL, *eorig = NULL, *nfile = NULL, *npos = NULL;
+  int *eblk = NULL;
   int *enpe = NULL;
   int64_t **econn = NULL; /* per owned element: its node indices */
   int64_t ngot = 0, nrep = 0, nseen = 0, nfront = 0, nasked = 0;
@@ -219,9 +261,43 @@ int mxn__halo_find(MPI_Comm comm, const mxn_structure_t *s, const mxn_piece_t *p
       enpe[e] = s->blocks[b].nodes_per_elem;
       econn[e] = pc->blocks[b].conn + k * enpe[e];
     }
+  /* Where each owned element and node was read from (the plan): halo
+   * answers carry it, so the asking rank reads them without id maps. */
+  MXN_ALLOC(eblk, ne);
+  MXN_ALLOC(efile, ne);
+  MXN_ALLOC(eoff, ne);
+  MXN_ALLOC(eorig, ne);
+  MXN_ALLOC(nfile, nn);
+  MXN_ALLOC(npos, nn);
+  {
+    int64_t *bstart = NULL;
+    MXN_ALLOC(bstart, pc->num_blocks + 1);
+    for (int b = 0; b < pc->num_blocks; b++) bstart[b + 1] = bstart[b] + pc->blocks[b].num_elements;
+    for (int b = 0; b < pc->num_blocks; b++)
+      for (int64_t k = 0; k < pc->blocks[b].num_elements; k++) {
+        eblk[bstart[b] + k] = b;
+        eorig[bstart[b] + k] = pc->blocks[b].orig_ids ? pc->blocks[b].orig_ids[k] : pc->blocks[b].elem_ids[k];
+      }
+    const mxn__plan_t *plan = pc->plan;
+    for (int i = 0; i < plan->nseg[MXN__ELEM]; i++) {
+      const segment_t *sg = &plan->seg[MXN__ELEM][i];
+      for (int64_t x = 0; x < sg->n; x++) {
+        efile[bstart[sg->block] + sg->dst[x]] = sg->file;
+        eoff[bstart[sg->block] + sg->dst[x]] = sg->off[x];
+      }
+    }
+    for (int i = 0; i < plan->nnode_seg; i++) {
+      const segment_t *sg = &plan->node_seg[i];
+      for (int64_t x = 0; x < sg->n; x++) {
+        nfile[sg->dst[x]] = sg->file;
+        npos[sg->dst[x]] = sg->off[x];
+      }
+    }
+    free(bstart);
+  }
   MXN_ALLOC(owned_sorted, ne);
   if (ne) memcpy(owned_sorted, eid, (size_t)ne * sizeof *eid);
-  qsort(owned_sorted, (size_t)ne, sizeof *owned_sorted, cmp_gid);
+  MXN_CHECK(radix_sort(owned_sorted, ne, sizeof *owned_sorted));
   MXN_CHECK(node_elements(s, pc, &n2e_off, &n2e));
 
   /* 1. Register every node with the highest element id around it. */
@@ -235,7 +311,8 @@ int mxn__halo_find(MPI_Comm comm, const mxn_structure_t *s, const mxn_piece_t *p
     dest[v] = home_of(pc->node_ids[v], size);
   }
   MXN_CHECK(mxn__send_to(comm, size, reg, sizeof *reg, nn, dest, (void **)&got, &ngot));
-  qsort(got, (size_t)ngot, sizeof *got, cmp_nreg);
+  /* by node, then rank: received in rank order, and the sort is stable */
+  MXN_CHECK(radix_sort(got, ngot, sizeof *got));
   {
     int64_t nu = 0;
     for (int64_t i = 0; i < ngot; i++) nu += (i == 0 || got[i].node != got[i - 1].node);
@@ -294,9 +371,10 @@ int mxn__halo_find(MPI_Comm comm, const mxn_structure_t *s, const mxn_piece_t *p
 
   /* 2. Layers. The frontier of layer 1 is every shared node of mine (the
    * registration replies); of layer k, the nodes layer k-1 added. */
-  MXN_ALLOC(seen, nn);
-  if (nn) memcpy(seen, pc->node_ids, (size_t)nn * sizeof *seen);
-  nseen = nn; /* sorted: piece nodes ascend */
+  /* Nodes already processed: the piece's (ascending) and `seen`, the
+   * ones the layers added (kept sorted; far fewer). */
+  MXN_ALLOC(seen, 1);
+  nseen = 0;
   for (int64_t i = 0; i < nrep; i++) {
     int64_t v = mxn__lower_bound(pc->node_ids, nn, rep[i].node);
     if (v < nn && pc->node_ids[v] == rep[i].node) {
@@ -348,7 +426,7 @@ int mxn__halo_find(MPI_Comm comm, const mxn_structure_t *s, const mxn_piece_t *p
     for (int64_t i = 0; i < nans; i++) {
       if (m > 0 && ans[i].to == ans[m - 1].to && ans[i].elem == ans[m - 1].elem) continue;
       ans[m++] = ans[i];
-      words += 2 + enpe[ans[i].elem];
+      words += MXN__HALO_REC_LEN(enpe[ans[i].elem]);
     }
     nans = m;
     free(sbuf);
@@ -356,10 +434,22 @@ int mxn__halo_find(MPI_Comm comm, const mxn_structure_t *s, const mxn_piece_t *p
     words = 0;
     for (int64_t i = 0; i < nans; i++) {
       int64_t e = ans[i].elem;
-      sbuf[words++] = eid[e];
-      sbuf[words++] = enpe[e];
-      for (int c = 0; c < enpe[e]; c++) sbuf[words++] = pc->node_ids[econn[e][c]];
-      cnt[ans[i].to] += 2 + enpe[e];
+      int np = enpe[e];
+      int64_t *rec = sbuf + words;
+      rec[0] = eid[e];
+      rec[1] = np;
+      rec[2] = eblk[e];
+      rec[3] = efile[e];
+      rec[4] = eoff[e];
+      rec[5] = eorig[e];
+      for (int c = 0; c < np; c++) {
+        int64_t v = econn[e][c];
+        rec[6 + c] = pc->node_ids[v];
+        rec[6 + np + c] = nfile[v];
+        rec[6 + 2 * np + c] = npos[v];
+      }
+      words += MXN__HALO_REC_LEN(np);
+      cnt[ans[i].to] += (int)MXN__HALO_REC_LEN(np);
     }
     free(rbuf);
     rbuf = NULL;
@@ -372,7 +462,7 @@ int mxn__halo_find(MPI_Comm comm, const mxn_structure_t *s, const mxn_piece_t *p
     MPI_Alltoall(cnt, 1, MPI_INT, rcnt, 1, MPI_INT, comm);
     int64_t nf = 0, ncand = 0;
     for (int r = 0, at = 0; r < size; r++)
-      for (int64_t end = at + rcnt[r]; at < end; at += 2 + (int)rbuf[at + 1]) ncand++;
+      for (int64_t end = at + rcnt[r]; at < end; at += (int)MXN__HALO_REC_LEN(rbuf[at + 1])) ncand++;
     cand_t *cand = malloc(((size_t)ncand + 1) * sizeof *cand);
     if (!cand) {
       free(rcnt);
@@ -381,11 +471,11 @@ int mxn__halo_find(MPI_Comm comm, const mxn_structure_t *s, const mxn_piece_t *p
     }
     ncand = 0;
     for (int r = 0, at = 0; r < size; r++)
-      for (int64_t end = at + rcnt[r]; at < end; at += 2 + (int)rbuf[at + 1])
+      for (int64_t end = at + rcnt[r]; at < end; at += (int)MXN__HALO_REC_LEN(rbuf[at + 1]))
         cand[ncand++] = (cand_t){rbuf[at], at, r, 0};
     free(rcnt);
-    qsort(cand, (size_t)ncand, sizeof *cand, cmp_cand);
-    int64_t nnew = 0, nodes_new = 0;
+    MXN_CHECK(radix_sort(cand, ncand, sizeof *cand));
+    int64_t nnew = 0, nodes_new = 0, rec_words = 0;
     for (int64_t i = 0; i < ncand; i++) {
       mxn_gid_t g = cand[i].gid;
       if (nnew > 0 && cand[nnew - 1].gid == g) continue;
@@ -395,6 +485,7 @@ int mxn__halo_find(MPI_Comm comm, const mxn_structure_t *s, const mxn_piece_t *p
       if (k < nknown && known[k] == g) continue;
       cand[nnew++] = cand[i];
       nodes_new += rbuf[cand[i].at + 1];
+      rec_words += MXN__HALO_REC_LEN(rbuf[cand[i].at + 1]);
     }
     mxn_gid_t *a1 = realloc(h->gid, (size_t)(h->ng + nnew + 1) * sizeof *a1);
     if (a1) h->gid = a1;
@@ -404,30 +495,40 @@ int mxn__halo_find(MPI_Comm comm, const mxn_structure_t *s, const mxn_piece_t *p
     if (o1) h->owner = o1;
     mxn_gid_t *k1 = realloc(known, (size_t)(nknown + nnew + 1) * sizeof *k1);
     if (k1) known = k1;
+    int64_t *ra = realloc(h->rec_at, (size_t)(h->ng + nnew + 1) * sizeof *ra);
+    if (ra) h->rec_at = ra;
+    int64_t *rw = realloc(h->rec, (size_t)(h->nrec + rec_words + 1) * sizeof *rw);
+    if (rw) h->rec = rw;
     free(front);
     front = malloc(((size_t)nodes_new + 1) * sizeof *front);
-    if (!a1 || !d1 || !o1 || !k1 || !front) {
+    if (!a1 || !d1 || !o1 || !k1 || !front || !ra || !rw) {
       free(cand);
       status = MXN_ERR_NOMEM;
       goto done;
     }
     for (int64_t i = 0; i < nnew; i++) {
+      int64_t len = MXN__HALO_REC_LEN(rbuf[cand[i].at + 1]);
+      h->rec_at[h->ng] = h->nrec;
+      memcpy(h->rec + h->nrec, rbuf + cand[i].at, (size_t)len * sizeof *h->rec);
+      h->nrec += len;
       h->gid[h->ng] = cand[i].gid;
       h->depth[h->ng] = layer;
       h->owner[h->ng++] = cand[i].owner;
       known[nknown + i] = cand[i].gid;
-      for (int64_t c = 0; c < rbuf[cand[i].at + 1]; c++) front[nf++] = rbuf[cand[i].at + 2 + c];
+      for (int64_t c = 0; c < rbuf[cand[i].at + 1]; c++) front[nf++] = rbuf[cand[i].at + 6 + c];
     }
     nknown += nnew;
-    qsort(known, (size_t)nknown, sizeof *known, cmp_gid);
+    MXN_CHECK(radix_sort(known, nknown, sizeof *known));
     free(cand);
     /* next frontier: unique, unseen */
-    qsort(front, (size_t)nf, sizeof *front, cmp_gid);
+    MXN_CHECK(radix_sort(front, nf, sizeof *front));
     int64_t u = 0;
     for (int64_t i = 0; i < nf; i++) {
       if (u > 0 && front[i] == front[u - 1]) continue;
       int64_t k = mxn__lower_bound(seen, nseen, front[i]);
       if (k < nseen && seen[k] == front[i]) continue;
+      k = mxn__lower_bound(pc->node_ids, nn, front[i]);
+      if (k < nn && pc->node_ids[k] == front[i]) continue;
       front[u++] = front[i];
     }
     nfront = u;
@@ -439,7 +540,7 @@ int mxn__halo_find(MPI_Comm comm, const mxn_structure_t *s, const mxn_piece_t *p
     seen = ns;
     if (nfront) memcpy(seen + nseen, front, (size_t)nfront * sizeof *seen);
     nseen += nfront;
-    qsort(seen, (size_t)nseen, sizeof *seen, cmp_gid);
+    MXN_CHECK(radix_sort(seen, nseen, sizeof *seen));
   }
 done:
   if (status != MXN_OK)
@@ -463,6 +564,12 @@ done:
   free(front);
   free(owned_sorted);
   free(known);
+  free(eblk);
+  free(efile);
+  free(eoff);
+  free(eorig);
+  free(nfile);
+  free(npos);
   return status;
 }
 

@@ -6,12 +6,19 @@
 
 #include <mpi.h>
 
+#define MXN__HALO_REC_LEN(npe) (6 + 3 * (int64_t)(npe))
+
 /* What mxn__halo_find() found for one rank. */
 typedef struct {
   int64_t ng;              /* halo elements found */
   mxn_gid_t *gid;          /* their ids, layer by layer, ascending within a layer */
   int *depth;              /* 1..L */
   int *owner;              /* owning rank */
+  /* Per halo element, where its owner read it from: a record of
+   * MXN__HALO_REC_LEN(npe) words at rec + rec_at[i]: id, npe, block,
+   * member file, offset in that member's block, original id, then npe node
+   * ids, npe node members, npe node positions in those members. */
+  int64_t *rec, *rec_at, nrec;
   int *node_owner;         /* per node of the owned piece: owning rank */
   char *node_shared;       /* per node of the owned piece: another rank's elements touch it */
   /* The node rendezvous this rank keeps: nodes hashed here, ascending,

@@ -727,39 +727,63 @@ static int load_halo(mxn_load_t *ld, const mxn_load_opts_t *opts, mxn_directory_
   used = calloc((size_t)M + 1, 1);
   if (!mask || !used) status = mxn_error_set(e, MXN_ERR_NOMEM, "out of memory on rank %d", R);
   if ((status = mxn_agree(ld->comm, status, e)) != MXN_OK) goto done;
+  /* Elements referring to edges or faces are read through the id maps;
+   * all others by the positions their owners read them from. */
+  int by_position = 1;
+  for (int b = 0; b < nb; b++)
+    if (s->blocks[b].edges_per_elem > 0 || s->blocks[b].faces_per_elem > 0) by_position = 0;
+  const int64_t **recs = NULL;
   for (int k = 1, at = 0; k <= L; k++) {
     int64_t n = 0;
     while (at + n < hf.ng && hf.depth[at + n] == k) n++;
-    mxn_idset_free(&G);
-    status = mxn_idset_from_array(hf.gid + at, n, &G);
-    at += (int)n;
-    free(qoff);
-    free(qfile);
-    free(qpos);
-    qoff = NULL;
-    qfile = NULL;
-    qpos = NULL;
-    if (status == MXN_OK) status = mxn_directory_query(dir, G.n, G.ids, &qoff, &qfile, &qpos, e);
-    if ((status = mxn_agree(ld->comm, status, e)) != MXN_OK) goto done;
-    memset(mask, 0, (size_t)M);
-    for (int64_t i = 0; i < (G.n ? qoff[G.n] : 0); i++) mask[qfile[i]] = 1;
-    if (G.n > 0) {
-      mxn_extract_opts_t xo;
-      memset(&xo, 0, sizeof xo);
-      xo.gap = opts->gap >= 0 ? opts->gap : 64;
+    mxn_extract_opts_t xo;
+    memset(&xo, 0, sizeof xo);
+    /* A layer is thin and strided in its members: coalesce less. */
+    xo.gap = opts->gap >= 0 && opts->gap < 8 ? opts->gap : 8;
+    xo.node_var_mask = opts->node_var_selection;
+    xo.elem_var_mask = opts->elem_var_selection;
+    if (by_position) {
+      free(recs);
+      recs = malloc(((size_t)n + 1) * sizeof *recs);
+      if (!recs) status = MXN_ERR_NOMEM;
+      for (int64_t i = 0; status == MXN_OK && i < n; i++) {
+        const int64_t *r = hf.rec + hf.rec_at[at + i];
+        recs[i] = r;
+        used[r[3]] = 1;
+        for (int64_t c = 0; c < r[1]; c++) used[r[6 + r[1] + c]] = 1;
+      }
+      if (status == MXN_OK && n > 0 &&
+          (status = mxn__piece_from_records(ld->ds, n, recs, &xo, &more)) != MXN_OK)
+        mxn_error_set(e, status, "%s", mxn_dataset_errmsg(ld->ds));
+    } else {
+      mxn_idset_free(&G);
+      status = mxn_idset_from_array(hf.gid + at, n, &G);
+      free(qoff);
+      free(qfile);
+      free(qpos);
+      qoff = NULL;
+      qfile = NULL;
+      qpos = NULL;
+      if (status == MXN_OK) status = mxn_directory_query(dir, G.n, G.ids, &qoff, &qfile, &qpos, e);
+      if ((status = mxn_agree(ld->comm, status, e)) != MXN_OK) goto done;
+      memset(mask, 0, (size_t)M);
+      for (int64_t i = 0; i < (G.n ? qoff[G.n] : 0); i++) mask[qfile[i]] = 1;
       xo.file_mask = mask;
-      xo.node_var_mask = opts->node_var_selection;
-      xo.elem_var_mask = opts->elem_var_selection;
-      if ((status = mxn_extract(ld->ds, &G, &xo, &more)) != MXN_OK)
+      if (G.n > 0 && (status = mxn_extract(ld->ds, &G, &xo, &more)) != MXN_OK)
         mxn_error_set(e, status, "%s", mxn_dataset_errmsg(ld->ds));
       for (int j = 0; status == MXN_OK && j < M; j++) used[j] |= mask[j];
-      if (status == MXN_OK) status = mxn__piece_append(s, pc, &more, xo.gap, e);
-      if (status != MXN_OK && !e->msg[0])
-        mxn_error_set(e, status, "appending ghost layer %d failed on rank %d", k, R);
     }
-    if ((status = mxn_agree(ld->comm, status, e)) != MXN_OK) goto done;
+    at += (int)n;
+    if (status == MXN_OK && more) status = mxn__piece_append(s, pc, &more, xo.gap, e);
+    if (status != MXN_OK && !e->msg[0])
+      mxn_error_set(e, status, "reading ghost layer %d failed on rank %d", k, R);
+    if ((status = mxn_agree(ld->comm, status, e)) != MXN_OK) {
+      free(recs);
+      goto done;
+    }
     for (int b = 0; b < nb; b++) h->block_off[b][k + 1] = pc->blocks[b].num_elements;
   }
+  free(recs);
   ld->st.ghost_bytes_read = mxn_dataset_counters(ld->ds).bytes_read - c0.bytes_read;
   for (int j = 0; j < M; j++) ld->st.ghost_files += used[j];
 

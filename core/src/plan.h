@@ -69,4 +69,13 @@ int mxn__piece_append(const mxn_structure_t *s, mxn_piece_t *a, mxn_piece_t **b,
 int mxn__piece_permute_elems(mxn_piece_t *p, const mxn_structure_t *s, int blk,
                              const int64_t *perm);
 
+/* A piece of the elements described by n records (halo.h's
+ * MXN__HALO_REC_LEN layout: id, npe, block, member, offset in the member's
+ * block, original id, node ids, node members, node positions): read by
+ * position, without the members' id maps. No sets entries (every set is
+ * present, empty). MXN_ERR_UNSUPPORTED when elements refer to edges or
+ * faces. Local. */
+int mxn__piece_from_records(mxn_dataset_t *ds, int64_t n, const int64_t *const *recs,
+                            const mxn_extract_opts_t *opts, mxn_piece_t **out);
+
 #endif /* MXN_PLAN_H */
