@@ -66,29 +66,42 @@ static int kind_map_build(const mxn_piece_t *a, const mxn_piece_t *b, int k, kin
   MXN_ALLOC(m->b_to, m->b_off[nb]);
   MXN_ALLOC(m->b_slot, m->b_off[nb]);
   {
-    /* a's ids of the kind, all blocks, sorted with their positions */
+    /* a's ids of the kind, all blocks, sorted with their positions (the
+     * concatenation usually is sorted already: then it is searched as is) */
     mxn_gid_t *cat = NULL;
     mxn_idset_t A = MXN_IDSET_INIT;
-    int64_t *apos = NULL;
-    MXN_ALLOC(cat, m->a_off[nb]);
+    int64_t *apos = NULL, *inv = NULL;
+    int64_t na = m->a_off[nb];
+    MXN_ALLOC(cat, na);
     for (int q = 0; q < nb; q++)
       if (m->a_cnt[q]) memcpy(cat + m->a_off[q], kind_ids(a, k, q), (size_t)m->a_cnt[q] * sizeof *cat);
-    status = mxn_idset_from_array_pos(cat, m->a_off[nb], &A, &apos);
-    /* apos[i]: place of cat[i] in A; invert to find a's position of an id */
-    int64_t *inv = status == MXN_OK ? malloc(((size_t)A.n + 1) * sizeof *inv) : NULL;
-    if (status == MXN_OK && !inv) status = MXN_ERR_NOMEM;
-    for (int64_t i = 0; status == MXN_OK && i < m->a_off[nb]; i++) inv[apos[i]] = i;
+    int sorted = 1;
+    for (int64_t i = 1; i < na && sorted; i++) sorted = cat[i - 1] < cat[i];
+    if (!sorted) {
+      status = mxn_idset_from_array_pos(cat, na, &A, &apos);
+      /* apos[i]: place of cat[i] in A; invert to find a's position of an id */
+      inv = status == MXN_OK ? malloc(((size_t)A.n + 1) * sizeof *inv) : NULL;
+      if (status == MXN_OK && !inv) status = MXN_ERR_NOMEM;
+      for (int64_t i = 0; status == MXN_OK && i < na; i++) inv[apos[i]] = i;
+    }
     for (int q = 0; status == MXN_OK && q < nb; q++) {
       const mxn_gid_t *ids = kind_ids(b, k, q);
       for (int64_t i = 0; i < m->b_off[q + 1] - m->b_off[q]; i++) {
-        int64_t c = m->b_off[q] + i, f = mxn_idset_find(&A, ids[i]);
+        int64_t c = m->b_off[q] + i, f;
+        if (sorted) {
+          f = mxn__lower_bound(cat, na, ids[i]);
+          if (f >= na || cat[f] != ids[i]) f = -1;
+        } else {
+          f = mxn_idset_find(&A, ids[i]);
+          if (f >= 0) f = inv[f];
+        }
         if (f >= 0 && k == MXN__ELEM) {
           status = mxn_error_set(err, MXN_ERR_ARG, "element %lld is in both pieces",
                                  (long long)ids[i]);
           break;
         }
         m->b_slot[c] = f >= 0 ? -1 : m->a_cnt[q] + m->b_new[q]++;
-        m->b_to[c] = f >= 0 ? -2 - inv[f] : 0; /* resolved below */
+        m->b_to[c] = f >= 0 ? -2 - f : 0; /* resolved below */
       }
     }
     free(cat);
