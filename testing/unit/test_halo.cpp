@@ -297,6 +297,29 @@ TEST(Halo, SharedSpreadSets) {
     }
 }
 
+// Elements referring to edges and faces take the other path: each layer
+// extracted through the members' id maps, with its sets, and merged.
+TEST(Halo, EdgeAndFaceBlocksThroughTheMaps) {
+  if (!all_ok(have_shared())) GTEST_SKIP() << "no shared data";
+  for (const char *mesh : {"edgeFaceElem.exii", "2block1.g"}) {
+    std::string dir = world_tmpdir(std::string("halo_shared_") + test_name(mesh));
+    std::string base = dir + "/set.e";
+    int ok = 1;
+    if (mpi_rank() == 0) {
+      mxn_error_t err;
+      mxn_error_clear(&err);
+      int st = mxn_split(shared(std::string("meshes/") + mesh).c_str(), base.c_str(), 3,
+                         MXN_PART_LINEAR, nullptr, nullptr, &err);
+      EXPECT_EQ(MXN_OK, st) << err.msg;
+      ok = st == MXN_OK;
+    }
+    ASSERT_TRUE(all_ok(ok));
+    SCOPED_TRACE(mesh);
+    check_halo({base, MXN_PART_LINEAR, 1, false});
+    if (::testing::Test::HasFatalFailure()) return;
+  }
+}
+
 TEST(Halo, BadGhostLevelsFailOnEveryRank) {
   std::string path = make_gen(gen_cases[0]);
   mxn_load_opts_t o;
