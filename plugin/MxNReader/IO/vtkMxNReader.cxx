@@ -4,6 +4,7 @@
 #include "vtkCellData.h"
 #include "vtkCellType.h"
 #include "vtkDataAssembly.h"
+#include "vtkDataSetAttributes.h"
 #include "vtkDoubleArray.h"
 #include "vtkFieldData.h"
 #include "vtkIdTypeArray.h"
@@ -20,6 +21,7 @@
 #include "vtkPointData.h"
 #include "vtkPoints.h"
 #include "vtkStreamingDemandDrivenPipeline.h"
+#include "vtkUnsignedCharArray.h"
 #include "vtkUnstructuredGrid.h"
 
 #include <mxn/mxn.h>
@@ -27,6 +29,7 @@
 #include <algorithm>
 #include <cctype>
 #include <cmath>
+#include <cstring>
 #include <limits>
 #include <sstream>
 
@@ -278,6 +281,7 @@ struct vtkMxNReader::LoadCache
   std::string FileName;
   int Method = -1;
   int NumberOfPieces = 0;
+  int GhostLevels = 0;
   bool World = false;
 
   void Close()
@@ -295,6 +299,7 @@ struct vtkMxNReader::LoadCache
     this->FileName.clear();
     this->Method = -1;
     this->NumberOfPieces = 0;
+    this->GhostLevels = 0;
   }
   ~LoadCache() { this->Close(); }
 };
@@ -455,14 +460,30 @@ int vtkMxNReader::RequestData(
     MXN_PART_RIB, MXN_PART_HSFC, MXN_PART_GRAPH, MXN_PART_LINEAR };
   const int method = std::min(std::max(this->PartitionMethod, 0), 6);
 
+  // Ghost layers: the larger of the property and the pipeline's request;
+  // one piece has no neighbours to take ghosts from.
+  int ghostLevels = this->GhostLevels;
+  if (outInfo->Has(vtkStreamingDemandDrivenPipeline::UPDATE_NUMBER_OF_GHOST_LEVELS()))
+  {
+    ghostLevels = std::max(
+      ghostLevels, outInfo->Get(vtkStreamingDemandDrivenPipeline::UPDATE_NUMBER_OF_GHOST_LEVELS()));
+  }
+  ghostLevels = world ? std::min(std::max(ghostLevels, 0), 100) : 0;
+  int rank = 0;
+  if (world)
+  {
+    MPI_Comm_rank(comm, &rank);
+  }
+
   LoadCache& cache = *this->Cache;
   if (!cache.Load || cache.FileName != this->FileName || cache.Method != method ||
-    cache.NumberOfPieces != numPieces || cache.World != world)
+    cache.NumberOfPieces != numPieces || cache.World != world || cache.GhostLevels != ghostLevels)
   {
     cache.Close();
     mxn_load_opts_t opts;
     mxn_load_opts_init(&opts);
     opts.method = methods[method];
+    opts.ghost_levels = ghostLevels;
     mxn_error_t err;
     mxn_error_clear(&err);
     mxn_load_t* ld = nullptr;
@@ -478,11 +499,13 @@ int vtkMxNReader::RequestData(
     cache.FileName = this->FileName;
     cache.Method = method;
     cache.NumberOfPieces = numPieces;
+    cache.GhostLevels = ghostLevels;
     cache.World = world;
   }
 
   const mxn_structure_t* s = mxn_load_structure(cache.Load);
   const mxn_piece_t* p = mxn_load_piece(cache.Load);
+  const mxn_load_halo_t* halo = mxn_load_halo(cache.Load);
   if (!s || !p)
   {
     vtkErrorMacro("Cannot read '" << this->FileName << "': the core returned no piece.");
@@ -635,6 +658,10 @@ int vtkMxNReader::RequestData(
     grid->GetPointData()->SetGlobalIds(pids);
     for (int v = 0; haveFields && v < s->num_node_vars && v < p->plan_num_node_vars; ++v)
     {
+      if (halo && std::strcmp(s->node_var_names[v], MXN_GHOST_VAR) == 0)
+      {
+        continue; // the halo's own marking below replaces a stored one
+      }
       const double* vals = p->node_vars ? p->node_vars[v] : nullptr;
       auto a = DoubleArray(s->node_var_names[v], npts);
       for (vtkIdType i = 0; i < npts; ++i)
@@ -660,6 +687,12 @@ int vtkMxNReader::RequestData(
       {
         continue;
       }
+      if (std::strcmp(s->elem_var_names[v], MXN_GHOST_VAR) == 0)
+      {
+        // A set written with ghost copies (mxn repart --ghosts): which copy
+        // the cover read is arbitrary; this piece's own halo decides.
+        continue;
+      }
       const double* vals = pb.elem_vars ? pb.elem_vars[v] : nullptr;
       if (!vals && ncells > 0)
       {
@@ -675,6 +708,28 @@ int vtkMxNReader::RequestData(
       grid->GetCellData()->AddArray(a);
     }
     grid->GetCellData()->AddArray(oids);
+    if (halo)
+    {
+      // vtkGhostType: halo cells are duplicates of another rank's cells;
+      // points another rank owns are duplicates of its points.
+      vtkNew<vtkUnsignedCharArray> cg;
+      cg->SetName(vtkDataSetAttributes::GhostArrayName());
+      cg->SetNumberOfTuples(ncells);
+      for (vtkIdType e = 0; e < ncells; ++e)
+      {
+        cg->SetValue(e, halo->elem_depth[b][e] > 0 ? vtkDataSetAttributes::DUPLICATECELL : 0);
+      }
+      grid->GetCellData()->AddArray(cg);
+      vtkNew<vtkUnsignedCharArray> pg;
+      pg->SetName(vtkDataSetAttributes::GhostArrayName());
+      pg->SetNumberOfTuples(npts);
+      for (vtkIdType i = 0; i < npts; ++i)
+      {
+        pg->SetValue(
+          i, halo->node_owner[used[i]] != rank ? vtkDataSetAttributes::DUPLICATEPOINT : 0);
+      }
+      grid->GetPointData()->AddArray(pg);
+    }
 
     const std::string name = BlockName(bi);
     vtkNew<vtkPartitionedDataSet> pds;
@@ -707,5 +762,6 @@ void vtkMxNReader::PrintSelf(ostream& os, vtkIndent indent)
   this->Superclass::PrintSelf(os, indent);
   os << indent << "FileName: " << (this->FileName ? this->FileName : "(none)") << "\n";
   os << indent << "PartitionMethod: " << this->PartitionMethod << "\n";
+  os << indent << "GhostLevels: " << this->GhostLevels << "\n";
   os << indent << "NumberOfTimeSteps: " << this->TimeSteps.size() << "\n";
 }

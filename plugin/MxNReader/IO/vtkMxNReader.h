@@ -70,6 +70,15 @@ public:
    */
   vtkSetClampMacro(PartitionMethod, int, FILES, LINEAR);
   vtkGetMacro(PartitionMethod, int);
+
+  /**
+   * Layers of ghost cells to read around each rank's piece (0..100). The
+   * reader uses the larger of this and the pipeline's request
+   * (UPDATE_NUMBER_OF_GHOST_LEVELS). Ghost cells carry vtkGhostType
+   * DUPLICATECELL, points owned by another rank DUPLICATEPOINT.
+   */
+  vtkSetClampMacro(GhostLevels, int, 0, 100);
+  vtkGetMacro(GhostLevels, int);
   ///@}
 
   /**
@@ -90,6 +99,7 @@ protected:
 
   char* FileName = nullptr;
   int PartitionMethod = FILES;
+  int GhostLevels = 0;
 
 private:
   vtkMxNReader(const vtkMxNReader&) = delete;
