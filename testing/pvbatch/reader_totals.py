@@ -158,7 +158,7 @@ else:
                 or cd.GetArray("object_id") is None:
             problems.append("block %s: global ids 'ids' or 'object_id' missing" % bname)
             continue
-        pa = {n: a for n, a in arrays(pd).items() if n != "ids"}
+        pa = {n: a for n, a in arrays(pd).items() if n not in ("ids", "vtkGhostType")}
         if node_vars is None:
             node_vars = sorted(pa)
         elif sorted(pa) != node_vars:
@@ -169,12 +169,16 @@ else:
         cols += [vtk_to_numpy(pa[n]).reshape(-1, 1) for n in node_vars]
         point_rows.append(np.hstack(cols) if g.GetNumberOfPoints() else
                           np.zeros((0, 4 + len(node_vars))))
-        n = g.GetNumberOfCells()
+        # Owned cells only: a downstream request for ghost levels (pvbatch
+        # asks for one in parallel) adds cells marked DUPLICATECELL.
+        gh = cd.GetArray("vtkGhostType")
+        own = (vtk_to_numpy(gh) & 1) == 0 if gh is not None else np.ones(g.GetNumberOfCells(), bool)
+        n = int(np.sum(own))
         mxn_cells += n
-        cell_gids.extend(vtk_to_numpy(cg).tolist() if n else [])
+        cell_gids.extend(vtk_to_numpy(cg)[own].tolist() if n else [])
         for an, a in arrays(cd).items():
-            if an not in ("ids", "object_id"):
-                elem_sums[an] = elem_sums.get(an, 0.0) + (float(np.sum(vtk_to_numpy(a))) if n else 0.0)
+            if an not in ("ids", "object_id", "vtkGhostType"):
+                elem_sums[an] = elem_sums.get(an, 0.0) + (float(np.sum(vtk_to_numpy(a)[own])) if n else 0.0)
         if n and g.GetCell(0).GetCellDimension() == 3:
             f = vtkCellSizeFilter()
             f.SetInputData(g)
@@ -183,7 +187,7 @@ else:
             f.ComputeAreaOff()
             f.ComputeVolumeOn()
             f.Update()
-            vol = vtk_to_numpy(f.GetOutput().GetCellData().GetArray("Volume"))
+            vol = vtk_to_numpy(f.GetOutput().GetCellData().GetArray("Volume"))[own]
             bad_volumes += int(np.sum(vol <= 0))
             vol_total += float(np.sum(vol))
 node_vars = node_vars or []
