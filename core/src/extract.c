@@ -520,6 +520,36 @@ done:
 static int read_sets(mxn_dataset_t *ds, mxn_piece_t *piece, const char *cand,
                      int64_t **l2p[MXN__NEK], const mxn_idset_t *P, const int64_t *p2local);
 
+/* An empty piece of structure s: counts, empty blocks of every kind, an
+ * empty plan. */
+static int piece_shell(const mxn_structure_t *s, mxn_piece_t **out) {
+  int status = MXN_OK;
+  mxn_piece_t *piece = NULL;
+  MXN_ALLOC(piece, 1);
+  MXN_ALLOC(piece->plan, 1);
+  piece->num_dim = s->num_dim;
+  piece->step = -1;
+  piece->plan_num_node_vars = s->num_node_vars;
+  piece->plan_num_elem_vars = s->num_elem_vars;
+  piece->plan_num_edge_vars = s->edge_vars.num;
+  piece->plan_num_face_vars = s->face_vars.num;
+  piece->num_node_maps = s->num_node_maps;
+  piece->num_edge_maps = s->num_edge_maps;
+  piece->num_face_maps = s->num_face_maps;
+  piece->num_elem_maps = s->num_elem_maps;
+  MXN_ALLOC(piece->blocks, s->num_blocks);
+  piece->num_blocks = s->num_blocks;
+  MXN_ALLOC(piece->edge_blocks, s->num_edge_blocks);
+  piece->num_edge_blocks = s->num_edge_blocks;
+  MXN_ALLOC(piece->face_blocks, s->num_face_blocks);
+  piece->num_face_blocks = s->num_face_blocks;
+  *out = piece;
+  return MXN_OK;
+done:
+  mxn_piece_destroy(&piece);
+  return status;
+}
+
 /* Storage for the field values (selected variables only), filled by
  * mxn_piece_read_step(). */
 static int alloc_fields(mxn_dataset_t *ds, mxn_piece_t *piece, const mxn_extract_opts_t *opts) {
@@ -627,24 +657,7 @@ int mxn_extract(mxn_dataset_t *ds, const mxn_idset_t *want,
   }
   MXN_ALLOC(F, M);
   MXN_ALLOC(cand, M);
-  MXN_ALLOC(piece, 1);
-  MXN_ALLOC(piece->plan, 1);
-  piece->num_dim = s->num_dim;
-  piece->step = -1;
-  piece->plan_num_node_vars = s->num_node_vars;
-  piece->plan_num_elem_vars = s->num_elem_vars;
-  piece->plan_num_edge_vars = s->edge_vars.num;
-  piece->plan_num_face_vars = s->face_vars.num;
-  piece->num_node_maps = s->num_node_maps;
-  piece->num_edge_maps = s->num_edge_maps;
-  piece->num_face_maps = s->num_face_maps;
-  piece->num_elem_maps = s->num_elem_maps;
-  MXN_ALLOC(piece->blocks, s->num_blocks);
-  piece->num_blocks = s->num_blocks;
-  MXN_ALLOC(piece->edge_blocks, s->num_edge_blocks);
-  piece->num_edge_blocks = s->num_edge_blocks;
-  MXN_ALLOC(piece->face_blocks, s->num_face_blocks);
-  piece->num_face_blocks = s->num_face_blocks;
+  MXN_CHECK(piece_shell(s, &piece));
   mxn__plan_t *plan = piece->plan;
 
   /* 1. Elements: P and its greedy cover by the files' element domains. */
@@ -1244,24 +1257,7 @@ int mxn__piece_from_records(mxn_dataset_t *ds, int64_t n, const int64_t *const *
     if (s->blocks[b].edges_per_elem > 0 || s->blocks[b].faces_per_elem > 0)
       return MXN_DS_ERR(ds, MXN_ERR_UNSUPPORTED, "%s: element block %lld refers to edges or faces",
                         ds->files[0].path, (long long)s->blocks[b].id);
-  MXN_ALLOC(piece, 1);
-  MXN_ALLOC(piece->plan, 1);
-  piece->num_dim = s->num_dim;
-  piece->step = -1;
-  piece->plan_num_node_vars = s->num_node_vars;
-  piece->plan_num_elem_vars = s->num_elem_vars;
-  piece->plan_num_edge_vars = s->edge_vars.num;
-  piece->plan_num_face_vars = s->face_vars.num;
-  piece->num_node_maps = s->num_node_maps;
-  piece->num_edge_maps = s->num_edge_maps;
-  piece->num_face_maps = s->num_face_maps;
-  piece->num_elem_maps = s->num_elem_maps;
-  MXN_ALLOC(piece->blocks, NB);
-  piece->num_blocks = NB;
-  MXN_ALLOC(piece->edge_blocks, s->num_edge_blocks);
-  piece->num_edge_blocks = s->num_edge_blocks;
-  MXN_ALLOC(piece->face_blocks, s->num_face_blocks);
-  piece->num_face_blocks = s->num_face_blocks;
+  MXN_CHECK(piece_shell(s, &piece));
   mxn__plan_t *plan = piece->plan;
 
   /* Check each record against the files, order elements by block and id. */
