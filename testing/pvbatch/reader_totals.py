@@ -401,6 +401,11 @@ for p in ("EdgeBlocks", "FaceBlocks", "ElementSetArrayStatus", "EdgeSetArrayStat
     if prop is not None:
         prop.SetData([])
 exo.ApplyDisplacements = 0
+# Element attributes are cell arrays of MxNReader (as of IOSSReader) but not
+# of ExodusIIReader's proxy: compare the element variables both list (an
+# element variable MxNReader lacks still fails the array-name check below).
+exo_elem_vars = set(exo.GetProperty("ElementVariables").Available)
+mxn.CellArrays = [n for n in mxn.GetProperty("CellArrays").Available if n in exo_elem_vars]
 
 steps = list(range(len(times))) if args.steps == "all" else [max(0, len(times) - 1)]
 steps = steps or [0]
