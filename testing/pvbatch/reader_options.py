@@ -139,14 +139,21 @@ def owned(g):
     return (vtk_to_numpy(gh) == 0) if gh is not None and n else np.ones(n, dtype=bool)
 
 
+def all_names(names):
+    """The sorted union over ranks of a list of strings."""
+    text = "\n".join(sorted(names)) + "\n"
+    codes = allgather([[ord(c)] for c in text], 1)[:, 0].astype(int)
+    return sorted(set(k for k in "".join(chr(c) for c in codes).split("\n") if k))
+
+
 def set_figures(groups, kind, id_name):
     """Per set name: (distinct node ids of node sets | owned side count),
-    combined over ranks. Keys must be the same on every rank (sets are
-    present, possibly empty, on every rank for both readers)."""
+    combined over ranks. IOSSReader leaves out the sets a rank has no part
+    of, so the names are first agreed over ranks (every rank must make the
+    same collective calls)."""
     out = {}
-    for (group, name), grids in sorted(groups.items()):
-        if group != kind:
-            continue
+    for name in all_names([n for (g, n) in groups if g == kind]):
+        grids = groups.get((kind, name), [])
         if kind == "node_sets":
             ids = []
             for g in grids:
@@ -218,7 +225,9 @@ for path in name_cases:
     io = ioss.GetClientSideObject().GetOutputDataObject(0)
     mo = mxn.GetClientSideObject().GetOutputDataObject(0)
     il, ml = leaves_by_group(io), leaves_by_group(mo)
-    check(sorted(il) == sorted(ml), "%s: leaves %s, IOSSReader %s" % (base, sorted(ml), sorted(il)))
+    ik = all_names(["%s/%s" % k for k in il])
+    mk = all_names(["%s/%s" % k for k in ml])
+    check(ik == mk, "%s: leaves %s, IOSSReader %s" % (base, mk, ik))
     bad = []
     for key in sorted(set(il) & set(ml)):
         # IOSSReader leaves a rank without a piece of a block out; compare

@@ -404,8 +404,50 @@ exo.ApplyDisplacements = 0
 # Element attributes are cell arrays of MxNReader (as of IOSSReader) but not
 # of ExodusIIReader's proxy: compare the element variables both list (an
 # element variable MxNReader lacks still fails the array-name check below).
-exo_elem_vars = set(exo.GetProperty("ElementVariables").Available)
-mxn.CellArrays = [n for n in mxn.GetProperty("CellArrays").Available if n in exo_elem_vars]
+exo_point_order = list(exo.GetProperty("PointVariables").Available)
+exo_elem_order = list(exo.GetProperty("ElementVariables").Available)
+TENSOR_SUFFIXES = {"xx", "yy", "zz", "xy", "yz", "zx", "yx", "zy", "xz", "x", "y", "z"}
+
+
+def exo_has(x, order):
+    return x in order or x + "_" in order or any(
+        n.startswith(x) and n[len(x):].lstrip("_").lower() in TENSOR_SUFFIXES for n in order)
+
+
+mxn.CellArrays = [n for n in mxn.GetProperty("CellArrays").Available
+                  if exo_has(n, exo_elem_order)]
+
+
+def match_columns(mxn_layout, exo_layout, exo_order):
+    """Which ExodusIIReader (array, component) holds each MxNReader (array,
+    component). ExodusIIReader names a vector after its prefix with the
+    separator kept (vel_x.. -> vel_, VX.. -> V) and leaves tensors as
+    scalars (stress_xx ..., in file order); MxNReader names them as
+    IOSSReader does (vel, V, stress with 6 components, in file order).
+    Returns the mapping and the unmatched components of either side."""
+    ek = dict(exo_layout)
+    mapping = {}
+    for x, k in mxn_layout:
+        src = None
+        for cand in (x, x + "_"):
+            if ek.get(cand) == k:
+                src = [(cand, c) for c in range(k)]
+                break
+        if src is None and k > 1:
+            names = [n for n in exo_order if ek.get(n) == 1 and n.startswith(x) and len(n) > len(x)]
+            for i in range(len(names) - k + 1):
+                run = names[i:i + k]
+                pos = [exo_order.index(n) for n in run]
+                if all(len(n) == len(run[0]) for n in run) and pos == list(range(pos[0], pos[0] + k)):
+                    src = [(n, 0) for n in run]
+                    break
+        if src:
+            for c in range(k):
+                mapping[(x, c)] = src[c]
+    used = set(mapping.values())
+    lost_m = ["%s[%d]" % (x, c) for x, k in mxn_layout for c in range(k) if (x, c) not in mapping]
+    lost_e = ["%s[%d]" % (n, c) for n, k in exo_layout for c in range(k) if (n, c) not in used]
+    return mapping, lost_m, lost_e
 
 steps = list(range(len(times))) if args.steps == "all" else [max(0, len(times) - 1)]
 steps = steps or [0]
@@ -463,50 +505,74 @@ for step_index in steps:
         problems.append(where + "ghost cells that no rank owns")
     owned_pts = allgather([[x] for x in sorted(M.owned_points)], 1)[:, 0]
 
-    # Points: the layout (names, components) must agree between readers.
-    mnames = M.point_names or []
-    enames = E.point_names or []
-    layout_m = all_keys(["%s:%d" % x for x in mnames])
-    layout_e = all_keys(["%s:%d" % x for x in enames])
-    if layout_m != layout_e:
-        problems.append(where + "point arrays %s, ExodusIIReader %s" % (layout_m, layout_e))
+    # Points: every nodal array component of one reader is one of the other.
+    layout_m = [(x.rsplit(":", 1)[0], int(x.rsplit(":", 1)[1]))
+                for x in all_keys(["%s:%d" % x for x in (M.point_names or [])])]
+    layout_e = [(x.rsplit(":", 1)[0], int(x.rsplit(":", 1)[1]))
+                for x in all_keys(["%s:%d" % x for x in (E.point_names or [])])]
+    pmap, lost_m, lost_e = match_columns(layout_m, layout_e, exo_point_order)
+    if lost_m or lost_e:
+        problems.append(where + "nodal components without a counterpart: MxNReader %s, "
+                        "ExodusIIReader %s" % (lost_m, lost_e))
+    # Rows were built with each reader's sorted layout; ranks agree on it
+    # (a rank without cells holds no rows, and its layout is not needed).
+    if M.point_names not in (None, layout_m) or E.point_names not in (None, layout_e):
+        problems.append(where + "a rank's point arrays differ from the others'")
+    width_m = 4 + sum(k for _, k in layout_m)
+    width_e = 4 + sum(k for _, k in layout_e)
+    rows_m = np.vstack(M.point_rows) if M.point_rows and M.point_names == layout_m \
+        else np.zeros((0, width_m))
+    rows_e = np.vstack(E.point_rows) if E.point_rows and E.point_names == layout_e \
+        else np.zeros((0, width_e))
+    mp, mbad = distinct(allgather(rows_m, width_m))
+    ep, _ = distinct(allgather(rows_e, width_e))
+    if mbad:
+        problems.append(where + "%d point copies disagree in coordinates or values" % mbad)
+    if not np.array_equal(mp[:, 0], ep[:, 0]):
+        problems.append(where + "point id sets differ (%d vs %d)" % (mp.shape[0], ep.shape[0]))
     else:
-        width = 4 + sum(int(x.rsplit(":", 1)[1]) for x in layout_m)
-        mp, mbad = distinct(allgather(np.vstack(M.point_rows) if M.point_rows
-                                      else np.zeros((0, width)), width))
-        ep, _ = distinct(allgather(np.vstack(E.point_rows) if E.point_rows
-                                   else np.zeros((0, width)), width))
-        if mbad:
-            problems.append(where + "%d point copies disagree in coordinates or values" % mbad)
-        if not np.array_equal(mp[:, 0], ep[:, 0]):
-            problems.append(where + "point id sets differ (%d vs %d)" % (mp.shape[0], ep.shape[0]))
-        else:
-            if nghost or args.ghosts:
-                uo, co = np.unique(owned_pts, return_counts=True)
-                if not np.array_equal(uo, mp[:, 0]) or np.any(co != 1):
-                    problems.append(where + "nodes not owned exactly once (%d of %d ids, "
-                                    "max owners %d)" % (uo.size, mp.shape[0], co.max(initial=0)))
-            col = 4
-            for x in layout_m:
-                for c in range(int(x.rsplit(":", 1)[1])):
-                    a, b = mp[:, col], ep[:, col]
-                    for what, va, vb in (("sum", a.sum(), b.sum()), ("min", a.min(initial=0),
-                                         b.min(initial=0)), ("max", a.max(initial=0),
-                                                             b.max(initial=0))):
+        if nghost or args.ghosts:
+            uo, co = np.unique(owned_pts, return_counts=True)
+            if not np.array_equal(uo, mp[:, 0]) or np.any(co != 1):
+                problems.append(where + "nodes not owned exactly once (%d of %d ids, "
+                                "max owners %d)" % (uo.size, mp.shape[0], co.max(initial=0)))
+        if not np.allclose(mp[:, 1:4], ep[:, 1:4], rtol=1e-6, atol=1e-12):
+            problems.append(where + "point coordinates differ from ExodusIIReader's")
+        col_e, at = {}, 4
+        for n, k in layout_e:
+            for c in range(k):
+                col_e[(n, c)] = at + c
+            at += k
+        at = 4
+        for x, k in layout_m:
+            for c in range(k):
+                if (x, c) in pmap:
+                    a, b = mp[:, at + c], ep[:, col_e[pmap[(x, c)]]]
+                    for what, va, vb in (("sum", a.sum(), b.sum()),
+                                         ("min", a.min(initial=0), b.min(initial=0)),
+                                         ("max", a.max(initial=0), b.max(initial=0))):
                         if not close(va, vb, np.abs(a).sum()):
                             problems.append(where + "nodal %s[%d] %s %.17g, ExodusIIReader %.17g"
                                             % (x, c, what, va, vb))
-                    col += 1
+            at += k
 
     # Element arrays: sum/min/max per component over owned cells.
     cm, ce = combine(M.cell_stats), combine(E.cell_stats)
-    if sorted(cm) != sorted(ce):
-        problems.append(where + "element arrays %s, ExodusIIReader %s" % (sorted(cm), sorted(ce)))
-    for k in sorted(set(cm) & set(ce)):
+
+    def cell_layout(stats):
+        return sorted(set((k.split("|")[0], int(k.split("|")[2])) for k in stats))
+
+    cmap, lost_m, lost_e = match_columns(cell_layout(cm), cell_layout(ce), exo_elem_order)
+    if lost_m or lost_e:
+        problems.append(where + "element components without a counterpart: MxNReader %s, "
+                        "ExodusIIReader %s" % (lost_m, lost_e))
+    for (x, c), (n, ce_c) in sorted(cmap.items()):
+        a = cm["%s|%d|%d" % (x, c, dict(cell_layout(cm))[x])]
+        b = ce["%s|%d|%d" % (n, ce_c, dict(cell_layout(ce))[n])]
         for what, i in (("sum", 0), ("min", 1), ("max", 2)):
-            if not close(cm[k][i], ce[k][i], abs(cm[k][0]) + abs(ce[k][0])):
-                problems.append(where + "element %s %s %.17g, ExodusIIReader %.17g"
-                                % (k, what, cm[k][i], ce[k][i]))
+            if not close(a[i], b[i], abs(a[0]) + abs(b[0])):
+                problems.append(where + "element %s[%d] %s %.17g, ExodusIIReader %s %.17g"
+                                % (x, c, what, a[i], n, b[i]))
 
     gcompared = 0
     for gname, val in M.globals.items():
@@ -546,7 +612,7 @@ for step_index in steps:
               "%d nodal + %d element array components; globals %d/%d compared; "
               "size %.6g%s; %d step(s) up to t=%g"
               % (total, per_rank, exo_total, nghost, len(np.unique(owned_pts)),
-                 sum(int(x.rsplit(":", 1)[1]) for x in layout_m), len(cm), gcompared,
+                 len(pmap), len(cmap), gcompared,
                  len(M.globals), float(counts[:, 3].sum()), set_line, len(steps), t))
 
 # Every rank's problems count: agree on failure.
