@@ -46,8 +46,12 @@
  *  - any other n (streaming, or a pipeline asking for more or fewer pieces
  *    than there are ranks): no collective call is made; piece 0 gets the
  *    whole dataset read on MPI_COMM_SELF and every other piece an empty
- *    collection with the same blocks and arrays, so the union of the
- *    pieces is the dataset exactly once. A warning says so.
+ *    collection, so the union of the pieces is the dataset exactly once.
+ *    A warning (from piece 0) says so.
+ * Without ghost layers (L = 0 at N > 1, which ParaView avoids: it asks
+ * readers of unstructured data for 1 level when running on several ranks)
+ * nodes shared by ranks appear on each of them unmarked, and so do node-set
+ * vertices on such nodes.
  * Ghost layers: max(GhostLevels, UPDATE_NUMBER_OF_GHOST_LEVELS), only in
  * the collective case (a whole dataset has no halo).
  *
