@@ -7,16 +7,28 @@ endif()
 
 set(MXN_PLUGIN_ENV "OMPI_ALLOW_RUN_AS_ROOT=1;OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1")
 
-# Proxy, names against IOSSReader, selections, pieces, balance options,
-# errors then a good file (reader_options.py), at 1 and 3 ranks.
+# Quadratic and shell elements (HEX20/27, TETRA10, WEDGE15, PYRAMID13,
+# SHELL8) with a side set of all their sides, written through ncgen.
+find_package(Python3 COMPONENTS Interpreter)
+set(MXN_READER_QUADRATIC ${MXN_TEST_TMP}/reader_quadratic/quadratic.exo)
+add_test(NAME pvbatch_reader_quadratic_gen
+  COMMAND ${Python3_EXECUTABLE} ${CMAKE_CURRENT_SOURCE_DIR}/pvbatch/make_quadratic.py
+          ${MXN_READER_QUADRATIC})
+set_tests_properties(pvbatch_reader_quadratic_gen PROPERTIES TIMEOUT 60
+  FIXTURES_SETUP mxn_reader_quadratic)
+
+# Proxy, names, block and side sizes against IOSSReader (the shared meshes
+# and the quadratic file), selections, pieces, balance options, errors then
+# a good file (reader_options.py), at 1 and 3 ranks.
 foreach(np 1 3)
   add_test(NAME pvbatch_reader_options_np${np}
     COMMAND ${MXN_MPIEXEC} --oversubscribe -n ${np} ${PVBATCH} --symmetric
             ${CMAKE_CURRENT_SOURCE_DIR}/pvbatch/reader_options.py
             $<TARGET_FILE:MxNReader> ${MXN_SHARED_DATA}
-            ${MXN_TEST_TMP}/reader_options_np${np})
+            ${MXN_TEST_TMP}/reader_options_np${np} ${MXN_READER_QUADRATIC})
   set_tests_properties(pvbatch_reader_options_np${np} PROPERTIES TIMEOUT 300
-    SKIP_RETURN_CODE 77 ENVIRONMENT "${MXN_PLUGIN_ENV}")
+    SKIP_RETURN_CODE 77 ENVIRONMENT "${MXN_PLUGIN_ENV}"
+    FIXTURES_REQUIRED mxn_reader_quadratic)
 endforeach()
 
 # A 2D quad set (side sets are edges), split into 3 files.

@@ -1,9 +1,10 @@
 """MxNReader's proxy options against what they must do, at N ranks.
 
-usage: mpiexec -n N pvbatch --symmetric reader_options.py PLUGIN_SO SHARED_DATA TMPDIR
+usage: mpiexec -n N pvbatch --symmetric reader_options.py PLUGIN_SO SHARED_DATA TMPDIR [EXTRA...]
 
 SHARED_DATA is the shared data directory (meshes/, nemesis/); TMPDIR a
-scratch directory (same path on every rank). Every rank runs the script
+scratch directory (same path on every rank); EXTRA more datasets for the
+comparison with IOSSReader (e.g. make_quadratic.py's file). Every rank runs the script
 (--symmetric) and every rank reaches the same verdict. Checked:
 
   1. proxy: every property has documentation; the ReaderFactory hint lists
@@ -15,8 +16,11 @@ scratch directory (same path on every rank). Every rank runs the script
      selected every block/set has the same point and cell array names and
      component counts as IOSSReader's, and the same global field data
      (IOSSReader's 'Information Records' / 'QA Records' excepted: the
-     reader does not read QA/info records); per node set the distinct node
-     ids, per side set the number of sides, equal IOSSReader's;
+     reader does not read QA/info records); per element block the total
+     cell size (volume, area or length, vtkCellSizeFilter), per node set
+     the distinct node ids, per side set the number of sides and their
+     total size, equal IOSSReader's (this checks cell and side node
+     orders, quadratic ones included);
   3. selections: a block switched off is absent (its cell ids appear on no
      rank, the others' counts unchanged); a point / cell array switched off
      is absent, the others stay; more ghost levels give more ghost cells;
@@ -37,10 +41,11 @@ import os
 import sys
 
 SKIP = 77
-if len(sys.argv) != 4:
-    print("usage: pvbatch --symmetric reader_options.py PLUGIN_SO SHARED_DATA TMPDIR")
+if len(sys.argv) < 4:
+    print("usage: pvbatch --symmetric reader_options.py PLUGIN_SO SHARED_DATA TMPDIR [EXTRA...]")
     sys.exit(2)
 plugin, shared, tmp = (os.path.abspath(a) for a in sys.argv[1:4])
+extra = [os.path.abspath(a) for a in sys.argv[4:]]
 if not os.path.isdir(os.path.join(shared, "meshes")):
     print("reader_options: SKIP: %s has no meshes/" % shared)
     sys.exit(SKIP)
@@ -53,6 +58,7 @@ from vtkmodules.util.numpy_support import numpy_to_vtk, vtk_to_numpy  # noqa: E4
 from vtkmodules.util.vtkConstants import VTK_STRING  # noqa: E402
 from vtkmodules.vtkCommonCore import vtkCommand, vtkDoubleArray  # noqa: E402
 from vtkmodules.vtkCommonExecutionModel import vtkStreamingDemandDrivenPipeline as SDDP  # noqa: E402
+from vtkmodules.vtkFiltersVerdict import vtkCellSizeFilter  # noqa: E402
 from vtkmodules.vtkParallelCore import vtkCommunicator, vtkMultiProcessController  # noqa: E402
 
 ctrl = vtkMultiProcessController.GetGlobalController()
@@ -146,6 +152,19 @@ def all_names(names):
     return sorted(set(k for k in "".join(chr(c) for c in codes).split("\n") if k))
 
 
+def size_of(g):
+    """Total volume + area + length of the owned cells of g."""
+    own = owned(g)
+    if not own.any():
+        return 0.0
+    f = vtkCellSizeFilter()
+    f.SetInputData(g)
+    f.ComputeVertexCountOff()
+    f.Update()
+    cd = f.GetOutput().GetCellData()
+    return float(sum(np.sum(vtk_to_numpy(cd.GetArray(a))[own]) for a in ("Length", "Area", "Volume")))
+
+
 def set_figures(groups, kind, id_name):
     """Per set name: (distinct node ids of node sets | owned side count),
     combined over ranks. IOSSReader leaves out the sets a rank has no part
@@ -161,7 +180,9 @@ def set_figures(groups, kind, id_name):
                     ids += vtk_to_numpy(g.GetPointData().GetArray(id_name)).tolist()
             out[name] = np.unique(allgather([[x] for x in ids], 1)[:, 0]).size
         else:
-            out[name] = int(allsum([sum(int(owned(g).sum()) for g in grids)])[0])
+            n, size = allsum([sum(int(owned(g).sum()) for g in grids),
+                              sum(size_of(g) for g in grids)])
+            out[name] = (int(n), float(size))
     return out
 
 
@@ -199,7 +220,7 @@ name_cases = [
     os.path.join(shared, "meshes", "disk_out_ref.ex2"),     # VX VY VZ -> V, 7 side sets
     os.path.join(shared, "nemesis", "mug", "inertial-M4", "mug.e.4.0"),
     os.path.join(shared, "nemesis", "block_crush_1", "inertial-M3", "block_crush_1.e.3.0"),
-]
+] + extra
 IOSS_LISTS = {"ElementBlocks": "ElementBlocks", "NodeSets": "NodeSets", "SideSets": "SideSets",
               "PointArrays": "NodeBlockFields", "CellArrays": "ElementBlockFields"}
 for path in name_cases:
@@ -246,9 +267,13 @@ for path in name_cases:
     fi = layout(io.GetFieldData(), IOSS_ONLY_FIELDS)
     fm = layout(mo.GetFieldData())
     check(fi == fm, "%s: field data %s, IOSSReader %s" % (base, fm, fi))
-    for kind, id_name in (("node_sets", "ids"), ("side_sets", None)):
+    for kind, id_name in (("node_sets", "ids"), ("side_sets", None), ("element_blocks", None)):
         a, b = set_figures(ml, kind, id_name), set_figures(il, kind, id_name)
-        check(a == b, "%s: %s %s, IOSSReader %s" % (base, kind, a, b))
+        same = sorted(a) == sorted(b) and all(
+            a[k] == b[k] if kind == "node_sets" else
+            (a[k][0] == b[k][0] and abs(a[k][1] - b[k][1]) <= 1e-9 * max(1.0, abs(b[k][1])))
+            for k in a)
+        check(same, "%s: %s %s, IOSSReader %s" % (base, kind, a, b))
     Delete(mxn)
     Delete(ioss)
 

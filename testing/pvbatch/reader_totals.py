@@ -288,7 +288,7 @@ def mxn_figures(out):
     for kind in ("element_blocks", "node_sets", "side_sets"):
         node = asm.GetFirstNodeByPath("/IOSS/" + kind)
         if node < 0:
-            if kind != "element_blocks" and args.sets:
+            if kind != "element_blocks" and args.sets and has_sets[kind]:
                 f.problems.append("no /IOSS/%s" % kind)
             continue
         for child in asm.GetChildNodes(node, False):
@@ -374,6 +374,8 @@ mxn.FileName = dataset
 mxn.PartitionMethod = method
 mxn.GhostLevels = args.ghosts
 mxn.UpdatePipelineInformation()
+has_sets = {"node_sets": len(mxn.GetProperty("NodeSets").Available) > 0,
+            "side_sets": len(mxn.GetProperty("SideSets").Available) > 0}
 if args.sets:
     mxn.NodeSets = list(mxn.GetProperty("NodeSets").Available)
     mxn.SideSets = list(mxn.GetProperty("SideSets").Available)
