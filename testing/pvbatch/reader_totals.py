@@ -1,35 +1,48 @@
-"""Every rank's MxNReader piece against ParaView's own ExodusIIReader.
+"""Every rank's MxNReader piece against ParaView's own ExodusIIReader, at
+every time step.
 
 usage: mpiexec -n N pvbatch --symmetric reader_totals.py PLUGIN_SO DATASET [METHOD]
+                                        [--ghosts L] [--sets] [--steps all|last]
 
 DATASET is a spread-set member (mesh.e.4.0) or a plain Exodus file; METHOD
 is a PartitionMethod name (Files, SFC, RCB, RIB, HSFC, Graph, Linear;
-default Files). With --symmetric every rank runs this script and each
-reader's client-side output is that rank's own piece. Both readers are
-updated at the last time step; the figures of all ranks are gathered with
-the global vtkMultiProcessController, and every rank reaches the same
-verdict. Checked:
+default Files). --ghosts sets the reader's GhostLevels (ParaView asks every
+reader of unstructured data for 1 ghost level when it runs on several
+ranks, so there are ghosts at N > 1 anyway); --sets also reads every node
+and side set with both readers; --steps last checks the last step only
+(default: every step). With --symmetric every rank runs this script and
+each reader's client-side output is that rank's own piece; the figures of
+all ranks are combined with the global vtkMultiProcessController, and
+every rank reaches the same verdict. Per time step, checked:
 
-  * MxNReader reports no error, and gives one partitioned dataset per
-    element block with the IOSS names (point/cell "ids" as global ids,
-    cell "object_id");
-  * every rank's piece has cells (when N <= elements);
-  * cells over all ranks == ExodusIIReader's cells over all ranks;
-  * the cell global ids over all ranks are distinct and are exactly
-    ExodusIIReader's GlobalElementId set;
-  * the distinct point global ids equal ExodusIIReader's GlobalNodeId set,
-    and a point shared by several ranks/blocks has the same coordinates and
-    nodal values everywhere;
-  * per nodal variable: the sum over distinct points equals ExodusIIReader's
-    (which groups VX VY VZ into a vector V: compared per component);
-  * per element variable: the sum over all cells equals ExodusIIReader's;
+  * MxNReader reports no error; its collection has a data assembly with
+    /IOSS/element_blocks holding one partitioned dataset (one partition)
+    per element block, with the IOSS arrays (point/cell "ids" as global
+    and pedigree ids, cell "object_id");
+  * every rank owns cells (when N <= elements);
+  * owned cells (vtkGhostType 0) over all ranks == ExodusIIReader's cells,
+    their ids are distinct and exactly ExodusIIReader's GlobalElementId set;
+  * ghosts (N > 1): there are ghost cells, each is a copy of a cell another
+    rank owns, and every node is owned (vtkGhostType 0) on exactly one rank;
+  * the distinct point ids equal ExodusIIReader's GlobalNodeId set, and a
+    point held by several ranks/blocks has the same coordinates and nodal
+    values everywhere;
+  * per nodal array and component: sum over distinct points, min and max
+    equal ExodusIIReader's (same array names and component counts: both
+    group VX VY VZ into V);
+  * per element array and component: sum, min and max over owned cells
+    equal ExodusIIReader's;
   * global variables equal ExodusIIReader's where it exposes them;
-  * every cell of a 3D block has a positive volume (vtkCellSizeFilter).
+  * every owned cell of a 3D block has a positive volume;
+  * with --sets, per node set id: the distinct node ids equal
+    ExodusIIReader's; per side set id: the owned sides count and their
+    total area (or length) equal ExodusIIReader's.
 
 Exit codes: 0 pass (falling off the end: under mpiexec, SystemExit ends
 pvbatch before it finalizes MPI, and the job is reported failed), 1 failure,
 2 bad usage, 77 skipped (DATASET absent).
 """
+import argparse
 import os
 import re
 import sys
@@ -37,13 +50,21 @@ import sys
 SKIP = 77
 METHODS = ["Files", "SFC", "RCB", "RIB", "HSFC", "Graph", "Linear"]
 SPREAD_MEMBER = re.compile(r"^(.*)\.([0-9]+)\.([0-9]+)$")
-COMPONENT = {"x": 0, "y": 1, "z": 2}
 
-if len(sys.argv) not in (3, 4):
-    print("usage: pvbatch --symmetric reader_totals.py PLUGIN_SO DATASET [METHOD]")
+ap = argparse.ArgumentParser(add_help=False)
+ap.add_argument("plugin")
+ap.add_argument("dataset")
+ap.add_argument("method", nargs="?", default="Files")
+ap.add_argument("--ghosts", type=int, default=0)
+ap.add_argument("--sets", action="store_true")
+ap.add_argument("--steps", choices=["all", "last"], default="all")
+try:
+    args = ap.parse_args(sys.argv[1:])
+except SystemExit:
+    print("usage: pvbatch --symmetric reader_totals.py PLUGIN_SO DATASET [METHOD] "
+          "[--ghosts L] [--sets] [--steps all|last]")
     sys.exit(2)
-plugin, dataset = os.path.abspath(sys.argv[1]), os.path.abspath(sys.argv[2])
-method = sys.argv[3] if len(sys.argv) == 4 else "Files"
+plugin, dataset, method = os.path.abspath(args.plugin), os.path.abspath(args.dataset), args.method
 if method not in METHODS:
     print("reader_totals: unknown method %s (one of %s)" % (method, ", ".join(METHODS)))
     sys.exit(2)
@@ -58,14 +79,24 @@ from vtkmodules.util.misc import calldata_type  # noqa: E402
 from vtkmodules.util.numpy_support import numpy_to_vtk, vtk_to_numpy  # noqa: E402
 from vtkmodules.util.vtkConstants import VTK_STRING  # noqa: E402
 from vtkmodules.vtkCommonCore import vtkDoubleArray  # noqa: E402
+from vtkmodules.vtkCommonDataModel import vtkCellTypes  # noqa: E402
 from vtkmodules.vtkFiltersVerdict import vtkCellSizeFilter  # noqa: E402
 from vtkmodules.vtkParallelCore import vtkCommunicator, vtkMultiProcessController  # noqa: E402
 
 ctrl = vtkMultiProcessController.GetGlobalController()
 rank, nranks = ctrl.GetLocalProcessId(), ctrl.GetNumberOfProcesses()
-name = "reader_totals[%s, %s, N=%d]" % (os.path.basename(dataset), method, nranks)
+name = "reader_totals[%s, %s, N=%d%s%s]" % (
+    os.path.basename(dataset), method, nranks,
+    ", ghosts=%d" % args.ghosts if args.ghosts else "", ", sets" if args.sets else "")
+
+# Arrays that are bookkeeping, not variables, in either reader.
+MXN_SKIP = {"ids", "object_id", "vtkGhostType", "element_side"}
+EXO_SKIP = {"GlobalElementId", "GlobalNodeId", "PedigreeElementId", "PedigreeNodeId",
+            "ObjectId", "original_global_id_map", "SourceElementId", "SourceElementSide",
+            "vtkGhostType"}
 
 
+# --- Combining figures over ranks -------------------------------------------
 def allgather(rows, width):
     """Rows (a list of equal-length float tuples) of every rank, stacked."""
     a = np.ascontiguousarray(np.asarray(rows, dtype=np.float64).reshape(-1, width))
@@ -82,34 +113,252 @@ def allgather(rows, width):
     return vtk_to_numpy(recv).reshape(n, width).copy()
 
 
-def allsum(values):
+def allreduce(values, op):
+    if len(values) == 0:
+        return np.zeros(0)
     send = numpy_to_vtk(np.asarray(values, dtype=np.float64), deep=1)
     recv = vtkDoubleArray()
-    ctrl.AllReduce(send, recv, vtkCommunicator.SUM_OP)
+    ctrl.AllReduce(send, recv, op)
     return vtk_to_numpy(recv).copy()
 
 
+def all_keys(keys):
+    """The sorted union over ranks of string keys."""
+    text = "\n".join(sorted(keys))
+    codes = allgather([[ord(c)] for c in text + "\n"], 1)[:, 0].astype(int)
+    return sorted(set(k for k in "".join(chr(c) for c in codes).split("\n") if k))
+
+
+def combine(stats):
+    """stats: {key: (sum, min, max)} of this rank -> the same over ranks."""
+    keys = all_keys(stats.keys())
+    s = allreduce([stats[k][0] if k in stats else 0.0 for k in keys], vtkCommunicator.SUM_OP)
+    lo = allreduce([stats[k][1] if k in stats else np.inf for k in keys], vtkCommunicator.MIN_OP)
+    hi = allreduce([stats[k][2] if k in stats else -np.inf for k in keys], vtkCommunicator.MAX_OP)
+    return {k: (s[i], lo[i], hi[i]) for i, k in enumerate(keys)}
+
+
 def close(a, b, scale):
-    return abs(a - b) <= 1e-9 * max(1.0, scale)
+    return abs(a - b) <= 1e-9 * max(1.0, abs(scale))
 
 
-def leaves(data):
-    it = data.NewIterator()
+def arrays(attrs, skip):
+    out = {}
+    for k in range(attrs.GetNumberOfArrays()):
+        a = attrs.GetArray(k)
+        if a is not None and attrs.GetArrayName(k) not in skip:
+            out[attrs.GetArrayName(k)] = a
+    return out
+
+
+def values(a, n):
+    return vtk_to_numpy(a).astype(np.float64).reshape(n, -1) if n else np.zeros((0, 1))
+
+
+def add_stats(stats, name, v):
+    """Per component sum/min/max of v (rows x components) into stats."""
+    k = v.shape[1]
+    for c in range(k):
+        key = "%s|%d|%d" % (name, c, k)
+        col = v[:, c]
+        old = stats.get(key, (0.0, np.inf, -np.inf))
+        if col.size:
+            stats[key] = (old[0] + float(col.sum()), min(old[1], float(col.min())),
+                          max(old[2], float(col.max())))
+        else:
+            stats[key] = old
+
+
+def measure(g, own):
+    """Total area (2D cells) + length (lines) + volume (3D) of the cells own."""
+    if not own.any():
+        return 0.0, 0
+    f = vtkCellSizeFilter()
+    f.SetInputData(g)
+    f.ComputeVertexCountOff()
+    f.Update()
+    cd = f.GetOutput().GetCellData()
+    total = 0.0
+    for a in ("Length", "Area", "Volume"):
+        total += float(np.sum(vtk_to_numpy(cd.GetArray(a))[own]))
+    vol = vtk_to_numpy(cd.GetArray("Volume"))[own]
+    types = vtk_to_numpy(g.GetCellTypesArray())
+    dim_of = np.zeros(256, dtype=int)
+    for c in np.unique(types):
+        dim_of[c] = vtkCellTypes.GetDimension(int(c))
+    dims = dim_of[types][own]
+    return total, int(np.sum((dims == 3) & (vol <= 0)))
+
+
+# --- One reader's figures ----------------------------------------------------
+class Figures:
+    def __init__(self):
+        self.cells = 0            # owned cells of element blocks
+        self.cell_ids = []        # owned
+        self.ghost_ids = []       # ghost cells' ids
+        self.owned_points = set()  # node ids this rank owns (not DUPLICATEPOINT)
+        self.point_rows = []      # [id, x, y, z, components...]
+        self.point_names = None   # sorted (name, ncomp)
+        self.cell_stats = {}
+        self.bad_volumes = 0
+        self.volume = 0.0
+        self.node_sets = []       # (set id, node id)
+        self.side_sets = {}       # set id -> (count, measure)
+        self.globals = {}
+        self.problems = []
+
+    def block(self, g, gid_cell, gid_point, skip):
+        n, npts = g.GetNumberOfCells(), g.GetNumberOfPoints()
+        pd, cd = g.GetPointData(), g.GetCellData()
+        gh = cd.GetArray("vtkGhostType")
+        own = (vtk_to_numpy(gh) == 0) if gh is not None and n else np.ones(n, dtype=bool)
+        self.cells += int(own.sum())
+        ids = values(cd.GetArray(gid_cell), n)[:, 0] if n else np.zeros(0)
+        self.cell_ids.extend(ids[own].tolist())
+        self.ghost_ids.extend(ids[~own].tolist())
+        for an, a in arrays(cd, skip).items():
+            add_stats(self.cell_stats, an, values(a, n)[own])
+        pa = arrays(pd, skip)
+        names = sorted((an, a.GetNumberOfComponents()) for an, a in pa.items())
+        if self.point_names is None:
+            self.point_names = names
+        elif names != self.point_names and npts:
+            self.problems.append("point arrays differ between blocks: %s vs %s"
+                                 % (names, self.point_names))
+            return
+        pids = values(pd.GetArray(gid_point), npts)[:, 0] if npts else np.zeros(0)
+        pgh = pd.GetArray("vtkGhostType")
+        if pgh is not None and npts:
+            self.owned_points.update(pids[vtk_to_numpy(pgh) == 0].tolist())
+        else:
+            self.owned_points.update(pids.tolist())
+        if npts:
+            cols = [pids.reshape(-1, 1), vtk_to_numpy(g.GetPoints().GetData()).reshape(-1, 3)]
+            cols += [values(pa[an], npts) for an, _ in names]
+            self.point_rows.append(np.hstack(cols))
+        if n:
+            total, bad = measure(g, own)
+            self.volume += total
+            self.bad_volumes += bad
+
+    def node_set(self, g, set_id, gid_point):
+        n = g.GetNumberOfCells()
+        if not n:
+            return
+        cd = g.GetCellData()
+        gh = cd.GetArray("vtkGhostType")
+        own = (vtk_to_numpy(gh) == 0) if gh is not None else np.ones(n, dtype=bool)
+        pids = values(g.GetPointData().GetArray(gid_point), g.GetNumberOfPoints())[:, 0]
+        for c in np.nonzero(own)[0]:
+            cell = g.GetCell(int(c))
+            for k in range(cell.GetNumberOfPoints()):
+                self.node_sets.append((set_id, pids[cell.GetPointId(k)]))
+
+    def side_set(self, g, set_id):
+        n = g.GetNumberOfCells()
+        gh = g.GetCellData().GetArray("vtkGhostType")
+        own = (vtk_to_numpy(gh) == 0) if gh is not None and n else np.ones(n, dtype=bool)
+        total, _ = measure(g, own) if n else (0.0, 0)
+        old = self.side_sets.get(set_id, (0, 0.0))
+        self.side_sets[set_id] = (old[0] + int(own.sum()), old[1] + total)
+
+
+def set_id_of(g, name):
+    a = g.GetCellData().GetArray(name)
+    return int(a.GetValue(0)) if a is not None and g.GetNumberOfCells() else None
+
+
+def mxn_figures(out):
+    f = Figures()
+    if out is None or out.GetClassName() != "vtkPartitionedDataSetCollection":
+        f.problems.append("output is %s" % (out.GetClassName() if out else None))
+        return f
+    fd = out.GetFieldData()
+    for k in range(fd.GetNumberOfArrays()):
+        a = fd.GetArray(k)
+        for c in range(a.GetNumberOfComponents()):
+            key = fd.GetArrayName(k) if a.GetNumberOfComponents() == 1 else \
+                "%s_%d" % (fd.GetArrayName(k), c)
+            f.globals[key] = a.GetComponent(0, c)
+    asm = out.GetDataAssembly()
+    eb = asm.GetFirstNodeByPath("/IOSS/element_blocks") if asm else -1
+    if eb < 0:
+        f.problems.append("data assembly lacks /IOSS/element_blocks")
+        return f
+    for kind in ("element_blocks", "node_sets", "side_sets"):
+        node = asm.GetFirstNodeByPath("/IOSS/" + kind)
+        if node < 0:
+            if kind != "element_blocks" and args.sets and has_sets[kind]:
+                f.problems.append("no /IOSS/%s" % kind)
+            continue
+        for child in asm.GetChildNodes(node, False):
+            for i in asm.GetDataSetIndices(child, False):
+                pds = out.GetPartitionedDataSet(i)
+                if pds is None or pds.GetNumberOfPartitions() != 1:
+                    f.problems.append("%s %d: not one partition" % (kind, i))
+                    continue
+                g = pds.GetPartition(0)
+                if kind == "element_blocks":
+                    pd, cd = g.GetPointData(), g.GetCellData()
+                    ok = all(x is not None and x.GetName() == "ids" for x in (
+                        pd.GetGlobalIds(), cd.GetGlobalIds(), pd.GetPedigreeIds(),
+                        cd.GetPedigreeIds())) and cd.GetArray("object_id") is not None
+                    if not ok:
+                        f.problems.append("block %d: 'ids' (global and pedigree ids) or "
+                                          "'object_id' missing" % i)
+                        continue
+                    f.block(g, "ids", "ids", MXN_SKIP)
+                elif kind == "node_sets":
+                    sid = set_id_of(g, "object_id")
+                    if sid is not None:
+                        f.node_set(g, sid, "ids")
+                else:
+                    sid = set_id_of(g, "object_id")
+                    if sid is not None:
+                        f.side_set(g, sid)
+                    elif g.GetNumberOfCells() == 0 and g.GetCellData().GetArray("element_side") is None:
+                        f.problems.append("side set %d: no element_side array" % i)
+    return f
+
+
+def exo_figures(out):
+    f = Figures()
+    for i in range(out.GetNumberOfBlocks()):
+        group = out.GetBlock(i)
+        gname = out.GetMetaData(i).Get(out.NAME())
+        if group is None:
+            continue
+        for j in range(group.GetNumberOfBlocks()):
+            g = group.GetBlock(j)
+            if g is None:
+                continue
+            if gname == "Element Blocks":
+                if g.GetNumberOfCells():
+                    f.block(g, "GlobalElementId", "GlobalNodeId", EXO_SKIP)
+            elif gname == "Node Sets":
+                sid = set_id_of(g, "ObjectId")
+                if sid is not None:
+                    f.node_set(g, sid, "GlobalNodeId")
+            elif gname == "Side Sets":
+                sid = set_id_of(g, "ObjectId")
+                if sid is not None:
+                    f.side_set(g, sid)
+    it = out.NewIterator()
     it.UnRegister(None)
     it.InitTraversal()
     while not it.IsDoneWithTraversal():
-        yield it.GetCurrentDataObject()
+        fd = it.GetCurrentDataObject().GetFieldData()
+        for k in range(fd.GetNumberOfArrays()):
+            a = fd.GetArray(k)
+            # ExodusIIReader keeps a global variable as one tuple per time step.
+            if a is not None and a.GetNumberOfTuples() == max(1, len(times)) and \
+                    a.GetNumberOfComponents() == 1:
+                f.globals[fd.GetArrayName(k)] = a.GetTuple1(step_index)
         it.GoToNextItem()
+    return f
 
 
-def arrays(attrs):
-    return {attrs.GetArrayName(k): attrs.GetArray(k) for k in range(attrs.GetNumberOfArrays())
-            if attrs.GetArray(k) is not None}
-
-
-problems = []  # this rank's; merged over ranks at the end
-
-# --- MxNReader --------------------------------------------------------------
+# --- Readers -------------------------------------------------------------------
 LoadPlugin(plugin, remote=False, ns=globals())
 errors = []
 
@@ -123,76 +372,17 @@ mxn = servermanager.sources.MxNReader()
 mxn.GetClientSideObject().AddObserver("ErrorEvent", on_error)
 mxn.FileName = dataset
 mxn.PartitionMethod = method
+mxn.GhostLevels = args.ghosts
 mxn.UpdatePipelineInformation()
-times = [float(t) for t in (mxn.TimestepValues or [])] if hasattr(
-    mxn.TimestepValues, "__iter__") else [float(mxn.TimestepValues)]
-t_last = times[-1] if times else 0.0
-mxn.UpdatePipeline(t_last)
-if errors:
-    problems.append("MxNReader errors: " + " | ".join(errors)[:600])
-out = mxn.GetClientSideObject().GetOutputDataObject(0)
+has_sets = {"node_sets": len(mxn.GetProperty("NodeSets").Available) > 0,
+            "side_sets": len(mxn.GetProperty("SideSets").Available) > 0}
+if args.sets:
+    mxn.NodeSets = list(mxn.GetProperty("NodeSets").Available)
+    mxn.SideSets = list(mxn.GetProperty("SideSets").Available)
+tv = mxn.TimestepValues
+times = [float(t) for t in tv] if hasattr(tv, "__iter__") else ([float(tv)] if tv else [])
 
-point_rows, cell_gids, mxn_cells = [], [], 0
-node_vars, elem_sums, bad_volumes, vol_total = None, {}, 0, 0.0
-global_vals = {}
-if out is None or out.GetClassName() != "vtkPartitionedDataSetCollection":
-    problems.append("output is %s" % (out.GetClassName() if out else None))
-else:
-    fd = out.GetFieldData()
-    for k in range(fd.GetNumberOfArrays()):
-        global_vals[fd.GetArrayName(k)] = fd.GetArray(k).GetTuple1(0)
-    asm = out.GetDataAssembly()
-    eb = asm.GetFirstNodeByPath("/IOSS/element_blocks") if asm else -1
-    if eb < 0 or asm.GetNumberOfChildren(eb) != out.GetNumberOfPartitionedDataSets():
-        problems.append("data assembly lacks /IOSS/element_blocks with one node per block")
-    for b in range(out.GetNumberOfPartitionedDataSets()):
-        pds = out.GetPartitionedDataSet(b)
-        bname = out.GetMetaData(b).Get(out.NAME()) if out.HasMetaData(b) else None
-        if not bname or pds is None or pds.GetNumberOfPartitions() != 1:
-            problems.append("block %d: no name or not one partition" % b)
-            continue
-        g = pds.GetPartition(0)
-        pd, cd = g.GetPointData(), g.GetCellData()
-        pg, cg = pd.GetGlobalIds(), cd.GetGlobalIds()
-        if pg is None or pg.GetName() != "ids" or cg is None or cg.GetName() != "ids" \
-                or cd.GetArray("object_id") is None:
-            problems.append("block %s: global ids 'ids' or 'object_id' missing" % bname)
-            continue
-        pa = {n: a for n, a in arrays(pd).items() if n not in ("ids", "vtkGhostType")}
-        if node_vars is None:
-            node_vars = sorted(pa)
-        elif sorted(pa) != node_vars:
-            problems.append("block %s: nodal arrays %s, others %s" % (bname, sorted(pa), node_vars))
-            continue
-        pts = vtk_to_numpy(g.GetPoints().GetData()) if g.GetNumberOfPoints() else np.zeros((0, 3))
-        cols = [vtk_to_numpy(pg).astype(np.float64).reshape(-1, 1), pts.reshape(-1, 3)]
-        cols += [vtk_to_numpy(pa[n]).reshape(-1, 1) for n in node_vars]
-        point_rows.append(np.hstack(cols) if g.GetNumberOfPoints() else
-                          np.zeros((0, 4 + len(node_vars))))
-        # Owned cells only: a downstream request for ghost levels (pvbatch
-        # asks for one in parallel) adds cells marked DUPLICATECELL.
-        gh = cd.GetArray("vtkGhostType")
-        own = (vtk_to_numpy(gh) & 1) == 0 if gh is not None else np.ones(g.GetNumberOfCells(), bool)
-        n = int(np.sum(own))
-        mxn_cells += n
-        cell_gids.extend(vtk_to_numpy(cg)[own].tolist() if n else [])
-        for an, a in arrays(cd).items():
-            if an not in ("ids", "object_id", "vtkGhostType"):
-                elem_sums[an] = elem_sums.get(an, 0.0) + (float(np.sum(vtk_to_numpy(a)[own])) if n else 0.0)
-        if n and g.GetCell(0).GetCellDimension() == 3:
-            f = vtkCellSizeFilter()
-            f.SetInputData(g)
-            f.ComputeVertexCountOff()
-            f.ComputeLengthOff()
-            f.ComputeAreaOff()
-            f.ComputeVolumeOn()
-            f.Update()
-            vol = vtk_to_numpy(f.GetOutput().GetCellData().GetArray("Volume"))[own]
-            bad_volumes += int(np.sum(vol <= 0))
-            vol_total += float(np.sum(vol))
-node_vars = node_vars or []
-
-# --- ExodusIIReader (member 0 of a spread set: see check_totals.py) -------
+# ExodusIIReader is given member 0 of a spread set: see check_totals.py.
 m = SPREAD_MEMBER.match(dataset)
 exo_file = dataset
 if m:
@@ -204,183 +394,236 @@ exo.UpdatePipelineInformation()
 for p in ("ElementBlocks", "PointVariables", "ElementVariables", "GlobalVariables"):
     prop = exo.GetProperty(p)
     prop.SetData(list(prop.Available))
-for p in ("NodeSetArrayStatus", "SideSetArrayStatus", "EdgeBlocks", "FaceBlocks",
-          "ElementSetArrayStatus", "EdgeSetArrayStatus", "FaceSetArrayStatus"):
+for p in ("NodeSetArrayStatus", "SideSetArrayStatus"):
+    prop = exo.GetProperty(p)
+    prop.SetData(list(prop.Available) if args.sets else [])
+for p in ("EdgeBlocks", "FaceBlocks", "ElementSetArrayStatus", "EdgeSetArrayStatus",
+          "FaceSetArrayStatus"):
     prop = exo.GetProperty(p)
     if prop is not None:
         prop.SetData([])
 exo.ApplyDisplacements = 0
-exo.UpdatePipeline(t_last)
-eout = exo.GetClientSideObject().GetOutputDataObject(0)
-exo_point_rows, exo_cell_gids, exo_cells, exo_elem_sums, exo_globals = {}, [], 0, {}, {}
-exo_pnames = None
-for g in leaves(eout):
-    if g.GetNumberOfCells() == 0:
-        continue
-    pd, cd = g.GetPointData(), g.GetCellData()
-    pa = arrays(pd)
-    if exo_pnames is None:
-        exo_pnames = sorted(n for n in pa if n != "GlobalNodeId")
-    cols = [vtk_to_numpy(pa["GlobalNodeId"]).astype(np.float64).reshape(-1, 1)]
-    for n in exo_pnames:
-        cols.append(vtk_to_numpy(pa[n]).reshape(g.GetNumberOfPoints(), -1))
-    exo_point_rows.setdefault("rows", []).append(np.hstack(cols))
-    exo_cells += g.GetNumberOfCells()
-    exo_cell_gids.extend(vtk_to_numpy(cd.GetArray("GlobalElementId")).tolist())
-    for an, a in arrays(cd).items():
-        v = vtk_to_numpy(a).reshape(g.GetNumberOfCells(), -1)
-        for c in range(v.shape[1]):
-            key = (an, c, v.shape[1])
-            exo_elem_sums[key] = exo_elem_sums.get(key, 0.0) + float(np.sum(v[:, c]))
-    fd = g.GetFieldData()
-    for k in range(fd.GetNumberOfArrays()):
-        a = fd.GetArray(k)
-        # ExodusIIReader keeps a global variable as one tuple per time step.
-        if a is not None and a.GetNumberOfComponents() == 1 and times and \
-                a.GetNumberOfTuples() == len(times) and fd.GetArrayName(k) in global_vals:
-            exo_globals[fd.GetArrayName(k)] = a.GetTuple1(len(times) - 1)
+# Element attributes are cell arrays of MxNReader (as of IOSSReader) but not
+# of ExodusIIReader's proxy: compare the element variables both list (an
+# element variable MxNReader lacks still fails the array-name check below).
+exo_point_order = list(exo.GetProperty("PointVariables").Available)
+exo_elem_order = list(exo.GetProperty("ElementVariables").Available)
+TENSOR_SUFFIXES = {"xx", "yy", "zz", "xy", "yz", "zx", "yx", "zy", "xz", "x", "y", "z"}
 
-# --- Gather and compare (every rank computes the same verdict) -------------
-# Exodus per-point layout must be agreed: ranks without cells know no names.
-# A rank without files (N > M) has no blocks: take the layout of the rank
-# that knows the most arrays, sent as character codes.
-exo_ncomp = {}
-for g in leaves(eout):
-    if g.GetNumberOfCells():
-        for n, a in arrays(g.GetPointData()).items():
-            exo_ncomp[n] = a.GetNumberOfComponents()
-layout = ";".join("%s:%d" % kv for kv in sorted(exo_ncomp.items()))
-lengths = allgather([[len(layout)]], 1)[:, 0].astype(int)
-chars = allgather([[ord(c)] for c in layout], 1)[:, 0].astype(int)
-best = int(np.argmax(lengths))
-start = int(lengths[:best].sum())
-layout = "".join(chr(c) for c in chars[start:start + lengths[best]])
-exo_ncomp = {kv.rsplit(":", 1)[0]: int(kv.rsplit(":", 1)[1]) for kv in layout.split(";") if kv}
-exo_pnames = sorted(n for n in exo_ncomp if n != "GlobalNodeId")
-# (Re-derive widths from the agreed name list; a rank with no cells sends none.)
-width_exo = 1 + sum(exo_ncomp[n] for n in exo_pnames)
-rows = np.vstack(exo_point_rows["rows"]) if "rows" in exo_point_rows else np.zeros((0, width_exo))
-if rows.shape[1] != width_exo:
-    problems.append("ExodusIIReader point arrays differ between blocks")
-    rows = np.zeros((0, width_exo))
-exo_pts = allgather(rows, width_exo)
 
-width = 4 + len(node_vars)
-mxn_pts = allgather(np.vstack(point_rows) if point_rows else np.zeros((0, width)), width)
-mxn_cgids = allgather([[x] for x in cell_gids], 1)[:, 0]
-exo_cgids = allgather([[x] for x in exo_cell_gids], 1)[:, 0]
-counts = allgather([[mxn_cells, exo_cells, bad_volumes, vol_total]], 4)
+def exo_has(x, order):
+    return x in order or x + "_" in order or any(
+        n.startswith(x) and n[len(x):].lstrip("_").lower() in TENSOR_SUFFIXES for n in order)
 
-report = []
-if True:  # (a block only to keep the comparison together)
+
+mxn.CellArrays = [n for n in mxn.GetProperty("CellArrays").Available
+                  if exo_has(n, exo_elem_order)]
+
+
+def match_columns(mxn_layout, exo_layout, exo_order):
+    """Which ExodusIIReader (array, component) holds each MxNReader (array,
+    component). ExodusIIReader names a vector after its prefix with the
+    separator kept (vel_x.. -> vel_, VX.. -> V) and leaves tensors as
+    scalars (stress_xx ..., in file order); MxNReader names them as
+    IOSSReader does (vel, V, stress with 6 components, in file order).
+    Returns the mapping and the unmatched components of either side."""
+    ek = dict(exo_layout)
+    mapping = {}
+    for x, k in mxn_layout:
+        src = None
+        for cand in (x, x + "_"):
+            if ek.get(cand) == k:
+                src = [(cand, c) for c in range(k)]
+                break
+        if src is None and k > 1:
+            names = [n for n in exo_order if ek.get(n) == 1 and n.startswith(x) and len(n) > len(x)]
+            for i in range(len(names) - k + 1):
+                run = names[i:i + k]
+                pos = [exo_order.index(n) for n in run]
+                if all(len(n) == len(run[0]) for n in run) and pos == list(range(pos[0], pos[0] + k)):
+                    src = [(n, 0) for n in run]
+                    break
+        if src:
+            for c in range(k):
+                mapping[(x, c)] = src[c]
+    used = set(mapping.values())
+    lost_m = ["%s[%d]" % (x, c) for x, k in mxn_layout for c in range(k) if (x, c) not in mapping]
+    lost_e = ["%s[%d]" % (n, c) for n, k in exo_layout for c in range(k) if (n, c) not in used]
+    return mapping, lost_m, lost_e
+
+steps = list(range(len(times))) if args.steps == "all" else [max(0, len(times) - 1)]
+steps = steps or [0]
+problems = []  # this rank's; merged over ranks at the end
+report = ""
+
+
+def distinct(a):
+    """Rows sorted by id, one per id; and how many copies disagree with it."""
+    order = np.argsort(a[:, 0], kind="stable")
+    a = a[order]
+    keep = np.ones(a.shape[0], dtype=bool)
+    keep[1:] = a[1:, 0] != a[:-1, 0]
+    first = np.cumsum(keep) - 1
+    d = a[keep]
+    diff = np.abs(a - d[first])
+    return d, int(np.sum(np.any(diff > 1e-12 * np.maximum(1.0, np.abs(a)), axis=1)))
+
+
+for step_index in steps:
+    t = times[step_index] if times else 0.0
+    where = "t=%g: " % t
+    errors.clear()
+    mxn.UpdatePipeline(t)
+    if errors:
+        problems.append(where + "MxNReader errors: " + " | ".join(errors)[:600])
+    exo.UpdatePipeline(t)
+    M = mxn_figures(mxn.GetClientSideObject().GetOutputDataObject(0))
+    E = exo_figures(exo.GetClientSideObject().GetOutputDataObject(0))
+    problems += [where + p for p in M.problems + E.problems]
+
+    counts = allgather([[M.cells, E.cells, M.bad_volumes, M.volume, len(M.ghost_ids)]], 5)
     per_rank = [int(c) for c in counts[:, 0]]
     total, exo_total = int(counts[:, 0].sum()), int(counts[:, 1].sum())
-    bad_vol = int(counts[:, 2].sum())
     if nranks <= exo_total and min(per_rank) == 0:
-        problems.append("a rank has no cells: %s" % per_rank)
+        problems.append(where + "a rank owns no cells: %s" % per_rank)
     if total != exo_total:
-        problems.append("cells %d, ExodusIIReader %d" % (total, exo_total))
-    u = np.unique(mxn_cgids)
-    if u.size != mxn_cgids.size:
-        problems.append("%d repeated cell ids" % (mxn_cgids.size - u.size))
-    if not np.array_equal(u, np.unique(exo_cgids)):
-        problems.append("cell id sets differ (%d vs %d ids)" % (u.size, np.unique(exo_cgids).size))
-    if bad_vol:
-        problems.append("%d cells with volume <= 0" % bad_vol)
+        problems.append(where + "owned cells %d, ExodusIIReader %d" % (total, exo_total))
+    mids = allgather([[x] for x in M.cell_ids], 1)[:, 0]
+    eids = allgather([[x] for x in E.cell_ids], 1)[:, 0]
+    u = np.unique(mids)
+    if u.size != mids.size:
+        problems.append(where + "%d cells owned twice" % (mids.size - u.size))
+    if not np.array_equal(u, np.unique(eids)):
+        problems.append(where + "cell id sets differ (%d vs %d ids)" % (u.size, np.unique(eids).size))
+    if int(counts[:, 2].sum()):
+        problems.append(where + "%d cells with volume <= 0" % int(counts[:, 2].sum()))
 
-    # Distinct points: sort by id, check duplicates agree, keep the first.
-    def distinct(a):
-        order = np.argsort(a[:, 0], kind="stable")
-        a = a[order]
-        keep = np.ones(a.shape[0], dtype=bool)
-        keep[1:] = a[1:, 0] != a[:-1, 0]
-        first = np.cumsum(keep) - 1
-        d = a[keep]
-        diff = np.abs(a - d[first])
-        return d, int(np.sum(np.any(diff > 1e-12 * np.maximum(1.0, np.abs(a)), axis=1)))
+    # Ghosts: copies of cells other ranks own; each node owned exactly once.
+    nghost = int(counts[:, 4].sum())
+    gids = allgather([[x] for x in M.ghost_ids], 1)[:, 0]
+    if nranks > 1 and nghost == 0:
+        problems.append(where + "no ghost cells on %d ranks" % nranks)
+    if nghost and not np.all(np.isin(gids, u)):
+        problems.append(where + "ghost cells that no rank owns")
+    owned_pts = allgather([[x] for x in sorted(M.owned_points)], 1)[:, 0]
 
-    mp, mbad = distinct(mxn_pts)
-    ep, _ = distinct(exo_pts)
+    # Points: every nodal array component of one reader is one of the other.
+    layout_m = [(x.rsplit(":", 1)[0], int(x.rsplit(":", 1)[1]))
+                for x in all_keys(["%s:%d" % x for x in (M.point_names or [])])]
+    layout_e = [(x.rsplit(":", 1)[0], int(x.rsplit(":", 1)[1]))
+                for x in all_keys(["%s:%d" % x for x in (E.point_names or [])])]
+    pmap, lost_m, lost_e = match_columns(layout_m, layout_e, exo_point_order)
+    if lost_m or lost_e:
+        problems.append(where + "nodal components without a counterpart: MxNReader %s, "
+                        "ExodusIIReader %s" % (lost_m, lost_e))
+    # Rows were built with each reader's sorted layout; ranks agree on it
+    # (a rank without cells holds no rows, and its layout is not needed).
+    if M.point_names not in (None, layout_m) or E.point_names not in (None, layout_e):
+        problems.append(where + "a rank's point arrays differ from the others'")
+    width_m = 4 + sum(k for _, k in layout_m)
+    width_e = 4 + sum(k for _, k in layout_e)
+    rows_m = np.vstack(M.point_rows) if M.point_rows and M.point_names == layout_m \
+        else np.zeros((0, width_m))
+    rows_e = np.vstack(E.point_rows) if E.point_rows and E.point_names == layout_e \
+        else np.zeros((0, width_e))
+    mp, mbad = distinct(allgather(rows_m, width_m))
+    ep, _ = distinct(allgather(rows_e, width_e))
     if mbad:
-        problems.append("%d shared point copies disagree in coordinates or values" % mbad)
+        problems.append(where + "%d point copies disagree in coordinates or values" % mbad)
     if not np.array_equal(mp[:, 0], ep[:, 0]):
-        problems.append("point id sets differ (%d vs %d)" % (mp.shape[0], ep.shape[0]))
+        problems.append(where + "point id sets differ (%d vs %d)" % (mp.shape[0], ep.shape[0]))
+    else:
+        if nghost or args.ghosts:
+            uo, co = np.unique(owned_pts, return_counts=True)
+            if not np.array_equal(uo, mp[:, 0]) or np.any(co != 1):
+                problems.append(where + "nodes not owned exactly once (%d of %d ids, "
+                                "max owners %d)" % (uo.size, mp.shape[0], co.max(initial=0)))
+        if not np.allclose(mp[:, 1:4], ep[:, 1:4], rtol=1e-6, atol=1e-12):
+            problems.append(where + "point coordinates differ from ExodusIIReader's")
+        col_e, at = {}, 4
+        for n, k in layout_e:
+            for c in range(k):
+                col_e[(n, c)] = at + c
+            at += k
+        at = 4
+        for x, k in layout_m:
+            for c in range(k):
+                if (x, c) in pmap:
+                    a, b = mp[:, at + c], ep[:, col_e[pmap[(x, c)]]]
+                    for what, va, vb in (("sum", a.sum(), b.sum()),
+                                         ("min", a.min(initial=0), b.min(initial=0)),
+                                         ("max", a.max(initial=0), b.max(initial=0))):
+                        if not close(va, vb, np.abs(a).sum()):
+                            problems.append(where + "nodal %s[%d] %s %.17g, ExodusIIReader %.17g"
+                                            % (x, c, what, va, vb))
+            at += k
 
-    # Exodus columns: name -> first column in ep.
-    col, c0 = {}, 1
-    for n in exo_pnames:
-        col[n] = (c0, exo_ncomp[n])
-        c0 += exo_ncomp[n]
+    # Element arrays: sum/min/max per component over owned cells.
+    cm, ce = combine(M.cell_stats), combine(E.cell_stats)
 
-    def exo_column(vname, table, ncomp_of):
-        """(array name, component) of ExodusIIReader holding variable vname."""
-        if vname in ncomp_of and ncomp_of[vname] == 1:
-            return vname, 0
-        for n, k in ncomp_of.items():
-            if k in (2, 3) and vname.lower().startswith(n.lower()):
-                suffix = vname[len(n):].lstrip("_").lower()
-                if suffix in COMPONENT and COMPONENT[suffix] < k:
-                    return n, COMPONENT[suffix]
-        return None
+    def cell_layout(stats):
+        return sorted(set((k.split("|")[0], int(k.split("|")[2])) for k in stats))
 
-    nsum = 0
-    for j, v in enumerate(node_vars):
-        where = exo_column(v, col, exo_ncomp)
-        mine = float(np.sum(mp[:, 4 + j]))
-        if where is None:
-            problems.append("nodal variable %s: no ExodusIIReader array" % v)
-            continue
-        theirs = float(np.sum(ep[:, col[where[0]][0] + where[1]]))
-        scale = float(np.sum(np.abs(mp[:, 4 + j])))
-        if not close(mine, theirs, scale):
-            problems.append("nodal %s: sum %.17g, ExodusIIReader %.17g" % (v, mine, theirs))
-        nsum += 1
-
-    # Element sums: same keys on every rank (MxN arrays exist on empty grids;
-    # Exodus keys are merged by summing zeros).
-    enames = sorted(elem_sums)
-    esums = allsum([elem_sums[n] for n in enames]) if enames else []
-    ekeys_local = sorted(exo_elem_sums)
-    # Exodus keys may differ by rank (ranks without a block lack its arrays):
-    # gather name/value pairs through a per-name index over the MxN names.
-    exo_ncomp_cells = {}
-    for (an, c, k) in ekeys_local:
-        exo_ncomp_cells[an] = k
-    evals = []
-    for v in enames:
-        where = exo_column(v, None, exo_ncomp_cells)
-        evals.append(exo_elem_sums.get((where[0], where[1], exo_ncomp_cells[where[0]]), 0.0)
-                     if where else 0.0)
-    evals = allsum(evals) if enames else []
-    found = allsum([1.0 if exo_column(v, None, exo_ncomp_cells) else 0.0 for v in enames]) \
-        if enames else []
-    for i, v in enumerate(enames):
-        if found[i] == 0:
-            problems.append("element variable %s: no ExodusIIReader array" % v)
-        elif not close(esums[i], evals[i], abs(esums[i]) + abs(evals[i])):
-            problems.append("element %s: sum %.17g, ExodusIIReader %.17g" % (v, esums[i], evals[i]))
+    cmap, lost_m, lost_e = match_columns(cell_layout(cm), cell_layout(ce), exo_elem_order)
+    if lost_m or lost_e:
+        problems.append(where + "element components without a counterpart: MxNReader %s, "
+                        "ExodusIIReader %s" % (lost_m, lost_e))
+    for (x, c), (n, ce_c) in sorted(cmap.items()):
+        a = cm["%s|%d|%d" % (x, c, dict(cell_layout(cm))[x])]
+        b = ce["%s|%d|%d" % (n, ce_c, dict(cell_layout(ce))[n])]
+        for what, i in (("sum", 0), ("min", 1), ("max", 2)):
+            if not close(a[i], b[i], abs(a[0]) + abs(b[0])):
+                problems.append(where + "element %s[%d] %s %.17g, ExodusIIReader %s %.17g"
+                                % (x, c, what, a[i], n, b[i]))
 
     gcompared = 0
-    for gname, val in global_vals.items():
-        if gname in exo_globals:
+    for gname, val in M.globals.items():
+        if gname in E.globals:
             gcompared += 1
-            if not close(val, exo_globals[gname], abs(val)):
-                problems.append("global %s: %.17g, ExodusIIReader %.17g"
-                                % (gname, val, exo_globals[gname]))
+            if not close(val, E.globals[gname], val):
+                problems.append(where + "global %s: %.17g, ExodusIIReader %.17g"
+                                % (gname, val, E.globals[gname]))
 
-    report.append("cells %d (per rank %s) = ExodusIIReader %d; %d distinct cell ids; "
-                  "%d distinct points; %d nodal + %d element sums equal; globals %d/%d "
-                  "compared; volume %.6g, %d non-positive; t=%g"
-                  % (total, per_rank, exo_total, u.size, mp.shape[0], nsum, len(enames),
-                     gcompared, len(global_vals), float(counts[:, 3].sum()), bad_vol, t_last))
+    set_line = ""
+    if args.sets:
+        mn = allgather(M.node_sets, 2)
+        en = allgather(E.node_sets, 2)
+        mns = {sid: np.unique(mn[mn[:, 0] == sid, 1]) for sid in np.unique(mn[:, 0])}
+        ens = {sid: np.unique(en[en[:, 0] == sid, 1]) for sid in np.unique(en[:, 0])}
+        if sorted(mns) != sorted(ens) or any(not np.array_equal(mns[s], ens[s]) for s in ens):
+            problems.append(where + "node sets differ: %s vs ExodusIIReader %s" % (
+                {int(s): v.size for s, v in mns.items()}, {int(s): v.size for s, v in ens.items()}))
+        def side_sums(d):
+            keys = all_keys([str(k) for k in d])
+            n = allreduce([d[int(k)][0] if int(k) in d else 0 for k in keys], vtkCommunicator.SUM_OP)
+            a = allreduce([d[int(k)][1] if int(k) in d else 0 for k in keys], vtkCommunicator.SUM_OP)
+            return {k: (int(n[i]), a[i]) for i, k in enumerate(keys)}
+
+        ms, es = side_sums(M.side_sets), side_sums(E.side_sets)
+        if sorted(ms) != sorted(es):
+            problems.append(where + "side set ids %s vs ExodusIIReader %s" % (sorted(ms), sorted(es)))
+        for k in sorted(set(ms) & set(es)):
+            # (ExodusIIReader keeps single-precision coordinates as float)
+            if ms[k][0] != es[k][0] or abs(ms[k][1] - es[k][1]) > 1e-6 * abs(es[k][1]):
+                problems.append(where + "side set %s: %d sides, area %.12g; ExodusIIReader %d, %.12g"
+                                % (k, ms[k][0], ms[k][1], es[k][0], es[k][1]))
+        set_line = "; node sets %s, side sets %s" % (
+            {int(s): int(v.size) for s, v in mns.items()},
+            {k: int(v[0]) for k, v in ms.items()})
+    report = ("cells %d (per rank %s) = ExodusIIReader %d; %d ghost cells; %d distinct points; "
+              "%d nodal + %d element array components; globals %d/%d compared; "
+              "size %.6g%s; %d step(s) up to t=%g"
+              % (total, per_rank, exo_total, nghost, len(np.unique(owned_pts)),
+                 len(pmap), len(cmap), gcompared,
+                 len(M.globals), float(counts[:, 3].sum()), set_line, len(steps), t))
 
 # Every rank's problems count: agree on failure.
-nprob = int(allsum([len(problems)])[0])
+nprob = int(allreduce([len(problems)], vtkCommunicator.SUM_OP)[0])
 if problems:
     print("%s rank %d: %s" % (name, rank, "; ".join(problems)[:2000]))
 sys.stdout.flush()
 if rank == 0:
-    print("reader_totals: %s: %s: %s" % ("FAIL" if nprob else "PASS", name, report[0]))
+    print("reader_totals: %s: %s: %s" % ("FAIL" if nprob else "PASS", name, report))
     sys.stdout.flush()
 Delete(exo)
 Delete(mxn)

@@ -1,8 +1,10 @@
 #include "vtkMxNReader.h"
 
+#include "vtkCallbackCommand.h"
 #include "vtkCellArray.h"
 #include "vtkCellData.h"
 #include "vtkCellType.h"
+#include "vtkDataArraySelection.h"
 #include "vtkDataAssembly.h"
 #include "vtkDataSetAttributes.h"
 #include "vtkDoubleArray.h"
@@ -21,6 +23,8 @@
 #include "vtkPointData.h"
 #include "vtkPoints.h"
 #include "vtkStreamingDemandDrivenPipeline.h"
+#include "vtkTypeInt32Array.h"
+#include "vtkTypeInt64Array.h"
 #include "vtkUnsignedCharArray.h"
 #include "vtkUnstructuredGrid.h"
 
@@ -31,6 +35,8 @@
 #include <cmath>
 #include <cstring>
 #include <limits>
+#include <map>
+#include <set>
 #include <sstream>
 
 vtkStandardNewMacro(vtkMxNReader);
@@ -240,16 +246,443 @@ bool MapCellType(const char* exoType, int npe, CellMapping& m)
   return false;
 }
 
-/** The name of block b as IOSSReader gives it. */
-std::string BlockName(const mxn_block_info_t& b)
+/** Upper-cased element type, for prefix tests (Exodus matches types by
+ *  their leading letters, case-insensitively). */
+std::string UpperType(const char* type)
 {
-  if (b.name[0])
+  std::string t(type ? type : "");
+  std::transform(t.begin(), t.end(), t.begin(), [](unsigned char c) { return std::toupper(c); });
+  return t;
+}
+
+bool StartsWith(const std::string& t, const char* prefix)
+{
+  return t.compare(0, std::char_traits<char>::length(prefix), prefix) == 0;
+}
+
+/** One side of an element as a VTK cell: its type and the element-local
+ *  (0-based, Exodus order) nodes in VTK order. */
+struct SideShape
+{
+  int vtkType = VTK_EMPTY_CELL;
+  std::vector<int> nodes;
+};
+
+/** A face or edge from its corners, mid-edge nodes (used when `quadratic`)
+ *  and centre node (used when `center` >= 0). VTK's quadratic faces and
+ *  edges list corners, then mid-edge nodes in edge order, then the centre,
+ *  which is how the tables below are written. */
+void MakeSide(SideShape& out, std::initializer_list<int> corners, std::initializer_list<int> mids,
+  bool quadratic, int center)
+{
+  out.nodes.assign(corners.begin(), corners.end());
+  const size_t nc = out.nodes.size();
+  if (quadratic)
   {
-    return b.name;
+    out.nodes.insert(out.nodes.end(), mids.begin(), mids.end());
+  }
+  if (quadratic && center >= 0)
+  {
+    out.nodes.push_back(center);
+  }
+  switch (nc)
+  {
+    case 1:
+      out.vtkType = VTK_VERTEX;
+      break;
+    case 2:
+      out.vtkType = quadratic ? VTK_QUADRATIC_EDGE : VTK_LINE;
+      break;
+    case 3:
+      out.vtkType = quadratic ? VTK_QUADRATIC_TRIANGLE : VTK_TRIANGLE;
+      break;
+    default:
+      out.vtkType =
+        quadratic ? (center >= 0 ? VTK_BIQUADRATIC_QUAD : VTK_QUADRATIC_QUAD) : VTK_QUAD;
+      break;
+  }
+}
+
+/**
+ * Side `side` (1-based) of an element of type `type` with `npe` nodes in a
+ * mesh of dimension `numDim`, with the side numbering and node numbering
+ * of the Exodus II manual's element figures (sides of 3D elements are
+ * faces, of 2D elements edges; shells have two faces, then their edges).
+ * Returns false for a side the type does not have, or a type this reader
+ * does not know.
+ */
+bool SideOf(const std::string& t, int npe, int numDim, int side, SideShape& out)
+{
+  const int k = side - 1;
+  if (StartsWith(t, "HEX"))
+  {
+    static const int corner[6][4] = { { 0, 1, 5, 4 }, { 1, 2, 6, 5 }, { 2, 3, 7, 6 },
+      { 0, 4, 7, 3 }, { 0, 3, 2, 1 }, { 4, 5, 6, 7 } };
+    static const int mid[6][4] = { { 8, 13, 16, 12 }, { 9, 14, 17, 13 }, { 10, 15, 18, 14 },
+      { 12, 19, 15, 11 }, { 11, 10, 9, 8 }, { 16, 17, 18, 19 } };
+    static const int center[6] = { 25, 24, 26, 23, 21, 22 }; // HEX27 face centres
+    if (k < 0 || k > 5 || (npe != 8 && npe != 20 && npe != 27))
+    {
+      return false;
+    }
+    const int* c = corner[k];
+    const int* m = mid[k];
+    MakeSide(out, { c[0], c[1], c[2], c[3] }, { m[0], m[1], m[2], m[3] }, npe >= 20,
+      npe == 27 ? center[k] : -1);
+    return true;
+  }
+  if (StartsWith(t, "TET"))
+  {
+    static const int corner[4][3] = { { 0, 1, 3 }, { 1, 2, 3 }, { 0, 3, 2 }, { 0, 2, 1 } };
+    static const int mid[4][3] = { { 4, 8, 7 }, { 5, 9, 8 }, { 7, 9, 6 }, { 6, 5, 4 } };
+    if (k < 0 || k > 3 || (npe != 4 && npe != 10))
+    {
+      return false;
+    }
+    MakeSide(out, { corner[k][0], corner[k][1], corner[k][2] },
+      { mid[k][0], mid[k][1], mid[k][2] }, npe == 10, -1);
+    return true;
+  }
+  if (StartsWith(t, "WEDGE"))
+  {
+    if (k < 0 || k > 4 || (npe != 6 && npe != 15))
+    {
+      return false;
+    }
+    const bool q = npe == 15;
+    switch (k)
+    {
+      case 0:
+        MakeSide(out, { 0, 1, 4, 3 }, { 6, 10, 12, 9 }, q, -1);
+        break;
+      case 1:
+        MakeSide(out, { 1, 2, 5, 4 }, { 7, 11, 13, 10 }, q, -1);
+        break;
+      case 2:
+        MakeSide(out, { 0, 3, 5, 2 }, { 9, 14, 11, 8 }, q, -1);
+        break;
+      case 3:
+        MakeSide(out, { 0, 2, 1 }, { 8, 7, 6 }, q, -1);
+        break;
+      default:
+        MakeSide(out, { 3, 4, 5 }, { 12, 13, 14 }, q, -1);
+        break;
+    }
+    return true;
+  }
+  if (StartsWith(t, "PYR"))
+  {
+    if (k < 0 || k > 4 || (npe != 5 && npe != 13))
+    {
+      return false;
+    }
+    const bool q = npe == 13;
+    switch (k)
+    {
+      case 0:
+        MakeSide(out, { 0, 1, 4 }, { 5, 10, 9 }, q, -1);
+        break;
+      case 1:
+        MakeSide(out, { 1, 2, 4 }, { 6, 11, 10 }, q, -1);
+        break;
+      case 2:
+        MakeSide(out, { 2, 3, 4 }, { 7, 12, 11 }, q, -1);
+        break;
+      case 3:
+        MakeSide(out, { 3, 0, 4 }, { 8, 9, 12 }, q, -1);
+        break;
+      default:
+        MakeSide(out, { 0, 3, 2, 1 }, { 8, 7, 6, 5 }, q, -1);
+        break;
+    }
+    return true;
+  }
+  const bool triShell = StartsWith(t, "TRISHELL") || (StartsWith(t, "TRI") && numDim == 3);
+  const bool quadShell = !triShell &&
+    (StartsWith(t, "SHELL") || StartsWith(t, "QUADSHELL") ||
+      (StartsWith(t, "QUAD") && numDim == 3));
+  if (quadShell)
+  {
+    // Two faces (front, back), then the four edges.
+    if (k < 0 || k > 5 || (npe != 4 && npe != 8 && npe != 9))
+    {
+      return false;
+    }
+    const bool q = npe >= 8;
+    const int c = npe == 9 ? 8 : -1;
+    if (k == 0)
+    {
+      MakeSide(out, { 0, 1, 2, 3 }, { 4, 5, 6, 7 }, q, c);
+    }
+    else if (k == 1)
+    {
+      MakeSide(out, { 0, 3, 2, 1 }, { 7, 6, 5, 4 }, q, c);
+    }
+    else
+    {
+      const int e = k - 2;
+      MakeSide(out, { e, (e + 1) % 4 }, { 4 + e }, q, -1);
+    }
+    return true;
+  }
+  if (triShell)
+  {
+    if (k < 0 || k > 4 || (npe != 3 && npe != 6))
+    {
+      return false;
+    }
+    const bool q = npe == 6;
+    if (k == 0)
+    {
+      MakeSide(out, { 0, 1, 2 }, { 3, 4, 5 }, q, -1);
+    }
+    else if (k == 1)
+    {
+      MakeSide(out, { 0, 2, 1 }, { 5, 4, 3 }, q, -1);
+    }
+    else
+    {
+      const int e = k - 2;
+      MakeSide(out, { e, (e + 1) % 3 }, { 3 + e }, q, -1);
+    }
+    return true;
+  }
+  if (StartsWith(t, "QUAD") || StartsWith(t, "SHELL"))
+  {
+    // 2D: the sides are the edges.
+    if (k < 0 || k > 3 || (npe != 4 && npe != 8 && npe != 9))
+    {
+      return false;
+    }
+    MakeSide(out, { k, (k + 1) % 4 }, { 4 + k }, npe >= 8, -1);
+    return true;
+  }
+  if (StartsWith(t, "TRI"))
+  {
+    if (k < 0 || k > 2 || (npe != 3 && npe != 6))
+    {
+      return false;
+    }
+    MakeSide(out, { k, (k + 1) % 3 }, { 3 + k }, npe == 6, -1);
+    return true;
+  }
+  if (StartsWith(t, "BAR") || StartsWith(t, "BEAM") || StartsWith(t, "TRUSS") ||
+    StartsWith(t, "EDGE"))
+  {
+    // Side 1 is the element with its own direction, side 2 reversed.
+    if (k < 0 || k > 1 || (npe != 2 && npe != 3))
+    {
+      return false;
+    }
+    if (k == 0)
+    {
+      MakeSide(out, { 0, 1 }, { 2 }, npe == 3, -1);
+    }
+    else
+    {
+      MakeSide(out, { 1, 0 }, { 2 }, npe == 3, -1);
+    }
+    return true;
+  }
+  if ((StartsWith(t, "SPHERE") || StartsWith(t, "CIRCLE") || StartsWith(t, "POINT")) &&
+    npe == 1 && k == 0)
+  {
+    MakeSide(out, { 0 }, {}, false, -1);
+    return true;
+  }
+  return false;
+}
+
+/** The name of an entity as vtkIOSSReader gives it: its Exodus name
+ *  lower-cased with blanks as '_' (IOSS does so to every entity name), else
+ *  `<prefix>_<id>`. */
+std::string EntityName(const char* name, const char* prefix, mxn_gid_t id)
+{
+  if (name && name[0])
+  {
+    std::string n(name);
+    for (char& c : n)
+    {
+      c = c == ' ' ? '_' : static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    }
+    return n;
   }
   std::ostringstream s;
-  s << "block_" << b.id;
+  s << prefix << "_" << id;
   return s.str();
+}
+
+/** Scalars grouped into one array: its name and the variables (indices in
+ *  the Exodus list) that are its components, in order. */
+struct VarGroup
+{
+  std::string name;
+  std::vector<int> vars;
+};
+
+/**
+ * Component suffix lists that make a multi-component array, in component
+ * order, compared case-insensitively. These are the composite variable
+ * types of SEACAS IOSS (vectors, quaternions, symmetric / full /
+ * asymmetric tensors, matrices; Ioss::VariableType and its standard
+ * types), which vtkIOSSReader uses to group Exodus variables. Numbered
+ * suffixes (`_1 _2 ...`) are not grouped: ParaView 5.11's IOSS reader
+ * leaves GroupNumericVectorFieldComponents off.
+ */
+const std::vector<std::vector<std::string>>& SuffixTypes()
+{
+  static const std::vector<std::vector<std::string>> types = {
+    { "x", "y" },
+    { "x", "y", "z" },
+    { "s", "q" },
+    { "x", "y", "z", "q" },
+    { "xx", "yy", "zz", "xy", "yz", "zx", "yx", "zy", "xz" },
+    { "xx", "yy", "zz", "xy", "yx" },
+    { "xx", "yy", "xy", "yx" },
+    { "xx", "xy", "yz", "zx", "yx", "zy", "xz" },
+    { "xx", "xy", "yx" },
+    { "xx", "yy", "zz", "xy", "yz", "zx" },
+    { "xx", "yy", "zz", "xy" },
+    { "xx", "yy", "xy" },
+    { "xx", "xy", "yz", "zx" },
+    { "xx", "xy" },
+    { "xy", "yz", "zx" },
+    { "xy", "yz" },
+    { "xx", "xy", "yx", "yy" },
+    { "xx", "xy", "xz", "yx", "yy", "yz", "zx", "zy", "zz" },
+  };
+  return types;
+}
+
+bool SameNoCase(const std::string& a, const std::string& b)
+{
+  return a.size() == b.size() &&
+    std::equal(a.begin(), a.end(), b.begin(),
+      [](char x, char y) { return std::tolower(x) == std::tolower(y); });
+}
+
+bool IsSuffixType(const std::vector<std::string>& suffixes)
+{
+  for (const auto& type : SuffixTypes())
+  {
+    if (type.size() == suffixes.size() &&
+      std::equal(type.begin(), type.end(), suffixes.begin(), SameNoCase))
+    {
+      return true;
+    }
+  }
+  return false;
+}
+
+/**
+ * Group the variables `names` (Exodus order) defined on one entity
+ * (`defined[v]` != 0, or all when `defined` is null) the way vtkIOSSReader
+ * does with its default empty suffix separator: a run of consecutive
+ * defined names of equal length sharing a leading part (the first pair's
+ * common prefix, no shorter for the others) whose remainders form one of
+ * SuffixTypes() becomes one array named after the leading part, without a
+ * trailing '_' (`VX VY VZ` -> `V`, `vel_x vel_y vel_z` -> `vel`,
+ * `s_xx ... s_zx` -> `s`); any other name is a scalar of its own. A
+ * variable named `skip` is left out (element variables: a vtkGhostType
+ * stored by `mxn repart --ghosts` says which copy is a ghost in *that*
+ * set; this load's own halo decides here).
+ */
+std::vector<VarGroup> GroupVariables(
+  const char (*names)[MXN_NAME_LEN], int n, const int* defined, const char* skip = nullptr)
+{
+  std::vector<VarGroup> groups;
+  auto isDefined = [defined, skip, names](int v)
+  { return (!defined || defined[v]) && !(skip && std::strcmp(names[v], skip) == 0); };
+  int i = 0;
+  while (i < n)
+  {
+    if (!isDefined(i))
+    {
+      ++i;
+      continue;
+    }
+    const std::string first = names[i];
+    std::vector<int> run{ i };
+    size_t lead = 0;
+    for (int j = i + 1; j < n && isDefined(j); ++j)
+    {
+      const std::string other = names[j];
+      if (other.size() != first.size())
+      {
+        break;
+      }
+      size_t m = 0;
+      while (m < first.size() && first[m] == other[m])
+      {
+        ++m;
+      }
+      if (m == 0 || m == first.size() || (lead > 0 && m < lead))
+      {
+        break;
+      }
+      if (lead == 0)
+      {
+        lead = m;
+      }
+      run.push_back(j);
+    }
+    if (run.size() > 1)
+    {
+      std::vector<std::string> suffixes;
+      for (int v : run)
+      {
+        suffixes.emplace_back(names[v] + lead);
+      }
+      if (IsSuffixType(suffixes))
+      {
+        std::string base = first.substr(0, lead);
+        if (base.size() > 1 && base.back() == '_')
+        {
+          base.pop_back();
+        }
+        groups.push_back({ base, run });
+        i = run.back() + 1;
+        continue;
+      }
+    }
+    groups.push_back({ first, { i } });
+    ++i;
+  }
+  return groups;
+}
+
+/** Attributes of a block as vtkIOSSReader shows them: `attribute` with
+ *  every attribute as a component, then the named attributes grouped like
+ *  variables. Entries index the block's attributes. */
+std::vector<VarGroup> AttributeGroups(const mxn_block_info_t& b)
+{
+  std::vector<VarGroup> groups;
+  if (b.num_attr <= 0)
+  {
+    return groups;
+  }
+  VarGroup all{ "attribute", {} };
+  for (int a = 0; a < b.num_attr; ++a)
+  {
+    all.vars.push_back(a);
+  }
+  groups.push_back(all);
+  if (b.attr_names)
+  {
+    std::vector<int> named(b.num_attr);
+    for (int a = 0; a < b.num_attr; ++a)
+    {
+      named[a] = b.attr_names[a][0] != '\0';
+    }
+    for (auto& g : GroupVariables(b.attr_names, b.num_attr, named.data()))
+    {
+      if (g.name != "attribute")
+      {
+        groups.push_back(g);
+      }
+    }
+  }
+  return groups;
 }
 
 vtkSmartPointer<vtkIdTypeArray> IdArray(const char* name, vtkIdType n)
@@ -260,29 +693,70 @@ vtkSmartPointer<vtkIdTypeArray> IdArray(const char* name, vtkIdType n)
   return a;
 }
 
-vtkSmartPointer<vtkDoubleArray> DoubleArray(const char* name, vtkIdType n)
+vtkSmartPointer<vtkUnsignedCharArray> GhostArray(vtkIdType n)
 {
-  auto a = vtkSmartPointer<vtkDoubleArray>::New();
-  a->SetName(name);
+  auto a = vtkSmartPointer<vtkUnsignedCharArray>::New();
+  a->SetName(vtkDataSetAttributes::GhostArrayName());
   a->SetNumberOfTuples(n);
+  a->FillValue(0);
   return a;
 }
+
+/** An array of `g` components filled by value(component variable, entry)
+ *  for `n` entries; a missing component array (NULL) gives NaN. */
+template <typename Getter>
+vtkSmartPointer<vtkDoubleArray> GroupArray(const VarGroup& g, vtkIdType n, Getter value)
+{
+  auto a = vtkSmartPointer<vtkDoubleArray>::New();
+  a->SetName(g.name.c_str());
+  a->SetNumberOfComponents(static_cast<int>(g.vars.size()));
+  a->SetNumberOfTuples(n);
+  for (size_t c = 0; c < g.vars.size(); ++c)
+  {
+    for (vtkIdType i = 0; i < n; ++i)
+    {
+      a->SetTypedComponent(i, static_cast<int>(c), value(g.vars[c], i));
+    }
+  }
+  return a;
+}
+
+const double NaN = std::numeric_limits<double>::quiet_NaN();
 }
 
 //----------------------------------------------------------------------------
 /**
- * The open load and what it was opened with: the same file, method and
- * communicator (self or world, with the same number of pieces) reuse it, so
- * a new time step only reads that step's fields.
+ * The open load and what it was opened with. The same options reuse it, so
+ * a new time step only reads that step's fields; anything else re-opens.
  */
 struct vtkMxNReader::LoadCache
 {
+  struct Key
+  {
+    std::string FileName;
+    int Method = -1;
+    int NumberOfPieces = 0;
+    bool World = false;
+    std::vector<int> PieceOfRank; // the piece each rank asked for
+    int GhostLevels = 0;
+    std::string WeightField;
+    double Tolerance = 0;
+    int WeightStep = -1; // only when re-balancing every step
+    std::vector<int> Blocks, NodeVars, ElemVars;
+
+    bool operator==(const Key& o) const
+    {
+      return FileName == o.FileName && Method == o.Method &&
+        NumberOfPieces == o.NumberOfPieces && World == o.World && PieceOfRank == o.PieceOfRank &&
+        GhostLevels == o.GhostLevels && WeightField == o.WeightField &&
+        Tolerance == o.Tolerance && WeightStep == o.WeightStep && Blocks == o.Blocks &&
+        NodeVars == o.NodeVars && ElemVars == o.ElemVars;
+    }
+  };
+
   mxn_load_t* Load = nullptr;
-  std::string FileName;
-  int Method = -1;
-  int NumberOfPieces = 0;
-  int GhostLevels = 0;
-  bool World = false;
+  Key Opened;
+  int Rank = 0; // this rank in the load's communicator
 
   void Close()
   {
@@ -296,27 +770,91 @@ struct vtkMxNReader::LoadCache
       mxn_load_close(&this->Load);
     }
     this->Load = nullptr;
-    this->FileName.clear();
-    this->Method = -1;
-    this->NumberOfPieces = 0;
-    this->GhostLevels = 0;
+    this->Opened = Key();
+    this->Rank = 0;
   }
   ~LoadCache() { this->Close(); }
 };
 
 //----------------------------------------------------------------------------
+struct vtkMxNReader::Catalog
+{
+  std::vector<std::string> BlockNames;
+  int NumNodeVars = 0, NumElemVars = 0;
+  std::vector<VarGroup> NodeGroups;
+  std::vector<std::vector<VarGroup>> ElemGroups; // per block
+};
+
+//----------------------------------------------------------------------------
 vtkMxNReader::vtkMxNReader()
-  : Cache(new LoadCache)
+  : ElementBlockSelection(vtkDataArraySelection::New())
+  , NodeSetSelection(vtkDataArraySelection::New())
+  , SideSetSelection(vtkDataArraySelection::New())
+  , PointArraySelection(vtkDataArraySelection::New())
+  , CellArraySelection(vtkDataArraySelection::New())
+  , SelectionObserver(vtkCallbackCommand::New())
+  , Cache(new LoadCache)
+  , Info(new Catalog)
 {
   this->SetNumberOfInputPorts(0);
+  this->SelectionObserver->SetCallback(&vtkMxNReader::SelectionModifiedCallback);
+  this->SelectionObserver->SetClientData(this);
+  for (auto* sel : { this->ElementBlockSelection, this->NodeSetSelection,
+         this->SideSetSelection, this->PointArraySelection, this->CellArraySelection })
+  {
+    sel->AddObserver(vtkCommand::ModifiedEvent, this->SelectionObserver);
+  }
 }
 
 //----------------------------------------------------------------------------
 vtkMxNReader::~vtkMxNReader()
 {
   this->SetFileName(nullptr);
+  this->SetLoadBalanceField(nullptr);
+  for (auto* sel : { this->ElementBlockSelection, this->NodeSetSelection,
+         this->SideSetSelection, this->PointArraySelection, this->CellArraySelection })
+  {
+    sel->RemoveObserver(this->SelectionObserver);
+    sel->Delete();
+  }
+  this->SelectionObserver->Delete();
   delete this->Cache;
+  delete this->Info;
 }
+
+//----------------------------------------------------------------------------
+void vtkMxNReader::SelectionModifiedCallback(vtkObject*, unsigned long, void* clientdata, void*)
+{
+  auto* self = static_cast<vtkMxNReader*>(clientdata);
+  if (!self->FillingSelections)
+  {
+    self->Modified();
+  }
+}
+
+//----------------------------------------------------------------------------
+// The selection accessors ParaView's ArraySelectionInformationHelper calls
+// (attribute names ElementBlock, NodeSet, SideSet, Point, Cell).
+#define MXN_SELECTION_ACCESSORS(Name, member)                                                    \
+  int vtkMxNReader::GetNumberOf##Name##Arrays() { return this->member->GetNumberOfArrays(); }   \
+  const char* vtkMxNReader::Get##Name##ArrayName(int index)                                     \
+  {                                                                                              \
+    return this->member->GetArrayName(index);                                                    \
+  }                                                                                              \
+  int vtkMxNReader::Get##Name##ArrayStatus(const char* name)                                    \
+  {                                                                                              \
+    return this->member->ArrayIsEnabled(name);                                                   \
+  }                                                                                              \
+  void vtkMxNReader::Set##Name##ArrayStatus(const char* name, int status)                       \
+  {                                                                                              \
+    this->member->SetArraySetting(name, status);                                                 \
+  }
+MXN_SELECTION_ACCESSORS(ElementBlock, ElementBlockSelection)
+MXN_SELECTION_ACCESSORS(NodeSet, NodeSetSelection)
+MXN_SELECTION_ACCESSORS(SideSet, SideSetSelection)
+MXN_SELECTION_ACCESSORS(Point, PointArraySelection)
+MXN_SELECTION_ACCESSORS(Cell, CellArraySelection)
+#undef MXN_SELECTION_ACCESSORS
 
 //----------------------------------------------------------------------------
 int vtkMxNReader::CanReadFile(const char* fname)
@@ -333,12 +871,85 @@ int vtkMxNReader::CanReadFile(const char* fname)
   return mxn_dataset_open(h.ds, fname) == MXN_OK ? 1 : 0;
 }
 
+namespace
+{
+/** Names offered by the selections of a structure, in file order. */
+struct SelectionNames
+{
+  std::vector<std::string> Blocks, NodeSets, SideSets, Points, Cells;
+};
+
+SelectionNames NamesOf(const mxn_structure_t* s)
+{
+  SelectionNames n;
+  std::set<std::string> seen;
+  for (int b = 0; b < s->num_blocks; ++b)
+  {
+    n.Blocks.push_back(EntityName(s->blocks[b].name, "block", s->blocks[b].id));
+    const int* truth = s->elem_var_truth ? s->elem_var_truth + b * s->num_elem_vars : nullptr;
+    std::vector<VarGroup> groups = GroupVariables(s->elem_var_names, s->num_elem_vars, truth, MXN_GHOST_VAR);
+    for (auto& g : AttributeGroups(s->blocks[b]))
+    {
+      groups.push_back(g);
+    }
+    for (auto& g : groups)
+    {
+      if (seen.insert(g.name).second)
+      {
+        n.Cells.push_back(g.name);
+      }
+    }
+  }
+  for (int q = 0; q < s->num_node_sets; ++q)
+  {
+    n.NodeSets.push_back(EntityName(s->node_sets[q].name, "nodelist", s->node_sets[q].id));
+  }
+  for (int q = 0; q < s->num_side_sets; ++q)
+  {
+    n.SideSets.push_back(EntityName(s->side_sets[q].name, "surface", s->side_sets[q].id));
+  }
+  for (auto& g : GroupVariables(s->node_var_names, s->num_node_vars, nullptr))
+  {
+    n.Points.push_back(g.name);
+  }
+  return n;
+}
+
+/** Make `sel` hold exactly `names`: known names keep their state, new ones
+ *  get `def`. */
+void SyncSelection(vtkDataArraySelection* sel, const std::vector<std::string>& names, bool def)
+{
+  std::map<std::string, int> old;
+  for (int i = 0; i < sel->GetNumberOfArrays(); ++i)
+  {
+    old[sel->GetArrayName(i)] = sel->GetArraySetting(i);
+  }
+  std::vector<std::string> current;
+  for (int i = 0; i < sel->GetNumberOfArrays(); ++i)
+  {
+    current.emplace_back(sel->GetArrayName(i));
+  }
+  if (current == names)
+  {
+    return;
+  }
+  sel->RemoveAllArrays();
+  for (const auto& name : names)
+  {
+    auto it = old.find(name);
+    sel->AddArray(name.c_str(), it != old.end() ? it->second != 0 : def);
+  }
+}
+}
+
 //----------------------------------------------------------------------------
 int vtkMxNReader::RequestInformation(
   vtkInformation*, vtkInformationVector**, vtkInformationVector* outputVector)
 {
   vtkInformation* outInfo = outputVector->GetInformationObject(0);
   this->TimeSteps.clear();
+  outInfo->Remove(vtkStreamingDemandDrivenPipeline::TIME_STEPS());
+  outInfo->Remove(vtkStreamingDemandDrivenPipeline::TIME_RANGE());
 
   if (!this->FileName || !this->FileName[0])
   {
@@ -351,18 +962,15 @@ int vtkMxNReader::RequestInformation(
   // agrees on errors across ranks.
   DatasetHandle h;
   int status = mxn_dataset_create(&h.ds);
-  if (status != MXN_OK)
+  if (status == MXN_OK)
   {
-    vtkErrorMacro("Cannot open Exodus II dataset '" << this->FileName
-                                                     << "': " << mxn_strerror(status));
-    return 0;
+    status = mxn_dataset_open(h.ds, this->FileName);
   }
-  status = mxn_dataset_open(h.ds, this->FileName);
   if (status != MXN_OK)
   {
-    vtkErrorMacro("Cannot open Exodus II dataset '" << this->FileName << "': "
-                                                     << mxn_strerror(status) << ": "
-                                                     << mxn_dataset_errmsg(h.ds));
+    vtkErrorMacro("Cannot open Exodus II dataset '"
+      << this->FileName << "': " << mxn_strerror(status) << ": "
+      << (h.ds ? mxn_dataset_errmsg(h.ds) : "out of memory"));
     return 0;
   }
 
@@ -372,14 +980,36 @@ int vtkMxNReader::RequestInformation(
     this->TimeSteps.assign(s->times, s->times + s->num_times);
   }
 
-  if (this->TimeSteps.empty())
+  // Selections follow the file's entities and variables; a new file keeps
+  // the states of names it shares with the previous one.
+  if (s)
   {
-    // A mesh without results: no time, so downstream does not animate.
-    outInfo->Remove(vtkStreamingDemandDrivenPipeline::TIME_STEPS());
-    outInfo->Remove(vtkStreamingDemandDrivenPipeline::TIME_RANGE());
+    const SelectionNames names = NamesOf(s);
+    this->FillingSelections = true;
+    SyncSelection(this->ElementBlockSelection, names.Blocks, true);
+    SyncSelection(this->NodeSetSelection, names.NodeSets, false);
+    SyncSelection(this->SideSetSelection, names.SideSets, false);
+    SyncSelection(this->PointArraySelection, names.Points, true);
+    SyncSelection(this->CellArraySelection, names.Cells, true);
+    this->FillingSelections = false;
+    this->InformationFileName = this->FileName;
+
+    Catalog& c = *this->Info;
+    c = Catalog();
+    c.BlockNames = names.Blocks;
+    c.NumNodeVars = s->num_node_vars;
+    c.NumElemVars = s->num_elem_vars;
+    c.NodeGroups = GroupVariables(s->node_var_names, s->num_node_vars, nullptr);
+    for (int b = 0; b < s->num_blocks; ++b)
+    {
+      const int* truth = s->elem_var_truth ? s->elem_var_truth + b * s->num_elem_vars : nullptr;
+      c.ElemGroups.push_back(GroupVariables(s->elem_var_names, s->num_elem_vars, truth, MXN_GHOST_VAR));
+    }
   }
-  else
+
+  if (!this->TimeSteps.empty())
   {
+    // A mesh without results has no time, so downstream does not animate.
     outInfo->Set(vtkStreamingDemandDrivenPipeline::TIME_STEPS(), this->TimeSteps.data(),
       static_cast<int>(this->TimeSteps.size()));
     double range[2] = { this->TimeSteps.front(), this->TimeSteps.back() };
@@ -389,6 +1019,443 @@ int vtkMxNReader::RequestInformation(
   // Every rank reads its own balanced piece (the whole point of MxN).
   outInfo->Set(vtkAlgorithm::CAN_HANDLE_PIECE_REQUEST(), 1);
   return 1;
+}
+namespace
+{
+/**
+ * Converts one rank's piece into the grids of the collection. Every grid
+ * has the piece nodes it uses as points (ascending piece order), with the
+ * point arrays of the selected nodal variables.
+ */
+struct PieceConverter
+{
+  const mxn_structure_t* S;
+  const mxn_piece_t* P;
+  const mxn_load_halo_t* Halo; // null without ghost layers
+  int Rank;
+  std::vector<VarGroup> NodeGroups; // selected ones
+  std::vector<vtkIdType> LocalIndex; // piece node -> grid point, -1 if unused
+  std::vector<int64_t> BlockStart;   // first concatenated element index per block
+  bool HaveFields;
+  std::string Error;
+
+  PieceConverter(const mxn_structure_t* s, const mxn_piece_t* p, const mxn_load_halo_t* halo,
+    int rank, vtkDataArraySelection* points)
+    : S(s)
+    , P(p)
+    , Halo(halo)
+    , Rank(rank)
+    , LocalIndex(static_cast<size_t>(p->num_nodes), -1)
+    , HaveFields(p->step >= 0)
+  {
+    for (auto& g : GroupVariables(s->node_var_names, s->num_node_vars, nullptr))
+    {
+      if (points->ArrayIsEnabled(g.name.c_str()))
+      {
+        this->NodeGroups.push_back(g);
+      }
+    }
+    int64_t at = 0;
+    for (int b = 0; b < p->num_blocks; ++b)
+    {
+      this->BlockStart.push_back(at);
+      at += p->blocks[b].num_elements;
+    }
+    this->BlockStart.push_back(at);
+  }
+
+  /** Points of the grid: the piece nodes flagged in LocalIndex (>= 0),
+   *  numbered in piece order; returns them. Resets LocalIndex to those
+   *  numbers. */
+  std::vector<int64_t> NumberUsedNodes()
+  {
+    std::vector<int64_t> used;
+    for (int64_t n = 0; n < this->P->num_nodes; ++n)
+    {
+      if (this->LocalIndex[n] >= 0)
+      {
+        this->LocalIndex[n] = static_cast<vtkIdType>(used.size());
+        used.push_back(n);
+      }
+    }
+    return used;
+  }
+
+  void ClearUsed(const std::vector<int64_t>& used)
+  {
+    for (int64_t n : used)
+    {
+      this->LocalIndex[n] = -1;
+    }
+  }
+
+  /** A grid with the piece nodes `used` as points: coordinates, `ids`,
+   *  the selected nodal variables and, with a halo, vtkGhostType. */
+  vtkSmartPointer<vtkUnstructuredGrid> PointGrid(const std::vector<int64_t>& used)
+  {
+    const mxn_piece_t* p = this->P;
+    const vtkIdType npts = static_cast<vtkIdType>(used.size());
+    auto grid = vtkSmartPointer<vtkUnstructuredGrid>::New();
+    vtkNew<vtkDoubleArray> xyz;
+    xyz->SetNumberOfComponents(3);
+    xyz->SetNumberOfTuples(npts);
+    for (vtkIdType i = 0; i < npts; ++i)
+    {
+      for (int d = 0; d < 3; ++d)
+      {
+        xyz->SetTypedComponent(i, d, d < p->num_dim ? p->coord[d][used[i]] : 0.0);
+      }
+    }
+    vtkNew<vtkPoints> points;
+    points->SetData(xyz);
+    grid->SetPoints(points);
+
+    vtkPointData* pd = grid->GetPointData();
+    auto ids = IdArray("ids", npts);
+    for (vtkIdType i = 0; i < npts; ++i)
+    {
+      ids->SetValue(i, static_cast<vtkIdType>(p->node_ids[used[i]]));
+    }
+    pd->SetGlobalIds(ids);
+    pd->SetPedigreeIds(ids);
+    if (this->HaveFields)
+    {
+      for (const auto& g : this->NodeGroups)
+      {
+        pd->AddArray(GroupArray(g, npts, [&](int v, vtkIdType i) {
+          const double* vals = v < p->plan_num_node_vars && p->node_vars ? p->node_vars[v] : nullptr;
+          return vals ? vals[used[i]] : NaN;
+        }));
+      }
+    }
+    if (this->Halo && this->Halo->node_owner)
+    {
+      auto ghost = GhostArray(npts);
+      for (vtkIdType i = 0; i < npts; ++i)
+      {
+        if (this->Halo->node_owner[used[i]] != this->Rank)
+        {
+          ghost->SetValue(i, vtkDataSetAttributes::DUPLICATEPOINT);
+        }
+      }
+      pd->AddArray(ghost);
+    }
+    return grid;
+  }
+
+  /** Element block b with the selected element variables and attributes. */
+  vtkSmartPointer<vtkUnstructuredGrid> Block(
+    int b, const CellMapping& map, vtkDataArraySelection* cellSel)
+  {
+    const mxn_structure_t* s = this->S;
+    const mxn_block_info_t& bi = s->blocks[b];
+    const mxn_piece_block_t& pb = this->P->blocks[b];
+    const int npe = bi.nodes_per_elem;
+    const vtkIdType ncells = static_cast<vtkIdType>(pb.num_elements);
+
+    for (int64_t k = 0; k < pb.num_elements * npe; ++k)
+    {
+      const int64_t c = pb.conn[k];
+      if (c < 0 || c >= this->P->num_nodes)
+      {
+        std::ostringstream m;
+        m << "element block " << bi.id << " refers to local node " << c << " of "
+          << this->P->num_nodes;
+        this->Error = m.str();
+        for (int64_t j = 0; j < k; ++j)
+        {
+          this->LocalIndex[pb.conn[j]] = -1;
+        }
+        return nullptr;
+      }
+      this->LocalIndex[c] = 0;
+    }
+    const std::vector<int64_t> used = this->NumberUsedNodes();
+    auto grid = this->PointGrid(used);
+
+    if (ncells > 0)
+    {
+      auto conn = vtkSmartPointer<vtkIdTypeArray>::New();
+      conn->SetNumberOfTuples(ncells * npe);
+      vtkIdType* out = conn->GetPointer(0);
+      for (vtkIdType e = 0; e < ncells; ++e)
+      {
+        const int64_t* in = pb.conn + e * npe;
+        for (int k = 0; k < npe; ++k)
+        {
+          out[e * npe + k] = this->LocalIndex[in[map.order.empty() ? k : map.order[k]]];
+        }
+      }
+      vtkNew<vtkCellArray> cells;
+      cells->SetData(npe, conn);
+      grid->SetCells(map.vtkType, cells);
+    }
+    else
+    {
+      // An empty grid still carries the arrays, so that every rank offers
+      // the same arrays.
+      vtkNew<vtkCellArray> cells;
+      grid->SetCells(VTK_EMPTY_CELL, cells);
+    }
+    this->ClearUsed(used);
+
+    vtkCellData* cd = grid->GetCellData();
+    auto ids = IdArray("ids", ncells);
+    auto oids = IdArray("object_id", ncells);
+    for (vtkIdType e = 0; e < ncells; ++e)
+    {
+      ids->SetValue(e, static_cast<vtkIdType>(pb.elem_ids[e]));
+      oids->SetValue(e, static_cast<vtkIdType>(bi.id));
+    }
+    cd->SetGlobalIds(ids);
+    cd->SetPedigreeIds(ids);
+    if (this->HaveFields)
+    {
+      const int* truth = s->elem_var_truth ? s->elem_var_truth + b * s->num_elem_vars : nullptr;
+      for (const auto& g : GroupVariables(s->elem_var_names, s->num_elem_vars, truth, MXN_GHOST_VAR))
+      {
+        if (cellSel->ArrayIsEnabled(g.name.c_str()))
+        {
+          cd->AddArray(GroupArray(g, ncells, [&](int v, vtkIdType e) {
+            const double* vals =
+              v < this->P->plan_num_elem_vars && pb.elem_vars ? pb.elem_vars[v] : nullptr;
+            return vals ? vals[e] : NaN;
+          }));
+        }
+      }
+    }
+    for (const auto& g : AttributeGroups(bi))
+    {
+      if (cellSel->ArrayIsEnabled(g.name.c_str()))
+      {
+        cd->AddArray(GroupArray(g, ncells, [&](int a, vtkIdType e) {
+          return pb.attr ? pb.attr[e * bi.num_attr + a] : NaN;
+        }));
+      }
+    }
+    cd->AddArray(oids);
+    if (this->Halo && this->Halo->elem_depth)
+    {
+      auto ghost = GhostArray(ncells);
+      const unsigned char* depth = this->Halo->elem_depth[b];
+      for (vtkIdType e = 0; depth && e < ncells; ++e)
+      {
+        if (depth[e] > 0)
+        {
+          ghost->SetValue(e, vtkDataSetAttributes::DUPLICATECELL);
+        }
+      }
+      cd->AddArray(ghost);
+    }
+    return grid;
+  }
+
+  /** Set variables of set q of a kind, as cell arrays of n entries. */
+  void SetVariables(vtkCellData* cd, const mxn_var_list_t& list, int q, const mxn_piece_set_t& ps)
+  {
+    if (!this->HaveFields || list.num <= 0)
+    {
+      return;
+    }
+    const int* truth = list.truth ? list.truth + q * list.num : nullptr;
+    for (const auto& g : GroupVariables(list.names, list.num, truth))
+    {
+      cd->AddArray(GroupArray(g, static_cast<vtkIdType>(ps.n), [&](int v, vtkIdType i) {
+        const double* vals = v < ps.num_vars && ps.vars ? ps.vars[v] : nullptr;
+        return vals ? vals[i] : NaN;
+      }));
+    }
+  }
+
+  /** Node set q: one vertex per node of the set on this piece. */
+  vtkSmartPointer<vtkUnstructuredGrid> NodeSet(int q)
+  {
+    const mxn_set_info_t& si = this->S->node_sets[q];
+    const mxn_piece_set_t& ps = this->P->node_sets[q];
+    for (int64_t i = 0; i < ps.n; ++i)
+    {
+      if (ps.entries[i] < 0 || ps.entries[i] >= this->P->num_nodes)
+      {
+        std::ostringstream m;
+        m << "node set " << si.id << " refers to local node " << ps.entries[i] << " of "
+          << this->P->num_nodes;
+        this->Error = m.str();
+        return nullptr;
+      }
+    }
+    // Points in set order (a node listed twice is one point, two vertices).
+    std::vector<int64_t> used;
+    for (int64_t i = 0; i < ps.n; ++i)
+    {
+      if (this->LocalIndex[ps.entries[i]] < 0)
+      {
+        this->LocalIndex[ps.entries[i]] = static_cast<vtkIdType>(used.size());
+        used.push_back(ps.entries[i]);
+      }
+    }
+    auto grid = this->PointGrid(used);
+    const vtkIdType n = static_cast<vtkIdType>(ps.n);
+    auto conn = vtkSmartPointer<vtkIdTypeArray>::New();
+    conn->SetNumberOfTuples(n);
+    for (vtkIdType i = 0; i < n; ++i)
+    {
+      conn->SetValue(i, this->LocalIndex[ps.entries[i]]);
+    }
+    this->ClearUsed(used);
+    vtkNew<vtkCellArray> cells;
+    cells->SetData(1, conn);
+    grid->SetCells(n > 0 ? VTK_VERTEX : VTK_EMPTY_CELL, cells);
+
+    vtkCellData* cd = grid->GetCellData();
+    this->SetVariables(cd, this->S->node_set_vars, q, ps);
+    auto oids = IdArray("object_id", n);
+    oids->FillValue(static_cast<vtkIdType>(si.id));
+    cd->AddArray(oids);
+    if (this->Halo && this->Halo->node_owner)
+    {
+      auto ghost = GhostArray(n);
+      for (vtkIdType i = 0; i < n; ++i)
+      {
+        if (this->Halo->node_owner[ps.entries[i]] != this->Rank)
+        {
+          ghost->SetValue(i, vtkDataSetAttributes::DUPLICATECELL);
+        }
+      }
+      cd->AddArray(ghost);
+    }
+    return grid;
+  }
+
+  /** Side set q: one face (3D) or edge (2D, shell edges) per side, built
+   *  from the element's topology. */
+  vtkSmartPointer<vtkUnstructuredGrid> SideSet(int q)
+  {
+    const mxn_structure_t* s = this->S;
+    const mxn_set_info_t& si = s->side_sets[q];
+    const mxn_piece_set_t& ps = this->P->side_sets[q];
+    const int64_t numElems = this->BlockStart.back();
+    std::vector<SideShape> shapes(static_cast<size_t>(ps.n));
+    std::vector<int> blockOf(static_cast<size_t>(ps.n));
+    std::vector<std::string> types(s->num_blocks);
+    for (int b = 0; b < s->num_blocks; ++b)
+    {
+      types[b] = UpperType(s->blocks[b].type);
+    }
+    for (int64_t i = 0; i < ps.n; ++i)
+    {
+      const int64_t g = ps.entries[i];
+      const int side = ps.sides ? ps.sides[i] : 0;
+      if (g < 0 || g >= numElems)
+      {
+        std::ostringstream m;
+        m << "side set " << si.id << " refers to local element " << g << " of " << numElems;
+        this->Error = m.str();
+        return nullptr;
+      }
+      const int b = static_cast<int>(
+        std::upper_bound(this->BlockStart.begin(), this->BlockStart.end(), g) -
+        this->BlockStart.begin() - 1);
+      const int64_t e = g - this->BlockStart[b];
+      const mxn_block_info_t& bi = s->blocks[b];
+      if (!SideOf(types[b], bi.nodes_per_elem, s->num_dim, side, shapes[i]))
+      {
+        std::ostringstream m;
+        m << "side set " << si.id << " names side " << side << " of element "
+          << this->P->blocks[b].elem_ids[e] << " (block " << bi.id << ", type " << bi.type << " with "
+          << bi.nodes_per_elem << " nodes), which this reader does not know";
+        this->Error = m.str();
+        return nullptr;
+      }
+      blockOf[i] = b;
+      const int64_t* conn = this->P->blocks[b].conn + e * bi.nodes_per_elem;
+      for (int& k : shapes[i].nodes)
+      {
+        k = static_cast<int>(conn[k]); // now a piece node index
+        this->LocalIndex[k] = 0;
+      }
+    }
+    const std::vector<int64_t> used = this->NumberUsedNodes();
+    auto grid = this->PointGrid(used);
+    const vtkIdType n = static_cast<vtkIdType>(ps.n);
+    grid->Allocate(n);
+    std::vector<vtkIdType> ptIds;
+    for (vtkIdType i = 0; i < n; ++i)
+    {
+      ptIds.clear();
+      for (int k : shapes[i].nodes)
+      {
+        ptIds.push_back(this->LocalIndex[k]);
+      }
+      grid->InsertNextCell(
+        shapes[i].vtkType, static_cast<vtkIdType>(ptIds.size()), ptIds.data());
+    }
+    this->ClearUsed(used);
+
+    vtkCellData* cd = grid->GetCellData();
+    // (element id, side) as vtkIOSSReader gives them: 32-bit when the ids fit.
+    bool fits32 = true;
+    for (vtkIdType i = 0; i < n; ++i)
+    {
+      const int b = blockOf[i];
+      const mxn_gid_t id = this->P->blocks[b].elem_ids[ps.entries[i] - this->BlockStart[b]];
+      fits32 = fits32 && id <= std::numeric_limits<int32_t>::max() &&
+        id >= std::numeric_limits<int32_t>::min();
+    }
+    vtkSmartPointer<vtkDataArray> es;
+    if (fits32)
+    {
+      es = vtkSmartPointer<vtkTypeInt32Array>::New();
+    }
+    else
+    {
+      es = vtkSmartPointer<vtkTypeInt64Array>::New();
+    }
+    es->SetName("element_side");
+    es->SetNumberOfComponents(2);
+    es->SetNumberOfTuples(n);
+    for (vtkIdType i = 0; i < n; ++i)
+    {
+      const int b = blockOf[i];
+      const mxn_gid_t id = this->P->blocks[b].elem_ids[ps.entries[i] - this->BlockStart[b]];
+      es->SetComponent(i, 0, static_cast<double>(id));
+      es->SetComponent(i, 1, ps.sides ? ps.sides[i] : 0);
+    }
+    cd->AddArray(es);
+    this->SetVariables(cd, s->side_set_vars, q, ps);
+    auto oids = IdArray("object_id", n);
+    oids->FillValue(static_cast<vtkIdType>(si.id));
+    cd->AddArray(oids);
+    if (this->Halo && this->Halo->elem_depth)
+    {
+      auto ghost = GhostArray(n);
+      for (vtkIdType i = 0; i < n; ++i)
+      {
+        const int b = blockOf[i];
+        const unsigned char* depth = this->Halo->elem_depth[b];
+        if (depth && depth[ps.entries[i] - this->BlockStart[b]] > 0)
+        {
+          ghost->SetValue(i, vtkDataSetAttributes::DUPLICATECELL);
+        }
+      }
+      cd->AddArray(ghost);
+    }
+    return grid;
+  }
+};
+
+/** The step whose time is nearest to t (the first of two equally near). */
+int NearestStep(const std::vector<double>& times, double t)
+{
+  int step = 0;
+  for (int k = 1; k < static_cast<int>(times.size()); ++k)
+  {
+    if (std::fabs(times[k] - t) < std::fabs(times[step] - t))
+    {
+      step = k;
+    }
+  }
+  return step;
+}
 }
 
 //----------------------------------------------------------------------------
@@ -408,6 +1475,13 @@ int vtkMxNReader::RequestData(
     vtkErrorMacro("No FileName set.");
     return 0;
   }
+  if (this->InformationFileName != this->FileName)
+  {
+    // RequestInformation failed for this file (and said why).
+    vtkErrorMacro("Cannot read '" << this->FileName << "': its structure could not be read.");
+    return 0;
+  }
+  this->UpdateProgress(0.0);
 
   const int piece = outInfo->Has(vtkStreamingDemandDrivenPipeline::UPDATE_PIECE_NUMBER())
     ? outInfo->Get(vtkStreamingDemandDrivenPipeline::UPDATE_PIECE_NUMBER())
@@ -416,6 +1490,10 @@ int vtkMxNReader::RequestData(
     outInfo->Has(vtkStreamingDemandDrivenPipeline::UPDATE_NUMBER_OF_PIECES())
     ? outInfo->Get(vtkStreamingDemandDrivenPipeline::UPDATE_NUMBER_OF_PIECES())
     : 1;
+  const int askedGhosts =
+    outInfo->Has(vtkStreamingDemandDrivenPipeline::UPDATE_NUMBER_OF_GHOST_LEVELS())
+    ? outInfo->Get(vtkStreamingDemandDrivenPipeline::UPDATE_NUMBER_OF_GHOST_LEVELS())
+    : 0;
 
   std::string why;
   if (!EnsureMPI(why))
@@ -424,70 +1502,132 @@ int vtkMxNReader::RequestData(
     return 0;
   }
 
-  // The communicator: MPI_COMM_SELF for one piece, else the global MPI
-  // controller's, provided there is one piece per rank and piece == rank.
-  // Every rank sees the same piece count and world size, so the refusals
-  // below are the same everywhere (no rank waits in a collective alone).
-  MPI_Comm comm = MPI_COMM_SELF;
-  bool world = false;
-  if (numPieces > 1)
+  // Which communicator the load runs on (see the class documentation).
+  auto* ctrl = vtkMPIController::SafeDownCast(vtkMultiProcessController::GetGlobalController());
+  auto* mpiComm = ctrl ? vtkMPICommunicator::SafeDownCast(ctrl->GetCommunicator()) : nullptr;
+  const bool haveWorld =
+    mpiComm && mpiComm->GetMPIComm() && mpiComm->GetMPIComm()->GetHandle();
+  const int worldSize = haveWorld ? ctrl->GetNumberOfProcesses() : 1;
+  LoadCache::Key key;
+  key.FileName = this->FileName;
+  key.NumberOfPieces = numPieces;
+  MPI_Comm world = MPI_COMM_SELF;
+  if (numPieces > 1 && numPieces == worldSize)
   {
-    auto* ctrl =
-      vtkMPIController::SafeDownCast(vtkMultiProcessController::GetGlobalController());
-    auto* mpiComm = ctrl ? vtkMPICommunicator::SafeDownCast(ctrl->GetCommunicator()) : nullptr;
-    if (!mpiComm || !mpiComm->GetMPIComm() || !mpiComm->GetMPIComm()->GetHandle() ||
-      ctrl->GetNumberOfProcesses() != numPieces)
+    world = *mpiComm->GetMPIComm()->GetHandle();
+    key.World = true;
+    key.PieceOfRank.resize(static_cast<size_t>(worldSize));
+    MPI_Allgather(&piece, 1, MPI_INT, key.PieceOfRank.data(), 1, MPI_INT, world);
+    std::vector<int> sorted = key.PieceOfRank;
+    std::sort(sorted.begin(), sorted.end());
+    for (int r = 0; r < worldSize; ++r)
     {
-      vtkErrorMacro("Cannot read '"
-        << this->FileName << "' as " << numPieces
-        << " pieces: the MxN reader reads either 1 piece or one piece per MPI rank ("
-        << (ctrl ? ctrl->GetNumberOfProcesses() : 1) << " ranks).");
-      return 0;
+      if (sorted[r] != r)
+      {
+        // Every rank saw the same gathered list: all refuse alike.
+        vtkErrorMacro("Cannot read '" << this->FileName << "': the " << worldSize
+                                      << " ranks asked for pieces that are not 0.."
+                                      << worldSize - 1 << " once each.");
+        return 0;
+      }
     }
-    comm = *mpiComm->GetMPIComm()->GetHandle();
-    int mine = (piece == ctrl->GetLocalProcessId()) ? 1 : 0, all = 0;
-    MPI_Allreduce(&mine, &all, 1, MPI_INT, MPI_MIN, comm);
-    if (!all)
+  }
+  else if (numPieces > 1)
+  {
+    // No collective call: piece 0 gets everything, the others nothing.
+    if (piece == 0)
     {
-      vtkErrorMacro("Cannot read '" << this->FileName
-                                    << "': some rank was asked for a piece other than its rank.");
-      return 0;
+      vtkWarningMacro("'" << this->FileName << "': asked for " << numPieces
+                          << " pieces on " << worldSize
+                          << " MPI ranks; the MxN reader splits a dataset only into one piece "
+                             "per rank, so piece 0 holds the whole dataset and the others none.");
     }
-    world = true;
+    if (piece != 0)
+    {
+      this->UpdateProgress(1.0);
+      return 1;
+    }
   }
 
+  // The time step: the requested time's nearest step.
+  int step = 0;
+  if (!this->TimeSteps.empty() &&
+    outInfo->Has(vtkStreamingDemandDrivenPipeline::UPDATE_TIME_STEP()))
+  {
+    step = NearestStep(
+      this->TimeSteps, outInfo->Get(vtkStreamingDemandDrivenPipeline::UPDATE_TIME_STEP()));
+  }
+
+  // What to load: selections as the core's masks, in structure order (the
+  // structure RequestInformation filled the selections from).
+  const Catalog& cat = *this->Info;
+  for (const auto& name : cat.BlockNames)
+  {
+    key.Blocks.push_back(this->ElementBlockSelection->ArrayIsEnabled(name.c_str()));
+  }
+  key.NodeVars.assign(static_cast<size_t>(cat.NumNodeVars), 0);
+  for (const auto& g : cat.NodeGroups)
+  {
+    for (int v : g.vars)
+    {
+      key.NodeVars[v] = this->PointArraySelection->ArrayIsEnabled(g.name.c_str());
+    }
+  }
+  key.ElemVars.assign(static_cast<size_t>(cat.NumElemVars), 0);
+  for (const auto& groups : cat.ElemGroups)
+  {
+    for (const auto& g : groups)
+    {
+      for (int v : g.vars)
+      {
+        key.ElemVars[v] |= this->CellArraySelection->ArrayIsEnabled(g.name.c_str());
+      }
+    }
+  }
   static const mxn_part_method methods[] = { MXN_PART_FILES, MXN_PART_SFC, MXN_PART_RCB,
     MXN_PART_RIB, MXN_PART_HSFC, MXN_PART_GRAPH, MXN_PART_LINEAR };
-  const int method = std::min(std::max(this->PartitionMethod, 0), 6);
-
-  // Ghost layers: the larger of the property and the pipeline's request;
-  // one piece has no neighbours to take ghosts from.
-  int ghostLevels = this->GhostLevels;
-  if (outInfo->Has(vtkStreamingDemandDrivenPipeline::UPDATE_NUMBER_OF_GHOST_LEVELS()))
-  {
-    ghostLevels = std::max(
-      ghostLevels, outInfo->Get(vtkStreamingDemandDrivenPipeline::UPDATE_NUMBER_OF_GHOST_LEVELS()));
-  }
-  ghostLevels = world ? std::min(std::max(ghostLevels, 0), 100) : 0;
-  int rank = 0;
-  if (world)
-  {
-    MPI_Comm_rank(comm, &rank);
-  }
+  key.Method = std::min(std::max(this->PartitionMethod, 0), 6);
+  // Ghost layers only exist between ranks of a collective load.
+  key.GhostLevels = key.World ? std::max(this->GhostLevels, askedGhosts) : 0;
+  key.WeightField = this->LoadBalanceField ? this->LoadBalanceField : "";
+  key.Tolerance = this->ImbalanceTolerance;
+  key.WeightStep = (this->RebalanceEachTimeStep && !key.WeightField.empty()) ? step : -1;
 
   LoadCache& cache = *this->Cache;
-  if (!cache.Load || cache.FileName != this->FileName || cache.Method != method ||
-    cache.NumberOfPieces != numPieces || cache.World != world || cache.GhostLevels != ghostLevels)
+  if (!cache.Load || !(cache.Opened == key))
   {
     cache.Close();
+    MPI_Comm comm = world;
+    MPI_Comm ordered = MPI_COMM_NULL;
+    if (key.World)
+    {
+      // Rank order = piece order, so that rank r of the load holds piece r.
+      MPI_Comm_split(world, 0, piece, &ordered);
+      comm = ordered;
+    }
     mxn_load_opts_t opts;
     mxn_load_opts_init(&opts);
-    opts.method = methods[method];
-    opts.ghost_levels = ghostLevels;
+    opts.method = methods[key.Method];
+    opts.imbalance_tol = key.Tolerance;
+    opts.weight_field = key.WeightField.empty() ? nullptr : key.WeightField.c_str();
+    opts.weight_step = step;
+    opts.ghost_levels = key.GhostLevels;
+    opts.block_selection = key.Blocks.empty() ? nullptr : key.Blocks.data();
+    opts.node_var_selection = key.NodeVars.empty() ? nullptr : key.NodeVars.data();
+    opts.elem_var_selection = key.ElemVars.empty() ? nullptr : key.ElemVars.data();
     mxn_error_t err;
     mxn_error_clear(&err);
     mxn_load_t* ld = nullptr;
+    this->UpdateProgress(0.05);
     const int st = mxn_load_open(comm, this->FileName, &opts, &ld, &err);
+    if (st == MXN_OK)
+    {
+      MPI_Comm_rank(comm, &cache.Rank);
+    }
+    if (ordered != MPI_COMM_NULL)
+    {
+      MPI_Comm_free(&ordered); // the load keeps its own duplicate
+    }
     if (st != MXN_OK)
     {
       mxn_load_close(&ld);
@@ -496,38 +1636,26 @@ int vtkMxNReader::RequestData(
       return 0;
     }
     cache.Load = ld;
-    cache.FileName = this->FileName;
-    cache.Method = method;
-    cache.NumberOfPieces = numPieces;
-    cache.GhostLevels = ghostLevels;
-    cache.World = world;
+    cache.Opened = key;
   }
+  this->UpdateProgress(0.5);
 
   const mxn_structure_t* s = mxn_load_structure(cache.Load);
   const mxn_piece_t* p = mxn_load_piece(cache.Load);
-  const mxn_load_halo_t* halo = mxn_load_halo(cache.Load);
-  if (!s || !p)
+  if (!s || !p || p->num_blocks != s->num_blocks || p->num_node_sets != s->num_node_sets ||
+    p->num_side_sets != s->num_side_sets ||
+    static_cast<size_t>(s->num_blocks) != key.Blocks.size())
   {
-    vtkErrorMacro("Cannot read '" << this->FileName << "': the core returned no piece.");
+    cache.Close();
+    vtkErrorMacro("Cannot read '" << this->FileName
+                                  << "': the core returned no piece or one that does not match "
+                                     "the dataset's structure.");
     return 0;
   }
 
-  // The step whose time is nearest to the requested one (the first of two
-  // equally near).
   if (s->num_times > 0)
   {
-    int step = 0;
-    if (outInfo->Has(vtkStreamingDemandDrivenPipeline::UPDATE_TIME_STEP()))
-    {
-      const double t = outInfo->Get(vtkStreamingDemandDrivenPipeline::UPDATE_TIME_STEP());
-      for (int k = 1; k < s->num_times; ++k)
-      {
-        if (std::fabs(s->times[k] - t) < std::fabs(s->times[step] - t))
-        {
-          step = k;
-        }
-      }
-    }
+    step = std::min(step, s->num_times - 1);
     if (p->step != step)
     {
       mxn_error_t err;
@@ -544,215 +1672,116 @@ int vtkMxNReader::RequestData(
     }
     output->GetInformation()->Set(vtkDataObject::DATA_TIME_STEP(), s->times[step]);
   }
+  this->UpdateProgress(0.6);
 
-  // Check every block's type before building anything: all ranks share the
-  // structure, so all refuse alike.
+  // Check every selected block's type before building anything: all ranks
+  // share the structure, so all refuse alike.
   std::vector<CellMapping> mappings(s->num_blocks);
   for (int b = 0; b < s->num_blocks; ++b)
   {
     const mxn_block_info_t& bi = s->blocks[b];
-    if (bi.num_elements > 0 && !MapCellType(bi.type, bi.nodes_per_elem, mappings[b]))
+    if (key.Blocks[b] && bi.num_elements > 0 &&
+      !MapCellType(bi.type, bi.nodes_per_elem, mappings[b]))
     {
       vtkErrorMacro("Cannot read '" << this->FileName << "': element block " << bi.id << " ('"
-                                    << BlockName(bi) << "') has element type '" << bi.type
-                                    << "' with " << bi.nodes_per_elem
+                                    << EntityName(bi.name, "block", bi.id)
+                                    << "') has element type '" << bi.type << "' with "
+                                    << bi.nodes_per_elem
                                     << " nodes, which this reader cannot map to a VTK cell.");
       return 0;
     }
   }
-  if (p->num_blocks != s->num_blocks)
+
+  // One leaf per selected block, node set, side set, in this order.
+  struct Leaf
   {
-    vtkErrorMacro("Cannot read '" << this->FileName << "': the piece has " << p->num_blocks
-                                  << " element blocks, the structure " << s->num_blocks << ".");
-    return 0;
-  }
-
-  vtkNew<vtkDataAssembly> assembly;
-  assembly->SetRootNodeName("IOSS"); // as vtkIOSSReader, for selectors written for it
-  const int blocksNode = assembly->AddNode("element_blocks");
-
-  const bool haveFields = p->step >= 0;
-  std::vector<vtkIdType> localIndex(static_cast<size_t>(p->num_nodes));
-  output->SetNumberOfPartitionedDataSets(static_cast<unsigned int>(s->num_blocks));
+    int kind; // 0 block, 1 node set, 2 side set
+    int index;
+    std::string name;
+  };
+  std::vector<Leaf> leaves;
   for (int b = 0; b < s->num_blocks; ++b)
   {
-    const mxn_block_info_t& bi = s->blocks[b];
-    const mxn_piece_block_t& pb = p->blocks[b];
-    const CellMapping& map = mappings[b];
-    const int npe = bi.nodes_per_elem;
-    const vtkIdType ncells = static_cast<vtkIdType>(pb.num_elements);
+    if (key.Blocks[b])
+    {
+      leaves.push_back({ 0, b, EntityName(s->blocks[b].name, "block", s->blocks[b].id) });
+    }
+  }
+  for (int q = 0; q < s->num_node_sets; ++q)
+  {
+    std::string name = EntityName(s->node_sets[q].name, "nodelist", s->node_sets[q].id);
+    if (this->NodeSetSelection->ArrayIsEnabled(name.c_str()))
+    {
+      leaves.push_back({ 1, q, name });
+    }
+  }
+  for (int q = 0; q < s->num_side_sets; ++q)
+  {
+    std::string name = EntityName(s->side_sets[q].name, "surface", s->side_sets[q].id);
+    if (this->SideSetSelection->ArrayIsEnabled(name.c_str()))
+    {
+      leaves.push_back({ 2, q, name });
+    }
+  }
 
-    // The piece's nodes this block uses, in piece order (ascending global
-    // id), numbered 0.. for this grid.
-    std::fill(localIndex.begin(), localIndex.end(), -1);
-    for (int64_t k = 0; k < pb.num_elements * npe; ++k)
+  PieceConverter conv(s, p, mxn_load_halo(cache.Load), cache.Rank, this->PointArraySelection);
+  vtkNew<vtkDataAssembly> assembly;
+  assembly->SetRootNodeName("IOSS"); // as vtkIOSSReader, for selectors written for it
+  const char* groupNames[3] = { "element_blocks", "node_sets", "side_sets" };
+  int groups[3] = { assembly->AddNode(groupNames[0]), -1, -1 };
+  output->SetNumberOfPartitionedDataSets(static_cast<unsigned int>(leaves.size()));
+  for (size_t i = 0; i < leaves.size(); ++i)
+  {
+    const Leaf& leaf = leaves[i];
+    vtkSmartPointer<vtkUnstructuredGrid> grid;
+    switch (leaf.kind)
     {
-      const int64_t c = pb.conn[k];
-      if (c < 0 || c >= p->num_nodes)
-      {
-        vtkErrorMacro("Cannot read '" << this->FileName << "': element block " << bi.id
-                                      << " refers to local node " << c << " of "
-                                      << p->num_nodes << ".");
-        output->Initialize();
-        return 0;
-      }
-      localIndex[c] = 0;
+      case 0:
+        grid = conv.Block(leaf.index, mappings[leaf.index], this->CellArraySelection);
+        break;
+      case 1:
+        grid = conv.NodeSet(leaf.index);
+        break;
+      default:
+        grid = conv.SideSet(leaf.index);
+        break;
     }
-    std::vector<int64_t> used;
-    for (int64_t n = 0; n < p->num_nodes; ++n)
+    if (!grid)
     {
-      if (localIndex[n] == 0)
-      {
-        localIndex[n] = static_cast<vtkIdType>(used.size());
-        used.push_back(n);
-      }
+      // Inconsistent data in the piece (a core bug or a corrupt file).
+      output->Initialize();
+      vtkErrorMacro("Cannot read '" << this->FileName << "': " << conv.Error << ".");
+      return 0;
     }
-    const vtkIdType npts = static_cast<vtkIdType>(used.size());
-
-    vtkNew<vtkUnstructuredGrid> grid;
-    vtkNew<vtkDoubleArray> xyz;
-    xyz->SetNumberOfComponents(3);
-    xyz->SetNumberOfTuples(npts);
-    for (vtkIdType i = 0; i < npts; ++i)
-    {
-      for (int d = 0; d < 3; ++d)
-      {
-        xyz->SetTypedComponent(i, d, d < p->num_dim ? p->coord[d][used[i]] : 0.0);
-      }
-    }
-    vtkNew<vtkPoints> points;
-    points->SetData(xyz);
-    grid->SetPoints(points);
-
-    if (ncells > 0)
-    {
-      auto conn = vtkSmartPointer<vtkIdTypeArray>::New();
-      conn->SetNumberOfTuples(ncells * npe);
-      vtkIdType* out = conn->GetPointer(0);
-      for (vtkIdType e = 0; e < ncells; ++e)
-      {
-        const int64_t* in = pb.conn + e * npe;
-        for (int k = 0; k < npe; ++k)
-        {
-          out[e * npe + k] = localIndex[in[map.order.empty() ? k : map.order[k]]];
-        }
-      }
-      vtkNew<vtkCellArray> cells;
-      cells->SetData(npe, conn);
-      grid->SetCells(map.vtkType, cells);
-    }
-    else
-    {
-      // An empty grid still carries the arrays below, so that every rank
-      // offers the same arrays.
-      vtkNew<vtkCellArray> cells;
-      grid->SetCells(VTK_EMPTY_CELL, cells);
-    }
-
-    // Point data: global node ids, nodal variables.
-    auto pids = IdArray("ids", npts);
-    for (vtkIdType i = 0; i < npts; ++i)
-    {
-      pids->SetValue(i, static_cast<vtkIdType>(p->node_ids[used[i]]));
-    }
-    grid->GetPointData()->SetGlobalIds(pids);
-    for (int v = 0; haveFields && v < s->num_node_vars && v < p->plan_num_node_vars; ++v)
-    {
-      if (halo && std::strcmp(s->node_var_names[v], MXN_GHOST_VAR) == 0)
-      {
-        continue; // the halo's own marking below replaces a stored one
-      }
-      const double* vals = p->node_vars ? p->node_vars[v] : nullptr;
-      auto a = DoubleArray(s->node_var_names[v], npts);
-      for (vtkIdType i = 0; i < npts; ++i)
-      {
-        a->SetValue(i, vals ? vals[used[i]] : std::numeric_limits<double>::quiet_NaN());
-      }
-      grid->GetPointData()->AddArray(a);
-    }
-
-    // Cell data: global element ids, block id, element variables defined
-    // on this block.
-    auto cids = IdArray("ids", ncells);
-    auto oids = IdArray("object_id", ncells);
-    for (vtkIdType e = 0; e < ncells; ++e)
-    {
-      cids->SetValue(e, static_cast<vtkIdType>(pb.elem_ids[e]));
-      oids->SetValue(e, static_cast<vtkIdType>(bi.id));
-    }
-    grid->GetCellData()->SetGlobalIds(cids);
-    for (int v = 0; haveFields && v < s->num_elem_vars && v < p->plan_num_elem_vars; ++v)
-    {
-      if (!s->elem_var_truth || !s->elem_var_truth[b * s->num_elem_vars + v])
-      {
-        continue;
-      }
-      if (std::strcmp(s->elem_var_names[v], MXN_GHOST_VAR) == 0)
-      {
-        // A set written with ghost copies (mxn repart --ghosts): which copy
-        // the cover read is arbitrary; this piece's own halo decides.
-        continue;
-      }
-      const double* vals = pb.elem_vars ? pb.elem_vars[v] : nullptr;
-      if (!vals && ncells > 0)
-      {
-        vtkWarningMacro("'" << this->FileName << "': element variable '"
-                            << s->elem_var_names[v] << "' of block " << bi.id
-                            << " has no values on this rank; filled with NaN.");
-      }
-      auto a = DoubleArray(s->elem_var_names[v], ncells);
-      for (vtkIdType e = 0; e < ncells; ++e)
-      {
-        a->SetValue(e, vals ? vals[e] : std::numeric_limits<double>::quiet_NaN());
-      }
-      grid->GetCellData()->AddArray(a);
-    }
-    grid->GetCellData()->AddArray(oids);
-    if (halo)
-    {
-      // vtkGhostType: halo cells are duplicates of another rank's cells;
-      // points another rank owns are duplicates of its points.
-      vtkNew<vtkUnsignedCharArray> cg;
-      cg->SetName(vtkDataSetAttributes::GhostArrayName());
-      cg->SetNumberOfTuples(ncells);
-      for (vtkIdType e = 0; e < ncells; ++e)
-      {
-        cg->SetValue(e, halo->elem_depth[b][e] > 0 ? vtkDataSetAttributes::DUPLICATECELL : 0);
-      }
-      grid->GetCellData()->AddArray(cg);
-      vtkNew<vtkUnsignedCharArray> pg;
-      pg->SetName(vtkDataSetAttributes::GhostArrayName());
-      pg->SetNumberOfTuples(npts);
-      for (vtkIdType i = 0; i < npts; ++i)
-      {
-        pg->SetValue(
-          i, halo->node_owner[used[i]] != rank ? vtkDataSetAttributes::DUPLICATEPOINT : 0);
-      }
-      grid->GetPointData()->AddArray(pg);
-    }
-
-    const std::string name = BlockName(bi);
     vtkNew<vtkPartitionedDataSet> pds;
     pds->SetNumberOfPartitions(1);
     pds->SetPartition(0, grid);
-    output->SetPartitionedDataSet(static_cast<unsigned int>(b), pds);
-    output->GetMetaData(static_cast<unsigned int>(b))
-      ->Set(vtkCompositeDataSet::NAME(), name.c_str());
-    const int node =
-      assembly->AddNode(vtkDataAssembly::MakeValidNodeName(name.c_str()).c_str(), blocksNode);
-    assembly->SetAttribute(node, "label", name.c_str());
-    assembly->AddDataSetIndex(node, static_cast<unsigned int>(b));
+    const unsigned int index = static_cast<unsigned int>(i);
+    output->SetPartitionedDataSet(index, pds);
+    output->GetMetaData(index)->Set(vtkCompositeDataSet::NAME(), leaf.name.c_str());
+    if (groups[leaf.kind] < 0)
+    {
+      groups[leaf.kind] = assembly->AddNode(groupNames[leaf.kind]);
+    }
+    const int node = assembly->AddNode(
+      vtkDataAssembly::MakeValidNodeName(leaf.name.c_str()).c_str(), groups[leaf.kind]);
+    assembly->SetAttribute(node, "label", leaf.name.c_str());
+    assembly->AddDataSetIndex(node, index);
+    this->UpdateProgress(0.6 + 0.4 * static_cast<double>(i + 1) / leaves.size());
   }
   output->SetDataAssembly(assembly);
 
-  // Global variables: one value each, in the collection's field data (as
-  // vtkIOSSReader).
-  for (int v = 0; haveFields && p->global_vars && v < s->num_global_vars; ++v)
+  // Global variables (grouped like the others): one tuple each, in the
+  // collection's field data (as vtkIOSSReader).
+  if (p->step >= 0 && p->global_vars)
   {
-    auto a = DoubleArray(s->global_var_names[v], 1);
-    a->SetValue(0, p->global_vars[v]);
-    output->GetFieldData()->AddArray(a);
+    for (auto& g : GroupVariables(s->global_var_names, s->num_global_vars, nullptr))
+    {
+      output->GetFieldData()->AddArray(
+        GroupArray(g, 1, [&](int v, vtkIdType) { return p->global_vars[v]; }));
+    }
   }
+  this->UpdateProgress(1.0);
   return 1;
 }
 
@@ -763,5 +1792,15 @@ void vtkMxNReader::PrintSelf(ostream& os, vtkIndent indent)
   os << indent << "FileName: " << (this->FileName ? this->FileName : "(none)") << "\n";
   os << indent << "PartitionMethod: " << this->PartitionMethod << "\n";
   os << indent << "GhostLevels: " << this->GhostLevels << "\n";
+  os << indent << "LoadBalanceField: "
+     << (this->LoadBalanceField ? this->LoadBalanceField : "(none)") << "\n";
+  os << indent << "ImbalanceTolerance: " << this->ImbalanceTolerance << "\n";
+  os << indent << "RebalanceEachTimeStep: " << this->RebalanceEachTimeStep << "\n";
   os << indent << "NumberOfTimeSteps: " << this->TimeSteps.size() << "\n";
+  os << indent << "ElementBlocks: " << this->ElementBlockSelection->GetNumberOfArraysEnabled()
+     << " of " << this->ElementBlockSelection->GetNumberOfArrays() << " enabled\n";
+  os << indent << "NodeSets: " << this->NodeSetSelection->GetNumberOfArraysEnabled() << " of "
+     << this->NodeSetSelection->GetNumberOfArrays() << " enabled\n";
+  os << indent << "SideSets: " << this->SideSetSelection->GetNumberOfArraysEnabled() << " of "
+     << this->SideSetSelection->GetNumberOfArrays() << " enabled\n";
 }

@@ -10,22 +10,54 @@
  * converts that piece to VTK objects and turns core errors into
  * vtkErrorMacro messages.
  *
- * Output, per rank: a vtkPartitionedDataSetCollection with one
- * vtkPartitionedDataSet per Exodus element block (structure order, named by
- * the block name or `block_<id>`), each holding one vtkUnstructuredGrid with
- * this rank's elements of the block (possibly none). Names follow
- * vtkIOSSReader so existing scripts work: point and cell arrays `ids`
- * (global node / element ids, also the vtkGlobalIds attribute), cell array
- * `object_id` (the block id), one array per nodal / element variable
- * (scalars, Exodus names), global variables in the collection's field data,
- * and a vtkDataAssembly with an `element_blocks` node.
+ * Output, per rank: a vtkPartitionedDataSetCollection holding, in this
+ * order, one vtkPartitionedDataSet per selected element block, per selected
+ * node set and per selected side set, each with one vtkUnstructuredGrid
+ * (possibly empty, so that every rank has the same structure and arrays). A
+ * vtkDataAssembly named `IOSS` groups them under `element_blocks`,
+ * `node_sets` and `side_sets`. Names and arrays follow ParaView 5.11's
+ * vtkIOSSReader so existing scripts and selectors work:
+ *  - entity names: the Exodus name, else `block_<id>`, `nodelist_<id>`,
+ *    `surface_<id>`;
+ *  - point array `ids` (global node ids; the GlobalIds and PedigreeIds
+ *    attributes) and the nodal variables, on every grid;
+ *  - element blocks: cell arrays `ids` (global element ids; GlobalIds and
+ *    PedigreeIds), the element variables defined on the block, `attribute`
+ *    (all element attributes) plus one array per named attribute, and
+ *    `object_id` (the block id);
+ *  - node sets: one vertex per node, cell arrays with the set variables and
+ *    `object_id`;
+ *  - side sets: one cell per element side (its face or edge, built from the
+ *    element's topology), cell arrays `element_side` (element id, 1-based
+ *    side), the set variables and `object_id`;
+ *  - variables named like `vel_x vel_y vel_z` or `VX VY VZ` (and tensors
+ *    `s_xx ... s_zx`) become one multi-component array `vel` / `V` / `s`,
+ *    as vtkIOSSReader groups them; global variables (grouped the same way)
+ *    are the collection's field data, one tuple each;
+ *  - with ghost layers, `vtkGhostType` on cells (1 = DUPLICATECELL for halo
+ *    elements and for set entries on them or on nodes owned elsewhere) and
+ *    on points (1 = DUPLICATEPOINT where another rank owns the node).
  *
- * Pieces: with 1 piece the whole dataset is read on MPI_COMM_SELF; with one
- * piece per rank of the global vtkMPIController, the load is collective over
- * its communicator. Other piece counts are refused.
+ * Pieces (UPDATE_PIECE_NUMBER p of UPDATE_NUMBER_OF_PIECES n):
+ *  - n = 1: the whole dataset is read on MPI_COMM_SELF;
+ *  - n = number of ranks of the global vtkMPIController (the normal case
+ *    under pvserver / pvbatch): one collective load over its communicator,
+ *    and rank r gets part p (pieces may be any permutation of the ranks);
+ *  - any other n (streaming, or a pipeline asking for more or fewer pieces
+ *    than there are ranks): no collective call is made; piece 0 gets the
+ *    whole dataset read on MPI_COMM_SELF and every other piece an empty
+ *    collection, so the union of the pieces is the dataset exactly once.
+ *    A warning (from piece 0) says so.
+ * Without ghost layers (L = 0 at N > 1, which ParaView avoids: it asks
+ * readers of unstructured data for 1 level when running on several ranks)
+ * nodes shared by ranks appear on each of them unmarked, and so do node-set
+ * vertices on such nodes.
+ * Ghost layers: max(GhostLevels, UPDATE_NUMBER_OF_GHOST_LEVELS), only in
+ * the collective case (a whole dataset has no halo).
  *
- * Not yet: node sets, side sets, edge/face blocks, ghost cells, grouping of
- * scalar variables into vectors.
+ * The load (partition, cover and extraction plan) is cached: a new time
+ * step only reads that step's fields. Changing the file, the method, the
+ * ghost levels, the balance options or any selection re-opens it.
  */
 #ifndef vtkMxNReader_h
 #define vtkMxNReader_h
@@ -35,6 +67,9 @@
 
 #include <string> // for std::string
 #include <vector> // for std::vector
+
+class vtkCallbackCommand;
+class vtkDataArraySelection;
 
 class VTKMXNIO_EXPORT vtkMxNReader : public vtkPartitionedDataSetCollectionAlgorithm
 {
@@ -70,15 +105,82 @@ public:
    */
   vtkSetClampMacro(PartitionMethod, int, FILES, LINEAR);
   vtkGetMacro(PartitionMethod, int);
+  ///@}
 
+  ///@{
   /**
-   * Layers of ghost cells to read around each rank's piece (0..100). The
-   * reader uses the larger of this and the pipeline's request
-   * (UPDATE_NUMBER_OF_GHOST_LEVELS). Ghost cells carry vtkGhostType
-   * DUPLICATECELL, points owned by another rank DUPLICATEPOINT.
+   * Ghost layers to read around each rank's piece (default 0). The load
+   * uses the larger of this and the pipeline's request.
    */
   vtkSetClampMacro(GhostLevels, int, 0, 100);
   vtkGetMacro(GhostLevels, int);
+  ///@}
+
+  ///@{
+  /**
+   * Element variable whose values (absolute, at the time step of the load)
+   * weigh the elements for partitioning. Empty (default): uniform weights.
+   */
+  vtkSetStringMacro(LoadBalanceField);
+  vtkGetStringMacro(LoadBalanceField);
+  ///@}
+
+  ///@{
+  /** Allowed max/average weight ratio of the partition (default 1.05). */
+  vtkSetClampMacro(ImbalanceTolerance, double, 1.0, 100.0);
+  vtkGetMacro(ImbalanceTolerance, double);
+  ///@}
+
+  ///@{
+  /**
+   * Re-balance at every time step. The core's incremental re-balancing is
+   * not there yet; until it is, with a LoadBalanceField set, each new time
+   * step re-partitions from scratch with that step's weights (a full
+   * re-load). Without a LoadBalanceField it changes nothing.
+   */
+  vtkSetMacro(RebalanceEachTimeStep, bool);
+  vtkGetMacro(RebalanceEachTimeStep, bool);
+  vtkBooleanMacro(RebalanceEachTimeStep, bool);
+  ///@}
+
+  ///@{
+  /**
+   * Selections, filled from the file by RequestInformation (ParaView's
+   * ArraySelectionInformationHelper reads them through these methods).
+   * Element blocks and point/cell arrays are on by default, node and side
+   * sets off. Point and cell array names are the grouped names (`vel`, not
+   * `vel_x`); cell arrays include element attributes.
+   */
+  int GetNumberOfElementBlockArrays();
+  const char* GetElementBlockArrayName(int index);
+  int GetElementBlockArrayStatus(const char* name);
+  void SetElementBlockArrayStatus(const char* name, int status);
+
+  int GetNumberOfNodeSetArrays();
+  const char* GetNodeSetArrayName(int index);
+  int GetNodeSetArrayStatus(const char* name);
+  void SetNodeSetArrayStatus(const char* name, int status);
+
+  int GetNumberOfSideSetArrays();
+  const char* GetSideSetArrayName(int index);
+  int GetSideSetArrayStatus(const char* name);
+  void SetSideSetArrayStatus(const char* name, int status);
+
+  int GetNumberOfPointArrays();
+  const char* GetPointArrayName(int index);
+  int GetPointArrayStatus(const char* name);
+  void SetPointArrayStatus(const char* name, int status);
+
+  int GetNumberOfCellArrays();
+  const char* GetCellArrayName(int index);
+  int GetCellArrayStatus(const char* name);
+  void SetCellArrayStatus(const char* name, int status);
+
+  vtkGetObjectMacro(ElementBlockSelection, vtkDataArraySelection);
+  vtkGetObjectMacro(NodeSetSelection, vtkDataArraySelection);
+  vtkGetObjectMacro(SideSetSelection, vtkDataArraySelection);
+  vtkGetObjectMacro(PointArraySelection, vtkDataArraySelection);
+  vtkGetObjectMacro(CellArraySelection, vtkDataArraySelection);
   ///@}
 
   /**
@@ -100,17 +202,40 @@ protected:
   char* FileName = nullptr;
   int PartitionMethod = FILES;
   int GhostLevels = 0;
+  char* LoadBalanceField = nullptr;
+  double ImbalanceTolerance = 1.05;
+  bool RebalanceEachTimeStep = false;
+
+  vtkDataArraySelection* ElementBlockSelection;
+  vtkDataArraySelection* NodeSetSelection;
+  vtkDataArraySelection* SideSetSelection;
+  vtkDataArraySelection* PointArraySelection;
+  vtkDataArraySelection* CellArraySelection;
 
 private:
   vtkMxNReader(const vtkMxNReader&) = delete;
   void operator=(const vtkMxNReader&) = delete;
 
+  /** A selection changed: the reader is modified (unless it is filling
+   *  the selections itself). */
+  static void SelectionModifiedCallback(vtkObject*, unsigned long, void* clientdata, void*);
+
   /** Time values of the dataset, from the last RequestInformation. */
   std::vector<double> TimeSteps;
+  /** The file the selections were last filled from. */
+  std::string InformationFileName;
+  /** True while RequestInformation fills the selections. */
+  bool FillingSelections = false;
+  vtkCallbackCommand* SelectionObserver;
 
   /** The cached load (core handle and what it was opened with). */
   struct LoadCache;
   LoadCache* Cache;
+
+  /** What the selections map to in the last structure read by
+   *  RequestInformation (entity names, variable groups). */
+  struct Catalog;
+  Catalog* Info;
 };
 
 #endif

@@ -1,0 +1,83 @@
+# MxNReader proxy and reader tests (pvbatch under mpiexec). Included at the
+# end of testing/CMakeLists.txt. Tests that read the shared data exit 77
+# (skipped) when it is absent. Costs measured on the 2-core CI machine, idle.
+if(NOT MXN_BUILD_PLUGIN OR NOT PVBATCH)
+  return()
+endif()
+
+set(MXN_PLUGIN_ENV "OMPI_ALLOW_RUN_AS_ROOT=1;OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1")
+
+# Quadratic and shell elements (HEX20/27, TETRA10, WEDGE15, PYRAMID13,
+# SHELL8) with a side set of all their sides, written through ncgen.
+find_package(Python3 COMPONENTS Interpreter)
+set(MXN_READER_QUADRATIC ${MXN_TEST_TMP}/reader_quadratic/quadratic.exo)
+add_test(NAME pvbatch_reader_quadratic_gen
+  COMMAND ${Python3_EXECUTABLE} ${CMAKE_CURRENT_SOURCE_DIR}/pvbatch/make_quadratic.py
+          ${MXN_READER_QUADRATIC})
+set_tests_properties(pvbatch_reader_quadratic_gen PROPERTIES TIMEOUT 60
+  FIXTURES_SETUP mxn_reader_quadratic)
+
+# Proxy, names, block and side sizes against IOSSReader (the shared meshes
+# and the quadratic file), selections, pieces, balance options, errors then
+# a good file (reader_options.py), at 1 and 3 ranks.
+foreach(np 1 3)
+  add_test(NAME pvbatch_reader_options_np${np}
+    COMMAND ${MXN_MPIEXEC} --oversubscribe -n ${np} ${PVBATCH} --symmetric
+            ${CMAKE_CURRENT_SOURCE_DIR}/pvbatch/reader_options.py
+            $<TARGET_FILE:MxNReader> ${MXN_SHARED_DATA}
+            ${MXN_TEST_TMP}/reader_options_np${np} ${MXN_READER_QUADRATIC})
+  set_tests_properties(pvbatch_reader_options_np${np} PROPERTIES TIMEOUT 300
+    SKIP_RETURN_CODE 77 ENVIRONMENT "${MXN_PLUGIN_ENV}"
+    FIXTURES_REQUIRED mxn_reader_quadratic)
+endforeach()
+
+# A 2D quad set (side sets are edges), split into 3 files.
+set(MXN_READER_QUAD_DIR ${MXN_TEST_TMP}/reader_sets_quad)
+add_test(NAME pvbatch_reader_sets_quad_gen
+  COMMAND bash -c "mkdir -p '${MXN_READER_QUAD_DIR}' && \
+'$<TARGET_FILE:mxn_gen>' --type quad --dims 12 7 --steps 2 '${MXN_READER_QUAD_DIR}/q.e' && \
+'$<TARGET_FILE:mxn_cli>' split '${MXN_READER_QUAD_DIR}/q.e' '${MXN_READER_QUAD_DIR}/r.e' -n 3")
+set_tests_properties(pvbatch_reader_sets_quad_gen PROPERTIES TIMEOUT 300
+  FIXTURES_SETUP mxn_reader_quad)
+
+# Node and side sets, ghosts and every time step against ExodusIIReader
+# (reader_totals.py --sets). One rank count per case keeps the cost down;
+# together they cover N = 1..4.
+foreach(case
+    "mug_ghosts2|${MXN_SHARED_DATA}/nemesis/mug/inertial-M4/mug.e.4.0|Files|2|--ghosts;2"
+    "crush_rcb|${MXN_SHARED_DATA}/nemesis/block_crush_1/scattered-M3/block_crush_1.e.3.0|RCB|3|"
+    "disk64|${MXN_SHARED_DATA}/nemesis/disk_out_ref/inertial-M4-int64/disk_out_ref.e.4.0|SFC|4|"
+    "coarse2d|${MXN_SHARED_DATA}/nemesis/coarseGrid/random-M3/coarseGrid.e.3.0|Files|1|"
+    "mixed|${MXN_TEST_TMP}/reader_totals_mixed/y.e.3.0|Graph|3|"
+    "quad|${MXN_READER_QUAD_DIR}/r.e.3.0|HSFC|2|")
+  string(REPLACE "|" ";" case "${case}")
+  list(GET case 0 tag)
+  list(GET case 1 file)
+  list(GET case 2 method)
+  list(GET case 3 np)
+  list(LENGTH case n)
+  set(extra)
+  if(n GREATER 4)
+    list(SUBLIST case 4 -1 extra)
+  endif()
+  set(tname pvbatch_reader_sets_${tag}_np${np})
+  add_test(NAME ${tname}
+    COMMAND ${MXN_MPIEXEC} --oversubscribe -n ${np} ${PVBATCH} --symmetric
+            ${CMAKE_CURRENT_SOURCE_DIR}/pvbatch/reader_totals.py
+            $<TARGET_FILE:MxNReader> ${file} ${method} --sets ${extra})
+  set_tests_properties(${tname} PROPERTIES TIMEOUT 300 SKIP_RETURN_CODE 77
+    ENVIRONMENT "${MXN_PLUGIN_ENV}")
+  if(tag STREQUAL "mixed")
+    set_tests_properties(${tname} PROPERTIES FIXTURES_REQUIRED mxn_reader_mixed)
+  elseif(tag STREQUAL "quad")
+    set_tests_properties(${tname} PROPERTIES FIXTURES_REQUIRED mxn_reader_quad)
+  endif()
+endforeach()
+
+# The install tree: cmake --install puts the plugin where ParaView finds it
+# (PV_PLUGIN_PATH), and pvbatch loads it from there.
+add_test(NAME plugin_install
+  COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/pvbatch/plugin_install.sh
+          ${CMAKE_BINARY_DIR} ${MXN_TEST_TMP}/plugin_install ${PVBATCH}
+          ${MXN_SHARED_DATA}/meshes/mug.e)
+set_tests_properties(plugin_install PROPERTIES TIMEOUT 300)
