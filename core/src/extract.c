@@ -8,6 +8,7 @@
  * kind gets its own greedy cover, preferring the members already read. */
 #include "internal.h"
 
+#include <netcdf.h>
 #include <stdio.h>
 
 /* Longest single read, in entries: bounds the scratch buffer. */
@@ -31,6 +32,7 @@ static void segment_free(segment_t *s) {
   free(s->off);
   free(s->dst);
   free(s->runs);
+  free(s->vruns);
 }
 
 static void set_src_free(set_src_t *s) {
@@ -77,7 +79,7 @@ int mxn__segment_build(segment_t *s, pair_t *pairs, int64_t n, int64_t gap) {
       r->count = s->off[i] + 1 - r->start;
       r->n++;
     } else {
-      s->runs[s->nruns++] = (run_t){s->off[i], 1, i, 1};
+      s->runs[s->nruns++] = (run_t){s->off[i], 1, i, 1, 1};
     }
   }
 done:
@@ -520,6 +522,36 @@ done:
 static int read_sets(mxn_dataset_t *ds, mxn_piece_t *piece, const char *cand,
                      int64_t **l2p[MXN__NEK], const mxn_idset_t *P, const int64_t *p2local);
 
+/* An empty piece of structure s: counts, empty blocks of every kind, an
+ * empty plan. */
+static int piece_shell(const mxn_structure_t *s, mxn_piece_t **out) {
+  int status = MXN_OK;
+  mxn_piece_t *piece = NULL;
+  MXN_ALLOC(piece, 1);
+  MXN_ALLOC(piece->plan, 1);
+  piece->num_dim = s->num_dim;
+  piece->step = -1;
+  piece->plan_num_node_vars = s->num_node_vars;
+  piece->plan_num_elem_vars = s->num_elem_vars;
+  piece->plan_num_edge_vars = s->edge_vars.num;
+  piece->plan_num_face_vars = s->face_vars.num;
+  piece->num_node_maps = s->num_node_maps;
+  piece->num_edge_maps = s->num_edge_maps;
+  piece->num_face_maps = s->num_face_maps;
+  piece->num_elem_maps = s->num_elem_maps;
+  MXN_ALLOC(piece->blocks, s->num_blocks);
+  piece->num_blocks = s->num_blocks;
+  MXN_ALLOC(piece->edge_blocks, s->num_edge_blocks);
+  piece->num_edge_blocks = s->num_edge_blocks;
+  MXN_ALLOC(piece->face_blocks, s->num_face_blocks);
+  piece->num_face_blocks = s->num_face_blocks;
+  *out = piece;
+  return MXN_OK;
+done:
+  mxn_piece_destroy(&piece);
+  return status;
+}
+
 /* Storage for the field values (selected variables only), filled by
  * mxn_piece_read_step(). */
 static int alloc_fields(mxn_dataset_t *ds, mxn_piece_t *piece, const mxn_extract_opts_t *opts) {
@@ -627,24 +659,7 @@ int mxn_extract(mxn_dataset_t *ds, const mxn_idset_t *want,
   }
   MXN_ALLOC(F, M);
   MXN_ALLOC(cand, M);
-  MXN_ALLOC(piece, 1);
-  MXN_ALLOC(piece->plan, 1);
-  piece->num_dim = s->num_dim;
-  piece->step = -1;
-  piece->plan_num_node_vars = s->num_node_vars;
-  piece->plan_num_elem_vars = s->num_elem_vars;
-  piece->plan_num_edge_vars = s->edge_vars.num;
-  piece->plan_num_face_vars = s->face_vars.num;
-  piece->num_node_maps = s->num_node_maps;
-  piece->num_edge_maps = s->num_edge_maps;
-  piece->num_face_maps = s->num_face_maps;
-  piece->num_elem_maps = s->num_elem_maps;
-  MXN_ALLOC(piece->blocks, s->num_blocks);
-  piece->num_blocks = s->num_blocks;
-  MXN_ALLOC(piece->edge_blocks, s->num_edge_blocks);
-  piece->num_edge_blocks = s->num_edge_blocks;
-  MXN_ALLOC(piece->face_blocks, s->num_face_blocks);
-  piece->num_face_blocks = s->num_face_blocks;
+  MXN_CHECK(piece_shell(s, &piece));
   mxn__plan_t *plan = piece->plan;
 
   /* 1. Elements: P and its greedy cover by the files' element domains. */
@@ -1122,6 +1137,99 @@ done:
   return status;
 }
 
+/* The step runs of a segment: its runs, with 3 or more consecutive single
+ * entries at one stride joined into a strided run. */
+static int step_runs(segment_t *sg) {
+  if (sg->vruns || sg->nruns == 0) return MXN_OK;
+  sg->vruns = malloc((size_t)sg->nruns * sizeof *sg->vruns);
+  if (!sg->vruns) return MXN_ERR_NOMEM;
+  int64_t m = 0;
+  for (int64_t r = 0; r < sg->nruns;) {
+    run_t a = sg->runs[r];
+    a.stride = 1;
+    int64_t q = r + 1;
+    if (a.n == 1 && q < sg->nruns && sg->runs[q].n == 1) {
+      int64_t d = sg->runs[q].start - a.start;
+      while (q < sg->nruns && sg->runs[q].n == 1 && sg->runs[q].start - sg->runs[q - 1].start == d)
+        q++;
+      if (q - r >= 3 && d > 1) {
+        a.n = q - r;
+        a.count = (a.n - 1) * d + 1;
+        a.stride = d;
+      } else {
+        q = r + 1;
+      }
+    }
+    sg->vruns[m++] = a;
+    r = q;
+  }
+  sg->nvruns = m;
+  return MXN_OK;
+}
+
+/* The netCDF id of variable v (0-based) of structure block b in member j
+ * (k: block kind, -1 for nodal variables), for strided reads; -1 when the
+ * member stores it otherwise (then entries are read one by one). */
+static int var_nc_id(const mxn_dataset_t *ds, int j, int exoid, int k, int v, int b) {
+  char name[64];
+  if (k < 0) {
+    snprintf(name, sizeof name, "vals_nod_var%d", v + 1);
+  } else if (k == MXN__ELEM) {
+    const mxn__blocks_t *kb = &ds->files[j].kb[k];
+    int q = -1;
+    for (int i = 0; i < kb->nblk; i++)
+      if (kb->blk_of_file[i] == b) q = i;
+    if (q < 0) return -1;
+    snprintf(name, sizeof name, "vals_elem_var%deb%d", v + 1, q + 1);
+  } else {
+    return -1;
+  }
+  int varid;
+  return nc_inq_varid(exoid, name, &varid) == NC_NOERR ? varid : -1;
+}
+
+/* One step run of variable v at `step` into plan->buf: run->count values
+ * for a contiguous run; run->n values, one per entry, for a strided one.
+ * k: block kind (-1 nodal), b: structure block, id: its id. */
+static int read_var_run(mxn_dataset_t *ds, mxn__plan_t *plan, int j, int exoid, int step, int k,
+                        int v, int b, int64_t id, const run_t *run) {
+  int status = MXN_OK;
+  ex_entity_type t = k < 0 ? EX_NODAL : mxn__blk_type[k];
+  if (run->stride <= 1) {
+    MXN_CHECK(mxn__plan_buf(plan, run->count));
+    if (ex_get_partial_var(exoid, step + 1, t, v + 1, k < 0 ? 1 : id, run->start + 1, run->count,
+                           plan->buf) < 0)
+      return MXN_ERR_IO;
+    ds->io.read_calls++;
+    ds->io.bytes_read += run->count * (int64_t)sizeof(double);
+    return MXN_OK;
+  }
+  MXN_CHECK(mxn__plan_buf(plan, run->n));
+  int varid = var_nc_id(ds, j, exoid, k, v, b);
+  if (varid >= 0) {
+    size_t start[2] = {(size_t)step, (size_t)run->start}, count[2] = {1, (size_t)run->n};
+    ptrdiff_t stride[2] = {1, (ptrdiff_t)run->stride};
+    if (nc_get_vars_double(exoid, varid, start, count, stride, plan->buf) != NC_NOERR)
+      return MXN_ERR_IO;
+    ds->io.read_calls++;
+  } else {
+    for (int64_t i = 0; i < run->n; i++) {
+      if (ex_get_partial_var(exoid, step + 1, t, v + 1, k < 0 ? 1 : id,
+                             run->start + i * run->stride + 1, 1, plan->buf + i) < 0)
+        return MXN_ERR_IO;
+      ds->io.read_calls++;
+    }
+  }
+  ds->io.bytes_read += run->n * (int64_t)sizeof(double);
+done:
+  return status;
+}
+
+/* Where the value of entry e of a run is in plan->buf after read_var_run. */
+static inline int64_t run_at(const segment_t *sg, const run_t *run, int64_t e) {
+  return run->stride > 1 ? (sg->off[e] - run->start) / run->stride : sg->off[e] - run->start;
+}
+
 int mxn_piece_read_step(mxn_dataset_t *ds, mxn_piece_t *piece, int step) {
   if (!ds || !piece || !piece->plan) return MXN_ERR_ARG;
   const mxn_structure_t *s = &ds->s;
@@ -1137,19 +1245,17 @@ int mxn_piece_read_step(mxn_dataset_t *ds, mxn_piece_t *piece, int step) {
       if (!piece->node_vars[v]) continue; /* not selected */
       segment_t *sg = &plan->node_seg[i];
       MXN_CHECK(mxn__file_exoid(ds, sg->file, &exoid));
-      for (int64_t r = 0; r < sg->nruns; r++) {
-        const run_t *run = &sg->runs[r];
-        MXN_CHECK(mxn__plan_buf(plan, run->count));
-        if (ex_get_partial_var(exoid, step + 1, EX_NODAL, v + 1, 1, run->start + 1,
-                               run->count, plan->buf) < 0) {
-          status = MXN_DS_ERR(ds, MXN_ERR_IO, "%s: cannot read nodal variable '%s' at step %d",
-                              ds->files[sg->file].path, s->node_var_names[v], step + 1);
+      MXN_CHECK(step_runs(sg));
+      for (int64_t r = 0; r < sg->nvruns; r++) {
+        const run_t *run = &sg->vruns[r];
+        if ((status = read_var_run(ds, plan, sg->file, exoid, step, -1, v, -1, 0, run)) != MXN_OK) {
+          if (status == MXN_ERR_IO)
+            MXN_DS_ERR(ds, MXN_ERR_IO, "%s: cannot read nodal variable '%s' at step %d",
+                       ds->files[sg->file].path, s->node_var_names[v], step + 1);
           goto done;
         }
-        ds->io.read_calls++;
-        ds->io.bytes_read += run->count * (int64_t)sizeof(double);
         for (int64_t e = run->first; e < run->first + run->n; e++)
-          piece->node_vars[v][sg->dst[e]] = plan->buf[sg->off[e] - run->start];
+          piece->node_vars[v][sg->dst[e]] = plan->buf[run_at(sg, run, e)];
       }
     }
   for (int k = 0; k < MXN__NBK; k++) {
@@ -1169,21 +1275,20 @@ int mxn_piece_read_step(mxn_dataset_t *ds, mxn_piece_t *piece, int step) {
           continue;
         }
         MXN_CHECK(mxn__file_exoid(ds, sg->file, &exoid));
-        for (int64_t r = 0; r < sg->nruns; r++) {
-          const run_t *run = &sg->runs[r];
-          MXN_CHECK(mxn__plan_buf(plan, run->count));
-          if (ex_get_partial_var(exoid, step + 1, mxn__blk_type[k], v + 1, sb[sg->block].id,
-                                 run->start + 1, run->count, plan->buf) < 0) {
-            status = MXN_DS_ERR(ds, MXN_ERR_IO,
-                                "%s: %s block %lld: cannot read %s variable '%s' at step %d",
-                                f->path, mxn__blk_what[k], (long long)sb[sg->block].id,
-                                mxn__blk_what[k], vl.names[v], step + 1);
+        MXN_CHECK(step_runs(sg));
+        for (int64_t r = 0; r < sg->nvruns; r++) {
+          const run_t *run = &sg->vruns[r];
+          if ((status = read_var_run(ds, plan, sg->file, exoid, step, k, v, sg->block,
+                                     sb[sg->block].id, run)) != MXN_OK) {
+            if (status == MXN_ERR_IO)
+              MXN_DS_ERR(ds, MXN_ERR_IO,
+                         "%s: %s block %lld: cannot read %s variable '%s' at step %d", f->path,
+                         mxn__blk_what[k], (long long)sb[sg->block].id, mxn__blk_what[k],
+                         vl.names[v], step + 1);
             goto done;
           }
-          ds->io.read_calls++;
-          ds->io.bytes_read += run->count * (int64_t)sizeof(double);
           for (int64_t e = run->first; e < run->first + run->n; e++)
-            pb->elem_vars[v][sg->dst[e]] = plan->buf[sg->off[e] - run->start];
+            pb->elem_vars[v][sg->dst[e]] = plan->buf[run_at(sg, run, e)];
         }
       }
     }
@@ -1244,24 +1349,7 @@ int mxn__piece_from_records(mxn_dataset_t *ds, int64_t n, const int64_t *const *
     if (s->blocks[b].edges_per_elem > 0 || s->blocks[b].faces_per_elem > 0)
       return MXN_DS_ERR(ds, MXN_ERR_UNSUPPORTED, "%s: element block %lld refers to edges or faces",
                         ds->files[0].path, (long long)s->blocks[b].id);
-  MXN_ALLOC(piece, 1);
-  MXN_ALLOC(piece->plan, 1);
-  piece->num_dim = s->num_dim;
-  piece->step = -1;
-  piece->plan_num_node_vars = s->num_node_vars;
-  piece->plan_num_elem_vars = s->num_elem_vars;
-  piece->plan_num_edge_vars = s->edge_vars.num;
-  piece->plan_num_face_vars = s->face_vars.num;
-  piece->num_node_maps = s->num_node_maps;
-  piece->num_edge_maps = s->num_edge_maps;
-  piece->num_face_maps = s->num_face_maps;
-  piece->num_elem_maps = s->num_elem_maps;
-  MXN_ALLOC(piece->blocks, NB);
-  piece->num_blocks = NB;
-  MXN_ALLOC(piece->edge_blocks, s->num_edge_blocks);
-  piece->num_edge_blocks = s->num_edge_blocks;
-  MXN_ALLOC(piece->face_blocks, s->num_face_blocks);
-  piece->num_face_blocks = s->num_face_blocks;
+  MXN_CHECK(piece_shell(s, &piece));
   mxn__plan_t *plan = piece->plan;
 
   /* Check each record against the files, order elements by block and id. */

@@ -48,11 +48,6 @@ static int cmp_ans(const void *a, const void *b) {
   if (x->to != y->to) return (x->to > y->to) - (x->to < y->to);
   return (x->elem > y->elem) - (x->elem < y->elem);
 }
-static int cmp_gid(const void *a, const void *b) {
-  const mxn_gid_t *x = a, *y = b;
-  return (*x > *y) - (*x < *y);
-}
-
 /* Stable LSD radix sort of n records of size sz by the int64 key at their
  * start (11 bits a pass, only as many passes as the key range needs):
  * the rendezvous sorts hundreds of thousands of records per rank. */
@@ -447,6 +442,7 @@ int mxn__halo_find(MPI_Comm comm, const mxn_structure_t *s, const mxn_piece_t *p
         rec[6 + c] = pc->node_ids[v];
         rec[6 + np + c] = nfile[v];
         rec[6 + 2 * np + c] = npos[v];
+        rec[6 + 3 * np + c] = h->node_owner[v];
       }
       words += MXN__HALO_REC_LEN(np);
       cnt[ans[i].to] += (int)MXN__HALO_REC_LEN(np);
@@ -570,40 +566,5 @@ done:
   free(eorig);
   free(nfile);
   free(npos);
-  return status;
-}
-
-int mxn__halo_node_owners(MPI_Comm comm, const mxn__halo_found_t *h, int64_t n,
-                          const mxn_gid_t *nodes, int *owner) {
-  int status = MXN_OK, size, rank;
-  MPI_Comm_size(comm, &size);
-  MPI_Comm_rank(comm, &rank);
-  mxn_gid_t *sorted = NULL;
-  nrep_t *rep = NULL;
-  int64_t nrep = 0, nu = 0;
-  MXN_ALLOC(sorted, n);
-  if (n) memcpy(sorted, nodes, (size_t)n * sizeof *sorted);
-  qsort(sorted, (size_t)n, sizeof *sorted, cmp_gid);
-  for (int64_t i = 0; i < n; i++)
-    if (nu == 0 || sorted[i] != sorted[nu - 1]) sorted[nu++] = sorted[i];
-  MXN_CHECK(ask_rendezvous(comm, size, rank, h, nu, sorted, &rep, &nrep));
-  for (int64_t i = 0; i < n; i++) owner[i] = -1;
-  {
-    /* replies in any order: look each node up */
-    mxn_gid_t *rid = NULL;
-    int *row = NULL;
-    MXN_ALLOC(rid, nu);
-    MXN_ALLOC(row, nu);
-    for (int64_t i = 0; i < nrep; i++) {
-      int64_t k = mxn__lower_bound(sorted, nu, rep[i].node);
-      if (k < nu && sorted[k] == rep[i].node) row[k] = rep[i].owner;
-    }
-    for (int64_t i = 0; i < n; i++) owner[i] = row[mxn__lower_bound(sorted, nu, nodes[i])];
-    free(rid);
-    free(row);
-  }
-done:
-  free(sorted);
-  free(rep);
   return status;
 }

@@ -6,7 +6,7 @@
 
 #include <mpi.h>
 
-#define MXN__HALO_REC_LEN(npe) (6 + 3 * (int64_t)(npe))
+#define MXN__HALO_REC_LEN(npe) (6 + 4 * (int64_t)(npe))
 
 /* What mxn__halo_find() found for one rank. */
 typedef struct {
@@ -17,7 +17,8 @@ typedef struct {
   /* Per halo element, where its owner read it from: a record of
    * MXN__HALO_REC_LEN(npe) words at rec + rec_at[i]: id, npe, block,
    * member file, offset in that member's block, original id, then npe node
-   * ids, npe node members, npe node positions in those members. */
+   * ids, npe node members, npe node positions in those members, npe node
+   * owners (as the element's owner knows them from the rendezvous). */
   int64_t *rec, *rec_at, nrec;
   int *node_owner;         /* per node of the owned piece: owning rank */
   char *node_shared;       /* per node of the owned piece: another rank's elements touch it */
@@ -37,11 +38,6 @@ typedef struct {
  * agreed (the caller agrees). */
 int mxn__halo_find(MPI_Comm comm, const mxn_structure_t *s, const mxn_piece_t *pc, int L,
                    mxn__halo_found_t *h, mxn_error_t *err);
-
-/* Owners of any nodes (of any rank's piece) from the rendezvous: -1 for a
- * node no rank holds. Collective. */
-int mxn__halo_node_owners(MPI_Comm comm, const mxn__halo_found_t *h, int64_t n,
-                          const mxn_gid_t *nodes, int *owner);
 
 void mxn__halo_free(mxn__halo_found_t *h);
 

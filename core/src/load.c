@@ -816,9 +816,28 @@ static int load_halo(mxn_load_t *ld, const mxn_load_opts_t *opts, mxn_directory_
   for (int64_t v = 0; status == MXN_OK && v < owned_nodes; v++) h->node_owner[v] = hf.node_owner[v];
   if (status != MXN_OK) mxn_error_set(e, status, "out of memory on rank %d", R);
   if ((status = mxn_agree(ld->comm, status, e)) != MXN_OK) goto done;
-  status = mxn__halo_node_owners(ld->comm, &hf, pc->num_nodes - owned_nodes, pc->node_ids + owned_nodes,
-                                 h->node_owner + owned_nodes);
-  if (status != MXN_OK) mxn_error_set(e, status, "finding node owners failed on rank %d", R);
+  {
+    /* Nodes the halo added: their owners came with the records (each
+     * element's owner knows the owners of its nodes). */
+    int64_t nq = 0;
+    for (int64_t i = 0; i < hf.ng; i++) nq += hf.rec[hf.rec_at[i] + 1];
+    gid_owner_t *no = malloc(((size_t)nq + 1) * sizeof *no);
+    if (!no) status = MXN_ERR_NOMEM;
+    nq = 0;
+    for (int64_t i = 0; status == MXN_OK && i < hf.ng; i++) {
+      const int64_t *r = hf.rec + hf.rec_at[i];
+      for (int64_t c = 0; c < r[1]; c++) no[nq++] = (gid_owner_t){r[6 + c], (int)r[6 + 3 * r[1] + c]};
+    }
+    if (status == MXN_OK) qsort(no, (size_t)nq, sizeof *no, cmp_gid_owner);
+    for (int64_t v = owned_nodes; status == MXN_OK && v < pc->num_nodes; v++) {
+      gid_owner_t key = {pc->node_ids[v], 0};
+      gid_owner_t *f = bsearch(&key, no, (size_t)nq, sizeof *no, cmp_gid_owner);
+      if (!f) status = mxn_error_set(e, MXN_ERR_INCONSISTENT, "rank %d: halo node %lld has no owner",
+                                     R, (long long)pc->node_ids[v]);
+      else h->node_owner[v] = f->owner;
+    }
+    free(no);
+  }
   if ((status = mxn_agree(ld->comm, status, e)) != MXN_OK) goto done;
   for (int64_t v = 0; v < pc->num_nodes; v++) {
     if (h->node_owner[v] == R) h->owned_nodes++;

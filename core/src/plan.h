@@ -9,6 +9,7 @@
 typedef struct {
   int64_t start, count; /* file offset (0-based, within block or node list) */
   int64_t first, n;     /* entries [first, first+n) of the segment */
+  int64_t stride;       /* step runs only: > 1 for n entries stride apart */
 } run_t;
 
 /* Everything one file contributes to one block (or to the nodes). */
@@ -20,6 +21,11 @@ typedef struct {
   int64_t *dst;         /* index in the piece block / piece nodes */
   int64_t nruns;
   run_t *runs;
+  /* The runs a time step is read with (built on first use): the runs, but
+   * single entries at a constant stride (a halo layer cutting across a
+   * member's rows) joined into one strided read. */
+  int64_t nvruns;
+  run_t *vruns;
 } segment_t;
 
 /* Where the kept entries of one piece set come from, sorted by (file,

@@ -1,5 +1,5 @@
 /* One parallel load, measured: run under mpiexec -n N.
- *   load_bench DATASET [method] [steps]
+ *   load_bench DATASET [method] [steps] [ghost_levels]
  * Opens DATASET with mxn_load_open (the method, default files), reads
  * `steps` time steps (default all), and prints one line per rank:
  * wall time to the piece, time per step, owned elements, imbalance, cover
@@ -28,6 +28,7 @@ int main(int argc, char **argv) {
     MPI_Finalize();
     return 2;
   }
+  if (argc > 4) o.ghost_levels = atoi(argv[4]);
   mxn_error_t err;
   mxn_error_clear(&err);
   MPI_Barrier(MPI_COMM_WORLD);
@@ -58,12 +59,12 @@ int main(int argc, char **argv) {
   snprintf(line, sizeof line,
            "rank %d/%d M=%d method=%s: first %.3f s, per step %.3f s, owned %lld, "
            "imbalance %.4f, cover %d (ceil(M/N)=%d), files opened %lld, read/needed %.3f "
-           "(%lld/%lld B), partition reads %lld B, peak RSS %ld MB",
+           "(%lld/%lld B), partition reads %lld B, ghosts %lld (L=%d, %.3f s), peak RSS %ld MB",
            rank, size, M, mxn_part_method_name(o.method), t_open, t_step,
            (long long)x.owned_elements, x.imbalance, x.cover_files, ideal,
            (long long)x.files_opened, x.bytes_needed ? (double)x.bytes_read / x.bytes_needed : 0.0,
            (long long)x.bytes_read, (long long)x.bytes_needed, (long long)x.partition_bytes_read,
-           ru.ru_maxrss / 1024);
+           (long long)x.ghost_elements, o.ghost_levels, x.seconds_ghost, ru.ru_maxrss / 1024);
   /* Print in rank order. */
   for (int r = 0; r < size; r++) {
     if (r == rank) {

@@ -31,6 +31,8 @@ const GenCase gen_cases[] = {
     {"quad", "--type quad --dims 14 11 --blocks 3 --steps 2", 2},
     {"mixed", "--type mixed --dims 6 4 3 --steps 1", 3},
     {"shuffled", "--type hex --dims 6 5 4 --shuffle-ids 3 --id-offset 1000 --id-stride 7 --steps 1", 5},
+    // layers cutting across the members' rows: strided step reads
+    {"rows", "--type hex --dims 24 16 10 --steps 2", 4},
 };
 
 std::string make_gen(const GenCase &gc) {
