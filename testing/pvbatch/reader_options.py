@@ -142,7 +142,7 @@ def layout(attrs, skip=()):
 def owned(g):
     gh = g.GetCellData().GetArray("vtkGhostType")
     n = g.GetNumberOfCells()
-    return (vtk_to_numpy(gh) == 0) if gh is not None and n else np.ones(n, dtype=bool)
+    return (vtk_to_numpy(gh) & 1) == 0 if gh is not None and n else np.ones(n, dtype=bool)
 
 
 def all_names(names):

@@ -211,7 +211,7 @@ class Figures:
         n, npts = g.GetNumberOfCells(), g.GetNumberOfPoints()
         pd, cd = g.GetPointData(), g.GetCellData()
         gh = cd.GetArray("vtkGhostType")
-        own = (vtk_to_numpy(gh) == 0) if gh is not None and n else np.ones(n, dtype=bool)
+        own = (vtk_to_numpy(gh) & 1) == 0 if gh is not None and n else np.ones(n, dtype=bool)
         self.cells += int(own.sum())
         ids = values(cd.GetArray(gid_cell), n)[:, 0] if n else np.zeros(0)
         self.cell_ids.extend(ids[own].tolist())
@@ -229,7 +229,7 @@ class Figures:
         pids = values(pd.GetArray(gid_point), npts)[:, 0] if npts else np.zeros(0)
         pgh = pd.GetArray("vtkGhostType")
         if pgh is not None and npts:
-            self.owned_points.update(pids[vtk_to_numpy(pgh) == 0].tolist())
+            self.owned_points.update(pids[(vtk_to_numpy(pgh) & 1) == 0].tolist())
         else:
             self.owned_points.update(pids.tolist())
         if npts:
@@ -247,7 +247,7 @@ class Figures:
             return
         cd = g.GetCellData()
         gh = cd.GetArray("vtkGhostType")
-        own = (vtk_to_numpy(gh) == 0) if gh is not None else np.ones(n, dtype=bool)
+        own = (vtk_to_numpy(gh) & 1) == 0 if gh is not None else np.ones(n, dtype=bool)
         pids = values(g.GetPointData().GetArray(gid_point), g.GetNumberOfPoints())[:, 0]
         for c in np.nonzero(own)[0]:
             cell = g.GetCell(int(c))
@@ -257,7 +257,7 @@ class Figures:
     def side_set(self, g, set_id):
         n = g.GetNumberOfCells()
         gh = g.GetCellData().GetArray("vtkGhostType")
-        own = (vtk_to_numpy(gh) == 0) if gh is not None and n else np.ones(n, dtype=bool)
+        own = (vtk_to_numpy(gh) & 1) == 0 if gh is not None and n else np.ones(n, dtype=bool)
         total, _ = measure(g, own) if n else (0.0, 0)
         old = self.side_sets.get(set_id, (0, 0.0))
         self.side_sets[set_id] = (old[0] + int(own.sum()), old[1] + total)

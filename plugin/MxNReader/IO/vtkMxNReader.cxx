@@ -912,6 +912,12 @@ SelectionNames NamesOf(const mxn_structure_t* s)
   {
     n.Points.push_back(g.name);
   }
+  // A set written with ghost copies (mxn repart --ghosts) stores
+  // vtkGhostType as a variable; the reader's own halo decides instead.
+  for (auto* names : { &n.Points, &n.Cells })
+  {
+    names->erase(std::remove(names->begin(), names->end(), MXN_GHOST_VAR), names->end());
+  }
   return n;
 }
 
@@ -1050,7 +1056,8 @@ struct PieceConverter
   {
     for (auto& g : GroupVariables(s->node_var_names, s->num_node_vars, nullptr))
     {
-      if (points->ArrayIsEnabled(g.name.c_str()))
+      // (a stored vtkGhostType is never in the selection: see NamesOf)
+      if (points->ArrayIsEnabled(g.name.c_str()) && g.name != MXN_GHOST_VAR)
       {
         this->NodeGroups.push_back(g);
       }
@@ -1214,7 +1221,7 @@ struct PieceConverter
       const int* truth = s->elem_var_truth ? s->elem_var_truth + b * s->num_elem_vars : nullptr;
       for (const auto& g : GroupVariables(s->elem_var_names, s->num_elem_vars, truth, MXN_GHOST_VAR))
       {
-        if (cellSel->ArrayIsEnabled(g.name.c_str()))
+        if (cellSel->ArrayIsEnabled(g.name.c_str()) && g.name != MXN_GHOST_VAR)
         {
           cd->AddArray(GroupArray(g, ncells, [&](int v, vtkIdType e) {
             const double* vals =
