@@ -92,6 +92,16 @@ def floor_bytes(ds):
 
 
 def main():
+    try:
+        import matplotlib  # noqa: F401
+    except ImportError:
+        # A python3 first on PATH (pyenv, venv) may lack Debian's matplotlib
+        # (python3-matplotlib, installed by setup.sh): rerun with the system one.
+        sysp = "/usr/bin/python3"
+        if os.path.realpath(sys.executable) != os.path.realpath(sysp) and os.path.exists(sysp) \
+                and not os.environ.get("MXN_REPORT_REEXEC"):
+            os.environ["MXN_REPORT_REEXEC"] = "1"
+            os.execv(sysp, [sysp] + sys.argv)
     ap = argparse.ArgumentParser()
     ap.add_argument("results", nargs="*")
     ap.add_argument("--outdir", default=HERE)

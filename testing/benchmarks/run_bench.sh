@@ -46,6 +46,8 @@ shared=${MXN_SHARED_DATA:-}
 if [ -z "$shared" ]; then
   if [ -d "$here/../shared/data" ]; then shared=$here/../shared/data; else shared=/work/shared/data; fi
 fi
+# Absolute and without "..": bench.py's paths and the open counter's prefix must agree.
+[ -d "$shared" ] && shared=$(cd "$shared" && pwd -P)
 data=${MXN_BENCH_DATA:-/tmp/mxn-bench}
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 
