@@ -1,0 +1,589 @@
+"""Tables and plots of the benchmark results (issue 8).
+
+usage: python3 testing/benchmarks/report.py [RESULTS.jsonl ...] [--outdir DIR]
+
+Reads the JSON lines written by run_bench.sh (default: every
+testing/benchmarks/results/*.jsonl), and writes DIR/BENCHMARKS.md (default
+DIR = testing/benchmarks) with its PNG plots beside it. Everything in
+BENCHMARKS.md comes from the results files, except results/profile.md,
+which is copied in as it is (the profile of the MxN reader, written by
+hand from perf output). Figures are medians over the repeats with the
+spread [min - max] and the number of runs.
+"""
+import argparse
+import glob
+import json
+import os
+import statistics
+import sys
+from collections import defaultdict
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+VARIANTS = {"A": "A MxNReader", "B": "B ExodusII+Redistribute+Ghosts",
+            "C": "C IOSS+Redistribute+Ghosts"}
+COLORS = {"A": "tab:blue", "B": "tab:orange", "C": "tab:green"}
+SIZE_ORDER = {"64k": 0, "1m": 1, "8m": 2, "spread": 9}
+MB = 1024.0 * 1024.0
+
+
+def load(paths):
+    recs = []
+    for p in paths:
+        with open(p) as f:
+            for n, line in enumerate(f, 1):
+                line = line.strip()
+                if not line:
+                    continue
+                try:
+                    r = json.loads(line)
+                except ValueError:
+                    sys.stderr.write("report: %s:%d: not JSON, skipped\n" % (p, n))
+                    continue
+                r["_file"] = os.path.basename(p)
+                recs.append(r)
+    return recs
+
+
+def med(xs):
+    xs = [x for x in xs if x is not None]
+    return statistics.median(xs) if xs else None
+
+
+def fmt(x, f="%.2f"):
+    return "-" if x is None else f % x
+
+
+def mspread(xs, f="%.2f"):
+    """median [min-max] (n)"""
+    xs = [x for x in xs if x is not None]
+    if not xs:
+        return "-"
+    if len(xs) == 1:
+        return (f % xs[0]) + " (1)"
+    return "%s [%s-%s] (%d)" % (f % statistics.median(xs), f % min(xs), f % max(xs), len(xs))
+
+
+def tag(r, k, default=None):
+    return (r.get("tags") or {}).get(k, default)
+
+
+class Config:
+    """The runs of one (set, ranks, variant)."""
+
+    def __init__(self, key):
+        self.set, self.ranks, self.variant = key
+        self.runs = []
+
+    def vals(self, f):
+        return [f(r) for r in self.runs]
+
+
+def floor_bytes(ds):
+    """Bytes the first step needs, read once over all ranks: coordinates and
+    element variables in 8-byte reals, connectivity in 4-byte ints (as the
+    generator and ParaView's writer store them); and one further step."""
+    if not ds:
+        return None, None
+    conn = sum(c * n for c, n in zip(ds["block_counts"], ds["nodes_per_element"]))
+    step = 8 * (ds["num_nodes"] * ds["node_vars"] + ds["num_elements"] * ds["elem_vars"]
+                + ds["global_vars"])
+    mesh = 8 * ds["num_nodes"] * ds["num_dim"] + 4 * conn
+    return mesh + step, step
+
+
+def main():
+    try:
+        import matplotlib  # noqa: F401
+    except ImportError:
+        # A python3 first on PATH (pyenv, venv) may lack Debian's matplotlib
+        # (python3-matplotlib, installed by setup.sh): rerun with the system one.
+        sysp = "/usr/bin/python3"
+        if os.path.realpath(sys.executable) != os.path.realpath(sysp) and os.path.exists(sysp) \
+                and not os.environ.get("MXN_REPORT_REEXEC"):
+            os.environ["MXN_REPORT_REEXEC"] = "1"
+            os.execv(sysp, [sysp] + sys.argv)
+    ap = argparse.ArgumentParser()
+    ap.add_argument("results", nargs="*")
+    ap.add_argument("--outdir", default=HERE)
+    a = ap.parse_args()
+    paths = a.results or sorted(glob.glob(os.path.join(HERE, "results", "*.jsonl")))
+    if not paths:
+        sys.exit("report: no results (run testing/benchmarks/run_bench.sh first)")
+    recs = load(paths)
+    runs = [r for r in recs if r.get("kind") == "run"]
+    envs = [r for r in recs if r.get("kind") == "env"]
+    fails = [r for r in recs if r.get("kind") == "fail"]
+    datasets = {}
+    for r in recs:
+        if r.get("kind") == "dataset":
+            datasets[r["set"]] = r
+    core = {}
+    for r in recs:
+        if r.get("kind") == "core_stats":
+            core[(tag(r, "set"), r["ranks"])] = r  # the latest wins
+
+    configs = {}
+    for r in runs:
+        key = (tag(r, "set"), r["ranks"], r["variant"])
+        configs.setdefault(key, Config(key)).runs.append(r)
+
+    def set_info(name):
+        ds = datasets.get(name, {})
+        t = ds.get("tags", {})
+        return t.get("size"), t.get("split"), t.get("M"), ds
+
+    def set_sort(name):
+        size, split, M, ds = set_info(name)
+        return (SIZE_ORDER.get(size, 5), split or "", int(M) if M else 0, name)
+
+    sets = sorted({k[0] for k in configs}, key=set_sort)
+    os.makedirs(a.outdir, exist_ok=True)
+    plots = make_plots(configs, sets, set_info, a.outdir)
+
+    L = []
+    w = L.append
+    w("# Benchmarks: MxNReader against ParaView's own readers (issue 8)")
+    w("")
+    w("Generated by `python3 testing/benchmarks/report.py` from %s; the runs by "
+      "`bash testing/benchmarks/run_bench.sh [--quick|--key|--small|--full]` (see its "
+      "`--help`). Do not edit by hand." % ", ".join("`results/%s`" % os.path.basename(p)
+                                                   for p in paths))
+    w("")
+    w("Pipelines, each to balanced data with one ghost layer, every variable read, "
+      "through `mpiexec -n N pvbatch --symmetric bench.py`:")
+    w("")
+    w("* **A** `MxNReader` (PartitionMethod Files, GhostLevels 1);")
+    w("* **B** `ExodusIIReader` -> `RedistributeDataSet` -> `GhostCellsGenerator` (1 layer);")
+    w("* **C** `IOSSReader` -> `RedistributeDataSet` -> `GhostCellsGenerator` (1 layer).")
+    w("")
+    w("Measured per configuration (definitions in `bench.py`): *first* = seconds from "
+      "creating the reader proxy to the end of the last filter's UpdatePipeline at the "
+      "first time step, max over ranks; *step* = the same for each further step (median "
+      "over steps of the max over ranks); *peak RSS* = ru_maxrss per rank at the end "
+      "(max over ranks and sum), *base* = the same before the pipeline (pvbatch, Python, "
+      "plugin); *read* = `/proc/self/io` rchar during the first step, summed over ranks "
+      "(page-cache hits count, the cache is warm); *files* = distinct member files of the "
+      "set each rank opened (LD_PRELOAD counter `opencount.c`); "
+      "*imbalance* = max / mean owned cells; *ghosts* = DUPLICATECELL cells over all "
+      "ranks. Each cell shows median [min-max] (runs). Variants alternate within a "
+      "repeat and their order rotates between repeats.")
+    w("")
+    w("The *floor* of the bytes read is what the first step needs once over all ranks: "
+      "coordinates and variables as 8-byte reals, connectivity as 4-byte ints; "
+      "ghost layers and id maps come on top.")
+    w("")
+    # Environment
+    w("## Machine state")
+    w("")
+    w("| results | mode | commit | when | uptime |")
+    w("|---|---|---|---|---|")
+    for e in envs:
+        w("| %s | %s | %s%s | %s | `%s` |" % (e["_file"], e.get("mode"), e.get("commit"),
+                                          "+dirty" if e.get("dirty") else "", e.get("when"),
+                                          e.get("uptime")))
+    w("")
+    loads = [max(r.get("loadavg_start") or [0]) for r in runs]
+    if loads:
+        w("1-minute load average at the start of the runs: median %.1f, max %.1f on %s cores. "
+          "%s" % (statistics.median(loads), max(loads), envs[0].get("nproc") if envs else "?",
+                  "**The machine was shared and loaded: times are inflated and noisy; rerun "
+                  "on a quiet machine for the real figures.** Memory, bytes and files do not "
+                  "depend on the load." if statistics.median(loads) > 1.5 else ""))
+        w("")
+
+    # Key configuration
+    key_sets = [s for s in sets if set_info(s)[0] == "1m" and set_info(s)[2] == "64"]
+    for ks in key_sets:
+        rows = [configs[k] for k in sorted(configs) if k[0] == ks and k[1] == 4]
+        if rows:
+            w("## Key configuration: %s (1M cells, M = 64), N = 4" % ks)
+            w("")
+            key_table(w, rows, datasets.get(ks), core.get((ks, 4)))
+            w("")
+
+    w("## Time and memory vs N")
+    w("")
+    for p in plots.get("time_vs_N", []):
+        w("![time vs N](%s)" % p)
+    w("")
+    for s in sets:
+        size, split, M, ds = set_info(s)
+        rows = [configs[k] for k in sorted(configs) if k[0] == s]
+        if not rows:
+            continue
+        w("### %s: %s cells, M = %s%s" % (s, fmt(ds.get("num_elements"), "%d"), M,
+                                          ", split %s" % split if split and split != "shared"
+                                          else ""))
+        w("")
+        w("| N | variant | first s | step s | peak RSS max MB | peak RSS sum MB | "
+          "above base, sum MB | imbalance | ghosts | complete |")
+        w("|---|---|---|---|---|---|---|---|---|---|")
+        for c in rows:
+            w("| %d | %s | %s | %s | %s | %s | %s | %s | %s | %s |" % (
+                c.ranks, c.variant,
+                mspread(c.vals(lambda r: r["first_s"])),
+                mspread(c.vals(lambda r: r["step_s_median"])),
+                mspread(c.vals(lambda r: r["rss_peak_max_kb"] / 1024.0), "%.0f"),
+                mspread(c.vals(lambda r: r["rss_peak_sum_kb"] / 1024.0), "%.0f"),
+                mspread(c.vals(lambda r: (r["rss_peak_sum_kb"] - r["rss_base_sum_kb"]) / 1024.0),
+                        "%.0f"),
+                fmt(med(c.vals(lambda r: r["imbalance"])), "%.3f"),
+                fmt(med(c.vals(lambda r: r["total_ghost_cells"])), "%d"),
+                complete_str(c)))
+        w("")
+
+    w("## Bytes read vs floor, files opened")
+    w("")
+    for p in plots.get("bytes", []):
+        w("![bytes read vs floor](%s)" % p)
+    w("")
+    w("*read* and *floor* in MB summed over ranks for the first step; *per step* the "
+      "bytes of one further step over its floor; *files* = files opened per rank "
+      "(max, and sum over ranks). *core* = the MxN core's own counters from "
+      "`mxn stats --json --ghosts 1` on the same data and N (its bytes_read / "
+      "bytes_needed, where needed counts the piece's entries as 8-byte values and no "
+      "steps; files_opened max per rank) - the reader does not put them in its output "
+      "yet (see below).")
+    w("")
+    w("| set | N | variant | read MB | floor MB | read/floor | per step read/floor | "
+      "files max | files sum | core read/needed | core files max |")
+    w("|---|---|---|---|---|---|---|---|---|---|---|")
+    for s in sets:
+        ds = datasets.get(s)
+        ff, fs = floor_bytes(ds)
+        for c in [configs[k] for k in sorted(configs) if k[0] == s]:
+            rd = med(c.vals(lambda r: sum(r["bytes_read_first"])))
+            st = med(c.vals(lambda r: sum(r["bytes_read_steps"]) / max(1, r["steps_timed"])
+                            if r["steps_timed"] else None))
+            fm = med(c.vals(lambda r: max(r["files_opened"]) if r.get("files_opened") else None))
+            fsum = med(c.vals(lambda r: sum(r["files_opened"]) if r.get("files_opened") else None))
+            cs = core.get((s, c.ranks))
+            cr = cf = None
+            if cs and c.variant == "A":
+                d = cs["stats"]
+                cr = d["bytes_read"] / float(d["bytes_needed"]) if d.get("bytes_needed") else None
+                cf = max(x["files_opened"] for x in d["ranks_detail"])
+            w("| %s | %d | %s | %s | %s | %s | %s | %s | %s | %s | %s |" % (
+                s, c.ranks, c.variant, fmt(rd / MB if rd is not None else None, "%.1f"),
+                fmt(ff / MB if ff else None, "%.1f"),
+                fmt(rd / ff if rd is not None and ff else None, "%.2f"),
+                fmt(st / fs if st is not None and fs else None, "%.2f"),
+                fmt(fm, "%d"), fmt(fsum, "%d"), fmt(cr, "%.2f"), fmt(cf, "%d")))
+    w("")
+    w("Core-side counters of the MxN reader: `vtkMxNReader` does not yet put "
+      "`mxn_load_stats_t` into its output. What `bench.py` reads once it does: in the "
+      "field data of the output vtkPartitionedDataSetCollection, one vtkDoubleArray named "
+      "`mxn_load_stats` with one tuple and one component per field of `mxn_load_stats_t`, "
+      "the component named as the field (`rank`, `nranks`, `owned_elements`, "
+      "`owned_weight`, `cover_files`, `files_overlapping`, `num_nodes`, `bytes_read`, "
+      "`bytes_needed`, `read_calls`, `files_opened`, `partition_bytes_read`, "
+      "`seconds_open`, `seconds_partition`, `seconds_plan`, `seconds_read`, "
+      "`seconds_step`, `ghost_elements`, `ghost_nodes`, `ghost_files`, `seconds_ghost`, "
+      "`ghost_bytes_read`, `total_elements`, `imbalance`), this rank's values after the "
+      "last RequestData (so `bytes_read`/`bytes_needed`/`seconds_step` include the "
+      "steps read so far). `bench.py` then records them per rank as `core_stats` of the "
+      "run (source \"reader field data\").")
+    w("")
+
+    w("## Time per further step")
+    w("")
+    for p in plots.get("steps", []):
+        w("![time per step](%s)" % p)
+    w("")
+    w("| set | N | A step s | B step s | C step s |")
+    w("|---|---|---|---|---|")
+    for s in sets:
+        for n in sorted({k[1] for k in configs if k[0] == s}):
+            cells = []
+            for v in "ABC":
+                c = configs.get((s, n, v))
+                cells.append(mspread(c.vals(lambda r: r["step_s_median"])) if c else "-")
+            w("| %s | %d | %s |" % (s, n, " | ".join(cells)))
+    w("")
+
+    growth_tables(w, configs, sets, set_info, plots)
+
+    prof = os.path.join(HERE, "results", "profile.md")
+    if os.path.isfile(prof):
+        w("## Where MxN's time goes")
+        w("")
+        with open(prof) as f:
+            w(f.read().rstrip())
+        w("")
+
+    if fails:
+        w("## Failed runs")
+        w("")
+        w("| set | N | variant | exit | last lines |")
+        w("|---|---|---|---|---|")
+        for r in fails:
+            last = " / ".join(x.strip() for x in r.get("log_tail", [])[-3:])[:300]
+            w("| %s | %d | %s | %d | %s |" % (tag(r, "set"), r["ranks"], r["variant"], r["exit"],
+                                              last.replace("|", "\\|")))
+        w("")
+    notes = sorted({n for r in runs for n in r.get("notes", []) if "=" not in n})
+    if notes:
+        w("## Notes from the runs")
+        w("")
+        for n in notes:
+            w("* %s" % n)
+        w("")
+    out = os.path.join(a.outdir, "BENCHMARKS.md")
+    with open(out, "w") as f:
+        f.write("\n".join(L) + "\n")
+    print("report: wrote %s and %d plot(s)" % (out, sum(len(v) for v in plots.values())))
+
+
+def complete_str(c):
+    vals = c.vals(lambda r: r.get("complete"))
+    if all(v is None for v in vals):
+        return "?"
+    if all(vals):
+        return "yes"
+    r = c.runs[0]
+    return "**no**: %d of %d cells" % (r["total_owned_cells"], r["expect_cells"])
+
+
+def key_table(w, rows, ds, cs):
+    ff, fs = floor_bytes(ds)
+    w("| variant | first s | step s | peak RSS max MB | peak RSS sum MB | above base, sum MB | "
+      "read MB (floor %s) | files per rank max | imbalance | ghosts | complete |"
+      % fmt(ff / MB if ff else None, "%.1f"))
+    w("|---|---|---|---|---|---|---|---|---|---|---|")
+    for c in rows:
+        w("| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |" % (
+            VARIANTS[c.variant], mspread(c.vals(lambda r: r["first_s"])),
+            mspread(c.vals(lambda r: r["step_s_median"])),
+            mspread(c.vals(lambda r: r["rss_peak_max_kb"] / 1024.0), "%.0f"),
+            mspread(c.vals(lambda r: r["rss_peak_sum_kb"] / 1024.0), "%.0f"),
+            mspread(c.vals(lambda r: (r["rss_peak_sum_kb"] - r["rss_base_sum_kb"]) / 1024.0),
+                    "%.0f"),
+            fmt(med(c.vals(lambda r: sum(r["bytes_read_first"]) / MB)), "%.1f"),
+            fmt(med(c.vals(lambda r: max(r["files_opened"]) if r.get("files_opened") else None)),
+                "%d"),
+            fmt(med(c.vals(lambda r: r["imbalance"])), "%.3f"),
+            fmt(med(c.vals(lambda r: r["total_ghost_cells"])), "%d"),
+            complete_str(c)))
+    w("")
+    # Phases of B and C, the core's phases for A
+    w("Phases (cumulative seconds at the end of each stage, median over runs):")
+    w("")
+    for c in rows:
+        ph = defaultdict(list)
+        for r in c.runs:
+            for k, v in r.get("phases_s", {}).items():
+                ph[k].append(v)
+        w("* %s: %s" % (VARIANTS[c.variant], ", ".join(
+            "%s %.2f" % (k, statistics.median(v)) for k, v in
+            sorted(ph.items(), key=lambda kv: statistics.median(kv[1])))))
+    if cs:
+        d = cs["stats"]
+        sm = d.get("seconds_max", {})
+        w("* core alone (`mxn stats --ghosts 1`, max over ranks): %s; ghost layer %s s; "
+          "read/needed %.2f; files opened per rank max %d; imbalance %.4f" % (
+              ", ".join("%s %.2f" % (k, sm[k]) for k in ("open", "partition", "plan", "read")
+                        if k in sm), fmt(sm.get("ghost")),
+              d["bytes_read"] / float(d["bytes_needed"]) if d.get("bytes_needed") else 0,
+              max(x["files_opened"] for x in d["ranks_detail"]), d["imbalance"]))
+
+
+def growth_tables(w, configs, sets, set_info, plots):
+    # Growth with mesh size: same split, M, N across sizes.
+    groups = defaultdict(list)
+    groups_m = defaultdict(list)
+    for s in sets:
+        size, split, M, ds = set_info(s)
+        if size in (None, "spread"):
+            continue
+        groups[(split, M)].append(s)
+        groups_m[(split, size)].append(s)
+    w("## Growth with mesh size")
+    w("")
+    for p in plots.get("growth", []):
+        w("![growth](%s)" % p)
+    w("")
+    any_rows = False
+    w("| split | M | N | cells | A first s | B first s | C first s | A / B / C peak RSS max MB |")
+    w("|---|---|---|---|---|---|---|---|")
+    for (split, M), ss in sorted(groups.items(), key=lambda kv: (kv[0][0], int(kv[0][1]))):
+        if len(ss) < 2:
+            continue
+        for n in sorted({k[1] for k in configs if k[0] in ss}):
+            for s in ss:
+                row = growth_row(configs, s, n)
+                if row:
+                    any_rows = True
+                    w("| %s | %s | %d | %s | %s |" % (split, M, n,
+                                                      fmt(set_info(s)[3].get("num_elements"), "%d"),
+                                                      row))
+    if not any_rows:
+        w("| (needs two mesh sizes with the same split, M and N: run --small/--full) |||||||| ")
+    w("")
+    w("## Growth with M (member files)")
+    w("")
+    any_rows = False
+    w("| split | cells | N | M | A first s | B first s | C first s | A / B / C peak RSS max MB |")
+    w("|---|---|---|---|---|---|---|---|")
+    for (split, size), ss in sorted(groups_m.items(), key=lambda kv: (kv[0][0],
+                                                                       SIZE_ORDER.get(kv[0][1], 5))):
+        if len(ss) < 2:
+            continue
+        for n in sorted({k[1] for k in configs if k[0] in ss}):
+            for s in sorted(ss, key=lambda x: int(set_info(x)[2])):
+                row = growth_row(configs, s, n)
+                if row:
+                    any_rows = True
+                    w("| %s | %s | %d | %s | %s |" % (split, fmt(set_info(s)[3].get("num_elements"),
+                                                                 "%d"), n, set_info(s)[2], row))
+    if not any_rows:
+        w("| (needs two M with the same mesh, split and N: run --small/--full) |||||||| ")
+    w("")
+
+
+def growth_row(configs, s, n):
+    cs = [configs.get((s, n, v)) for v in "ABC"]
+    if not any(cs):
+        return None
+    times = [mspread(c.vals(lambda r: r["first_s"])) if c else "-" for c in cs]
+    rss = [fmt(med(c.vals(lambda r: r["rss_peak_max_kb"] / 1024.0)), "%.0f") if c else "-"
+           for c in cs]
+    return "%s | %s" % (" | ".join(times), " / ".join(rss))
+
+
+def make_plots(configs, sets, set_info, outdir):
+    try:
+        import matplotlib
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+    except ImportError:
+        sys.stderr.write("report: matplotlib missing, no plots\n")
+        return {}
+    out = defaultdict(list)
+
+    def series(s, v, f):
+        xs, ys, lo, hi = [], [], [], []
+        for n in sorted({k[1] for k in configs if k[0] == s}):
+            c = configs.get((s, n, v))
+            if not c:
+                continue
+            vals = [x for x in c.vals(f) if x is not None]
+            if not vals:
+                continue
+            m = statistics.median(vals)
+            xs.append(n)
+            ys.append(m)
+            lo.append(m - min(vals))
+            hi.append(max(vals) - m)
+        return xs, ys, [lo, hi]
+
+    def per_set_plot(fname, title, ylabel, f, logy=False):
+        if not sets:
+            return
+        k = len(sets)
+        cols = min(3, k)
+        rows = (k + cols - 1) // cols
+        fig, axes = plt.subplots(rows, cols, figsize=(4.2 * cols, 3.3 * rows), squeeze=False)
+        for i, s in enumerate(sets):
+            ax = axes[i // cols][i % cols]
+            for v in "ABC":
+                xs, ys, err = series(s, v, f)
+                if xs:
+                    ax.errorbar(xs, ys, yerr=err, marker="o", capsize=3, color=COLORS[v],
+                                label=VARIANTS[v])
+            ax.set_title(s, fontsize=9)
+            ax.set_xscale("log", base=2)
+            if logy:
+                ax.set_yscale("log")
+            ax.set_xlabel("N (ranks)")
+            ax.set_ylabel(ylabel)
+            ax.grid(alpha=0.3)
+        for j in range(k, rows * cols):
+            axes[j // cols][j % cols].axis("off")
+        axes[0][0].legend(fontsize=7)
+        fig.suptitle(title)
+        fig.tight_layout()
+        p = os.path.join(outdir, fname)
+        fig.savefig(p, dpi=90)
+        plt.close(fig)
+        return os.path.basename(p)
+
+    p = per_set_plot("bench_time_vs_N.png", "Time to balanced ghosted data (first step)",
+                     "seconds (max over ranks)", lambda r: r["first_s"])
+    if p:
+        out["time_vs_N"].append(p)
+    p = per_set_plot("bench_rss_vs_N.png", "Peak RSS, max over ranks", "MB",
+                     lambda r: r["rss_peak_max_kb"] / 1024.0)
+    if p:
+        out["time_vs_N"].append(p)
+    p = per_set_plot("bench_step_vs_N.png", "Time per further step", "seconds (max over ranks)",
+                     lambda r: r["step_s_median"])
+    if p:
+        out["steps"].append(p)
+
+    # Bytes read over all ranks per configuration, as bars.
+    labels, vals = [], defaultdict(list)
+    for s in sets:
+        for n in sorted({k[1] for k in configs if k[0] == s}):
+            labels.append("%s\nN=%d" % (s, n))
+            for v in "ABC":
+                c = configs.get((s, n, v))
+                vals[v].append(med(c.vals(lambda r: sum(r["bytes_read_first"]) / MB)) if c else 0)
+    if labels:
+        fig, ax = plt.subplots(figsize=(max(6, 1.1 * len(labels)), 4))
+        wdt = 0.27
+        for i, v in enumerate("ABC"):
+            ax.bar([x + (i - 1) * wdt for x in range(len(labels))],
+                   [y or 0 for y in vals[v]], wdt, color=COLORS[v], label=VARIANTS[v])
+        ax.set_xticks(range(len(labels)))
+        ax.set_xticklabels(labels, fontsize=6, rotation=30, ha="right")
+        ax.set_ylabel("MB read in the first step (sum over ranks)")
+        ax.legend(fontsize=7)
+        ax.grid(axis="y", alpha=0.3)
+        fig.tight_layout()
+        fig.savefig(os.path.join(outdir, "bench_bytes.png"), dpi=90)
+        plt.close(fig)
+        out["bytes"].append("bench_bytes.png")
+
+    # Growth with size and with M at the largest N present.
+    gen = [s for s in sets if set_info(s)[0] not in (None, "spread")]
+    if len(gen) >= 2:
+        fig, axes = plt.subplots(1, 2, figsize=(10, 3.8))
+        for v in "ABC":
+            by_m = defaultdict(list)
+            by_size = defaultdict(list)
+            for s in gen:
+                size, split, M, ds = set_info(s)
+                ns = sorted({k[1] for k in configs if k[0] == s and k[2] == v})
+                if not ns:
+                    continue
+                n = ns[-1]
+                t = med(configs[(s, n, v)].vals(lambda r: r["first_s"]))
+                by_size[(split, M, n)].append((ds.get("num_elements", 0), t))
+                by_m[(split, size, n)].append((int(M), t))
+            for (split, M, n), pts in by_size.items():
+                if len(pts) > 1:
+                    pts.sort()
+                    axes[0].plot(*zip(*pts), marker="o", color=COLORS[v],
+                                 label="%s %s M=%s N=%d" % (v, split, M, n))
+            for (split, size, n), pts in by_m.items():
+                if len(pts) > 1:
+                    pts.sort()
+                    axes[1].plot(*zip(*pts), marker="o", color=COLORS[v],
+                                 label="%s %s %s N=%d" % (v, split, size, n))
+        for ax, xl in zip(axes, ("cells", "M (member files)")):
+            ax.set_xscale("log")
+            ax.set_yscale("log")
+            ax.set_xlabel(xl)
+            ax.set_ylabel("first step, s")
+            ax.grid(alpha=0.3)
+            if ax.get_legend_handles_labels()[0]:
+                ax.legend(fontsize=6)
+        fig.tight_layout()
+        fig.savefig(os.path.join(outdir, "bench_growth.png"), dpi=90)
+        plt.close(fig)
+        out["growth"].append("bench_growth.png")
+    return out
+
+
+if __name__ == "__main__":
+    main()

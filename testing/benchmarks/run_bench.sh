@@ -1,0 +1,284 @@
+#!/usr/bin/env bash
+# The benchmark of issue 8 (a script, not a CI test): read generated hex
+# meshes split into M files, and the spread sets of the shared data, on N
+# ranks to balanced data with one ghost layer, three ways, alternating:
+#   A  MxNReader (GhostLevels 1)
+#   B  ExodusIIReader -> RedistributeDataSet -> GhostCellsGenerator
+#   C  IOSSReader     -> RedistributeDataSet -> GhostCellsGenerator
+# Every run is `mpiexec -n N pvbatch --symmetric bench.py ...` and appends
+# one JSON line to the results file; per (dataset, N) the core's own
+# counters come from `mpiexec -n N mxn stats --json --ghosts G` (the reader
+# does not expose them yet). Then report.py redraws BENCHMARKS.md and plots.
+#
+# usage: bash testing/benchmarks/run_bench.sh [MODE] [options]
+# MODE (default --quick):
+#   --quick   64k cells, M 8, N 1 2, 1 repeat, 3 steps, + shared spread
+#             sets on N 2 (a few minutes on 2 idle cores)
+#   --key     1M cells, M 64, N 4, 3 repeats (the issue's key comparison)
+#   --small   1M cells, M 8 64, N 1 2 4, 3 repeats
+#   --full    1M and 8M cells, M 8 64 1024, N 1 2 4 8, splits rcb and
+#             linear, 3 repeats, + shared spread sets on N 1 2 4 8
+# options (override the mode's lists):
+#   --sizes "64k 1m 8m"   generated meshes (hex, 40^3 / 100^3 / 200^3 cells)
+#   --M "8 64 1024"       member files per generated set
+#   --N "1 2 4 8"         ranks
+#   --splits "rcb linear" mxn split --method of the generated sets
+#   --variants "A B C"    pipelines
+#   --repeats R           runs of each variant per configuration (>= 1)
+#   --steps K             time steps read (first + K-1 further; 0 = all)
+#   --method NAME         MxNReader PartitionMethod (default Files)
+#   --ghosts L            ghost layers (default 1)
+#   --spread / --no-spread  also / not the sets in $MXN_SHARED_DATA/spread
+#   --spread-N "2"        ranks for the spread sets
+#   --data DIR            generated data (default $MXN_BENCH_DATA or /tmp/mxn-bench)
+#   --out FILE            results JSONL (default testing/benchmarks/results/<mode>.jsonl;
+#                         appended to)
+#   --timeout S           per run (default 3600)
+#   --no-report           do not run report.py at the end
+#   --dry-run             print the runs, run nothing
+# Environment: MXN_BUILD_DIR (default build), MXN_SHARED_DATA (default
+# ../shared/data beside the checkout, else /work/shared/data).
+set -euo pipefail
+here=$(cd "$(dirname "$0")/../.." && pwd)
+bench=$here/testing/benchmarks
+build=${MXN_BUILD_DIR:-$here/build}
+shared=${MXN_SHARED_DATA:-}
+if [ -z "$shared" ]; then
+  if [ -d "$here/../shared/data" ]; then shared=$here/../shared/data; else shared=/work/shared/data; fi
+fi
+# Absolute and without "..": bench.py's paths and the open counter's prefix must agree.
+[ -d "$shared" ] && shared=$(cd "$shared" && pwd -P)
+data=${MXN_BENCH_DATA:-/tmp/mxn-bench}
+export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+
+mode=quick
+sizes="" Ms="" Ns="" splits="" variants="A B C" repeats="" steps="" method=Files ghosts=1
+spread="" spreadN="" out="" timeout_s=3600 report=1 dry=0
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --quick) mode=quick ;;
+    --key) mode=key ;;
+    --small) mode=small ;;
+    --full) mode=full ;;
+    --sizes) sizes=$2; shift ;;
+    --M) Ms=$2; shift ;;
+    --N) Ns=$2; shift ;;
+    --splits) splits=$2; shift ;;
+    --variants) variants=$2; shift ;;
+    --repeats) repeats=$2; shift ;;
+    --steps) steps=$2; shift ;;
+    --method) method=$2; shift ;;
+    --ghosts) ghosts=$2; shift ;;
+    --spread) spread=1 ;;
+    --no-spread) spread=0 ;;
+    --spread-N) spreadN=$2; shift ;;
+    --data) data=$2; shift ;;
+    --out) out=$2; shift ;;
+    --timeout) timeout_s=$2; shift ;;
+    --no-report) report=0 ;;
+    --dry-run) dry=1 ;;
+    -h|--help) sed -n '2,/^set -euo/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 0 ;;
+    *) echo "run_bench: unknown option $1 (see --help)" >&2; exit 2 ;;
+  esac
+  shift
+done
+
+# Mode defaults; explicit options win.
+case $mode in
+  quick) d_sizes="64k" d_M="8" d_N="1 2" d_splits="rcb" d_rep=1 d_steps=3 d_spread=1 d_spreadN="2" ;;
+  key)   d_sizes="1m" d_M="64" d_N="4" d_splits="rcb" d_rep=3 d_steps=0 d_spread=0 d_spreadN="" ;;
+  small) d_sizes="1m" d_M="8 64" d_N="1 2 4" d_splits="rcb" d_rep=3 d_steps=0 d_spread=1 d_spreadN="1 2 4" ;;
+  full)  d_sizes="1m 8m" d_M="8 64 1024" d_N="1 2 4 8" d_splits="rcb linear" d_rep=3 d_steps=0
+         d_spread=1 d_spreadN="1 2 4 8" ;;
+esac
+sizes=${sizes:-$d_sizes} Ms=${Ms:-$d_M} Ns=${Ns:-$d_N} splits=${splits:-$d_splits}
+repeats=${repeats:-$d_rep} steps=${steps:-$d_steps} spread=${spread:-$d_spread}
+spreadN=${spreadN:-${d_spreadN:-$Ns}}
+out=${out:-$bench/results/$mode.jsonl}
+[ "$repeats" -ge 1 ] 2>/dev/null || { echo "run_bench: --repeats needs a count >= 1" >&2; exit 2; }
+
+mxn=$build/bin/mxn gen=$build/bin/mxn_gen
+plugin=$build/lib/paraview-plugins/MxNReader/MxNReader.so
+for f in "$mxn" "$gen" "$plugin"; do
+  [ -e "$f" ] || { echo "run_bench: $f missing: build first (MXN_BUILD_DIR=$build bash testing/setup.sh)" >&2; exit 1; }
+done
+command -v pvbatch > /dev/null || { echo "run_bench: pvbatch not found" >&2; exit 1; }
+mkdir -p "$data" "$(dirname "$out")"
+data=$(cd "$data" && pwd)
+logdir=$data/logs
+mkdir -p "$logdir"
+
+# The open counter (LD_PRELOAD) for files opened per rank in every variant.
+opencount=$data/opencount.so
+if [ ! -f "$opencount" ] || [ "$bench/opencount.c" -nt "$opencount" ]; then
+  cc -shared -fPIC -O2 -o "$opencount" "$bench/opencount.c" -ldl
+fi
+
+commit=$(git -C "$here" rev-parse --short HEAD 2>/dev/null || echo unknown)
+dirty=$(git -C "$here" status --porcelain --untracked-files=no 2>/dev/null | grep -q . && echo 1 || echo 0)
+
+json_env() { # one "env" record: the machine state the figures were taken in
+  python3 - "$mode" "$commit" "$dirty" "$1" << 'EOF'
+import json, os, platform, subprocess, sys, time
+mode, commit, dirty, when = sys.argv[1:5]
+up = subprocess.run(["uptime"], capture_output=True, text=True).stdout.strip()
+try:
+    pv = subprocess.run(["pvbatch", "--version"], capture_output=True, text=True).stdout.strip()
+except OSError:
+    pv = None
+print(json.dumps({"kind": "env", "when": when, "mode": mode, "commit": commit,
+                  "dirty": dirty == "1", "uptime": up, "loadavg": list(os.getloadavg()),
+                  "nproc": os.cpu_count(), "host": platform.node(), "paraview": pv,
+                  "unix_time": time.time()}, sort_keys=True))
+EOF
+}
+
+dataset_record() { # NAME MEMBER TAGS: a "dataset" record (mxn info --json, bytes on disk)
+  "$mxn" info "$2" --json | python3 -c 'import glob, json, os, sys
+d = json.load(sys.stdin); name, member, tags = sys.argv[1:4]
+base = member.rsplit(".", 2)[0]
+files = sorted(glob.glob(glob.escape(base) + ".*.*")) or [member]
+t = dict(kv.split("=", 1) for kv in tags.split())
+v = d["variables"]
+print(json.dumps({"kind": "dataset", "set": name, "member": member, "tags": t,
+                  "files": len(files), "file_bytes": sum(os.path.getsize(f) for f in files),
+                  "num_dim": d["num_dim"], "num_nodes": d["num_nodes"],
+                  "num_elements": d["num_elements"], "times": d["times"],
+                  "nodes_per_element": [b["nodes_per_element"] for b in d["blocks"]],
+                  "block_counts": [b["count"] for b in d["blocks"]],
+                  "node_vars": len(v["nodal"]), "elem_vars": len(v["element"]),
+                  "global_vars": len(v["global"])}, sort_keys=True))' "$1" "$2" "$3"
+}
+
+dims_of() {
+  case $1 in
+    64k) echo 40 ;; 1m) echo 100 ;; 8m) echo 200 ;;
+    *) echo "run_bench: unknown size $1 (64k, 1m, 8m)" >&2; exit 2 ;;
+  esac
+}
+
+# Generate the meshes and split them (kept between runs in $data).
+declare -a sets=()  # "name|path|N list|tags"
+for size in $sizes; do
+  d=$(dims_of "$size")
+  mesh=$data/hex$size.e
+  if [ "$dry" = 0 ] && [ ! -f "$mesh" ]; then
+    echo "run_bench: generating $mesh ($d^3 hex, 5 steps)"
+    nice -n 10 "$gen" --type hex --dims "$d" "$d" "$d" --steps 5 "$mesh"
+  fi
+  for split in $splits; do
+    for M in $Ms; do
+      base=$data/hex$size-$split-M$M.e
+      if [ "$dry" = 0 ] && ! ls "$base.$M."* > /dev/null 2>&1; then
+        echo "run_bench: splitting into $M files ($split): $base.$M.*"
+        nice -n 10 "$mxn" split "$mesh" "$base" -n "$M" --method "$split" --quiet
+      fi
+      sets+=("hex$size-$split-M$M|$base|$Ns|size=$size split=$split M=$M")
+    done
+  done
+done
+if [ "$spread" = 1 ]; then
+  if [ -d "$shared/spread" ]; then
+    for first in $(find "$shared/spread" -name '*.*.0' -o -name '*.*.00' -o -name '*.*.000' | sort); do
+      M=${first%.*}; M=${M##*.}
+      base=${first%.*.*}
+      sets+=("$(basename "$base")|$base|$spreadN|size=spread split=shared M=$M")
+    done
+  else
+    echo "run_bench: no $shared/spread: shared spread sets skipped"
+  fi
+fi
+
+# Every variant alternates within a repeat, and the order rotates between
+# repeats (ABC, BCA, CAB) so no variant always runs first (warm caches,
+# machine drift). The page cache is warm for all but the very first read.
+read -r -a V <<< "$variants"
+nv=${#V[@]}
+[ "$dry" = 1 ] || json_env start >> "$out"
+echo "run_bench: mode $mode, results -> $out"
+uptime
+for entry in "${sets[@]}"; do
+  IFS='|' read -r name base nlist tags <<< "$entry"
+  member=$(ls "$base".*.* 2> /dev/null | head -1 || true)
+  if [ "$dry" = 0 ] && [ -z "$member" ]; then
+    echo "run_bench: $base.*: no members" >&2
+    continue
+  fi
+  expect=-1
+  if [ "$dry" = 0 ]; then
+    rec=$(dataset_record "$name" "$member" "$tags")
+    echo "$rec" >> "$out"
+    expect=$(python3 -c 'import json,sys; print(json.loads(sys.argv[1])["num_elements"])' "$rec")
+  fi
+  for N in $nlist; do
+    # The core's counters on the same data and ranks (files opened, bytes
+    # read vs needed, ghosts), once per (dataset, N).
+    if [ "$dry" = 0 ]; then
+      if stats=$(timeout "$timeout_s" nice -n 10 mpiexec --oversubscribe -n "$N" "$mxn" stats \
+                   "$member" --json --ghosts "$ghosts" --method "$(echo "$method" | tr A-Z a-z)" \
+                   2> "$logdir/stats.err"); then
+        python3 -c 'import json,sys
+d = json.loads(sys.argv[1]); t = dict(kv.split("=", 1) for kv in sys.argv[2].split())
+t["set"] = sys.argv[3]
+print(json.dumps({"kind": "core_stats", "source": "mxn stats --json", "ranks": int(sys.argv[4]),
+                  "ghost_levels": int(sys.argv[5]), "tags": t, "stats": d}, sort_keys=True))' \
+          "$stats" "$tags" "$name" "$N" "$ghosts" >> "$out"
+      else
+        echo "run_bench: mxn stats failed on $member N=$N: $(tail -3 "$logdir/stats.err")" >&2
+      fi
+    fi
+    for ((rep = 1; rep <= repeats; rep++)); do
+      for ((k = 0; k < nv; k++)); do
+        v=${V[$(((k + rep - 1) % nv))]}
+        log=$logdir/$name-N$N-$v-r$rep.log
+        cmd=(mpiexec --oversubscribe -n "$N" -x LD_PRELOAD="$opencount" -x MXN_BENCH_OPEN_PREFIX
+             pvbatch --symmetric "$bench/bench.py" --variant "$v" --dataset "$member"
+             --plugin "$plugin" --method "$method" --ghost-levels "$ghosts" --steps "$steps"
+             --expect-cells "$expect" --tag "set=$name" --tag "repeat=$rep" --tag "order=$k"
+             --tag "mode=$mode" --tag "commit=$commit")
+        for t in $tags; do cmd+=(--tag "$t"); done
+        if [ "$dry" = 1 ]; then
+          echo "${cmd[*]}"
+          continue
+        fi
+        printf 'run_bench: %-28s N=%-2s %s rep %d ... ' "$name" "$N" "$v" "$rep"
+        t0=$(date +%s.%N)
+        rc=0
+        # Only the set's members count as opened files (netCDF also probes
+        # rc files in the working directory).
+        (cd "$logdir" && MXN_BENCH_OPEN_PREFIX=$base. timeout "$timeout_s" \
+          nice -n 10 "${cmd[@]}") > "$log" 2>&1 || rc=$?
+        line=$(grep -m1 '^BENCH_JSON ' "$log" | sed 's/^BENCH_JSON //' || true)
+        secs=$(python3 -c "import sys; print('%.1f' % (float(sys.argv[2]) - float(sys.argv[1])))" "$t0" "$(date +%s.%N)")
+        if [ "$rc" = 0 ] && [ -n "$line" ]; then
+          # The job's own wall time (pvbatch start-up included) and load.
+          python3 -c 'import json,os,sys
+r = json.loads(sys.argv[1]); r["job_s"] = float(sys.argv[2])
+r["loadavg_after_job"] = list(os.getloadavg()); print(json.dumps(r, sort_keys=True))' \
+            "$line" "$secs" >> "$out"
+          python3 -c 'import json,sys
+r = json.loads(sys.argv[1])
+print("first %.2f s, step %s s, peak RSS max %.0f MB, ghosts %d, imbalance %.3f%s (job %s s)" % (
+  r["first_s"], "%.2f" % r["step_s_median"] if r["step_s_median"] is not None else "-",
+  r["rss_peak_max_kb"] / 1024, r["total_ghost_cells"], r["imbalance"] or 0,
+  "" if r["complete"] in (True, None) else ", INCOMPLETE %d of %d cells" % (
+      r["total_owned_cells"], r["expect_cells"]), sys.argv[2]))' "$line" "$secs"
+        else
+          echo "FAILED (exit $rc, log $log)"
+          python3 -c 'import json,sys
+t = dict(kv.split("=", 1) for kv in sys.argv[5].split()); t.update({"set": sys.argv[1]})
+tail = open(sys.argv[6], errors="replace").read().splitlines()[-12:]
+print(json.dumps({"kind": "fail", "variant": sys.argv[2], "ranks": int(sys.argv[3]),
+                  "exit": int(sys.argv[4]), "tags": t, "log": sys.argv[6], "log_tail": tail},
+                 sort_keys=True))' "$name" "$v" "$N" "$rc" "$tags repeat=$rep mode=$mode" "$log" >> "$out"
+        fi
+      done
+    done
+  done
+done
+[ "$dry" = 1 ] && exit 0
+json_env end >> "$out"
+uptime
+if [ "$report" = 1 ]; then
+  python3 "$bench/report.py"
+fi
