@@ -46,17 +46,18 @@ try:
     if pxm.SMProxyManager.GetPrototypeProxy("sources", "MxNReader") is None:
         raise RuntimeError("no MxNReader proxy: the plugin was not loaded at start-up")
     plugins = servermanager.vtkSMProxyManager.GetProxyManager().GetPluginManager()
-    loaded = plugins.GetLocalPluginInformation()
+    loaded = plugins.GetLocalInformation()
     found = [loaded.GetPluginName(i) for i in range(loaded.GetNumberOfPlugins())
              if loaded.GetPluginLoaded(i)]
     if "MxNReader" not in found:
         raise RuntimeError("plugin manager lists loaded plugins %s, not MxNReader" % found)
 
     factory = servermanager.vtkSMProxyManager.GetProxyManager().GetReaderFactory()
-    possible = factory.GetPossibleReaders(dataset, servermanager.ActiveConnection.Session)
-    offered = []
-    for i in range(0, possible.GetNumberOfStrings(), 3):
-        offered.append(possible.GetValue(i + 1))
+    # GetReaders: the readers whose extensions or patterns match and whose
+    # CanReadFile accepts the file, as (group, name, description) triples;
+    # File > Open lets the user pick one of them.
+    readers = factory.GetReaders(dataset, servermanager.ActiveConnection.Session)
+    offered = [readers.GetString(i + 1) for i in range(0, readers.GetNumberOfStrings(), 3)]
     if "MxNReader" not in offered:
         raise RuntimeError("reader factory offers %s for %s, not MxNReader"
                            % (offered, os.path.basename(dataset)))
@@ -84,6 +85,9 @@ try:
     display = Show(reader, view)  # noqa: F405
     ColorBy(display, ("POINTS", field))  # noqa: F405
     display.RescaleTransferFunctionToDataRange(True, False)
+    view.CameraPosition = [1.0, -1.2, 0.9]
+    view.CameraFocalPoint = [0.0, 0.0, 0.0]
+    view.CameraViewUp = [0.0, 0.0, 1.0]
     view.ResetCamera()
     Render(view)  # noqa: F405
     SaveScreenshot(out, view, ImageResolution=[640, 480])  # noqa: F405

@@ -7,7 +7,7 @@
 # with the plugin's directory on PV_PLUGIN_PATH (so every server process
 # loads it at start-up), waits until it accepts connections, and runs
 # pvserver_client.py (connect, load DATASET in RANKS pieces and check the
-# totals against CELLS/NODES, a bad file, DATASET again). Then the server,
+# totals against CELLS/NODES; then bad files, each followed by DATASET). Then the server,
 # whose only client has gone, must exit by itself with status 0.
 #
 # Bounded: the server is started under `timeout` (120 s), the client too
@@ -30,9 +30,22 @@ export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 rm -rf "$out"
 mkdir -p "$out"
 
-# Not an Exodus file: the name says it is a member of a spread set.
-bad="$out/broken.e.3.0"
-head -c 4096 /dev/urandom > "$bad"
+# Bad inputs: a file of random bytes, and a copy of DATASET's spread set
+# whose member 2 is cut to half its size (only the ranks reading that
+# member meet the damage; the others must not wait for them forever).
+bad=("$out/noise.e")
+head -c 65536 /dev/urandom > "${bad[0]}"
+base=${dataset%.*.*}
+members=("$base".*.*)
+if [ ${#members[@]} -ge 3 ] && [ "$dataset" != "$base" ]; then
+  for m in "${members[@]}"; do
+    cp "$m" "$out/cut.e${m#"$base"}"
+  done
+  victim=("$out"/cut.e.*.*)
+  victim=${victim[2]}
+  truncate -s $(($(stat -c %s "$victim") / 2)) "$victim"
+  bad+=("$victim")
+fi
 
 spid=""
 stop_server() {
@@ -76,7 +89,7 @@ fi
 t1=$(ms)
 
 timeout -k 5 90 pvpython "$here/pvserver_client.py" "$plugin" "$port" "$ranks" \
-  "$dataset" "$cells" "$nodes" "$bad" > "$out/client.log" 2>&1
+  "$dataset" "$cells" "$nodes" "${bad[@]}" > "$out/client.log" 2>&1
 crc=$?
 t2=$(ms)
 grep "pvserver_client:" "$out/client.log"
