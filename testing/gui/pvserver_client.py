@@ -21,7 +21,9 @@ a file that cannot be read (several may follow). In one session:
      naming it (the server forwards its processes' errors to the client's
      output window, which this script watches), the output is empty, and
      the session goes on; then set FileName back to DATASET: the same
-     totals as in 2.
+     totals as in 2;
+  4. where the proxy has GhostLevels: with 2 levels the same owned cells
+     and more ghost cells than the one level ParaView asks for.
 
 Prints one summary line. Exit codes: 0 pass, 1 failure, 2 bad usage.
 """
@@ -170,11 +172,22 @@ for bad_file in bad_files:
     reported.append(mine[0][mine[0].find("vtkMxNReader ("):][:220])
     again_rank_cells, _ = check_good("after " + os.path.basename(bad_file))
 
+# --- 4. more ghost layers, where the proxy has the property ---------------------
+ghost_note = "no GhostLevels property"
+if "GhostLevels" in reader.ListProperties():
+    reader.GhostLevels = 2
+    _, ghosts2 = check_good("GhostLevels = 2")
+    if ghosts2 <= first_ghosts:
+        fail("GhostLevels = 2 gives %d ghost cells, not more than the %d of one level"
+             % (ghosts2, first_ghosts))
+    reader.GhostLevels = 0
+    ghost_note = "GhostLevels = 2: %d ghost cells" % ghosts2
+
 print("pvserver_client: PASS: %d-rank pvserver on port %d, plugin via %s; %s: %d cells "
       "owned (per rank %s) + %d ghost cells, %d distinct nodes; bad files reported: %s; "
-      "reloaded each time, last: per rank %s"
+      "reloaded each time, last: per rank %s; %s"
       % (ranks, port, how, os.path.basename(dataset), cells, first_rank_cells, first_ghosts,
-         nodes, " || ".join(reported), again_rank_cells))
+         nodes, " || ".join(reported), again_rank_cells, ghost_note))
 sys.stdout.flush()
 Delete(gathered)  # noqa: F405
 Delete(merged)  # noqa: F405
