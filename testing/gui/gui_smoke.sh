@@ -32,7 +32,7 @@ png="$out/gui_smoke.png"
 export MXN_GUI_DATASET=$dataset MXN_GUI_FIELD=$field MXN_GUI_CELLS=$cells MXN_GUI_OUT=$png
 # Qt wants a private runtime directory; keep it inside OUTDIR.
 export XDG_RUNTIME_DIR="$out/runtime"
-mkdir -p -m 700 "$XDG_RUNTIME_DIR"
+mkdir -m 700 "$XDG_RUNTIME_DIR"
 "$here/xvfb_run.sh" 90 paraview --dr --plugin-search-paths="$(dirname "$plugin")" \
   --plugins=MxNReader --script="$here/gui_smoke.py" --exit > "$out/paraview.log" 2>&1
 rc=$?

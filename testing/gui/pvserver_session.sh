@@ -41,8 +41,8 @@ if [ ${#members[@]} -ge 3 ] && [ "$dataset" != "$base" ]; then
   for m in "${members[@]}"; do
     cp "$m" "$out/cut.e${m#"$base"}"
   done
-  victim=("$out"/cut.e.*.*)
-  victim=${victim[2]}
+  copies=("$out"/cut.e.*.*)
+  victim=${copies[2]}
   truncate -s $(($(stat -c %s "$victim") / 2)) "$victim"
   bad+=("$victim")
 fi
