@@ -1,14 +1,18 @@
 #!/usr/bin/env bash
 # MxNReader in a client-server session: an MPI pvserver and a pvpython client.
 #
-#   pvserver_session.sh PLUGIN_SO MPIEXEC RANKS DATASET CELLS NODES OUTDIR
+#   pvserver_session.sh PLUGIN_SO MPIEXEC RANKS DATASET CELLS NODES OUTDIR [--bad-connectivity]
 #
 # Starts `mpiexec -n RANKS pvserver --server-port=<free port>` on localhost
 # with the plugin's directory on PV_PLUGIN_PATH (so every server process
 # loads it at start-up), waits until it accepts connections, and runs
 # pvserver_client.py (connect, load DATASET in RANKS pieces and check the
-# totals against CELLS/NODES; then bad files, each followed by DATASET). Then the server,
-# whose only client has gone, must exit by itself with status 0.
+# totals against CELLS/NODES; then bad files, each followed by DATASET).
+# Then the server, whose only client has gone, must exit by itself with
+# status 0. --bad-connectivity adds one more bad set: a copy of DATASET's
+# set whose member 2 is intact as a file but whose first connectivity array
+# points at node 999999 (rewritten with ncdump/ncgen): the damage shows only
+# while reading the elements, on the ranks that read that member.
 #
 # Bounded: the server is started under `timeout` (120 s), the client too
 # (90 s), and an EXIT/INT/TERM trap stops the server (TERM, then KILL) by
@@ -16,11 +20,12 @@
 # process behind. The client connects to localhost only.
 # Exit codes: 0 pass, 1 failure, 2 bad usage, 77 skipped (DATASET absent).
 set -u
-if [ $# -ne 7 ]; then
-  echo "usage: pvserver_session.sh PLUGIN_SO MPIEXEC RANKS DATASET CELLS NODES OUTDIR" >&2
+if [ $# -ne 7 ] && { [ $# -ne 8 ] || [ "$8" != "--bad-connectivity" ]; }; then
+  echo "usage: pvserver_session.sh PLUGIN_SO MPIEXEC RANKS DATASET CELLS NODES OUTDIR" \
+    "[--bad-connectivity]" >&2
   exit 2
 fi
-plugin=$1 mpiexec=$2 ranks=$3 dataset=$4 cells=$5 nodes=$6 out=$7
+plugin=$1 mpiexec=$2 ranks=$3 dataset=$4 cells=$5 nodes=$6 out=$7 badconn=${8:-}
 here=$(cd "$(dirname "$0")" && pwd)
 if [ ! -f "$dataset" ]; then
   echo "pvserver_session: SKIP: $dataset not found"
@@ -31,8 +36,7 @@ rm -rf "$out"
 mkdir -p "$out"
 
 # Bad inputs: a file of random bytes, and a copy of DATASET's spread set
-# whose member 2 is cut to half its size (only the ranks reading that
-# member meet the damage; the others must not wait for them forever).
+# whose member 2 is cut to half its size.
 bad=("$out/noise.e")
 head -c 65536 /dev/urandom > "${bad[0]}"
 base=${dataset%.*.*}
@@ -44,6 +48,22 @@ if [ ${#members[@]} -ge 3 ] && [ "$dataset" != "$base" ]; then
   copies=("$out"/cut.e.*.*)
   victim=${copies[2]}
   truncate -s $(($(stat -c %s "$victim") / 2)) "$victim"
+  bad+=("$victim")
+fi
+if [ -n "$badconn" ]; then
+  if [ ${#members[@]} -lt 3 ] || [ "$dataset" = "$base" ]; then
+    echo "pvserver_session: FAIL: --bad-connectivity needs a spread set of 3 or more files"
+    exit 1
+  fi
+  for m in "${members[@]}"; do
+    cp "$m" "$out/conn.e${m#"$base"}"
+  done
+  copies=("$out"/conn.e.*.*)
+  victim=${copies[2]}
+  ncdump "$victim" > "$out/conn.cdl" || exit 1
+  python3 "$here/bad_connectivity.py" "$out/conn.cdl" || exit 1
+  rm -f "$victim"
+  ncgen -k "$(ncdump -k "${copies[0]}")" -o "$victim" "$out/conn.cdl" || exit 1
   bad+=("$victim")
 fi
 
