@@ -3,7 +3,8 @@
 # generate a sample mesh, split it into M files, look at the spread set
 # with `mxn info`, join it back and show that nothing was lost, then load
 # the M files on N ranks through the ParaView plugin (pvbatch under
-# mpiexec), print what every rank got and save it.
+# mpiexec, 1 ghost level), print what every rank got, save it with a
+# screenshot and a per-rank summary (data/generated/demo/loaded/).
 #   bash testing/demo.sh [M] [N]      (default M = 4, N = 3; output in data/generated/)
 set -euo pipefail
 here=$(cd "$(dirname "$0")/.." && pwd)
@@ -25,8 +26,17 @@ echo "== 4. join the $M files back into one"
 "$mxn" join "$out/sample-rcb.e" "$out/joined.e"
 echo "== 5. compare with the original by global ids (coordinates, connectivity, sets, every variable at every step)"
 "$mxn" diff "$out/sample.e" "$out/joined.e"
-echo "== 6. load the $M files on N=$N ranks with the MxNReader plugin (pvbatch), save the result"
-mpiexec --oversubscribe -n "$N" pvbatch --symmetric "$here/testing/pvbatch/demo_load.py" \
-  "$build/lib/paraview-plugins/MxNReader/MxNReader.so" "$(ls "$out"/sample-rcb.e."$M".* | sort | head -1)" "$out/loaded.vtpc" 2>&1 |
-  grep -E "^(rank|saved)"
-echo "demo: nothing lost; $M files read as $N balanced pieces; files in $out"
+echo "== 6. load the $M files on N=$N ranks with the MxNReader plugin (pvbatch, 1 ghost level), save a screenshot and a per-rank summary"
+# Rendering needs an X display: xvfb_run.sh starts a private Xvfb for it.
+"$here/testing/gui/xvfb_run.sh" 600 mpiexec --oversubscribe -n "$N" pvbatch --symmetric \
+  "$here/testing/pvbatch/demo_load.py" "$build/lib/paraview-plugins/MxNReader/MxNReader.so" \
+  "$(ls "$out"/sample-rcb.e."$M".* | sort | head -1)" "$out/loaded" 1 > "$out/pvbatch.log" 2>&1 ||
+  { tail -30 "$out/pvbatch.log"; echo "demo: FAIL: pvbatch failed (log above)"; exit 1; }
+grep -E "^(rank|saved)" "$out/pvbatch.log"
+elements=$("$mxn" info "$out/sample-rcb.e" | awk '$1 == "elements" { print $2 }')
+owned=$(/usr/bin/python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["owned_cells_total"])' "$out/loaded/ranks.json")
+if [ "$owned" != "$elements" ]; then
+  echo "demo: FAIL: the ranks own $owned cells in all, the dataset has $elements elements"
+  exit 1
+fi
+echo "demo: nothing lost; $M files read as $N balanced pieces with ghost cells ($owned owned cells in all); files in $out"
