@@ -85,3 +85,13 @@ add_test(NAME gui_pvserver_badconn_np3
           --bad-connectivity)
 set_tests_properties(gui_pvserver_badconn_np3 PROPERTIES TIMEOUT 250 SKIP_RETURN_CODE 77
   ENVIRONMENT "${MXN_GUI_ENV}" FIXTURES_REQUIRED mxn_gui_data DISABLED TRUE)
+
+# 4. The README's main job (testing/demo.sh, M = 4 files on N = 3 ranks with
+#    one ghost level): split, join, diff, then the plugin in pvbatch with a
+#    screenshot and a per-rank summary whose owned cells must add up to the
+#    element count. Writes into data/generated/demo (not committed).
+add_test(NAME demo_main_job
+  COMMAND bash ${PROJECT_SOURCE_DIR}/testing/demo.sh 4 3)
+set_tests_properties(demo_main_job PROPERTIES TIMEOUT 300
+  ENVIRONMENT "${MXN_GUI_ENV};MXN_BUILD_DIR=${PROJECT_BINARY_DIR}"
+  PASS_REGULAR_EXPRESSION "demo: nothing lost; 4 files read as 3 balanced pieces with ghost cells")
