@@ -580,40 +580,95 @@ done:
   return status;
 }
 
-/* Coordinates of the piece's nodes along its node segments. */
+/* The strided runs of a segment (time steps, and coordinates and
+ * attributes of a halo layer): its runs, with 3 or more consecutive single
+ * entries at one stride joined into a strided run. */
+static int step_runs(segment_t *sg) {
+  if (sg->vruns || sg->nruns == 0) return MXN_OK;
+  sg->vruns = malloc((size_t)sg->nruns * sizeof *sg->vruns);
+  if (!sg->vruns) return MXN_ERR_NOMEM;
+  int64_t m = 0;
+  for (int64_t r = 0; r < sg->nruns;) {
+    run_t a = sg->runs[r];
+    a.stride = 1;
+    int64_t q = r + 1;
+    if (a.n == 1 && q < sg->nruns && sg->runs[q].n == 1) {
+      int64_t d = sg->runs[q].start - a.start;
+      while (q < sg->nruns && sg->runs[q].n == 1 && sg->runs[q].start - sg->runs[q - 1].start == d)
+        q++;
+      if (q - r >= 3 && d > 1) {
+        a.n = q - r;
+        a.count = (a.n - 1) * d + 1;
+        a.stride = d;
+      } else {
+        q = r + 1;
+      }
+    }
+    sg->vruns[m++] = a;
+    r = q;
+  }
+  sg->nvruns = m;
+  return MXN_OK;
+}
+
+/* Where the value of entry e of a run is in plan->buf after a read of
+ * the run (read_var_run, read_coords, attributes). */
+static inline int64_t run_at(const segment_t *sg, const run_t *run, int64_t e) {
+  return run->stride > 1 ? (sg->off[e] - run->start) / run->stride : sg->off[e] - run->start;
+}
+
+/* Coordinates of the piece's nodes along its node segments. Single nodes
+ * at a constant stride (a halo layer cutting across a member's node rows)
+ * are read with one strided netCDF read per coordinate; members that store
+ * coordinates otherwise are read entry by entry there. */
 static int read_coords(mxn_dataset_t *ds, mxn_piece_t *piece) {
   const mxn_structure_t *s = &ds->s;
   mxn__plan_t *plan = piece->plan;
-  int status = MXN_OK;
-  for (int d = 0; d < s->num_dim; d++) MXN_ALLOC(piece->coord[d], piece->num_nodes);
+  int status = MXN_OK, nd = s->num_dim;
+  static const char *const cname[3] = {"coordx", "coordy", "coordz"};
+  for (int d = 0; d < nd; d++) MXN_ALLOC(piece->coord[d], piece->num_nodes);
   for (int i = 0; i < plan->nnode_seg; i++) {
     segment_t *sg = &plan->node_seg[i];
-    int exoid;
+    int exoid, varid[3] = {-1, -1, -1};
     MXN_CHECK(mxn__file_exoid(ds, sg->file, &exoid));
-    for (int64_t r = 0; r < sg->nruns; r++) {
-      const run_t *run = &sg->runs[r];
-      MXN_CHECK(mxn__plan_buf(plan, run->count * 3));
-      double *x = plan->buf, *y = x + run->count, *z = y + run->count;
-      if (ex_get_partial_coord(exoid, run->start + 1, run->count, x,
-                               s->num_dim > 1 ? y : NULL, s->num_dim > 2 ? z : NULL) < 0) {
+    MXN_CHECK(step_runs(sg));
+    for (int d = 0; d < nd; d++)
+      if (nc_inq_varid(exoid, cname[d], &varid[d]) != NC_NOERR) varid[d] = -1;
+    for (int64_t r = 0; r < sg->nvruns; r++) {
+      const run_t *run = &sg->vruns[r];
+      int64_t len = run->stride > 1 ? run->n : run->count;
+      MXN_CHECK(mxn__plan_buf(plan, len * 3));
+      double *x = plan->buf, *y = x + len, *z = y + len, *src[3] = {x, y, z};
+      int bad = 0;
+      if (run->stride <= 1) {
+        bad = ex_get_partial_coord(exoid, run->start + 1, run->count, x, nd > 1 ? y : NULL,
+                                   nd > 2 ? z : NULL) < 0;
+        ds->io.read_calls++;
+      } else if (varid[0] >= 0 && (nd < 2 || varid[1] >= 0) && (nd < 3 || varid[2] >= 0)) {
+        size_t start = (size_t)run->start, count = (size_t)run->n;
+        ptrdiff_t stride = (ptrdiff_t)run->stride;
+        for (int d = 0; d < nd && !bad; d++, ds->io.read_calls++)
+          bad = nc_get_vars_double(exoid, varid[d], &start, &count, &stride, src[d]) != NC_NOERR;
+      } else {
+        for (int64_t q = 0; q < run->n && !bad; q++, ds->io.read_calls++)
+          bad = ex_get_partial_coord(exoid, run->start + q * run->stride + 1, 1, x + q,
+                                     nd > 1 ? y + q : NULL, nd > 2 ? z + q : NULL) < 0;
+      }
+      if (bad) {
         status = MXN_DS_ERR(ds, MXN_ERR_IO, "%s: cannot read coordinates of nodes %lld..%lld",
                             ds->files[sg->file].path, (long long)run->start + 1,
-                            (long long)(run->start + run->count));
+                            (long long)(run->start + (run->n - 1) * (run->stride > 1 ? run->stride : 1) + 1));
         goto done;
       }
-      ds->io.read_calls++;
-      ds->io.bytes_read += run->count * s->num_dim * (int64_t)sizeof(double);
-      double *src[3] = {x, y, z};
+      ds->io.bytes_read += len * nd * (int64_t)sizeof(double);
       for (int64_t e = run->first; e < run->first + run->n; e++)
-        for (int d = 0; d < s->num_dim; d++)
-          piece->coord[d][sg->dst[e]] = src[d][sg->off[e] - run->start];
+        for (int d = 0; d < nd; d++) piece->coord[d][sg->dst[e]] = src[d][run_at(sg, run, e)];
     }
   }
 
 done:
   return status;
 }
-
 
 int mxn_extract(mxn_dataset_t *ds, const mxn_idset_t *want,
                 const mxn_extract_opts_t *opts, mxn_piece_t **out) {
@@ -1137,36 +1192,6 @@ done:
   return status;
 }
 
-/* The step runs of a segment: its runs, with 3 or more consecutive single
- * entries at one stride joined into a strided run. */
-static int step_runs(segment_t *sg) {
-  if (sg->vruns || sg->nruns == 0) return MXN_OK;
-  sg->vruns = malloc((size_t)sg->nruns * sizeof *sg->vruns);
-  if (!sg->vruns) return MXN_ERR_NOMEM;
-  int64_t m = 0;
-  for (int64_t r = 0; r < sg->nruns;) {
-    run_t a = sg->runs[r];
-    a.stride = 1;
-    int64_t q = r + 1;
-    if (a.n == 1 && q < sg->nruns && sg->runs[q].n == 1) {
-      int64_t d = sg->runs[q].start - a.start;
-      while (q < sg->nruns && sg->runs[q].n == 1 && sg->runs[q].start - sg->runs[q - 1].start == d)
-        q++;
-      if (q - r >= 3 && d > 1) {
-        a.n = q - r;
-        a.count = (a.n - 1) * d + 1;
-        a.stride = d;
-      } else {
-        q = r + 1;
-      }
-    }
-    sg->vruns[m++] = a;
-    r = q;
-  }
-  sg->nvruns = m;
-  return MXN_OK;
-}
-
 /* The netCDF id of variable v (0-based) of structure block b in member j
  * (k: block kind, -1 for nodal variables), for strided reads; -1 when the
  * member stores it otherwise (then entries are read one by one). */
@@ -1223,11 +1248,6 @@ static int read_var_run(mxn_dataset_t *ds, mxn__plan_t *plan, int j, int exoid, 
   ds->io.bytes_read += run->n * (int64_t)sizeof(double);
 done:
   return status;
-}
-
-/* Where the value of entry e of a run is in plan->buf after read_var_run. */
-static inline int64_t run_at(const segment_t *sg, const run_t *run, int64_t e) {
-  return run->stride > 1 ? (sg->off[e] - run->start) / run->stride : sg->off[e] - run->start;
 }
 
 int mxn_piece_read_step(mxn_dataset_t *ds, mxn_piece_t *piece, int step) {
@@ -1474,27 +1494,51 @@ int mxn__piece_from_records(mxn_dataset_t *ds, int64_t n, const int64_t *const *
   }
   MXN_CHECK(read_coords(ds, piece));
 
-  /* Attributes along the element segments. */
+  /* Attributes along the element segments (strided runs as for the
+   * coordinates: one netCDF read of the block's attribute rows). */
   for (int i = 0; i < plan->nseg[MXN__ELEM]; i++) {
     segment_t *sg = &plan->seg[MXN__ELEM][i];
     mxn_piece_block_t *pb = &piece->blocks[sg->block];
     const mxn_block_info_t *bi = &s->blocks[sg->block];
     int na = pb->attr ? bi->num_attr : 0;
     if (na == 0) continue;
-    int exoid;
+    int exoid, varid = -1;
     MXN_CHECK(mxn__file_exoid(ds, sg->file, &exoid));
-    for (int64_t r = 0; r < sg->nruns; r++) {
-      const run_t *run = &sg->runs[r];
-      MXN_CHECK(mxn__plan_buf(plan, run->count * na));
-      if (ex_get_partial_attr(exoid, EX_ELEM_BLOCK, bi->id, run->start + 1, run->count, plan->buf) < 0) {
+    MXN_CHECK(step_runs(sg));
+    const mxn__blocks_t *kb = &ds->files[sg->file].kb[MXN__ELEM];
+    for (int q = 0; q < kb->nblk; q++)
+      if (kb->blk_of_file[q] == sg->block) {
+        char name[32];
+        snprintf(name, sizeof name, "attrib%d", q + 1);
+        if (nc_inq_varid(exoid, name, &varid) != NC_NOERR) varid = -1;
+      }
+    for (int64_t r = 0; r < sg->nvruns; r++) {
+      const run_t *run = &sg->vruns[r];
+      int64_t len = run->stride > 1 ? run->n : run->count;
+      MXN_CHECK(mxn__plan_buf(plan, len * na));
+      int bad = 0;
+      if (run->stride <= 1) {
+        bad = ex_get_partial_attr(exoid, EX_ELEM_BLOCK, bi->id, run->start + 1, run->count,
+                                  plan->buf) < 0;
+        ds->io.read_calls++;
+      } else if (varid >= 0) {
+        size_t start[2] = {(size_t)run->start, 0}, count[2] = {(size_t)run->n, (size_t)na};
+        ptrdiff_t stride[2] = {(ptrdiff_t)run->stride, 1};
+        bad = nc_get_vars_double(exoid, varid, start, count, stride, plan->buf) != NC_NOERR;
+        ds->io.read_calls++;
+      } else {
+        for (int64_t q = 0; q < run->n && !bad; q++, ds->io.read_calls++)
+          bad = ex_get_partial_attr(exoid, EX_ELEM_BLOCK, bi->id, run->start + q * run->stride + 1,
+                                    1, plan->buf + q * na) < 0;
+      }
+      if (bad) {
         status = MXN_DS_ERR(ds, MXN_ERR_IO, "%s: element block %lld: cannot read attributes",
                             ds->files[sg->file].path, (long long)bi->id);
         goto done;
       }
-      ds->io.read_calls++;
-      ds->io.bytes_read += run->count * na * (int64_t)sizeof(double);
+      ds->io.bytes_read += len * na * (int64_t)sizeof(double);
       for (int64_t e = run->first; e < run->first + run->n; e++)
-        memcpy(pb->attr + sg->dst[e] * na, plan->buf + (sg->off[e] - run->start) * na,
+        memcpy(pb->attr + sg->dst[e] * na, plan->buf + run_at(sg, run, e) * na,
                (size_t)na * sizeof(double));
     }
   }

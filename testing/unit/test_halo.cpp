@@ -222,6 +222,11 @@ void check_halo(const HaloCase &hc) {
         ASSERT_EQ(w.all->node_ids[w.all->blocks[b].conn[wk * npe + c]],
                   pc->node_ids[pc->blocks[b].conn[i * npe + c]])
             << "element " << id;
+      int na = s->blocks[b].num_attr;
+      if (na > 0 && pc->blocks[b].attr && w.all->blocks[b].attr)
+        for (int a = 0; a < na; a++)
+          ASSERT_EQ(w.all->blocks[b].attr[wk * na + a], pc->blocks[b].attr[i * na + a])
+              << "element " << id << " attribute " << a + 1;
       for (int v = 0; step >= 0 && v < s->num_elem_vars; v++)
         if (pc->blocks[b].elem_vars[v])
           ASSERT_EQ(w.all->blocks[b].elem_vars[v][wk], pc->blocks[b].elem_vars[v][i])
