@@ -331,9 +331,85 @@ static int grow(void **p, size_t elem, int n) {
   return MXN_OK;
 }
 
+/* ---------- member summaries ----------
+ * Everything the structure needs from one member's header is read with
+ * the Exodus API into a byte stream (summarize_member) and merged into the
+ * structure from that stream (merge_member). A serial open does both, one
+ * member after the other; a collective open (mxn__dataset_summaries,
+ * load.c) lets each rank read only a share of the members and exchange the
+ * streams, so no rank opens every member. Either way the members are
+ * merged in order 0..M-1 by the same code, so the structure and any error
+ * are the same. A member that cannot be read gives a stream holding just
+ * its error. */
+typedef struct {
+  char *p;
+  size_t n, cap;
+  int nomem;
+} wbuf_t;
+
+typedef struct {
+  const char *p;
+  size_t n, at;
+  int bad;
+} rbuf_t;
+
+static void w_raw(wbuf_t *w, const void *x, size_t n) {
+  if (w->nomem) return;
+  if (w->n + n > w->cap) {
+    size_t cap = w->cap ? w->cap : 1024;
+    while (cap < w->n + n) cap *= 2;
+    char *q = realloc(w->p, cap);
+    if (!q) {
+      w->nomem = 1;
+      return;
+    }
+    w->p = q;
+    w->cap = cap;
+  }
+  memcpy(w->p + w->n, x, n);
+  w->n += n;
+}
+static void w_i64(wbuf_t *w, int64_t v) { w_raw(w, &v, sizeof v); }
+static void w_f64(wbuf_t *w, double v) { w_raw(w, &v, sizeof v); }
+static void w_str(wbuf_t *w, const char *s) {
+  int64_t n = (int64_t)strlen(s);
+  w_i64(w, n);
+  w_raw(w, s, (size_t)n);
+}
+
+static void r_raw(rbuf_t *r, void *x, size_t n) {
+  if (r->bad || n > r->n - r->at) {
+    r->bad = 1;
+    memset(x, 0, n);
+    return;
+  }
+  memcpy(x, r->p + r->at, n);
+  r->at += n;
+}
+static int64_t r_i64(rbuf_t *r) {
+  int64_t v;
+  r_raw(r, &v, sizeof v);
+  return v;
+}
+static double r_f64(rbuf_t *r) {
+  double v;
+  r_raw(r, &v, sizeof v);
+  return v;
+}
+static void r_str(rbuf_t *r, char *out, size_t cap) {
+  int64_t n = r_i64(r);
+  out[0] = '\0';
+  if (r->bad || n < 0 || (size_t)n >= cap || (size_t)n > r->n - r->at) {
+    r->bad = 1;
+    return;
+  }
+  memcpy(out, r->p + r->at, (size_t)n);
+  out[n] = '\0';
+  r->at += (size_t)n;
+}
+
 /* Read names of `n` entities/variables into fixed-size slots. */
-static int read_names(mxn_dataset_t *ds, int exoid, ex_entity_type t, int n,
-                      char (*out)[MXN_NAME_LEN], int is_var) {
+static int read_names(int exoid, ex_entity_type t, int n, char (*out)[MXN_NAME_LEN], int is_var) {
   int status = MXN_OK;
   char **ptrs = NULL;
   if (n <= 0) return MXN_OK;
@@ -342,8 +418,7 @@ static int read_names(mxn_dataset_t *ds, int exoid, ex_entity_type t, int n,
     memset(out[k], 0, MXN_NAME_LEN);
     ptrs[k] = out[k];
   }
-  int rc = is_var ? ex_get_variable_names(exoid, t, n, ptrs)
-                  : ex_get_names(exoid, t, ptrs);
+  int rc = is_var ? ex_get_variable_names(exoid, t, n, ptrs) : ex_get_names(exoid, t, ptrs);
   if (rc < 0) {
     /* Unnamed entities are legal; unreadable variable names are not. */
     if (is_var) status = MXN_ERR_FORMAT;
@@ -363,59 +438,6 @@ static int has_nc_var(int exoid, const char *name) {
 static int has_nc_dim(int exoid, const char *name) {
   int d;
   return nc_inq_dimid(exoid, name, &d) == NC_NOERR;
-}
-
-/* Merge member j's variable names into the structure (or check them). */
-/* `*from` is the member that set the names (-1 before any). A member
- * without entities of the kind (`empty`) may carry no variables of it:
- * Exodus cannot define nodal variables on a file with 0 nodes. */
-static int merge_vars(mxn_dataset_t *ds, int j, int exoid, ex_entity_type t,
-                      int *num, char (**names)[MXN_NAME_LEN],
-                      const char *what, int empty, int *from) {
-  int status = MXN_OK;
-  int n = 0;
-  char(*tmp)[MXN_NAME_LEN] = NULL;
-  if (ex_get_variable_param(exoid, t, &n) < 0)
-    return MXN_DS_ERR(ds, MXN_ERR_FORMAT, "%s: cannot read the %s variable count",
-                      ds->files[j].path, what);
-  if (empty && n == 0) return MXN_OK;
-  if (*from < 0) {
-    *from = j;
-    free(*names);
-    *names = NULL;
-    *num = n;
-    MXN_ALLOC(*names, n);
-    if (read_names(ds, exoid, t, n, *names, 1) != MXN_OK) {
-      status = MXN_DS_ERR(ds, MXN_ERR_FORMAT, "%s: cannot read %s variable names",
-                          ds->files[j].path, what);
-      goto done;
-    }
-    return MXN_OK;
-  }
-  if (n != *num) {
-    status = MXN_DS_ERR(ds, MXN_ERR_INCONSISTENT,
-                        "%s: has %d %s variables, %s has %d: members of "
-                        "different datasets?",
-                        ds->files[j].path, n, what, ds->files[*from].path, *num);
-    goto done;
-  }
-  MXN_ALLOC(tmp, n);
-  if (read_names(ds, exoid, t, n, tmp, 1) != MXN_OK) {
-    status = MXN_DS_ERR(ds, MXN_ERR_FORMAT, "%s: cannot read %s variable names",
-                        ds->files[j].path, what);
-    goto done;
-  }
-  for (int k = 0; k < n; k++)
-    if (strcmp(tmp[k], (*names)[k]) != 0) {
-      status = MXN_DS_ERR(ds, MXN_ERR_INCONSISTENT,
-                          "%s: %s variable %d is '%s', in %s it is '%s'",
-                          ds->files[j].path, what, k + 1, tmp[k],
-                          ds->files[*from].path, (*names)[k]);
-      goto done;
-    }
-done:
-  free(tmp);
-  return status;
 }
 
 /* Where the structure keeps the sets / numbered maps of a kind. */
@@ -450,58 +472,38 @@ static int *map_count(mxn_structure_t *s, int e) {
                           : &s->num_node_maps;
 }
 
-/* Member j's truth table of `nobj` blocks or sets by `nvars` variables.
- * A member that stores none of the variables (one without entities of the
- * kind, see merge_vars) gets an all-zero table. */
-static int read_truth(mxn_dataset_t *ds, int j, int exoid, ex_entity_type t, int nobj,
-                      int nvars, int **out, const char *what) {
-  int status = MXN_OK, nfile = 0;
-  *out = NULL;
-  if (nobj <= 0 || nvars <= 0) return MXN_OK;
-  MXN_ALLOC(*out, (int64_t)nobj * nvars);
-  if (ex_get_variable_param(exoid, t, &nfile) < 0) {
-    status = MXN_DS_ERR(ds, MXN_ERR_FORMAT, "%s: cannot read the %s variable count",
-                        ds->files[j].path, what);
-    goto done;
-  }
-  if (nfile == 0) return MXN_OK;
-  if (ex_get_truth_table(exoid, t, nobj, nvars, *out) < 0)
-    status = MXN_DS_ERR(ds, MXN_ERR_FORMAT, "%s: cannot read the %s variable truth table",
-                        ds->files[j].path, what);
-done:
-  return status;
-}
+/* Variable families in the order a summary stores them: nodal, element,
+ * global, edge, face, then the set kinds. */
+static const ex_entity_type fam_type[MXN__NV] = {EX_NODAL, EX_ELEM_BLOCK, EX_GLOBAL,
+                                                 EX_EDGE_BLOCK, EX_FACE_BLOCK, EX_NODE_SET,
+                                                 EX_SIDE_SET, EX_EDGE_SET, EX_FACE_SET,
+                                                 EX_ELEM_SET};
+static const char *const fam_what[MXN__NV] = {"nodal", "element", "global", "edge", "face",
+                                              "node set", "side set", "edge set", "face set",
+                                              "element set"};
 
-/* Member j's blocks of kind k (`nblk` of them): union over members by id,
- * type and sizes checked for agreement. */
-static int read_member_blocks(mxn_dataset_t *ds, int j, int exoid, int k, int64_t nblk) {
-  mxn_structure_t *s = &ds->s;
-  mxn__file_t *f = &ds->files[j];
-  mxn__blocks_t *kb = &f->kb[k];
+/* Member j's blocks of kind k into the stream: per block id, name,
+ * topology, sizes, attribute names. */
+static int summarize_blocks(mxn_dataset_t *ds, int j, int exoid, int k, int64_t nblk,
+                            wbuf_t *w) {
+  const mxn__file_t *f = &ds->files[j];
   const char *what = mxn__blk_what[k];
   ex_entity_type t = mxn__blk_type[k];
-  mxn_block_info_t **sb = k == MXN__ELEM ? &s->blocks
-                          : k == MXN__EDGE ? &s->edge_blocks
-                                           : &s->face_blocks;
-  int *nsb = k == MXN__ELEM ? &s->num_blocks
-             : k == MXN__EDGE ? &s->num_edge_blocks
-                              : &s->num_face_blocks;
   int status = MXN_OK;
   int64_t *ids = NULL;
   char(*names)[MXN_NAME_LEN] = NULL;
+  char(*an)[MXN_NAME_LEN] = NULL;
   char **ap = NULL;
-  kb->nblk = (int)nblk;
-  MXN_ALLOC(ids, kb->nblk);
-  MXN_ALLOC(names, kb->nblk);
-  MXN_ALLOC(kb->blk_of_file, kb->nblk);
-  if (kb->nblk > 0) {
+  MXN_ALLOC(ids, nblk);
+  MXN_ALLOC(names, nblk);
+  if (nblk > 0) {
     if (ex_get_ids(exoid, t, ids) < 0) {
       status = MXN_DS_ERR(ds, MXN_ERR_FORMAT, "%s: cannot read %s block ids", f->path, what);
       goto done;
     }
-    MXN_CHECK(read_names(ds, exoid, t, kb->nblk, names, 0));
+    MXN_CHECK(read_names(exoid, t, (int)nblk, names, 0));
   }
-  for (int q = 0; q < kb->nblk; q++) {
+  for (int64_t q = 0; q < nblk; q++) {
     ex_block blk;
     memset(&blk, 0, sizeof blk);
     blk.id = ids[q];
@@ -513,8 +515,8 @@ static int read_member_blocks(mxn_dataset_t *ds, int j, int exoid, int k, int64_
     }
     if (blk.num_entry < 0 || blk.num_nodes_per_entry < 0 || blk.num_attribute < 0 ||
         blk.num_edges_per_entry < 0 || blk.num_faces_per_entry < 0) {
-      status = MXN_DS_ERR(ds, MXN_ERR_FORMAT, "%s: %s block %lld: negative sizes",
-                          f->path, what, (long long)ids[q]);
+      status = MXN_DS_ERR(ds, MXN_ERR_FORMAT, "%s: %s block %lld: negative sizes", f->path, what,
+                          (long long)ids[q]);
       goto done;
     }
     clean_name(blk.topology, sizeof blk.topology);
@@ -533,70 +535,50 @@ static int read_member_blocks(mxn_dataset_t *ds, int j, int exoid, int k, int64_
                           blk.topology);
       goto done;
     }
-    int b = find_block(*sb, *nsb, blk.id);
-    if (b < 0) {
-      MXN_CHECK(grow((void **)sb, sizeof **sb, *nsb));
-      b = (*nsb)++;
-      mxn_block_info_t *bi = &(*sb)[b];
-      bi->id = blk.id;
-      snprintf(bi->name, sizeof bi->name, "%s", names[q]);
-    }
-    mxn_block_info_t *bi = &(*sb)[b];
-    if (blk.num_entry > 0) {
-      int known = bi->nodes_per_elem > 0 || bi->type[0] != '\0';
-      if (known && (bi->nodes_per_elem != blk.num_nodes_per_entry ||
-                    strcasecmp(bi->type, blk.topology) != 0 ||
-                    bi->num_attr != blk.num_attribute ||
-                    bi->edges_per_elem != blk.num_edges_per_entry ||
-                    bi->faces_per_elem != blk.num_faces_per_entry)) {
-        status = MXN_DS_ERR(ds, MXN_ERR_INCONSISTENT,
-                            "%s: %s block %lld is %s with %lld nodes, %lld edges, %lld "
-                            "faces and %lld attributes, elsewhere %s with %d, %d, %d "
-                            "and %d: members of different datasets?",
-                            f->path, what, (long long)blk.id, blk.topology,
-                            (long long)blk.num_nodes_per_entry,
-                            (long long)blk.num_edges_per_entry,
-                            (long long)blk.num_faces_per_entry,
-                            (long long)blk.num_attribute, bi->type, bi->nodes_per_elem,
-                            bi->edges_per_elem, bi->faces_per_elem, bi->num_attr);
-        goto done;
+    w_i64(w, blk.id);
+    w_str(w, names[q]);
+    w_str(w, blk.topology);
+    w_i64(w, blk.num_entry);
+    w_i64(w, blk.num_nodes_per_entry);
+    w_i64(w, blk.num_edges_per_entry);
+    w_i64(w, blk.num_faces_per_entry);
+    w_i64(w, blk.num_attribute);
+    int na = blk.num_entry > 0 ? (int)blk.num_attribute : 0;
+    if (na > 0) {
+      MXN_ALLOC(an, na);
+      MXN_ALLOC(ap, na);
+      for (int a = 0; a < na; a++) ap[a] = an[a];
+      /* Unnamed attributes are legal. */
+      if (ex_get_attr_names(exoid, t, blk.id, ap) < 0)
+        for (int a = 0; a < na; a++) an[a][0] = '\0';
+      for (int a = 0; a < na; a++) {
+        clean_name(an[a], MXN_NAME_LEN);
+        w_str(w, an[a]);
       }
-      if (!known) {
-        snprintf(bi->type, sizeof bi->type, "%s", blk.topology);
-        bi->nodes_per_elem = (int)blk.num_nodes_per_entry;
-        bi->edges_per_elem = (int)blk.num_edges_per_entry;
-        bi->faces_per_elem = (int)blk.num_faces_per_entry;
-        bi->num_attr = (int)blk.num_attribute;
-        if (bi->num_attr > 0) {
-          MXN_ALLOC(bi->attr_names, bi->num_attr);
-          MXN_ALLOC(ap, bi->num_attr);
-          for (int a = 0; a < bi->num_attr; a++) ap[a] = bi->attr_names[a];
-          /* Unnamed attributes are legal. */
-          if (ex_get_attr_names(exoid, t, blk.id, ap) < 0)
-            for (int a = 0; a < bi->num_attr; a++) bi->attr_names[a][0] = '\0';
-          for (int a = 0; a < bi->num_attr; a++) clean_name(bi->attr_names[a], MXN_NAME_LEN);
-          free(ap);
-          ap = NULL;
-        }
-      }
-      if (bi->name[0] == '\0') snprintf(bi->name, sizeof bi->name, "%s", names[q]);
+      free(an);
+      free(ap);
+      an = NULL;
+      ap = NULL;
     }
-    bi->num_elements += blk.num_entry;
-    kb->blk_of_file[q] = b;
   }
 done:
   free(ids);
   free(names);
+  free(an);
   free(ap);
   return status;
 }
 
-static int read_member_structure(mxn_dataset_t *ds, int j) {
-  mxn_structure_t *s = &ds->s;
+/* Member j's header as a stream (see above). Returns the member's status;
+ * the stream then holds it and its message. */
+static int summarize_member(mxn_dataset_t *ds, int j, wbuf_t *w) {
   mxn__file_t *f = &ds->files[j];
   int status = MXN_OK, exoid;
   char(*names)[MXN_NAME_LEN] = NULL;
   double *times = NULL;
+  int *truth = NULL;
+  int64_t *ids = NULL;
+  wbuf_t body = {0};
   MXN_CHECK(mxn__file_exoid(ds, j, &exoid));
 
   ex_init_params p;
@@ -610,146 +592,130 @@ static int read_member_structure(mxn_dataset_t *ds, int j) {
   }
   if (p.num_dim < 1 || p.num_dim > 3 || p.num_nodes < 0 || p.num_elem < 0 ||
       p.num_elem_blk < 0) {
-    status = MXN_DS_ERR(ds, MXN_ERR_FORMAT, "%s: invalid header (dimension %lld)",
-                        f->path, (long long)p.num_dim);
+    status = MXN_DS_ERR(ds, MXN_ERR_FORMAT, "%s: invalid header (dimension %lld)", f->path,
+                        (long long)p.num_dim);
     goto done;
   }
-  f->num_nodes = p.num_nodes;
-  f->kb[MXN__ELEM].num = p.num_elem;
-  f->kb[MXN__EDGE].num = p.num_edge;
-  f->kb[MXN__FACE].num = p.num_face;
-  if (j == 0) {
-    s->num_dim = (int)p.num_dim;
-    snprintf(s->title, sizeof s->title, "%s", p.title);
-    clean_name(s->title, sizeof s->title);
-    s->float_word_size = ex_inquire_int(exoid, EX_INQ_DB_FLOAT_SIZE) == 4 ? 4 : 8;
-    char *cn[3] = {s->coord_names[0], s->coord_names[1], s->coord_names[2]};
-    for (int d = 0; d < 3; d++) memset(s->coord_names[d], 0, MXN_NAME_LEN);
-    if (ex_get_coord_names(exoid, cn) < 0)
-      for (int d = 0; d < 3; d++) s->coord_names[d][0] = '\0';
-    for (int d = 0; d < 3; d++) clean_name(s->coord_names[d], MXN_NAME_LEN);
-    s->num_qa = (int)ex_inquire_int(exoid, EX_INQ_QA);
-    s->num_info = (int)ex_inquire_int(exoid, EX_INQ_INFO);
-  } else if (p.num_dim != s->num_dim) {
-    status = MXN_DS_ERR(ds, MXN_ERR_INCONSISTENT,
-                        "%s: is %lldD but %s is %dD: members of different datasets",
-                        f->path, (long long)p.num_dim, ds->files[0].path, s->num_dim);
-    goto done;
-  }
-  s->num_nodes_sum += p.num_nodes;
-  s->num_elements_sum += p.num_elem;
-  s->num_edges_sum += p.num_edge;
-  s->num_faces_sum += p.num_face;
   if (p.num_edge < 0 || p.num_face < 0 || p.num_edge_blk < 0 || p.num_face_blk < 0) {
     status = MXN_DS_ERR(ds, MXN_ERR_FORMAT, "%s: invalid header (negative edge/face counts)",
                         f->path);
     goto done;
   }
-  if (ex_int64_status(exoid) & EX_IDS_INT64_DB) s->int64_ids = 1;
-
-  /* Nemesis global counts tie the members of one decomposition together. */
-  if (has_nc_dim(exoid, "num_nodes_global")) {
-    int64_t nng = 0, neg = 0, nbg = 0, nnsg = 0, nssg = 0;
-    if (ex_get_init_global(exoid, &nng, &neg, &nbg, &nnsg, &nssg) >= 0) {
-      if (j == 0 || s->num_nodes_global < 0) {
-        s->num_nodes_global = nng;
-        s->num_elements_global = neg;
-      } else if (nng != s->num_nodes_global || neg != s->num_elements_global) {
-        status = MXN_DS_ERR(ds, MXN_ERR_INCONSISTENT,
-                            "%s: Nemesis global counts (%lld nodes, %lld elements) "
-                            "differ from %s (%lld, %lld): members of different "
-                            "datasets",
-                            f->path, (long long)nng, (long long)neg,
-                            ds->files[0].path, (long long)s->num_nodes_global,
-                            (long long)s->num_elements_global);
-        goto done;
-      }
+  const int64_t head[] = {p.num_dim,       p.num_nodes,     p.num_elem,      p.num_edge,
+                          p.num_face,      p.num_elem_blk,  p.num_edge_blk,  p.num_face_blk,
+                          p.num_node_sets, p.num_side_sets, p.num_edge_sets, p.num_face_sets,
+                          p.num_elem_sets, p.num_elem_maps, p.num_edge_maps, p.num_face_maps,
+                          p.num_node_maps};
+  for (size_t i = 0; i < sizeof head / sizeof *head; i++) w_i64(&body, head[i]);
+  {
+    char title[MXN_NAME_LEN * 2];
+    snprintf(title, sizeof title, "%s", p.title);
+    clean_name(title, sizeof title);
+    w_str(&body, title);
+  }
+  w_i64(&body, ex_inquire_int(exoid, EX_INQ_DB_FLOAT_SIZE) == 4 ? 4 : 8);
+  {
+    char cn[3][MXN_NAME_LEN];
+    char *cp[3] = {cn[0], cn[1], cn[2]};
+    memset(cn, 0, sizeof cn);
+    if (ex_get_coord_names(exoid, cp) < 0)
+      for (int d = 0; d < 3; d++) cn[d][0] = '\0';
+    for (int d = 0; d < 3; d++) {
+      clean_name(cn[d], MXN_NAME_LEN);
+      w_str(&body, cn[d]);
     }
   }
-  if (has_nc_dim(exoid, "num_processors")) {
+  w_i64(&body, ex_inquire_int(exoid, EX_INQ_QA));
+  w_i64(&body, ex_inquire_int(exoid, EX_INQ_INFO));
+  w_i64(&body, (ex_int64_status(exoid) & EX_IDS_INT64_DB) != 0);
+  /* Nemesis: global counts, file count. */
+  {
+    int64_t nng = 0, neg = 0, nbg = 0, nnsg = 0, nssg = 0;
+    int ok = has_nc_dim(exoid, "num_nodes_global") &&
+             ex_get_init_global(exoid, &nng, &neg, &nbg, &nnsg, &nssg) >= 0;
+    w_i64(&body, ok);
+    w_i64(&body, nng);
+    w_i64(&body, neg);
     int nproc = 0, nproc_file = 0;
     char ftype[2] = "";
-    if (ex_get_init_info(exoid, &nproc, &nproc_file, ftype) >= 0 &&
-        ds->nfiles > 1 && nproc != ds->nfiles) {
-      status = MXN_DS_ERR(ds, MXN_ERR_FILESET,
-                          "%s: Nemesis data says the set has %d files, the "
-                          "name says %d",
-                          f->path, nproc, ds->nfiles);
-      goto done;
-    }
+    ok = has_nc_dim(exoid, "num_processors") &&
+         ex_get_init_info(exoid, &nproc, &nproc_file, ftype) >= 0;
+    w_i64(&body, ok);
+    w_i64(&body, nproc);
   }
-
-  /* Element, edge and face blocks: union over members, checked for agreement. */
-  MXN_CHECK(read_member_blocks(ds, j, exoid, MXN__ELEM, p.num_elem_blk));
-  MXN_CHECK(read_member_blocks(ds, j, exoid, MXN__EDGE, p.num_edge_blk));
-  MXN_CHECK(read_member_blocks(ds, j, exoid, MXN__FACE, p.num_face_blk));
-
-  /* Sets of every kind: union over members by id. */
-  int64_t set_entries[MXN__NSK] = {0};
+  /* Blocks. */
+  const int64_t nblk_of[MXN__NBK] = {p.num_elem_blk, p.num_edge_blk, p.num_face_blk};
+  for (int k = 0; k < MXN__NBK; k++) MXN_CHECK(summarize_blocks(ds, j, exoid, k, nblk_of[k], &body));
+  /* Sets: id, name, entries, distribution factors. */
   const int64_t nsets_of[MXN__NSK] = {p.num_node_sets, p.num_side_sets, p.num_edge_sets,
                                       p.num_face_sets, p.num_elem_sets};
   for (int sk = 0; sk < MXN__NSK; sk++) {
     ex_entity_type t = mxn__set_type[sk];
     int n = (int)nsets_of[sk];
-    mxn_set_info_t **sets = set_list(s, sk);
-    int *nsets = set_count(s, sk);
-    mxn__sets_t *fs = &f->sk[sk];
     if (n <= 0) continue;
-    fs->nfile = n;
-    MXN_ALLOC(fs->ids, n);
+    MXN_ALLOC(ids, n);
     MXN_ALLOC(names, n);
-    if (ex_get_ids(exoid, t, fs->ids) < 0) {
+    if (ex_get_ids(exoid, t, ids) < 0) {
       status = MXN_DS_ERR(ds, MXN_ERR_FORMAT, "%s: cannot read %s ids", f->path,
                           mxn__set_what[sk]);
       goto done;
     }
-    MXN_CHECK(read_names(ds, exoid, t, n, names, 0));
+    MXN_CHECK(read_names(exoid, t, n, names, 0));
     for (int k = 0; k < n; k++) {
       int64_t cnt = 0, ndf = 0;
-      if (ex_get_set_param(exoid, t, fs->ids[k], &cnt, &ndf) < 0) {
-        status = MXN_DS_ERR(ds, MXN_ERR_FORMAT, "%s: %s %lld: cannot read its size",
-                            f->path, mxn__set_what[sk], (long long)fs->ids[k]);
+      if (ex_get_set_param(exoid, t, ids[k], &cnt, &ndf) < 0) {
+        status = MXN_DS_ERR(ds, MXN_ERR_FORMAT, "%s: %s %lld: cannot read its size", f->path,
+                            mxn__set_what[sk], (long long)ids[k]);
         goto done;
       }
-      int q = find_set(*sets, *nsets, fs->ids[k]);
-      if (q < 0) {
-        MXN_CHECK(grow((void **)sets, sizeof **sets, *nsets));
-        q = (*nsets)++;
-        (*sets)[q].id = fs->ids[k];
-        snprintf((*sets)[q].name, MXN_NAME_LEN, "%s", names[k]);
-      }
-      if ((*sets)[q].name[0] == '\0')
-        snprintf((*sets)[q].name, MXN_NAME_LEN, "%s", names[k]);
-      (*sets)[q].num_entries += cnt;
-      if (ndf > 0) (*sets)[q].has_df = 1;
-      set_entries[sk] += cnt;
+      w_i64(&body, ids[k]);
+      w_str(&body, names[k]);
+      w_i64(&body, cnt);
+      w_i64(&body, ndf);
     }
+    free(ids);
     free(names);
+    ids = NULL;
     names = NULL;
   }
-
-  /* Variables must agree across members. */
-  MXN_CHECK(merge_vars(ds, j, exoid, EX_NODAL, &s->num_node_vars, &s->node_var_names, "nodal",
-                       p.num_nodes == 0, &ds->vars_from[MXN__V_NODAL]));
-  MXN_CHECK(merge_vars(ds, j, exoid, EX_ELEM_BLOCK, &s->num_elem_vars, &s->elem_var_names,
-                       "element", p.num_elem == 0, &ds->vars_from[MXN__V_ELEM]));
-  MXN_CHECK(merge_vars(ds, j, exoid, EX_GLOBAL, &s->num_global_vars, &s->global_var_names,
-                       "global", 0, &ds->vars_from[MXN__V_GLOBAL]));
-  if (p.num_edge_blk > 0)
-    MXN_CHECK(merge_vars(ds, j, exoid, EX_EDGE_BLOCK, &s->edge_vars.num, &s->edge_vars.names,
-                         "edge", p.num_edge == 0, &ds->vars_from[MXN__V_EDGE]));
-  if (p.num_face_blk > 0)
-    MXN_CHECK(merge_vars(ds, j, exoid, EX_FACE_BLOCK, &s->face_vars.num, &s->face_vars.names,
-                         "face", p.num_face == 0, &ds->vars_from[MXN__V_FACE]));
-  for (int sk = 0; sk < MXN__NSK; sk++) {
-    mxn_var_list_t *vl = (mxn_var_list_t *)mxn__svars(s, sk);
-    if (nsets_of[sk] > 0)
-      MXN_CHECK(merge_vars(ds, j, exoid, mxn__set_type[sk], &vl->num, &vl->names,
-                           mxn__set_what[sk], set_entries[sk] == 0,
-                           &ds->vars_from[MXN__V_SET0 + sk]));
+  /* Variables of each family that can have them here: count, names, and
+   * the truth table over the member's blocks or sets. */
+  for (int v = 0; v < MXN__NV; v++) {
+    int64_t nobj = v == MXN__V_NODAL || v == MXN__V_GLOBAL ? 0
+                   : v == MXN__V_ELEM                      ? p.num_elem_blk
+                   : v == MXN__V_EDGE                      ? p.num_edge_blk
+                   : v == MXN__V_FACE                      ? p.num_face_blk
+                                                           : nsets_of[v - MXN__V_SET0];
+    if ((v == MXN__V_EDGE || v == MXN__V_FACE || v >= MXN__V_SET0) && nobj <= 0) continue;
+    int n = 0;
+    if (ex_get_variable_param(exoid, fam_type[v], &n) < 0 || n < 0) {
+      status = MXN_DS_ERR(ds, MXN_ERR_FORMAT, "%s: cannot read the %s variable count", f->path,
+                          fam_what[v]);
+      goto done;
+    }
+    w_i64(&body, n);
+    MXN_ALLOC(names, n);
+    if (read_names(exoid, fam_type[v], n, names, 1) != MXN_OK) {
+      status = MXN_DS_ERR(ds, MXN_ERR_FORMAT, "%s: cannot read %s variable names", f->path,
+                          fam_what[v]);
+      goto done;
+    }
+    for (int k = 0; k < n; k++) w_str(&body, names[k]);
+    free(names);
+    names = NULL;
+    if (nobj > 0 && n > 0 && v != MXN__V_NODAL && v != MXN__V_GLOBAL) {
+      MXN_ALLOC(truth, nobj * n);
+      if (ex_get_truth_table(exoid, fam_type[v], (int)nobj, n, truth) < 0) {
+        status = MXN_DS_ERR(ds, MXN_ERR_FORMAT, "%s: cannot read the %s variable truth table",
+                            f->path, fam_what[v]);
+        goto done;
+      }
+      for (int64_t i = 0; i < nobj * n; i++) w_i64(&body, truth[i] != 0);
+      free(truth);
+      truth = NULL;
+    }
   }
-
-  /* Time steps must agree too. */
+  /* Time values. */
   int nt = (int)ex_inquire_int(exoid, EX_INQ_TIME);
   if (nt < 0) nt = 0;
   MXN_ALLOC(times, nt);
@@ -757,67 +723,361 @@ static int read_member_structure(mxn_dataset_t *ds, int j) {
     status = MXN_DS_ERR(ds, MXN_ERR_FORMAT, "%s: cannot read time values", f->path);
     goto done;
   }
+  w_i64(&body, nt);
+  for (int k = 0; k < nt; k++) w_f64(&body, times[k]);
+  /* Id maps present. */
+  w_i64(&body, has_nc_var(exoid, "node_num_map"));
+  w_i64(&body, has_nc_var(exoid, "elem_num_map"));
+  w_i64(&body, has_nc_var(exoid, "edge_num_map"));
+  w_i64(&body, has_nc_var(exoid, "face_num_map"));
+  /* Numbered maps: ids and names (a member without entities of the kind
+   * has no values to give, and exodus 6.02 leaves such maps without an id). */
+  const int64_t nmaps_of[MXN__NEK] = {p.num_elem_maps, p.num_edge_maps, p.num_face_maps,
+                                      p.num_node_maps};
+  const int64_t nents_of[MXN__NEK] = {p.num_elem, p.num_edge, p.num_face, p.num_nodes};
+  for (int e = 0; e < MXN__NEK; e++) {
+    int nm = (int)nmaps_of[e];
+    if (nm <= 0 || nents_of[e] == 0) continue;
+    MXN_ALLOC(ids, nm);
+    MXN_ALLOC(names, nm);
+    if (ex_get_ids(exoid, mxn__map_type[e], ids) < 0) {
+      status = MXN_DS_ERR(ds, MXN_ERR_FORMAT, "%s: cannot read the %s map ids", f->path,
+                          mxn__ent_what[e]);
+      goto done;
+    }
+    MXN_CHECK(read_names(exoid, mxn__map_type[e], nm, names, 0));
+    for (int k = 0; k < nm; k++) {
+      w_i64(&body, ids[k]);
+      w_str(&body, names[k]);
+    }
+    free(ids);
+    free(names);
+    ids = NULL;
+    names = NULL;
+  }
+  if (body.nomem) status = MXN_ERR_NOMEM;
+done:
+  if (status != MXN_OK && ds->err.status == MXN_OK)
+    MXN_DS_ERR(ds, status, "%s: %s", f->path, mxn_strerror(status));
+  w_i64(w, status);
+  if (status != MXN_OK) {
+    w_str(w, ds->err.msg);
+  } else {
+    w_raw(w, body.p, body.n);
+  }
+  if (w->nomem && status == MXN_OK) status = MXN_ERR_NOMEM;
+  free(body.p);
+  free(names);
+  free(times);
+  free(truth);
+  free(ids);
+  return status;
+}
+
+/* Merge member j's blocks of kind k from its summary: union over members
+ * by id, type and sizes checked for agreement. */
+static int merge_blocks(mxn_dataset_t *ds, int j, int k, int64_t nblk, rbuf_t *r) {
+  mxn_structure_t *s = &ds->s;
+  mxn__file_t *f = &ds->files[j];
+  mxn__blocks_t *kb = &f->kb[k];
+  const char *what = mxn__blk_what[k];
+  mxn_block_info_t **sb = k == MXN__ELEM ? &s->blocks : k == MXN__EDGE ? &s->edge_blocks
+                                                                       : &s->face_blocks;
+  int *nsb = k == MXN__ELEM ? &s->num_blocks : k == MXN__EDGE ? &s->num_edge_blocks
+                                                              : &s->num_face_blocks;
+  int status = MXN_OK;
+  char name[MXN_NAME_LEN], topo[MXN_NAME_LEN], an[MXN_NAME_LEN];
+  kb->nblk = (int)nblk;
+  MXN_ALLOC(kb->blk_of_file, kb->nblk);
+  MXN_ALLOC(kb->file_count, kb->nblk);
+  for (int q = 0; q < kb->nblk && !r->bad; q++) {
+    int64_t id = r_i64(r);
+    r_str(r, name, sizeof name);
+    r_str(r, topo, sizeof topo);
+    int64_t num_entry = r_i64(r), npe = r_i64(r), ned = r_i64(r), nfa = r_i64(r), nat = r_i64(r);
+    if (r->bad) break;
+    kb->file_count[q] = num_entry;
+    int b = find_block(*sb, *nsb, id);
+    if (b < 0) {
+      MXN_CHECK(grow((void **)sb, sizeof **sb, *nsb));
+      b = (*nsb)++;
+      mxn_block_info_t *bi = &(*sb)[b];
+      bi->id = id;
+      snprintf(bi->name, sizeof bi->name, "%s", name);
+    }
+    mxn_block_info_t *bi = &(*sb)[b];
+    if (num_entry > 0) {
+      int known = bi->nodes_per_elem > 0 || bi->type[0] != '\0';
+      if (known && (bi->nodes_per_elem != npe || strcasecmp(bi->type, topo) != 0 ||
+                    bi->num_attr != nat || bi->edges_per_elem != ned ||
+                    bi->faces_per_elem != nfa)) {
+        status = MXN_DS_ERR(ds, MXN_ERR_INCONSISTENT,
+                            "%s: %s block %lld is %s with %lld nodes, %lld edges, %lld "
+                            "faces and %lld attributes, elsewhere %s with %d, %d, %d "
+                            "and %d: members of different datasets?",
+                            f->path, what, (long long)id, topo, (long long)npe, (long long)ned,
+                            (long long)nfa, (long long)nat, bi->type, bi->nodes_per_elem,
+                            bi->edges_per_elem, bi->faces_per_elem, bi->num_attr);
+        goto done;
+      }
+      if (!known) {
+        snprintf(bi->type, sizeof bi->type, "%s", topo);
+        bi->nodes_per_elem = (int)npe;
+        bi->edges_per_elem = (int)ned;
+        bi->faces_per_elem = (int)nfa;
+        bi->num_attr = (int)nat;
+        if (bi->num_attr > 0) MXN_ALLOC(bi->attr_names, bi->num_attr);
+      }
+      for (int64_t a = 0; a < nat; a++) {
+        r_str(r, an, sizeof an);
+        if (!known) snprintf(bi->attr_names[a], MXN_NAME_LEN, "%s", an);
+      }
+      if (bi->name[0] == '\0') snprintf(bi->name, sizeof bi->name, "%s", name);
+    }
+    bi->num_elements += num_entry;
+    kb->blk_of_file[q] = b;
+  }
+done:
+  return status;
+}
+
+/* Merge member j's variable names of family v (or check them against the
+ * member that set them, `*from`). A member without entities of the kind
+ * (`empty`) may carry no variables of it: Exodus cannot define nodal
+ * variables on a file with 0 nodes. */
+static int merge_vars(mxn_dataset_t *ds, int j, int v, int n, char (*got)[MXN_NAME_LEN],
+                      int empty) {
+  mxn_structure_t *s = &ds->s;
+  int status = MXN_OK;
+  int *num;
+  char(**names)[MXN_NAME_LEN];
+  int *from = &ds->vars_from[v];
+  switch (v) {
+    case MXN__V_NODAL: num = &s->num_node_vars, names = &s->node_var_names; break;
+    case MXN__V_ELEM: num = &s->num_elem_vars, names = &s->elem_var_names; break;
+    case MXN__V_GLOBAL: num = &s->num_global_vars, names = &s->global_var_names; break;
+    case MXN__V_EDGE: num = &s->edge_vars.num, names = &s->edge_vars.names; break;
+    case MXN__V_FACE: num = &s->face_vars.num, names = &s->face_vars.names; break;
+    default: {
+      mxn_var_list_t *vl = (mxn_var_list_t *)mxn__svars(s, v - MXN__V_SET0);
+      num = &vl->num;
+      names = &vl->names;
+    }
+  }
+  if (empty && n == 0) return MXN_OK;
+  if (*from < 0) {
+    *from = j;
+    free(*names);
+    *names = NULL;
+    *num = n;
+    MXN_ALLOC(*names, n);
+    for (int k = 0; k < n; k++) memcpy((*names)[k], got[k], MXN_NAME_LEN);
+    return MXN_OK;
+  }
+  if (n != *num)
+    return MXN_DS_ERR(ds, MXN_ERR_INCONSISTENT,
+                      "%s: has %d %s variables, %s has %d: members of "
+                      "different datasets?",
+                      ds->files[j].path, n, fam_what[v], ds->files[*from].path, *num);
+  for (int k = 0; k < n; k++)
+    if (strcmp(got[k], (*names)[k]) != 0)
+      return MXN_DS_ERR(ds, MXN_ERR_INCONSISTENT, "%s: %s variable %d is '%s', in %s it is '%s'",
+                        ds->files[j].path, fam_what[v], k + 1, got[k], ds->files[*from].path,
+                        (*names)[k]);
+done:
+  return status;
+}
+
+/* Merge member j's summary (`len` bytes at `buf`) into the structure. */
+static int merge_member(mxn_dataset_t *ds, int j, const char *buf, size_t len) {
+  mxn_structure_t *s = &ds->s;
+  mxn__file_t *f = &ds->files[j];
+  rbuf_t rb = {buf, len, 0, 0}, *r = &rb;
+  int status = (int)r_i64(r);
+  char(*names)[MXN_NAME_LEN] = NULL;
+  double *times = NULL;
+  if (r->bad) return MXN_DS_ERR(ds, MXN_ERR_MPI, "%s: empty member summary", f->path);
+  if (status != MXN_OK) {
+    char msg[sizeof ds->err.msg];
+    r_str(r, msg, sizeof msg);
+    return mxn_error_set(&ds->err, status, "%s", msg);
+  }
+  int64_t h[17];
+  for (int i = 0; i < 17; i++) h[i] = r_i64(r);
+  const int64_t num_dim = h[0], num_nodes = h[1], num_elem = h[2], num_edge = h[3],
+                num_face = h[4];
+  const int64_t *nblk_of = h + 5, *nsets_of = h + 8, *nmaps_of = h + 13;
+  char title[sizeof s->title];
+  r_str(r, title, sizeof title);
+  int fws = (int)r_i64(r);
+  char cn[3][MXN_NAME_LEN];
+  for (int d = 0; d < 3; d++) r_str(r, cn[d], MXN_NAME_LEN);
+  int nqa = (int)r_i64(r), ninfo = (int)r_i64(r), i64ids = (int)r_i64(r);
+  int glob_ok = (int)r_i64(r);
+  int64_t nng = r_i64(r), neg = r_i64(r);
+  int nproc_ok = (int)r_i64(r), nproc = (int)r_i64(r);
+  if (r->bad) goto bad;
+
+  f->num_nodes = num_nodes;
+  f->kb[MXN__ELEM].num = num_elem;
+  f->kb[MXN__EDGE].num = num_edge;
+  f->kb[MXN__FACE].num = num_face;
+  if (j == 0) {
+    s->num_dim = (int)num_dim;
+    snprintf(s->title, sizeof s->title, "%s", title);
+    s->float_word_size = fws;
+    for (int d = 0; d < 3; d++) memcpy(s->coord_names[d], cn[d], MXN_NAME_LEN);
+    s->num_qa = nqa;
+    s->num_info = ninfo;
+  } else if (num_dim != s->num_dim) {
+    return MXN_DS_ERR(ds, MXN_ERR_INCONSISTENT,
+                      "%s: is %lldD but %s is %dD: members of different datasets", f->path,
+                      (long long)num_dim, ds->files[0].path, s->num_dim);
+  }
+  s->num_nodes_sum += num_nodes;
+  s->num_elements_sum += num_elem;
+  s->num_edges_sum += num_edge;
+  s->num_faces_sum += num_face;
+  if (i64ids) s->int64_ids = 1;
+
+  /* Nemesis global counts tie the members of one decomposition together. */
+  if (glob_ok) {
+    if (j == 0 || s->num_nodes_global < 0) {
+      s->num_nodes_global = nng;
+      s->num_elements_global = neg;
+    } else if (nng != s->num_nodes_global || neg != s->num_elements_global) {
+      return MXN_DS_ERR(ds, MXN_ERR_INCONSISTENT,
+                        "%s: Nemesis global counts (%lld nodes, %lld elements) "
+                        "differ from %s (%lld, %lld): members of different "
+                        "datasets",
+                        f->path, (long long)nng, (long long)neg, ds->files[0].path,
+                        (long long)s->num_nodes_global, (long long)s->num_elements_global);
+    }
+  }
+  if (nproc_ok && ds->nfiles > 1 && nproc != ds->nfiles)
+    return MXN_DS_ERR(ds, MXN_ERR_FILESET,
+                      "%s: Nemesis data says the set has %d files, the "
+                      "name says %d",
+                      f->path, nproc, ds->nfiles);
+
+  /* Element, edge and face blocks: union over members, checked for agreement. */
+  for (int k = 0; k < MXN__NBK; k++) MXN_CHECK(merge_blocks(ds, j, k, nblk_of[k], r));
+  if (r->bad) goto bad;
+
+  /* Sets of every kind: union over members by id. */
+  int64_t set_entries[MXN__NSK] = {0};
+  for (int sk = 0; sk < MXN__NSK; sk++) {
+    int n = (int)nsets_of[sk];
+    mxn_set_info_t **sets = set_list(s, sk);
+    int *nsets = set_count(s, sk);
+    mxn__sets_t *fs = &f->sk[sk];
+    if (n <= 0) continue;
+    fs->nfile = n;
+    MXN_ALLOC(fs->ids, n);
+    MXN_ALLOC(fs->file_count, n);
+    MXN_ALLOC(fs->file_df, n);
+    for (int k = 0; k < n && !r->bad; k++) {
+      char name[MXN_NAME_LEN];
+      fs->ids[k] = r_i64(r);
+      r_str(r, name, sizeof name);
+      int64_t cnt = r_i64(r), ndf = r_i64(r);
+      fs->file_count[k] = cnt;
+      fs->file_df[k] = ndf;
+      int q = find_set(*sets, *nsets, fs->ids[k]);
+      if (q < 0) {
+        MXN_CHECK(grow((void **)sets, sizeof **sets, *nsets));
+        q = (*nsets)++;
+        (*sets)[q].id = fs->ids[k];
+        snprintf((*sets)[q].name, MXN_NAME_LEN, "%s", name);
+      }
+      if ((*sets)[q].name[0] == '\0') snprintf((*sets)[q].name, MXN_NAME_LEN, "%s", name);
+      (*sets)[q].num_entries += cnt;
+      if (ndf > 0) (*sets)[q].has_df = 1;
+      set_entries[sk] += cnt;
+    }
+  }
+  if (r->bad) goto bad;
+
+  /* Variables must agree across members; truth tables by file block/set
+   * for now (remapped by index_members). */
+  for (int v = 0; v < MXN__NV; v++) {
+    int64_t nobj = v == MXN__V_NODAL || v == MXN__V_GLOBAL ? 0
+                   : v == MXN__V_ELEM                      ? nblk_of[MXN__ELEM]
+                   : v == MXN__V_EDGE                      ? nblk_of[MXN__EDGE]
+                   : v == MXN__V_FACE                      ? nblk_of[MXN__FACE]
+                                                           : nsets_of[v - MXN__V_SET0];
+    if ((v == MXN__V_EDGE || v == MXN__V_FACE || v >= MXN__V_SET0) && nobj <= 0) continue;
+    int n = (int)r_i64(r);
+    if (r->bad || n < 0 || n > (int)(r->n - r->at)) goto bad;
+    MXN_ALLOC(names, n);
+    for (int k = 0; k < n; k++) r_str(r, names[k], MXN_NAME_LEN);
+    if (r->bad) goto bad;
+    int empty = v == MXN__V_NODAL    ? num_nodes == 0
+                : v == MXN__V_ELEM   ? num_elem == 0
+                : v == MXN__V_GLOBAL ? 0
+                : v == MXN__V_EDGE   ? num_edge == 0
+                : v == MXN__V_FACE   ? num_face == 0
+                                     : set_entries[v - MXN__V_SET0] == 0;
+    MXN_CHECK(merge_vars(ds, j, v, n, names, empty));
+    free(names);
+    names = NULL;
+    if (nobj > 0 && n > 0 && v != MXN__V_NODAL && v != MXN__V_GLOBAL) {
+      int *truth = NULL;
+      MXN_ALLOC(truth, nobj * n);
+      for (int64_t i = 0; i < nobj * n; i++) truth[i] = (int)r_i64(r);
+      if (v == MXN__V_ELEM) f->kb[MXN__ELEM].truth = truth;
+      else if (v == MXN__V_EDGE) f->kb[MXN__EDGE].truth = truth;
+      else if (v == MXN__V_FACE) f->kb[MXN__FACE].truth = truth;
+      else f->sk[v - MXN__V_SET0].truth = truth;
+    }
+  }
+  if (r->bad) goto bad;
+
+  /* Time steps must agree too. */
+  int nt = (int)r_i64(r);
+  if (r->bad || nt < 0 || (size_t)nt > (r->n - r->at) / sizeof(double)) goto bad;
+  MXN_ALLOC(times, nt);
+  for (int k = 0; k < nt; k++) times[k] = r_f64(r);
   if (j == 0) {
     s->num_times = nt;
     s->times = times;
     times = NULL;
   } else {
     if (nt != s->num_times) {
-      status = MXN_DS_ERR(ds, MXN_ERR_INCONSISTENT,
-                          "%s: has %d time steps, %s has %d", f->path, nt,
-                          ds->files[0].path, s->num_times);
+      status = MXN_DS_ERR(ds, MXN_ERR_INCONSISTENT, "%s: has %d time steps, %s has %d", f->path,
+                          nt, ds->files[0].path, s->num_times);
       goto done;
     }
     for (int k = 0; k < nt; k++)
       if (fabs(times[k] - s->times[k]) > 1e-9 * (fabs(s->times[k]) + 1e-30) &&
           times[k] != s->times[k]) {
-        status = MXN_DS_ERR(ds, MXN_ERR_INCONSISTENT,
-                            "%s: time step %d is %.17g, in %s it is %.17g",
-                            f->path, k + 1, times[k], ds->files[0].path,
-                            s->times[k]);
+        status = MXN_DS_ERR(ds, MXN_ERR_INCONSISTENT, "%s: time step %d is %.17g, in %s it is %.17g",
+                            f->path, k + 1, times[k], ds->files[0].path, s->times[k]);
         goto done;
       }
   }
 
-  /* Which variables this member stores on which of its blocks and sets
-   * (indexed by file block/set for now; remapped by index_members). */
-  for (int k = 0; k < MXN__NBK; k++) {
-    mxn_var_list_t vl = mxn__bvars(s, k);
-    MXN_CHECK(read_truth(ds, j, exoid, mxn__blk_type[k], f->kb[k].nblk, vl.num,
-                         &f->kb[k].truth, mxn__blk_what[k]));
-  }
-  for (int sk = 0; sk < MXN__NSK; sk++)
-    MXN_CHECK(read_truth(ds, j, exoid, mxn__set_type[sk], f->sk[sk].nfile,
-                         mxn__svars(s, sk)->num, &f->sk[sk].truth, mxn__set_what[sk]));
-
   /* Id maps. */
-  f->has_node_map = has_nc_var(exoid, "node_num_map");
-  f->kb[MXN__ELEM].has_map = has_nc_var(exoid, "elem_num_map");
-  f->kb[MXN__EDGE].has_map = has_nc_var(exoid, "edge_num_map");
-  f->kb[MXN__FACE].has_map = has_nc_var(exoid, "face_num_map");
+  f->has_node_map = (int)r_i64(r);
+  f->kb[MXN__ELEM].has_map = (int)r_i64(r);
+  f->kb[MXN__EDGE].has_map = (int)r_i64(r);
+  f->kb[MXN__FACE].has_map = (int)r_i64(r);
 
   /* Numbered maps: union by id per entity kind; nem_spread's record of the
    * original element ids is one of them. */
-  const int64_t nmaps_of[MXN__NEK] = {p.num_elem_maps, p.num_edge_maps, p.num_face_maps,
-                                      p.num_node_maps};
-  const int64_t nents_of[MXN__NEK] = {p.num_elem, p.num_edge, p.num_face, p.num_nodes};
-  for (int e = 0; e < MXN__NEK; e++) {
-    int nm = (int)nmaps_of[e];
-    /* A member without entities of the kind has no values to give (and
-     * exodus 6.02 leaves such maps without an id). */
+  const int64_t nents_of[MXN__NEK] = {num_elem, num_edge, num_face, num_nodes};
+  const int64_t nm_of[MXN__NEK] = {nmaps_of[0], nmaps_of[1], nmaps_of[2], nmaps_of[3]};
+  for (int e = 0; e < MXN__NEK && !r->bad; e++) {
+    int nm = (int)nm_of[e];
     if (nm <= 0 || nents_of[e] == 0) continue;
     f->nmap[e] = nm;
     MXN_ALLOC(f->map_ids[e], nm);
-    MXN_ALLOC(names, nm);
-    if (ex_get_ids(exoid, mxn__map_type[e], f->map_ids[e]) < 0) {
-      status = MXN_DS_ERR(ds, MXN_ERR_FORMAT, "%s: cannot read the %s map ids", f->path,
-                          mxn__ent_what[e]);
-      goto done;
-    }
-    MXN_CHECK(read_names(ds, exoid, mxn__map_type[e], nm, names, 0));
     mxn_map_info_t **maps = map_list(s, e);
     int *nmaps = map_count(s, e);
-    for (int k = 0; k < nm; k++) {
+    for (int k = 0; k < nm && !r->bad; k++) {
+      char name[MXN_NAME_LEN];
+      f->map_ids[e][k] = r_i64(r);
+      r_str(r, name, sizeof name);
       int q = -1;
       for (int m = 0; m < *nmaps; m++)
         if ((*maps)[m].id == f->map_ids[e][k]) q = m;
@@ -826,19 +1086,22 @@ static int read_member_structure(mxn_dataset_t *ds, int j) {
         q = (*nmaps)++;
         (*maps)[q].id = f->map_ids[e][k];
       }
-      if ((*maps)[q].name[0] == '\0') snprintf((*maps)[q].name, MXN_NAME_LEN, "%s", names[k]);
-      if (e == MXN__ELEM && strcmp(names[k], "original_global_id_map") == 0) {
+      if ((*maps)[q].name[0] == '\0') snprintf((*maps)[q].name, MXN_NAME_LEN, "%s", name);
+      if (e == MXN__ELEM && strcmp(name, "original_global_id_map") == 0) {
         f->have_orig_map = 1;
         f->orig_map_id = (int)f->map_ids[e][k];
       }
     }
-    free(names);
-    names = NULL;
   }
+  if (r->bad || r->at != r->n) goto bad;
 done:
   free(names);
   free(times);
   return status;
+bad:
+  free(names);
+  free(times);
+  return MXN_DS_ERR(ds, MXN_ERR_MPI, "%s: member summary is malformed", f->path);
 }
 
 /* Per-member arrays indexed by structure block/set, once the union is known. */
@@ -860,12 +1123,10 @@ static int index_members(mxn_dataset_t *ds) {
   int all_orig = ds->nfiles > 0, any_orig = 0;
   for (int j = 0; j < ds->nfiles; j++) {
     mxn__file_t *f = &ds->files[j];
-    int exoid;
-    MXN_CHECK(mxn__file_exoid(ds, j, &exoid));
     for (int k = 0; k < MXN__NBK; k++) {
       mxn__blocks_t *kb = &f->kb[k];
       int nb;
-      const mxn_block_info_t *sb = mxn__sblocks(s, k, &nb);
+      (void)mxn__sblocks(s, k, &nb);
       mxn_var_list_t vl = mxn__bvars(s, k);
       MXN_ALLOC(kb->blk_count, nb);
       MXN_ALLOC(kb->blk_start, nb);
@@ -874,23 +1135,15 @@ static int index_members(mxn_dataset_t *ds) {
       int64_t pos = 0;
       for (int q = 0; q < kb->nblk; q++) {
         int b = kb->blk_of_file[q];
-        ex_block blk;
-        memset(&blk, 0, sizeof blk);
-        blk.id = sb[b].id;
-        blk.type = mxn__blk_type[k];
-        if (ex_get_block_param(exoid, &blk) < 0) {
-          status = MXN_DS_ERR(ds, MXN_ERR_FORMAT, "%s: %s block %lld: cannot read its parameters",
-                              f->path, mxn__blk_what[k], (long long)blk.id);
-          goto done;
-        }
+        int64_t num_entry = kb->file_count[q];
         kb->blk_present[b] = 1;
-        kb->blk_count[b] = blk.num_entry;
+        kb->blk_count[b] = num_entry;
         kb->blk_start[b] = pos;
-        pos += blk.num_entry;
+        pos += num_entry;
         for (int v = 0; v < vl.num; v++) {
           int t = kb->truth ? kb->truth[(int64_t)q * vl.num + v] : 0;
           truth[(int64_t)b * vl.num + v] = t;
-          if (t && blk.num_entry > 0) vl.truth[(int64_t)b * vl.num + v] = 1;
+          if (t && num_entry > 0) vl.truth[(int64_t)b * vl.num + v] = 1;
         }
       }
       if (pos != kb->num) {
@@ -914,13 +1167,8 @@ static int index_members(mxn_dataset_t *ds) {
       MXN_ALLOC(truth, (int64_t)nss * vl->num);
       for (int k = 0; k < fs->nfile; k++) {
         int q = find_set(sets, nss, fs->ids[k]);
-        int64_t c = 0, d = 0;
         if (q < 0) continue;
-        if (ex_get_set_param(exoid, mxn__set_type[sk], fs->ids[k], &c, &d) < 0) {
-          status = MXN_DS_ERR(ds, MXN_ERR_FORMAT, "%s: %s %lld: cannot read its size", f->path,
-                              mxn__set_what[sk], (long long)fs->ids[k]);
-          goto done;
-        }
+        int64_t c = fs->file_count[k], d = fs->file_df[k];
         fs->count[q] = c;
         fs->df[q] = d;
         for (int v = 0; v < vl->num; v++) {
@@ -996,7 +1244,10 @@ int mxn_dataset_open(mxn_dataset_t *ds, const char *path) {
     return status;
   }
   for (int j = 0; j < ds->nfiles; j++) {
-    status = read_member_structure(ds, j);
+    wbuf_t w = {0};
+    status = summarize_member(ds, j, &w);
+    if (status == MXN_OK) status = merge_member(ds, j, w.p, w.n);
+    free(w.p);
     if (status != MXN_OK) goto fail;
   }
   status = index_members(ds);
@@ -1076,6 +1327,7 @@ void mxn_dataset_destroy(mxn_dataset_t **pds) {
     free(f->path);
     for (int k = 0; k < MXN__NBK; k++) {
       free(f->kb[k].blk_of_file);
+      free(f->kb[k].file_count);
       free(f->kb[k].blk_count);
       free(f->kb[k].blk_start);
       free(f->kb[k].blk_present);
@@ -1083,6 +1335,8 @@ void mxn_dataset_destroy(mxn_dataset_t **pds) {
     }
     for (int k = 0; k < MXN__NSK; k++) {
       free(f->sk[k].ids);
+      free(f->sk[k].file_count);
+      free(f->sk[k].file_df);
       free(f->sk[k].count);
       free(f->sk[k].df);
       free(f->sk[k].truth);

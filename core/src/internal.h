@@ -64,6 +64,7 @@ typedef struct mxn__blocks {
   int64_t num;             /* entities of the kind in the file */
   int nblk;                /* blocks the file declares */
   int *blk_of_file;        /* file block k -> structure block */
+  int64_t *file_count;     /* per file block: its entries */
   int64_t *blk_count;      /* per structure block */
   int64_t *blk_start;      /* per structure block: file position of its first entry */
   int *blk_present;        /* per structure block */
@@ -75,6 +76,7 @@ typedef struct mxn__blocks {
 typedef struct mxn__sets {
   int nfile;               /* sets the file declares */
   int64_t *ids;            /* their ids, file order */
+  int64_t *file_count, *file_df; /* per file set: entries, distribution factors */
   int64_t *count, *df;     /* per structure set (0 if absent) */
   int *truth;              /* structure sets x vars (by file set until indexed) */
 } mxn__sets_t;
