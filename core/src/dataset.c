@@ -1230,6 +1230,56 @@ int mxn_dataset_create(mxn_dataset_t **ds) {
   return MXN_OK;
 }
 
+/* The pieces of mxn_dataset_open, for a collective open (load.c). */
+int mxn__dataset_discover(mxn_dataset_t *ds, const char *path) {
+  if (!ds) return MXN_ERR_ARG;
+  if (!path || !*path) return MXN_DS_ERR(ds, MXN_ERR_ARG, "no dataset path given");
+  if (ds->opened || ds->files)
+    return MXN_DS_ERR(ds, MXN_ERR_ARG, "%s: this handle already holds a dataset", path);
+  mxn_error_clear(&ds->err);
+  ex_opts(EX_DEFAULT);
+  int status = discover(ds, path);
+  if (status != MXN_OK && ds->err.status == MXN_OK)
+    MXN_DS_ERR(ds, status, "%s: %s", path, mxn_strerror(status));
+  return status;
+}
+
+int mxn__member_summary(mxn_dataset_t *ds, int j, int skip, char **buf, size_t *len) {
+  wbuf_t w = {0};
+  int status;
+  if (skip) {
+    status = MXN_ERR_IO;
+    w_i64(&w, status);
+    w_str(&w, "member not read: an earlier member failed");
+  } else {
+    status = summarize_member(ds, j, &w);
+  }
+  if (w.nomem) {
+    free(w.p);
+    *buf = NULL;
+    *len = 0;
+    return MXN_ERR_NOMEM;
+  }
+  *buf = w.p;
+  *len = w.n;
+  return status;
+}
+
+int mxn__dataset_merge(mxn_dataset_t *ds, char *const *bufs, const size_t *lens) {
+  int status = MXN_OK;
+  mxn_error_clear(&ds->err);
+  for (int j = 0; j < ds->nfiles && status == MXN_OK; j++)
+    status = merge_member(ds, j, bufs[j], lens[j]);
+  if (status == MXN_OK) status = index_members(ds);
+  if (status == MXN_OK) {
+    ds->s.num_files = ds->nfiles;
+    ds->opened = 1;
+  } else if (ds->err.status == MXN_OK) {
+    MXN_DS_ERR(ds, status, "%s: %s", ds->files[0].path, mxn_strerror(status));
+  }
+  return status;
+}
+
 int mxn_dataset_open(mxn_dataset_t *ds, const char *path) {
   if (!ds) return MXN_ERR_ARG;
   if (!path || !*path) return MXN_DS_ERR(ds, MXN_ERR_ARG, "no dataset path given");

@@ -113,6 +113,15 @@ struct mxn_dataset {
 /* Exodus id of member j, opening it if needed (LRU-capped). */
 int mxn__file_exoid(mxn_dataset_t *ds, int j, int *exoid);
 
+/* A collective open in three steps (load.c; mxn_dataset_open does the
+ * same serially): find the members; summarize some of them (member j's
+ * header as a byte stream holding its error if it cannot be read; skip:
+ * a stream saying it was not read); merge every member's summary, in
+ * order, into the structure. *buf is malloc'd. */
+int mxn__dataset_discover(mxn_dataset_t *ds, const char *path);
+int mxn__member_summary(mxn_dataset_t *ds, int j, int skip, char **buf, size_t *len);
+int mxn__dataset_merge(mxn_dataset_t *ds, char *const *bufs, const size_t *lens);
+
 /* Record an error in the dataset and return it. */
 #define MXN_DS_ERR(ds, code, ...) mxn_error_set(&(ds)->err, (code), __VA_ARGS__)
 
