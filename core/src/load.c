@@ -1097,6 +1097,7 @@ int mxn_load_open(MPI_Comm comm, const char *path, const mxn_load_opts_t *opts, 
     xo.no_attributes = 1;
     MXN_ALLOC(mask0, M);
     for (int j = fbeg; j < fend; j++) mask0[j] = 1;
+    xo.file_mask = mask0; /* my elements are all in my files: open no other */
     status = mxn_idset_from_array(ids0, n0, &S0);
     if (status == MXN_OK && (status = mxn_extract(ds, &S0, &xo, &pc0)) != MXN_OK)
       mxn_error_set(&e, status, "%s", mxn_dataset_errmsg(ds));
