@@ -5,11 +5,14 @@
  * cover of its piece by the files (ARCHITECTURE.md, "A collective load").
  *
  * Steps inside mxn_load_open():
- *  1. every rank opens the dataset's structure; errors are agreed so all
- *     ranks fail alike, naming the file;
- *  2. member files are dealt to ranks in contiguous ranges; each file's id
- *     maps are read by its one owner and published in a distributed
- *     directory (mxn_directory_t): global id -> (file, position);
+ *  1. member files are dealt to ranks in contiguous ranges (rank R gets
+ *     R*M/N .. (R+1)*M/N-1); each rank reads the headers of its members
+ *     only, the header summaries are allgathered and every rank merges all
+ *     of them in member order into the same structure (no rank opens every
+ *     member); errors are agreed so all ranks fail alike, naming the file;
+ *  2. each file's id maps are read by its one owner and published in a
+ *     distributed directory (mxn_directory_t): global id -> (file,
+ *     position);
  *  3. the elements are partitioned into N parts (method, weights); only ids
  *     move between ranks;
  *  4. each rank queries the directory for its part, computes the greedy
