@@ -11,7 +11,8 @@
 #      attributes (split into 3 files): every method (files, linear, sfc,
 #      rcb, rib, hsfc, graph) x ghosts 0, 1, 2 on N = 3, and every N in
 #      2..5 with files and sfc;
-#   2. every dataset: generated tet, wedge, quad (2D) and mixed meshes,
+#   2. every dataset: generated tet, wedge, quad (2D) and mixed meshes, a
+#      hex mesh with sparse 64-bit ids above 2^32,
 #      the meshes in SHARED/meshes (split into 3 files) and the sets in
 #      SHARED/nemesis (as written by nem_spread): on N = 2, 3, 4, 5 with the
 #      method and ghost levels cycling, so that every dataset meets
@@ -94,11 +95,15 @@ cycle() { # cycle ORIGINAL SET TAG
     k=$((k + 1))
   done
 }
-for t in "tet 6 5 4" "wedge 6 5 3" "quad 12 9" "mixed 6 5 4"; do
+# (bigid: 64-bit ids from 5*10^9 on, 10^9+7 apart, shuffled: a scale edge)
+for t in "tet 6 5 4" "wedge 6 5 3" "quad 12 9" "mixed 6 5 4" \
+  "bigid 6 5 4 --int64 --shuffle-ids 3 --id-offset 5000000000 --id-stride 1000000007"; do
   set -- $t
   type=$1
   shift
-  "$GEN" --type "$type" --dims "$@" --blocks 2 --steps 2 "$type.e" > /dev/null || { bad "mxn_gen $type"; continue; }
+  gtype=$type
+  [ "$type" = bigid ] && gtype=hex
+  "$GEN" --type "$gtype" --dims "$@" --blocks 2 --steps 2 "$type.e" > /dev/null || { bad "mxn_gen $type"; continue; }
   "$MXN" split "$type.e" "${type}3.e" -n 3 --quiet || { bad "split $type"; continue; }
   cycle "$type.e" "${type}3.e" "$type"
 done

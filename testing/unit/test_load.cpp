@@ -33,6 +33,10 @@ const GenCase gen_cases[] = {
     {"hex", "--type hex --dims 8 6 5 --blocks 2 --steps 3"},
     {"mixed", "--type mixed --dims 6 3 3 --steps 2"},
     {"shuffled", "--type hex --dims 5 4 3 --blocks 2 --shuffle-ids 7 --id-offset 100 --id-stride 3"},
+    // Scale edge (issue 9): 64-bit ids far above 2^31 and sparse (a stride
+    // of 10^9 + 7 between neighbours), shuffled.
+    {"big_ids", "--type hex --dims 5 4 3 --blocks 2 --int64 --shuffle-ids 5 --id-offset 5000000000 "
+                "--id-stride 1000000007"},
 };
 
 // "gen/<case>/M<m>": a generated mesh split into m files by rank 0 (once per
@@ -70,6 +74,7 @@ std::vector<std::string> all_datasets() {
   for (int M : {1, 2, 3, 7}) v.push_back("gen/hex/M" + std::to_string(M));
   v.push_back("gen/mixed/M3");
   v.push_back("gen/shuffled/M7");
+  v.push_back("gen/big_ids/M3");
   for (const std::string &s : shared_sets()) v.push_back(s);
   return v;
 }
