@@ -1,6 +1,8 @@
 /* Distributed directory of file domains by id-hash rendezvous. */
 #include "mxn/directory.h"
 
+#include "internal.h"
+
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -178,7 +180,12 @@ int mxn_directory_create(MPI_Comm comm, int64_t n, const mxn_gid_t *ids, const i
   if ((status = mxn_agree(comm, status, err)) != MXN_OK) goto done;
   d->e = got;
   got = NULL;
-  qsort(d->e, (size_t)d->n, sizeof *d->e, cmp_entry);
+  if (mxn__radix_sort(d->e, d->n, sizeof *d->e) != MXN_OK)
+    status = mxn_error_set(err, MXN_ERR_NOMEM, "directory: out of memory sorting %lld entries",
+                           (long long)d->n);
+  else
+    mxn__sort_ties(d->e, d->n, sizeof *d->e, cmp_entry);
+  if ((status = mxn_agree(comm, status, err)) != MXN_OK) goto done;
   *out = d;
   d = NULL;
 done:
@@ -280,7 +287,10 @@ int mxn_directory_query(mxn_directory_t *d, int64_t n, const mxn_gid_t *ids, int
   if ((status = mxn_agree(d->comm, status, err)) != MXN_OK) goto done;
   status = exchange(d->comm, d->size, rep, sizeof *rep, nrep, rdest, (void **)&back, &nback, NULL, NULL);
   if ((status = mxn_agree(d->comm, status, err)) != MXN_OK) goto done;
-  qsort(back, (size_t)nback, sizeof *back, cmp_reply);
+  if (mxn__radix_sort(back, nback, sizeof *back) != MXN_OK)
+    status = mxn_error_set(err, MXN_ERR_NOMEM, "directory query: out of memory");
+  else
+    mxn__sort_ties(back, nback, sizeof *back, cmp_reply);
   *off = calloc((size_t)n + 1, sizeof **off);
   *file = malloc(((size_t)nback + 1) * sizeof **file);
   *pos = malloc(((size_t)nback + 1) * sizeof **pos);

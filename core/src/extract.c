@@ -62,7 +62,8 @@ void mxn__plan_free(mxn__plan_t *p) {
  * offsets closer than `gap` entries share one read. */
 int mxn__segment_build(segment_t *s, pair_t *pairs, int64_t n, int64_t gap) {
   int status = MXN_OK;
-  qsort(pairs, (size_t)n, sizeof *pairs, cmp_pair);
+  MXN_CHECK(mxn__radix_sort(pairs, n, sizeof *pairs));
+  mxn__sort_ties(pairs, n, sizeof *pairs, cmp_pair);
   s->n = n;
   MXN_ALLOC(s->off, n);
   MXN_ALLOC(s->dst, n);

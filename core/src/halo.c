@@ -48,52 +48,6 @@ static int cmp_ans(const void *a, const void *b) {
   if (x->to != y->to) return (x->to > y->to) - (x->to < y->to);
   return (x->elem > y->elem) - (x->elem < y->elem);
 }
-/* Stable LSD radix sort of n records of size sz by the int64 key at their
- * start (11 bits a pass, only as many passes as the key range needs):
- * the rendezvous sorts hundreds of thousands of records per rank. */
-static int radix_sort(void *recs, int64_t n, size_t sz) {
-  if (n < 2) return MXN_OK;
-  char *a = recs, *tmp = malloc((size_t)n * sz);
-  int64_t *cnt = calloc(2048 + 1, sizeof *cnt);
-  if (!tmp || !cnt) {
-    free(tmp);
-    free(cnt);
-    return MXN_ERR_NOMEM;
-  }
-  int64_t lo, hi;
-  memcpy(&lo, a, sizeof lo);
-  hi = lo;
-  for (int64_t i = 1; i < n; i++) {
-    int64_t k;
-    memcpy(&k, a + i * sz, sizeof k);
-    if (k < lo) lo = k;
-    if (k > hi) hi = k;
-  }
-  uint64_t range = (uint64_t)hi - (uint64_t)lo;
-  char *src = a, *dst = tmp;
-  for (int shift = 0; shift < 64 && (range >> shift) > 0; shift += 11) {
-    memset(cnt, 0, (2048 + 1) * sizeof *cnt);
-    for (int64_t i = 0; i < n; i++) {
-      int64_t k;
-      memcpy(&k, src + i * sz, sizeof k);
-      cnt[(((uint64_t)k - (uint64_t)lo) >> shift & 2047) + 1]++;
-    }
-    for (int d = 0; d < 2048; d++) cnt[d + 1] += cnt[d];
-    for (int64_t i = 0; i < n; i++) {
-      int64_t k;
-      memcpy(&k, src + i * sz, sizeof k);
-      memcpy(dst + cnt[((uint64_t)k - (uint64_t)lo) >> shift & 2047]++ * sz, src + i * sz, sz);
-    }
-    char *t = src;
-    src = dst;
-    dst = t;
-  }
-  if (src != a) memcpy(a, src, (size_t)n * sz);
-  free(tmp);
-  free(cnt);
-  return MXN_OK;
-}
-
 static int home_of(mxn_gid_t id, int size) {
   uint64_t h = (uint64_t)id * 0x9E3779B97F4A7C15ull;
   return (int)((h >> 29) % (uint64_t)size);
@@ -292,7 +246,7 @@ int mxn__halo_find(MPI_Comm comm, const mxn_structure_t *s, const mxn_piece_t *p
   }
   MXN_ALLOC(owned_sorted, ne);
   if (ne) memcpy(owned_sorted, eid, (size_t)ne * sizeof *eid);
-  MXN_CHECK(radix_sort(owned_sorted, ne, sizeof *owned_sorted));
+  MXN_CHECK(mxn__radix_sort(owned_sorted, ne, sizeof *owned_sorted));
   MXN_CHECK(node_elements(s, pc, &n2e_off, &n2e));
 
   /* 1. Register every node with the highest element id around it. */
@@ -307,7 +261,7 @@ int mxn__halo_find(MPI_Comm comm, const mxn_structure_t *s, const mxn_piece_t *p
   }
   MXN_CHECK(mxn__send_to(comm, size, reg, sizeof *reg, nn, dest, (void **)&got, &ngot));
   /* by node, then rank: received in rank order, and the sort is stable */
-  MXN_CHECK(radix_sort(got, ngot, sizeof *got));
+  MXN_CHECK(mxn__radix_sort(got, ngot, sizeof *got));
   {
     int64_t nu = 0;
     for (int64_t i = 0; i < ngot; i++) nu += (i == 0 || got[i].node != got[i - 1].node);
@@ -470,7 +424,7 @@ int mxn__halo_find(MPI_Comm comm, const mxn_structure_t *s, const mxn_piece_t *p
       for (int64_t end = at + rcnt[r]; at < end; at += (int)MXN__HALO_REC_LEN(rbuf[at + 1]))
         cand[ncand++] = (cand_t){rbuf[at], at, r, 0};
     free(rcnt);
-    MXN_CHECK(radix_sort(cand, ncand, sizeof *cand));
+    MXN_CHECK(mxn__radix_sort(cand, ncand, sizeof *cand));
     int64_t nnew = 0, nodes_new = 0, rec_words = 0;
     for (int64_t i = 0; i < ncand; i++) {
       mxn_gid_t g = cand[i].gid;
@@ -514,10 +468,10 @@ int mxn__halo_find(MPI_Comm comm, const mxn_structure_t *s, const mxn_piece_t *p
       for (int64_t c = 0; c < rbuf[cand[i].at + 1]; c++) front[nf++] = rbuf[cand[i].at + 6 + c];
     }
     nknown += nnew;
-    MXN_CHECK(radix_sort(known, nknown, sizeof *known));
+    MXN_CHECK(mxn__radix_sort(known, nknown, sizeof *known));
     free(cand);
     /* next frontier: unique, unseen */
-    MXN_CHECK(radix_sort(front, nf, sizeof *front));
+    MXN_CHECK(mxn__radix_sort(front, nf, sizeof *front));
     int64_t u = 0;
     for (int64_t i = 0; i < nf; i++) {
       if (u > 0 && front[i] == front[u - 1]) continue;
@@ -536,7 +490,7 @@ int mxn__halo_find(MPI_Comm comm, const mxn_structure_t *s, const mxn_piece_t *p
     seen = ns;
     if (nfront) memcpy(seen + nseen, front, (size_t)nfront * sizeof *seen);
     nseen += nfront;
-    MXN_CHECK(radix_sort(seen, nseen, sizeof *seen));
+    MXN_CHECK(mxn__radix_sort(seen, nseen, sizeof *seen));
   }
 done:
   if (status != MXN_OK)

@@ -6,21 +6,69 @@
 #include <stdlib.h>
 #include <string.h>
 
-static int cmp_gid(const void *a, const void *b) {
-  mxn_gid_t x = *(const mxn_gid_t *)a, y = *(const mxn_gid_t *)b;
-  return (x > y) - (x < y);
-}
-
 /* Pairs (id, input index) sorted by id, for the position-returning builder. */
 typedef struct {
   mxn_gid_t id;
   int64_t at;
 } id_at_t;
 
-static int cmp_id_at(const void *a, const void *b) {
-  const id_at_t *x = a, *y = b;
-  if (x->id != y->id) return (x->id > y->id) - (x->id < y->id);
-  return (x->at > y->at) - (x->at < y->at);
+/* Stable LSD radix sort of n records of size sz by the int64 key at their
+ * start (11 bits a pass, only as many passes as the key range needs):
+ * the rendezvous sorts hundreds of thousands of records per rank. */
+int mxn__radix_sort(void *recs, int64_t n, size_t sz) {
+  if (n < 2) return MXN_OK;
+  char *a = recs, *tmp = malloc((size_t)n * sz);
+  int64_t *cnt = calloc(2048 + 1, sizeof *cnt);
+  if (!tmp || !cnt) {
+    free(tmp);
+    free(cnt);
+    return MXN_ERR_NOMEM;
+  }
+  int64_t lo, hi;
+  memcpy(&lo, a, sizeof lo);
+  hi = lo;
+  for (int64_t i = 1; i < n; i++) {
+    int64_t k;
+    memcpy(&k, a + i * sz, sizeof k);
+    if (k < lo) lo = k;
+    if (k > hi) hi = k;
+  }
+  uint64_t range = (uint64_t)hi - (uint64_t)lo;
+  char *src = a, *dst = tmp;
+  for (int shift = 0; shift < 64 && (range >> shift) > 0; shift += 11) {
+    memset(cnt, 0, (2048 + 1) * sizeof *cnt);
+    for (int64_t i = 0; i < n; i++) {
+      int64_t k;
+      memcpy(&k, src + i * sz, sizeof k);
+      cnt[(((uint64_t)k - (uint64_t)lo) >> shift & 2047) + 1]++;
+    }
+    for (int d = 0; d < 2048; d++) cnt[d + 1] += cnt[d];
+    for (int64_t i = 0; i < n; i++) {
+      int64_t k;
+      memcpy(&k, src + i * sz, sizeof k);
+      memcpy(dst + cnt[((uint64_t)k - (uint64_t)lo) >> shift & 2047]++ * sz, src + i * sz, sz);
+    }
+    char *t = src;
+    src = dst;
+    dst = t;
+  }
+  if (src != a) memcpy(a, src, (size_t)n * sz);
+  free(tmp);
+  free(cnt);
+  return MXN_OK;
+}
+
+/* After mxn__radix_sort by the leading key: order each run of equal keys
+ * by cmp as well (runs are short: a few holders of one id). */
+void mxn__sort_ties(void *recs, int64_t n, size_t sz, int (*cmp)(const void *, const void *)) {
+  char *a = recs;
+  for (int64_t i = 0; i < n;) {
+    int64_t k0, k1, j = i + 1;
+    memcpy(&k0, a + i * sz, sizeof k0);
+    while (j < n && (memcpy(&k1, a + j * sz, sizeof k1), k1 == k0)) j++;
+    if (j - i > 1) qsort(a + i * sz, (size_t)(j - i), sz, cmp);
+    i = j;
+  }
 }
 
 /* A usable set descriptor. n < 0, or members without an array, would make the
@@ -66,7 +114,10 @@ int mxn_idset_from_array(const mxn_gid_t *ids, int64_t n, mxn_idset_t *out) {
   memcpy(v, ids, (size_t)n * sizeof *v);
   /* Input that is already a set (file maps usually are) skips the sort. */
   if (!mxn_ids_sorted_unique(v, n)) {
-    qsort(v, (size_t)n, sizeof *v, cmp_gid);
+    if (mxn__radix_sort(v, n, sizeof *v) != MXN_OK) {
+      free(v);
+      return MXN_ERR_NOMEM;
+    }
     int64_t m = 1;
     for (int64_t i = 1; i < n; i++)
       if (v[i] != v[m - 1]) v[m++] = v[i];
@@ -91,7 +142,8 @@ int mxn_idset_from_array_pos(const mxn_gid_t *ids, int64_t n, mxn_idset_t *out,
   int64_t *p = malloc((size_t)n * sizeof *p);
   if (!pairs || !v || !p) goto done;
   for (int64_t i = 0; i < n; i++) pairs[i] = (id_at_t){ids[i], i};
-  qsort(pairs, (size_t)n, sizeof *pairs, cmp_id_at);
+  /* stable by id: equal ids keep their input order, as cmp_id_at wants */
+  if (mxn__radix_sort(pairs, n, sizeof *pairs) != MXN_OK) goto done;
   int64_t m = 0;
   for (int64_t i = 0; i < n; i++) {
     if (m == 0 || pairs[i].id != v[m - 1]) v[m++] = pairs[i].id;

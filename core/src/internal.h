@@ -122,6 +122,12 @@ int mxn__dataset_discover(mxn_dataset_t *ds, const char *path);
 int mxn__member_summary(mxn_dataset_t *ds, int j, int skip, char **buf, size_t *len);
 int mxn__dataset_merge(mxn_dataset_t *ds, char *const *bufs, const size_t *lens);
 
+/* Stable LSD radix sort of n records of sz bytes by the int64 key each
+ * starts with (idset.c); MXN_ERR_NOMEM when its buffer cannot be had. */
+int mxn__radix_sort(void *recs, int64_t n, size_t sz);
+/* Then order runs of equal leading keys by cmp. */
+void mxn__sort_ties(void *recs, int64_t n, size_t sz, int (*cmp)(const void *, const void *));
+
 /* Record an error in the dataset and return it. */
 #define MXN_DS_ERR(ds, code, ...) mxn_error_set(&(ds)->err, (code), __VA_ARGS__)
 

@@ -63,11 +63,6 @@ typedef struct {
   double w;
 } moving_t;
 
-static int cmp_moving(const void *a, const void *b) {
-  const moving_t *x = a, *y = b;
-  return (x->id > y->id) - (x->id < y->id);
-}
-
 typedef struct {
   uint64_t key;
   int64_t k;
@@ -1220,7 +1215,7 @@ int mxn_load_open(MPI_Comm comm, const char *path, const mxn_load_opts_t *opts, 
   status = mxn__send_to(ld->comm, N, mv, sizeof *mv, n0, part, (void **)&mine, &nmine);
   if (status != MXN_OK) mxn_error_set(&e, status, "moving element ids to their owners failed");
   if ((status = mxn_agree(ld->comm, status, &e)) != MXN_OK) goto done;
-  qsort(mine, (size_t)nmine, sizeof *mine, cmp_moving);
+  if (mxn__radix_sort(mine, nmine, sizeof *mine) != MXN_OK) status = MXN_ERR_NOMEM;
   MXN_ALLOC(pids, nmine);
   ld->st.owned_weight = 0;
   for (int64_t k = 0; k < nmine; k++) {
@@ -1233,8 +1228,11 @@ int mxn_load_open(MPI_Comm comm, const char *path, const mxn_load_opts_t *opts, 
   /* 5. My part's cover: where its elements are, the greedy choice of
    * files, then the piece read from those files alone. */
   t1 = now();
-  status = mxn_idset_from_array(pids, nmine, &P);
-  if (status == MXN_OK) status = mxn_directory_query(dir, P.n, P.ids, &qoff, &qfile, &qpos, &e);
+  if (status == MXN_OK) status = mxn_idset_from_array(pids, nmine, &P);
+  if (status != MXN_OK) mxn_error_set(&e, status, "rank %d: out of memory sorting its part", R);
+  /* agreed before the collective query, so no rank skips it alone */
+  if ((status = mxn_agree(ld->comm, status, &e)) != MXN_OK) goto done;
+  status = mxn_directory_query(dir, P.n, P.ids, &qoff, &qfile, &qpos, &e);
   if ((status = mxn_agree(ld->comm, status, &e)) != MXN_OK) goto done;
   MXN_ALLOC(mask, M);
   {
