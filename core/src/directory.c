@@ -258,14 +258,29 @@ int mxn_directory_query(mxn_directory_t *d, int64_t n, const mxn_gid_t *ids, int
     if (!rep || !rdest) status = MXN_ERR_NOMEM;
     int src = 0;
     int64_t left = rcounts ? (d->size > 0 ? rcounts[0] : 0) : 0;
+    /* An asker's ids usually come ascending (an id set): search each from
+     * where the previous one was found, galloping, instead of from 0. */
+    int64_t from = 0;
     for (int64_t k = 0; k < ngot && status == MXN_OK; k++) {
-      while (left == 0) left = rcounts[++src];
+      int new_src = 0;
+      while (left == 0) {
+        left = rcounts[++src];
+        new_src = 1;
+      }
       left--;
-      int64_t lo = 0, hi = d->n;
+      if (new_src || (k > 0 && got[k].id < got[k - 1].id)) from = 0;
+      int64_t lo = from, hi = from, step = 1;
+      while (hi < d->n && d->e[hi].id < got[k].id) {
+        lo = hi + 1;
+        hi = lo + step;
+        step *= 2;
+      }
+      if (hi > d->n) hi = d->n;
       while (lo < hi) {
         int64_t mid = lo + (hi - lo) / 2;
         if (d->e[mid].id < got[k].id) lo = mid + 1; else hi = mid;
       }
+      from = lo;
       for (int64_t i = lo; i < d->n && d->e[i].id == got[k].id; i++) {
         if (nrep == cap) {
           cap *= 2;
