@@ -83,6 +83,11 @@ int mxn__segment_build(segment_t *s, pair_t *pairs, int64_t n, int64_t gap) {
       s->runs[s->nruns++] = (run_t){s->off[i], 1, i, 1, 1};
     }
   }
+  /* Room was made for one run per entry; most segments need a handful. */
+  if (s->nruns < n) {
+    run_t *r = realloc(s->runs, (size_t)(s->nruns > 0 ? s->nruns : 1) * sizeof *r);
+    if (r) s->runs = r;
+  }
 done:
   return status;
 }

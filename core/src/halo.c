@@ -152,7 +152,7 @@ done:
 /* Node -> owned elements (concatenated index) of a piece, CSR over piece
  * nodes. */
 static int node_elements(const mxn_structure_t *s, const mxn_piece_t *pc, int64_t **off,
-                         int64_t **elems) {
+                         int32_t **elems) {
   int status = MXN_OK;
   int64_t *fill = NULL;
   MXN_ALLOC(*off, pc->num_nodes + 1);
@@ -170,7 +170,7 @@ static int node_elements(const mxn_structure_t *s, const mxn_piece_t *pc, int64_
     for (int64_t k = 0; k < pb->num_elements; k++)
       for (int c = 0; c < npe; c++) {
         int64_t v = pb->conn[k * npe + c];
-        (*elems)[(*off)[v] + fill[v]++] = e0 + k;
+        (*elems)[(*off)[v] + fill[v]++] = (int32_t)(e0 + k);
       }
     e0 += (int)pb->num_elements;
   }
@@ -191,7 +191,8 @@ int mxn__halo_find(MPI_Comm comm, const mxn_structure_t *s, const mxn_piece_t *p
   nask_t *req = NULL, *asked = NULL;
   ans_t *ans = NULL;
   int *dest = NULL, *cnt = NULL;
-  int64_t *n2e_off = NULL, *n2e = NULL, *sbuf = NULL, *rbuf = NULL;
+  int64_t *n2e_off = NULL, *sbuf = NULL, *rbuf = NULL;
+  int32_t *n2e = NULL; /* element indices: 4 bytes each halve the biggest array here */
   mxn_gid_t *eid = NULL, *seen = NULL, *front = NULL, *owned_sorted = NULL, *known = NULL;
   int64_t nknown = 0;
   int64_t *efile = NULL, *eoff = NULL, *eorig = NULL, *nfile = NULL, *npos = NULL;
@@ -247,6 +248,8 @@ int mxn__halo_find(MPI_Comm comm, const mxn_structure_t *s, const mxn_piece_t *p
   MXN_ALLOC(owned_sorted, ne);
   if (ne) memcpy(owned_sorted, eid, (size_t)ne * sizeof *eid);
   MXN_CHECK(mxn__radix_sort(owned_sorted, ne, sizeof *owned_sorted));
+  /* (n2e holds 32-bit element indices: a rank owning 2^31 elements would
+   * hold well over 100 GB of connectivity first.) */
   MXN_CHECK(node_elements(s, pc, &n2e_off, &n2e));
 
   /* 1. Register every node with the highest element id around it. */
@@ -260,6 +263,8 @@ int mxn__halo_find(MPI_Comm comm, const mxn_structure_t *s, const mxn_piece_t *p
     dest[v] = home_of(pc->node_ids[v], size);
   }
   MXN_CHECK(mxn__send_to(comm, size, reg, sizeof *reg, nn, dest, (void **)&got, &ngot));
+  free(reg); /* early: the load's peak memory is here */
+  reg = NULL;
   /* by node, then rank: received in rank order, and the sort is stable */
   MXN_CHECK(mxn__radix_sort(got, ngot, sizeof *got));
   {
@@ -288,6 +293,8 @@ int mxn__halo_find(MPI_Comm comm, const mxn_structure_t *s, const mxn_piece_t *p
     }
     h->rv_off[nu] = ngot;
   }
+  free(got);
+  got = NULL;
   /* Each node's owner and sharers, back to its holders (shared ones only:
    * a node no other rank holds is mine). */
   MXN_ALLOC(h->node_owner, nn);
