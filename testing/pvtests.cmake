@@ -74,17 +74,17 @@ set_tests_properties(gui_pvserver_np3 PROPERTIES TIMEOUT 250 SKIP_RETURN_CODE 77
   ENVIRONMENT "${MXN_GUI_ENV}" FIXTURES_REQUIRED mxn_gui_data)
 
 # The same session with one more bad set: member 2's connectivity points at
-# node 999999, which only the ranks reading that member find. Today the core
-# (mxn_load_open) leaves those ranks out of a collective the others enter:
-# MPI_ERR_TRUNCATE in MPI_Allreduce, MPI_ABORT, and the whole pvserver dies
-# (`mpiexec -n 3 mxn repart` on the same set fails the same way). Disabled
-# until the core reports such errors collectively; enable it then.
+# node 999999, which only the ranks reading that member find. The core
+# agrees every rank-local failure before the next collective, so every
+# server rank reports the error and the session goes on (before that fix
+# the others waited in a collective: MPI_ERR_TRUNCATE, MPI_ABORT, and the
+# whole pvserver died).
 add_test(NAME gui_pvserver_badconn_np3
   COMMAND bash ${MXN_GUI_SRC}/pvserver_session.sh $<TARGET_FILE:MxNReader> ${MXN_MPIEXEC} 3
           ${MXN_GUI_SET} ${MXN_GUI_CELLS} ${MXN_GUI_NODES} ${MXN_GUI_TMP}/pvserver_badconn_np3
           --bad-connectivity)
 set_tests_properties(gui_pvserver_badconn_np3 PROPERTIES TIMEOUT 250 SKIP_RETURN_CODE 77
-  ENVIRONMENT "${MXN_GUI_ENV}" FIXTURES_REQUIRED mxn_gui_data DISABLED TRUE)
+  ENVIRONMENT "${MXN_GUI_ENV}" FIXTURES_REQUIRED mxn_gui_data)
 
 # 4. The README's main job (testing/demo.sh, M = 4 files on N = 3 ranks with
 #    one ghost level): split, join, diff, then the plugin in pvbatch with a

@@ -1096,17 +1096,25 @@ int mxn_load_open(MPI_Comm comm, const char *path, const mxn_load_opts_t *opts, 
     status = mxn_idset_from_array(ids0, n0, &S0);
     if (status == MXN_OK && (status = mxn_extract(ds, &S0, &xo, &pc0)) != MXN_OK)
       mxn_error_set(&e, status, "%s", mxn_dataset_errmsg(ds));
-    if (status == MXN_OK) {
+    /* Reads of my members may fail here alone (a damaged member): agree
+     * before anything collective follows. */
+    if ((status = mxn_agree(ld->comm, status, &e)) != MXN_OK) goto done;
+    {
       mxn_gid_t *gid_order = NULL;
       status = geometry_and_weights(ds, pc0, opts, need_geom, &cent, &w0, &gid_order, &e);
+      status = mxn_agree(ld->comm, status, &e);
       if (status == MXN_OK && method == MXN_PART_GRAPH) {
         double *quality = NULL;
         status = element_quality(s, pc0, &quality);
-        if (status == MXN_OK)
+        if (status != MXN_OK) mxn_error_set(&e, status, "rank %d: out of memory", R);
+        if ((status = mxn_agree(ld->comm, status, &e)) == MXN_OK) {
           status = dual_graph_dist(ld->comm, N, R, s, pc0, gid_order, quality, &adj_off, &adj_ids,
                                    &adj_ranks, &edge_w);
+          if (status != MXN_OK) mxn_error_set(&e, status, "rank %d: building the dual graph failed", R);
+          if ((status = mxn_agree(ld->comm, status, &e)) == MXN_OK)
+            status = quality_edge_weights(ld->comm, pc0->num_elements, adj_off, edge_w);
+        }
         free(quality);
-        if (status == MXN_OK) status = quality_edge_weights(ld->comm, pc0->num_elements, adj_off, edge_w);
       }
       if (status == MXN_OK && method == MXN_PART_FILES) {
         /* The files string keeps (file, position) order: look the weights
@@ -1160,22 +1168,29 @@ int mxn_load_open(MPI_Comm comm, const char *path, const mxn_load_opts_t *opts, 
     status = parts_from_whole_files(ld->comm, N, M, n0, file0, w0,
                                     opts->imbalance_tol > 1 ? opts->imbalance_tol : 1.05, part,
                                     &whole);
+    if (status != MXN_OK) mxn_error_set(&e, status, "partitioning by files failed on rank %d", R);
+    /* Every step below is agreed before the next collective one, so a rank
+     * that failed alone (a member it read is damaged) never leaves the
+     * others waiting in a collective it skipped. */
+    if ((status = mxn_agree(ld->comm, status, &e)) != MXN_OK) goto done;
   }
   if (method == MXN_PART_FILES && !whole) {
-    if (status == MXN_OK) status = parts_from_files(ld->comm, N, n0, w0, part);
+    status = parts_from_files(ld->comm, N, n0, w0, part);
+    if (status != MXN_OK) mxn_error_set(&e, status, "partitioning by files failed on rank %d", R);
+    if ((status = mxn_agree(ld->comm, status, &e)) != MXN_OK) goto done;
     /* A file the string cuts is cut along the Hilbert curve of its
      * elements, not along its storage order: reorder such files' elements
      * (they are contiguous here and owned by this rank) and cut again.
      * Uncut files keep their place, so they stay whole. */
     int cut_any = 0;
-    if (status == MXN_OK)
-      status = hilbert_order_cut_files(ds, fbeg, fend, n0, ids0, file0, w0, part, &cut_any, &e);
+    status = hilbert_order_cut_files(ds, fbeg, fend, n0, ids0, file0, w0, part, &cut_any, &e);
+    if ((status = mxn_agree(ld->comm, status, &e)) != MXN_OK) goto done;
     int any = cut_any;
     MPI_Allreduce(&cut_any, &any, 1, MPI_INT, MPI_MAX, ld->comm);
-    if (status == MXN_OK && any) status = parts_from_files(ld->comm, N, n0, w0, part);
-    if (status != MXN_OK) mxn_error_set(&e, status, "partitioning by files failed");
+    if (any) status = parts_from_files(ld->comm, N, n0, w0, part);
+    if (status != MXN_OK) mxn_error_set(&e, status, "partitioning by files failed on rank %d", R);
   } else if (method == MXN_PART_FILES) {
-    if (status != MXN_OK) mxn_error_set(&e, status, "partitioning by files failed");
+    /* whole files: the parts are decided (and agreed) above */
   } else if (method == MXN_PART_MAP) {
     /* ids must be sorted for the lookup: they are unless weights reordered */
     int64_t *perm = NULL;
