@@ -294,6 +294,10 @@ static void compare_blocks(side_t *a, side_t *b, int k, const int *pair,
       continue;
     }
     if (pa->num_elements == 0) continue;
+    if (ba->poly != bb->poly) {
+      DIFF(r, "%s block %lld: type %s in A, %s in B", what, (long long)ba->id, ba->type, bb->type);
+      continue;
+    }
     if (ba->nodes_per_elem != bb->nodes_per_elem || ba->edges_per_elem != bb->edges_per_elem ||
         ba->faces_per_elem != bb->faces_per_elem) {
       DIFF(r, "%s block %lld: %d nodes, %d edges, %d faces per entry in A, %d, %d, %d in B",
@@ -303,6 +307,12 @@ static void compare_blocks(side_t *a, side_t *b, int k, const int *pair,
     }
     /* Node, edge and face references, each compared as global ids. */
     const int width[3] = {ba->nodes_per_elem, ba->edges_per_elem, ba->faces_per_elem};
+    /* Poly blocks: per-entry lists by offsets (the derived nodes of a
+     * polyhedron follow from its faces, which are compared). */
+    const int64_t *offa[3] = {ba->poly == MXN_POLY_NSIDED ? pa->conn_off : NULL, NULL,
+                              ba->poly == MXN_POLY_NFACED ? pa->face_off : NULL};
+    const int64_t *offb[3] = {bb->poly == MXN_POLY_NSIDED ? pb->conn_off : NULL, NULL,
+                              bb->poly == MXN_POLY_NFACED ? pb->face_off : NULL};
     const int64_t *ca[3] = {pa->conn, pa->edge_conn, pa->face_conn};
     const int64_t *cb[3] = {pb->conn, pb->edge_conn, pb->face_conn};
     const char *refw[3] = {"node", "edge", "face"};
@@ -314,6 +324,25 @@ static void compare_blocks(side_t *a, side_t *b, int k, const int *pair,
         break;
       }
       for (int t = 0; t < 3; t++) {
+        if (offa[t] && offb[t]) {
+          int64_t la = offa[t][ka + 1] - offa[t][ka], lb = offb[t][kb + 1] - offb[t][kb];
+          if (la != lb) {
+            DIFF(r, "%s %lld: %lld %ss in A, %lld in B", what, (long long)oa[e].id,
+                 (long long)la, refw[t], (long long)lb);
+            continue;
+          }
+          for (int64_t c = 0; c < la; c++) {
+            int64_t xa = ca[t][offa[t][ka] + c], xb = cb[t][offb[t][kb] + c];
+            int64_t ia = t == 0 ? a->pc->node_ids[xa] - a->node_shift : a->ent_ids[t][xa];
+            int64_t ib = t == 0 ? b->pc->node_ids[xb] - b->node_shift : b->ent_ids[t][xb];
+            if (ia != ib) {
+              DIFF(r, "%s %lld: %s %lld is %lld in A, %lld in B", what, (long long)oa[e].id,
+                   refw[t], (long long)c + 1, (long long)ia, (long long)ib);
+              break;
+            }
+          }
+          continue;
+        }
         if (width[t] == 0) continue;
         if (!ca[t] || !cb[t]) {
           if (ca[t] != cb[t])

@@ -520,15 +520,31 @@ static int summarize_blocks(mxn_dataset_t *ds, int j, int exoid, int k, int64_t 
       goto done;
     }
     clean_name(blk.topology, sizeof blk.topology);
-    if (strncasecmp(blk.topology, "NSIDED", 6) == 0 ||
-        strncasecmp(blk.topology, "NFACED", 6) == 0) {
-      status = MXN_DS_ERR(ds, MXN_ERR_UNSUPPORTED,
-                          "%s: %s block %lld: polyhedral/polygonal (%s) blocks are "
-                          "not supported yet",
-                          f->path, what, (long long)ids[q], blk.topology);
+    int poly = mxn__poly_kind(blk.topology);
+    /* Polygons may be elements or faces, polyhedra only elements; an
+     * NSIDED edge is no edge. */
+    if ((poly == MXN_POLY_NSIDED && k == MXN__EDGE) || (poly == MXN_POLY_NFACED && k != MXN__ELEM)) {
+      status = MXN_DS_ERR(ds, MXN_ERR_UNSUPPORTED, "%s: %s block %lld: %s %s blocks are not supported",
+                          f->path, what, (long long)ids[q], blk.topology, what);
       goto done;
     }
-    if (blk.num_entry > 0 && blk.num_nodes_per_entry == 0) {
+    if (poly == MXN_POLY_NFACED && blk.num_entry > 0 &&
+        (blk.num_faces_per_entry == 0 || blk.num_nodes_per_entry != 0 || blk.num_edges_per_entry != 0)) {
+      status = MXN_DS_ERR(ds, MXN_ERR_FORMAT,
+                          "%s: %s block %lld: NFACED with %lld face, %lld node and %lld edge "
+                          "references (polyhedra list faces only)",
+                          f->path, what, (long long)ids[q], (long long)blk.num_faces_per_entry,
+                          (long long)blk.num_nodes_per_entry, (long long)blk.num_edges_per_entry);
+      goto done;
+    }
+    if (poly == MXN_POLY_NSIDED && (blk.num_edges_per_entry != 0 || blk.num_faces_per_entry != 0)) {
+      status = MXN_DS_ERR(ds, MXN_ERR_UNSUPPORTED,
+                          "%s: %s block %lld: NSIDED entries with edge or face references are "
+                          "not supported",
+                          f->path, what, (long long)ids[q]);
+      goto done;
+    }
+    if (blk.num_entry > 0 && blk.num_nodes_per_entry == 0 && poly != MXN_POLY_NFACED) {
       status = MXN_DS_ERR(ds, MXN_ERR_FORMAT,
                           "%s: %s block %lld: %lld entries of type '%s' with 0 nodes each",
                           f->path, what, (long long)ids[q], (long long)blk.num_entry,
@@ -790,6 +806,7 @@ static int merge_blocks(mxn_dataset_t *ds, int j, int k, int64_t nblk, rbuf_t *r
   kb->nblk = (int)nblk;
   MXN_ALLOC(kb->blk_of_file, kb->nblk);
   MXN_ALLOC(kb->file_count, kb->nblk);
+  MXN_ALLOC(kb->file_conn, kb->nblk);
   for (int q = 0; q < kb->nblk && !r->bad; q++) {
     int64_t id = r_i64(r);
     r_str(r, name, sizeof name);
@@ -797,6 +814,9 @@ static int merge_blocks(mxn_dataset_t *ds, int j, int k, int64_t nblk, rbuf_t *r
     int64_t num_entry = r_i64(r), npe = r_i64(r), ned = r_i64(r), nfa = r_i64(r), nat = r_i64(r);
     if (r->bad) break;
     kb->file_count[q] = num_entry;
+    int poly = mxn__poly_kind(topo);
+    kb->file_conn[q] = poly == MXN_POLY_NSIDED ? npe : poly == MXN_POLY_NFACED ? nfa : 0;
+    if (poly) npe = nfa = 0; /* per-file totals, not per entry */
     int b = find_block(*sb, *nsb, id);
     if (b < 0) {
       MXN_CHECK(grow((void **)sb, sizeof **sb, *nsb));
@@ -826,6 +846,7 @@ static int merge_blocks(mxn_dataset_t *ds, int j, int k, int64_t nblk, rbuf_t *r
         bi->edges_per_elem = (int)ned;
         bi->faces_per_elem = (int)nfa;
         bi->num_attr = (int)nat;
+        bi->poly = poly;
         if (bi->num_attr > 0) MXN_ALLOC(bi->attr_names, bi->num_attr);
       }
       for (int64_t a = 0; a < nat; a++) {
@@ -835,6 +856,7 @@ static int merge_blocks(mxn_dataset_t *ds, int j, int k, int64_t nblk, rbuf_t *r
       if (bi->name[0] == '\0') snprintf(bi->name, sizeof bi->name, "%s", name);
     }
     bi->num_elements += num_entry;
+    bi->num_conn += kb->file_conn[q];
     kb->blk_of_file[q] = b;
   }
 done:
@@ -1382,6 +1404,13 @@ void mxn_dataset_destroy(mxn_dataset_t **pds) {
       free(f->kb[k].blk_start);
       free(f->kb[k].blk_present);
       free(f->kb[k].truth);
+      free(f->kb[k].file_conn);
+      if (f->kb[k].ent_off) {
+        int nb;
+        (void)mxn__sblocks(&ds->s, k, &nb);
+        for (int b = 0; b < nb; b++) free(f->kb[k].ent_off[b]);
+        free(f->kb[k].ent_off);
+      }
     }
     for (int k = 0; k < MXN__NSK; k++) {
       free(f->sk[k].ids);
@@ -1422,6 +1451,72 @@ mxn_io_counters_t mxn_dataset_counters(const mxn_dataset_t *ds) {
   mxn_io_counters_t z;
   memset(&z, 0, sizeof z);
   return ds ? ds->io : z;
+}
+
+/* ---------- poly blocks ---------- */
+
+/* The per-entry counts of a poly block are read once per member, with
+ * netCDF (Exodus 6.02 gives them as 32-bit ints only) and prefix-summed:
+ * partial reads of the connectivity go by these offsets, never by
+ * ex_get_partial_conn, whose start/count for NSIDED/NFACED blocks are
+ * positions in the flat reference list, not entries. */
+int mxn__poly_offsets(mxn_dataset_t *ds, int j, int k, int b, const int64_t **off) {
+  mxn__file_t *f = &ds->files[j];
+  mxn__blocks_t *kb = &f->kb[k];
+  int nb, status = MXN_OK, exoid, q = -1, varid;
+  const mxn_block_info_t *sb = mxn__sblocks(&ds->s, k, &nb);
+  int64_t *o = NULL;
+  *off = NULL;
+  if (!kb->ent_off) MXN_ALLOC(kb->ent_off, nb);
+  if (kb->ent_off[b]) {
+    *off = kb->ent_off[b];
+    return MXN_OK;
+  }
+  for (int i = 0; i < kb->nblk; i++)
+    if (kb->blk_of_file[i] == b) q = i;
+  int64_t n = kb->blk_count ? kb->blk_count[b] : 0;
+  MXN_ALLOC(o, n + 1);
+  if (q >= 0 && n > 0) {
+    char name[40];
+    snprintf(name, sizeof name, "%s%d", k == MXN__FACE ? "fbepecnt" : "ebepecnt", q + 1);
+    MXN_CHECK(mxn__file_exoid(ds, j, &exoid));
+    long long *cnt = (long long *)(o + 1);
+    if (nc_inq_varid(exoid, name, &varid) != NC_NOERR ||
+        nc_get_var_longlong(exoid, varid, cnt) != NC_NOERR) {
+      status = MXN_DS_ERR(ds, MXN_ERR_FORMAT,
+                          "%s: %s block %lld (%s): cannot read its per-entry counts (%s)",
+                          f->path, mxn__blk_what[k], (long long)sb[b].id, sb[b].type, name);
+      goto done;
+    }
+    ds->io.read_calls++;
+    ds->io.bytes_read += n * (int64_t)sizeof(int64_t);
+    int min = sb[b].poly == MXN_POLY_NFACED ? 4 : 3; /* a tetrahedron, a triangle */
+    for (int64_t i = 0; i < n; i++) {
+      if (o[i + 1] < min) {
+        status = MXN_DS_ERR(ds, MXN_ERR_FORMAT,
+                            "%s: %s block %lld (%s): entry %lld has %lld %s (at least %d needed)",
+                            f->path, mxn__blk_what[k], (long long)sb[b].id, sb[b].type,
+                            (long long)i + 1, (long long)o[i + 1],
+                            sb[b].poly == MXN_POLY_NFACED ? "faces" : "nodes", min);
+        goto done;
+      }
+      o[i + 1] += o[i];
+    }
+    if (o[n] != kb->file_conn[q]) {
+      status = MXN_DS_ERR(ds, MXN_ERR_FORMAT,
+                          "%s: %s block %lld (%s): per-entry counts sum to %lld but the block "
+                          "holds %lld references",
+                          f->path, mxn__blk_what[k], (long long)sb[b].id, sb[b].type,
+                          (long long)o[n], (long long)kb->file_conn[q]);
+      goto done;
+    }
+  }
+  kb->ent_off[b] = o;
+  *off = o;
+  o = NULL;
+done:
+  free(o);
+  return status;
 }
 
 /* ---------- file domains ---------- */

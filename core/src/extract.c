@@ -105,6 +105,8 @@ void mxn__piece_block_free(mxn_piece_block_t *pb, int nvars, int nmaps) {
   free(pb->elem_ids);
   free(pb->orig_ids);
   free(pb->conn);
+  free(pb->conn_off);
+  free(pb->face_off);
   free(pb->edge_conn);
   free(pb->face_conn);
   free(pb->attr);
@@ -273,6 +275,77 @@ static int mark_of(mxn_dataset_t *ds, char **mark, int j, int e) {
   return mark[j] ? MXN_OK : MXN_ERR_NOMEM;
 }
 
+/* Connectivity of a poly block's segment: the members' per-entry counts
+ * give each run's range in the flat reference list (NSIDED: nodes,
+ * NFACED: faces), read with one netCDF call per run; references stay
+ * member-local 1-based numbers here (renumbered with the others) and mark
+ * what the piece needs. */
+static int read_poly_conn(mxn_dataset_t *ds, mxn_piece_t *piece, int k, const segment_t *sg,
+                          const mxn_block_info_t *bi, mxn_piece_block_t *pb,
+                          char **mark[MXN__NEK]) {
+  int status = MXN_OK, exoid, varid, q = -1, nd = 0;
+  mxn__file_t *f = &ds->files[sg->file];
+  const mxn__blocks_t *kb = &f->kb[k];
+  mxn__plan_t *plan = piece->plan;
+  const int64_t *eo;
+  int nfaced = bi->poly == MXN_POLY_NFACED;
+  int ent = nfaced ? MXN__FACE : MXN__NODE;
+  int64_t nfile = nfaced ? f->kb[MXN__FACE].num : f->num_nodes;
+  int64_t *dst = nfaced ? pb->face_conn : pb->conn;
+  const int64_t *doff = nfaced ? pb->face_off : pb->conn_off;
+  MXN_CHECK(mxn__poly_offsets(ds, sg->file, k, sg->block, &eo));
+  MXN_CHECK(mxn__file_exoid(ds, sg->file, &exoid));
+  for (int i = 0; i < kb->nblk; i++)
+    if (kb->blk_of_file[i] == sg->block) q = i;
+  char name[40];
+  snprintf(name, sizeof name, "%s%d",
+           nfaced ? "facconn" : k == MXN__FACE ? "fbconn" : "connect", q + 1);
+  if (q < 0 || nc_inq_varid(exoid, name, &varid) != NC_NOERR ||
+      nc_inq_varndims(exoid, varid, &nd) != NC_NOERR || nd != 1) {
+    status = MXN_DS_ERR(ds, MXN_ERR_FORMAT,
+                        "%s: %s block %lld (%s): no one-dimensional connectivity variable %s",
+                        f->path, mxn__blk_what[k], (long long)bi->id, bi->type, name);
+    goto done;
+  }
+  for (int64_t r = 0; r < sg->nruns; r++) {
+    const run_t *run = &sg->runs[r];
+    int64_t a = eo[run->start], len = eo[run->start + run->count] - a;
+    MXN_CHECK(mxn__plan_buf(plan, len > 0 ? len : 1));
+    long long *v = (long long *)plan->buf;
+    size_t start = (size_t)a, count = (size_t)len;
+    if (len > 0 && nc_get_vara_longlong(exoid, varid, &start, &count, v) != NC_NOERR) {
+      status = MXN_DS_ERR(ds, MXN_ERR_IO,
+                          "%s: %s block %lld (%s): cannot read the references of entries "
+                          "%lld..%lld",
+                          f->path, mxn__blk_what[k], (long long)bi->id, bi->type,
+                          (long long)run->start + 1, (long long)(run->start + run->count));
+      goto done;
+    }
+    ds->io.read_calls++;
+    ds->io.bytes_read += len * (int64_t)sizeof(int64_t);
+    for (int64_t e = run->first; e < run->first + run->n; e++) {
+      int64_t rel = sg->off[e], d = doff[sg->dst[e]];
+      for (int64_t c = eo[rel]; c < eo[rel + 1]; c++) {
+        int64_t x = v[c - a];
+        if (x < 1 || x > nfile) {
+          status = MXN_DS_ERR(ds, MXN_ERR_FORMAT,
+                              "%s: %s block %lld (%s): %s %lld refers to %s %lld, the file "
+                              "has %lld %ss",
+                              f->path, mxn__blk_what[k], (long long)bi->id, bi->type,
+                              mxn__blk_what[k], (long long)pb->elem_ids[sg->dst[e]],
+                              mxn__ent_what[ent], (long long)x, (long long)nfile,
+                              mxn__ent_what[ent]);
+          goto done;
+        }
+        dst[d + c - eo[rel]] = x;
+        mark[ent][sg->file][x - 1] = 1;
+      }
+    }
+  }
+done:
+  return status;
+}
+
 /* The entities of block kind k the piece holds (sorted P, covered by cov):
  * piece blocks in id order, one segment per (file, block) coalesced into
  * runs, connectivity read as file-local 1-based numbers (renumbered once
@@ -328,6 +401,13 @@ static int read_blocks(mxn_dataset_t *ds, mxn_piece_t *piece, int k, const mxn_i
     pb->num_elements = n;
     blk_local0[b + 1] = blk_local0[b] + n;
     MXN_ALLOC(pb->elem_ids, n);
+    if (bi->poly) {
+      /* Offsets from the members' per-entry counts (NFACED: into the
+       * faces; its nodes are derived once the faces are known). */
+      MXN_ALLOC(pb->conn_off, n + 1);
+      if (bi->poly == MXN_POLY_NFACED) MXN_ALLOC(pb->face_off, n + 1);
+      continue;
+    }
     MXN_ALLOC(pb->conn, n * bi->nodes_per_elem);
     if (bi->edges_per_elem > 0) MXN_ALLOC(pb->edge_conn, n * bi->edges_per_elem);
     if (bi->faces_per_elem > 0) MXN_ALLOC(pb->face_conn, n * bi->faces_per_elem);
@@ -337,6 +417,26 @@ static int read_blocks(mxn_dataset_t *ds, mxn_piece_t *piece, int k, const mxn_i
   for (int64_t p = 0; p < P->n; p++) {
     pblocks[blk_of[p]].elem_ids[idx_in_blk[p]] = P->ids[p];
     p2local[p] = blk_local0[blk_of[p]] + idx_in_blk[p];
+  }
+  /* Poly blocks: each entry's reference count, then offsets and storage. */
+  for (int64_t p = 0; p < P->n; p++) {
+    int b = blk_of[p];
+    if (!sb[b].poly) continue;
+    const int64_t *eo;
+    MXN_CHECK(mxn__poly_offsets(ds, file_of[p], k, b, &eo));
+    int64_t rel = fpos_of[p] - ds->files[file_of[p]].kb[k].blk_start[b];
+    int64_t *off = sb[b].poly == MXN_POLY_NFACED ? pblocks[b].face_off : pblocks[b].conn_off;
+    off[idx_in_blk[p] + 1] = eo[rel + 1] - eo[rel];
+  }
+  for (int b = 0; b < NB; b++) {
+    mxn_piece_block_t *pb = &pblocks[b];
+    if (!sb[b].poly) continue;
+    int64_t *off = sb[b].poly == MXN_POLY_NFACED ? pb->face_off : pb->conn_off;
+    for (int64_t i = 0; i < pb->num_elements; i++) off[i + 1] += off[i];
+    if (sb[b].poly == MXN_POLY_NFACED)
+      MXN_ALLOC(pb->face_conn, off[pb->num_elements]);
+    else
+      MXN_ALLOC(pb->conn, off[pb->num_elements]);
   }
 
   /* Segments: one per (file, block), coalesced into runs; bucket P by
@@ -385,14 +485,19 @@ static int read_blocks(mxn_dataset_t *ds, mxn_piece_t *piece, int k, const mxn_i
     MXN_CHECK(mxn__file_exoid(ds, sg->file, &exoid));
     MXN_CHECK(mark_of(ds, mark[MXN__NODE], sg->file, MXN__NODE));
     if (epe > 0) MXN_CHECK(mark_of(ds, mark[MXN__EDGE], sg->file, MXN__EDGE));
-    if (fpe > 0) MXN_CHECK(mark_of(ds, mark[MXN__FACE], sg->file, MXN__FACE));
+    if (fpe > 0 || bi->poly == MXN_POLY_NFACED)
+      MXN_CHECK(mark_of(ds, mark[MXN__FACE], sg->file, MXN__FACE));
+    if (bi->poly) {
+      MXN_CHECK(read_poly_conn(ds, piece, k, sg, bi, pb, mark));
+      if (na == 0 && !pb->orig_ids) continue;
+    }
     for (int64_t r = 0; r < sg->nruns; r++) {
       const run_t *run = &sg->runs[r];
       int64_t per = npe + epe + fpe > na ? npe + epe + fpe : na;
       MXN_CHECK(mxn__plan_buf(plan, run->count * (per > 0 ? per : 1)));
       int64_t *nconn = (int64_t *)plan->buf;
       int64_t *econn = nconn + run->count * npe, *fconn = econn + run->count * epe;
-      if (ex_get_partial_conn(exoid, bt, bi->id, run->start + 1, run->count, nconn,
+      if (!bi->poly && ex_get_partial_conn(exoid, bt, bi->id, run->start + 1, run->count, nconn,
                               epe > 0 ? econn : NULL, fpe > 0 ? fconn : NULL) < 0) {
         status = MXN_DS_ERR(ds, MXN_ERR_IO,
                             "%s: %s block %lld: cannot read connectivity of entries "
@@ -401,8 +506,10 @@ static int read_blocks(mxn_dataset_t *ds, mxn_piece_t *piece, int k, const mxn_i
                             (long long)(run->start + run->count));
         goto done;
       }
-      ds->io.read_calls++;
-      ds->io.bytes_read += run->count * (npe + epe + fpe) * (int64_t)sizeof(int64_t);
+      if (!bi->poly) {
+        ds->io.read_calls++;
+        ds->io.bytes_read += run->count * (npe + epe + fpe) * (int64_t)sizeof(int64_t);
+      }
       for (int64_t e = run->first; e < run->first + run->n; e++) {
         int64_t at = sg->off[e] - run->start;
         /* Node, edge and face references, each checked against the file. */
@@ -412,7 +519,7 @@ static int read_blocks(mxn_dataset_t *ds, mxn_piece_t *piece, int k, const mxn_i
                            pb->face_conn ? pb->face_conn + sg->dst[e] * fpe : NULL};
         const int width[3] = {npe, epe, fpe};
         const int ent[3] = {MXN__NODE, MXN__EDGE, MXN__FACE};
-        for (int t = 0; t < 3; t++)
+        for (int t = 0; t < 3 && !bi->poly; t++)
           for (int c = 0; c < width[t]; c++) {
             int64_t v = src[t][c];
             if (v < 1 || v > nfile[t]) {
@@ -527,6 +634,66 @@ done:
 
 static int read_sets(mxn_dataset_t *ds, mxn_piece_t *piece, const char *cand,
                      int64_t **l2p[MXN__NEK], const mxn_idset_t *P, const int64_t *p2local);
+
+int mxn__nfaced_nodes(mxn_dataset_t *ds, mxn_piece_t *piece, int b) {
+  const mxn_structure_t *s = &ds->s;
+  mxn_piece_block_t *pb = &piece->blocks[b];
+  int status = MXN_OK;
+  int64_t *fstart = NULL, *conn = NULL, *off = NULL, cap = 0, n = 0;
+  /* Piece face index -> (face block, entry). */
+  MXN_ALLOC(fstart, piece->num_face_blocks + 1);
+  for (int fb = 0; fb < piece->num_face_blocks; fb++)
+    fstart[fb + 1] = fstart[fb] + piece->face_blocks[fb].num_elements;
+  MXN_ALLOC(off, pb->num_elements + 1);
+  for (int64_t k = 0; k < pb->num_elements; k++) {
+    int64_t first = n;
+    for (int64_t x = pb->face_off[k]; x < pb->face_off[k + 1]; x++) {
+      int64_t face = pb->face_conn[x];
+      if (face < 0 || face >= fstart[piece->num_face_blocks]) {
+        status = MXN_DS_ERR(ds, MXN_ERR_FORMAT,
+                            "%s: element block %lld: polyhedron %lld refers to a face the "
+                            "piece lacks",
+                            ds->files[0].path, (long long)s->blocks[b].id,
+                            (long long)pb->elem_ids[k]);
+        goto done;
+      }
+      int fb = (int)(mxn__lower_bound(fstart + 1, piece->num_face_blocks, face + 1));
+      const mxn_piece_block_t *pf = &piece->face_blocks[fb];
+      int64_t fk = face - fstart[fb];
+      int npe = s->face_blocks[fb].nodes_per_elem;
+      int64_t c0 = mxn__conn_at(pf, npe, fk);
+      int nn = mxn__conn_n(pf, npe, fk);
+      if (n + nn > cap) {
+        cap = 2 * (n + nn) + 64;
+        int64_t *g = realloc(conn, (size_t)cap * sizeof *g);
+        if (!g) {
+          status = MXN_ERR_NOMEM;
+          goto done;
+        }
+        conn = g;
+      }
+      for (int c = 0; c < nn; c++) {
+        int64_t v = pf->conn[c0 + c];
+        int64_t i = first;
+        while (i < n && conn[i] != v) i++;
+        if (i == n) conn[n++] = v;
+      }
+    }
+    off[k + 1] = n;
+  }
+  free(pb->conn);
+  free(pb->conn_off);
+  pb->conn = conn ? conn : calloc(1, sizeof *conn);
+  pb->conn_off = off;
+  conn = NULL;
+  off = NULL;
+  if (!pb->conn) status = MXN_ERR_NOMEM;
+done:
+  free(fstart);
+  free(conn);
+  free(off);
+  return status;
+}
 
 /* An empty piece of structure s: counts, empty blocks of every kind, an
  * empty plan. */
@@ -840,17 +1007,25 @@ int mxn_extract(mxn_dataset_t *ds, const mxn_idset_t *want,
       const mxn_block_info_t *bi = &sb[sg->block];
       int64_t *conn[3] = {pb->conn, pb->edge_conn, pb->face_conn};
       const int width[3] = {bi->nodes_per_elem, bi->edges_per_elem, bi->faces_per_elem};
+      const int64_t *off[3] = {pb->conn_off, NULL, pb->face_off};
       const int ent[3] = {MXN__NODE, MXN__EDGE, MXN__FACE};
       for (int t = 0; t < 3; t++) {
-        if (!conn[t] || width[t] == 0) continue;
+        if (bi->poly == MXN_POLY_NFACED && t == 0) continue; /* derived below */
+        if (!conn[t] || (width[t] == 0 && !off[t])) continue;
         const int64_t *map = l2p[ent[t]][sg->file];
         for (int64_t x = 0; x < sg->n; x++) {
-          int64_t *c = conn[t] + sg->dst[x] * width[t];
-          for (int q = 0; q < width[t]; q++) c[q] = map[c[q] - 1];
+          int64_t c0 = off[t] ? off[t][sg->dst[x]] : sg->dst[x] * width[t];
+          int64_t c1 = off[t] ? off[t][sg->dst[x] + 1] : c0 + width[t];
+          int64_t *c = conn[t];
+          for (int64_t q = c0; q < c1; q++) c[q] = map[c[q] - 1];
         }
       }
     }
   }
+
+  /* Polyhedra: their nodes through their faces. */
+  for (int b = 0; b < s->num_blocks; b++)
+    if (s->blocks[b].poly == MXN_POLY_NFACED) MXN_CHECK(mxn__nfaced_nodes(ds, piece, b));
 
   /* 5. Sets restricted to the piece, 6. numbered maps. */
   if (!opts->no_sets)
@@ -1372,8 +1547,9 @@ int mxn__piece_from_records(mxn_dataset_t *ds, int64_t n, const int64_t *const *
   *out = NULL;
   if (M < 1 || n < 0) return MXN_ERR_ARG;
   for (int b = 0; b < NB; b++)
-    if (s->blocks[b].edges_per_elem > 0 || s->blocks[b].faces_per_elem > 0)
-      return MXN_DS_ERR(ds, MXN_ERR_UNSUPPORTED, "%s: element block %lld refers to edges or faces",
+    if (s->blocks[b].edges_per_elem > 0 || s->blocks[b].faces_per_elem > 0 || s->blocks[b].poly)
+      return MXN_DS_ERR(ds, MXN_ERR_UNSUPPORTED,
+                        "%s: element block %lld refers to edges or faces, or is polygonal",
                         ds->files[0].path, (long long)s->blocks[b].id);
   MXN_CHECK(piece_shell(s, &piece));
   mxn__plan_t *plan = piece->plan;

@@ -159,7 +159,7 @@ static int node_elements(const mxn_structure_t *s, const mxn_piece_t *pc, int64_
   for (int b = 0; b < pc->num_blocks; b++) {
     int npe = s->blocks[b].nodes_per_elem;
     const mxn_piece_block_t *pb = &pc->blocks[b];
-    for (int64_t i = 0; i < pb->num_elements * npe; i++) (*off)[pb->conn[i] + 1]++;
+    for (int64_t i = 0; i < mxn__conn_len(pb, npe); i++) (*off)[pb->conn[i] + 1]++;
   }
   for (int64_t i = 0; i < pc->num_nodes; i++) (*off)[i + 1] += (*off)[i];
   MXN_ALLOC(*elems, (*off)[pc->num_nodes]);
@@ -168,8 +168,8 @@ static int node_elements(const mxn_structure_t *s, const mxn_piece_t *pc, int64_
     int npe = s->blocks[b].nodes_per_elem;
     const mxn_piece_block_t *pb = &pc->blocks[b];
     for (int64_t k = 0; k < pb->num_elements; k++)
-      for (int c = 0; c < npe; c++) {
-        int64_t v = pb->conn[k * npe + c];
+      for (int c = 0; c < mxn__conn_n(pb, npe, k); c++) {
+        int64_t v = pb->conn[mxn__conn_at(pb, npe, k) + c];
         (*elems)[(*off)[v] + fill[v]++] = (int32_t)(e0 + k);
       }
     e0 += (int)pb->num_elements;
@@ -208,8 +208,8 @@ int mxn__halo_find(MPI_Comm comm, const mxn_structure_t *s, const mxn_piece_t *p
   for (int b = 0, e = 0; b < pc->num_blocks; b++)
     for (int64_t k = 0; k < pc->blocks[b].num_elements; k++, e++) {
       eid[e] = pc->blocks[b].elem_ids[k];
-      enpe[e] = s->blocks[b].nodes_per_elem;
-      econn[e] = pc->blocks[b].conn + k * enpe[e];
+      enpe[e] = mxn__conn_n(&pc->blocks[b], s->blocks[b].nodes_per_elem, k);
+      econn[e] = pc->blocks[b].conn + mxn__conn_at(&pc->blocks[b], s->blocks[b].nodes_per_elem, k);
     }
   /* Where each owned element and node was read from (the plan): halo
    * answers carry it, so the asking rank reads them without id maps. */

@@ -8,6 +8,7 @@
 
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 /* Run `expr`; on a non-OK status jump to the function's single cleanup
  * label `done` with `status` set. */
@@ -70,6 +71,10 @@ typedef struct mxn__blocks {
   int *blk_present;        /* per structure block */
   int *truth;              /* structure blocks x vars (by file block until indexed) */
   int has_map;             /* stores the kind's id map (elem/edge/face_num_map) */
+  int64_t *file_conn;      /* per file block: poly blocks' total references */
+  /* Per structure block, poly blocks only, read on first use: prefix sums
+   * of the per-entry node/face counts (blk_count + 1 values). */
+  int64_t **ent_off;
 } mxn__blocks_t;
 
 /* One member's sets of one kind. */
@@ -183,6 +188,29 @@ static inline mxn_map_info_t *mxn__smaps(const mxn_structure_t *s, int k, int *n
     default: *n = s->num_node_maps; return s->node_maps;
   }
 }
+
+/* MXN_POLY_* kind of an Exodus topology name. */
+static inline int mxn__poly_kind(const char *topo) {
+  if (strncasecmp(topo, "NSIDED", 6) == 0) return MXN_POLY_NSIDED;
+  if (strncasecmp(topo, "NFACED", 6) == 0) return MXN_POLY_NFACED;
+  return MXN_POLY_NONE;
+}
+
+/* Where entry k's nodes start in a piece block's conn, and how many. */
+static inline int64_t mxn__conn_at(const mxn_piece_block_t *pb, int npe, int64_t k) {
+  return pb->conn_off ? pb->conn_off[k] : k * npe;
+}
+static inline int mxn__conn_n(const mxn_piece_block_t *pb, int npe, int64_t k) {
+  return pb->conn_off ? (int)(pb->conn_off[k + 1] - pb->conn_off[k]) : npe;
+}
+/* Total node references of a piece block. */
+static inline int64_t mxn__conn_len(const mxn_piece_block_t *pb, int npe) {
+  return pb->conn_off ? pb->conn_off[pb->num_elements] : pb->num_elements * npe;
+}
+
+/* Member j's prefix sums of the per-entry counts of poly block b of kind
+ * k (read once, cached; dataset.c). */
+int mxn__poly_offsets(mxn_dataset_t *ds, int j, int k, int b, const int64_t **off);
 
 /* A piece's blocks of kind k and their count. */
 static inline mxn_piece_block_t *mxn__pblocks(const mxn_piece_t *p, int k, int *n) {

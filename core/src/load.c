@@ -146,9 +146,13 @@ static int geometry_and_weights(mxn_dataset_t *ds, mxn_piece_t *pc, const mxn_lo
   }
   for (int b = 0, e = 0; b < pc->num_blocks; b++) {
     const mxn_piece_block_t *pb = &pc->blocks[b];
-    int npe = s->blocks[b].nodes_per_elem;
+    int bnpe = s->blocks[b].nodes_per_elem;
     double bw = o->block_weights ? o->block_weights[b] : 1.0;
     for (int64_t k = 0; k < pb->num_elements; k++, e++) {
+      /* poly blocks: the mean of the polygon's nodes, or of the distinct
+       * nodes of a polyhedron's faces */
+      const int64_t *ec = pb->conn + mxn__conn_at(pb, bnpe, k);
+      int npe = mxn__conn_n(pb, bnpe, k);
       (*ids)[e] = pb->elem_ids[k];
       double wt = bw;
       if (field >= 0) wt *= pb->elem_vars[field] ? fabs(pb->elem_vars[field][k]) : 0.0;
@@ -157,7 +161,7 @@ static int geometry_and_weights(mxn_dataset_t *ds, mxn_piece_t *pc, const mxn_lo
         for (int d = 0; d < 3; d++) {
           double sum = 0;
           if (d < s->num_dim)
-            for (int c = 0; c < npe; c++) sum += pc->coord[d][pb->conn[k * npe + c]];
+            for (int c = 0; c < npe; c++) sum += pc->coord[d][ec[c]];
           (*cent)[3 * e + d] = (npe > 0 && d < s->num_dim) ? sum / npe : 0.0;
         }
     }
@@ -291,9 +295,19 @@ static int dual_graph_dist(MPI_Comm comm, int size, int rank, const mxn_structur
   nbr_rec_t *pairs = NULL, *back = NULL;
   int *dest = NULL, *pdest = NULL;
   int64_t nsides = 0, ngot = 0, npairs = 0, nback = 0, n = pc->num_elements;
+  int64_t *fstart = NULL;
+  MXN_ALLOC(fstart, pc->num_face_blocks + 1);
+  for (int fb = 0; fb < pc->num_face_blocks; fb++)
+    fstart[fb + 1] = fstart[fb] + pc->face_blocks[fb].num_elements;
   for (int b = 0; b < pc->num_blocks; b++) {
     const int(*tab)[4];
-    nsides += pc->blocks[b].num_elements * mxn__side_corners(s->blocks[b].type, s->num_dim, &tab);
+    const mxn_piece_block_t *pb = &pc->blocks[b];
+    if (s->blocks[b].poly == MXN_POLY_NSIDED)
+      nsides += pb->conn_off[pb->num_elements]; /* one side per polygon edge */
+    else if (s->blocks[b].poly == MXN_POLY_NFACED)
+      nsides += pb->face_off[pb->num_elements];
+    else
+      nsides += pb->num_elements * mxn__side_corners(s->blocks[b].type, s->num_dim, &tab);
   }
   MXN_ALLOC(sides, nsides);
   MXN_ALLOC(dest, nsides);
@@ -301,16 +315,46 @@ static int dual_graph_dist(MPI_Comm comm, int size, int rank, const mxn_structur
     int64_t q = 0;
     for (int b = 0, e = 0; b < pc->num_blocks; b++) {
       const int(*tab)[4];
-      int ns = mxn__side_corners(s->blocks[b].type, s->num_dim, &tab);
+      const mxn_piece_block_t *pb = &pc->blocks[b];
+      int poly = s->blocks[b].poly;
+      int ns = poly ? 0 : mxn__side_corners(s->blocks[b].type, s->num_dim, &tab);
       int npe = s->blocks[b].nodes_per_elem;
-      for (int64_t k = 0; k < pc->blocks[b].num_elements; k++, e++)
+      for (int64_t k = 0; k < pb->num_elements; k++, e++) {
+        if (poly == MXN_POLY_NSIDED)
+          ns = (int)(pb->conn_off[k + 1] - pb->conn_off[k]);
+        else if (poly == MXN_POLY_NFACED)
+          ns = (int)(pb->face_off[k + 1] - pb->face_off[k]);
         for (int f = 0; f < ns; f++) {
           side_rec_t r;
           memset(&r, 0, sizeof r);
-          for (int c = 0; c < 4; c++)
-            r.key[c] = (tab[f][c] >= 0 && tab[f][c] < npe)
-                           ? pc->node_ids[pc->blocks[b].conn[k * npe + tab[f][c]]]
-                           : INT64_MAX;
+          for (int c = 0; c < 4; c++) r.key[c] = INT64_MAX;
+          if (poly == MXN_POLY_NSIDED) {
+            /* polygon edge f: nodes f and f+1 */
+            const int64_t *ec = pb->conn + pb->conn_off[k];
+            r.key[0] = pc->node_ids[ec[f]];
+            r.key[1] = pc->node_ids[ec[(f + 1) % ns]];
+          } else if (poly == MXN_POLY_NFACED) {
+            /* face f: its 4 smallest node ids (all of a triangle's or
+             * quadrilateral's, so polyhedra meet standard elements) */
+            int64_t face = pb->face_conn[pb->face_off[k] + f];
+            int fb = (int)mxn__lower_bound(fstart + 1, pc->num_face_blocks, face + 1);
+            const mxn_piece_block_t *pf = &pc->face_blocks[fb];
+            int fnpe = s->face_blocks[fb].nodes_per_elem;
+            const int64_t *fc = pf->conn + mxn__conn_at(pf, fnpe, face - fstart[fb]);
+            int nn = mxn__conn_n(pf, fnpe, face - fstart[fb]);
+            for (int c = 0; c < nn; c++) {
+              mxn_gid_t g = pc->node_ids[fc[c]];
+              if (g >= r.key[3]) continue;
+              int j = 3;
+              for (; j > 0 && r.key[j - 1] > g; j--) r.key[j] = r.key[j - 1];
+              r.key[j] = g;
+            }
+          } else {
+            for (int c = 0; c < 4; c++)
+              r.key[c] = (tab[f][c] >= 0 && tab[f][c] < npe)
+                             ? pc->node_ids[pb->conn[k * npe + tab[f][c]]]
+                             : INT64_MAX;
+          }
           for (int i = 1; i < 4; i++) /* sort the 4 corners */
             for (int j = i; j > 0 && r.key[j - 1] > r.key[j]; j--) {
               mxn_gid_t t = r.key[j];
@@ -325,6 +369,7 @@ static int dual_graph_dist(MPI_Comm comm, int size, int rank, const mxn_structur
           dest[q] = (int)(h % (uint64_t)size);
           sides[q++] = r;
         }
+      }
     }
   }
   MXN_CHECK(mxn__send_to(comm, size, sides, sizeof *sides, nsides, dest, (void **)&got, &ngot));
@@ -397,6 +442,7 @@ static int dual_graph_dist(MPI_Comm comm, int size, int rank, const mxn_structur
     free(count);
   }
 done:
+  free(fstart);
   free(sides);
   free(got);
   free(pairs);
@@ -414,10 +460,12 @@ static int element_quality(const mxn_structure_t *s, const mxn_piece_t *pc, doub
   int status = MXN_OK;
   MXN_ALLOC(*out, pc->num_elements);
   for (int b = 0, e = 0; b < pc->num_blocks; b++) {
-    int npe = s->blocks[b].nodes_per_elem;
+    int bnpe = s->blocks[b].nodes_per_elem;
     for (int64_t k = 0; k < pc->blocks[b].num_elements; k++, e++) {
       double lo = INFINITY, hi = 0;
-      const int64_t *c = pc->blocks[b].conn + k * npe;
+      const mxn_piece_block_t *pb = &pc->blocks[b];
+      const int64_t *c = pb->conn + mxn__conn_at(pb, bnpe, k);
+      int npe = mxn__conn_n(pb, bnpe, k);
       for (int i = 0; i < npe; i++)
         for (int j = i + 1; j < npe; j++) {
           double d2 = 0;
@@ -689,7 +737,7 @@ static int load_halo(mxn_load_t *ld, const mxn_load_opts_t *opts, mxn_directory_
   /* Inner cells first where asked: owned elements touching no shared node. */
   for (int b = 0; status == MXN_OK && b < nb; b++) {
     mxn_piece_block_t *pb = &pc->blocks[b];
-    int npe = s->blocks[b].nodes_per_elem;
+    int bnpe = s->blocks[b].nodes_per_elem;
     h->owned_inner[b] = -1;
     if (!opts->inner_first) continue;
     free(perm);
@@ -701,14 +749,16 @@ static int load_halo(mxn_load_t *ld, const mxn_load_opts_t *opts, mxn_directory_
     int64_t q = 0;
     for (int pass = 0; pass < 2; pass++)
       for (int64_t k = 0; k < pb->num_elements; k++) {
-        int edge = 0;
-        for (int c = 0; c < npe && !edge; c++) edge = hf.node_shared[pb->conn[k * npe + c]];
+        int edge = 0, npe = mxn__conn_n(pb, bnpe, k);
+        const int64_t *ec = pb->conn + mxn__conn_at(pb, bnpe, k);
+        for (int c = 0; c < npe && !edge; c++) edge = hf.node_shared[ec[c]];
         if (edge == pass) perm[q++] = k;
       }
     h->owned_inner[b] = 0;
     for (int64_t k = 0; k < pb->num_elements; k++) {
-      int edge = 0;
-      for (int c = 0; c < npe && !edge; c++) edge = hf.node_shared[pb->conn[k * npe + c]];
+      int edge = 0, npe = mxn__conn_n(pb, bnpe, k);
+      const int64_t *ec = pb->conn + mxn__conn_at(pb, bnpe, k);
+      for (int c = 0; c < npe && !edge; c++) edge = hf.node_shared[ec[c]];
       h->owned_inner[b] += !edge;
     }
     status = mxn__piece_permute_elems(pc, s, b, perm);
@@ -727,7 +777,8 @@ static int load_halo(mxn_load_t *ld, const mxn_load_opts_t *opts, mxn_directory_
    * all others by the positions their owners read them from. */
   int by_position = 1;
   for (int b = 0; b < nb; b++)
-    if (s->blocks[b].edges_per_elem > 0 || s->blocks[b].faces_per_elem > 0) by_position = 0;
+    if (s->blocks[b].edges_per_elem > 0 || s->blocks[b].faces_per_elem > 0 || s->blocks[b].poly)
+      by_position = 0;
   const int64_t **recs = NULL;
   for (int k = 1, at = 0; k <= L; k++) {
     int64_t n = 0;

@@ -169,6 +169,52 @@ done:
   return status;
 }
 
+/* Offsets and references of b's new entries of poly block q appended to
+ * a's (NSIDED: nodes; NFACED: faces and the derived nodes), renumbered.
+ * a's own face references are shifted by the caller. */
+static int merge_poly(mxn_piece_block_t *pa, const mxn_piece_block_t *pb, int q, int64_t na,
+                      int64_t n, int poly, const kind_map_t *mk, const kind_map_t *mnode,
+                      const kind_map_t *mface) {
+  int status = MXN_OK;
+  int64_t *len = NULL, *src = NULL;
+  MXN_ALLOC(len, n - na);
+  MXN_ALLOC(src, n - na);
+  for (int64_t i = 0; i < pb->num_elements; i++) {
+    int64_t slot = mk->b_slot[mk->b_off[q] + i];
+    if (slot < 0) continue;
+    src[slot - na] = i;
+  }
+  for (int t = 0; t < 2; t++) {
+    /* t = 0: nodes (both kinds), t = 1: faces (NFACED) */
+    if (t == 1 && poly != MXN_POLY_NFACED) break;
+    int64_t **off = t == 0 ? &pa->conn_off : &pa->face_off;
+    int64_t **ref = t == 0 ? &pa->conn : &pa->face_conn;
+    const int64_t *boff = t == 0 ? pb->conn_off : pb->face_off;
+    const int64_t *bref = t == 0 ? pb->conn : pb->face_conn;
+    const kind_map_t *m = t == 0 ? mnode : mface;
+    int64_t *o = realloc(*off, (size_t)(n + 1) * sizeof *o);
+    if (!o) {
+      status = MXN_ERR_NOMEM;
+      goto done;
+    }
+    *off = o;
+    for (int64_t j = 0; j < n - na; j++) o[na + j + 1] = o[na + j] + boff[src[j] + 1] - boff[src[j]];
+    int64_t *r = realloc(*ref, (size_t)(o[n] > 0 ? o[n] : 1) * sizeof *r);
+    if (!r) {
+      status = MXN_ERR_NOMEM;
+      goto done;
+    }
+    *ref = r;
+    for (int64_t j = 0; j < n - na; j++)
+      for (int64_t c = boff[src[j]]; c < boff[src[j] + 1]; c++)
+        r[o[na + j] + c - boff[src[j]]] = m->b_to[bref[c]];
+  }
+done:
+  free(len);
+  free(src);
+  return status;
+}
+
 /* Blocks of kind k: a's entities, then b's new ones; connectivity of b
  * renumbered through the node/edge/face maps. */
 static int merge_blocks(const mxn_structure_t *s, mxn_piece_t *a, const mxn_piece_t *b, int k,
@@ -191,9 +237,13 @@ static int merge_blocks(const mxn_structure_t *s, mxn_piece_t *a, const mxn_piec
     if (n == na) continue;
     MXN_CHECK(grow(&pa->elem_ids, n, sizeof *pa->elem_ids));
     MXN_CHECK(grow(&pa->orig_ids, n, sizeof *pa->orig_ids));
-    MXN_CHECK(grow(&pa->conn, n * npe, sizeof *pa->conn));
-    MXN_CHECK(grow(&pa->edge_conn, n * epe, sizeof *pa->edge_conn));
-    MXN_CHECK(grow(&pa->face_conn, n * fpe, sizeof *pa->face_conn));
+    if (bi->poly) {
+      MXN_CHECK(merge_poly(pa, pb, q, na, n, bi->poly, mk, mnode, mface));
+    } else {
+      MXN_CHECK(grow(&pa->conn, n * npe, sizeof *pa->conn));
+      MXN_CHECK(grow(&pa->edge_conn, n * epe, sizeof *pa->edge_conn));
+      MXN_CHECK(grow(&pa->face_conn, n * fpe, sizeof *pa->face_conn));
+    }
     MXN_CHECK(grow(&pa->attr, n * nat, sizeof *pa->attr));
     if (pa->elem_vars)
       for (int v = 0; v < vl.num; v++) MXN_CHECK(grow(&pa->elem_vars[v], n, sizeof(double)));
@@ -230,9 +280,10 @@ static int merge_blocks(const mxn_structure_t *s, mxn_piece_t *a, const mxn_piec
       if (pa->edge_conn)
         for (int64_t i = 0; i < na * sb[q].edges_per_elem; i++)
           pa->edge_conn[i] = a_to(medge, pa->edge_conn[i]);
-      if (pa->face_conn)
-        for (int64_t i = 0; i < na * sb[q].faces_per_elem; i++)
-          pa->face_conn[i] = a_to(mface, pa->face_conn[i]);
+      if (pa->face_conn) {
+        int64_t nref = pa->face_off ? pa->face_off[na] : na * sb[q].faces_per_elem;
+        for (int64_t i = 0; i < nref; i++) pa->face_conn[i] = a_to(mface, pa->face_conn[i]);
+      }
     }
   }
 done:
@@ -482,6 +533,32 @@ typedef struct {
   size_t sz;
 } elem_array_t;
 
+/* Reorder a poly block's variable-length lists (nodes, and faces of
+ * NFACED) through perm. */
+static int permute_poly(mxn_piece_block_t *pb, const int64_t *perm) {
+  int status = MXN_OK;
+  int64_t n = pb->num_elements, *o = NULL, *r = NULL;
+  for (int t = 0; t < 2; t++) {
+    int64_t **off = t == 0 ? &pb->conn_off : &pb->face_off;
+    int64_t **ref = t == 0 ? &pb->conn : &pb->face_conn;
+    if (!*off) continue;
+    MXN_ALLOC(o, n + 1);
+    for (int64_t e = 0; e < n; e++) o[e + 1] = o[e] + (*off)[perm[e] + 1] - (*off)[perm[e]];
+    MXN_ALLOC(r, o[n]);
+    for (int64_t e = 0; e < n; e++)
+      memcpy(r + o[e], *ref + (*off)[perm[e]], (size_t)(o[e + 1] - o[e]) * sizeof *r);
+    free(*off);
+    free(*ref);
+    *off = o;
+    *ref = r;
+    o = r = NULL;
+  }
+done:
+  free(o);
+  free(r);
+  return status;
+}
+
 int mxn__piece_permute_elems(mxn_piece_t *p, const mxn_structure_t *s, int blk,
                              const int64_t *perm) {
   int status = MXN_OK;
@@ -492,6 +569,7 @@ int mxn__piece_permute_elems(mxn_piece_t *p, const mxn_structure_t *s, int blk,
   for (int q = 0; q < blk; q++) off += p->blocks[q].num_elements;
   MXN_ALLOC(inv, n);
   for (int64_t i = 0; i < n; i++) inv[perm[i]] = i;
+  if (pb->conn_off) MXN_CHECK(permute_poly(pb, perm));
   /* Each per-element array of width w: gather through perm. */
   const elem_array_t arrays[] = {
       {pb->elem_ids, 1, sizeof(mxn_gid_t)},

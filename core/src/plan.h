@@ -84,4 +84,9 @@ int mxn__piece_permute_elems(mxn_piece_t *p, const mxn_structure_t *s, int blk,
 int mxn__piece_from_records(mxn_dataset_t *ds, int64_t n, const int64_t *const *recs,
                             const mxn_extract_opts_t *opts, mxn_piece_t **out);
 
+/* Rebuild an NFACED block's derived element -> node lists (conn,
+ * conn_off) from its faces (face_conn, face_off) and the piece's face
+ * blocks. Errors name the element. Local. */
+int mxn__nfaced_nodes(mxn_dataset_t *ds, mxn_piece_t *piece, int b);
+
 #endif /* MXN_PLAN_H */

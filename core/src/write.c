@@ -39,6 +39,34 @@ done:
   return status;
 }
 
+/* A poly block's connectivity (NSIDED: nodes; NFACED: faces, never the
+ * derived nodes) and its per-entry counts. */
+static int write_poly(mxn_writer_t *w, ex_entity_type bt, const mxn_block_info_t *bi,
+                      const mxn_piece_block_t *pb, mxn_error_t *err) {
+  int status = MXN_OK;
+  int64_t *buf = NULL;
+  int *cnt = NULL;
+  int nfaced = bi->poly == MXN_POLY_NFACED;
+  const int64_t *off = nfaced ? pb->face_off : pb->conn_off;
+  const int64_t *ref = nfaced ? pb->face_conn : pb->conn;
+  const char *what = mxn__blk_what[bt == EX_FACE_BLOCK ? MXN__FACE : MXN__ELEM];
+  int64_t n = pb->num_elements, nref = off[n];
+  MXN_CHECK(plus_one(ref, nref, &buf));
+  MXN_ALLOC(cnt, n);
+  for (int64_t k = 0; k < n; k++) cnt[k] = (int)(off[k + 1] - off[k]);
+  W_CHECK(ex_put_conn(w->exoid, bt, bi->id, nfaced ? NULL : buf, NULL, nfaced ? buf : NULL),
+          "%s: %s block %lld (%s): cannot write connectivity", w->tmp, what, (long long)bi->id,
+          bi->type);
+  W_CHECK(ex_put_entity_count_per_polyhedra(w->exoid, bt, bi->id, cnt),
+          "%s: %s block %lld (%s): cannot write the per-entry counts", w->tmp, what,
+          (long long)bi->id, bi->type);
+  w->io.bytes_written += nref * (int64_t)sizeof(int64_t) + n * (int64_t)sizeof(int);
+done:
+  free(buf);
+  free(cnt);
+  return status;
+}
+
 static int put_names(int exoid, ex_entity_type t, int n, const char *base,
                      size_t stride) {
   if (n <= 0) return 0;
@@ -374,8 +402,13 @@ int mxn_writer_create(const char *path, const mxn_structure_t *s,
     for (int b = 0; b < nb; b++) {
       const mxn_block_info_t *bi = &sb[b];
       const char *type = bi->type[0] ? bi->type : "NULL";
-      W_CHECK(ex_put_block(ex, bt, bi->id, type, pblocks[b].num_elements, bi->nodes_per_elem,
-                           bi->edges_per_elem, bi->faces_per_elem, bi->num_attr),
+      /* Poly blocks declare their total references instead of a per-entry count. */
+      const mxn_piece_block_t *pb = &pblocks[b];
+      int64_t npe = bi->nodes_per_elem, fpe = bi->faces_per_elem;
+      if (bi->poly == MXN_POLY_NSIDED) npe = pb->conn_off ? pb->conn_off[pb->num_elements] : 0;
+      if (bi->poly == MXN_POLY_NFACED) fpe = pb->face_off ? pb->face_off[pb->num_elements] : 0;
+      W_CHECK(ex_put_block(ex, bt, bi->id, type, pb->num_elements, npe, bi->edges_per_elem, fpe,
+                           bi->num_attr),
               "%s: cannot define %s block %lld", w->tmp, what, (long long)bi->id);
     }
     for (int b = 0; b < nb; b++) snprintf(names[b], MXN_NAME_LEN, "%s", sb[b].name);
@@ -385,6 +418,10 @@ int mxn_writer_create(const char *path, const mxn_structure_t *s,
       const mxn_block_info_t *bi = &sb[b];
       const mxn_piece_block_t *pb = &pblocks[b];
       if (pb->num_elements == 0) continue;
+      if (bi->poly) {
+        MXN_CHECK(write_poly(w, bt, bi, pb, err));
+        goto attrs;
+      }
       int64_t nc = pb->num_elements * bi->nodes_per_elem;
       int64_t ne = pb->edge_conn ? pb->num_elements * bi->edges_per_elem : 0;
       int64_t nf = pb->face_conn ? pb->num_elements * bi->faces_per_elem : 0;
@@ -400,6 +437,7 @@ int mxn_writer_create(const char *path, const mxn_structure_t *s,
         free(fbuf);
         buf = ebuf = fbuf = NULL;
       }
+    attrs:
       if (bi->num_attr > 0 && pb->attr) {
         W_CHECK(ex_put_attr(ex, bt, bi->id, pb->attr), "%s: %s block %lld: cannot write attributes",
                 w->tmp, what, (long long)bi->id);

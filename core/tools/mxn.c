@@ -78,6 +78,28 @@ static void json_names(FILE *f, int n, char (*names)[MXN_NAME_LEN]) {
   fputc(']', f);
 }
 
+/* Per-entry size of a block as text: "x8", or for poly blocks the range
+ * of node (n) or face (f) counts, e.g. "3-6n", "5-6f". */
+static const char *per_entry(const mxn_block_info_t *bi, const mxn_piece_block_t *pb, char *buf,
+                             size_t cap, long long *lo_out, long long *hi_out) {
+  if (!bi->poly) {
+    snprintf(buf, cap, "x%d", bi->nodes_per_elem);
+    *lo_out = *hi_out = bi->nodes_per_elem;
+    return buf;
+  }
+  const int64_t *off = bi->poly == MXN_POLY_NFACED ? pb->face_off : pb->conn_off;
+  long long lo = 0, hi = 0;
+  for (int64_t k = 0; off && k < pb->num_elements; k++) {
+    long long c = (long long)(off[k + 1] - off[k]);
+    if (k == 0 || c < lo) lo = c;
+    if (k == 0 || c > hi) hi = c;
+  }
+  snprintf(buf, cap, "%lld-%lld%c", lo, hi, bi->poly == MXN_POLY_NFACED ? 'f' : 'n');
+  *lo_out = lo;
+  *hi_out = hi;
+  return buf;
+}
+
 /* One JSON array of blocks (element, edge or face). */
 static void json_blocks(const char *key, int n, const mxn_block_info_t *bi,
                         const mxn_piece_block_t *pb, int elements) {
@@ -93,6 +115,16 @@ static void json_blocks(const char *key, int n, const mxn_block_info_t *bi,
              bi[b].nodes_per_elem, bi[b].edges_per_elem, bi[b].faces_per_elem);
     else
       printf(", \"nodes_per_entry\": %d", bi[b].nodes_per_elem);
+    if (bi[b].poly) {
+      char t[48];
+      long long lo, hi;
+      per_entry(&bi[b], &pb[b], t, sizeof t, &lo, &hi);
+      const int64_t *off = bi[b].poly == MXN_POLY_NFACED ? pb[b].face_off : pb[b].conn_off;
+      printf(", \"poly\": \"%s\", \"min_per_entry\": %lld, \"max_per_entry\": %lld, "
+             "\"references\": %lld",
+             bi[b].poly == MXN_POLY_NFACED ? "faces" : "nodes", lo, hi,
+             off ? (long long)off[pb[b].num_elements] : 0LL);
+    }
     printf(", \"attributes\": %d, \"count\": %lld}", bi[b].num_attr,
            (long long)pb[b].num_elements);
   }
@@ -124,10 +156,13 @@ static void json_maps(int n, const mxn_map_info_t *m) {
 static void text_blocks(const char *what, const char *unit, int n, const mxn_block_info_t *bi,
                         const mxn_piece_block_t *pb) {
   printf("%-9s %d\n", what, n);
-  for (int b = 0; b < n; b++)
-    printf("  id %-8lld %-10s x%-3d %10lld %-9s %s\n", (long long)bi[b].id,
-           bi[b].type[0] ? bi[b].type : "(empty)", bi[b].nodes_per_elem,
+  for (int b = 0; b < n; b++) {
+    char t[48];
+    long long lo, hi;
+    printf("  id %-8lld %-10s %-6s %8lld %-9s %s\n", (long long)bi[b].id,
+           bi[b].type[0] ? bi[b].type : "(empty)", per_entry(&bi[b], &pb[b], t, sizeof t, &lo, &hi),
            (long long)pb[b].num_elements, unit, bi[b].name);
+  }
 }
 
 static void text_sets(const char *what, const char *unit, int n, const mxn_set_info_t *si,
@@ -251,10 +286,14 @@ static int cmd_info(int argc, char **argv) {
     printf("dimension %d\nnodes     %lld\nelements  %lld\n", s->num_dim,
            (long long)pc->num_nodes, (long long)pc->num_elements);
     printf("blocks    %d\n", s->num_blocks);
-    for (int b = 0; b < s->num_blocks; b++)
-      printf("  id %-8lld %-10s x%-3d %10lld elements  %s\n", (long long)s->blocks[b].id,
-             s->blocks[b].type[0] ? s->blocks[b].type : "(empty)", s->blocks[b].nodes_per_elem,
+    for (int b = 0; b < s->num_blocks; b++) {
+      char t[48];
+      long long lo, hi;
+      printf("  id %-8lld %-10s %-6s %8lld elements  %s\n", (long long)s->blocks[b].id,
+             s->blocks[b].type[0] ? s->blocks[b].type : "(empty)",
+             per_entry(&s->blocks[b], &pc->blocks[b], t, sizeof t, &lo, &hi),
              (long long)pc->blocks[b].num_elements, s->blocks[b].name);
+    }
     if (s->num_edge_blocks) {
       printf("edges     %lld\n", (long long)pc->num_edges);
       text_blocks("edge blks", "edges", s->num_edge_blocks, s->edge_blocks, pc->edge_blocks);

@@ -105,6 +105,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "poly.h"
+
 enum { GEN_OK = 0, GEN_IO = 1, GEN_USAGE = 2 };
 
 static const char usage_text[] =
@@ -118,7 +120,11 @@ static const char usage_text[] =
   "of the global ids, so tests can check any extracted value exactly.\n"
   "\n"
   "Options:\n"
-  "  --type T          hex (HEX8), tet (6 TET4 per cell, Kuhn split on the\n"
+  "  --type T          poly-hex, poly-mixed, polygon: polyhedral (NFACED over\n"
+  "                    NSIDED faces) and polygonal meshes, see data/gen/poly.c\n"
+  "                    (options --dims --blocks --steps --no-vars --id-offset\n"
+  "                    --split-faces only).\n"
+  "                    hex (HEX8), tet (6 TET4 per cell, Kuhn split on the\n"
   "                    (0,0,0)-(1,1,1) diagonal), wedge (2 WEDGE6 per cell,\n"
   "                    triangles in xy split on the (0,0)-(1,1) diagonal,\n"
   "                    extruded along z), quad (QUAD4, 2D, needs 2 dims),\n"
@@ -983,6 +989,14 @@ int main(int argc, char **argv)
   int rc;
 
   memset(&l, 0, sizeof l);
+  /* Polyhedral and polygonal meshes have their own writer (poly.c). */
+  for (int a = 1; a + 1 < argc; a++)
+    if (!strcmp(argv[a], "--type") &&
+        (!strcmp(argv[a + 1], "poly-hex") || !strcmp(argv[a + 1], "poly-mixed") ||
+         !strcmp(argv[a + 1], "polygon"))) {
+      ex_opts(EX_DEFAULT);
+      return mxn_gen_poly_main(argc, argv);
+    }
   rc = parse_args(argc, argv, &o);
   if (rc != GEN_OK) {
     rc = rc < 0 ? GEN_OK : rc;   /* --help */

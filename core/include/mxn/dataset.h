@@ -22,6 +22,12 @@ extern "C" {
 /** Room for an Exodus name (entity, variable, element type) with its NUL. */
 #define MXN_NAME_LEN 256
 
+/** Kinds of blocks by how their entries list nodes (mxn_block_info_t.poly). */
+#define MXN_POLY_NONE 0   /**< fixed nodes_per_elem per entry */
+#define MXN_POLY_NSIDED 1 /**< polygons (element or face blocks): a node count per entry */
+#define MXN_POLY_NFACED 2 /**< polyhedra (element blocks): a face count per entry, the
+                               faces living in NSIDED (or fixed) face blocks */
+
 /** An element, edge or face block as the union over files. For edge and
  *  face blocks "element" below reads "edge" or "face". */
 typedef struct mxn_block_info {
@@ -35,6 +41,12 @@ typedef struct mxn_block_info {
   int edges_per_elem;           /**< element blocks: element->edge connectivity
                                      entries per element, 0 if none */
   int faces_per_elem;           /**< element blocks: element->face entries, 0 if none */
+  /** MXN_POLY_NONE, or MXN_POLY_NSIDED / MXN_POLY_NFACED: entries have
+   *  varying numbers of nodes (faces); nodes_per_elem and faces_per_elem
+   *  are then 0 and num_conn counts the references. */
+  int poly;
+  int64_t num_conn;             /**< poly blocks: node (NSIDED) or face (NFACED)
+                                     references, sum over files; else 0 */
 } mxn_block_info_t;
 
 /** A node, side, edge, face or element set as the union over files. */

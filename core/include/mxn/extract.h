@@ -28,7 +28,17 @@ typedef struct mxn_piece_block {
   int64_t num_elements;
   mxn_gid_t *elem_ids;   /**< ascending global ids */
   mxn_gid_t *orig_ids;   /**< original ids (original_global_id_map) or NULL */
-  int64_t *conn;         /**< num_elements * nodes_per_elem local node indices */
+  int64_t *conn;         /**< num_elements * nodes_per_elem local node indices; for a
+                              poly block conn_off[num_elements] of them */
+  /** Poly blocks (mxn_block_info_t.poly), else NULL: num_elements + 1
+   *  offsets, entry k's nodes are conn[conn_off[k] .. conn_off[k+1]).
+   *  NSIDED: the polygon's nodes in order. NFACED: the distinct nodes of
+   *  its faces, in order of first appearance (derived, for centroids,
+   *  ghosts and node ownership; files store only the faces). */
+  int64_t *conn_off;
+  /** NFACED blocks, else NULL: num_elements + 1 offsets into face_conn
+   *  (entry k's faces are face_conn[face_off[k] .. face_off[k+1])). */
+  int64_t *face_off;
   double *attr;          /**< num_elements * num_attr, or NULL */
   double **elem_vars;    /**< [variables of the kind]: values at the current step,
                               NULL where undefined */
