@@ -211,10 +211,11 @@ static int nem_build(const mxn_structure_t *s, const mxn_piece_t *all,
   MXN_ALLOC(nb->bor_elems, pc->num_elements);
   for (int b = 0, e = 0; b < pc->num_blocks; b++) {
     const mxn_piece_block_t *pb = &pc->blocks[b];
-    int npe = s->blocks[b].nodes_per_elem;
+    int bnpe = s->blocks[b].nodes_per_elem;
     for (int64_t k = 0; k < pb->num_elements; k++, e++) {
-      int is_bor = 0;
-      for (int c = 0; c < npe && !is_bor; c++) is_bor = bor[pb->conn[k * npe + c]];
+      int is_bor = 0, npe = mxn__conn_n(pb, bnpe, k);
+      const int64_t *ec = pb->conn + mxn__conn_at(pb, bnpe, k);
+      for (int c = 0; c < npe && !is_bor; c++) is_bor = bor[ec[c]];
       if (is_bor)
         nb->bor_elems[nb->nbor_e++] = e;
       else
@@ -290,10 +291,10 @@ static int assign_parts(const mxn_structure_t *s, const mxn_piece_t *all, const 
   for (int64_t v = 0; v < all->num_nodes; v++) node_part[v] = -1;
   for (int b = 0, e = 0; b < all->num_blocks; b++) {
     const mxn_piece_block_t *pb = &all->blocks[b];
-    int npe = s->blocks[b].nodes_per_elem;
+    int bnpe = s->blocks[b].nodes_per_elem;
     for (int64_t k = 0; k < pb->num_elements; k++, e++)
-      for (int c = 0; c < npe; c++) {
-        int64_t v = pb->conn[k * npe + c];
+      for (int c = 0; c < mxn__conn_n(pb, bnpe, k); c++) {
+        int64_t v = pb->conn[mxn__conn_at(pb, bnpe, k) + c];
         MXN_CHECK(np_push(&l, v, part[e]));
         if (node_part[v] < 0) node_part[v] = part[e];
       }
@@ -309,12 +310,12 @@ static int assign_parts(const mxn_structure_t *s, const mxn_piece_t *all, const 
     MXN_ALLOC(ent_ids, n);
     for (int b = 0, x = 0; b < nb; b++)
       for (int64_t k = 0; k < pbs[b].num_elements; k++, x++) {
-        ent_off[x + 1] = ent_off[x] + sb[b].nodes_per_elem;
+        ent_off[x + 1] = ent_off[x] + mxn__conn_n(&pbs[b], sb[b].nodes_per_elem, k);
         ent_ids[x] = pbs[b].elem_ids[k];
       }
     MXN_ALLOC(ent_nodes, ent_off[n]);
     for (int b = 0, x = 0; b < nb; b++) {
-      int64_t len = pbs[b].num_elements * sb[b].nodes_per_elem;
+      int64_t len = mxn__conn_len(&pbs[b], sb[b].nodes_per_elem);
       if (len) memcpy(ent_nodes + ent_off[x], pbs[b].conn, (size_t)len * sizeof *ent_nodes);
       x += (int)pbs[b].num_elements;
     }
@@ -324,13 +325,14 @@ static int assign_parts(const mxn_structure_t *s, const mxn_piece_t *all, const 
       const mxn_piece_block_t *pb = &all->blocks[b];
       int w = t == 1 ? s->blocks[b].edges_per_elem : s->blocks[b].faces_per_elem;
       const int64_t *ec = t == 1 ? pb->edge_conn : pb->face_conn;
-      if (!ec || w == 0) {
+      const int64_t *eoff = t == 2 ? pb->face_off : NULL; /* polyhedra */
+      if (!ec || (w == 0 && !eoff)) {
         e += (int)pb->num_elements;
         continue;
       }
       for (int64_t k = 0; k < pb->num_elements; k++, e++)
-        for (int c = 0; c < w; c++) {
-          int64_t x = ec[k * w + c];
+        for (int c = 0; c < (eoff ? eoff[k + 1] - eoff[k] : w); c++) {
+          int64_t x = eoff ? ec[eoff[k] + c] : ec[k * w + c];
           if (ent_part[x] < 0) ent_part[x] = part[e];
           for (int64_t q = ent_off[x]; q < ent_off[x + 1]; q++)
             MXN_CHECK(np_push(&l, ent_nodes[q], part[e]));
@@ -411,11 +413,13 @@ static int centroids(const mxn_structure_t *s, const mxn_piece_t *pc, double **o
   MXN_ALLOC(*out, pc->num_elements * 3);
   for (int b = 0, e = 0; b < pc->num_blocks; b++) {
     const mxn_piece_block_t *pb = &pc->blocks[b];
-    int npe = s->blocks[b].nodes_per_elem;
+    int bnpe = s->blocks[b].nodes_per_elem;
     for (int64_t k = 0; k < pb->num_elements; k++, e++)
       for (int d = 0; d < s->num_dim; d++) {
         double sum = 0;
-        for (int c = 0; c < npe; c++) sum += pc->coord[d][pb->conn[k * npe + c]];
+        int npe = mxn__conn_n(pb, bnpe, k);
+        const int64_t *ec = pb->conn + mxn__conn_at(pb, bnpe, k);
+        for (int c = 0; c < npe; c++) sum += pc->coord[d][ec[c]];
         (*out)[e * 3 + d] = npe > 0 ? sum / npe : 0.0;
       }
   }
@@ -470,11 +474,11 @@ int mxn_split(const char *in, const char *outbase, int nparts, mxn_part_method m
   for (int b = 0, e = 0; b < all->num_blocks; b++)
     for (int64_t k = 0; k < all->blocks[b].num_elements; k++, e++) {
       ids[e] = all->blocks[b].elem_ids[k];
-      conn_off[e + 1] = conn_off[e] + s->blocks[b].nodes_per_elem;
+      conn_off[e + 1] = conn_off[e] + mxn__conn_n(&all->blocks[b], s->blocks[b].nodes_per_elem, k);
     }
   MXN_ALLOC(conn, conn_off[n]);
   for (int b = 0, e = 0; b < all->num_blocks; b++) {
-    int64_t len = all->blocks[b].num_elements * s->blocks[b].nodes_per_elem;
+    int64_t len = mxn__conn_len(&all->blocks[b], s->blocks[b].nodes_per_elem);
     memcpy(conn + conn_off[e], all->blocks[b].conn, (size_t)len * sizeof *conn);
     e += (int)all->blocks[b].num_elements;
   }

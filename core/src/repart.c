@@ -107,10 +107,11 @@ static int nem_local_build(const mxn_structure_t *s, const mxn_piece_t *pc, int 
   int64_t e = 0; /* over the concatenated blocks */
   for (int b = 0; b < pc->num_blocks; b++) {
     const mxn_piece_block_t *pb = &pc->blocks[b];
-    int npe = s->blocks[b].nodes_per_elem;
+    int bnpe = s->blocks[b].nodes_per_elem;
     for (int64_t k = 0; k < pb->num_elements; k++, e++) {
-      int is_bor = 0;
-      for (int c = 0; c < npe && !is_bor; c++) is_bor = bor[pb->conn[k * npe + c]];
+      int is_bor = 0, npe = mxn__conn_n(pb, bnpe, k);
+      const int64_t *ec = pb->conn + mxn__conn_at(pb, bnpe, k);
+      for (int c = 0; c < npe && !is_bor; c++) is_bor = bor[ec[c]];
       if (is_bor)
         nb->bor_elems[nb->nbor_e++] = e;
       else
