@@ -3,6 +3,7 @@ every time step.
 
 usage: mpiexec -n N pvbatch --symmetric reader_totals.py PLUGIN_SO DATASET [METHOD]
                                         [--ghosts L] [--sets] [--steps all|last]
+                                        [--compare-size] [--cell-types]
 
 DATASET is a spread-set member (mesh.e.4.0) or a plain Exodus file; METHOD
 is a PartitionMethod name (Files, SFC, RCB, RIB, HSFC, Graph, Linear;
@@ -10,7 +11,11 @@ default Files). --ghosts sets the reader's GhostLevels (ParaView asks every
 reader of unstructured data for 1 ghost level when it runs on several
 ranks, so there are ghosts at N > 1 anyway); --sets also reads every node
 and side set with both readers; --steps last checks the last step only
-(default: every step). With --symmetric every rank runs this script and
+(default: every step); --compare-size also requires the total cell size
+(length + area + volume of the owned cells) to equal ExodusIIReader's
+(not by default: the two readers orient wedges differently);
+--cell-types requires the owned cells of each VTK cell type to be as many
+as ExodusIIReader's (polygons, polyhedra). With --symmetric every rank runs this script and
 each reader's client-side output is that rank's own piece; the figures of
 all ranks are combined with the global vtkMultiProcessController, and
 every rank reaches the same verdict. Per time step, checked:
@@ -58,6 +63,8 @@ ap.add_argument("method", nargs="?", default="Files")
 ap.add_argument("--ghosts", type=int, default=0)
 ap.add_argument("--sets", action="store_true")
 ap.add_argument("--steps", choices=["all", "last"], default="all")
+ap.add_argument("--compare-size", action="store_true")
+ap.add_argument("--cell-types", action="store_true")
 try:
     args = ap.parse_args(sys.argv[1:])
 except SystemExit:
@@ -202,6 +209,7 @@ class Figures:
         self.cell_stats = {}
         self.bad_volumes = 0
         self.volume = 0.0
+        self.types = {}           # VTK cell type -> owned cells
         self.node_sets = []       # (set id, node id)
         self.side_sets = {}       # set id -> (count, measure)
         self.globals = {}
@@ -237,6 +245,8 @@ class Figures:
             cols += [values(pa[an], npts) for an, _ in names]
             self.point_rows.append(np.hstack(cols))
         if n:
+            for c, k in zip(*np.unique(vtk_to_numpy(g.GetCellTypesArray())[own], return_counts=True)):
+                self.types[int(c)] = self.types.get(int(c), 0) + int(k)
             total, bad = measure(g, own)
             self.volume += total
             self.bad_volumes += bad
@@ -481,7 +491,20 @@ for step_index in steps:
     E = exo_figures(exo.GetClientSideObject().GetOutputDataObject(0))
     problems += [where + p for p in M.problems + E.problems]
 
-    counts = allgather([[M.cells, E.cells, M.bad_volumes, M.volume, len(M.ghost_ids)]], 5)
+    counts = allgather([[M.cells, E.cells, M.bad_volumes, M.volume, len(M.ghost_ids), E.volume]], 6)
+    if args.compare_size and not close(counts[:, 3].sum(), counts[:, 5].sum(), counts[:, 5].sum()):
+        problems.append(where + "total cell size %.17g, ExodusIIReader %.17g"
+                        % (counts[:, 3].sum(), counts[:, 5].sum()))
+    if args.cell_types:
+        tm = allgather([[t, k] for t, k in M.types.items()], 2)
+        te = allgather([[t, k] for t, k in E.types.items()], 2)
+        hm = {int(t): int(tm[tm[:, 0] == t, 1].sum()) for t in np.unique(tm[:, 0])}
+        he = {int(t): int(te[te[:, 0] == t, 1].sum()) for t in np.unique(te[:, 0])}
+        if hm != he:
+            problems.append(where + "owned cells per VTK type %s, ExodusIIReader %s" % (hm, he))
+        type_line = "; cell types %s" % hm
+    else:
+        type_line = ""
     per_rank = [int(c) for c in counts[:, 0]]
     total, exo_total = int(counts[:, 0].sum()), int(counts[:, 1].sum())
     if nranks <= exo_total and min(per_rank) == 0:
@@ -612,10 +635,12 @@ for step_index in steps:
             {k: int(v[0]) for k, v in ms.items()})
     report = ("cells %d (per rank %s) = ExodusIIReader %d; %d ghost cells; %d distinct points; "
               "%d nodal + %d element array components; globals %d/%d compared; "
-              "size %.6g%s; %d step(s) up to t=%g"
+              "size %.6g%s%s%s; %d step(s) up to t=%g"
               % (total, per_rank, exo_total, nghost, len(np.unique(owned_pts)),
                  len(pmap), len(cmap), gcompared,
-                 len(M.globals), float(counts[:, 3].sum()), set_line, len(steps), t))
+                 len(M.globals), float(counts[:, 3].sum()),
+                 " = ExodusIIReader's" if args.compare_size else "", type_line, set_line,
+                 len(steps), t))
 
 # Every rank's problems count: agree on failure.
 nprob = int(allreduce([len(problems)], vtkCommunicator.SUM_OP)[0])

@@ -1159,8 +1159,11 @@ struct PieceConverter
     const mxn_piece_block_t& pb = this->P->blocks[b];
     const int npe = bi.nodes_per_elem;
     const vtkIdType ncells = static_cast<vtkIdType>(pb.num_elements);
+    // Poly blocks list their nodes by offsets (a polyhedron's: the distinct
+    // nodes of its faces).
+    const int64_t nconn = pb.conn_off ? pb.conn_off[pb.num_elements] : pb.num_elements * npe;
 
-    for (int64_t k = 0; k < pb.num_elements * npe; ++k)
+    for (int64_t k = 0; k < nconn; ++k)
     {
       const int64_t c = pb.conn[k];
       if (c < 0 || c >= this->P->num_nodes)
@@ -1180,7 +1183,64 @@ struct PieceConverter
     const std::vector<int64_t> used = this->NumberUsedNodes();
     auto grid = this->PointGrid(used);
 
-    if (ncells > 0)
+    if (ncells > 0 && bi.poly == MXN_POLY_NSIDED)
+    {
+      auto offsets = vtkSmartPointer<vtkIdTypeArray>::New();
+      auto conn = vtkSmartPointer<vtkIdTypeArray>::New();
+      offsets->SetNumberOfTuples(ncells + 1);
+      conn->SetNumberOfTuples(static_cast<vtkIdType>(nconn));
+      for (vtkIdType e = 0; e <= ncells; ++e)
+      {
+        offsets->SetValue(e, static_cast<vtkIdType>(pb.conn_off[e]));
+      }
+      for (int64_t k = 0; k < nconn; ++k)
+      {
+        conn->SetValue(static_cast<vtkIdType>(k), this->LocalIndex[pb.conn[k]]);
+      }
+      vtkNew<vtkCellArray> cells;
+      cells->SetData(offsets, conn);
+      grid->SetCells(VTK_POLYGON, cells);
+    }
+    else if (ncells > 0 && bi.poly == MXN_POLY_NFACED)
+    {
+      // Face streams: each face's nodes as the face block stores them.
+      std::vector<int64_t> fstart(this->P->num_face_blocks + 1, 0);
+      for (int fb = 0; fb < this->P->num_face_blocks; ++fb)
+      {
+        fstart[fb + 1] = fstart[fb] + this->P->face_blocks[fb].num_elements;
+      }
+      grid->Allocate(ncells);
+      std::vector<vtkIdType> pts, stream;
+      for (vtkIdType e = 0; e < ncells; ++e)
+      {
+        pts.clear();
+        stream.clear();
+        for (int64_t c = pb.conn_off[e]; c < pb.conn_off[e + 1]; ++c)
+        {
+          pts.push_back(this->LocalIndex[pb.conn[c]]);
+        }
+        const int64_t nf = pb.face_off[e + 1] - pb.face_off[e];
+        for (int64_t x = pb.face_off[e]; x < pb.face_off[e + 1]; ++x)
+        {
+          const int64_t face = pb.face_conn[x];
+          const int fb = static_cast<int>(
+            std::upper_bound(fstart.begin() + 1, fstart.end(), face) - (fstart.begin() + 1));
+          const mxn_piece_block_t& pf = this->P->face_blocks[fb];
+          const int fnpe = s->face_blocks[fb].nodes_per_elem;
+          const int64_t fk = face - fstart[fb];
+          const int64_t a = pf.conn_off ? pf.conn_off[fk] : fk * fnpe;
+          const int64_t z = pf.conn_off ? pf.conn_off[fk + 1] : a + fnpe;
+          stream.push_back(static_cast<vtkIdType>(z - a));
+          for (int64_t c = a; c < z; ++c)
+          {
+            stream.push_back(this->LocalIndex[pf.conn[c]]);
+          }
+        }
+        grid->InsertNextCell(VTK_POLYHEDRON, static_cast<vtkIdType>(pts.size()), pts.data(),
+          static_cast<vtkIdType>(nf), stream.data());
+      }
+    }
+    else if (ncells > 0)
     {
       auto conn = vtkSmartPointer<vtkIdTypeArray>::New();
       conn->SetNumberOfTuples(ncells * npe);
@@ -1687,7 +1747,7 @@ int vtkMxNReader::RequestData(
   for (int b = 0; b < s->num_blocks; ++b)
   {
     const mxn_block_info_t& bi = s->blocks[b];
-    if (key.Blocks[b] && bi.num_elements > 0 &&
+    if (key.Blocks[b] && bi.num_elements > 0 && !bi.poly &&
       !MapCellType(bi.type, bi.nodes_per_elem, mappings[b]))
     {
       vtkErrorMacro("Cannot read '" << this->FileName << "': element block " << bi.id << " ('"
