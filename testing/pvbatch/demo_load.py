@@ -1,6 +1,6 @@
 """The main job through ParaView. Every rank of
 
-    mpiexec -n N pvbatch --symmetric demo_load.py PLUGIN DATASET OUTDIR [GHOSTS]
+    mpiexec -n N pvbatch --symmetric demo_load.py PLUGIN DATASET OUTDIR [GHOSTS] [edges]
 
 loads its own balanced piece of an M-file dataset with MxNReader (GhostLevels
 = GHOSTS, default 1) at the last time step and reports what it got: owned
@@ -11,7 +11,8 @@ block. Rank 0 prints the lines in rank order and writes
     OUTDIR/loaded.vtpc   the whole N-piece result (ParaView's writer),
     OUTDIR/demo.png      a screenshot: the pieces coloured by rank
                          (ParaView's ProcessIdScalars; ghost cells are
-                         hidden as duplicates), composited over all ranks.
+                         hidden as duplicates), composited over all ranks;
+                         with "edges" the cell edges are drawn too (polyhedra).
 
 The screenshot needs an X display (the Debian ParaView build renders through
 GLX only): testing/demo.sh runs this under testing/gui/xvfb_run.sh.
@@ -26,6 +27,7 @@ from vtkmodules.vtkParallelCore import vtkMultiProcessController
 
 plugin, dataset, outdir = sys.argv[1], sys.argv[2], sys.argv[3]
 ghosts = int(sys.argv[4]) if len(sys.argv) > 4 else 1
+edges = len(sys.argv) > 5 and sys.argv[5] == "edges"
 ctrl = vtkMultiProcessController.GetGlobalController()
 rank, size = ctrl.GetLocalProcessId(), ctrl.GetNumberOfProcesses()
 DUPLICATECELL = 1
@@ -104,7 +106,7 @@ view.Background = [1.0, 1.0, 1.0]
 view.ViewTime = last
 ranks = ProcessIdScalars(Input=reader)  # noqa: F405  (point array ProcessId)
 d = Show(ranks, view)  # noqa: F405
-d.Representation = "Surface"
+d.Representation = "Surface With Edges" if edges else "Surface"
 ColorBy(d, ("POINTS", "ProcessId"))  # noqa: F405
 lut = GetColorTransferFunction("ProcessId")  # noqa: F405
 lut.ApplyPreset("Rainbow Uniform", True)
