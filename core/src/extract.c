@@ -1086,6 +1086,53 @@ static int cmp_src(const void *a, const void *b) {
   return (x->fpos > y->fpos) - (x->fpos < y->fpos);
 }
 
+/* Nodes on side `side` (1-based) of entry `rel` of poly element block b
+ * in member j, or -1 if there is no such side: a polygon's side k is its
+ * edge from node k to node k+1 (2 nodes; in 2D only), a polyhedron's side
+ * k is its k-th face (that face's node count, read from the member). */
+static int poly_side_nodes(mxn_dataset_t *ds, int j, int b, int64_t rel, int side, int *out) {
+  const mxn_structure_t *s = &ds->s;
+  mxn__file_t *f = &ds->files[j];
+  int status = MXN_OK, exoid, varid, q = -1;
+  const int64_t *eo;
+  *out = -1;
+  MXN_CHECK(mxn__poly_offsets(ds, j, MXN__ELEM, b, &eo));
+  if (side < 1 || side > eo[rel + 1] - eo[rel]) goto done;
+  if (s->blocks[b].poly == MXN_POLY_NSIDED) {
+    if (s->num_dim == 2) *out = 2;
+    goto done;
+  }
+  const mxn__blocks_t *kb = &f->kb[MXN__ELEM];
+  for (int i = 0; i < kb->nblk; i++)
+    if (kb->blk_of_file[i] == b) q = i;
+  char name[40];
+  snprintf(name, sizeof name, "facconn%d", q + 1);
+  MXN_CHECK(mxn__file_exoid(ds, j, &exoid));
+  size_t at = (size_t)(eo[rel] + side - 1);
+  long long face = 0;
+  if (q < 0 || nc_inq_varid(exoid, name, &varid) != NC_NOERR ||
+      nc_get_var1_longlong(exoid, varid, &at, &face) != NC_NOERR) {
+    status = MXN_DS_ERR(ds, MXN_ERR_IO, "%s: element block %lld (NFACED): cannot read %s",
+                        f->path, (long long)s->blocks[b].id, name);
+    goto done;
+  }
+  ds->io.read_calls++;
+  ds->io.bytes_read += (int64_t)sizeof(int64_t);
+  if (face < 1 || face > f->kb[MXN__FACE].num) goto done;
+  int fb = block_of(f, MXN__FACE, face - 1);
+  if (fb < 0) goto done;
+  if (s->face_blocks[fb].poly) {
+    const int64_t *fo;
+    MXN_CHECK(mxn__poly_offsets(ds, j, MXN__FACE, fb, &fo));
+    int64_t fr = face - 1 - f->kb[MXN__FACE].blk_start[fb];
+    *out = (int)(fo[fr + 1] - fo[fr]);
+  } else {
+    *out = s->face_blocks[fb].nodes_per_elem;
+  }
+done:
+  return status;
+}
+
 /* Gather each set of every kind from the candidate members, keep entries
  * in the piece, drop repeats (shared nodes, edges, faces appear in several
  * members), order by local entry. Remember where each kept entry came from:
@@ -1172,9 +1219,14 @@ static int read_sets(mxn_dataset_t *ds, mxn_piece_t *piece, const char *cand,
              * ex_get_side_set_node_count is unsafe with the 64-bit API). */
             for (int64_t i = 0; i < n; i++) {
               int b = (ent[i] >= 1 && ent[i] <= nfile) ? block_of(f, MXN__ELEM, ent[i] - 1) : -1;
-              cnt[i] = b < 0 ? -1
-                             : mxn__side_node_count(s->blocks[b].type, s->blocks[b].nodes_per_elem,
-                                                    (int)extra[i]);
+              if (b >= 0 && s->blocks[b].poly) {
+                MXN_CHECK(poly_side_nodes(ds, j, b, ent[i] - 1 - f->kb[MXN__ELEM].blk_start[b],
+                                          (int)extra[i], &cnt[i]));
+              } else {
+                cnt[i] = b < 0 ? -1
+                               : mxn__side_node_count(s->blocks[b].type, s->blocks[b].nodes_per_elem,
+                                                      (int)extra[i]);
+              }
               if (cnt[i] < 0) {
                 status = MXN_DS_ERR(ds, MXN_ERR_FORMAT,
                                     "%s: side set %lld: entry %lld (element %lld, side %lld) "

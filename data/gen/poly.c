@@ -35,6 +35,11 @@
  * written with ex_put_id_map.
  *
  * SETS. Node set 1 "x_min": nodes with x = 0, distribution factor gid/2.
+ * Side sets 1 "y_min" (sides on y = 0) and 2 "z_max" (z = NZ; 2D "y_max",
+ * y = NY): a polyhedron's side k is its k-th face, a polygon's side k its
+ * edge from node k to node k+1 (Exodus numbering for NFACED/NSIDED);
+ * distribution factor of the j-th node of a side of element e (face or
+ * edge node order): gid(e) + j/8.
  *
  * VARIABLES (unless --no-vars), step k = 0..T-1 at time (k+1)/4:
  *   global  step_index = k
@@ -375,6 +380,7 @@ int mxn_gen_poly_main(int argc, char **argv) {
   par.num_face = dim == 3 ? nfaces : 0;
   par.num_face_blk = nfb;
   par.num_node_sets = 1;
+  par.num_side_sets = 2;
   CK(ex_put_init_ext(exoid, &par), "ex_put_init_ext");
   /* Definitions first. */
   if (dim == 3) {
@@ -438,6 +444,60 @@ int mxn_gen_poly_main(int argc, char **argv) {
     free(ns.v);
     free(dv);
     dv = NULL;
+  }
+  /* Side sets: y_min (y = 0) and z_max (z = NZ; 2D: y_max, y = NY). A
+   * polyhedron's side k is its k-th face, a polygon's side k its edge from
+   * node k to node k+1; df of the j-th node of a side of element e
+   * (face or edge node order): gid(e) + j/8. */
+  for (int ss = 0; ss < 2; ss++) {
+    vec se = {0}, sd = {0};
+    vec df2 = {0}; /* df as int64 of 8*value */
+    int64_t e0 = 0;
+    for (int b = 0; b < K; b++) {
+      int64_t at = 0;
+      for (int64_t q = 0; q < eoff[b].n; q++) {
+        int64_t n = eoff[b].v[q];
+        for (int64_t k = 0; k < n; k++) {
+          int64_t nd[8];
+          int nn = 0;
+          if (dim == 3) {
+            int64_t f = eref[b].v[at + k];
+            for (int64_t c = F.off.v[f]; c < F.off.v[f + 1]; c++) nd[nn++] = F.nodes.v[c];
+          } else {
+            nd[nn++] = eref[b].v[at + k];
+            nd[nn++] = eref[b].v[at + (k + 1) % n];
+          }
+          int on = 1;
+          for (int c = 0; c < nn; c++) {
+            int64_t v = ss == 0 ? y.v[nd[c]] : dim == 3 ? z.v[nd[c]] : y.v[nd[c]];
+            int64_t want = ss == 0 ? 0 : 2 * (dim == 3 ? nz : ny);
+            on = on && v == want;
+          }
+          if (!on) continue;
+          if (vpush(&se, e0 + q + 1) || vpush(&sd, k + 1)) goto nomem;
+          for (int c = 0; c < nn; c++)
+            if (vpush(&df2, 8 * (o->id_offset + 1 + e0 + q) + c)) goto nomem;
+        }
+        at += n;
+      }
+      e0 += eoff[b].n;
+    }
+    free(dv);
+    dv = malloc((size_t)(df2.n + 1) * sizeof *dv);
+    if (!dv) goto nomem;
+    for (int64_t q = 0; q < df2.n; q++) dv[q] = df2.v[q] / 8.0;
+    CK(ex_put_set_param(exoid, EX_SIDE_SET, ss + 1, se.n, df2.n), "side set param");
+    CK(ex_put_set(exoid, EX_SIDE_SET, ss + 1, se.v, sd.v), "side set");
+    if (df2.n) CK(ex_put_set_dist_fact(exoid, EX_SIDE_SET, ss + 1, dv), "side set df");
+    free(se.v);
+    free(sd.v);
+    free(df2.v);
+    free(dv);
+    dv = NULL;
+  }
+  {
+    char *ssn[2] = {"y_min", dim == 3 ? "z_max" : "y_max"};
+    CK(ex_put_names(exoid, EX_SIDE_SET, ssn), "side set names");
   }
   /* Coordinates, ids. */
   dx = malloc((size_t)nnodes * sizeof *dx);

@@ -5,7 +5,9 @@
 //  - an independent full read of the original file with the Exodus API
 //    (ex_get_conn + ex_get_entity_count_per_polyhedra), by global ids:
 //    every element's nodes (polygons) or faces (polyhedra, and the distinct
-//    nodes of those faces in order of first appearance), every face's nodes;
+//    nodes of those faces in order of first appearance), every face's nodes,
+//    side sets (a polyhedron's side k is its k-th face, a polygon's its
+//    k-th edge) with their distribution factors;
 //  - the generator's formulas for node, element and face field values;
 // for partial extractions of spread sets (reads by offsets from the
 // prefix-summed per-entry counts), split -> join round trips, and the
@@ -47,6 +49,8 @@ struct Raw {
   std::map<int64_t, std::vector<int64_t>> face_nodes;
   std::map<int64_t, std::set<int64_t>> node_elems;     // node -> elements around it
   std::map<int64_t, std::array<double, 3>> xyz;
+  // side set id -> (element id, side) -> distribution factors
+  std::map<int64_t, std::map<std::pair<int64_t, int64_t>, std::vector<double>>> sides;
   bool ok = false;
 
   Raw(const std::string &path, int64_t off) : offset(off) {
@@ -113,6 +117,28 @@ struct Raw {
     }
     for (auto &[e, ns] : elem_nodes)
       for (int64_t n : ns) node_elems[n].insert(e);
+    // Side sets, with their distribution factors split per side by the
+    // side's node count (a polygon's edge: 2; a polyhedron's face: its nodes).
+    std::vector<int64_t> ssids(p.num_side_sets + 1);
+    if (p.num_side_sets > 0) EXPECT_GE(ex_get_ids(ex, EX_SIDE_SET, ssids.data()), 0);
+    for (int64_t q = 0; q < p.num_side_sets; q++) {
+      int64_t n = 0, nd = 0;
+      EXPECT_GE(ex_get_set_param(ex, EX_SIDE_SET, ssids[q], &n, &nd), 0);
+      std::vector<int64_t> el(n + 1), sd(n + 1);
+      std::vector<double> df(nd + 1);
+      EXPECT_GE(ex_get_set(ex, EX_SIDE_SET, ssids[q], el.data(), sd.data()), 0);
+      if (nd > 0) EXPECT_GE(ex_get_set_dist_fact(ex, EX_SIDE_SET, ssids[q], df.data()), 0);
+      int64_t at = 0;
+      auto &m = sides[ssids[q]];
+      for (int64_t i = 0; i < n; i++) {
+        int64_t e = emap[el[i] - 1];
+        size_t c = dim == 3 ? face_nodes.at(elem_faces.at(e).at(sd[i] - 1)).size() : 2;
+        std::vector<double> v;
+        for (size_t k = 0; k < c && nd > 0; k++) v.push_back(df[at++]);
+        m[{e, sd[i]}] = v;
+      }
+      EXPECT_EQ(at, nd);
+    }
     ex_close(ex);
     ok = true;
   }
@@ -212,6 +238,38 @@ void check_piece(const mxn_structure_t *s, const mxn_piece_t *p, const Raw &raw,
   }
 }
 
+// Side sets of a piece against the raw read: every entry (element id,
+// side) with its distribution factors is the raw one, and every raw entry
+// of an element in `must` is there. The generator's df: gid + j/8. Local.
+void check_sides(const mxn_structure_t *s, const mxn_piece_t *p, const Raw &raw,
+                 const std::set<int64_t> &must) {
+  std::vector<int64_t> eid;
+  for (int b = 0; b < p->num_blocks; b++)
+    for (int64_t k = 0; k < p->blocks[b].num_elements; k++) eid.push_back(p->blocks[b].elem_ids[k]);
+  ASSERT_EQ(s->num_side_sets, (int)raw.sides.size());
+  for (int q = 0; q < s->num_side_sets; q++) {
+    const auto &want = raw.sides.at(s->side_sets[q].id);
+    const mxn_piece_set_t &ps = p->side_sets[q];
+    std::set<std::pair<int64_t, int64_t>> got;
+    for (int64_t i = 0; i < ps.n; i++) {
+      std::pair<int64_t, int64_t> key{eid.at(ps.entries[i]), ps.sides[i]};
+      got.insert(key);
+      auto it = want.find(key);
+      ASSERT_NE(it, want.end()) << "side set " << s->side_sets[q].id << ": element " << key.first
+                                << " side " << key.second << " is not in the file";
+      std::vector<double> df;
+      if (ps.df)
+        for (int64_t x = ps.df_offsets[i]; x < ps.df_offsets[i + 1]; x++) df.push_back(ps.df[x]);
+      EXPECT_EQ(it->second, df) << "element " << key.first << " side " << key.second;
+      for (size_t j = 0; j < df.size(); j++) EXPECT_EQ((double)key.first + j / 8.0, df[j]);
+    }
+    for (auto &[key, df] : want)
+      if (must.count(key.first))
+        EXPECT_TRUE(got.count(key)) << "side set " << s->side_sets[q].id << ": element "
+                                    << key.first << " side " << key.second << " missing";
+  }
+}
+
 // ---------- serial: structure, whole and partial reads, round trips ----------
 
 class Poly : public ::testing::TestWithParam<PolyCase> {};
@@ -242,6 +300,10 @@ TEST_P(Poly, StructureAndWholeReadMatchTheExodusApi) {
       ASSERT_EQ(MXN_OK, mxn_piece_read_step(ds, all, step)) << mxn_dataset_errmsg(ds);
       check_piece(s, all, *m.raw, step);
     }
+    std::set<int64_t> every;
+    for (auto &[e, v] : m.raw->elem_nodes) every.insert(e);
+    check_sides(s, all, *m.raw, every);
+    for (auto &[id, entries] : m.raw->sides) EXPECT_FALSE(entries.empty()) << "side set " << id;
     mxn_piece_destroy(&all);
     mxn_dataset_destroy(&ds);
   }
@@ -269,6 +331,7 @@ TEST_P(Poly, PartialReadsFromTheSpreadSet) {
     EXPECT_EQ((int64_t)want.size(), p->num_elements);
     ASSERT_EQ(MXN_OK, mxn_piece_read_step(ds, p, s->num_times - 1));
     check_piece(s, p, *m.raw, s->num_times - 1);
+    check_sides(s, p, *m.raw, std::set<int64_t>(want.begin(), want.end()));
     // exactly the nodes the wanted elements reach
     std::set<int64_t> nodes;
     for (int64_t e : want) nodes.insert(m.raw->elem_nodes.at(e).begin(), m.raw->elem_nodes.at(e).end());
@@ -319,7 +382,7 @@ TEST_P(Poly, PartialConnDoesNotIndexByEntry) {
 TEST_P(Poly, SplitJoinRoundTripIsExact) {
   Made &m = make(GetParam());
   if (mpi_rank() != 0) return;
-  std::string dir = tmpdir(std::string("poly_rt_") + GetParam().name);
+  std::string dir = tmpdir(std::string("poly_rt_np") + std::to_string(mpi_size()) + "_" + GetParam().name);
   for (mxn_part_method method : {MXN_PART_RCB, MXN_PART_GRAPH}) {
     for (int M : {2, 5}) {
       std::string base = dir + "/s" + std::to_string(M) + ".e", joined = dir + "/j.e";
@@ -345,7 +408,7 @@ TEST_P(Poly, SplitJoinRoundTripIsExact) {
 // naming the file and block.
 TEST(PolyErrors, CountsThatDoNotAddUp) {
   if (mpi_rank() != 0) return;
-  std::string dir = tmpdir("poly_bad");
+  std::string dir = tmpdir("poly_bad_np" + std::to_string(mpi_size()));
   std::string mesh = generate(dir, "g.e", "--type polygon --dims 5 4 --steps 1");
   ASSERT_EQ(0, run("cd '" + dir + "' && ncdump g.e > g.cdl && "
                    "sed -i '/^ ebepecnt1 =/,/;/ s/ 4,/ 5,/' g.cdl && ncgen -o b.e g.cdl"));
@@ -441,6 +504,7 @@ TEST_P(PolyLoad, PiecesEqualTheSerialReadAndGhostsTheBruteForce) {
     front = next;
   }
   EXPECT_EQ(want, depth) << "rank " << mpi_rank() << " halo differs from the brute force";
+  check_sides(s, p, raw, mine);
   for (auto &[e, d] : depth) {
     (void)d;
     EXPECT_NE(owner[e], mpi_rank());

@@ -1393,6 +1393,52 @@ struct PieceConverter
     return grid;
   }
 
+  /** Side `side` (1-based) of entry e of poly block b as piece node
+   *  indices: a polygon's edge (2D) or a polyhedron's face. */
+  bool PolySide(int b, int64_t e, int side, SideShape& out)
+  {
+    const mxn_structure_t* s = this->S;
+    const mxn_piece_block_t& pb = this->P->blocks[b];
+    out.nodes.clear();
+    if (s->blocks[b].poly == MXN_POLY_NSIDED)
+    {
+      const int64_t n = pb.conn_off[e + 1] - pb.conn_off[e];
+      if (s->num_dim != 2 || side < 1 || side > n)
+      {
+        return false;
+      }
+      out.vtkType = VTK_LINE;
+      out.nodes.push_back(static_cast<int>(pb.conn[pb.conn_off[e] + side - 1]));
+      out.nodes.push_back(static_cast<int>(pb.conn[pb.conn_off[e] + side % n]));
+      return true;
+    }
+    if (side < 1 || side > pb.face_off[e + 1] - pb.face_off[e])
+    {
+      return false;
+    }
+    int64_t face = pb.face_conn[pb.face_off[e] + side - 1];
+    int fb = 0;
+    while (fb < this->P->num_face_blocks && face >= this->P->face_blocks[fb].num_elements)
+    {
+      face -= this->P->face_blocks[fb].num_elements;
+      ++fb;
+    }
+    if (fb == this->P->num_face_blocks)
+    {
+      return false;
+    }
+    const mxn_piece_block_t& pf = this->P->face_blocks[fb];
+    const int fnpe = s->face_blocks[fb].nodes_per_elem;
+    const int64_t a = pf.conn_off ? pf.conn_off[face] : face * fnpe;
+    const int64_t z = pf.conn_off ? pf.conn_off[face + 1] : a + fnpe;
+    out.vtkType = z - a == 3 ? VTK_TRIANGLE : z - a == 4 ? VTK_QUAD : VTK_POLYGON;
+    for (int64_t c = a; c < z; ++c)
+    {
+      out.nodes.push_back(static_cast<int>(pf.conn[c]));
+    }
+    return true;
+  }
+
   /** Side set q: one face (3D) or edge (2D, shell edges) per side, built
    *  from the element's topology. */
   vtkSmartPointer<vtkUnstructuredGrid> SideSet(int q)
@@ -1424,6 +1470,26 @@ struct PieceConverter
         this->BlockStart.begin() - 1);
       const int64_t e = g - this->BlockStart[b];
       const mxn_block_info_t& bi = s->blocks[b];
+      if (bi.poly)
+      {
+        // A polygon's side k: its edge from node k to k+1; a polyhedron's:
+        // its k-th face. Piece node indices straight away.
+        if (!this->PolySide(b, e, side, shapes[i]))
+        {
+          std::ostringstream m;
+          m << "side set " << si.id << " names side " << side << " of element "
+            << this->P->blocks[b].elem_ids[e] << " (block " << bi.id << ", " << bi.type
+            << "), which it does not have";
+          this->Error = m.str();
+          return nullptr;
+        }
+        blockOf[i] = b;
+        for (int k : shapes[i].nodes)
+        {
+          this->LocalIndex[k] = 0;
+        }
+        continue;
+      }
       if (!SideOf(types[b], bi.nodes_per_elem, s->num_dim, side, shapes[i]))
       {
         std::ostringstream m;
