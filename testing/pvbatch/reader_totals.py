@@ -4,6 +4,7 @@ every time step.
 usage: mpiexec -n N pvbatch --symmetric reader_totals.py PLUGIN_SO DATASET [METHOD]
                                         [--ghosts L] [--sets] [--steps all|last]
                                         [--compare-size] [--cell-types]
+                                        [--side-sizes ID=SIZE,...]
 
 DATASET is a spread-set member (mesh.e.4.0) or a plain Exodus file; METHOD
 is a PartitionMethod name (Files, SFC, RCB, RIB, HSFC, Graph, Linear;
@@ -15,7 +16,10 @@ and side set with both readers; --steps last checks the last step only
 (length + area + volume of the owned cells) to equal ExodusIIReader's
 (not by default: the two readers orient wedges differently);
 --cell-types requires the owned cells of each VTK cell type to be as many
-as ExodusIIReader's (polygons, polyhedra). With --symmetric every rank runs this script and
+as ExodusIIReader's (polygons, polyhedra); --side-sizes (with --sets)
+checks MxNReader's side sets against the given total area (or length) per
+set id instead of against ExodusIIReader, which shows no side sets of
+polygonal or polyhedral blocks. With --symmetric every rank runs this script and
 each reader's client-side output is that rank's own piece; the figures of
 all ranks are combined with the global vtkMultiProcessController, and
 every rank reaches the same verdict. Per time step, checked:
@@ -65,6 +69,7 @@ ap.add_argument("--sets", action="store_true")
 ap.add_argument("--steps", choices=["all", "last"], default="all")
 ap.add_argument("--compare-size", action="store_true")
 ap.add_argument("--cell-types", action="store_true")
+ap.add_argument("--side-sizes", default="")
 try:
     args = ap.parse_args(sys.argv[1:])
 except SystemExit:
@@ -623,6 +628,12 @@ for step_index in steps:
             return {k: (int(n[i]), a[i]) for i, k in enumerate(keys)}
 
         ms, es = side_sums(M.side_sets), side_sums(E.side_sets)
+        if args.side_sizes:
+            # known sizes (box faces) instead of ExodusIIReader's side sets
+            want = dict(kv.split("=") for kv in args.side_sizes.split(","))
+            es = {}
+            for k, v in want.items():
+                es[k] = (ms[k][0] if k in ms else -1, float(v))
         if sorted(ms) != sorted(es):
             problems.append(where + "side set ids %s vs ExodusIIReader %s" % (sorted(ms), sorted(es)))
         for k in sorted(set(ms) & set(es)):
