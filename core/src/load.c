@@ -1353,9 +1353,23 @@ int mxn_load_open(MPI_Comm comm, const char *path, const mxn_load_opts_t *opts, 
     /* What the piece itself needs: its entries, no gaps, no id maps. */
     const mxn_piece_t *pc = ld->piece;
     int64_t b = pc->num_nodes * s->num_dim * (int64_t)sizeof(double);
-    for (int k = 0; k < pc->num_blocks; k++)
-      b += pc->blocks[k].num_elements *
-           (s->blocks[k].nodes_per_elem + s->blocks[k].num_attr) * (int64_t)sizeof(double);
+    /* Blocks of every kind: node, edge and face references (poly blocks:
+     * their references and one count per entry), attributes. */
+    for (int kind = 0; kind < MXN__NBK; kind++) {
+      int nb;
+      const mxn_block_info_t *sb = mxn__sblocks(s, kind, &nb);
+      const mxn_piece_block_t *pbs = mxn__pblocks(pc, kind, &nb);
+      for (int k = 0; k < nb; k++) {
+        const mxn_piece_block_t *pb = &pbs[k];
+        int64_t refs = pb->num_elements * (sb[k].nodes_per_elem + sb[k].edges_per_elem +
+                                           sb[k].faces_per_elem + sb[k].num_attr);
+        if (sb[k].poly == MXN_POLY_NSIDED && pb->conn_off)
+          refs += pb->conn_off[pb->num_elements] + pb->num_elements;
+        if (sb[k].poly == MXN_POLY_NFACED && pb->face_off)
+          refs += pb->face_off[pb->num_elements] + pb->num_elements;
+        b += refs * (int64_t)sizeof(double);
+      }
+    }
     ld->st.bytes_needed = b;
   }
   ld->st.total_elements = 0;

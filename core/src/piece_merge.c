@@ -324,6 +324,25 @@ static int64_t set_df(const mxn_piece_set_t *ps, int64_t i, int64_t *at) {
 }
 
 /* Sets: a's entries renumbered, then those of b that a lacks. */
+/* Nodes on side `side` of entry k of poly block blk of piece p (blocks
+ * already merged): a polygon's edge (2D: 2), a polyhedron's face (its
+ * node count); -1 if there is no such side. */
+static int poly_side_count(const mxn_structure_t *s, const mxn_piece_t *p, int blk, int64_t k,
+                           int side) {
+  const mxn_piece_block_t *pb = &p->blocks[blk];
+  if (s->blocks[blk].poly == MXN_POLY_NSIDED)
+    return s->num_dim == 2 && side >= 1 && side <= pb->conn_off[k + 1] - pb->conn_off[k] ? 2 : -1;
+  if (side < 1 || side > pb->face_off[k + 1] - pb->face_off[k]) return -1;
+  int64_t face = pb->face_conn[pb->face_off[k] + side - 1];
+  for (int fb = 0; fb < p->num_face_blocks; fb++) {
+    const mxn_piece_block_t *pf = &p->face_blocks[fb];
+    if (face < pf->num_elements)
+      return mxn__conn_n(pf, s->face_blocks[fb].nodes_per_elem, face);
+    face -= pf->num_elements;
+  }
+  return -1;
+}
+
 static int merge_sets(const mxn_structure_t *s, mxn_piece_t *a, const mxn_piece_t *b,
                       kind_map_t *maps[MXN__NEK]) {
   static const int ent_of[MXN__NSK] = {MXN__NODE, MXN__ELEM, MXN__EDGE, MXN__FACE, MXN__ELEM};
@@ -380,8 +399,10 @@ static int merge_sets(const mxn_structure_t *s, mxn_piece_t *a, const mxn_piece_
             int64_t c = i < pa->n ? ps->entries[e] : m->b_to[ps->entries[e]];
             int blk = 0;
             while (blk + 1 < m->nb && c >= m->r_off[blk + 1]) blk++;
-            int nc = mxn__side_node_count(s->blocks[blk].type, s->blocks[blk].nodes_per_elem,
-                                          ps->sides[e]);
+            int nc = s->blocks[blk].poly
+                         ? poly_side_count(s, a, blk, c - m->r_off[blk], ps->sides[e])
+                         : mxn__side_node_count(s->blocks[blk].type,
+                                                s->blocks[blk].nodes_per_elem, ps->sides[e]);
             cnt[i] = nc > 0 ? nc : 0;
           } else {
             cnt[i] = 1;
