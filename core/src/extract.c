@@ -1090,7 +1090,13 @@ static int cmp_src(const void *a, const void *b) {
  * in member j, or -1 if there is no such side: a polygon's side k is its
  * edge from node k to node k+1 (2 nodes; in 2D only), a polyhedron's side
  * k is its k-th face (that face's node count, read from the member). */
-static int poly_side_nodes(mxn_dataset_t *ds, int j, int b, int64_t rel, int side, int *out) {
+typedef struct {
+  int file, block;   /* whose face list is held, -1 none */
+  long long *faces;  /* the block's whole facconn in that member */
+} faces_cache_t;
+
+static int poly_side_nodes(mxn_dataset_t *ds, faces_cache_t *fc, int j, int b, int64_t rel,
+                           int side, int *out) {
   const mxn_structure_t *s = &ds->s;
   mxn__file_t *f = &ds->files[j];
   int status = MXN_OK, exoid, varid, q = -1;
@@ -1107,17 +1113,27 @@ static int poly_side_nodes(mxn_dataset_t *ds, int j, int b, int64_t rel, int sid
     if (kb->blk_of_file[i] == b) q = i;
   char name[40];
   snprintf(name, sizeof name, "facconn%d", q + 1);
-  MXN_CHECK(mxn__file_exoid(ds, j, &exoid));
-  size_t at = (size_t)(eo[rel] + side - 1);
-  long long face = 0;
-  if (q < 0 || nc_inq_varid(exoid, name, &varid) != NC_NOERR ||
-      nc_get_var1_longlong(exoid, varid, &at, &face) != NC_NOERR) {
-    status = MXN_DS_ERR(ds, MXN_ERR_IO, "%s: element block %lld (NFACED): cannot read %s",
-                        f->path, (long long)s->blocks[b].id, name);
-    goto done;
+  /* The block's face list, read whole once per member and block: side
+   * sets name sides all over a block, one read each would be many. */
+  if (fc->file != j || fc->block != b) {
+    int64_t nref = eo[f->kb[MXN__ELEM].blk_count[b]];
+    free(fc->faces);
+    fc->file = fc->block = -1;
+    fc->faces = malloc((size_t)(nref > 0 ? nref : 1) * sizeof *fc->faces);
+    if (!fc->faces) return MXN_ERR_NOMEM;
+    MXN_CHECK(mxn__file_exoid(ds, j, &exoid));
+    if (q < 0 || nc_inq_varid(exoid, name, &varid) != NC_NOERR ||
+        (nref > 0 && nc_get_var_longlong(exoid, varid, fc->faces) != NC_NOERR)) {
+      status = MXN_DS_ERR(ds, MXN_ERR_IO, "%s: element block %lld (NFACED): cannot read %s",
+                          f->path, (long long)s->blocks[b].id, name);
+      goto done;
+    }
+    fc->file = j;
+    fc->block = b;
+    ds->io.read_calls++;
+    ds->io.bytes_read += nref * (int64_t)sizeof(int64_t);
   }
-  ds->io.read_calls++;
-  ds->io.bytes_read += (int64_t)sizeof(int64_t);
+  long long face = fc->faces[eo[rel] + side - 1];
   if (face < 1 || face > f->kb[MXN__FACE].num) goto done;
   int fb = block_of(f, MXN__FACE, face - 1);
   if (fb < 0) goto done;
@@ -1150,6 +1166,7 @@ static int read_sets(mxn_dataset_t *ds, mxn_piece_t *piece, const char *cand,
   int64_t *ent = NULL, *extra = NULL;
   double *df = NULL;
   int *cnt = NULL;
+  faces_cache_t fcache = {-1, -1, NULL};
   for (int sk = 0; sk < MXN__NSK; sk++) {
     int nsets;
     const mxn_set_info_t *sets = mxn__ssets(s, sk, &nsets);
@@ -1220,7 +1237,8 @@ static int read_sets(mxn_dataset_t *ds, mxn_piece_t *piece, const char *cand,
             for (int64_t i = 0; i < n; i++) {
               int b = (ent[i] >= 1 && ent[i] <= nfile) ? block_of(f, MXN__ELEM, ent[i] - 1) : -1;
               if (b >= 0 && s->blocks[b].poly) {
-                MXN_CHECK(poly_side_nodes(ds, j, b, ent[i] - 1 - f->kb[MXN__ELEM].blk_start[b],
+                MXN_CHECK(poly_side_nodes(ds, &fcache, j, b,
+                                          ent[i] - 1 - f->kb[MXN__ELEM].blk_start[b],
                                           (int)extra[i], &cnt[i]));
               } else {
                 cnt[i] = b < 0 ? -1
@@ -1361,6 +1379,7 @@ static int read_sets(mxn_dataset_t *ds, mxn_piece_t *piece, const char *cand,
     }
   }
 done:
+  free(fcache.faces);
   free(items);
   free(src);
   free(dfs);
