@@ -11,8 +11,9 @@
 #     (`mxn diff`), and repart wrote exactly N members;
 #   - `mxn info --json` of the split set reports the poly blocks with their
 #     per-entry count ranges and reference totals equal to the original's;
-#   - a member whose connectivity variable is gone fails on every rank,
-#     naming the file and the block.
+#   - a member whose connectivity variable is gone, or whose per-entry
+#     counts do not add up, fails on every rank, naming the file and the
+#     block, and nothing is written.
 # Every mpiexec runs under `timeout`, so a hang fails instead of waiting.
 set -u
 if [ $# -ne 5 ]; then
@@ -89,6 +90,21 @@ if [ $rc = 1 ] && grep -q "hex.s.e.4.2" broken/err.txt && grep -q "block 10" bro
   ok "a member without facconn fails naming the file and block, nothing written"
 else
   bad "broken member: rc $rc, $(head -c 400 broken/err.txt)"
+fi
+
+# A member whose per-entry face counts do not add up to its block: only
+# the rank reading that member sees it; every rank must fail with its
+# message, none may hang.
+mkdir -p badcounts && cp hex.s.e.4.* badcounts/ &&
+  ncdump badcounts/hex.s.e.4.1 > badcounts/m.cdl &&
+  sed -i '/^ ebepecnt1 =/,/;/ s/ 6,/ 7,/' badcounts/m.cdl && ncgen -o badcounts/hex.s.e.4.1 badcounts/m.cdl
+mpi "$MXN" repart badcounts/hex.s.e badcounts/out.e --quiet > badcounts/out.txt 2> badcounts/err.txt
+rc=$?
+if [ $rc = 1 ] && grep -q "hex.s.e.4.1" badcounts/err.txt && grep -q "block 10" badcounts/err.txt &&
+  grep -q "per-entry counts" badcounts/err.txt && ! ls badcounts/out.e.* > /dev/null 2>&1; then
+  ok "per-entry counts that do not add up fail on every rank naming the file and block"
+else
+  bad "bad counts: rc $rc, $(head -c 400 badcounts/err.txt)"
 fi
 
 [ $nfail = 0 ] && echo "all ok" || echo "$nfail failed"
