@@ -49,7 +49,16 @@ foreach(case
     "disk64|${MXN_SHARED_DATA}/nemesis/disk_out_ref/inertial-M4-int64/disk_out_ref.e.4.0|SFC|4|"
     "coarse2d|${MXN_SHARED_DATA}/nemesis/coarseGrid/random-M3/coarseGrid.e.3.0|Files|1|"
     "mixed|${MXN_TEST_TMP}/reader_totals_mixed/y.e.3.0|Graph|3|"
-    "quad|${MXN_READER_QUAD_DIR}/r.e.3.0|HSFC|2|")
+    "quad|${MXN_READER_QUAD_DIR}/r.e.3.0|HSFC|2|"
+    # The remaining shared sets, so every set in ../shared/data is compared
+    # with ExodusIIReader at least once: two written by ParaView's own
+    # Exodus writer, the other Nemesis layouts.
+    "pv_wavelet|${MXN_SHARED_DATA}/spread/paraview-writer/wavelet20.ex2.3.0|Files|2|"
+    "pv_disk4|${MXN_SHARED_DATA}/spread/paraview-writer/disk4.ex2.4.0|RCB|3|--ghosts;1"
+    "coarse_m4|${MXN_SHARED_DATA}/nemesis/coarseGrid/inertial-M4/coarseGrid.e.4.0|SFC|3|"
+    "crush_m3|${MXN_SHARED_DATA}/nemesis/block_crush_1/inertial-M3/block_crush_1.e.3.0|Graph|2|"
+    "disk_m7|${MXN_SHARED_DATA}/nemesis/disk_out_ref/multikl-M7/disk_out_ref.e.7.0|Files|4|"
+    "disk_m4|${MXN_SHARED_DATA}/nemesis/disk_out_ref/inertial-M4/disk_out_ref.e.4.0|RIB|2|")
   string(REPLACE "|" ";" case "${case}")
   list(GET case 0 tag)
   list(GET case 1 file)

@@ -296,6 +296,7 @@ int mxn__file_exoid(mxn_dataset_t *ds, int j, int *exoid) {
                       "truncated or another format?)",
                       f->path);
   int status = check_not_truncated(ds, f->path, id, (int64_t)st.st_size);
+  f->open_size = (int64_t)st.st_size;
   if (status != MXN_OK) {
     ex_close(id);
     return status;
@@ -306,6 +307,20 @@ int mxn__file_exoid(mxn_dataset_t *ds, int j, int *exoid) {
   ds->open_count++;
   ds->io.files_opened++;
   *exoid = id;
+  return MXN_OK;
+}
+
+int mxn__files_recheck(mxn_dataset_t *ds, int step) {
+  for (int j = 0; j < ds->nfiles; j++) {
+    const mxn__file_t *f = &ds->files[j];
+    struct stat st;
+    if (f->exoid < 0 || stat(f->path, &st) != 0) continue;
+    if ((int64_t)st.st_size < f->open_size)
+      return MXN_DS_ERR(ds, MXN_ERR_IO,
+                        "%s: cut short since it was opened (%lld bytes now, %lld "
+                        "then): cannot read time step %d",
+                        f->path, (long long)st.st_size, (long long)f->open_size, step + 1);
+  }
   return MXN_OK;
 }
 

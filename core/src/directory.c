@@ -3,6 +3,7 @@
 
 #include "internal.h"
 
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -197,6 +198,39 @@ done:
 }
 
 int64_t mxn_directory_local_size(const mxn_directory_t *d) { return d ? d->n : 0; }
+
+int mxn_directory_distinct(mxn_directory_t *d, int64_t *distinct, mxn_gid_t *dup_id,
+                           int32_t *dup_file_a, int32_t *dup_file_b, mxn_error_t *err) {
+  if (!d) return mxn_error_set(err, MXN_ERR_ARG, "mxn_directory_distinct: no directory");
+  int64_t mine = 0;
+  /* the smallest duplicated id here, with its first two files */
+  int64_t dup[3] = {INT64_MAX, -1, -1};
+  for (int64_t k = 0; k < d->n; k++) {
+    if (k == 0 || d->e[k].id != d->e[k - 1].id) {
+      mine++;
+    } else if (d->e[k].file != d->e[k - 1].file && d->e[k].id < dup[0]) {
+      dup[0] = d->e[k].id;
+      dup[1] = d->e[k - 1].file;
+      dup[2] = d->e[k].file;
+    }
+  }
+  if (MPI_Allreduce(&mine, distinct, 1, MPI_INT64_T, MPI_SUM, d->comm) != MPI_SUCCESS)
+    return mxn_error_set(err, MXN_ERR_MPI, "mxn_directory_distinct: MPI_Allreduce failed");
+  int rank = 0;
+  MPI_Comm_rank(d->comm, &rank);
+  int64_t best = INT64_MAX;
+  if (MPI_Allreduce(&dup[0], &best, 1, MPI_INT64_T, MPI_MIN, d->comm) != MPI_SUCCESS)
+    return mxn_error_set(err, MXN_ERR_MPI, "mxn_directory_distinct: MPI_Allreduce failed");
+  /* the rank holding the smallest duplicate broadcasts its files */
+  int holder = dup[0] == best && best != INT64_MAX ? rank : INT_MAX, who = INT_MAX;
+  MPI_Allreduce(&holder, &who, 1, MPI_INT, MPI_MIN, d->comm);
+  int32_t files[2] = {(int32_t)dup[1], (int32_t)dup[2]};
+  if (who != INT_MAX) MPI_Bcast(files, 2, MPI_INT32_T, who, d->comm);
+  *dup_id = best == INT64_MAX ? -1 : best;
+  *dup_file_a = who == INT_MAX ? -1 : files[0];
+  *dup_file_b = who == INT_MAX ? -1 : files[1];
+  return MXN_OK;
+}
 
 void mxn_directory_destroy(mxn_directory_t **pd) {
   if (!pd || !*pd) return;

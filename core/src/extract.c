@@ -1234,6 +1234,10 @@ static int read_sets(mxn_dataset_t *ds, mxn_piece_t *piece, const char *cand,
           } else {
             /* Nodes per side from the element's topology (Exodus 6.02's
              * ex_get_side_set_node_count is unsafe with the 64-bit API). */
+            /* Sides of elements of a type MxN does not know (the block's
+             * type is carried through unchanged) share the factors the
+             * known sides leave, equally; anything else is an error. */
+            int64_t known = 0, unknown = 0;
             for (int64_t i = 0; i < n; i++) {
               int b = (ent[i] >= 1 && ent[i] <= nfile) ? block_of(f, MXN__ELEM, ent[i] - 1) : -1;
               if (b >= 0 && s->blocks[b].poly) {
@@ -1245,7 +1249,11 @@ static int read_sets(mxn_dataset_t *ds, mxn_piece_t *piece, const char *cand,
                                : mxn__side_node_count(s->blocks[b].type, s->blocks[b].nodes_per_elem,
                                                       (int)extra[i]);
               }
-              if (cnt[i] < 0) {
+              if (cnt[i] >= 0) {
+                known += cnt[i];
+              } else if (b >= 0 && !s->blocks[b].poly && !mxn__known_type(s->blocks[b].type)) {
+                unknown++;
+              } else {
                 status = MXN_DS_ERR(ds, MXN_ERR_FORMAT,
                                     "%s: side set %lld: entry %lld (element %lld, side %lld) "
                                     "names an unknown element or side",
@@ -1253,6 +1261,20 @@ static int read_sets(mxn_dataset_t *ds, mxn_piece_t *piece, const char *cand,
                                     (long long)ent[i], (long long)extra[i]);
                 goto done;
               }
+            }
+            if (unknown > 0) {
+              int64_t left = nd - known;
+              if (left < 0 || left % unknown != 0) {
+                status = MXN_DS_ERR(ds, MXN_ERR_FORMAT,
+                                    "%s: side set %lld: %lld sides on elements of unknown "
+                                    "types cannot share the %lld distribution factors the "
+                                    "other sides leave",
+                                    f->path, (long long)si->id, (long long)unknown,
+                                    (long long)left);
+                goto done;
+              }
+              for (int64_t i = 0; i < n; i++)
+                if (cnt[i] < 0) cnt[i] = left / unknown;
             }
           }
           int64_t sum = 0;
@@ -1510,6 +1532,7 @@ int mxn_piece_read_step(mxn_dataset_t *ds, mxn_piece_t *piece, int step) {
                       ds->files[0].path, step + 1, s->num_times);
   mxn__plan_t *plan = piece->plan;
   int status = MXN_OK, exoid;
+  MXN_CHECK(mxn__files_recheck(ds, step));
   /* File-major order: each member is visited once per step, so sets with
    * more members than the open-file cap are not reopened per variable. */
   for (int i = 0; i < plan->nnode_seg; i++)

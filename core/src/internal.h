@@ -90,6 +90,7 @@ typedef struct mxn__sets {
 typedef struct mxn__file {
   char *path;
   int exoid;               /* -1 while closed */
+  int64_t open_size;       /* its size in bytes when it was opened */
   uint64_t last_use;       /* for closing the least recently used */
   int64_t num_nodes;
   mxn__blocks_t kb[MXN__NBK];
@@ -117,6 +118,11 @@ struct mxn_dataset {
 
 /* Exodus id of member j, opening it if needed (LRU-capped). */
 int mxn__file_exoid(mxn_dataset_t *ds, int j, int *exoid);
+/* Members still open from earlier reads are checked again before a later
+ * time step is read: a member cut short since it was opened would read as
+ * zeros (netCDF-3 pads reads past the end), so refuse it, naming it. A
+ * member deleted while open is still read through its open handle. */
+int mxn__files_recheck(mxn_dataset_t *ds, int step);
 
 /* A collective open in three steps (load.c; mxn_dataset_open does the
  * same serially): find the members; summarize some of them (member j's
@@ -232,6 +238,8 @@ static inline mxn_piece_set_t *mxn__psets(const mxn_piece_t *p, int k, int *n) {
 /* Number of nodes on side `side` (1-based) of an element of type `type`
  * with `npe` nodes, or -1 when the type or side is unknown. */
 int mxn__side_node_count(const char *type, int npe, int side);
+/* 1 when the element type is one whose sides MxN knows. */
+int mxn__known_type(const char *type);
 
 /* Corner nodes of each side of an element type (rows of 4, -1 padded):
  * returns the number of sides and points *sides at the table, or 0 for

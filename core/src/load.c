@@ -4,6 +4,8 @@
 #include "halo.h"
 #include "plan.h"
 
+#include <ctype.h>
+#include <errno.h>
 #include <limits.h>
 #include <math.h>
 #include <stdio.h>
@@ -162,7 +164,10 @@ static int geometry_and_weights(mxn_dataset_t *ds, mxn_piece_t *pc, const mxn_lo
           double sum = 0;
           if (d < s->num_dim)
             for (int c = 0; c < npe; c++) sum += pc->coord[d][ec[c]];
-          (*cent)[3 * e + d] = (npe > 0 && d < s->num_dim) ? sum / npe : 0.0;
+          /* NaN/inf coordinates are data, not structure: such an element
+           * is placed at 0 for partitioning (the partitioners refuse them). */
+          double c = (npe > 0 && d < s->num_dim) ? sum / npe : 0.0;
+          (*cent)[3 * e + d] = isfinite(c) ? c : 0.0;
         }
     }
   }
@@ -182,31 +187,71 @@ static int parts_from_map(const char *path, int nparts, int64_t n, const mxn_gid
     fclose(f);
     return MXN_ERR_NOMEM;
   }
-  char line[512];
+  /* Lines of any length: read character by character into a growing
+   * buffer (no fixed line buffer to split a long line). */
+  size_t cap = 256, len = 0;
+  char *line = malloc(cap);
   long lineno = 0;
-  while (fgets(line, sizeof line, f)) {
+  int ch = 0;
+  while (status == MXN_OK && line && ch != EOF) {
+    len = 0;
+    while ((ch = fgetc(f)) != EOF && ch != '\n') {
+      if (len + 1 >= cap) {
+        char *bigger = realloc(line, cap * 2);
+        if (!bigger) {
+          status = MXN_ERR_NOMEM;
+          break;
+        }
+        line = bigger;
+        cap *= 2;
+      }
+      line[len++] = (char)ch;
+    }
+    if (status != MXN_OK || (ch == EOF && len == 0)) break;
+    line[len] = '\0';
     lineno++;
     char *p = line;
-    while (*p == ' ' || *p == '\t') p++;
-    if (*p == '#' || *p == '\n' || *p == '\0') continue;
-    long long id;
-    long pt;
-    char extra;
-    if (sscanf(p, "%lld %ld %c", &id, &pt, &extra) != 2) {
+    while (*p == ' ' || *p == '\t' || *p == '\r') p++;
+    if (*p == '#' || *p == '\0') continue;
+    char *end1, *end2;
+    errno = 0;
+    long long id = strtoll(p, &end1, 10);
+    int id_range = errno == ERANGE;
+    errno = 0;
+    long pt = end1 != p ? strtol(end1, &end2, 10) : 0;
+    int pt_range = errno == ERANGE;
+    if (end1 == p || end2 == end1 || !isspace((unsigned char)*end1)) {
       status = mxn_error_set(err, MXN_ERR_FORMAT, "%s:%ld: expected 'element_id part'", path, lineno);
       break;
     }
-    if (pt < 0 || pt >= nparts) {
+    while (*end2 == ' ' || *end2 == '\t' || *end2 == '\r') end2++;
+    if (*end2 != '\0' && *end2 != '#') {
+      status = mxn_error_set(err, MXN_ERR_FORMAT, "%s:%ld: expected 'element_id part'", path, lineno);
+      break;
+    }
+    if (id_range) {
+      status = mxn_error_set(err, MXN_ERR_FORMAT,
+                             "%s:%ld: element id is outside the 64-bit range", path, lineno);
+      break;
+    }
+    if (pt_range || pt < 0 || pt >= nparts) {
       status = mxn_error_set(err, MXN_ERR_FORMAT, "%s:%ld: part %ld is outside 0..%d", path, lineno,
                              pt, nparts - 1);
       break;
     }
     int64_t k = mxn__lower_bound(ids, n, id);
     if (k < n && ids[k] == id) {
+      if (seen[k] && part[k] != (int)pt) {
+        status = mxn_error_set(err, MXN_ERR_FORMAT, "%s:%ld: element %lld is given part %ld, "
+                               "and part %d on an earlier line", path, lineno, id, pt, part[k]);
+        break;
+      }
       part[k] = (int)pt;
       seen[k] = 1;
     }
   }
+  if (!line) status = MXN_ERR_NOMEM;
+  free(line);
   fclose(f);
   for (int64_t k = 0; k < n && status == MXN_OK; k++)
     if (!seen[k])
@@ -1050,6 +1095,7 @@ int mxn_load_open(MPI_Comm comm, const char *path, const mxn_load_opts_t *opts, 
   int64_t *pub_pos = NULL, *qoff = NULL, *qpos = NULL;
   int64_t npub = 0, n0 = 0;
   double *w0 = NULL, *cent = NULL;
+  double wscale = 1.0; /* weights are divided by their maximum */
   int *part = NULL;
   moving_t *mv = NULL, *mine = NULL;
   int64_t nmine = 0;
@@ -1103,6 +1149,30 @@ int mxn_load_open(MPI_Comm comm, const char *path, const mxn_load_opts_t *opts, 
   }
   if ((status = mxn_directory_create(ld->comm, npub, pub_ids, pub_file, pub_pos, &dir, &e)) != MXN_OK)
     goto done;
+  if (s->num_elements_global >= 0) {
+    /* The count the set declares (Nemesis) against the distinct ids its
+     * members hold: fewer means one id was given to two elements. The
+     * same answer on every rank. */
+    int64_t distinct = 0;
+    mxn_gid_t dup = -1;
+    int32_t fa = -1, fb = -1;
+    if ((status = mxn_directory_distinct(dir, &distinct, &dup, &fa, &fb, &e)) != MXN_OK) goto done;
+    if (distinct != s->num_elements_global && dup >= 0)
+      status = mxn_error_set(&e, MXN_ERR_FORMAT,
+                             "%s: element %lld is also stored in %s: the members hold %lld "
+                             "distinct element ids where their Nemesis global counts say %lld "
+                             "(one id given to two elements?)",
+                             mxn_dataset_file_path(ds, fb), (long long)dup,
+                             mxn_dataset_file_path(ds, fa), (long long)distinct,
+                             (long long)s->num_elements_global);
+    else if (distinct != s->num_elements_global)
+      status = mxn_error_set(&e, MXN_ERR_FORMAT,
+                             "%s: the members hold %lld distinct element ids where their "
+                             "Nemesis global counts say %lld",
+                             mxn_dataset_file_path(ds, 0), (long long)distinct,
+                             (long long)s->num_elements_global);
+    if ((status = mxn_agree(ld->comm, status, &e)) != MXN_OK) goto done;
+  }
 
   /* 3. Initial owners: an element held by several files belongs, for now,
    * to the owner of the lowest of them. */
@@ -1197,7 +1267,17 @@ int mxn_load_open(MPI_Comm comm, const char *path, const mxn_load_opts_t *opts, 
     }
     mxn_piece_destroy(&pc0);
     if (status == MXN_OK && opts->weight_field) {
-      /* No element may weigh 0: floor at 1e-6 of the mean. */
+      /* Only ratios matter: scale by the largest weight first, so sums of
+       * weights near DBL_MAX stay finite. No element may weigh 0: floor at
+       * 1e-6 of the mean. */
+      double mx = 0, gmx = 0;
+      for (int64_t k = 0; k < n0; k++)
+        if (w0[k] > mx) mx = w0[k];
+      MPI_Allreduce(&mx, &gmx, 1, MPI_DOUBLE, MPI_MAX, ld->comm);
+      if (gmx > 0) {
+        for (int64_t k = 0; k < n0; k++) w0[k] /= gmx;
+        wscale = gmx;
+      }
       double sum = 0, tot = 0;
       int64_t cnt = n0, ctot = 0;
       for (int64_t k = 0; k < n0; k++) sum += w0[k];
@@ -1288,6 +1368,7 @@ int mxn_load_open(MPI_Comm comm, const char *path, const mxn_load_opts_t *opts, 
     pids[k] = mine[k].id;
     ld->st.owned_weight += mine[k].w;
   }
+  ld->st.owned_weight *= wscale; /* in the field's units */
   ld->st.owned_elements = nmine;
   ld->st.seconds_partition = now() - t1;
 

@@ -95,6 +95,10 @@ static int write_nemesis(mxn_writer_t *w, const mxn_structure_t *s,
   int status = MXN_OK, ex = w->exoid, pr = nm->part;
   int64_t *ids = NULL, *a = NULL, *b = NULL, *c = NULL, *cnt = NULL, *ecnt = NULL,
           *procs = NULL, *sides = NULL;
+  /* Nemesis cannot describe a mesh without elements or blocks (its global
+   * dimensions would be 0, which netCDF-3 takes for a second unlimited
+   * dimension): such members are plain Exodus files, read by name. */
+  if (nm->num_elems_global == 0 || s->num_blocks == 0) return MXN_OK;
   W_CHECK(ex_put_init_info(ex, nm->num_parts, 1, "p"),
           "%s: cannot write Nemesis init info", w->path);
   W_CHECK(ex_put_init_global(ex, nm->num_nodes_global, nm->num_elems_global,

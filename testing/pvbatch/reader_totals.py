@@ -103,7 +103,9 @@ name = "reader_totals[%s, %s, N=%d%s%s]" % (
 
 # Arrays that are bookkeeping, not variables, in either reader.
 MXN_SKIP = {"ids", "object_id", "vtkGhostType", "element_side"}
-EXO_SKIP = {"GlobalElementId", "GlobalNodeId", "PedigreeElementId", "PedigreeNodeId",
+# ParaView's Exodus writer stores the IOSS reader's "object_id" as an
+# element variable; MxNReader's "object_id" is the block id, as IOSS's is.
+EXO_SKIP = {"object_id", "GlobalElementId", "GlobalNodeId", "PedigreeElementId", "PedigreeNodeId",
             "ObjectId", "original_global_id_map", "SourceElementId", "SourceElementSide",
             "vtkGhostType"}
 
@@ -242,7 +244,10 @@ class Figures:
         pids = values(pd.GetArray(gid_point), npts)[:, 0] if npts else np.zeros(0)
         pgh = pd.GetArray("vtkGhostType")
         if pgh is not None and npts:
-            self.owned_points.update(pids[(vtk_to_numpy(pgh) & 1) == 0].tolist())
+            # Files written by ParaView's Exodus writer carry vtkGhostType as
+            # a float nodal variable: compare its integer flags.
+            flags = vtk_to_numpy(pgh).astype(np.int64)
+            self.owned_points.update(pids[(flags & 1) == 0].tolist())
         else:
             self.owned_points.update(pids.tolist())
         if npts:

@@ -54,6 +54,13 @@ int mxn_directory_query(mxn_directory_t *dir, int64_t n, const mxn_gid_t *ids,
 /** Entries this rank stores for the directory (its share). Local. */
 int64_t mxn_directory_local_size(const mxn_directory_t *dir);
 
+/** Distinct ids over all ranks' shares, and the smallest id stored by more
+ *  than one file (*dup_id = -1, files -1 when none) with the first two of
+ *  its files. Collective. Used to check the count a file set declares
+ *  (Nemesis global counts) against what its members hold. */
+int mxn_directory_distinct(mxn_directory_t *dir, int64_t *distinct, mxn_gid_t *dup_id,
+                           int32_t *dup_file_a, int32_t *dup_file_b, mxn_error_t *err);
+
 /** Free the directory and set *dir = NULL. Accepts NULL. Local. */
 void mxn_directory_destroy(mxn_directory_t **dir);
 
