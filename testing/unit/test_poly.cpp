@@ -452,6 +452,7 @@ std::map<int64_t, int> gather_owners(const std::vector<int64_t> &mine, bool *uni
 struct LoadCase {
   mxn_part_method method;
   int L;
+  int inner_first = 0;  // owned cells reordered: poly lists permuted
 };
 
 class PolyLoad : public ::testing::TestWithParam<std::tuple<PolyCase, LoadCase>> {};
@@ -466,6 +467,7 @@ TEST_P(PolyLoad, PiecesEqualTheSerialReadAndGhostsTheBruteForce) {
   mxn_load_opts_init(&o);
   o.method = lc.method;
   o.ghost_levels = lc.L;
+  o.inner_first = lc.inner_first;
   mxn_load_t *ld = nullptr;
   mxn_error_t err;
   mxn_error_clear(&err);
@@ -496,6 +498,32 @@ TEST_P(PolyLoad, PiecesEqualTheSerialReadAndGhostsTheBruteForce) {
   EXPECT_TRUE(unique) << "an element is owned twice";
   EXPECT_EQ(raw.elem_nodes.size(), owner.size()) << "elements owned by no rank";
   EXPECT_FALSE(owned.empty()) << "rank " << mpi_rank() << " owns nothing";
+  if (lc.inner_first) {
+    // Owned cells: those touching no node of another rank's cells (inner)
+    // first, then the others, each ascending by id (the poly lists are
+    // permuted with them: check_piece above saw every cell's own lists).
+    int64_t permuted = 0;
+    for (int b = 0; b < p->num_blocks; b++) {
+      std::vector<std::pair<int, int64_t>> want_order;
+      for (int64_t k = 0; k < h->block_off[b][1]; k++) {
+        int64_t e = p->blocks[b].elem_ids[k];
+        int edge = 0;
+        for (int64_t n : raw.elem_nodes.at(e))
+          for (int64_t e2 : raw.node_elems.at(n)) edge |= owner.at(e2) != mpi_rank();
+        want_order.push_back({edge, e});
+      }
+      std::sort(want_order.begin(), want_order.end());
+      int64_t inner = 0;
+      for (int64_t k = 0; k < (int64_t)want_order.size(); k++) {
+        EXPECT_EQ(want_order[k].second, p->blocks[b].elem_ids[k]) << "block " << b << " cell " << k;
+        inner += want_order[k].first == 0;
+        permuted += k > 0 && p->blocks[b].elem_ids[k] < p->blocks[b].elem_ids[k - 1];
+      }
+      EXPECT_EQ(inner, h->owned_inner[b]) << "block " << b;
+    }
+    MPI_Allreduce(MPI_IN_PLACE, &permuted, 1, MPI_INT64_T, MPI_SUM, MPI_COMM_WORLD);
+    RecordProperty("permuted", (int)permuted);
+  }
 
   // Brute force: breadth-first over shared nodes from the owned elements.
   std::map<int64_t, int> want;
@@ -527,7 +555,8 @@ std::string load_name(const ::testing::TestParamInfo<std::tuple<PolyCase, LoadCa
                   : lc.method == MXN_PART_RCB ? "rcb"
                   : lc.method == MXN_PART_GRAPH ? "graph"
                                                 : "sfc";
-  return std::string(pc.name) + "_" + m + "_L" + std::to_string(lc.L);
+  return std::string(pc.name) + "_" + m + "_L" + std::to_string(lc.L) +
+         (lc.inner_first ? "_inner" : "");
 }
 
 INSTANTIATE_TEST_SUITE_P(Gen, Poly, ::testing::ValuesIn(cases), case_name);
@@ -535,7 +564,8 @@ INSTANTIATE_TEST_SUITE_P(
     Gen, PolyLoad,
     ::testing::Combine(::testing::ValuesIn(cases),
                        ::testing::Values(LoadCase{MXN_PART_FILES, 0}, LoadCase{MXN_PART_RCB, 1},
-                                         LoadCase{MXN_PART_GRAPH, 1}, LoadCase{MXN_PART_SFC, 2})),
+                                         LoadCase{MXN_PART_GRAPH, 1}, LoadCase{MXN_PART_SFC, 2},
+                                         LoadCase{MXN_PART_RCB, 1, 1})),
     load_name);
 
 }  // namespace
