@@ -1,5 +1,6 @@
 /* Datasets: discovery of spread file sets, merged structure, file domains. */
 #include "internal.h"
+#include "nc3check.h"
 
 #include <ctype.h>
 #include <dirent.h>
@@ -203,6 +204,15 @@ static void close_lru(mxn_dataset_t *ds) {
   }
 }
 
+/* Byte counts from a damaged header can exceed 64 bits: saturate instead
+ * of overflowing (signed overflow is undefined). */
+static int64_t sat_mul(int64_t a, uint64_t b) {
+  if (a <= 0 || b == 0) return 0;
+  return (uint64_t)a > (uint64_t)INT64_MAX / b ? INT64_MAX : (int64_t)((uint64_t)a * b);
+}
+
+static int64_t sat_add(int64_t a, int64_t b) { return a > INT64_MAX - b ? INT64_MAX : a + b; }
+
 /* netCDF-3 reads past the end of a file as zeros, so a cut-off copy would
  * pass for valid data: require at least the bytes its header declares for
  * the variables (the header itself is not counted, so this is a lower bound).
@@ -237,14 +247,14 @@ static int check_not_truncated(mxn_dataset_t *ds, const char *path, int ncid,
         continue;
       }
       if (nc_inq_dimlen(ncid, dims[d], &len) != NC_NOERR) return MXN_OK;
-      bytes *= (int64_t)len;
+      bytes = sat_mul(bytes, (uint64_t)len);
     }
     if (is_rec)
-      per_rec += bytes;
+      per_rec = sat_add(per_rec, bytes);
     else
-      fixed += bytes;
+      fixed = sat_add(fixed, bytes);
   }
-  int64_t need = fixed + per_rec * (int64_t)nrec;
+  int64_t need = sat_add(fixed, sat_mul(per_rec, (uint64_t)nrec));
   if (file_size < need)
     return MXN_DS_ERR(ds, MXN_ERR_FORMAT,
                       "%s: truncated: the file has %lld bytes but its netCDF "
@@ -269,32 +279,56 @@ int mxn__file_exoid(mxn_dataset_t *ds, int j, int *exoid) {
     return MXN_DS_ERR(ds, MXN_ERR_FORMAT,
                       "%s: empty file (0 bytes), not an Exodus II file",
                       f->path);
-  FILE *probe = fopen(f->path, "rb");
-  if (!probe)
-    return MXN_DS_ERR(ds, MXN_ERR_IO, "%s: cannot open: %s", f->path,
-                      strerror(errno));
-  char magic[4] = {0};
-  size_t got = fread(magic, 1, sizeof magic, probe);
-  fclose(probe);
-  /* ex_open prints to stderr when a file that looks like HDF5 fails to
-   * open; the core never prints, so let netCDF try such files first. */
-  if (got == sizeof magic && memcmp(magic, "\211HDF", 4) == 0) {
+  /* Our bounds check of a netCDF-3 header comes first: netCDF 4.9.0 trusts
+   * the counts in it (gigabyte allocations, crashes on damaged files).
+   * Then netCDF opens the file alone: ex_open (Exodus 6.02) leaves a
+   * descriptor open when netCDF fails with an errno (a damaged header that
+   * asks for too much memory: E2BIG), and prints to stderr for files that
+   * look like HDF5; the core never prints. Once per member: a reopen after
+   * the open-file cap closed it needs no second look. */
+  int probe_id = -1;
+  if (!f->nc_checked) {
+    FILE *probe = fopen(f->path, "rb");
+    if (!probe)
+      return MXN_DS_ERR(ds, MXN_ERR_IO, "%s: cannot open: %s", f->path,
+                        strerror(errno));
+    char magic[4] = {0};
+    size_t got = fread(magic, 1, sizeof magic, probe);
+    fclose(probe);
+    int hdf5 = got == sizeof magic && memcmp(magic, "\211HDF", 4) == 0;
+    char why[200];
+    int bad = mxn__nc3_header_check(f->path, (int64_t)st.st_size, why, sizeof why);
+    if (bad < 0)
+      return MXN_DS_ERR(ds, MXN_ERR_IO, "%s: cannot read its netCDF header", f->path);
+    if (bad)
+      return MXN_DS_ERR(ds, MXN_ERR_FORMAT,
+                        "%s: not a readable Exodus II file (damaged netCDF header: %s)",
+                        f->path, why);
     int ncid, rc = nc_open(f->path, NC_NOWRITE, &ncid);
     if (rc != NC_NOERR)
       return MXN_DS_ERR(ds, MXN_ERR_FORMAT,
-                        "%s: not a readable Exodus II file (netCDF-4/HDF5 "
-                        "open failed: %s; truncated?)",
-                        f->path, nc_strerror(rc));
+                        "%s: not a readable Exodus II file (%s open failed: %s; "
+                        "truncated or another format?)",
+                        f->path, hdf5 ? "netCDF-4/HDF5" : "netCDF", nc_strerror(rc));
     nc_close(ncid);
+    probe_id = ncid;
+    f->nc_checked = 1;
   }
   int cpu_ws = 8, io_ws = 0;
   float version = 0;
   int id = ex_open(f->path, EX_READ, &cpu_ws, &io_ws, &version);
-  if (id < 0)
+  if (id < 0) {
+    /* ex_open (6.02) does not close the netCDF id it opened when a later
+     * check fails (a damaged header): the file stayed open. netCDF gives a
+     * new open the lowest free id, which is the one the probe just freed;
+     * close it if it is open (else nc_close only answers NC_EBADID). */
+    if (probe_id >= 0) nc_close(probe_id);
+    f->nc_checked = 0;
     return MXN_DS_ERR(ds, MXN_ERR_FORMAT,
-                      "%s: not a readable Exodus II file (netCDF open failed; "
-                      "truncated or another format?)",
+                      "%s: not a readable Exodus II file (netCDF opens it, "
+                      "Exodus does not: not Exodus, or a damaged header)",
                       f->path);
+  }
   int status = check_not_truncated(ds, f->path, id, (int64_t)st.st_size);
   if (status != MXN_OK) {
     ex_close(id);

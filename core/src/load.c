@@ -2,8 +2,11 @@
  * a partition that moves only ids, and each rank's piece read through the
  * greedy cover of its part. */
 #include "halo.h"
+#include "partmap.h"
 #include "plan.h"
 
+#include <ctype.h>
+#include <errno.h>
 #include <limits.h>
 #include <math.h>
 #include <stdio.h>
@@ -167,32 +170,58 @@ done:
 }
 
 /* MXN_PART_MAP: the part of each of my elements from a text file of
- * "element_id part" lines. */
-static int parts_from_map(const char *path, int nparts, int64_t n, const mxn_gid_t *ids, int *part,
-                          mxn_error_t *err) {
+ * "element_id part" lines (see partmap.h). */
+int mxn__part_map_read(FILE *f, const char *path, int nparts, int64_t n, const mxn_gid_t *ids,
+                       int *part, mxn_error_t *err) {
   int status = MXN_OK;
-  FILE *f = fopen(path, "r");
-  if (!f) return mxn_error_set(err, MXN_ERR_IO, "%s: cannot open the partition map", path);
   char *seen = calloc((size_t)n + 1, 1);
-  if (!seen) {
-    fclose(f);
-    return MXN_ERR_NOMEM;
-  }
+  if (!seen) return MXN_ERR_NOMEM;
   char line[512];
   long lineno = 0;
+  int rest_of_comment = 0; /* the last chunk was a comment without its end */
   while (fgets(line, sizeof line, f)) {
+    int whole = strchr(line, '\n') != NULL || feof(f);
+    if (rest_of_comment) {
+      rest_of_comment = !whole;
+      continue;
+    }
     lineno++;
     char *p = line;
     while (*p == ' ' || *p == '\t') p++;
-    if (*p == '#' || *p == '\n' || *p == '\0') continue;
-    long long id;
-    long pt;
-    char extra;
-    if (sscanf(p, "%lld %ld %c", &id, &pt, &extra) != 2) {
+    if (*p == '#') {
+      rest_of_comment = !whole;
+      continue;
+    }
+    if (*p == '\n' || *p == '\0') continue;
+    if (!whole) {
+      status = mxn_error_set(err, MXN_ERR_FORMAT, "%s:%ld: line longer than %d characters", path,
+                             lineno, (int)sizeof line - 2);
+      break;
+    }
+    /* strtoll/strtol rather than sscanf, whose overflow is undefined: an id
+     * beyond 64 bits is an error, not a silently clamped id. */
+    char *e1, *e2 = NULL;
+    errno = 0;
+    long long id = strtoll(p, &e1, 10);
+    int id_range = errno == ERANGE;
+    errno = 0;
+    long pt = e1 == p ? 0 : strtol(e1, &e2, 10);
+    int pt_range = errno == ERANGE;
+    if (e1 == p || e2 == e1) {
       status = mxn_error_set(err, MXN_ERR_FORMAT, "%s:%ld: expected 'element_id part'", path, lineno);
       break;
     }
-    if (pt < 0 || pt >= nparts) {
+    while (isspace((unsigned char)*e2)) e2++;
+    if (*e2) {
+      status = mxn_error_set(err, MXN_ERR_FORMAT, "%s:%ld: expected 'element_id part'", path, lineno);
+      break;
+    }
+    if (id_range) {
+      status = mxn_error_set(err, MXN_ERR_FORMAT, "%s:%ld: element id out of the 64-bit range",
+                             path, lineno);
+      break;
+    }
+    if (pt_range || pt < 0 || pt >= nparts) {
       status = mxn_error_set(err, MXN_ERR_FORMAT, "%s:%ld: part %ld is outside 0..%d", path, lineno,
                              pt, nparts - 1);
       break;
@@ -203,12 +232,22 @@ static int parts_from_map(const char *path, int nparts, int64_t n, const mxn_gid
       seen[k] = 1;
     }
   }
-  fclose(f);
   for (int64_t k = 0; k < n && status == MXN_OK; k++)
     if (!seen[k])
       status = mxn_error_set(err, MXN_ERR_FORMAT, "%s: element %lld has no part", path,
                              (long long)ids[k]);
   free(seen);
+  return status;
+}
+
+static int parts_from_map(const char *path, int nparts, int64_t n, const mxn_gid_t *ids, int *part,
+                          mxn_error_t *err) {
+  FILE *f = fopen(path, "r");
+  if (!f) return mxn_error_set(err, MXN_ERR_IO, "%s: cannot open the partition map", path);
+  int status = mxn__part_map_read(f, path, nparts, n, ids, part, err);
+  if (status == MXN_OK && ferror(f))
+    status = mxn_error_set(err, MXN_ERR_IO, "%s: cannot read the partition map", path);
+  fclose(f);
   return status;
 }
 
