@@ -7,6 +7,9 @@
 if(NOT MXN_FUZZ)
   add_subdirectory(fuzz)
 endif()
+# The partition map parser the fuzzer drives (a private core header).
+mxn_add_gtest(test_partmap unit/test_partmap.cpp)
+target_include_directories(test_partmap PRIVATE ${PROJECT_SOURCE_DIR}/core/src)
 # The fuzzers' findings reproduced with the outcome the fixed core gives.
 mxn_add_gtest(test_fuzz_regress unit/test_fuzz_regress.cpp)
 target_compile_definitions(test_fuzz_regress PRIVATE
@@ -18,6 +21,8 @@ target_compile_definitions(test_fuzz_regress PRIVATE
 # build and tests, and must not slow the timed GUI tests. Not registered
 # inside the sanitizer build itself.
 if(MXN_SANITIZE)
+  # A sanitized mxn process starts several times slower: ~150 of them.
+  set_tests_properties(cli_bad_input PROPERTIES TIMEOUT 900)
   return()
 endif()
 option(MXN_TEST_SANITIZE "Register the ASan + UBSan build-and-test case (sanitize_asan_ubsan)" ON)

@@ -1120,7 +1120,8 @@ int mxn_load_open(MPI_Comm comm, const char *path, const mxn_load_opts_t *opts, 
     status = mxn_error_set(&e, MXN_ERR_ARG, "the map method needs a map file");
   if ((status = mxn_agree(ld->comm, status, &e)) != MXN_OK) goto done;
   MXN_ALLOC(part, n0);
-  MXN_ALLOC(w0, n0);
+  /* w0 comes from geometry_and_weights() when geometry or weights are read
+   * (allocating it here too leaked n0 doubles per load: ASan), else 1.0. */
   mxn_io_counters_t cp0 = mxn_dataset_counters(ds);
   if (need_geom || opts->weight_field || opts->block_weights) {
     /* Geometry and weights of my initial elements, read from my files. */
@@ -1196,7 +1197,11 @@ int mxn_load_open(MPI_Comm comm, const char *path, const mxn_load_opts_t *opts, 
         if (w0[k] < floor_w) w0[k] = floor_w;
     }
   } else {
-    for (int64_t k = 0; k < n0; k++) w0[k] = 1.0;
+    /* no goto here: the agree below tells the other ranks */
+    w0 = malloc(((size_t)n0 + 1) * sizeof *w0);
+    if (!w0)
+      status = mxn_error_set(&e, MXN_ERR_NOMEM, "rank %d: out of memory", R);
+    for (int64_t k = 0; w0 && k < n0; k++) w0[k] = 1.0;
   }
   if ((status = mxn_agree(ld->comm, status, &e)) != MXN_OK) goto done;
   ld->st.partition_bytes_read = mxn_dataset_counters(ds).bytes_read - cp0.bytes_read;
