@@ -1053,6 +1053,7 @@ int mxn_load_open(MPI_Comm comm, const char *path, const mxn_load_opts_t *opts, 
   int64_t npub = 0, n0 = 0;
   double *w0 = NULL, *cent = NULL;
   double wscale = 1.0; /* weights are divided by their maximum */
+  double ow_scaled = 0; /* my owned weight in those units */
   int *part = NULL;
   moving_t *mv = NULL, *mine = NULL;
   int64_t nmine = 0;
@@ -1330,6 +1331,7 @@ int mxn_load_open(MPI_Comm comm, const char *path, const mxn_load_opts_t *opts, 
     pids[k] = mine[k].id;
     ld->st.owned_weight += mine[k].w;
   }
+  ow_scaled = ld->st.owned_weight;
   ld->st.owned_weight *= wscale; /* in the field's units */
   ld->st.owned_elements = nmine;
   ld->st.seconds_partition = now() - t1;
@@ -1404,9 +1406,10 @@ int mxn_load_open(MPI_Comm comm, const char *path, const mxn_load_opts_t *opts, 
   ld->st.total_elements = 0;
   MPI_Allreduce(&ld->st.owned_elements, &ld->st.total_elements, 1, MPI_INT64_T, MPI_SUM, ld->comm);
   {
-    double mx = 0, sum = 0;
-    MPI_Allreduce(&ld->st.owned_weight, &mx, 1, MPI_DOUBLE, MPI_MAX, ld->comm);
-    MPI_Allreduce(&ld->st.owned_weight, &sum, 1, MPI_DOUBLE, MPI_SUM, ld->comm);
+    /* in the scaled units, where sums of huge weights stay finite */
+    double mine = ow_scaled, mx = 0, sum = 0;
+    MPI_Allreduce(&mine, &mx, 1, MPI_DOUBLE, MPI_MAX, ld->comm);
+    MPI_Allreduce(&mine, &sum, 1, MPI_DOUBLE, MPI_SUM, ld->comm);
     ld->st.imbalance = sum > 0 ? mx / (sum / N) : 1.0;
   }
   ld->st.seconds_read = now() - t1;

@@ -7,6 +7,7 @@
 #include "mxn/mxn.h"
 #include "mxn_args.h"
 
+#include <math.h>
 #include <mpi.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -55,6 +56,14 @@ static int bad_usage(const char *cmd, const char *msg) {
 }
 
 /* ---------- info ---------- */
+
+/* A JSON number; null where the value is not finite (JSON has no inf). */
+static void json_num(const char *key, double v, const char *after) {
+  if (isfinite(v))
+    printf("\"%s\": %.17g%s", key, v, after);
+  else
+    printf("\"%s\": null%s", key, after);
+}
 
 static void json_str(FILE *f, const char *s) {
   fputc('"', f);
@@ -495,10 +504,11 @@ static void stats_json(const char *path, const mxn_load_t *ld, const mxn_cli_arg
     json_str(stdout, a->lo.weight_field);
   else
     printf("null");
-  printf(",\n  \"tolerance\": %.17g,\n  \"total_elements\": %lld,\n  \"imbalance\": %.17g,\n",
-         a->lo.imbalance_tol > 1 ? a->lo.imbalance_tol : 1.05, (long long)all[0].total_elements,
-         all[0].imbalance);
-  printf("  \"max_weight\": %.17g,\n  \"avg_weight\": %.17g,\n", wmax, n > 0 ? wsum / n : 0.0);
+  printf(",\n  \"tolerance\": %.17g,\n  \"total_elements\": %lld,\n  ",
+         a->lo.imbalance_tol > 1 ? a->lo.imbalance_tol : 1.05, (long long)all[0].total_elements);
+  json_num("imbalance", all[0].imbalance, ",\n  ");
+  json_num("max_weight", wmax, ",\n  ");
+  json_num("avg_weight", n > 0 ? wsum / n : 0.0, ",\n");
   printf("  \"bytes_read\": %lld,\n  \"bytes_needed\": %lld,\n  \"partition_bytes_read\": %lld,\n"
          "  \"read_calls\": %lld,\n  \"files_opened\": %lld,\n",
          (long long)br, (long long)bn, (long long)pbr, (long long)rc, (long long)fo);
@@ -514,12 +524,15 @@ static void stats_json(const char *path, const mxn_load_t *ld, const mxn_cli_arg
   printf("  \"ranks_detail\": [");
   for (int r = 0; r < n; r++) {
     const mxn_load_stats_t *x = &all[r];
-    printf("%s\n    {\"rank\": %d, \"owned\": %lld, \"weight\": %.17g, \"cover_files\": %d, "
+    printf("%s\n    {\"rank\": %d, \"owned\": %lld, ", r ? "," : "", x->rank,
+           (long long)x->owned_elements);
+    json_num("weight", x->owned_weight, ", ");
+    printf("\"cover_files\": %d, "
            "\"files_overlapping\": %d, \"nodes\": %lld, \"bytes_read\": %lld, "
            "\"bytes_needed\": %lld, \"partition_bytes_read\": %lld, \"read_calls\": %lld, "
            "\"files_opened\": %lld, \"seconds\": {\"open\": %.6f, \"partition\": %.6f, "
            "\"plan\": %.6f, \"read\": %.6f",
-           r ? "," : "", x->rank, (long long)x->owned_elements, x->owned_weight, x->cover_files,
+           x->cover_files,
            x->files_overlapping, (long long)x->num_nodes, (long long)x->bytes_read,
            (long long)x->bytes_needed, (long long)x->partition_bytes_read,
            (long long)x->read_calls, (long long)x->files_opened, x->seconds_open,
