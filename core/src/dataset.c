@@ -1,5 +1,6 @@
 /* Datasets: discovery of spread file sets, merged structure, file domains. */
 #include "internal.h"
+#include "nc3check.h"
 
 #include <ctype.h>
 #include <dirent.h>
@@ -203,6 +204,15 @@ static void close_lru(mxn_dataset_t *ds) {
   }
 }
 
+/* Byte counts from a damaged header can exceed 64 bits: saturate instead
+ * of overflowing (signed overflow is undefined). */
+static int64_t sat_mul(int64_t a, uint64_t b) {
+  if (a <= 0 || b == 0) return 0;
+  return (uint64_t)a > (uint64_t)INT64_MAX / b ? INT64_MAX : (int64_t)((uint64_t)a * b);
+}
+
+static int64_t sat_add(int64_t a, int64_t b) { return a > INT64_MAX - b ? INT64_MAX : a + b; }
+
 /* netCDF-3 reads past the end of a file as zeros, so a cut-off copy would
  * pass for valid data: require at least the bytes its header declares for
  * the variables (the header itself is not counted, so this is a lower bound).
@@ -237,14 +247,14 @@ static int check_not_truncated(mxn_dataset_t *ds, const char *path, int ncid,
         continue;
       }
       if (nc_inq_dimlen(ncid, dims[d], &len) != NC_NOERR) return MXN_OK;
-      bytes *= (int64_t)len;
+      bytes = sat_mul(bytes, (uint64_t)len);
     }
     if (is_rec)
-      per_rec += bytes;
+      per_rec = sat_add(per_rec, bytes);
     else
-      fixed += bytes;
+      fixed = sat_add(fixed, bytes);
   }
-  int64_t need = fixed + per_rec * (int64_t)nrec;
+  int64_t need = sat_add(fixed, sat_mul(per_rec, (uint64_t)nrec));
   if (file_size < need)
     return MXN_DS_ERR(ds, MXN_ERR_FORMAT,
                       "%s: truncated: the file has %lld bytes but its netCDF "
@@ -252,6 +262,102 @@ static int check_not_truncated(mxn_dataset_t *ds, const char *path, int ncid,
                       path, (long long)file_size, (long long)need);
   return MXN_OK;
 }
+
+/* Exodus reads some variables whole (nc_get_var: ids, times, truth tables,
+ * id and numbered maps, set entries and distribution factors) into arrays
+ * the caller sizes by a dimension. A damaged header that gives such a
+ * variable another shape made netCDF write past mxn's arrays (found by
+ * fuzz_dataset). So each of them must hold exactly what its dimensions say;
+ * '#' stands for the number the variable's name ends with. */
+typedef struct {
+  const char *var;   /* name, or prefix of numbered names */
+  int numbered;      /* name = var + decimal number */
+  const char *dim[2];/* expected dimensions (product); none: a scalar */
+} shape_rule_t;
+
+static const shape_rule_t shape_rules[] = {
+    {"eb_prop", 1, {"num_el_blk"}},          {"ed_prop", 1, {"num_ed_blk"}},
+    {"fa_prop", 1, {"num_fa_blk"}},          {"ns_prop", 1, {"num_node_sets"}},
+    {"ss_prop", 1, {"num_side_sets"}},       {"es_prop", 1, {"num_edge_sets"}},
+    {"fs_prop", 1, {"num_face_sets"}},       {"els_prop", 1, {"num_elem_sets"}},
+    {"em_prop", 1, {"num_elem_maps"}},       {"nm_prop", 1, {"num_node_maps"}},
+    {"edm_prop", 1, {"num_edge_maps"}},      {"fam_prop", 1, {"num_face_maps"}},
+    {"time_whole", 0, {"time_step"}},
+    {"elem_var_tab", 0, {"num_el_blk", "num_elem_var"}},
+    {"edge_var_tab", 0, {"num_ed_blk", "num_edge_var"}},
+    {"face_var_tab", 0, {"num_fa_blk", "num_face_var"}},
+    {"nset_var_tab", 0, {"num_node_sets", "num_nset_var"}},
+    {"sset_var_tab", 0, {"num_side_sets", "num_sset_var"}},
+    {"eset_var_tab", 0, {"num_edge_sets", "num_eset_var"}},
+    {"fset_var_tab", 0, {"num_face_sets", "num_fset_var"}},
+    {"elset_var_tab", 0, {"num_elem_sets", "num_elset_var"}},
+    {"node_num_map", 0, {"num_nodes"}},      {"elem_num_map", 0, {"num_elem"}},
+    {"edge_num_map", 0, {"num_edge"}},       {"face_num_map", 0, {"num_face"}},
+    {"node_map", 1, {"num_nodes"}},          {"elem_map", 1, {"num_elem"}},
+    {"edge_map", 1, {"num_edge"}},           {"face_map", 1, {"num_face"}},
+    {"node_ns", 1, {"num_nod_ns#"}},         {"dist_fact_ns", 1, {"num_nod_ns#"}},
+    {"elem_ss", 1, {"num_side_ss#"}},        {"side_ss", 1, {"num_side_ss#"}},
+    {"dist_fact_ss", 1, {"num_df_ss#"}},     {"edge_es", 1, {"num_edge_es#"}},
+    {"ornt_es", 1, {"num_edge_es#"}},        {"dist_fact_es", 1, {"num_df_es#"}},
+    {"face_fs", 1, {"num_face_fs#"}},        {"ornt_fs", 1, {"num_face_fs#"}},
+    {"dist_fact_fs", 1, {"num_df_fs#"}},     {"elem_els", 1, {"num_ele_els#"}},
+    {"dist_fact_els", 1, {"num_df_els#"}},   {"nem_ftype", 0, {NULL}},
+};
+
+/* Entries of variable v (product of its dimensions), -1 on error. */
+static int64_t nc_var_entries(int ncid, int v) {
+  int nd = 0, dims[NC_MAX_VAR_DIMS];
+  if (nc_inq_varndims(ncid, v, &nd) != NC_NOERR || nd < 0 || nd > NC_MAX_VAR_DIMS ||
+      nc_inq_vardimid(ncid, v, dims) != NC_NOERR)
+    return -1;
+  int64_t n = 1;
+  for (int d = 0; d < nd; d++) {
+    size_t len = 0;
+    if (nc_inq_dimlen(ncid, dims[d], &len) != NC_NOERR) return -1;
+    n = sat_mul(n, (uint64_t)len);
+  }
+  return n;
+}
+
+static int check_var_shapes(mxn_dataset_t *ds, const char *path, int ncid) {
+  int nvars = 0;
+  if (nc_inq_nvars(ncid, &nvars) != NC_NOERR) return MXN_OK;
+  for (int v = 0; v < nvars; v++) {
+    char name[NC_MAX_NAME + 1];
+    if (nc_inq_varname(ncid, v, name) != NC_NOERR) continue;
+    for (size_t r = 0; r < sizeof shape_rules / sizeof *shape_rules; r++) {
+      const shape_rule_t *sr = &shape_rules[r];
+      size_t pl = strlen(sr->var);
+      const char *num = name + pl;
+      if (strncmp(name, sr->var, pl) != 0) continue;
+      if (sr->numbered ? (*num == '\0' || strspn(num, "0123456789") != strlen(num)) : *num != '\0')
+        continue;
+      int64_t want = 1, have = nc_var_entries(ncid, v);
+      char dn[2][NC_MAX_NAME + 1];
+      for (int d = 0; d < 2 && sr->dim[d]; d++) {
+        const char *hash = strchr(sr->dim[d], '#');
+        snprintf(dn[d], sizeof dn[d], "%.*s%s", hash ? (int)(hash - sr->dim[d]) : (int)strlen(sr->dim[d]),
+                 sr->dim[d], hash ? num : "");
+        int did;
+        size_t len = 0;
+        if (nc_inq_dimid(ncid, dn[d], &did) != NC_NOERR || nc_inq_dimlen(ncid, did, &len) != NC_NOERR)
+          return MXN_DS_ERR(ds, MXN_ERR_FORMAT,
+                            "%s: damaged Exodus file: variable '%s' without its dimension '%s'",
+                            path, name, dn[d]);
+        want = sat_mul(want, (uint64_t)len);
+      }
+      if (have != want)
+        return MXN_DS_ERR(ds, MXN_ERR_FORMAT,
+                          "%s: damaged Exodus file: variable '%s' has %lld entries where its "
+                          "dimension%s say%s %lld",
+                          path, name, (long long)have, sr->dim[1] ? "s" : "",
+                          sr->dim[1] ? "" : "s", (long long)want);
+      break;
+    }
+  }
+  return MXN_OK;
+}
+
 
 int mxn__file_exoid(mxn_dataset_t *ds, int j, int *exoid) {
   mxn__file_t *f = &ds->files[j];
@@ -269,34 +375,59 @@ int mxn__file_exoid(mxn_dataset_t *ds, int j, int *exoid) {
     return MXN_DS_ERR(ds, MXN_ERR_FORMAT,
                       "%s: empty file (0 bytes), not an Exodus II file",
                       f->path);
-  FILE *probe = fopen(f->path, "rb");
-  if (!probe)
-    return MXN_DS_ERR(ds, MXN_ERR_IO, "%s: cannot open: %s", f->path,
-                      strerror(errno));
-  char magic[4] = {0};
-  size_t got = fread(magic, 1, sizeof magic, probe);
-  fclose(probe);
-  /* ex_open prints to stderr when a file that looks like HDF5 fails to
-   * open; the core never prints, so let netCDF try such files first. */
-  if (got == sizeof magic && memcmp(magic, "\211HDF", 4) == 0) {
+  /* Our bounds check of a netCDF-3 header comes first: netCDF 4.9.0 trusts
+   * the counts in it (gigabyte allocations, crashes on damaged files).
+   * Then netCDF opens the file alone: ex_open (Exodus 6.02) leaves a
+   * descriptor open when netCDF fails with an errno (a damaged header that
+   * asks for too much memory: E2BIG), and prints to stderr for files that
+   * look like HDF5; the core never prints. Once per member: a reopen after
+   * the open-file cap closed it needs no second look. */
+  int probe_id = -1;
+  if (!f->nc_checked) {
+    FILE *probe = fopen(f->path, "rb");
+    if (!probe)
+      return MXN_DS_ERR(ds, MXN_ERR_IO, "%s: cannot open: %s", f->path,
+                        strerror(errno));
+    char magic[4] = {0};
+    size_t got = fread(magic, 1, sizeof magic, probe);
+    fclose(probe);
+    int hdf5 = got == sizeof magic && memcmp(magic, "\211HDF", 4) == 0;
+    char why[200];
+    int bad = mxn__nc3_header_check(f->path, (int64_t)st.st_size, why, sizeof why);
+    if (bad < 0)
+      return MXN_DS_ERR(ds, MXN_ERR_IO, "%s: cannot read its netCDF header", f->path);
+    if (bad)
+      return MXN_DS_ERR(ds, MXN_ERR_FORMAT,
+                        "%s: not a readable Exodus II file (damaged netCDF header: %s)",
+                        f->path, why);
     int ncid, rc = nc_open(f->path, NC_NOWRITE, &ncid);
     if (rc != NC_NOERR)
       return MXN_DS_ERR(ds, MXN_ERR_FORMAT,
-                        "%s: not a readable Exodus II file (netCDF-4/HDF5 "
-                        "open failed: %s; truncated?)",
-                        f->path, nc_strerror(rc));
+                        "%s: not a readable Exodus II file (%s open failed: %s; "
+                        "truncated or another format?)",
+                        f->path, hdf5 ? "netCDF-4/HDF5" : "netCDF", nc_strerror(rc));
     nc_close(ncid);
+    probe_id = ncid;
+    f->nc_checked = 1;
   }
   int cpu_ws = 8, io_ws = 0;
   float version = 0;
   int id = ex_open(f->path, EX_READ, &cpu_ws, &io_ws, &version);
-  if (id < 0)
+  if (id < 0) {
+    /* ex_open (6.02) does not close the netCDF id it opened when a later
+     * check fails (a damaged header): the file stayed open. netCDF gives a
+     * new open the lowest free id, which is the one the probe just freed;
+     * close it if it is open (else nc_close only answers NC_EBADID). */
+    if (probe_id >= 0) nc_close(probe_id);
+    f->nc_checked = 0;
     return MXN_DS_ERR(ds, MXN_ERR_FORMAT,
-                      "%s: not a readable Exodus II file (netCDF open failed; "
-                      "truncated or another format?)",
+                      "%s: not a readable Exodus II file (netCDF opens it, "
+                      "Exodus does not: not Exodus, or a damaged header)",
                       f->path);
+  }
   int status = check_not_truncated(ds, f->path, id, (int64_t)st.st_size);
   f->open_size = (int64_t)st.st_size;
+  if (status == MXN_OK && probe_id >= 0) status = check_var_shapes(ds, f->path, id);
   if (status != MXN_OK) {
     ex_close(id);
     return status;

@@ -91,6 +91,7 @@ typedef struct mxn__file {
   char *path;
   int exoid;               /* -1 while closed */
   int64_t open_size;       /* its size in bytes when it was opened */
+  int nc_checked;          /* netCDF opened it once (mxn__file_exoid) */
   uint64_t last_use;       /* for closing the least recently used */
   int64_t num_nodes;
   mxn__blocks_t kb[MXN__NBK];

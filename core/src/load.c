@@ -2,6 +2,7 @@
  * a partition that moves only ids, and each rank's piece read through the
  * greedy cover of its part. */
 #include "halo.h"
+#include "partmap.h"
 #include "plan.h"
 
 #include <ctype.h>
@@ -176,17 +177,12 @@ done:
 }
 
 /* MXN_PART_MAP: the part of each of my elements from a text file of
- * "element_id part" lines. */
-static int parts_from_map(const char *path, int nparts, int64_t n, const mxn_gid_t *ids, int *part,
-                          mxn_error_t *err) {
+ * "element_id part" lines (see partmap.h). */
+int mxn__part_map_read(FILE *f, const char *path, int nparts, int64_t n, const mxn_gid_t *ids,
+                       int *part, mxn_error_t *err) {
   int status = MXN_OK;
-  FILE *f = fopen(path, "r");
-  if (!f) return mxn_error_set(err, MXN_ERR_IO, "%s: cannot open the partition map", path);
   char *seen = calloc((size_t)n + 1, 1);
-  if (!seen) {
-    fclose(f);
-    return MXN_ERR_NOMEM;
-  }
+  if (!seen) return MXN_ERR_NOMEM;
   /* Lines of any length: read character by character into a growing
    * buffer (no fixed line buffer to split a long line). */
   size_t cap = 256, len = 0;
@@ -213,19 +209,21 @@ static int parts_from_map(const char *path, int nparts, int64_t n, const mxn_gid
     char *p = line;
     while (*p == ' ' || *p == '\t' || *p == '\r') p++;
     if (*p == '#' || *p == '\0') continue;
-    char *end1, *end2;
+    /* strtoll/strtol rather than sscanf, whose overflow is undefined: an id
+     * beyond 64 bits is an error, not a silently clamped id. */
+    char *e1, *e2 = NULL;
     errno = 0;
-    long long id = strtoll(p, &end1, 10);
+    long long id = strtoll(p, &e1, 10);
     int id_range = errno == ERANGE;
     errno = 0;
-    long pt = end1 != p ? strtol(end1, &end2, 10) : 0;
+    long pt = e1 == p ? 0 : strtol(e1, &e2, 10);
     int pt_range = errno == ERANGE;
-    if (end1 == p || end2 == end1 || !isspace((unsigned char)*end1)) {
+    if (e1 == p || e2 == e1 || !isspace((unsigned char)*e1)) {
       status = mxn_error_set(err, MXN_ERR_FORMAT, "%s:%ld: expected 'element_id part'", path, lineno);
       break;
     }
-    while (*end2 == ' ' || *end2 == '\t' || *end2 == '\r') end2++;
-    if (*end2 != '\0' && *end2 != '#') {
+    while (isspace((unsigned char)*e2)) e2++;
+    if (*e2 && *e2 != '#') {
       status = mxn_error_set(err, MXN_ERR_FORMAT, "%s:%ld: expected 'element_id part'", path, lineno);
       break;
     }
@@ -252,12 +250,22 @@ static int parts_from_map(const char *path, int nparts, int64_t n, const mxn_gid
   }
   if (!line) status = MXN_ERR_NOMEM;
   free(line);
-  fclose(f);
   for (int64_t k = 0; k < n && status == MXN_OK; k++)
     if (!seen[k])
       status = mxn_error_set(err, MXN_ERR_FORMAT, "%s: element %lld has no part", path,
                              (long long)ids[k]);
   free(seen);
+  return status;
+}
+
+static int parts_from_map(const char *path, int nparts, int64_t n, const mxn_gid_t *ids, int *part,
+                          mxn_error_t *err) {
+  FILE *f = fopen(path, "r");
+  if (!f) return mxn_error_set(err, MXN_ERR_IO, "%s: cannot open the partition map", path);
+  int status = mxn__part_map_read(f, path, nparts, n, ids, part, err);
+  if (status == MXN_OK && ferror(f))
+    status = mxn_error_set(err, MXN_ERR_IO, "%s: cannot read the partition map", path);
+  fclose(f);
   return status;
 }
 
@@ -1096,6 +1104,7 @@ int mxn_load_open(MPI_Comm comm, const char *path, const mxn_load_opts_t *opts, 
   int64_t npub = 0, n0 = 0;
   double *w0 = NULL, *cent = NULL;
   double wscale = 1.0; /* weights are divided by their maximum */
+  double ow_scaled = 0; /* my owned weight in those units */
   int *part = NULL;
   moving_t *mv = NULL, *mine = NULL;
   int64_t nmine = 0;
@@ -1202,7 +1211,8 @@ int mxn_load_open(MPI_Comm comm, const char *path, const mxn_load_opts_t *opts, 
     status = mxn_error_set(&e, MXN_ERR_ARG, "the map method needs a map file");
   if ((status = mxn_agree(ld->comm, status, &e)) != MXN_OK) goto done;
   MXN_ALLOC(part, n0);
-  MXN_ALLOC(w0, n0);
+  /* w0 comes from geometry_and_weights() when geometry or weights are read
+   * (allocating it here too leaked n0 doubles per load: ASan), else 1.0. */
   mxn_io_counters_t cp0 = mxn_dataset_counters(ds);
   if (need_geom || opts->weight_field || opts->block_weights) {
     /* Geometry and weights of my initial elements, read from my files. */
@@ -1288,7 +1298,11 @@ int mxn_load_open(MPI_Comm comm, const char *path, const mxn_load_opts_t *opts, 
         if (w0[k] < floor_w) w0[k] = floor_w;
     }
   } else {
-    for (int64_t k = 0; k < n0; k++) w0[k] = 1.0;
+    /* no goto here: the agree below tells the other ranks */
+    w0 = malloc(((size_t)n0 + 1) * sizeof *w0);
+    if (!w0)
+      status = mxn_error_set(&e, MXN_ERR_NOMEM, "rank %d: out of memory", R);
+    for (int64_t k = 0; w0 && k < n0; k++) w0[k] = 1.0;
   }
   if ((status = mxn_agree(ld->comm, status, &e)) != MXN_OK) goto done;
   ld->st.partition_bytes_read = mxn_dataset_counters(ds).bytes_read - cp0.bytes_read;
@@ -1368,6 +1382,7 @@ int mxn_load_open(MPI_Comm comm, const char *path, const mxn_load_opts_t *opts, 
     pids[k] = mine[k].id;
     ld->st.owned_weight += mine[k].w;
   }
+  ow_scaled = ld->st.owned_weight;
   ld->st.owned_weight *= wscale; /* in the field's units */
   ld->st.owned_elements = nmine;
   ld->st.seconds_partition = now() - t1;
@@ -1456,9 +1471,10 @@ int mxn_load_open(MPI_Comm comm, const char *path, const mxn_load_opts_t *opts, 
   ld->st.total_elements = 0;
   MPI_Allreduce(&ld->st.owned_elements, &ld->st.total_elements, 1, MPI_INT64_T, MPI_SUM, ld->comm);
   {
-    double mx = 0, sum = 0;
-    MPI_Allreduce(&ld->st.owned_weight, &mx, 1, MPI_DOUBLE, MPI_MAX, ld->comm);
-    MPI_Allreduce(&ld->st.owned_weight, &sum, 1, MPI_DOUBLE, MPI_SUM, ld->comm);
+    /* in the scaled units, where sums of huge weights stay finite */
+    double mine = ow_scaled, mx = 0, sum = 0;
+    MPI_Allreduce(&mine, &mx, 1, MPI_DOUBLE, MPI_MAX, ld->comm);
+    MPI_Allreduce(&mine, &sum, 1, MPI_DOUBLE, MPI_SUM, ld->comm);
     ld->st.imbalance = sum > 0 ? mx / (sum / N) : 1.0;
   }
   ld->st.seconds_read = now() - t1;

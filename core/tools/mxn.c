@@ -5,7 +5,9 @@
  * cannot be read. The collective commands exit with the same code on
  * every rank and only rank 0 prints. */
 #include "mxn/mxn.h"
+#include "mxn_args.h"
 
+#include <math.h>
 #include <mpi.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -54,6 +56,14 @@ static int bad_usage(const char *cmd, const char *msg) {
 }
 
 /* ---------- info ---------- */
+
+/* A JSON number; null where the value is not finite (JSON has no inf). */
+static void json_num(const char *key, double v, const char *after) {
+  if (isfinite(v))
+    printf("\"%s\": %.17g%s", key, v, after);
+  else
+    printf("\"%s\": null%s", key, after);
+}
 
 static void json_str(FILE *f, const char *s) {
   fputc('"', f);
@@ -188,19 +198,11 @@ static int cmd_info(int argc, char **argv) {
            "maps {node, edge, face, element}.\n");
     return 0;
   }
-  const char *path = NULL;
-  int json = 0;
-  for (int i = 1; i < argc; i++) {
-    if (!strcmp(argv[i], "--json"))
-      json = 1;
-    else if (argv[i][0] == '-')
-      return bad_usage("info", "unknown option");
-    else if (!path)
-      path = argv[i];
-    else
-      return bad_usage("info", "one DATASET expected");
-  }
-  if (!path) return bad_usage("info", "DATASET missing");
+  mxn_cli_args_t a;
+  const char *msg;
+  if (mxn_cli_parse(argc, argv, &a, &msg)) return bad_usage("info", msg);
+  const char *path = a.pos[0];
+  int json = a.json;
   mxn_dataset_t *ds = NULL;
   mxn_piece_t *pc = NULL;
   int rc = 1;
@@ -370,29 +372,14 @@ static int cmd_join(int argc, char **argv) {
            "restored. OUT appears only when complete.\n");
     return 0;
   }
-  const char *pos[2] = {NULL, NULL};
-  int np = 0, quiet = 0;
-  mxn_form_opts_t o;
-  memset(&o, 0, sizeof o);
-  o.gap = -1;
-  for (int i = 1; i < argc; i++) {
-    if (!strcmp(argv[i], "--int64"))
-      o.int64 = 1;
-    else if (!strcmp(argv[i], "--quiet"))
-      quiet = 1;
-    else if (argv[i][0] == '-')
-      return bad_usage("join", "unknown option");
-    else if (np < 2)
-      pos[np++] = argv[i];
-    else
-      return bad_usage("join", "too many arguments");
-  }
-  if (np != 2) return bad_usage("join", "DATASET and OUT expected");
+  mxn_cli_args_t a;
+  const char *msg;
+  if (mxn_cli_parse(argc, argv, &a, &msg)) return bad_usage("join", msg);
   mxn_error_t err;
   mxn_error_clear(&err);
   mxn_form_report_t rep;
-  if (mxn_join(pos[0], pos[1], &o, &rep, &err) != MXN_OK) return fail("join", err.msg);
-  if (!quiet) print_report("join", &rep);
+  if (mxn_join(a.pos[0], a.pos[1], &a.form, &rep, &err) != MXN_OK) return fail("join", err.msg);
+  if (!a.quiet) print_report("join", &rep);
   return 0;
 }
 
@@ -409,44 +396,15 @@ static int cmd_split(int argc, char **argv) {
            "linear (contiguous global id ranges).\n");
     return 0;
   }
-  const char *pos[2] = {NULL, NULL};
-  int np = 0, quiet = 0, M = 0;
-  mxn_part_method method = MXN_PART_RCB;
-  mxn_form_opts_t o;
-  memset(&o, 0, sizeof o);
-  o.gap = -1;
-  for (int i = 1; i < argc; i++) {
-    if (!strcmp(argv[i], "-n") && i + 1 < argc) {
-      char *end;
-      long v = strtol(argv[++i], &end, 10);
-      if (*end || v < 1 || v > 1000000) return bad_usage("split", "-n needs a count in 1..1000000");
-      M = (int)v;
-    } else if (!strcmp(argv[i], "--method") && i + 1 < argc) {
-      if (mxn_part_method_parse(argv[++i], &method) != MXN_OK)
-        return bad_usage("split", "unknown --method");
-    } else if (!strcmp(argv[i], "--imbalance") && i + 1 < argc) {
-      char *end;
-      o.imbalance_tol = strtod(argv[++i], &end);
-      if (*end || o.imbalance_tol < 1.0) return bad_usage("split", "--imbalance needs a number >= 1");
-    } else if (!strcmp(argv[i], "--int64")) {
-      o.int64 = 1;
-    } else if (!strcmp(argv[i], "--quiet")) {
-      quiet = 1;
-    } else if (argv[i][0] == '-') {
-      return bad_usage("split", "unknown option or missing value");
-    } else if (np < 2) {
-      pos[np++] = argv[i];
-    } else {
-      return bad_usage("split", "too many arguments");
-    }
-  }
-  if (np != 2) return bad_usage("split", "MESH and OUTBASE expected");
-  if (M < 1) return bad_usage("split", "-n M is required");
+  mxn_cli_args_t a;
+  const char *msg;
+  if (mxn_cli_parse(argc, argv, &a, &msg)) return bad_usage("split", msg);
   mxn_error_t err;
   mxn_error_clear(&err);
   mxn_form_report_t rep;
-  if (mxn_split(pos[0], pos[1], M, method, &o, &rep, &err) != MXN_OK) return fail("split", err.msg);
-  if (!quiet) print_report("split", &rep);
+  if (mxn_split(a.pos[0], a.pos[1], a.nparts, a.method, &a.form, &rep, &err) != MXN_OK)
+    return fail("split", err.msg);
+  if (!a.quiet) print_report("split", &rep);
   return 0;
 }
 
@@ -470,46 +428,13 @@ static int cmd_diff(int argc, char **argv) {
            "  --max N           list at most N differences\n");
     return 0;
   }
-  const char *pos[2] = {NULL, NULL};
-  int np = 0;
-  mxn_compare_opts_t o;
-  memset(&o, 0, sizeof o);
-  for (int i = 1; i < argc; i++) {
-    if ((!strcmp(argv[i], "--tol") || !strcmp(argv[i], "--rel")) && i + 1 < argc) {
-      /* atof would turn a typo into 0, an exact comparison. */
-      char *end;
-      double v = strtod(argv[i + 1], &end);
-      if (end == argv[i + 1] || *end || !(v >= 0))
-        return bad_usage("diff", "--tol and --rel need a number >= 0");
-      if (!strcmp(argv[i], "--tol"))
-        o.abs_tol = v;
-      else
-        o.rel_tol = v;
-      i++;
-    } else if (!strcmp(argv[i], "--by-type"))
-      o.match_blocks_by_type = 1;
-    else if (!strcmp(argv[i], "--common"))
-      o.common_only = 1;
-    else if (!strcmp(argv[i], "--id-offset"))
-      o.ignore_ids_offset = 1;
-    else if (!strcmp(argv[i], "--max") && i + 1 < argc) {
-      char *end;
-      long v = strtol(argv[++i], &end, 10);
-      if (end == argv[i] || *end || v < 0 || v > 1000000000)
-        return bad_usage("diff", "--max needs a count >= 0");
-      o.max_report = (int)v;
-    } else if (argv[i][0] == '-')
-      return bad_usage("diff", "unknown option or missing value");
-    else if (np < 2)
-      pos[np++] = argv[i];
-    else
-      return bad_usage("diff", "too many arguments");
-  }
-  if (np != 2) return bad_usage("diff", "A and B expected");
+  mxn_cli_args_t a;
+  const char *msg;
+  if (mxn_cli_parse(argc, argv, &a, &msg)) return bad_usage("diff", msg);
   mxn_error_t err;
   mxn_error_clear(&err);
   char *report = NULL;
-  int st = mxn_compare(pos[0], pos[1], &o, &report, &err);
+  int st = mxn_compare(a.pos[0], a.pos[1], &a.cmp, &report, &err);
   if (report) fputs(report, stdout);
   free(report);
   if (st == MXN_OK) {
@@ -547,79 +472,6 @@ static int coll_bad_usage(const char *cmd, const char *msg) {
   return 2;
 }
 
-/* Options shared by repart and stats. */
-typedef struct {
-  const char *pos[2];
-  int np;
-  int quiet, json, nparts;
-  mxn_load_opts_t lo;
-} coll_args_t;
-
-/* Parse argv into `a`; `allow_n` / `allow_json` / `allow_quiet` say which
- * command-specific options exist. Returns 0 or the usage exit code. */
-static int coll_parse(const char *cmd, int argc, char **argv, int allow_n, int allow_json,
-                      int allow_quiet, coll_args_t *a) {
-  memset(a, 0, sizeof *a);
-  mxn_load_opts_init(&a->lo);
-  int method_given = 0;
-  for (int i = 1; i < argc; i++) {
-    const char *o = argv[i];
-    int has_val = i + 1 < argc;
-    if (!strcmp(o, "--method") && has_val) {
-      if (mxn_part_method_parse(argv[++i], &a->lo.method) != MXN_OK)
-        return coll_bad_usage(cmd, "unknown --method");
-      method_given = 1;
-    } else if (!strcmp(o, "--map") && has_val) {
-      a->lo.map_file = argv[++i];
-    } else if (!strcmp(o, "--weights") && has_val) {
-      a->lo.weight_field = argv[++i];
-    } else if (!strcmp(o, "--weight-step") && has_val) {
-      char *end;
-      long v = strtol(argv[++i], &end, 10);
-      if (end == argv[i] || *end || v < 1 || v > 1000000000)
-        return coll_bad_usage(cmd, "--weight-step needs a step number >= 1");
-      a->lo.weight_step = (int)(v - 1);
-    } else if (!strcmp(o, "--tolerance") && has_val) {
-      /* strtod, not atof: a typo must not become tolerance 0. */
-      char *end;
-      double v = strtod(argv[++i], &end);
-      if (end == argv[i] || *end || !(v >= 1.0) || v > 1e6)
-        return coll_bad_usage(cmd, "--tolerance needs a number >= 1");
-      a->lo.imbalance_tol = v;
-    } else if (!strcmp(o, "--ghosts") && has_val) {
-      char *end;
-      long v = strtol(argv[++i], &end, 10);
-      if (end == argv[i] || *end || v < 0 || v > 100)
-        return coll_bad_usage(cmd, "--ghosts needs a layer count in 0..100");
-      a->lo.ghost_levels = (int)v;
-    } else if (allow_n && !strcmp(o, "-n") && has_val) {
-      char *end;
-      long v = strtol(argv[++i], &end, 10);
-      if (end == argv[i] || *end || v < 1 || v > 1000000)
-        return coll_bad_usage(cmd, "-n needs a count in 1..1000000");
-      a->nparts = (int)v;
-    } else if (allow_json && !strcmp(o, "--json")) {
-      a->json = 1;
-    } else if (allow_quiet && !strcmp(o, "--quiet")) {
-      a->quiet = 1;
-    } else if (o[0] == '-') {
-      return coll_bad_usage(cmd, "unknown option or missing value");
-    } else if (a->np < 2) {
-      a->pos[a->np++] = o;
-    } else {
-      return coll_bad_usage(cmd, "too many arguments");
-    }
-  }
-  if (a->lo.map_file && !method_given) a->lo.method = MXN_PART_MAP;
-  if (a->lo.method == MXN_PART_MAP && !a->lo.map_file)
-    return coll_bad_usage(cmd, "--method map needs --map FILE");
-  if (a->lo.map_file && a->lo.method != MXN_PART_MAP)
-    return coll_bad_usage(cmd, "--map FILE goes with --method map");
-  if (a->lo.weight_step > 0 && !a->lo.weight_field)
-    return coll_bad_usage(cmd, "--weight-step needs --weights FIELD");
-  return 0;
-}
-
 static const char *coll_options_help =
     "  --method M        files (default: whole member files to ranks, cut only\n"
     "                    where needed), linear (global id ranges), sfc (Hilbert\n"
@@ -652,10 +504,9 @@ static int cmd_repart(int argc, char **argv) {
              coll_options_help);
     return 0;
   }
-  coll_args_t a;
-  int urc = coll_parse("repart", argc, argv, 0, 0, 1, &a);
-  if (urc) return urc;
-  if (a.np != 2) return coll_bad_usage("repart", "DATASET and OUTBASE expected");
+  mxn_cli_args_t a;
+  const char *msg;
+  if (mxn_cli_parse(argc, argv, &a, &msg)) return coll_bad_usage("repart", msg);
   mxn_error_t err;
   mxn_error_clear(&err);
   mxn_form_report_t rep;
@@ -665,7 +516,7 @@ static int cmd_repart(int argc, char **argv) {
   return 0;
 }
 
-static void stats_json(const char *path, const mxn_load_t *ld, const coll_args_t *a,
+static void stats_json(const char *path, const mxn_load_t *ld, const mxn_cli_args_t *a,
                        const mxn_load_stats_t *all, int n) {
   const mxn_structure_t *s = mxn_load_structure(ld);
   int64_t br = 0, bn = 0, pbr = 0, rc = 0, fo = 0;
@@ -692,10 +543,11 @@ static void stats_json(const char *path, const mxn_load_t *ld, const coll_args_t
     json_str(stdout, a->lo.weight_field);
   else
     printf("null");
-  printf(",\n  \"tolerance\": %.17g,\n  \"total_elements\": %lld,\n  \"imbalance\": %.17g,\n",
-         a->lo.imbalance_tol > 1 ? a->lo.imbalance_tol : 1.05, (long long)all[0].total_elements,
-         all[0].imbalance);
-  printf("  \"max_weight\": %.17g,\n  \"avg_weight\": %.17g,\n", wmax, n > 0 ? wsum / n : 0.0);
+  printf(",\n  \"tolerance\": %.17g,\n  \"total_elements\": %lld,\n  ",
+         a->lo.imbalance_tol > 1 ? a->lo.imbalance_tol : 1.05, (long long)all[0].total_elements);
+  json_num("imbalance", all[0].imbalance, ",\n  ");
+  json_num("max_weight", wmax, ",\n  ");
+  json_num("avg_weight", n > 0 ? wsum / n : 0.0, ",\n");
   printf("  \"bytes_read\": %lld,\n  \"bytes_needed\": %lld,\n  \"partition_bytes_read\": %lld,\n"
          "  \"read_calls\": %lld,\n  \"files_opened\": %lld,\n",
          (long long)br, (long long)bn, (long long)pbr, (long long)rc, (long long)fo);
@@ -711,12 +563,15 @@ static void stats_json(const char *path, const mxn_load_t *ld, const coll_args_t
   printf("  \"ranks_detail\": [");
   for (int r = 0; r < n; r++) {
     const mxn_load_stats_t *x = &all[r];
-    printf("%s\n    {\"rank\": %d, \"owned\": %lld, \"weight\": %.17g, \"cover_files\": %d, "
+    printf("%s\n    {\"rank\": %d, \"owned\": %lld, ", r ? "," : "", x->rank,
+           (long long)x->owned_elements);
+    json_num("weight", x->owned_weight, ", ");
+    printf("\"cover_files\": %d, "
            "\"files_overlapping\": %d, \"nodes\": %lld, \"bytes_read\": %lld, "
            "\"bytes_needed\": %lld, \"partition_bytes_read\": %lld, \"read_calls\": %lld, "
            "\"files_opened\": %lld, \"seconds\": {\"open\": %.6f, \"partition\": %.6f, "
            "\"plan\": %.6f, \"read\": %.6f",
-           r ? "," : "", x->rank, (long long)x->owned_elements, x->owned_weight, x->cover_files,
+           x->cover_files,
            x->files_overlapping, (long long)x->num_nodes, (long long)x->bytes_read,
            (long long)x->bytes_needed, (long long)x->partition_bytes_read,
            (long long)x->read_calls, (long long)x->files_opened, x->seconds_open,
@@ -732,7 +587,7 @@ static void stats_json(const char *path, const mxn_load_t *ld, const coll_args_t
   printf("\n  ]\n}\n");
 }
 
-static void stats_text(const char *path, const mxn_load_t *ld, const coll_args_t *a,
+static void stats_text(const char *path, const mxn_load_t *ld, const mxn_cli_args_t *a,
                        const mxn_load_stats_t *all, int n) {
   const mxn_structure_t *s = mxn_load_structure(ld);
   printf("stats: %s: %d file(s) on %d rank(s), method %s%s%s\n", path, s->num_files, n,
@@ -794,10 +649,9 @@ static int cmd_stats(int argc, char **argv) {
              coll_options_help);
     return 0;
   }
-  coll_args_t a;
-  int urc = coll_parse("stats", argc, argv, 1, 1, 0, &a);
-  if (urc) return urc;
-  if (a.np != 1) return coll_bad_usage("stats", "one DATASET expected");
+  mxn_cli_args_t a;
+  const char *msg;
+  if (mxn_cli_parse(argc, argv, &a, &msg)) return coll_bad_usage("stats", msg);
   int N = world_size(), R = world_rank();
   if (a.nparts > 0 && a.nparts != N) {
     char msg[160];

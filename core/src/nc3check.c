@@ -1,0 +1,198 @@
+/* Bounds check of a netCDF-3 header (nc3check.h). The layout is the one of
+ * the netCDF classic format specification: magic "CDF" + version (1
+ * classic, 2 64-bit offset, 5 CDF5), numrecs, then the dimension, global
+ * attribute and variable lists; big-endian; names and values padded to 4
+ * bytes; CDF5 widens counts and lengths to 8 bytes. */
+#include "nc3check.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define NC3_MAX_NAME 256   /* NC_MAX_NAME */
+#define NC3_MAX_DIMS 1024  /* NC_MAX_VAR_DIMS */
+
+typedef struct {
+  FILE *f;
+  unsigned char *buf;
+  uint64_t have, pos, size;
+  size_t cap;
+  int wide;   /* CDF5: 8-byte counts */
+  int off64;  /* 64-bit offset or CDF5: 8-byte begins */
+  char *why;
+  size_t whylen;
+} nc3_t;
+
+/* Make n more bytes available at pos; 0 when the file has no more. */
+static int avail(nc3_t *r, uint64_t n) {
+  if (n > r->size || r->pos > r->size - n) return 0;
+  if (r->pos + n <= r->have) return 1;
+  uint64_t want = r->pos + n + 65536;
+  if (want > r->size) want = r->size;
+  if (want > r->cap) {
+    unsigned char *b = realloc(r->buf, (size_t)want);
+    if (!b) return -1;
+    r->buf = b;
+    r->cap = (size_t)want;
+  }
+  size_t got = fread(r->buf + r->have, 1, (size_t)(want - r->have), r->f);
+  r->have += got;
+  return r->pos + n <= r->have ? 1 : -1;
+}
+
+static int get_u32(nc3_t *r, uint64_t *v) {
+  int a = avail(r, 4);
+  if (a != 1) return a;
+  const unsigned char *p = r->buf + r->pos;
+  *v = (uint64_t)p[0] << 24 | (uint64_t)p[1] << 16 | (uint64_t)p[2] << 8 | p[3];
+  r->pos += 4;
+  return 1;
+}
+
+static int get_u64(nc3_t *r, uint64_t *v) {
+  uint64_t hi, lo;
+  int a = get_u32(r, &hi);
+  if (a == 1) a = get_u32(r, &lo);
+  if (a == 1) *v = hi << 32 | lo;
+  return a;
+}
+
+/* A count or length: 4 bytes, 8 in CDF5. */
+static int get_n(nc3_t *r, uint64_t *v) { return r->wide ? get_u64(r, v) : get_u32(r, v); }
+
+static int skip(nc3_t *r, uint64_t n) {
+  int a = avail(r, n);
+  if (a == 1) r->pos += n;
+  return a;
+}
+
+static uint64_t pad4(uint64_t n) { return (n + 3) / 4 * 4; }
+
+#define FAIL(...)                                        \
+  do {                                                   \
+    snprintf(r->why, r->whylen, __VA_ARGS__);            \
+    return 1;                                            \
+  } while (0)
+/* Read or fail with `what` as the reason (or pass on a read error). */
+#define NEED(call, ...)                                  \
+  do {                                                   \
+    int a_ = (call);                                     \
+    if (a_ < 0) return -1;                               \
+    if (a_ == 0) FAIL(__VA_ARGS__);                      \
+  } while (0)
+
+static int name(nc3_t *r, const char *what, uint64_t k) {
+  uint64_t len;
+  NEED(get_n(r, &len), "%s %llu: name cut off", what, (unsigned long long)k);
+  if (len == 0 || len > NC3_MAX_NAME)
+    FAIL("%s %llu: name of %llu characters", what, (unsigned long long)k, (unsigned long long)len);
+  NEED(skip(r, pad4(len)), "%s %llu: name cut off", what, (unsigned long long)k);
+  return 0;
+}
+
+/* Bytes per value of netCDF type t (CDF5 types only in CDF5), 0 if unknown. */
+static uint64_t type_size(const nc3_t *r, uint64_t t) {
+  static const uint64_t sz[] = {0, 1, 1, 2, 4, 4, 8, 1, 2, 4, 8, 8};
+  if (t >= 1 && t <= 6) return sz[t];
+  if (r->wide && t >= 7 && t <= 11) return sz[t];
+  return 0;
+}
+
+/* A list header: tag and count; ABSENT is two zeros. */
+static int list(nc3_t *r, uint64_t tag, const char *what, uint64_t min_each, uint64_t *n) {
+  uint64_t t;
+  NEED(get_u32(r, &t), "%s list cut off", what);
+  NEED(get_n(r, n), "%s list cut off", what);
+  if (t == 0 && *n == 0) return 0;
+  if (t != tag) FAIL("%s list has tag %llu", what, (unsigned long long)t);
+  if (*n > (r->size - r->pos) / min_each)
+    FAIL("%llu %ss do not fit in the file", (unsigned long long)*n, what);
+  return 0;
+}
+
+static int attrs(nc3_t *r, const char *owner, uint64_t k) {
+  uint64_t n;
+  int rc = list(r, 12, "attribute", 12, &n);
+  if (rc) return rc;
+  for (uint64_t a = 0; a < n; a++) {
+    if ((rc = name(r, "attribute", a))) return rc;
+    uint64_t t, nv;
+    NEED(get_u32(r, &t), "%s %llu: attribute %llu cut off", owner, (unsigned long long)k,
+         (unsigned long long)a);
+    uint64_t ts = type_size(r, t);
+    if (!ts)
+      FAIL("%s %llu: attribute %llu of unknown type %llu", owner, (unsigned long long)k,
+           (unsigned long long)a, (unsigned long long)t);
+    NEED(get_n(r, &nv), "%s %llu: attribute %llu cut off", owner, (unsigned long long)k,
+         (unsigned long long)a);
+    if (nv > (r->size - r->pos) / ts)
+      FAIL("%s %llu: attribute %llu: %llu values do not fit in the file", owner,
+           (unsigned long long)k, (unsigned long long)a, (unsigned long long)nv);
+    NEED(skip(r, pad4(nv * ts)), "%s %llu: attribute %llu cut off", owner,
+         (unsigned long long)k, (unsigned long long)a);
+  }
+  return 0;
+}
+
+static int walk(nc3_t *r) {
+  uint64_t numrecs, ndims, nvars;
+  NEED(get_n(r, &numrecs), "header cut off");
+  int rc = list(r, 10, "dimension", r->wide ? 16 : 8, &ndims);
+  if (rc) return rc;
+  uint64_t nrecdims = 0;
+  for (uint64_t d = 0; d < ndims; d++) {
+    if ((rc = name(r, "dimension", d))) return rc;
+    uint64_t len;
+    NEED(get_n(r, &len), "dimension %llu cut off", (unsigned long long)d);
+    if (len == 0 && ++nrecdims > 1) FAIL("more than one unlimited dimension");
+  }
+  if ((rc = attrs(r, "global", 0))) return rc;
+  rc = list(r, 11, "variable", r->wide ? 48 : 24, &nvars);
+  if (rc) return rc;
+  for (uint64_t v = 0; v < nvars; v++) {
+    if ((rc = name(r, "variable", v))) return rc;
+    uint64_t nd, id, t, vsize, begin;
+    NEED(get_n(r, &nd), "variable %llu cut off", (unsigned long long)v);
+    if (nd > NC3_MAX_DIMS)
+      FAIL("variable %llu: %llu dimensions", (unsigned long long)v, (unsigned long long)nd);
+    for (uint64_t k = 0; k < nd; k++) {
+      NEED(get_n(r, &id), "variable %llu cut off", (unsigned long long)v);
+      if (id >= ndims)
+        FAIL("variable %llu: dimension id %llu of %llu", (unsigned long long)v,
+             (unsigned long long)id, (unsigned long long)ndims);
+    }
+    if ((rc = attrs(r, "variable", v))) return rc;
+    NEED(get_u32(r, &t), "variable %llu cut off", (unsigned long long)v);
+    if (!type_size(r, t))
+      FAIL("variable %llu of unknown type %llu", (unsigned long long)v, (unsigned long long)t);
+    NEED(get_n(r, &vsize), "variable %llu cut off", (unsigned long long)v);
+    NEED(r->off64 ? get_u64(r, &begin) : get_u32(r, &begin), "variable %llu cut off",
+         (unsigned long long)v);
+  }
+  return 0;
+}
+
+int mxn__nc3_header_check(const char *path, int64_t size, char *why, size_t whylen) {
+  if (whylen) why[0] = 0;
+  FILE *f = fopen(path, "rb");
+  if (!f) return -1;
+  nc3_t r;
+  memset(&r, 0, sizeof r);
+  r.f = f;
+  r.size = size > 0 ? (uint64_t)size : 0;
+  r.why = why;
+  r.whylen = whylen;
+  int rc = 0;
+  int a = avail(&r, 4);
+  if (a == 1 && !memcmp(r.buf, "CDF", 3) && (r.buf[3] == 1 || r.buf[3] == 2 || r.buf[3] == 5)) {
+    r.wide = r.buf[3] == 5;
+    r.off64 = r.buf[3] != 1;
+    r.pos = 4;
+    rc = walk(&r);
+  } else if (a < 0) {
+    rc = -1;
+  }
+  free(r.buf);
+  fclose(f);
+  return rc;
+}

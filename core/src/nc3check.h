@@ -1,0 +1,23 @@
+/* A bounds check of a netCDF classic / 64-bit offset / CDF5 header before
+ * netCDF parses it (private to the core). */
+#ifndef MXN_NC3CHECK_H
+#define MXN_NC3CHECK_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/**
+ * Walk the header of the netCDF-3 file `path` (`size` bytes) and check that
+ * every count and length it declares fits in the file: names, dimensions,
+ * attributes and their values, variables and their dimension ids, types.
+ * netCDF 4.9.0 trusts these counts: a damaged header made nc_open allocate
+ * gigabytes or crash (found by testing/fuzz/fuzz_dataset). Data offsets
+ * are not checked here (a truncated file has its own message).
+ * \param [out] why  on failure: what is wrong, e.g. "variable 3: 70000 dimensions"
+ * \return 0 when the header is sound or the file is not netCDF-3 (HDF5,
+ *         other: netCDF decides); 1 when it is damaged; -1 if it cannot be read.
+ *         Local.
+ */
+int mxn__nc3_header_check(const char *path, int64_t size, char *why, size_t whylen);
+
+#endif /* MXN_NC3CHECK_H */

@@ -1,0 +1,33 @@
+# Sanitizers and fuzzing in the test suite (issue 9). Included at the end of
+# testing/CMakeLists.txt.
+
+# Replays of the fuzzers' seeds and regression inputs (testing/fuzz), in
+# every test build; the fuzz build itself (MXN_FUZZ) adds testing/fuzz from
+# the top level instead.
+if(NOT MXN_FUZZ)
+  add_subdirectory(fuzz)
+endif()
+# The partition map parser the fuzzer drives (a private core header).
+mxn_add_gtest(test_partmap unit/test_partmap.cpp)
+target_include_directories(test_partmap PRIVATE ${PROJECT_SOURCE_DIR}/core/src)
+# The fuzzers' findings reproduced with the outcome the fixed core gives.
+mxn_add_gtest(test_fuzz_regress unit/test_fuzz_regress.cpp)
+target_compile_definitions(test_fuzz_regress PRIVATE
+  MXN_FUZZ_REGRESS="${CMAKE_CURRENT_SOURCE_DIR}/fuzz/regress")
+
+# sanitize_asan_ubsan: testing/sanitize.sh builds the core, CLI, generator
+# and tests with -fsanitize=address,undefined in build/asan (no plugin) and
+# runs their ctest cases there. RUN_SERIAL: it uses both cores for its own
+# build and tests, and must not slow the timed GUI tests. Not registered
+# inside the sanitizer build itself.
+if(MXN_SANITIZE)
+  # A sanitized mxn process starts several times slower: ~150 of them.
+  set_tests_properties(cli_bad_input PROPERTIES TIMEOUT 900)
+  return()
+endif()
+option(MXN_TEST_SANITIZE "Register the ASan + UBSan build-and-test case (sanitize_asan_ubsan)" ON)
+if(MXN_TEST_SANITIZE)
+  add_test(NAME sanitize_asan_ubsan
+    COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/sanitize.sh ${CMAKE_BINARY_DIR}/asan)
+  set_tests_properties(sanitize_asan_ubsan PROPERTIES TIMEOUT 1500 RUN_SERIAL TRUE)
+endif()
