@@ -1627,8 +1627,10 @@ int mxn__poly_offsets(mxn_dataset_t *ds, int j, int k, int b, const int64_t **of
     snprintf(name, sizeof name, "%s%d", k == MXN__FACE ? "fbepecnt" : "ebepecnt", q + 1);
     MXN_CHECK(mxn__file_exoid(ds, j, &exoid));
     long long *cnt = (long long *)(o + 1);
+    /* Read exactly n counts: a damaged file's variable may be longer. */
+    size_t start = 0, count = (size_t)n;
     if (nc_inq_varid(exoid, name, &varid) != NC_NOERR ||
-        nc_get_var_longlong(exoid, varid, cnt) != NC_NOERR) {
+        nc_get_vara_longlong(exoid, varid, &start, &count, cnt) != NC_NOERR) {
       status = MXN_DS_ERR(ds, MXN_ERR_FORMAT,
                           "%s: %s block %lld (%s): cannot read its per-entry counts (%s)",
                           f->path, mxn__blk_what[k], (long long)sb[b].id, sb[b].type, name);

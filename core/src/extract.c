@@ -1122,8 +1122,9 @@ static int poly_side_nodes(mxn_dataset_t *ds, faces_cache_t *fc, int j, int b, i
     fc->faces = malloc((size_t)(nref > 0 ? nref : 1) * sizeof *fc->faces);
     if (!fc->faces) return MXN_ERR_NOMEM;
     MXN_CHECK(mxn__file_exoid(ds, j, &exoid));
+    size_t start = 0, count = (size_t)nref; /* exactly nref, whatever the variable holds */
     if (q < 0 || nc_inq_varid(exoid, name, &varid) != NC_NOERR ||
-        (nref > 0 && nc_get_var_longlong(exoid, varid, fc->faces) != NC_NOERR)) {
+        (nref > 0 && nc_get_vara_longlong(exoid, varid, &start, &count, fc->faces) != NC_NOERR)) {
       status = MXN_DS_ERR(ds, MXN_ERR_IO, "%s: element block %lld (NFACED): cannot read %s",
                           f->path, (long long)s->blocks[b].id, name);
       goto done;
