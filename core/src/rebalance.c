@@ -902,6 +902,13 @@ int mxn_load_rebalance(mxn_load_t *ld, int step, const mxn_rebalance_opts_t *opt
     goto done;
   }
   rep.imbalance_after = rep.imbalance_before;
+  {
+    /* the figures follow the step's weights, re-balanced or not */
+    double mw = 0;
+    for (int64_t k = 0; k < ow.n; k++) mw += ow.w[k];
+    ld->st.owned_weight = mw;
+    ld->st.imbalance = rep.imbalance_before;
+  }
   MXN_ALLOC(part, ow.n);
   MXN_ALLOC(perm, ow.n);
   MXN_ALLOC(ws, ow.n);
@@ -943,8 +950,8 @@ int mxn_load_rebalance(mxn_load_t *ld, int step, const mxn_rebalance_opts_t *opt
     /* computed above into part */
     status = part_imbalance(ld->comm, N, R, ow.n, ow.w, part, &after, &min_count);
   } else if (strat == MXN_REBAL_SHIFT) {
-    static const double fracs[] = {0.8, 0.5, 0.25, 0.0};
-    for (int t = 0; t < 4; t++) {
+    static const double fracs[] = {0.95, 0.8, 0.5, 0.25, 0.0};
+    for (int t = 0; t < 5; t++) {
       status = shift_cuts(ld->comm, N, R, ow.n, ws, tol, fracs[t], spart);
       if (status == MXN_OK) status = part_imbalance(ld->comm, N, R, ow.n, ws, spart, &after, &min_count);
       if (status != MXN_OK) break;

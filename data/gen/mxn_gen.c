@@ -80,7 +80,8 @@
  *   element "hot_spot"         (every block, with --hot-spot only): a
  *     moving hot spot for per-step load balancing, the cost of a cell
  *     concentrated around a centre that travels across the mesh:
- *       hot_spot = 1 + 99 * exp(-|c - p_k|^2 / (2 s^2))
+ *       hot_spot = 1 + P * exp(-|c - p_k|^2 / (2 s^2))   (P = 9, or
+ *                                                        --hot-spot-peak P)
  *     c = centre of the element's grid cell (i+1/2, j+1/2[, k+1/2]),
  *     s = 0.08 * max(NX, NY), p_k = a + (b - a) * k / max(T-1, 1) with
  *     a = (0.1 NX, 0.2 NY, NZ/2), b = (0.9 NX, 0.8 NY, NZ/2): the spot
@@ -148,9 +149,10 @@ static const char usage_text[] =
   "  --no-sets         no node sets or side sets.\n"
   "  --no-vars         no variables and no time steps.\n"
   "  --word-size 4|8   floating-point size stored in the file (default 8).\n"
-  "  --hot-spot        a third element variable \"hot_spot\": 1 + 99 exp(-d^2/2s^2),\n"
+  "  --hot-spot        a third element variable \"hot_spot\": 1 + 9 exp(-d^2/2s^2),\n"
   "                    d from a centre crossing the mesh diagonally over the\n"
   "                    steps (s = 0.08 max(NX,NY)); a moving load to balance.\n"
+  "  --hot-spot-peak P  the spot's height P instead of 9 (implies --hot-spot).\n"
   "  -h, --help        this text.\n"
   "\n"
   "Order: node file index n = i + (NX+1)*(j + (NY+1)*k) for node (i,j,k) at\n"
@@ -263,6 +265,7 @@ typedef struct gen_opts {
   uint64_t seed;
   int sets, vars;
   int hot_spot;
+  double hot_peak;
   int word_size;
   const char *out;
   char title[MAX_LINE_LENGTH + 1];
@@ -317,6 +320,7 @@ static int parse_args(int argc, char **argv, gen_opts *o)
 
   memset(o, 0, sizeof *o);
   o->steps = 3;
+  o->hot_peak = 9.0;
   o->id_stride = 1;
   o->sets = 1;
   o->vars = 1;
@@ -384,6 +388,13 @@ static int parse_args(int argc, char **argv, gen_opts *o)
     } else if (!strcmp(arg, "--no-sets")) {
       o->sets = 0;
     } else if (!strcmp(arg, "--hot-spot")) {
+      o->hot_spot = 1;
+    } else if (!strcmp(arg, "--hot-spot-peak")) {
+      char *end;
+      if (!has_next || (o->hot_peak = strtod(argv[++a], &end), *end) || !(o->hot_peak >= 0) ||
+          o->hot_peak > 1e12) {
+        usage_error("--hot-spot-peak needs a number >= 0"); goto done;
+      }
       o->hot_spot = 1;
     } else if (!strcmp(arg, "--no-vars")) {
       o->vars = 0;
@@ -976,7 +987,7 @@ static int write_file(const gen_opts *o, const layout *l)
               for (int64_t i = l->x0[b]; i < l->x0[b + 1]; i++) {
                 double dx = (double)i + 0.5 - px, dy = (double)j + 0.5 - py;
                 double dz = l->dim == 3 ? (double)kk + 0.5 - pz : 0.0;
-                double v = 1.0 + 99.0 * exp(-(dx * dx + dy * dy + dz * dz) / (2.0 * sg * sg));
+                double v = 1.0 + o->hot_peak * exp(-(dx * dx + dy * dy + dz * dz) / (2.0 * sg * sg));
                 for (int sub = 0; sub < c->nsub; sub++)
                   vals2[e++] = v;
               }

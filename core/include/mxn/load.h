@@ -179,7 +179,7 @@ typedef enum mxn_rebal_strategy {
    *  N-1 cut points move. The transfers S[i] across cut i are computed on
    *  every rank from the allgathered rank weights, each cut moving as
    *  little as needed to bring every rank under the tolerance (tried at
-   *  80%, 50%, 25% of the allowed excess, then 0 = equal cuts). */
+   *  95%, 80%, 50%, 25% of the allowed excess, then 0 = equal cuts). */
   MXN_REBAL_SHIFT,
   /** Zoltan with LB_APPROACH=REPARTITION and the current owners as the
    *  current parts (REMAP on; RCB_REUSE for rcb); migration-aware. */
@@ -269,7 +269,8 @@ typedef struct mxn_rebalance_report {
  * after a re-balance that changed the partition.
  * The load must be opened with opts.dynamic.
  * \param [out] rep  the report; may be NULL
- * eturn MXN_OK or the agreed error (bad weights: MXN_ERR_ARG). On error
+ * 
+eturn MXN_OK or the agreed error (bad weights: MXN_ERR_ARG). On error
  *   the piece is unchanged unless the error came while rebuilding it (then
  *   the handle only accepts mxn_load_close()). Collective.
  */
@@ -280,7 +281,8 @@ int mxn_load_rebalance(mxn_load_t *ld, int step, const mxn_rebalance_opts_t *opt
  *  "fresh"). Local. */
 const char *mxn_rebal_strategy_name(mxn_rebal_strategy s);
 
-/** Parse a strategy name (case-insensitive). eturn MXN_OK or
+/** Parse a strategy name (case-insensitive). 
+eturn MXN_OK or
  *  MXN_ERR_ARG. Local. */
 int mxn_rebal_strategy_parse(const char *name, mxn_rebal_strategy *s);
 
