@@ -878,6 +878,7 @@ int mxn_load_rebalance(mxn_load_t *ld, int step, const mxn_rebalance_opts_t *opt
   /* 1. the step's fields, with the cached plan */
   if (ld->piece->step != step && (status = mxn_load_read_step(ld, step, &e)) != MXN_OK) goto done;
   c0 = mxn_dataset_counters(ld->ds);
+  t0 = now(); /* balancing starts after the step's read */
 
   /* 2. weights of the owned elements */
   status = collect_owned(ld, &ow);

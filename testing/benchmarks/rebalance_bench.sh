@@ -54,12 +54,14 @@ fi
 export OMPI_MCA_rmaps_base_oversubscribe=1
 mkdir -p "$WORK" || exit 1
 SET="$WORK/hs_${CELLS}_p${PEAK}_t${STEPS}"
-if [ ! -e "$SET.$M.0" ]; then
+first() { ls "$SET.$M."* 2> /dev/null | head -1; }
+if [ -z "$(first)" ]; then
   "$BIN/mxn_gen" --type hex --dims $D $D $D --steps "$STEPS" --hot-spot-peak "$PEAK" "$SET.e" > /dev/null ||
     exit 1
   "$BIN/mxn" split "$SET.e" "$SET" -n "$M" --method rcb --quiet || exit 1
   rm -f "$SET.e"
 fi
+MEMBER=$(first)
 runs=()
 for cfg in "none sfc none" "shift sfc shift" "rcb rcb repartition" "rib rib repartition" \
            "diffusion sfc diffusion"; do
@@ -67,7 +69,7 @@ for cfg in "none sfc none" "shift sfc shift" "rcb rcb repartition" "rib rib repa
   tag=$1 method=$2 strat=$3
   js="$WORK/run_${CELLS}_p${PEAK}_N${N}_${tag}.json"
   echo "running $tag ($method, --rebalance $strat) ..." >&2
-  if ! /usr/bin/time -f "%e s wall" mpiexec -n "$N" "$BIN/mxn" stats "$SET.$M.0" --method "$method" \
+  if ! /usr/bin/time -f "%e s wall" mpiexec -n "$N" "$BIN/mxn" stats "$MEMBER" --method "$method" \
       --weights hot_spot --tolerance "$TOL" --ghosts "$GH" --steps all --rebalance "$strat" \
       --fresh --json > "$js"; then
     echo "FAIL: $tag" >&2
