@@ -17,15 +17,17 @@ static double now(void) {
   return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
 
-static const char *const strategy_names[] = {"auto", "shift", "repartition", "diffusion", "fresh"};
+static const char *const strategy_names[] = {"auto",      "shift", "repartition",
+                                             "diffusion", "fresh", "refine"};
+#define NSTRAT 6
 
 const char *mxn_rebal_strategy_name(mxn_rebal_strategy s) {
-  return (int)s >= 0 && (int)s < 5 ? strategy_names[s] : "unknown";
+  return (int)s >= 0 && (int)s < NSTRAT ? strategy_names[s] : "unknown";
 }
 
 int mxn_rebal_strategy_parse(const char *name, mxn_rebal_strategy *s) {
   if (!name || !s) return MXN_ERR_ARG;
-  for (int i = 0; i < 5; i++)
+  for (int i = 0; i < NSTRAT; i++)
     if (strcasecmp(name, strategy_names[i]) == 0) {
       *s = (mxn_rebal_strategy)i;
       return MXN_OK;
@@ -331,9 +333,11 @@ done:
   return status;
 }
 
-/* Zoltan on the owned elements (current ranks = current parts). */
+/* Zoltan on the owned elements (current ranks = current parts): a fresh
+ * partition (repart 0), REPARTITION (1) or PHG REFINE on the dual graph (2). */
 static int zoltan_parts(mxn_load_t *ld, const owned_t *ow, double tol, int repart, int *part,
                         mxn_error_t *e) {
+  mxn_part_method method = repart == 2 ? MXN_PART_GRAPH : ld->o.method;
   const mxn_structure_t *s = mxn_dataset_structure(ld->ds);
   int status = MXN_OK;
   int64_t *adj_off = NULL;
@@ -348,7 +352,7 @@ static int zoltan_parts(mxn_load_t *ld, const owned_t *ow, double tol, int repar
   in.ids = ow->ids;
   in.centroids = ow->cent;
   in.weights = ow->w;
-  if (ld->o.method == MXN_PART_GRAPH) {
+  if (method == MXN_PART_GRAPH) {
     /* the dual graph of the owned elements: a view of the piece without
      * its ghosts */
     mxn_piece_t view = *ld->piece;
@@ -372,9 +376,10 @@ static int zoltan_parts(mxn_load_t *ld, const owned_t *ow, double tol, int repar
   mxn_part_opts_t po;
   memset(&po, 0, sizeof po);
   po.imbalance_tol = tol;
-  po.repartition = repart;
+  po.repartition = repart != 0;
+  po.refine = repart == 2;
   po.no_remap = !repart;
-  status = mxn_partition(ld->comm, ld->o.method, &in, ld->size, &po, part, e);
+  status = mxn_partition(ld->comm, method, &in, ld->size, &po, part, e);
 done:
   free(adj_off);
   free(adj_ids);
@@ -859,7 +864,7 @@ int mxn_load_rebalance(mxn_load_t *ld, int step, const mxn_rebalance_opts_t *opt
   else if (step < 0 || step >= s->num_times)
     status = mxn_error_set(&e, MXN_ERR_ARG, "%s: time step %d does not exist (%d steps)",
                            mxn_dataset_file_path(ld->ds, 0), step + 1, s->num_times);
-  else if ((int)o->strategy < 0 || (int)o->strategy > MXN_REBAL_FRESH)
+  else if ((int)o->strategy < 0 || (int)o->strategy > MXN_REBAL_REFINE)
     status = mxn_error_set(&e, MXN_ERR_ARG, "mxn_load_rebalance: unknown strategy %d", (int)o->strategy);
   if ((status = mxn_agree(ld->comm, status, &e)) != MXN_OK) goto done;
   double tol = o->imbalance_tol > 1 ? o->imbalance_tol
@@ -920,10 +925,11 @@ int mxn_load_rebalance(mxn_load_t *ld, int step, const mxn_rebalance_opts_t *opt
     if ((status = mxn_agree(ld->comm, status, &e)) != MXN_OK) goto done;
     for (int64_t i = 0; i < ow.n; i++) ws[i] = ow.w[perm[i]];
   }
+  double t_fresh = 0; /* measuring the fresh partition is not balancing */
   if (o->measure_fresh || strat == MXN_REBAL_FRESH) {
     /* a fresh partition of the step: equal cuts of the string, or Zoltan
      * from scratch (parts as Zoltan numbers them) */
-    double fi = 0;
+    double fi = 0, tf0 = now();
     if (zoltan) {
       status = zoltan_parts(ld, &ow, tol, 0, part, &e);
     } else {
@@ -938,9 +944,10 @@ int mxn_load_rebalance(mxn_load_t *ld, int step, const mxn_rebalance_opts_t *opt
     if (status != MXN_OK) goto done;
     rep.fresh_migrated = mvall;
     rep.fresh_imbalance = fi;
+    if (strat != MXN_REBAL_FRESH) t_fresh = now() - tf0;
   }
   if (rep.imbalance_before <= tol && !o->force) {
-    rep.seconds_balance = now() - t0;
+    rep.seconds_balance = now() - t0 - t_fresh;
     goto report;
   }
 
@@ -960,10 +967,10 @@ int mxn_load_rebalance(mxn_load_t *ld, int step, const mxn_rebalance_opts_t *opt
       if (after <= tol && min_count > 0) break;
     }
     for (int64_t i = 0; i < ow.n; i++) part[perm[i]] = spart[i];
-  } else if (strat == MXN_REBAL_REPARTITION) {
+  } else if (strat == MXN_REBAL_REPARTITION || strat == MXN_REBAL_REFINE) {
     double t = tol;
     for (int tries = 0; tries < 4; tries++) {
-      status = zoltan_parts(ld, &ow, t, 1, part, &e);
+      status = zoltan_parts(ld, &ow, t, strat == MXN_REBAL_REFINE ? 2 : 1, part, &e);
       if ((status = mxn_agree(ld->comm, status, &e)) != MXN_OK) goto done;
       status = part_imbalance(ld->comm, N, R, ow.n, ow.w, part, &after, &min_count);
       if (status != MXN_OK) break;
@@ -1073,7 +1080,7 @@ int mxn_load_rebalance(mxn_load_t *ld, int step, const mxn_rebalance_opts_t *opt
   }
   if (status != MXN_OK) mxn_error_set(&e, status, "out of memory on rank %d", R);
   if ((status = mxn_agree(ld->comm, status, &e)) != MXN_OK) goto done;
-  rep.seconds_balance = now() - t0;
+  rep.seconds_balance = now() - t0 - t_fresh;
 
   /* 6. only what changed is re-read */
   if (rep.migrated > 0) {

@@ -580,8 +580,8 @@ static int coll_parse(const char *cmd, int argc, char **argv, int allow_n, int a
       const char *v = argv[++i];
       if (!strcmp(v, "none")) a->rebal_none = 1;
       else if (mxn_rebal_strategy_parse(v, &a->strategy) != MXN_OK)
-        return coll_bad_usage(cmd, "--rebalance needs auto, shift, repartition, diffusion, "
-                                   "fresh or none");
+        return coll_bad_usage(cmd, "--rebalance needs auto, shift, repartition, refine, "
+                                   "diffusion, fresh or none");
     } else if (allow_json && !strcmp(o, "--fresh")) {
       a->fresh = 1;
     } else if (allow_quiet && !strcmp(o, "--quiet")) {
@@ -817,7 +817,8 @@ static int cmd_stats(int argc, char **argv) {
              "and when max/avg is over the tolerance new owners by --rebalance S:\n"
              "auto (shift for files/sfc/linear/map, repartition for Zoltan methods),\n"
              "shift (RankDLB cut points of the string), repartition (Zoltan\n"
-             "LB_APPROACH=REPARTITION), diffusion (LuNA Patch, neighbours only),\n"
+             "LB_APPROACH=REPARTITION), refine (Zoltan PHG LB_APPROACH=REFINE on\n"
+             "the dual graph, any method), diffusion (LuNA Patch, neighbours only),\n"
              "fresh (a new partition), none (measure only). Each rank then reads\n"
              "only what it gained. --json adds rebalance, steps (rows with exactly\n"
              "step, imbalance_before, imbalance_after, migrated, bytes_read: steps\n"

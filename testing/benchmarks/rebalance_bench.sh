@@ -19,6 +19,7 @@
 #   none        sfc partition, never re-balanced (the imbalance without it)
 #   shift       sfc, RankDLB cut-point shift of the Hilbert string
 #   rcb/rib     Zoltan LB_APPROACH=REPARTITION (rcb, rib)
+#   refine      rcb start, Zoltan PHG LB_APPROACH=REFINE on the dual graph
 #   diffusion   sfc start, LuNA Patch neighbour diffusion (20 rounds max)
 # and prints per step: the imbalance without re-balancing, then for each
 # strategy the imbalance after, the elements migrated (all ranks), what a
@@ -64,7 +65,7 @@ fi
 MEMBER=$(first)
 runs=()
 for cfg in "none sfc none" "shift sfc shift" "rcb rcb repartition" "rib rib repartition" \
-           "diffusion sfc diffusion"; do
+           "refine rcb refine" "diffusion sfc diffusion"; do
   set -- $cfg
   tag=$1 method=$2 strat=$3
   js="$WORK/run_${CELLS}_p${PEAK}_N${N}_${tag}.json"
@@ -77,45 +78,4 @@ for cfg in "none sfc none" "shift sfc shift" "rcb rcb repartition" "rib rib repa
   fi
   runs+=("$tag=$js")
 done
-python3 - "$CELLS" "$PEAK" "$M" "$N" "$TOL" "$GH" "${OUT:-}" "${runs[@]}" <<'PY'
-import json, sys
-cells, peak, M, N, tol, gh, out = sys.argv[1:8]
-runs = dict(a.split("=", 1) for a in sys.argv[8:])
-d = {k: json.load(open(v)) for k, v in runs.items()}
-T = len(d["none"]["steps"])
-lines = []
-p = lines.append
-p("Hot spot (mxn_gen --hot-spot-peak %s), %s hex cells (%d elements), M = %s files, N = %s ranks, "
-  "tolerance %s, %s ghost layer(s), %d steps." % (peak, cells, d["none"]["total_elements"], M, N, tol, gh, T))
-p("")
-strat = ["shift", "rcb", "rib", "diffusion"]
-names = {"shift": "sfc shift", "rcb": "rcb REPARTITION", "rib": "rib REPARTITION", "diffusion": "diffusion"}
-p("| step | imbalance, none | " + " | ".join("%s: after / migrated / fresh / MB re-read" % names[s] for s in strat) + " |")
-p("|---|---|" + "---|" * len(strat))
-tot = {s: [0, 0, 0, 0.0, 0.0] for s in strat}
-for i in range(T):
-    row = ["%d" % (i + 1), "%.3f" % d["none"]["steps"][i]["imbalance_before"]]
-    for s in strat:
-        r, x = d[s]["steps"][i], d[s]["steps_detail"][i]
-        row.append("%.3f / %d / %d / %.1f" % (r["imbalance_after"], r["migrated"], x["fresh_migrated"],
-                                              r["bytes_read"] / 1e6))
-        t = tot[s]
-        t[0] += r["migrated"]; t[1] += x["fresh_migrated"]; t[2] += r["bytes_read"]
-        t[3] += x["seconds_balance"]; t[4] += x["seconds_migrate"]
-    p("| " + " | ".join(row) + " |")
-p("")
-p("| strategy | max imbalance after | steps re-balanced | migrated | fresh would migrate | ratio | MB re-read | s balancing | s rebuilding |")
-p("|---|---|---|---|---|---|---|---|---|")
-p("| none | %.3f (before) | 0 | 0 | - | - | 0 | - | - |" % max(r["imbalance_before"] for r in d["none"]["steps"]))
-for s in strat:
-    t = tot[s]
-    p("| %s | %.3f | %d | %d | %d | %.1f%% | %.1f | %.2f | %.2f |" % (
-        names[s], max(r["imbalance_after"] for r in d[s]["steps"]),
-        sum(x["rebalanced"] for x in d[s]["steps_detail"]), t[0], t[1],
-        100.0 * t[0] / t[1] if t[1] else 0.0, t[2] / 1e6, t[3], t[4]))
-text = "\n".join(lines)
-print(text)
-if out:
-    with open(out, "a") as f:
-        f.write(text + "\n\n")
-PY
+python3 "$(dirname "$0")/rebalance_report.py" "$CELLS" "$PEAK" "$M" "$N" "$TOL" "$GH" "${OUT:-}" "${runs[@]}"

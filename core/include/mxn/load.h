@@ -192,7 +192,11 @@ typedef enum mxn_rebal_strategy {
   MXN_REBAL_DIFFUSION,
   /** A fresh partition of the step's weights (same method, no memory of
    *  the current owners): the reference the others are measured against. */
-  MXN_REBAL_FRESH
+  MXN_REBAL_FRESH,
+  /** Zoltan PHG with LB_APPROACH=REFINE on the dual graph of the owned
+   *  elements: improves the current owners, whatever method made them,
+   *  with little migration. */
+  MXN_REBAL_REFINE
 } mxn_rebal_strategy;
 
 /** Options of one re-balance; zero-initialize, then set what you need. */
@@ -245,7 +249,9 @@ typedef struct mxn_rebalance_report {
   int64_t bytes_read_all;    /**< global sum of bytes_read */
   int64_t elements_reused;   /**< this rank: piece elements (owned and ghost)
                                   taken from the old piece, not re-read */
-  double seconds_balance;    /**< max over ranks: weights, policy, new owners */
+  double seconds_balance;    /**< max over ranks: weights, policy, new owners
+                                  (after the step's read; measure_fresh's
+                                  own partition not included) */
   double seconds_migrate;    /**< max over ranks: rebuilding the piece */
   int retries;               /**< tolerance tightenings (Fluidity rule) */
   int rounds;                /**< DIFFUSION rounds run */
@@ -278,7 +284,7 @@ int mxn_load_rebalance(mxn_load_t *ld, int step, const mxn_rebalance_opts_t *opt
                        mxn_rebalance_report_t *rep, mxn_error_t *err);
 
 /** Name of a strategy ("auto", "shift", "repartition", "diffusion",
- *  "fresh"). Local. */
+ *  "fresh", "refine"). Local. */
 const char *mxn_rebal_strategy_name(mxn_rebal_strategy s);
 
 /** Parse a strategy name (case-insensitive). 

@@ -69,6 +69,10 @@ typedef struct mxn_part_opts {
    *  migration small (REMAP, RCB_REUSE for rcb, PHG's migration cost for
    *  graph). Ignored by linear and sfc. */
   int repartition;
+  /** MXN_PART_GRAPH only: nonzero = LB_APPROACH REFINE, PHG improving the
+   *  current parts (rank r holds part r) with little migration (overrides
+   *  repartition). */
+  int refine;
   /** Zoltan methods: nonzero = REMAP 0, parts numbered as Zoltan cuts
    *  them, not renumbered to overlap the current distribution (how a
    *  fresh load that knows nothing of the current owners numbers them). */
