@@ -19,9 +19,13 @@ struct mxn_load {
   mxn_directory_t *dir;  /* global element id -> (member, position) */
   mxn_load_opts_t o;     /* the open's options; the pointers below owned */
   int *node_sel, *elem_sel;
-  /* SHIFT: the owned ids in string order (NULL until the first shift) */
+  /* SHIFT: the owned ids in string order (NULL until first needed), and
+   * the string as positions in the owned elements while the piece is the
+   * one it was computed for (gen counts piece rebuilds) */
   mxn_gid_t *str;
   int64_t nstr;
+  int64_t *str_perm;
+  int64_t gen, str_gen;
 };
 
 /* The halo of the owned piece ld->piece, appended layer by layer (see

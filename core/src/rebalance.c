@@ -222,6 +222,15 @@ static int string_order(mxn_load_t *ld, const owned_t *ow, int64_t *perm, mxn_er
   idpos_t *ip = NULL;
   skey_t *sk = NULL;
   uint64_t *hk = NULL;
+  /* the same piece as last time: the same string (agreed, so that every
+   * rank takes the same collective path) */
+  int fast = ld->str_perm && ld->str_gen == ld->gen && ld->nstr == ow->n, allfast = 0;
+  if (MPI_Allreduce(&fast, &allfast, 1, MPI_INT, MPI_MIN, ld->comm) != MPI_SUCCESS)
+    return mxn_error_set(e, MXN_ERR_MPI, "rank %d: MPI_Allreduce failed", ld->rank);
+  if (allfast) {
+    memcpy(perm, ld->str_perm, (size_t)ow->n * sizeof *perm);
+    return MXN_OK;
+  }
   MXN_ALLOC(ip, ow->n);
   for (int64_t i = 0; i < ow->n; i++) ip[i] = (idpos_t){ow->ids[i], i};
   qsort(ip, (size_t)ow->n, sizeof *ip, cmp_idpos);
@@ -281,7 +290,24 @@ static int string_order(mxn_load_t *ld, const owned_t *ow, int64_t *perm, mxn_er
   }
   qsort(sk, (size_t)ow->n, sizeof *sk, cmp_skey);
   for (int64_t i = 0; i < ow->n; i++) perm[i] = sk[i].e;
+  /* kept for the next steps, by id (survives a rebuild) and by position */
+  free(ld->str);
+  ld->str = malloc(((size_t)ow->n + 1) * sizeof *ld->str);
+  if (!ld->str) {
+    status = MXN_ERR_NOMEM;
+    goto done;
+  }
+  for (int64_t i = 0; i < ow->n; i++) ld->str[i] = ow->ids[perm[i]];
+  ld->nstr = ow->n;
 done:
+  if (status == MXN_OK) {
+    free(ld->str_perm);
+    ld->str_perm = malloc(((size_t)ow->n + 1) * sizeof *ld->str_perm);
+    if (ld->str_perm) {
+      memcpy(ld->str_perm, perm, (size_t)ow->n * sizeof *perm);
+      ld->str_gen = ld->gen;
+    }
+  }
   if (status != MXN_OK) mxn_error_set(e, status, "rank %d: ordering the string failed", ld->rank);
   free(ip);
   free(sk);
@@ -1002,6 +1028,8 @@ int mxn_load_rebalance(mxn_load_t *ld, int step, const mxn_rebalance_opts_t *opt
     strat = MXN_REBAL_SHIFT;
     free(ld->str);
     ld->str = NULL;
+    free(ld->str_perm);
+    ld->str_perm = NULL;
     mxn_part_method keepm = ld->o.method;
     ld->o.method = MXN_PART_SFC;
     status = string_order(ld, &ow, perm, &e);
@@ -1086,6 +1114,7 @@ int mxn_load_rebalance(mxn_load_t *ld, int step, const mxn_rebalance_opts_t *opt
   if (rep.migrated > 0) {
     double t1 = now();
     status = rebuild(ld, step, &mine, &ow, &rep, &e);
+    ld->gen++; /* a new piece: string positions must be found again */
     if (status != MXN_OK) goto done;
     rep.rebalanced = 1;
     rep.seconds_migrate = now() - t1;
