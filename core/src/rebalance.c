@@ -443,20 +443,24 @@ static int hash_rank(mxn_gid_t id, int N) {
 }
 
 /* The owners of `ids` (n, any order) from an owner directory hashed by id:
- * every rank registers its own elements, then asks. Collective. */
+ * every rank registers its border elements (those with a neighbour it
+ * does not own: only those can be asked for, as every id asked is a
+ * neighbour of the asker's), then asks. Collective. */
 static int owners_of(MPI_Comm comm, int N, int R, const diff_rec_t *mine, int64_t nmine,
-                     const mxn_gid_t *ids, int64_t n, int *owner) {
+                     const char *border, const mxn_gid_t *ids, int64_t n, int *owner) {
   int status = MXN_OK;
   id_owner_t *reg = NULL, *got = NULL, *q = NULL, *ans = NULL, *back = NULL;
   int *dest = NULL, *qdest = NULL, *adest = NULL;
   int64_t ngot = 0, nq = 0, nback = 0;
   MXN_ALLOC(reg, nmine);
   MXN_ALLOC(dest, nmine);
-  for (int64_t i = 0; i < nmine; i++) {
-    reg[i] = (id_owner_t){mine[i].id, R};
-    dest[i] = hash_rank(mine[i].id, N);
-  }
-  MXN_CHECK(mxn__send_to(comm, N, reg, sizeof *reg, nmine, dest, (void **)&got, &ngot));
+  int64_t nreg = 0;
+  for (int64_t i = 0; i < nmine; i++)
+    if (border[i]) {
+      reg[nreg] = (id_owner_t){mine[i].id, R};
+      dest[nreg++] = hash_rank(mine[i].id, N);
+    }
+  MXN_CHECK(mxn__send_to(comm, N, reg, sizeof *reg, nreg, dest, (void **)&got, &ngot));
   qsort(got, (size_t)ngot, sizeof *got, cmp_id_owner);
   MXN_ALLOC(q, n);
   MXN_ALLOC(qdest, n);
@@ -519,6 +523,7 @@ static int diffuse(mxn_load_t *ld, const owned_t *ow, double tol, int max_rounds
   double *adj_q = NULL, *ones = NULL, *nbw = NULL, *give = NULL;
   mxn_piece_block_t *vb = NULL;
   idpos_t *loc = NULL;
+  char *border = NULL;
   id_owner_t *eo = NULL;
   int64_t *queue = NULL;
   MPI_Request *req = NULL;
@@ -580,14 +585,20 @@ static int diffuse(mxn_load_t *ld, const owned_t *ow, double tol, int max_rounds
     extown = malloc(((size_t)next + 1) * sizeof *extown);
     if (!ext || !extown) status = MXN_ERR_NOMEM;
     int64_t ne = 0;
+    free(border);
+    border = calloc((size_t)nmine + 1, 1);
+    if (!border) status = MXN_ERR_NOMEM;
     for (int64_t i = 0; status == MXN_OK && i < nmine; i++)
       for (int64_t j = 0; j < mine[i].nadj; j++) {
         idpos_t key = {mine[i].adj[j], 0};
-        if (!bsearch(&key, loc, (size_t)nmine, sizeof *loc, cmp_idpos)) ext[ne++] = mine[i].adj[j];
+        if (!bsearch(&key, loc, (size_t)nmine, sizeof *loc, cmp_idpos)) {
+          ext[ne++] = mine[i].adj[j];
+          border[i] = 1;
+        }
       }
     if (status != MXN_OK) mxn_error_set(e, status, "rank %d: out of memory in diffusion", R);
     if ((status = mxn_agree(ld->comm, status, e)) != MXN_OK) goto done;
-    if ((status = owners_of(ld->comm, N, R, mine, nmine, ext, ne, extown)) != MXN_OK) {
+    if ((status = owners_of(ld->comm, N, R, mine, nmine, border, ext, ne, extown)) != MXN_OK) {
       mxn_error_set(e, status, "diffusion: looking up the neighbours' owners failed");
       goto done;
     }
@@ -697,6 +708,7 @@ done:
   free(ones);
   free(vb);
   free(loc);
+  free(border);
   free(eo);
   free(ext);
   free(extown);
