@@ -451,7 +451,7 @@ static int owners_of(MPI_Comm comm, int N, int R, const diff_rec_t *mine, int64_
   int status = MXN_OK;
   id_owner_t *reg = NULL, *got = NULL, *q = NULL, *ans = NULL, *back = NULL;
   int *dest = NULL, *qdest = NULL, *adest = NULL;
-  int64_t ngot = 0, nq = 0, nback = 0;
+  int64_t ngot = 0, nback = 0;
   MXN_ALLOC(reg, nmine);
   MXN_ALLOC(dest, nmine);
   int64_t nreg = 0;
@@ -488,7 +488,6 @@ static int owners_of(MPI_Comm comm, int N, int R, const diff_rec_t *mine, int64_
     id_owner_t *f = bsearch(&key, back, (size_t)nback, sizeof *back, cmp_id_owner);
     owner[i] = f ? (int)f->owner : -1;
   }
-  (void)nq;
 done:
   free(reg);
   free(got);
@@ -848,10 +847,8 @@ static int rebuild(mxn_load_t *ld, int step, const mxn_idset_t *mine, const owne
   }
   mxn_piece_destroy(&old);
 done:
-  if (old && ld->piece != old && status != MXN_OK) {
-    /* failed after the swap: the handle holds a partial piece */
-    mxn_piece_destroy(&old);
-  }
+  /* before the swap the old piece is still the handle's; after it, it was
+   * freed above whatever the halo's outcome */
   mxn_piece_destroy(&np);
   mxn_piece_destroy(&more);
   free(keep);
