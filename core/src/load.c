@@ -45,6 +45,7 @@ void mxn_load_close(mxn_load_t **pld) {
   free(ld->elem_sel);
   free(ld->str);
   free(ld->str_perm);
+  free(ld->dcache);
   mxn_dataset_destroy(&ld->ds);
   if (ld->comm != MPI_COMM_NULL) MPI_Comm_free(&ld->comm);
   free(ld);

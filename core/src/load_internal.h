@@ -26,6 +26,11 @@ struct mxn_load {
   int64_t nstr;
   int64_t *str_perm;
   int64_t gen, str_gen;
+  /* DIFFUSION: the owned elements with their side neighbours (records of
+   * rebalance.c) as the last diffusion left them, valid while gen ==
+   * dcache_gen: the dual graph is not built again */
+  void *dcache;
+  int64_t ndcache, dcache_gen;
 };
 
 /* The halo of the owned piece ld->piece, appended layer by layer (see

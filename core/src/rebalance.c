@@ -527,7 +527,32 @@ static int diffuse(mxn_load_t *ld, const owned_t *ow, double tol, int max_rounds
   int64_t *queue = NULL;
   MPI_Request *req = NULL;
   *rounds = 0;
-  {
+  int cached = ld->dcache && ld->dcache_gen == ld->gen && ld->ndcache == ow->n, allc = 0;
+  if (MPI_Allreduce(&cached, &allc, 1, MPI_INT, MPI_MIN, ld->comm) != MPI_SUCCESS) {
+    status = mxn_error_set(e, MXN_ERR_MPI, "diffusion: MPI_Allreduce failed");
+    goto done;
+  }
+  if (allc) {
+    /* the owned set the last diffusion left: its records, this step's
+     * weights (looked up by id) */
+    idpos_t *byid = malloc(((size_t)ow->n + 1) * sizeof *byid);
+    mine = malloc(((size_t)ow->n + 1) * sizeof *mine);
+    if (!byid || !mine) status = MXN_ERR_NOMEM;
+    for (int64_t i = 0; status == MXN_OK && i < ow->n; i++) byid[i] = (idpos_t){ow->ids[i], i};
+    if (status == MXN_OK) {
+      qsort(byid, (size_t)ow->n, sizeof *byid, cmp_idpos);
+      memcpy(mine, ld->dcache, (size_t)ow->n * sizeof *mine);
+    }
+    for (int64_t i = 0; status == MXN_OK && i < ow->n; i++) {
+      idpos_t key = {mine[i].id, 0};
+      idpos_t *f = bsearch(&key, byid, (size_t)ow->n, sizeof *byid, cmp_idpos);
+      if (!f) status = MXN_ERR_INCONSISTENT;
+      else mine[i].w = ow->w[f->e];
+    }
+    free(byid);
+    if (status != MXN_OK) mxn_error_set(e, status, "rank %d: diffusion cache does not match", R);
+    if ((status = mxn_agree(ld->comm, status, e)) != MXN_OK) goto done;
+  } else {
     mxn_piece_t view = *ld->piece;
     MXN_ALLOC(vb, view.num_blocks);
     view.num_elements = 0;
@@ -540,20 +565,21 @@ static int diffuse(mxn_load_t *ld, const owned_t *ow, double tol, int max_rounds
     MXN_ALLOC(ones, ow->n);
     status = mxn__dual_graph_dist(ld->comm, N, R, s, &view, ow->ids, ones, &adj_off, &adj_ids,
                                   &adj_ranks, &adj_q);
+    if (status == MXN_OK) {
+      mine = malloc(((size_t)nmine + 1) * sizeof *mine);
+      if (!mine) status = MXN_ERR_NOMEM;
+    }
+    for (int64_t i = 0; status == MXN_OK && i < nmine; i++) {
+      memset(&mine[i], 0, sizeof mine[i]);
+      mine[i].id = ow->ids[i];
+      mine[i].w = ow->w[i];
+      int64_t na = adj_off[i + 1] - adj_off[i];
+      mine[i].nadj = na < DIFF_MAXADJ ? na : DIFF_MAXADJ;
+      for (int64_t j = 0; j < mine[i].nadj; j++) mine[i].adj[j] = adj_ids[adj_off[i] + j];
+    }
+    if (status != MXN_OK) mxn_error_set(e, status, "rank %d: diffusion setup failed", R);
+    if ((status = mxn_agree(ld->comm, status, e)) != MXN_OK) goto done;
   }
-  if (status == MXN_OK) {
-    mine = malloc(((size_t)nmine + 1) * sizeof *mine);
-    if (!mine) status = MXN_ERR_NOMEM;
-  }
-  for (int64_t i = 0; status == MXN_OK && i < nmine; i++) {
-    mine[i].id = ow->ids[i];
-    mine[i].w = ow->w[i];
-    int64_t na = adj_off[i + 1] - adj_off[i];
-    mine[i].nadj = na < DIFF_MAXADJ ? na : DIFF_MAXADJ;
-    for (int64_t j = 0; j < mine[i].nadj; j++) mine[i].adj[j] = adj_ids[adj_off[i] + j];
-  }
-  if (status != MXN_OK) mxn_error_set(e, status, "rank %d: diffusion setup failed", R);
-  if ((status = mxn_agree(ld->comm, status, e)) != MXN_OK) goto done;
   MXN_ALLOC(nb, N);
   MXN_ALLOC(nbw, N);
   MXN_ALLOC(give, N);
@@ -1120,11 +1146,21 @@ int mxn_load_rebalance(mxn_load_t *ld, int step, const mxn_rebalance_opts_t *opt
   rep.seconds_balance = now() - t0 - t_fresh;
 
   /* 6. only what changed is re-read */
+  double t1 = now();
   if (rep.migrated > 0) {
-    double t1 = now();
     status = rebuild(ld, step, &mine, &ow, &rep, &e);
     ld->gen++; /* a new piece: string positions must be found again */
     if (status != MXN_OK) goto done;
+  }
+  if (drec) {
+    /* the diffusion's records are the owned set now: kept for the next */
+    free(ld->dcache);
+    ld->dcache = drec;
+    ld->ndcache = ndrec;
+    ld->dcache_gen = ld->gen;
+    drec = NULL;
+  }
+  if (rep.migrated > 0) {
     rep.rebalanced = 1;
     rep.seconds_migrate = now() - t1;
     ld->st.owned_elements = mine.n;
