@@ -55,6 +55,7 @@ fi
 export OMPI_MCA_rmaps_base_oversubscribe=1
 mkdir -p "$WORK" || exit 1
 SET="$WORK/hs_${CELLS}_p${PEAK}_t${STEPS}"
+# shellcheck disable=SC2012 # our own generated names
 first() { ls "$SET.$M."* 2> /dev/null | head -1; }
 if [ -z "$(first)" ]; then
   "$BIN/mxn_gen" --type hex --dims $D $D $D --steps "$STEPS" --hot-spot-peak "$PEAK" "$SET.e" > /dev/null ||
@@ -66,6 +67,7 @@ MEMBER=$(first)
 runs=()
 for cfg in "none sfc none" "shift sfc shift" "rcb rcb repartition" "rib rib repartition" \
            "refine rcb refine" "diffusion sfc diffusion"; do
+  # shellcheck disable=SC2086 # split the configuration into its words
   set -- $cfg
   tag=$1 method=$2 strat=$3
   js="$WORK/run_${CELLS}_p${PEAK}_N${N}_${tag}.json"

@@ -68,6 +68,7 @@ PY
 
 for N in 2 4; do
   for case in "sfc auto tol" "rcb auto tol" "sfc diffusion report" "files shift tol" "sfc none none"; do
+    # shellcheck disable=SC2086 # split the case into its words
     set -- $case
     m=$1 s=$2 mode=$3
     out=st_${N}_${m}_${s}.json
