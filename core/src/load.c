@@ -1,9 +1,8 @@
 /* The parallel MxN load (load.h): file domains in a distributed directory,
  * a partition that moves only ids, and each rank's piece read through the
  * greedy cover of its part. */
-#include "halo.h"
+#include "load_internal.h"
 #include "partmap.h"
-#include "plan.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -11,16 +10,6 @@
 #include <math.h>
 #include <stdio.h>
 #include <time.h>
-
-struct mxn_load {
-  MPI_Comm comm;
-  int rank, size;
-  mxn_dataset_t *ds;
-  mxn_piece_t *piece;
-  mxn_load_stats_t st;
-  int64_t *step_bytes; /* needed bytes per step, computed once */
-  mxn_load_halo_t *halo; /* NULL until the ghost work fills it */
-};
 
 static double now(void) {
   struct timespec ts;
@@ -54,6 +43,12 @@ void mxn_load_close(mxn_load_t **pld) {
   mxn_load_t *ld = *pld;
   halo_free(ld->halo, ld->piece ? ld->piece->num_blocks : 0);
   mxn_piece_destroy(&ld->piece);
+  mxn_directory_destroy(&ld->dir);
+  free(ld->node_sel);
+  free(ld->elem_sel);
+  free(ld->str);
+  free(ld->str_perm);
+  free(ld->dcache);
   mxn_dataset_destroy(&ld->ds);
   if (ld->comm != MPI_COMM_NULL) MPI_Comm_free(&ld->comm);
   free(ld);
@@ -339,7 +334,7 @@ static int cmp_nbr_rec(const void *a, const void *b) {
  * its corner ids hash to; that rank pairs the elements it receives for the
  * same side. Adjacency is returned in the order of `ids` (the piece order
  * of `pc`), by global id, with the neighbour's rank. */
-static int dual_graph_dist(MPI_Comm comm, int size, int rank, const mxn_structure_t *s,
+int mxn__dual_graph_dist(MPI_Comm comm, int size, int rank, const mxn_structure_t *s,
                            const mxn_piece_t *pc, const mxn_gid_t *ids, const double *quality,
                            int64_t **adj_off, mxn_gid_t **adj_ids, int **adj_ranks,
                            double **adj_q) {
@@ -754,8 +749,55 @@ static int cmp_gid_owner(const void *a, const void *b) {
  * layers found through the node rendezvous, each read from the files
  * through its own cover and appended to the piece, so each block holds
  * owned elements, then depth 1, 2, ..., L. Collective; errors agreed. */
-static int load_halo(mxn_load_t *ld, const mxn_load_opts_t *opts, mxn_directory_t *dir,
-                     mxn_error_t *e) {
+void mxn__load_halo_free(mxn_load_halo_t *h, int nb) { halo_free(h, nb); }
+
+/* A halo layer from the records of its n elements: those the old piece
+ * holds copied from it (no sets, as a read layer has none), the others
+ * read with the old piece's step; in ascending order like a read layer. */
+static int layer_from_old(mxn_load_t *ld, const mxn_piece_t *old, const mxn_gid_t *old_sorted,
+                          const int64_t *old_at, int64_t n, const int64_t **recs,
+                          const mxn_extract_opts_t *xo, mxn_piece_t **more, int64_t *reused,
+                          mxn_error_t *e) {
+  const mxn_structure_t *s = mxn_dataset_structure(ld->ds);
+  int status = MXN_OK;
+  char *take = NULL;
+  const int64_t **rd = NULL;
+  mxn_piece_t *cp = NULL, *got = NULL;
+  int64_t nrd = 0, ntake = 0;
+  MXN_ALLOC(take, old->num_elements);
+  MXN_ALLOC(rd, n);
+  for (int64_t i = 0; i < n; i++) {
+    int64_t q = mxn__lower_bound(old_sorted, old->num_elements, recs[i][0]);
+    if (q < old->num_elements && old_sorted[q] == recs[i][0]) {
+      take[old_at[q]] = 1;
+      ntake++;
+    } else {
+      rd[nrd++] = recs[i];
+    }
+  }
+  if ((status = mxn__piece_subset(s, old, take, xo->gap, 1, &cp, e)) != MXN_OK) goto done;
+  if (nrd > 0) {
+    if ((status = mxn__piece_from_records(ld->ds, nrd, rd, xo, &got)) != MXN_OK ||
+        (old->step >= 0 && (status = mxn_piece_read_step(ld->ds, got, old->step)) != MXN_OK)) {
+      mxn_error_set(e, status, "%s", mxn_dataset_errmsg(ld->ds));
+      goto done;
+    }
+    if ((status = mxn__piece_append(s, cp, &got, xo->gap, e)) != MXN_OK) goto done;
+  }
+  if ((status = mxn__piece_sort(cp, s)) != MXN_OK) goto done;
+  *reused += ntake;
+  *more = cp;
+  cp = NULL;
+done:
+  free(take);
+  free(rd);
+  mxn_piece_destroy(&cp);
+  mxn_piece_destroy(&got);
+  return status;
+}
+
+int mxn__load_halo(mxn_load_t *ld, const mxn_load_opts_t *opts, mxn_directory_t *dir,
+                   const mxn_piece_t *old, int64_t *reused, int *need_step, mxn_error_t *e) {
   const mxn_structure_t *s = mxn_dataset_structure(ld->ds);
   int status = MXN_OK, L = opts->ghost_levels, N = ld->size, R = ld->rank, M = s->num_files;
   int nb = s->num_blocks;
@@ -770,6 +812,29 @@ static int load_halo(mxn_load_t *ld, const mxn_load_opts_t *opts, mxn_directory_
   mxn_piece_t *more = NULL;
   mxn_piece_t *pc = ld->piece;
   int64_t owned_nodes = pc->num_nodes;
+  mxn_gid_t *old_sorted = NULL;
+  int64_t *old_at = NULL;
+  if (old) {
+    /* the old piece's element ids, sorted, with their concatenated index */
+    mxn_idset_t tmp = MXN_IDSET_INIT;
+    mxn_gid_t *cat = malloc(((size_t)old->num_elements + 1) * sizeof *cat);
+    int64_t *pos = NULL;
+    old_at = malloc(((size_t)old->num_elements + 1) * sizeof *old_at);
+    status = cat && old_at ? MXN_OK : MXN_ERR_NOMEM;
+    for (int b = 0, c = 0; status == MXN_OK && b < old->num_blocks; b++)
+      for (int64_t k = 0; k < old->blocks[b].num_elements; k++) cat[c++] = old->blocks[b].elem_ids[k];
+    if (status == MXN_OK) status = mxn_idset_from_array_pos(cat, old->num_elements, &tmp, &pos);
+    for (int64_t i = 0; status == MXN_OK && i < old->num_elements; i++) old_at[pos[i]] = i;
+    if (status == MXN_OK) {
+      old_sorted = tmp.ids; /* ids are unique over a piece's blocks */
+      tmp.ids = NULL;
+    }
+    mxn_idset_free(&tmp);
+    free(cat);
+    free(pos);
+    if (status != MXN_OK) mxn_error_set(e, status, "out of memory on rank %d", R);
+    if ((status = mxn_agree(ld->comm, status, e)) != MXN_OK) goto done;
+  }
 
   status = mxn__halo_find(ld->comm, s, pc, L, &hf, e);
   if ((status = mxn_agree(ld->comm, status, e)) != MXN_OK) goto done;
@@ -852,9 +917,12 @@ static int load_halo(mxn_load_t *ld, const mxn_load_opts_t *opts, mxn_directory_
         used[r[3]] = 1;
         for (int64_t c = 0; c < r[1]; c++) used[r[6 + r[1] + c]] = 1;
       }
-      if (status == MXN_OK && n > 0 &&
-          (status = mxn__piece_from_records(ld->ds, n, recs, &xo, &more)) != MXN_OK)
+      if (status == MXN_OK && n > 0 && old) {
+        status = layer_from_old(ld, old, old_sorted, old_at, n, recs, &xo, &more, reused, e);
+      } else if (status == MXN_OK && n > 0 &&
+                 (status = mxn__piece_from_records(ld->ds, n, recs, &xo, &more)) != MXN_OK) {
         mxn_error_set(e, status, "%s", mxn_dataset_errmsg(ld->ds));
+      }
     } else {
       mxn_idset_free(&G);
       status = mxn_idset_from_array(hf.gid + at, n, &G);
@@ -871,6 +939,7 @@ static int load_halo(mxn_load_t *ld, const mxn_load_opts_t *opts, mxn_directory_
       xo.file_mask = mask;
       if (G.n > 0 && (status = mxn_extract(ld->ds, &G, &xo, &more)) != MXN_OK)
         mxn_error_set(e, status, "%s", mxn_dataset_errmsg(ld->ds));
+      if (old && need_step) *need_step = 1; /* read without fields */
       for (int j = 0; status == MXN_OK && j < M; j++) used[j] |= mask[j];
     }
     at += (int)n;
@@ -959,6 +1028,8 @@ done:
   free(mask);
   free(used);
   free(go);
+  free(old_sorted);
+  free(old_at);
   return status;
 }
 
@@ -1239,7 +1310,7 @@ int mxn_load_open(MPI_Comm comm, const char *path, const mxn_load_opts_t *opts, 
         status = element_quality(s, pc0, &quality);
         if (status != MXN_OK) mxn_error_set(&e, status, "rank %d: out of memory", R);
         if ((status = mxn_agree(ld->comm, status, &e)) == MXN_OK) {
-          status = dual_graph_dist(ld->comm, N, R, s, pc0, gid_order, quality, &adj_off, &adj_ids,
+          status = mxn__dual_graph_dist(ld->comm, N, R, s, pc0, gid_order, quality, &adj_off, &adj_ids,
                                    &adj_ranks, &edge_w);
           if (status != MXN_OK) mxn_error_set(&e, status, "rank %d: building the dual graph failed", R);
           if ((status = mxn_agree(ld->comm, status, &e)) == MXN_OK)
@@ -1436,7 +1507,7 @@ int mxn_load_open(MPI_Comm comm, const char *path, const mxn_load_opts_t *opts, 
   if ((status = mxn_agree(ld->comm, status, &e)) != MXN_OK) goto done;
   if (opts->ghost_levels > 0) {
     double tg = now();
-    if ((status = load_halo(ld, opts, dir, &e)) != MXN_OK) goto done;
+    if ((status = mxn__load_halo(ld, opts, dir, NULL, NULL, NULL, &e)) != MXN_OK) goto done;
     ld->st.seconds_ghost = now() - tg;
   }
   mxn_io_counters_t c2 = mxn_dataset_counters(ds);
@@ -1478,6 +1549,31 @@ int mxn_load_open(MPI_Comm comm, const char *path, const mxn_load_opts_t *opts, 
     ld->st.imbalance = sum > 0 ? mx / (sum / N) : 1.0;
   }
   ld->st.seconds_read = now() - t1;
+  if (opts->dynamic) {
+    /* what a later re-balance needs: the directory and the options */
+    ld->dynamic = 1;
+    ld->dir = dir;
+    dir = NULL;
+    ld->o = *opts;
+    ld->o.block_selection = NULL; /* used up: the partition is done */
+    ld->o.map_file = NULL;
+    ld->o.weight_field = NULL;
+    ld->o.block_weights = NULL;
+    if (opts->node_var_selection) {
+      ld->node_sel = malloc(((size_t)s->num_node_vars + 1) * sizeof *ld->node_sel);
+      if (ld->node_sel) memcpy(ld->node_sel, opts->node_var_selection, (size_t)s->num_node_vars * sizeof(int));
+      else status = MXN_ERR_NOMEM;
+    }
+    if (opts->elem_var_selection) {
+      ld->elem_sel = malloc(((size_t)s->num_elem_vars + 1) * sizeof *ld->elem_sel);
+      if (ld->elem_sel) memcpy(ld->elem_sel, opts->elem_var_selection, (size_t)s->num_elem_vars * sizeof(int));
+      else status = MXN_ERR_NOMEM;
+    }
+    ld->o.node_var_selection = ld->node_sel;
+    ld->o.elem_var_selection = ld->elem_sel;
+    if (status != MXN_OK) mxn_error_set(&e, status, "out of memory on rank %d", R);
+    status = mxn_agree(ld->comm, status, &e);
+  }
 done:
   mxn_directory_destroy(&dir);
   free(pub_ids);

@@ -777,8 +777,8 @@ static const char *mxn__zoltan_method(mxn_part_method m) {
 /* One Zoltan run; the part of every local element lands in part[]. */
 static int mxn__zoltan_run(MPI_Comm comm, mxn_part_method method,
                            const mxn_part_input_t *in, int nparts, double tol,
-                           int use_w, int use_ew, unsigned seed, int *part,
-                           mxn_error_t *err) {
+                           int use_w, int use_ew, unsigned seed, int repart, int no_remap,
+                           int refine, int *part, mxn_error_t *err) {
   static int initialized = 0;
   const char *name = mxn_part_method_name(method);
   int status = MXN_OK, rank = 0;
@@ -819,8 +819,13 @@ static int mxn__zoltan_run(MPI_Comm comm, mxn_part_method method,
   } while (0)
   MXN__ZSET("DEBUG_LEVEL", "0");
   MXN__ZSET("LB_METHOD", mxn__zoltan_method(method));
-  /* A fresh partition, not a migration-aware repartition of the input. */
-  MXN__ZSET("LB_APPROACH", "PARTITION");
+  /* A fresh partition, or (per-step re-balancing) a migration-aware
+   * repartition of the input, whose ranks are the current parts. */
+  MXN__ZSET("LB_APPROACH", refine && method == MXN_PART_GRAPH ? "REFINE"
+                           : repart                            ? "REPARTITION"
+                                                               : "PARTITION");
+  MXN__ZSET("REMAP", no_remap ? "0" : "1");
+  if (repart && method == MXN_PART_RCB) MXN__ZSET("RCB_REUSE", "1");
   MXN__ZSET("NUM_GID_ENTRIES", "2");
   MXN__ZSET("NUM_LID_ENTRIES", "1");
   /* Flags agreed over all ranks: Zoltan hangs if ranks disagree. */
@@ -930,7 +935,7 @@ done:
 static int mxn__zoltan(MPI_Comm comm, mxn_part_method method,
                        const mxn_part_input_t *in, const mxn__global *glob,
                        int nparts, int64_t ntot, double tol, unsigned seed,
-                       int *part, mxn_error_t *err) {
+                       int repart, int no_remap, int refine, int *part, mxn_error_t *err) {
   const char *name = mxn_part_method_name(method);
   int status = MXN_OK;
   int use_ew = glob->has_ew;
@@ -938,7 +943,7 @@ static int mxn__zoltan(MPI_Comm comm, mxn_part_method method,
   int tightened = 0;
   for (;;) {
     status = mxn__zoltan_run(comm, method, in, nparts, t, glob->has_w, use_ew, seed,
-                             part, err);
+                             repart, no_remap, refine, part, err);
     status = mxn__agree(comm, status, err, name);
     if (status != MXN_OK) return status;
     if (ntot < nparts) return MXN_OK; /* empty parts cannot be avoided */
@@ -1167,9 +1172,11 @@ int mxn_partition(MPI_Comm comm, mxn_part_method method,
                          name);
 
   /* Options are rank 0's, so every rank runs the same retries. */
-  double ov[2] = {opts ? opts->imbalance_tol : 0, opts ? (double)opts->seed : 0};
+  double ov[5] = {opts ? opts->imbalance_tol : 0, opts ? (double)opts->seed : 0,
+                  opts ? (double)opts->repartition : 0, opts ? (double)opts->no_remap : 0,
+                  opts ? (double)opts->refine : 0};
   int64_t ntot = in->n;
-  if (MPI_Bcast(ov, 2, MPI_DOUBLE, 0, comm) != MPI_SUCCESS ||
+  if (MPI_Bcast(ov, 5, MPI_DOUBLE, 0, comm) != MPI_SUCCESS ||
       MPI_Allreduce(&in->n, &ntot, 1, MPI_INT64_T, MPI_SUM, comm) != MPI_SUCCESS)
     return mxn_error_set(err, MXN_ERR_MPI,
                          "mxn_partition(%s): MPI_Allreduce of the element count failed",
@@ -1191,7 +1198,8 @@ int mxn_partition(MPI_Comm comm, mxn_part_method method,
   case MXN_PART_LINEAR: status = mxn__linear(comm, in, nparts, part, err); break;
   case MXN_PART_SFC: status = mxn__sfc(comm, in, nparts, part, err); break;
   default:
-    status = mxn__zoltan(comm, method, in, &glob, nparts, ntot, tol, seed, part, err);
+    status = mxn__zoltan(comm, method, in, &glob, nparts, ntot, tol, seed, ov[2] != 0,
+                         ov[3] != 0, ov[4] != 0, part, err);
     break;
   }
   /* Local failures (allocation) inside the string methods are agreed here;

@@ -47,8 +47,8 @@ static const mxn_gid_t *kind_ids(const mxn_piece_t *p, int k, int blk) {
 
 /* Map the entities of kind k of b into a: unions for nodes, edges and
  * faces; for elements every one of b must be new. */
-static int kind_map_build(const mxn_piece_t *a, const mxn_piece_t *b, int k, kind_map_t *m,
-                          mxn_error_t *err) {
+static int kind_map_build(const mxn_piece_t *a, const mxn_piece_t *b, int k, const char *take,
+                          kind_map_t *m, mxn_error_t *err) {
   int status = MXN_OK;
   int nb = 1;
   if (k != MXN__NODE) mxn__pblocks(a, k, &nb);
@@ -88,6 +88,11 @@ static int kind_map_build(const mxn_piece_t *a, const mxn_piece_t *b, int k, kin
       const mxn_gid_t *ids = kind_ids(b, k, q);
       for (int64_t i = 0; i < m->b_off[q + 1] - m->b_off[q]; i++) {
         int64_t c = m->b_off[q] + i, f;
+        if (take && !take[c]) { /* left out (a subset): no place in a */
+          m->b_slot[c] = -1;
+          m->b_to[c] = -1;
+          continue;
+        }
         if (sorted) {
           f = mxn__lower_bound(cat, na, ids[i]);
           if (f >= na || cat[f] != ids[i]) f = -1;
@@ -113,7 +118,9 @@ static int kind_map_build(const mxn_piece_t *a, const mxn_piece_t *b, int k, kin
   for (int q = 0; q < nb; q++) m->r_off[q + 1] = m->r_off[q] + m->a_cnt[q] + m->b_new[q];
   for (int q = 0; q < nb; q++)
     for (int64_t c = m->b_off[q]; c < m->b_off[q + 1]; c++)
-      m->b_to[c] = m->b_slot[c] >= 0 ? m->r_off[q] + m->b_slot[c] : a_to(m, -2 - m->b_to[c]);
+      m->b_to[c] = m->b_slot[c] >= 0    ? m->r_off[q] + m->b_slot[c]
+                   : m->b_to[c] == -1 ? -1
+                                      : a_to(m, -2 - m->b_to[c]);
 done:
   return status;
 }
@@ -371,6 +378,7 @@ static int merge_sets(const mxn_structure_t *s, mxn_piece_t *a, const mxn_piece_
       MXN_ALLOC(take, pb->n);
       int64_t nt = 0, ndf = 0;
       for (int64_t i = 0; i < pb->n; i++) {
+        if (m->b_to[pb->entries[i]] < 0) continue; /* its entity was left out */
         entry_key_t key = {m->b_to[pb->entries[i]], pb->sides ? pb->sides[i] : pb->orient ? pb->orient[i] : 0};
         if (pa->n && bsearch(&key, keys, (size_t)pa->n, sizeof *keys, cmp_entry_key)) continue;
         take[nt++] = i;
@@ -487,15 +495,16 @@ done:
   return status;
 }
 
-int mxn__piece_append(const mxn_structure_t *s, mxn_piece_t *a, mxn_piece_t **pb, int64_t gap,
-                      mxn_error_t *err) {
-  if (!s || !a || !pb || !*pb) return MXN_ERR_ARG;
-  mxn_piece_t *b = *pb;
+/* Append b's entities to a; with `take` (per entity kind, concatenated
+ * over the kind's blocks, NULL = all) only the flagged ones. */
+static int append_impl(const mxn_structure_t *s, mxn_piece_t *a, const mxn_piece_t *b,
+                       char *const take[MXN__NEK], int no_sets, int64_t gap, mxn_error_t *err) {
   int status = MXN_OK;
   kind_map_t km[MXN__NEK];
   memset(km, 0, sizeof km);
   kind_map_t *maps[MXN__NEK] = {&km[MXN__ELEM], &km[MXN__EDGE], &km[MXN__FACE], &km[MXN__NODE]};
-  for (int k = 0; k < MXN__NEK; k++) MXN_CHECK(kind_map_build(a, b, k, &km[k], err));
+  for (int k = 0; k < MXN__NEK; k++)
+    MXN_CHECK(kind_map_build(a, b, k, take ? take[k] : NULL, &km[k], err));
 
   /* Nodes: a's keep their indices, b's new ones follow. */
   {
@@ -536,14 +545,255 @@ int mxn__piece_append(const mxn_structure_t *s, mxn_piece_t *a, mxn_piece_t **pb
   a->num_elements = km[MXN__ELEM].r_off[km[MXN__ELEM].nb];
   a->num_edges = km[MXN__EDGE].r_off[km[MXN__EDGE].nb];
   a->num_faces = km[MXN__FACE].r_off[km[MXN__FACE].nb];
-  MXN_CHECK(merge_sets(s, a, b, maps));
+  if (!no_sets) MXN_CHECK(merge_sets(s, a, b, maps));
   a->stats.elem_runs += b->stats.elem_runs;
   a->stats.node_runs += b->stats.node_runs;
   a->stats.edge_runs += b->stats.edge_runs;
   a->stats.face_runs += b->stats.face_runs;
-  mxn_piece_destroy(pb);
 done:
   for (int k = 0; k < MXN__NEK; k++) kind_map_free(&km[k]);
+  return status;
+}
+
+int mxn__piece_append(const mxn_structure_t *s, mxn_piece_t *a, mxn_piece_t **pb, int64_t gap,
+                      mxn_error_t *err) {
+  if (!s || !a || !pb || !*pb) return MXN_ERR_ARG;
+  int status = append_impl(s, a, *pb, NULL, 0, gap, err);
+  if (status == MXN_OK) mxn_piece_destroy(pb);
+  return status;
+}
+
+/* A piece with no entity, allocated like `src` (every array src has is
+ * there, empty), so that appending to it keeps what src keeps. */
+static int shell_like(const mxn_piece_t *src, mxn_piece_t **out) {
+  int status = MXN_OK;
+  mxn_piece_t *p = NULL;
+  MXN_ALLOC(p, 1);
+  MXN_ALLOC(p->plan, 1);
+  p->num_dim = src->num_dim;
+  p->step = src->step;
+  p->time = src->time;
+  p->plan_num_node_vars = src->plan_num_node_vars;
+  p->plan_num_elem_vars = src->plan_num_elem_vars;
+  p->plan_num_edge_vars = src->plan_num_edge_vars;
+  p->plan_num_face_vars = src->plan_num_face_vars;
+  p->num_node_maps = src->num_node_maps;
+  p->num_edge_maps = src->num_edge_maps;
+  p->num_face_maps = src->num_face_maps;
+  p->num_elem_maps = src->num_elem_maps;
+  MXN_ALLOC(p->node_ids, 1);
+  for (int d = 0; d < 3; d++)
+    if (src->coord[d]) MXN_ALLOC(p->coord[d], 1);
+  if (src->node_maps) {
+    MXN_ALLOC(p->node_maps, p->num_node_maps);
+    for (int m = 0; m < p->num_node_maps; m++)
+      if (src->node_maps[m]) MXN_ALLOC(p->node_maps[m], 1);
+  }
+  if (src->node_vars) {
+    MXN_ALLOC(p->node_vars, p->plan_num_node_vars);
+    for (int v = 0; v < p->plan_num_node_vars; v++)
+      if (src->node_vars[v]) MXN_ALLOC(p->node_vars[v], 1);
+  }
+  p->num_blocks = src->num_blocks;
+  p->num_edge_blocks = src->num_edge_blocks;
+  p->num_face_blocks = src->num_face_blocks;
+  MXN_ALLOC(p->blocks, p->num_blocks);
+  MXN_ALLOC(p->edge_blocks, p->num_edge_blocks);
+  MXN_ALLOC(p->face_blocks, p->num_face_blocks);
+  const int nvars[MXN__NBK] = {p->plan_num_elem_vars, p->plan_num_edge_vars, p->plan_num_face_vars};
+  const int nmaps[MXN__NBK] = {p->num_elem_maps, p->num_edge_maps, p->num_face_maps};
+  for (int k = 0; k < MXN__NBK; k++) {
+    int nb;
+    const mxn_piece_block_t *sb = mxn__pblocks(src, k, &nb);
+    mxn_piece_block_t *pbk = mxn__pblocks(p, k, &nb);
+    for (int q = 0; q < nb; q++) {
+      const mxn_piece_block_t *x = &sb[q];
+      mxn_piece_block_t *y = &pbk[q];
+      MXN_ALLOC(y->elem_ids, 1);
+      if (x->orig_ids) MXN_ALLOC(y->orig_ids, 1);
+      if (x->conn) MXN_ALLOC(y->conn, 1);
+      if (x->edge_conn) MXN_ALLOC(y->edge_conn, 1);
+      if (x->face_conn) MXN_ALLOC(y->face_conn, 1);
+      if (x->attr) MXN_ALLOC(y->attr, 1);
+      if (x->elem_vars) {
+        MXN_ALLOC(y->elem_vars, nvars[k]);
+        for (int v = 0; v < nvars[k]; v++)
+          if (x->elem_vars[v]) MXN_ALLOC(y->elem_vars[v], 1);
+      }
+      if (x->maps) {
+        MXN_ALLOC(y->maps, nmaps[k]);
+        for (int m = 0; m < nmaps[k]; m++)
+          if (x->maps[m]) MXN_ALLOC(y->maps[m], 1);
+      }
+    }
+  }
+  p->num_node_sets = src->num_node_sets;
+  p->num_side_sets = src->num_side_sets;
+  p->num_edge_sets = src->num_edge_sets;
+  p->num_face_sets = src->num_face_sets;
+  p->num_elem_sets = src->num_elem_sets;
+  MXN_ALLOC(p->node_sets, p->num_node_sets);
+  MXN_ALLOC(p->side_sets, p->num_side_sets);
+  MXN_ALLOC(p->edge_sets, p->num_edge_sets);
+  MXN_ALLOC(p->face_sets, p->num_face_sets);
+  MXN_ALLOC(p->elem_sets, p->num_elem_sets);
+  for (int sk = 0; sk < MXN__NSK; sk++) {
+    int n;
+    const mxn_piece_set_t *ss = mxn__psets(src, sk, &n);
+    mxn_piece_set_t *ps = mxn__psets(p, sk, &n);
+    p->plan->nsets[sk] = n;
+    MXN_ALLOC(p->plan->set_src[sk], n);
+    for (int q = 0; q < n; q++) {
+      MXN_ALLOC(ps[q].entries, 1);
+      if (ss[q].sides) MXN_ALLOC(ps[q].sides, 1);
+      if (ss[q].orient) MXN_ALLOC(ps[q].orient, 1);
+      ps[q].num_vars = ss[q].num_vars;
+      if (ss[q].vars) {
+        MXN_ALLOC(ps[q].vars, ss[q].num_vars);
+        for (int v = 0; v < ss[q].num_vars; v++)
+          if (ss[q].vars[v]) MXN_ALLOC(ps[q].vars[v], 1);
+      }
+    }
+  }
+  *out = p;
+  return MXN_OK;
+done:
+  mxn_piece_destroy(&p);
+  return status;
+}
+
+int mxn__piece_subset(const mxn_structure_t *s, const mxn_piece_t *src, const char *elem_take,
+                      int64_t gap, int no_sets, mxn_piece_t **out, mxn_error_t *err) {
+  if (!s || !src || !out) return MXN_ERR_ARG;
+  *out = NULL;
+  int status = MXN_OK;
+  char *take[MXN__NEK] = {NULL, NULL, NULL, NULL};
+  mxn_piece_t *p = NULL;
+  int64_t nk[MXN__NEK] = {src->num_elements, src->num_edges, src->num_faces, src->num_nodes};
+  for (int k = 0; k < MXN__NEK; k++) MXN_ALLOC(take[k], nk[k]);
+  memcpy(take[MXN__ELEM], elem_take, (size_t)src->num_elements);
+  /* What the kept elements refer to: faces, then edges (of elements and
+   * faces), then nodes (of all three). */
+  static const int order[MXN__NBK] = {MXN__ELEM, MXN__FACE, MXN__EDGE};
+  for (int o = 0; o < MXN__NBK; o++) {
+    int k = order[o], nb;
+    const mxn_block_info_t *sb = mxn__sblocks(s, k, &nb);
+    const mxn_piece_block_t *pbk = mxn__pblocks(src, k, &nb);
+    for (int q = 0, c = 0; q < nb; q++) {
+      const mxn_piece_block_t *x = &pbk[q];
+      int npe = sb[q].nodes_per_elem, epe = sb[q].edges_per_elem, fpe = sb[q].faces_per_elem;
+      for (int64_t i = 0; i < x->num_elements; i++, c++) {
+        if (!take[k][c]) continue;
+        for (int j = 0; x->conn && j < npe; j++) take[MXN__NODE][x->conn[i * npe + j]] = 1;
+        for (int j = 0; x->edge_conn && j < epe; j++) take[MXN__EDGE][x->edge_conn[i * epe + j]] = 1;
+        for (int j = 0; x->face_conn && j < fpe; j++) take[MXN__FACE][x->face_conn[i * fpe + j]] = 1;
+      }
+    }
+  }
+  MXN_CHECK(shell_like(src, &p));
+  if (src->global_vars) {
+    free(p->global_vars);
+    MXN_ALLOC(p->global_vars, s->num_global_vars);
+    memcpy(p->global_vars, src->global_vars, (size_t)s->num_global_vars * sizeof(double));
+  }
+  MXN_CHECK(append_impl(s, p, src, take, no_sets, gap, err));
+  p->stats = src->stats;
+  *out = p;
+  p = NULL;
+done:
+  for (int k = 0; k < MXN__NEK; k++) free(take[k]);
+  mxn_piece_destroy(&p);
+  return status;
+}
+
+typedef struct {
+  mxn_gid_t id;
+  int64_t i;
+} id_at_t;
+
+static int cmp_id_at(const void *x, const void *y) {
+  const id_at_t *a = x, *b = y;
+  return (a->id > b->id) - (a->id < b->id);
+}
+
+/* The permutation sorting ids[0..n) ascending: perm[new] = old. */
+static int sort_perm(const mxn_gid_t *ids, int64_t n, int64_t *perm, int *already) {
+  int status = MXN_OK;
+  id_at_t *t = NULL;
+  *already = 1;
+  for (int64_t i = 1; i < n && *already; i++) *already = ids[i - 1] < ids[i];
+  for (int64_t i = 0; i < n; i++) perm[i] = i;
+  if (*already) return MXN_OK;
+  MXN_ALLOC(t, n);
+  for (int64_t i = 0; i < n; i++) t[i] = (id_at_t){ids[i], i};
+  qsort(t, (size_t)n, sizeof *t, cmp_id_at);
+  for (int64_t i = 0; i < n; i++) perm[i] = t[i].i;
+done:
+  free(t);
+  return status;
+}
+
+int mxn__piece_permute_nodes(mxn_piece_t *p, const mxn_structure_t *s, const int64_t *perm) {
+  int status = MXN_OK;
+  int64_t n = p->num_nodes, *inv = NULL;
+  void *tmp = NULL;
+  MXN_ALLOC(inv, n);
+  MXN_ALLOC(tmp, n * (int64_t)sizeof(double));
+  for (int64_t i = 0; i < n; i++) inv[perm[i]] = i;
+  {
+    /* every per-node array, gathered through perm */
+    int na = 1 + 3 + p->num_node_maps + p->plan_num_node_vars;
+    for (int a = 0; a < na; a++) {
+      void *arr;
+      size_t sz;
+      if (a == 0) arr = p->node_ids, sz = sizeof(mxn_gid_t);
+      else if (a < 4) arr = p->coord[a - 1], sz = sizeof(double);
+      else if (a < 4 + p->num_node_maps) arr = p->node_maps ? p->node_maps[a - 4] : NULL, sz = sizeof(mxn_gid_t);
+      else arr = p->node_vars ? p->node_vars[a - 4 - p->num_node_maps] : NULL, sz = sizeof(double);
+      if (!arr) continue;
+      for (int64_t i = 0; i < n; i++) memcpy((char *)tmp + i * sz, (char *)arr + perm[i] * sz, sz);
+      memcpy(arr, tmp, (size_t)n * sz);
+    }
+  }
+  for (int k = 0; k < MXN__NBK; k++) {
+    int nb;
+    const mxn_block_info_t *sb = mxn__sblocks(s, k, &nb);
+    mxn_piece_block_t *pbk = mxn__pblocks(p, k, &nb);
+    for (int q = 0; q < nb; q++)
+      if (pbk[q].conn)
+        for (int64_t i = 0; i < pbk[q].num_elements * sb[q].nodes_per_elem; i++)
+          pbk[q].conn[i] = inv[pbk[q].conn[i]];
+  }
+  for (int q = 0; q < p->num_node_sets; q++)
+    for (int64_t i = 0; i < p->node_sets[q].n; i++)
+      p->node_sets[q].entries[i] = inv[p->node_sets[q].entries[i]];
+  for (int i = 0; i < p->plan->nnode_seg; i++) {
+    segment_t *sg = &p->plan->node_seg[i];
+    for (int64_t x = 0; x < sg->n; x++) sg->dst[x] = inv[sg->dst[x]];
+  }
+done:
+  free(inv);
+  free(tmp);
+  return status;
+}
+
+int mxn__piece_sort(mxn_piece_t *p, const mxn_structure_t *s) {
+  int status = MXN_OK, already;
+  int64_t *perm = NULL;
+  for (int b = 0; b < p->num_blocks; b++) {
+    free(perm);
+    perm = NULL;
+    MXN_ALLOC(perm, p->blocks[b].num_elements);
+    MXN_CHECK(sort_perm(p->blocks[b].elem_ids, p->blocks[b].num_elements, perm, &already));
+    if (!already) MXN_CHECK(mxn__piece_permute_elems(p, s, b, perm));
+  }
+  free(perm);
+  perm = NULL;
+  MXN_ALLOC(perm, p->num_nodes);
+  MXN_CHECK(sort_perm(p->node_ids, p->num_nodes, perm, &already));
+  if (!already) MXN_CHECK(mxn__piece_permute_nodes(p, s, perm));
+done:
+  free(perm);
   return status;
 }
 

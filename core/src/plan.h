@@ -70,6 +70,23 @@ int mxn__cmp_seg_file(const void *a, const void *b);
 int mxn__piece_append(const mxn_structure_t *s, mxn_piece_t *a, mxn_piece_t **b, int64_t gap,
                       mxn_error_t *err);
 
+/* A new piece holding the elements of src flagged in elem_take (one flag
+ * per element, concatenated over the blocks) with the nodes, edges and
+ * faces they refer to, their fields, sets restricted to them (none with
+ * no_sets) and the plan
+ * entries that read them: what a rank keeps of its piece when its part
+ * changes, without reading anything. Relative order of src kept. Local. */
+int mxn__piece_subset(const mxn_structure_t *s, const mxn_piece_t *src, const char *elem_take,
+                      int64_t gap, int no_sets, mxn_piece_t **out, mxn_error_t *err);
+
+/* Reorder the nodes: new position i holds what position perm[i] held;
+ * connectivity, node sets and the plan follow. */
+int mxn__piece_permute_nodes(mxn_piece_t *p, const mxn_structure_t *s, const int64_t *perm);
+
+/* Elements of every block and the nodes in ascending global id, the
+ * order mxn_extract() gives. */
+int mxn__piece_sort(mxn_piece_t *p, const mxn_structure_t *s);
+
 /* Reorder the elements of block `blk`: new position i holds what position
  * perm[i] held. The plan and side/element sets follow. */
 int mxn__piece_permute_elems(mxn_piece_t *p, const mxn_structure_t *s, int blk,

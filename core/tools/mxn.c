@@ -584,7 +584,41 @@ static void stats_json(const char *path, const mxn_load_t *ld, const mxn_cli_arg
     else
       printf("}}");
   }
-  printf("\n  ]\n}\n");
+  printf("\n  ]");
+}
+
+/* stats --steps: one row per step of the re-balancing (rank 0's reports;
+ * the figures in them are global). */
+static void steps_json(const mxn_cli_args_t *a, const mxn_rebalance_report_t *rp, int n) {
+  printf(",\n  \"rebalance\": ");
+  json_str(stdout, a->rebal_none ? "none" : mxn_rebal_strategy_name(n > 0 ? rp[0].strategy : a->strategy));
+  printf(",\n  \"steps\": [");
+  for (int i = 0; i < n; i++)
+    printf("%s\n    {\"step\": %d, \"imbalance_before\": %.17g, \"imbalance_after\": %.17g, "
+           "\"migrated\": %lld, \"bytes_read\": %lld}",
+           i ? "," : "", rp[i].step + 1, rp[i].imbalance_before, rp[i].imbalance_after,
+           (long long)rp[i].migrated, (long long)rp[i].bytes_read_all);
+  printf("\n  ],\n  \"steps_detail\": [");
+  for (int i = 0; i < n; i++)
+    printf("%s\n    {\"step\": %d, \"rebalanced\": %d, \"fresh_migrated\": %lld, "
+           "\"fresh_imbalance\": %.17g, \"retries\": %d, \"rounds\": %d, \"fell_back\": %d, "
+           "\"seconds_balance\": %.6f, \"seconds_migrate\": %.6f}",
+           i ? "," : "", rp[i].step + 1, rp[i].rebalanced, (long long)rp[i].fresh_migrated,
+           rp[i].fresh_imbalance, rp[i].retries, rp[i].rounds, rp[i].fell_back,
+           rp[i].seconds_balance, rp[i].seconds_migrate);
+  printf("\n  ]");
+}
+
+static void steps_text(const mxn_cli_args_t *a, const mxn_rebalance_report_t *rp, int n) {
+  printf("re-balancing (%s) per step:\n%5s %10s %10s %10s %10s %12s %9s %9s\n",
+         a->rebal_none ? "none" : mxn_rebal_strategy_name(n > 0 ? rp[0].strategy : a->strategy),
+         "step", "imb before", "imb after", "migrated", "fresh", "bytes read", "s balance",
+         "s migrate");
+  for (int i = 0; i < n; i++)
+    printf("%5d %10.4f %10.4f %10lld %10lld %12lld %9.3f %9.3f\n", rp[i].step + 1,
+           rp[i].imbalance_before, rp[i].imbalance_after, (long long)rp[i].migrated,
+           (long long)rp[i].fresh_migrated, (long long)rp[i].bytes_read_all,
+           rp[i].seconds_balance, rp[i].seconds_migrate);
 }
 
 static void stats_text(const char *path, const mxn_load_t *ld, const mxn_cli_args_t *a,
@@ -628,7 +662,8 @@ static int cmd_stats(int argc, char **argv) {
     if (world_rank() == 0)
       printf("usage: mpiexec -n N mxn stats DATASET [-n N] [--method M] [--map FILE]\n"
              "                 [--weights FIELD] [--weight-step S] [--tolerance T]\n"
-             "                 [--ghosts L] [--json]\n\n"
+             "                 [--ghosts L] [--json]\n"
+             "                 [--steps all|K [--rebalance S] [--fresh]]\n\n"
              "Dry run of the parallel load on N ranks: partition DATASET, read each\n"
              "rank's piece through its cover, write nothing. Rank 0 prints, per rank:\n"
              "owned elements, their weight, member files read (cover) and holding\n"
@@ -645,7 +680,21 @@ static int cmd_stats(int argc, char **argv) {
              "files_opened, seconds {open, partition, plan, read}.\n"
              "With --ghosts L also ghost_levels and ghost_elements (all ranks) and,\n"
              "per rank, ghosts, ghost_nodes, ghost_files, ghost_bytes_read and\n"
-             "seconds.ghost (finding and reading the halo).\n\n%s",
+             "seconds.ghost (finding and reading the halo).\n"
+             "--steps all (or K: the first K steps) re-balances at every step: the\n"
+             "step's weights (|FIELD| of --weights, floored at 1e-6 of the mean),\n"
+             "and when max/avg is over the tolerance new owners by --rebalance S:\n"
+             "auto (shift for files/sfc/linear/map, repartition for Zoltan methods),\n"
+             "shift (RankDLB cut points of the string), repartition (Zoltan\n"
+             "LB_APPROACH=REPARTITION), refine (Zoltan PHG LB_APPROACH=REFINE on\n"
+             "the dual graph, any method), diffusion (LuNA Patch, neighbours only),\n"
+             "fresh (a new partition), none (measure only). Each rank then reads\n"
+             "only what it gained. --json adds rebalance, steps (rows with exactly\n"
+             "step, imbalance_before, imbalance_after, migrated, bytes_read: steps\n"
+             "1-based, migrated elements and bytes re-read over all ranks) and\n"
+             "steps_detail (rebalanced, fresh_migrated (-1 without --fresh: what a\n"
+             "fresh partition would move), fresh_imbalance, retries, rounds,\n"
+             "fell_back, seconds_balance, seconds_migrate).\n\n%s",
              coll_options_help);
     return 0;
   }
@@ -665,9 +714,37 @@ static int cmd_stats(int argc, char **argv) {
   mxn_error_t err;
   mxn_error_clear(&err);
   mxn_load_t *ld = NULL;
+  if (a.steps) a.lo.dynamic = 1;
   if (mxn_load_open(MPI_COMM_WORLD, a.pos[0], &a.lo, &ld, &err) != MXN_OK) {
     mxn_load_close(&ld);
     return coll_fail("stats", err.msg);
+  }
+  mxn_rebalance_report_t *rp = NULL;
+  int nrp = 0;
+  if (a.steps) {
+    int T = mxn_load_structure(ld)->num_times;
+    nrp = a.steps < 0 || a.steps > T ? T : a.steps;
+    rp = calloc((size_t)nrp + 1, sizeof *rp);
+    int ok = rp != NULL, all_ok = 0;
+    MPI_Allreduce(&ok, &all_ok, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+    if (!all_ok) {
+      free(rp);
+      mxn_load_close(&ld);
+      return coll_fail("stats", "out of memory");
+    }
+    mxn_rebalance_opts_t ro;
+    memset(&ro, 0, sizeof ro);
+    ro.strategy = a.strategy;
+    ro.weight_field = a.lo.weight_field;
+    ro.weight_abs = 1;
+    ro.imbalance_tol = a.rebal_none ? 1e300 : a.lo.imbalance_tol;
+    ro.measure_fresh = a.fresh;
+    for (int t = 0; t < nrp; t++)
+      if (mxn_load_rebalance(ld, t, &ro, &rp[t], &err) != MXN_OK) {
+        free(rp);
+        mxn_load_close(&ld);
+        return coll_fail("stats", err.msg);
+      }
   }
   mxn_load_stats_t mine = mxn_load_stats(ld);
   mine.num_nodes = mxn_load_piece(ld)->num_nodes; /* the piece is the authority */
@@ -688,12 +765,17 @@ static int cmd_stats(int argc, char **argv) {
     return coll_fail("stats", "gathering the per-rank figures failed");
   }
   if (R == 0) {
-    if (a.json)
+    if (a.json) {
       stats_json(a.pos[0], ld, &a, all, N);
-    else
+      if (a.steps) steps_json(&a, rp, nrp);
+      printf("\n}\n");
+    } else {
       stats_text(a.pos[0], ld, &a, all, N);
+      if (a.steps) steps_text(&a, rp, nrp);
+    }
     fflush(stdout);
   }
+  free(rp);
   free(all);
   mxn_load_close(&ld);
   return 0;

@@ -161,6 +161,24 @@ static int parse_coll(int stats, int argc, char **argv, mxn_cli_args_t *a, const
       a->nparts = (int)v;
     } else if (stats && !strcmp(o, "--json")) {
       a->json = 1;
+    } else if (stats && !strcmp(o, "--steps") && has_val) {
+      const char *sv = argv[++i];
+      if (!strcmp(sv, "all")) {
+        a->steps = -1;
+      } else {
+        if (!parse_long(sv, 1, 1000000000, &v))
+          return usage(msg, "--steps needs 'all' or a step count >= 1");
+        a->steps = (int)v;
+      }
+    } else if (stats && !strcmp(o, "--rebalance") && has_val) {
+      const char *sv = argv[++i];
+      if (!strcmp(sv, "none"))
+        a->rebal_none = 1;
+      else if (mxn_rebal_strategy_parse(sv, &a->strategy) != MXN_OK)
+        return usage(msg, "--rebalance needs auto, shift, repartition, refine, "
+                          "diffusion, fresh or none");
+    } else if (stats && !strcmp(o, "--fresh")) {
+      a->fresh = 1;
     } else if (!stats && !strcmp(o, "--quiet")) {
       a->quiet = 1;
     } else if (o[0] == '-') {
@@ -178,6 +196,8 @@ static int parse_coll(int stats, int argc, char **argv, mxn_cli_args_t *a, const
     return usage(msg, "--map FILE goes with --method map");
   if (a->lo.weight_step > 0 && !a->lo.weight_field)
     return usage(msg, "--weight-step needs --weights FIELD");
+  if ((a->rebal_none || a->fresh || a->strategy != MXN_REBAL_AUTO) && !a->steps)
+    return usage(msg, "--rebalance and --fresh go with --steps");
   if (stats && a->np != 1) return usage(msg, "one DATASET expected");
   if (!stats && a->np != 2) return usage(msg, "DATASET and OUTBASE expected");
   return 0;

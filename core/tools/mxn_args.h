@@ -25,6 +25,11 @@ typedef struct mxn_cli_args {
   mxn_form_opts_t form;      /**< join / split options */
   mxn_compare_opts_t cmp;    /**< diff options */
   mxn_load_opts_t lo;        /**< repart / stats options */
+  /** stats --steps: re-balance at each step (0: no --steps; -1: all) */
+  int steps;
+  int rebal_none;            /**< stats --rebalance none (measure only) */
+  int fresh;                 /**< stats --fresh (measure a fresh partition too) */
+  mxn_rebal_strategy strategy; /**< stats --rebalance S (default auto) */
 } mxn_cli_args_t;
 
 /**

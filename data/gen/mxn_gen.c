@@ -10,6 +10,7 @@
  *   mxn_gen --type hex|tet|quad|wedge|mixed --dims NX NY [NZ] [--blocks K]
  *           [--steps T] [--int64] [--id-offset O] [--id-stride S]
  *           [--shuffle-ids SEED] [--no-sets] [--no-vars] [--word-size 4|8]
+ *           [--hot-spot]
  *           OUT.e
  * Exit codes: 0 ok, 2 bad usage (nothing written), 1 I/O or memory error
  * (the partial output file is removed).
@@ -76,6 +77,15 @@
  *   element "elem_gid_time"    = -(gid(e) + k/16)          (every block)
  *   element "elem_block_only"  = 2*gid(e) + k/16      (first block only:
  *                                 truth table 1 for block 10, 0 elsewhere)
+ *   element "hot_spot"         (every block, with --hot-spot only): a
+ *     moving hot spot for per-step load balancing, the cost of a cell
+ *     concentrated around a centre that travels across the mesh:
+ *       hot_spot = 1 + P * exp(-|c - p_k|^2 / (2 s^2))   (P = 9, or
+ *                                                        --hot-spot-peak P)
+ *     c = centre of the element's grid cell (i+1/2, j+1/2[, k+1/2]),
+ *     s = 0.08 * max(NX, NY), p_k = a + (b - a) * k / max(T-1, 1) with
+ *     a = (0.1 NX, 0.2 NY, NZ/2), b = (0.9 NX, 0.8 NY, NZ/2): the spot
+ *     crosses the mesh diagonally over the T steps. Not dyadic.
  * Attribute on the first block only: "attr_gid" = gid(e).
  * All these are dyadic, so exact in double for gid < 2^48 (T < 2^20); with
  * --word-size 4 (float storage) they are exact only while gid < 2^19 and
@@ -98,6 +108,7 @@
 #include <exodusII.h>
 #include <inttypes.h>
 #include <limits.h>
+#include <math.h>
 #include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -113,7 +124,7 @@ static const char usage_text[] =
   "Usage: mxn_gen --type hex|tet|quad|wedge|mixed --dims NX NY [NZ]\n"
   "               [--blocks K] [--steps T] [--int64] [--id-offset O]\n"
   "               [--id-stride S] [--shuffle-ids SEED] [--no-sets]\n"
-  "               [--no-vars] [--word-size 4|8] OUT.e\n"
+  "               [--no-vars] [--word-size 4|8] [--hot-spot] OUT.e\n"
   "\n"
   "Writes a structured Exodus II mesh of the box [0,NX]x[0,NY]x[0,NZ] (unit\n"
   "spacing) whose ids, sets, attributes and variables all follow formulas\n"
@@ -144,6 +155,10 @@ static const char usage_text[] =
   "  --no-sets         no node sets or side sets.\n"
   "  --no-vars         no variables and no time steps.\n"
   "  --word-size 4|8   floating-point size stored in the file (default 8).\n"
+  "  --hot-spot        a third element variable \"hot_spot\": 1 + 9 exp(-d^2/2s^2),\n"
+  "                    d from a centre crossing the mesh diagonally over the\n"
+  "                    steps (s = 0.08 max(NX,NY)); a moving load to balance.\n"
+  "  --hot-spot-peak P  the spot's height P instead of 9 (implies --hot-spot).\n"
   "  -h, --help        this text.\n"
   "\n"
   "Order: node file index n = i + (NX+1)*(j + (NY+1)*k) for node (i,j,k) at\n"
@@ -255,6 +270,8 @@ typedef struct gen_opts {
   int shuffle;
   uint64_t seed;
   int sets, vars;
+  int hot_spot;
+  double hot_peak;
   int word_size;
   const char *out;
   char title[MAX_LINE_LENGTH + 1];
@@ -309,6 +326,7 @@ static int parse_args(int argc, char **argv, gen_opts *o)
 
   memset(o, 0, sizeof *o);
   o->steps = 3;
+  o->hot_peak = 9.0;
   o->id_stride = 1;
   o->sets = 1;
   o->vars = 1;
@@ -375,6 +393,15 @@ static int parse_args(int argc, char **argv, gen_opts *o)
       o->shuffle = 1;
     } else if (!strcmp(arg, "--no-sets")) {
       o->sets = 0;
+    } else if (!strcmp(arg, "--hot-spot")) {
+      o->hot_spot = 1;
+    } else if (!strcmp(arg, "--hot-spot-peak")) {
+      char *end;
+      if (!has_next || (o->hot_peak = strtod(argv[++a], &end), *end) || !(o->hot_peak >= 0) ||
+          o->hot_peak > 1e12) {
+        usage_error("--hot-spot-peak needs a number >= 0"); goto done;
+      }
+      o->hot_spot = 1;
     } else if (!strcmp(arg, "--no-vars")) {
       o->vars = 0;
     } else if (!strcmp(arg, "--word-size")) {
@@ -855,19 +882,22 @@ static int write_file(const gen_opts *o, const layout *l)
   if (o->vars) {
     char *gnames[2] = { "step_index", "time_sq" };
     char *nnames[2] = { "node_gid_time", "nodal_x" };
-    char *enames[2] = { "elem_gid_time", "elem_block_only" };
+    char *enames[3] = { "elem_gid_time", "elem_block_only", "hot_spot" };
+    int nev = o->hot_spot ? 3 : 2;
     EX_CALL(ex_put_variable_param(exoid, EX_GLOBAL, 2), "ex_put_variable_param (global)");
     EX_CALL(ex_put_variable_names(exoid, EX_GLOBAL, 2, gnames), "ex_put_variable_names (global)");
     EX_CALL(ex_put_variable_param(exoid, EX_NODAL, 2), "ex_put_variable_param (nodal)");
     EX_CALL(ex_put_variable_names(exoid, EX_NODAL, 2, nnames), "ex_put_variable_names (nodal)");
-    EX_CALL(ex_put_variable_param(exoid, EX_ELEM_BLOCK, 2), "ex_put_variable_param (element)");
-    EX_CALL(ex_put_variable_names(exoid, EX_ELEM_BLOCK, 2, enames), "ex_put_variable_names (element)");
-    ALLOC(truth, 2 * l->nblk);
+    EX_CALL(ex_put_variable_param(exoid, EX_ELEM_BLOCK, nev), "ex_put_variable_param (element)");
+    EX_CALL(ex_put_variable_names(exoid, EX_ELEM_BLOCK, nev, enames), "ex_put_variable_names (element)");
+    ALLOC(truth, nev * l->nblk);
     for (int b = 0; b < l->nblk; b++) {
-      truth[2 * b] = 1;
-      truth[2 * b + 1] = b == 0;
+      truth[nev * b] = 1;
+      truth[nev * b + 1] = b == 0;
+      if (nev > 2)
+        truth[nev * b + 2] = 1;
     }
-    EX_CALL(ex_put_truth_table(exoid, EX_ELEM_BLOCK, l->nblk, 2, truth),
+    EX_CALL(ex_put_truth_table(exoid, EX_ELEM_BLOCK, l->nblk, nev, truth),
             "ex_put_truth_table");
   }
 
@@ -950,6 +980,25 @@ static int write_file(const gen_opts *o, const layout *l)
           EX_CALL(ex_put_var(exoid, step, EX_ELEM_BLOCK, 2, blk_ids[b], nel, vals2),
                   "ex_put_var (elem_block_only, block %" PRId64 ", step %d)",
                   blk_ids[b], step);
+        }
+        if (o->hot_spot) {
+          const cell_desc *c = &cell_table[l->kind[b]];
+          double f = o->steps > 1 ? (double)k / (double)(o->steps - 1) : 0.0;
+          double px = (0.1 + 0.8 * f) * (double)l->nx, py = (0.2 + 0.6 * f) * (double)l->ny;
+          double pz = l->dim == 3 ? 0.5 * (double)l->nz : 0.5;
+          double sg = 0.08 * (double)(l->nx > l->ny ? l->nx : l->ny);
+          int64_t e = 0;
+          for (int64_t kk = 0; kk < l->nz; kk++)
+            for (int64_t j = 0; j < l->ny; j++)
+              for (int64_t i = l->x0[b]; i < l->x0[b + 1]; i++) {
+                double dx = (double)i + 0.5 - px, dy = (double)j + 0.5 - py;
+                double dz = l->dim == 3 ? (double)kk + 0.5 - pz : 0.0;
+                double v = 1.0 + o->hot_peak * exp(-(dx * dx + dy * dy + dz * dz) / (2.0 * sg * sg));
+                for (int sub = 0; sub < c->nsub; sub++)
+                  vals2[e++] = v;
+              }
+          EX_CALL(ex_put_var(exoid, step, EX_ELEM_BLOCK, 3, blk_ids[b], nel, vals2),
+                  "ex_put_var (hot_spot, block %" PRId64 ", step %d)", blk_ids[b], step);
         }
       }
     }

@@ -65,6 +65,11 @@ typedef struct mxn_load_opts {
   /** Selection (NULL = all): one flag per nodal / element variable; the
    *  unselected ones are never read (their piece arrays are NULL). */
   const int *node_var_selection, *elem_var_selection;
+  /** Nonzero: keep what mxn_load_rebalance() needs between steps (the
+   *  element directory, about 20 bytes per element spread over the ranks,
+   *  and the options above). Without it mxn_load_rebalance() fails with
+   *  MXN_ERR_ARG. */
+  int dynamic;
 } mxn_load_opts_t;
 
 /** Defaults: method MXN_PART_FILES, tolerance 1.05, no weights. Local. */
@@ -161,6 +166,131 @@ int mxn_load_read_step(mxn_load_t *ld, int step, mxn_error_t *err);
 
 /** Figures of this rank (global ones filled on every rank). Local. */
 mxn_load_stats_t mxn_load_stats(const mxn_load_t *ld);
+
+/** How mxn_load_rebalance() moves work when the imbalance is over the
+ *  tolerance (seeds dynamic-load-balance-rankdlb.txt,
+ *  zoltan-load-balancing-fluidity.txt, luna-patch-rope-data-distribution.txt). */
+typedef enum mxn_rebal_strategy {
+  /** SHIFT for the string methods (files, sfc, linear, map), REPARTITION
+   *  for the Zoltan ones (rcb, rib, hsfc, graph). */
+  MXN_REBAL_AUTO = 0,
+  /** RankDLB: the owned elements form one string over the ranks (Hilbert
+   *  order of centroids; for files, (member, position) order); only the
+   *  N-1 cut points move. The transfers S[i] across cut i are computed on
+   *  every rank from the allgathered rank weights, each cut moving as
+   *  little as needed to bring every rank under the tolerance (tried at
+   *  95%, 80%, 50%, 25% of the allowed excess, then 0 = equal cuts). */
+  MXN_REBAL_SHIFT,
+  /** Zoltan with LB_APPROACH=REPARTITION and the current owners as the
+   *  current parts (REMAP on; RCB_REUSE for rcb); migration-aware. */
+  MXN_REBAL_REPARTITION,
+  /** LuNA Patch diffusion: each rank compares its weight with the ranks
+   *  whose elements touch its own (node neighbours) only; an overloaded
+   *  rank gives border elements (grown inward layer by layer from the
+   *  shared nodes) to under-loaded neighbours; at most `max_rounds`
+   *  rounds, stopping early once under the tolerance. */
+  MXN_REBAL_DIFFUSION,
+  /** A fresh partition of the step's weights (same method, no memory of
+   *  the current owners): the reference the others are measured against. */
+  MXN_REBAL_FRESH,
+  /** Zoltan PHG with LB_APPROACH=REFINE on the dual graph of the owned
+   *  elements: improves the current owners, whatever method made them,
+   *  with little migration. */
+  MXN_REBAL_REFINE
+} mxn_rebal_strategy;
+
+/** Options of one re-balance; zero-initialize, then set what you need. */
+typedef struct mxn_rebalance_opts {
+  mxn_rebal_strategy strategy;
+  /** Over this max/avg owned weight, re-balance; <= 1: the load's
+   *  tolerance. Under it the partition and the cached plan are kept. */
+  double imbalance_tol;
+  /** Weights, multiplied together: an element variable at the step
+   *  (NULL = none), per structure block factors (NULL = 1) and a
+   *  measured cost per owned element (NULL = none; in piece order, owned
+   *  elements of block 0, then of block 1, ...: e.g. the seconds the
+   *  caller's pipeline spent on it last step). With none of them every
+   *  element weighs 1. */
+  const char *weight_field;
+  const double *block_weights;
+  const double *cost;
+  /** Field values: nonzero takes the absolute value. Without it a
+   *  negative value is an error. NaN or infinite values are always an
+   *  error (MXN_ERR_ARG naming the variable, block, element, step and
+   *  rank, on every rank); so are negative, NaN or infinite costs and
+   *  block factors. */
+  int weight_abs;
+  /** Weights below this floor are raised to it, so no weight is 0.
+   *  <= 0: 1e-6 of the mean weight (1e-6 when every weight is 0). */
+  double weight_floor;
+  /** DIFFUSION: rounds of neighbour exchange (<= 0: 20). */
+  int max_rounds;
+  /** Nonzero: re-balance even when under the tolerance. */
+  int force;
+  /** Nonzero: also compute (not apply) a fresh partition of the step's
+   *  weights and report how many elements it would have moved. */
+  int measure_fresh;
+} mxn_rebalance_opts_t;
+
+/** What one mxn_load_rebalance() did. Global figures are the same on
+ *  every rank. */
+typedef struct mxn_rebalance_report {
+  int step;
+  int rebalanced;            /**< 1 if the partition changed */
+  mxn_rebal_strategy strategy; /**< the one used (AUTO resolved) */
+  double imbalance_before;   /**< max / avg owned weight at the step, old owners */
+  double imbalance_after;    /**< the same with the new owners */
+  int64_t migrated;          /**< global: elements whose owner changed */
+  int64_t fresh_migrated;    /**< global: a fresh partition's, -1 if not measured */
+  double fresh_imbalance;    /**< the fresh partition's imbalance, 0 if not measured */
+  int64_t gained, lost;      /**< this rank's owned elements gained / lost */
+  int64_t bytes_read;        /**< this rank: read for the gained elements and
+                                  new ghosts (mesh and the step's fields) */
+  int64_t bytes_read_all;    /**< global sum of bytes_read */
+  int64_t elements_reused;   /**< this rank: piece elements (owned and ghost)
+                                  taken from the old piece, not re-read */
+  double seconds_balance;    /**< max over ranks: weights, policy, new owners
+                                  (after the step's read; measure_fresh's
+                                  own partition not included) */
+  double seconds_migrate;    /**< max over ranks: rebuilding the piece */
+  int retries;               /**< tolerance tightenings (Fluidity rule) */
+  int rounds;                /**< DIFFUSION rounds run */
+  int fell_back;             /**< 1 if the last resort (equal-weight Hilbert
+                                  string, no edge weights) was taken */
+} mxn_rebalance_report_t;
+
+/**
+ * Re-balance for time step `step` (0-based): read the step with the cached
+ * plan when the piece does not hold it, weigh the owned elements (opts),
+ * measure the imbalance (max/avg over ranks) and, if it is over the
+ * tolerance (or opts->force), move elements to new owners with the
+ * strategy, never leaving a rank empty (tighter tolerance and retry;
+ * last resort a fresh equal-weight Hilbert string cut). Then each rank
+ * keeps what stays (mesh, fields, plan entries), reads only the elements
+ * it gained and the ghosts it did not hold (with the step's fields) and
+ * drops what it lost; the plan is updated, not rebuilt. The piece and halo
+ * are then exactly what mxn_load_open() would give for the same owners,
+ * with the step read (same order, same values).
+ * Borrowed pointers from mxn_load_piece()/mxn_load_halo() are invalid
+ * after a re-balance that changed the partition.
+ * The load must be opened with opts.dynamic.
+ * \param [out] rep  the report; may be NULL
+ * 
+eturn MXN_OK or the agreed error (bad weights: MXN_ERR_ARG). On error
+ *   the piece is unchanged unless the error came while rebuilding it (then
+ *   the handle only accepts mxn_load_close()). Collective.
+ */
+int mxn_load_rebalance(mxn_load_t *ld, int step, const mxn_rebalance_opts_t *opts,
+                       mxn_rebalance_report_t *rep, mxn_error_t *err);
+
+/** Name of a strategy ("auto", "shift", "repartition", "diffusion",
+ *  "fresh", "refine"). Local. */
+const char *mxn_rebal_strategy_name(mxn_rebal_strategy s);
+
+/** Parse a strategy name (case-insensitive). 
+eturn MXN_OK or
+ *  MXN_ERR_ARG. Local. */
+int mxn_rebal_strategy_parse(const char *name, mxn_rebal_strategy *s);
 
 /** Close files, free everything, set *ld = NULL. Accepts NULL. Local. */
 void mxn_load_close(mxn_load_t **ld);

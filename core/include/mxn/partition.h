@@ -64,6 +64,19 @@ typedef struct mxn_part_input {
 typedef struct mxn_part_opts {
   double imbalance_tol;  /**< e.g. 1.05; <= 1 means the default 1.05 */
   unsigned seed;         /**< for methods with randomness */
+  /** Zoltan methods: nonzero = LB_APPROACH REPARTITION, the caller's
+   *  elements being the current parts (rank r holds part r): Zoltan keeps
+   *  migration small (REMAP, RCB_REUSE for rcb, PHG's migration cost for
+   *  graph). Ignored by linear and sfc. */
+  int repartition;
+  /** MXN_PART_GRAPH only: nonzero = LB_APPROACH REFINE, PHG improving the
+   *  current parts (rank r holds part r) with little migration (overrides
+   *  repartition). */
+  int refine;
+  /** Zoltan methods: nonzero = REMAP 0, parts numbered as Zoltan cuts
+   *  them, not renumbered to overlap the current distribution (how a
+   *  fresh load that knows nothing of the current owners numbers them). */
+  int no_remap;
 } mxn_part_opts_t;
 
 /**

@@ -741,7 +741,7 @@ struct vtkMxNReader::LoadCache
     int GhostLevels = 0;
     std::string WeightField;
     double Tolerance = 0;
-    int WeightStep = -1; // only when re-balancing every step
+    bool Dynamic = false; // re-balanced every step (mxn_load_rebalance)
     std::vector<int> Blocks, NodeVars, ElemVars;
 
     bool operator==(const Key& o) const
@@ -749,7 +749,7 @@ struct vtkMxNReader::LoadCache
       return FileName == o.FileName && Method == o.Method &&
         NumberOfPieces == o.NumberOfPieces && World == o.World && PieceOfRank == o.PieceOfRank &&
         GhostLevels == o.GhostLevels && WeightField == o.WeightField &&
-        Tolerance == o.Tolerance && WeightStep == o.WeightStep && Blocks == o.Blocks &&
+        Tolerance == o.Tolerance && Dynamic == o.Dynamic && Blocks == o.Blocks &&
         NodeVars == o.NodeVars && ElemVars == o.ElemVars;
     }
   };
@@ -757,6 +757,9 @@ struct vtkMxNReader::LoadCache
   mxn_load_t* Load = nullptr;
   Key Opened;
   int Rank = 0; // this rank in the load's communicator
+  // With Dynamic: the step the partition was last balanced for, and how.
+  int BalancedStep = -1;
+  mxn_rebalance_report_t Report{};
 
   void Close()
   {
@@ -772,6 +775,8 @@ struct vtkMxNReader::LoadCache
     this->Load = nullptr;
     this->Opened = Key();
     this->Rank = 0;
+    this->BalancedStep = -1;
+    this->Report = mxn_rebalance_report_t{};
   }
   ~LoadCache() { this->Close(); }
 };
@@ -1724,7 +1729,9 @@ int vtkMxNReader::RequestData(
   key.GhostLevels = key.World ? std::max(this->GhostLevels, askedGhosts) : 0;
   key.WeightField = this->LoadBalanceField ? this->LoadBalanceField : "";
   key.Tolerance = this->ImbalanceTolerance;
-  key.WeightStep = (this->RebalanceEachTimeStep && !key.WeightField.empty()) ? step : -1;
+  // Re-balanced at each step: the load stays open across steps and moves
+  // only what the step's weights make it move.
+  key.Dynamic = this->RebalanceEachTimeStep && !key.WeightField.empty();
 
   LoadCache& cache = *this->Cache;
   if (!cache.Load || !(cache.Opened == key))
@@ -1748,6 +1755,7 @@ int vtkMxNReader::RequestData(
     opts.block_selection = key.Blocks.empty() ? nullptr : key.Blocks.data();
     opts.node_var_selection = key.NodeVars.empty() ? nullptr : key.NodeVars.data();
     opts.elem_var_selection = key.ElemVars.empty() ? nullptr : key.ElemVars.data();
+    opts.dynamic = key.Dynamic ? 1 : 0;
     mxn_error_t err;
     mxn_error_clear(&err);
     mxn_load_t* ld = nullptr;
@@ -1772,6 +1780,31 @@ int vtkMxNReader::RequestData(
     cache.Opened = key;
   }
   this->UpdateProgress(0.5);
+
+  if (key.Dynamic && mxn_load_structure(cache.Load)->num_times > 0)
+  {
+    const int rstep = std::min(step, mxn_load_structure(cache.Load)->num_times - 1);
+    if (cache.BalancedStep != rstep)
+    {
+      // The step's weights; over the tolerance each rank reads only the
+      // elements it gains (and their ghosts) and drops what it loses.
+      mxn_rebalance_opts_t ro{};
+      ro.weight_field = key.WeightField.c_str();
+      ro.weight_abs = 1;
+      ro.imbalance_tol = key.Tolerance;
+      mxn_error_t err;
+      mxn_error_clear(&err);
+      const int st = mxn_load_rebalance(cache.Load, rstep, &ro, &cache.Report, &err);
+      if (st != MXN_OK)
+      {
+        cache.Close();
+        vtkErrorMacro("Cannot re-balance '" << this->FileName << "' for time step " << rstep + 1
+                                            << ": " << mxn_strerror(st) << ": " << err.msg);
+        return 0;
+      }
+      cache.BalancedStep = rstep;
+    }
+  }
 
   const mxn_structure_t* s = mxn_load_structure(cache.Load);
   const mxn_piece_t* p = mxn_load_piece(cache.Load);
@@ -1913,6 +1946,32 @@ int vtkMxNReader::RequestData(
       output->GetFieldData()->AddArray(
         GroupArray(g, 1, [&](int v, vtkIdType) { return p->global_vars[v]; }));
     }
+  }
+  if (key.Dynamic && cache.BalancedStep >= 0)
+  {
+    // What the re-balance of this step did (the same on every rank).
+    const mxn_rebalance_report_t& rp = cache.Report;
+    auto scalar = [&](const char* name, double v) {
+      vtkNew<vtkDoubleArray> a;
+      a->SetName(name);
+      a->SetNumberOfTuples(1);
+      a->SetValue(0, v);
+      output->GetFieldData()->AddArray(a);
+    };
+    auto count = [&](const char* name, long long v) {
+      vtkNew<vtkTypeInt64Array> a;
+      a->SetName(name);
+      a->SetNumberOfTuples(1);
+      a->SetValue(0, v);
+      output->GetFieldData()->AddArray(a);
+    };
+    scalar("MxNImbalanceBefore", rp.imbalance_before);
+    scalar("MxNImbalanceAfter", rp.imbalance_after);
+    count("MxNMigratedElements", rp.migrated);
+    count("MxNBytesReRead", rp.bytes_read_all);
+    scalar("MxNRebalanceSeconds", rp.seconds_balance + rp.seconds_migrate);
+    count("MxNRebalanced", rp.rebalanced);
+    count("MxNRebalanceStep", rp.step + 1);
   }
   this->UpdateProgress(1.0);
   return 1;

@@ -133,10 +133,15 @@ public:
 
   ///@{
   /**
-   * Re-balance at every time step. The core's incremental re-balancing is
-   * not there yet; until it is, with a LoadBalanceField set, each new time
-   * step re-partitions from scratch with that step's weights (a full
-   * re-load). Without a LoadBalanceField it changes nothing.
+   * Re-balance at every time step (mxn_load_rebalance): with a
+   * LoadBalanceField, each new step's |field| weighs the elements; when
+   * max/avg exceeds ImbalanceTolerance the core moves work between ranks
+   * (string shift for Files/SFC/Linear, Zoltan REPARTITION for the Zoltan
+   * methods) and each rank reads only the elements it gained and their
+   * ghosts. The output's field data then holds MxNImbalanceBefore,
+   * MxNImbalanceAfter, MxNMigratedElements, MxNBytesReRead (all ranks),
+   * MxNRebalanceSeconds, MxNRebalanced (0/1) and MxNRebalanceStep
+   * (1-based). Without a LoadBalanceField it changes nothing.
    */
   vtkSetMacro(RebalanceEachTimeStep, bool);
   vtkGetMacro(RebalanceEachTimeStep, bool);

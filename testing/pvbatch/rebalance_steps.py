@@ -1,0 +1,164 @@
+"""MxNReader with RebalanceEachTimeStep animating through every step, at N ranks.
+
+usage: mpiexec -n N pvbatch --symmetric rebalance_steps.py PLUGIN_SO DATASET TOL
+
+DATASET is a member of a spread set made by `mxn_gen --hot-spot` (element
+variables elem_gid_time = -(id + k/16) and hot_spot, sequential ids 1..n);
+TOL the ImbalanceTolerance. With LoadBalanceField hot_spot, one ghost layer
+and RebalanceEachTimeStep on, at every time step k:
+
+  - every element is owned by exactly one rank (owned cell ids over the
+    ranks are 1..n, each once) and the owned cells sum elem_gid_time to
+    -(n(n+1)/2 + n k/16): totals constant through the animation;
+  - the field data reports the re-balance of that step: MxNRebalanceStep =
+    k+1, MxNImbalanceAfter <= TOL, MxNMigratedElements >= 0 (> 0 when
+    MxNRebalanced), MxNBytesReRead > 0 when re-balanced, all equal on
+    every rank;
+  - no error is reported; several steps were re-balanced; then the same
+    step again (cached) gives the same cells and reads nothing new.
+
+Exit codes: 0 pass, 1 failure, 2 bad usage.
+"""
+import os
+import sys
+
+if len(sys.argv) != 4:
+    print("usage: pvbatch --symmetric rebalance_steps.py PLUGIN_SO DATASET TOL")
+    sys.exit(2)
+plugin, dataset = os.path.abspath(sys.argv[1]), os.path.abspath(sys.argv[2])
+tol = float(sys.argv[3])
+
+import numpy as np  # noqa: E402
+from paraview.simple import *  # noqa: E402,F401,F403
+from paraview import servermanager  # noqa: E402
+from vtkmodules.util.misc import calldata_type  # noqa: E402
+from vtkmodules.util.numpy_support import numpy_to_vtk, vtk_to_numpy  # noqa: E402
+from vtkmodules.util.vtkConstants import VTK_STRING  # noqa: E402
+from vtkmodules.vtkCommonCore import vtkDoubleArray  # noqa: E402
+from vtkmodules.vtkParallelCore import vtkCommunicator, vtkMultiProcessController  # noqa: E402
+
+ctrl = vtkMultiProcessController.GetGlobalController()
+rank, nranks = ctrl.GetLocalProcessId(), ctrl.GetNumberOfProcesses()
+problems = []
+
+
+def check(ok, what):
+    if not ok:
+        problems.append(what)
+    return ok
+
+
+def allgather(values):
+    send = numpy_to_vtk(np.asarray(values, dtype=np.float64), deep=1) if len(values) else vtkDoubleArray()
+    recv = vtkDoubleArray()
+    ctrl.AllGatherV(send, recv)
+    return vtk_to_numpy(recv).copy() if recv.GetNumberOfTuples() else np.zeros(0)
+
+
+def allsum(values):
+    send = numpy_to_vtk(np.asarray(values, dtype=np.float64), deep=1)
+    recv = vtkDoubleArray()
+    ctrl.AllReduce(send, recv, vtkCommunicator.SUM_OP)
+    return vtk_to_numpy(recv).copy()
+
+
+LoadPlugin(plugin, remote=False, ns=globals())
+r = servermanager.sources.MxNReader()
+messages = []
+
+
+@calldata_type(VTK_STRING)
+def on_error(obj, event, msg):
+    messages.append(" ".join(str(msg).split()))
+
+
+r.GetClientSideObject().AddObserver("ErrorEvent", on_error)
+r.FileName = dataset
+r.UpdatePipelineInformation()
+r.CellArrays = ["elem_gid_time", "hot_spot"]
+r.GhostLevels = 1
+r.PartitionMethod = "SFC"
+r.LoadBalanceField = "hot_spot"
+r.ImbalanceTolerance = tol
+r.RebalanceEachTimeStep = 1
+times = list(r.TimestepValues)
+check(len(times) >= 20, "%d time steps, want >= 20" % len(times))
+
+
+def blocks(out):
+    for i in range(out.GetNumberOfPartitionedDataSets()):
+        pds = out.GetPartitionedDataSet(i)
+        for k in range(pds.GetNumberOfPartitions()):
+            g = pds.GetPartition(k)
+            if g is not None and g.GetNumberOfCells() and g.GetCellData().GetArray("hot_spot") is not None:
+                yield g
+
+
+def snapshot(t):
+    r.UpdatePipeline(t)
+    out = r.GetClientSideObject().GetOutputDataObject(0)
+    ids, gid_time = [], 0.0
+    for g in blocks(out):
+        gh = g.GetCellData().GetArray("vtkGhostType")
+        own = (vtk_to_numpy(gh) & 1) == 0 if gh is not None else np.ones(g.GetNumberOfCells(), bool)
+        ids += vtk_to_numpy(g.GetCellData().GetArray("ids"))[own].tolist()
+        gid_time += float(vtk_to_numpy(g.GetCellData().GetArray("elem_gid_time"))[own].sum())
+    fd = out.GetFieldData()
+    field = {}
+    for name in ("MxNImbalanceBefore", "MxNImbalanceAfter", "MxNMigratedElements",
+                 "MxNBytesReRead", "MxNRebalanced", "MxNRebalanceStep"):
+        a = fd.GetArray(name)
+        field[name] = float(a.GetTuple1(0)) if a is not None else None
+    return ids, gid_time, field
+
+
+total = None
+rebalanced = 0
+for k, t in enumerate(times):
+    ids, gid_time, f = snapshot(t)
+    allids = np.sort(allgather(ids))
+    n = allids.size
+    if total is None:
+        total = n
+    check(n == total and np.array_equal(allids, np.arange(1, total + 1)),
+          "step %d: %d owned cells over the ranks (%d distinct), want ids 1..%d"
+          % (k + 1, n, np.unique(allids).size, total))
+    s = allsum([gid_time])[0]
+    want = -(total * (total + 1) / 2.0 + total * k / 16.0)
+    check(abs(s - want) <= 1e-9 * abs(want), "step %d: owned elem_gid_time sums to %.17g, want %.17g"
+          % (k + 1, s, want))
+    check(None not in f.values(), "step %d: field data %s" % (k + 1, f))
+    if None in f.values():
+        continue
+    same = allgather([f[x] for x in sorted(f)])
+    check(np.all(same.reshape(nranks, -1) == same.reshape(nranks, -1)[0]),
+          "step %d: ranks disagree on the field data" % (k + 1))
+    check(f["MxNRebalanceStep"] == k + 1, "step %d: MxNRebalanceStep %s" % (k + 1, f["MxNRebalanceStep"]))
+    check(f["MxNImbalanceAfter"] <= tol + 1e-9, "step %d: imbalance after %.4f > %.4f (before %.4f)"
+          % (k + 1, f["MxNImbalanceAfter"], tol, f["MxNImbalanceBefore"]))
+    if f["MxNRebalanced"]:
+        rebalanced += 1
+        check(f["MxNMigratedElements"] > 0 and f["MxNBytesReRead"] > 0,
+              "step %d: re-balanced, migrated %s, bytes %s" % (k + 1, f["MxNMigratedElements"],
+                                                              f["MxNBytesReRead"]))
+    else:
+        check(f["MxNMigratedElements"] == 0 and f["MxNImbalanceBefore"] <= tol + 1e-9,
+              "step %d: kept with imbalance %.4f, migrated %s" % (k + 1, f["MxNImbalanceBefore"],
+                                                                  f["MxNMigratedElements"]))
+check(rebalanced >= 3, "only %d of %d steps re-balanced" % (rebalanced, len(times)))
+# The last step again: served from the cache, same cells.
+last = snapshot(times[-1])
+again = snapshot(times[-1])
+check(sorted(last[0]) == sorted(again[0]), "the last step asked twice gives other cells")
+check(not messages, "errors: %s" % messages[:3])
+
+nprob = int(allsum([len(problems)])[0])
+if problems:
+    print("rebalance_steps[N=%d] rank %d: FAIL: %s" % (nranks, rank, " | ".join(problems)[:3000]))
+sys.stdout.flush()
+if rank == 0:
+    print("rebalance_steps: %s: N=%d, %d steps, %d re-balanced, %d problems over ranks"
+          % ("FAIL" if nprob else "PASS", nranks, len(times), rebalanced, nprob))
+    sys.stdout.flush()
+if nprob:
+    sys.exit(1)
