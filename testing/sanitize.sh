@@ -18,13 +18,13 @@
 #                        and the round trips of the 8 shared meshes at 4 file
 #                        counts, whose code paths the generated round trips
 #                        take; '' keeps all).
-# Leaks: checked in the first pass, with full stacks (fast_unwind_on_malloc=0:
-# Open MPI has no frame pointers, and only full stacks let
-# testing/sanitize/lsan.supp recognize Open MPI's own allocations; nothing
-# of mxn is suppressed). The CLI pass runs without LeakSanitizer: its
-# at-exit scan crashed now and then in short mxn processes under load
-# ("Tracer caught signal 11", Open MPI threads ending), and a full-stack
-# unwind per malloc costs each process seconds; the CLI's leaks are
+# Leaks: checked in the first pass by the test executables themselves
+# (testing/unit/test_main.cpp and testing/fuzz/replay_main.c call
+# LeakSanitizer after the tests, before MPI_Finalize, with MPI_Init's
+# allocations ignored), so at-exit checks are off and no Open MPI
+# suppression is needed; nothing of mxn is suppressed. The CLI pass runs
+# without LeakSanitizer: its at-exit scan crashed now and then in short mxn
+# processes under load ("Tracer caught signal 11"); the CLI's leaks are
 # valgrind.sh's. ASan and UBSan reports stop every process in both passes.
 set -euo pipefail
 here=$(cd "$(dirname "$0")/.." && pwd)
@@ -51,11 +51,11 @@ export OMPI_MCA_rmaps_base_oversubscribe=1
 export GTEST_FILTER=${MXN_SANITIZE_GTEST_FILTER--IdsetLarge.TenMillionMembersInLinearTime:AllSharedMeshes/*}
 [ -n "$GTEST_FILTER" ] || unset GTEST_FILTER
 asan=strict_string_checks=1:detect_stack_use_after_return=1:check_initialization_order=1
-export LSAN_OPTIONS=suppressions=$here/testing/sanitize/lsan.supp:print_suppressions=0
+export LSAN_OPTIONS=suppressions=$here/testing/sanitize/lsan.supp:print_suppressions=0:leak_check_at_exit=0
 export UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1
 cd "$build"
 rc=0
-ASAN_OPTIONS=$asan:detect_leaks=1:fast_unwind_on_malloc=0 \
+ASAN_OPTIONS=$asan:detect_leaks=1 \
   ctest --output-on-failure --timeout 900 -j "$tjobs" -R "$tests" || rc=1
 t2=$(date +%s)
 echo "sanitize: tests with leak checks ran in $((t2 - t1)) s"

@@ -14,6 +14,19 @@
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
+/* In the ASan build the leak check runs here, explicitly (testing/sanitize.sh
+ * turns the at-exit one off). */
+#if defined(__SANITIZE_ADDRESS__)
+#define MXN_REPLAY_LSAN 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define MXN_REPLAY_LSAN 1
+#endif
+#endif
+#ifdef MXN_REPLAY_LSAN
+#include <sanitizer/lsan_interface.h>
+#endif
+
 static int run_file(const char *path) {
   FILE *f = fopen(path, "rb");
   if (!f) {
@@ -69,5 +82,8 @@ int main(int argc, char **argv) {
     if (d) closedir(d);
   }
   printf("replay: %d input(s), %d unreadable\n", count, bad);
+#ifdef MXN_REPLAY_LSAN
+  if (__lsan_do_recoverable_leak_check()) return 1;
+#endif
   return bad ? 1 : 0;
 }
