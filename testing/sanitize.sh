@@ -36,9 +36,10 @@ cli=${MXN_SANITIZE_CLI-'^cli_(bad_input|repart_np2)$'}
 
 mkdir -p "$build"
 t0=$(date +%s)
-# -O1 keeps the build and the runs short; the sanitizers need no more.
+# -O1 -g1 keep the build and the runs short; the sanitizers need no more
+# (line tables are enough for symbolized reports).
 cmake -S "$here" -B "$build" -DCMAKE_BUILD_TYPE=RelWithDebInfo \
-  -DCMAKE_C_FLAGS_RELWITHDEBINFO="-O1 -g" -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O1 -g" \
+  -DCMAKE_C_FLAGS_RELWITHDEBINFO="-O1 -g1" -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O1 -g1" \
   -DMXN_SANITIZE=ON -DMXN_BUILD_PLUGIN=OFF > "$build/configure.log" 2>&1 ||
   { tail -30 "$build/configure.log"; echo "sanitize: configure failed"; exit 1; }
 cmake --build "$build" -j "$jobs" > "$build/build.log" 2>&1 ||
