@@ -81,6 +81,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
         if (a.lo.weight_field) CHECK(points_into(argv, argc, a.lo.weight_field));
         CHECK(a.nparts >= 0 && a.nparts <= 1000000);
         CHECK(c == 5 || (a.nparts == 0 && !a.json));
+        /* stats --steps / --rebalance / --fresh */
+        CHECK(a.steps >= -1 && a.steps <= 1000000000);
+        CHECK(c == 5 || (a.steps == 0 && !a.fresh && !a.rebal_none));
+        if (a.rebal_none || a.fresh || a.strategy != MXN_REBAL_AUTO) CHECK(a.steps != 0);
         CHECK(c == 4 || !a.quiet);
         CHECK(strcmp(mxn_part_method_name(a.lo.method), "unknown") != 0);
         break;
