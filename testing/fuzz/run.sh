@@ -53,6 +53,8 @@ make_dataset_seeds() {
   "$g" --type tet --dims 1 1 1 --steps 1 "$d/tet.e" > /dev/null
   "$g" --type wedge --dims 1 1 1 --no-vars --word-size 4 "$d/wedge4.e" > /dev/null
   "$g" --type mixed --dims 3 1 1 --steps 1 --shuffle-ids 3 --id-offset 5 "$d/mixed.e" > /dev/null
+  "$g" --type poly-hex --dims 2 1 1 --steps 1 "$d/polyhex.e" > /dev/null
+  "$g" --type polygon --dims 2 2 --steps 1 "$d/polygon.e" > /dev/null
   "$g" --type hex --dims 2 2 1 --steps 1 "$t/h.e" > /dev/null &&
     "$m" split "$t/h.e" "$t/s.e" -n 2 --quiet && cp "$t/s.e.2.1" "$d/member.e"
   rm -rf "$t"
