@@ -359,6 +359,40 @@ static int check_var_shapes(mxn_dataset_t *ds, const char *path, int ncid) {
 }
 
 
+/* Exodus 6.02 reads these attributes whole into fixed buffers: the numeric
+ * global ones into scalars (ex_open, ex_inquire_int), the title into 81
+ * bytes, element and entity types into 33. A damaged file with longer ones
+ * made Exodus overwrite its stack ("stack smashing detected" in
+ * ex_inquire_int, found by fuzz_dataset). 0 if sound, else a reason. */
+static int check_exodus_atts(int ncid, char *why, size_t whylen) {
+  static const char *const scalar[] = {"api_version", "api version", "version", "file_size",
+                                       "floating_point_word_size", "floating point word size",
+                                       "maximum_name_length", "int64_status"};
+  size_t len;
+  for (size_t k = 0; k < sizeof scalar / sizeof *scalar; k++)
+    if (nc_inq_attlen(ncid, NC_GLOBAL, scalar[k], &len) == NC_NOERR && len != 1) {
+      snprintf(why, whylen, "global attribute '%s' holds %zu values, not 1", scalar[k], len);
+      return 1;
+    }
+  if (nc_inq_attlen(ncid, NC_GLOBAL, "title", &len) == NC_NOERR && len > 80) {
+    snprintf(why, whylen, "a title of %zu characters (at most 80)", len);
+    return 1;
+  }
+  int nvars = 0;
+  if (nc_inq_nvars(ncid, &nvars) != NC_NOERR) return 0;
+  static const char *const types[] = {"elem_type", "entity_type1", "entity_type2"};
+  for (int v = 0; v < nvars; v++)
+    for (size_t k = 0; k < sizeof types / sizeof *types; k++)
+      if (nc_inq_attlen(ncid, v, types[k], &len) == NC_NOERR && len > 32) {
+        char name[NC_MAX_NAME + 1] = "";
+        nc_inq_varname(ncid, v, name);
+        snprintf(why, whylen, "attribute '%s' of '%s' has %zu characters (at most 32)", types[k],
+                 name, len);
+        return 1;
+      }
+  return 0;
+}
+
 int mxn__file_exoid(mxn_dataset_t *ds, int j, int *exoid) {
   mxn__file_t *f = &ds->files[j];
   f->last_use = ++ds->use_clock;
@@ -406,7 +440,11 @@ int mxn__file_exoid(mxn_dataset_t *ds, int j, int *exoid) {
                         "%s: not a readable Exodus II file (%s open failed: %s; "
                         "truncated or another format?)",
                         f->path, hdf5 ? "netCDF-4/HDF5" : "netCDF", nc_strerror(rc));
+    bad = check_exodus_atts(ncid, why, sizeof why);
     nc_close(ncid);
+    if (bad)
+      return MXN_DS_ERR(ds, MXN_ERR_FORMAT, "%s: not a readable Exodus II file (damaged: %s)",
+                        f->path, why);
     probe_id = ncid;
     f->nc_checked = 1;
   }
