@@ -361,7 +361,7 @@ static int check_var_shapes(mxn_dataset_t *ds, const char *path, int ncid) {
 
 /* Exodus 6.02 reads these attributes whole into fixed buffers: the numeric
  * global ones into scalars (ex_open, ex_inquire_int), the title into 81
- * bytes, element and entity types into 33. A damaged file with longer ones
+ * bytes, element and entity types into 33 (NUL included). A damaged file with longer ones
  * made Exodus overwrite its stack ("stack smashing detected" in
  * ex_inquire_int, found by fuzz_dataset). 0 if sound, else a reason. */
 static int check_exodus_atts(int ncid, char *why, size_t whylen) {
@@ -374,8 +374,9 @@ static int check_exodus_atts(int ncid, char *why, size_t whylen) {
       snprintf(why, whylen, "global attribute '%s' holds %zu values, not 1", scalar[k], len);
       return 1;
     }
-  if (nc_inq_attlen(ncid, NC_GLOBAL, "title", &len) == NC_NOERR && len > 80) {
-    snprintf(why, whylen, "a title of %zu characters (at most 80)", len);
+  /* lengths count the terminating NUL Exodus writes */
+  if (nc_inq_attlen(ncid, NC_GLOBAL, "title", &len) == NC_NOERR && len > 81) {
+    snprintf(why, whylen, "a title of %zu characters (at most 81)", len);
     return 1;
   }
   int nvars = 0;
@@ -383,10 +384,10 @@ static int check_exodus_atts(int ncid, char *why, size_t whylen) {
   static const char *const types[] = {"elem_type", "entity_type1", "entity_type2"};
   for (int v = 0; v < nvars; v++)
     for (size_t k = 0; k < sizeof types / sizeof *types; k++)
-      if (nc_inq_attlen(ncid, v, types[k], &len) == NC_NOERR && len > 32) {
+      if (nc_inq_attlen(ncid, v, types[k], &len) == NC_NOERR && len > 33) {
         char name[NC_MAX_NAME + 1] = "";
         nc_inq_varname(ncid, v, name);
-        snprintf(why, whylen, "attribute '%s' of '%s' has %zu characters (at most 32)", types[k],
+        snprintf(why, whylen, "attribute '%s' of '%s' has %zu characters (at most 33)", types[k],
                  name, len);
         return 1;
       }
