@@ -77,14 +77,15 @@ report() { # name rc logs...
 
 printf "%-26s %6s %8s %10s %10s %10s\n" run exit errors definite indirect possible
 for t in test_idset test_cover test_partmap test_fuzz_regress test_partition test_directory \
-         test_dataset test_extract test_forms test_load test_halo test_repart; do
+         test_dataset test_extract test_forms test_load test_halo test_repart test_poly \
+         test_rebalance; do
   [[ $t =~ $filter ]] || continue
   [ -x "$bin/$t" ] || { echo "valgrind: $bin/$t missing (build first)"; exit 1; }
   rm -f "$out/$t".*.log
   (cd "$build/testing" && "${vg[@]}" --log-file="$out/$t.%p.log" "$bin/$t" > "$out/$t.out" 2>&1)
   report "$t" $? "$out/$t".*.log
 done
-for t in test_partition test_directory test_load test_halo test_repart; do
+for t in test_partition test_directory test_load test_halo test_repart test_poly test_rebalance; do
   [[ ${t}_np2 =~ $filter ]] || continue
   rm -f "$out/${t}_np2".*.log
   (cd "$build/testing" && mpiexec -n 2 "${vg[@]}" --log-file="$out/${t}_np2.%p.log" "$bin/$t" \
