@@ -1,4 +1,5 @@
 /* JOIN and SPLIT: the single-process forms, on the shared routines. */
+#include "nodecheck.h"
 #include "varview.h"
 
 #include <stdio.h>
@@ -84,6 +85,7 @@ int mxn_join(const char *in, const char *out, const mxn_form_opts_t *opts,
   int status = open_ds(in, &ds, err);
   if (status != MXN_OK) goto done;
   const mxn_structure_t *s = mxn_dataset_structure(ds);
+  if ((status = mxn__check_shared_nodes(MPI_COMM_NULL, ds, 0, s->num_files, err)) != MXN_OK) goto done;
   mxn_extract_opts_t eo;
   memset(&eo, 0, sizeof eo);
   eo.gap = opts->gap >= 0 ? opts->gap : 4096;

@@ -2,6 +2,7 @@
  * a partition that moves only ids, and each rank's piece read through the
  * greedy cover of its part. */
 #include "load_internal.h"
+#include "nodecheck.h"
 #include "partmap.h"
 
 #include <ctype.h>
@@ -1252,6 +1253,15 @@ int mxn_load_open(MPI_Comm comm, const char *path, const mxn_load_opts_t *opts, 
                              mxn_dataset_file_path(ds, 0), (long long)distinct,
                              (long long)s->num_elements_global);
     if ((status = mxn_agree(ld->comm, status, &e)) != MXN_OK) goto done;
+  }
+
+  /* A node id several members store has the same coordinates in each. */
+  {
+    double tc = now();
+    mxn_io_counters_t cc = mxn_dataset_counters(ds);
+    if ((status = mxn__check_shared_nodes(ld->comm, ds, fbeg, fend, &e)) != MXN_OK) goto done;
+    ld->st.check_bytes_read = mxn_dataset_counters(ds).bytes_read - cc.bytes_read;
+    ld->st.seconds_check = now() - tc;
   }
 
   /* 3. Initial owners: an element held by several files belongs, for now,

@@ -258,11 +258,30 @@ m = copy_set(d)
 g, pa, pb = shared_node(m[0], m[1])
 nced.edit_double(m[1], "coordx", lambda v: v[:pb] + [v[pb] + 0.25] + v[pb + 1:])
 case(d, dataset=m[0], **err_data([m[1]], "node %d" % g),
-     known_gap="not detected yet: comparing every shared node's copies means reading "
-               "them from every member that stores them; planned as an opt-in check",
      why="global node %d is stored in members 0 and 1 with different x; which "
          "copy a rank reads depends on its cover, so ranks would disagree on "
          "the mesh: refuse, naming the node and a file" % g)
+
+
+d = "shared_node_coords_conflict_no_cmaps"
+m = copy_set(d)
+for p in m:
+    nced.rename_var(p, "n_comm_nids", "x_comm_nids")
+g, pa, pb = shared_node(m[0], m[1])
+nced.edit_double(m[1], "coordy", lambda v: v[:pb] + [v[pb] - 1.0] + v[pb + 1:])
+case(d, dataset=m[0], **err_data([m[1]], "node %d" % g),
+     why="as shared_node_coords_conflict, in members without node communication "
+         "maps (as ParaView's writer makes them): every node of every member is a "
+         "candidate, and global node %d differs in y" % g)
+
+d = "no_cmaps"
+m = copy_set(d)
+for p in m:
+    nced.rename_var(p, "n_comm_nids", "x_comm_nids")
+case(d, dataset=m[0], rc=0, check={"elements": NELEM, "nonempty": 1, "same_as": m[0]},
+     plugin={"cells": NELEM},
+     why="members without node communication maps: all their nodes are compared, "
+         "the copies agree, the set reads as usual")
 
 
 def shared_elem_ids(a, b):

@@ -121,6 +121,15 @@ def edit_double(path, var, fn):
         f.put_double(var, fn(f.get_double(var)))
 
 
+def rename_var(path, var, new):
+    """Rename variable `var` of `path` (netCDF-3 renames in place)."""
+    with NcFile(path) as f:
+        v = f.varid(var)
+        _ck(_nc.nc_redef(f.id), "redef")
+        _ck(_nc.nc_rename_var(f.id, v, new.encode()), "rename %s" % var)
+        _ck(_nc.nc_enddef(f.id), "enddef")
+
+
 def set_att_text(path, var, att, text):
     with NcFile(path) as f:
         f.put_att_text(var, att, text)

@@ -98,6 +98,11 @@ typedef struct mxn_load_stats {
   /* Global, the same on every rank: */
   int64_t total_elements;
   double imbalance;         /**< max / average owned weight over ranks */
+  /** The open's check that every node several members store has the same
+   *  coordinates in each: bytes read for it (node communication maps and
+   *  the copies compared) and its seconds. */
+  int64_t check_bytes_read;
+  double seconds_check;
 } mxn_load_stats_t;
 
 /** VTK's ghost flags (vtkDataSetAttributes::DUPLICATECELL and

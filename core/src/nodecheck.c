@@ -1,0 +1,281 @@
+/* The shared-node check: see nodecheck.h. */
+#include "nodecheck.h"
+
+#include "halo.h"
+#include "mxn/directory.h"
+
+#include <math.h>
+#include <netcdf.h>
+#include <stdio.h>
+
+/* A candidate: member `file` stores node `id` at position `pos`. */
+typedef struct {
+  int64_t id, pos;
+  int32_t file, rank;
+} cand_t;
+
+/* A copy's coordinates, sent to the node's home. */
+typedef struct {
+  int64_t id, pos;
+  double x[3];
+  int32_t file, pad;
+} copy_t;
+
+/* Nodes of a member closer than this are read in one run. */
+#define RUN_GAP 256
+
+static int agree(MPI_Comm comm, int status, mxn_error_t *err) {
+  return comm == MPI_COMM_NULL ? status : mxn_agree(comm, status, err);
+}
+
+/* Send items to their ranks, or keep them all (serial). */
+static int route(MPI_Comm comm, const void *items, size_t isz, int64_t n, const int *dest,
+                 void **recv, int64_t *nrecv) {
+  if (comm != MPI_COMM_NULL) {
+    int size;
+    MPI_Comm_size(comm, &size);
+    return mxn__send_to(comm, size, items, isz, n, dest, recv, nrecv);
+  }
+  *recv = malloc((size_t)n * isz + 1);
+  if (!*recv) return MXN_ERR_NOMEM;
+  if (n) memcpy(*recv, items, (size_t)n * isz);
+  *nrecv = n;
+  return MXN_OK;
+}
+
+static int cmp_i64(const void *a, const void *b) {
+  int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+  return (x > y) - (x < y);
+}
+
+/* The positions member j says it shares (its node communication maps), or
+ * all of them (-1 in *n: none stated). */
+static int stated_shared(mxn_dataset_t *ds, int j, int64_t **pos, int64_t *n) {
+  int status = MXN_OK, exoid, varid, dimid;
+  size_t len = 0;
+  long long *v = NULL;
+  *pos = NULL;
+  *n = -1;
+  MXN_CHECK(mxn__file_exoid(ds, j, &exoid));
+  if (nc_inq_varid(exoid, "n_comm_nids", &varid) != NC_NOERR) return MXN_OK;
+  int nd = 0;
+  if (nc_inq_varndims(exoid, varid, &nd) != NC_NOERR || nd != 1 ||
+      nc_inq_vardimid(exoid, varid, &dimid) != NC_NOERR || nc_inq_dimlen(exoid, dimid, &len) != NC_NOERR)
+    return MXN_DS_ERR(ds, MXN_ERR_FORMAT, "%s: n_comm_nids (node communication maps) is not a list",
+                      ds->files[j].path);
+  MXN_ALLOC(v, len);
+  MXN_ALLOC(*pos, len);
+  if (len && nc_get_var_longlong(exoid, varid, v) != NC_NOERR) {
+    status = MXN_DS_ERR(ds, MXN_ERR_IO, "%s: cannot read n_comm_nids (node communication maps)",
+                        ds->files[j].path);
+    goto done;
+  }
+  ds->io.read_calls++;
+  ds->io.bytes_read += (int64_t)len * (int64_t)sizeof(int);
+  int64_t nn = ds->files[j].num_nodes;
+  for (size_t i = 0; i < len; i++) {
+    if (v[i] < 1 || v[i] > nn) {
+      status = MXN_DS_ERR(ds, MXN_ERR_FORMAT,
+                          "%s: its node communication maps list node %lld, outside its nodes 1..%lld",
+                          ds->files[j].path, v[i], (long long)nn);
+      goto done;
+    }
+    (*pos)[i] = v[i] - 1;
+  }
+  qsort(*pos, len, sizeof **pos, cmp_i64);
+  int64_t u = 0;
+  for (size_t i = 0; i < len; i++)
+    if (u == 0 || (*pos)[i] != (*pos)[u - 1]) (*pos)[u++] = (*pos)[i];
+  *n = u;
+done:
+  free(v);
+  if (status != MXN_OK) {
+    free(*pos);
+    *pos = NULL;
+  }
+  return status;
+}
+
+/* Read the coordinates of copies[0..n) (one member, ascending positions)
+ * in runs of nearby nodes. */
+static int read_copies(mxn_dataset_t *ds, int j, copy_t *copies, int64_t n) {
+  int status = MXN_OK, exoid, nd = ds->s.num_dim;
+  double *buf = NULL;
+  MXN_CHECK(mxn__file_exoid(ds, j, &exoid));
+  for (int64_t a = 0, b; a < n; a = b) {
+    for (b = a + 1; b < n && copies[b].pos - copies[b - 1].pos <= RUN_GAP; b++) continue;
+    int64_t first = copies[a].pos, count = copies[b - 1].pos - first + 1;
+    free(buf);
+    MXN_ALLOC(buf, 3 * count);
+    if (ex_get_partial_coord(exoid, first + 1, count, buf, nd > 1 ? buf + count : NULL,
+                             nd > 2 ? buf + 2 * count : NULL) < 0) {
+      status = MXN_DS_ERR(ds, MXN_ERR_IO, "%s: cannot read coordinates of nodes %lld..%lld",
+                          ds->files[j].path, (long long)first + 1, (long long)(first + count));
+      goto done;
+    }
+    ds->io.read_calls++;
+    ds->io.bytes_read += count * nd * (int64_t)sizeof(double);
+    for (int64_t k = a; k < b; k++)
+      for (int d = 0; d < 3; d++) copies[k].x[d] = d < nd ? buf[d * count + copies[k].pos - first] : 0;
+  }
+done:
+  free(buf);
+  return status;
+}
+
+static int cmp_file_pos(const void *a, const void *b) {
+  const copy_t *x = a, *y = b;
+  if (x->file != y->file) return (x->file > y->file) - (x->file < y->file);
+  return (x->pos > y->pos) - (x->pos < y->pos);
+}
+
+static int same(double a, double b, double tol) {
+  if (a == b) return 1; /* infinities too */
+  if (isnan(a) || isnan(b)) return isnan(a) && isnan(b);
+  return fabs(a - b) <= tol;
+}
+
+int mxn__check_shared_nodes(MPI_Comm comm, mxn_dataset_t *ds, int fbeg, int fend, mxn_error_t *err) {
+  int status = MXN_OK, size = 1, rank = 0;
+  if (comm != MPI_COMM_NULL) {
+    MPI_Comm_size(comm, &size);
+    MPI_Comm_rank(comm, &rank);
+  }
+  if (ds->nfiles < 2) return MXN_OK; /* the same on every rank */
+  cand_t *cand = NULL, *got = NULL;
+  copy_t *ask = NULL, *asked = NULL, *back = NULL;
+  int *dest = NULL;
+  int64_t ncand = 0, ngot = 0, nask = 0, nasked = 0, nback = 0;
+  int64_t **stated = NULL, *nstated = NULL;
+
+  /* 1. My members' candidates, to their homes. */
+  int nmine = fend - fbeg;
+  stated = calloc((size_t)nmine + 1, sizeof *stated);
+  nstated = calloc((size_t)nmine + 1, sizeof *nstated);
+  if (!stated || !nstated) status = MXN_ERR_NOMEM;
+  for (int j = fbeg; j < fend && status == MXN_OK; j++) {
+    status = stated_shared(ds, j, &stated[j - fbeg], &nstated[j - fbeg]);
+    ncand += nstated[j - fbeg] >= 0 ? nstated[j - fbeg] : ds->files[j].num_nodes;
+  }
+  if (status == MXN_OK) {
+    cand = malloc(((size_t)ncand + 1) * sizeof *cand);
+    dest = malloc(((size_t)ncand + 1) * sizeof *dest);
+    if (!cand || !dest) status = MXN_ERR_NOMEM;
+  }
+  for (int j = fbeg, k = 0; j < fend && status == MXN_OK; j++) {
+    const mxn_file_domain_t *d;
+    if ((status = mxn_dataset_file_domain(ds, j, &d)) != MXN_OK) break;
+    int64_t n = nstated[j - fbeg] >= 0 ? nstated[j - fbeg] : d->num_nodes;
+    for (int64_t i = 0; i < n; i++, k++) {
+      int64_t p = nstated[j - fbeg] >= 0 ? stated[j - fbeg][i] : i;
+      cand[k] = (cand_t){d->node_map[p], p, j, rank};
+      dest[k] = mxn_directory_home(d->node_map[p], size);
+    }
+  }
+  if (status == MXN_ERR_NOMEM)
+    mxn_error_set(err, status, "rank %d: out of memory checking shared nodes", rank);
+  else if (status != MXN_OK)
+    mxn_error_set(err, status, "%s", mxn_dataset_errmsg(ds));
+  if ((status = agree(comm, status, err)) != MXN_OK) goto done;
+  status = route(comm, cand, sizeof *cand, ncand, dest, (void **)&got, &ngot);
+  free(cand);
+  free(dest);
+  cand = NULL;
+  dest = NULL;
+  if (status == MXN_OK) status = mxn__radix_sort(got, ngot, sizeof *got);
+
+  /* 2. At home: ids two or more members hold go back to be read. */
+  for (int64_t a = 0, b; status == MXN_OK && a < ngot; a = b) {
+    int files = 1;
+    for (b = a + 1; b < ngot && got[b].id == got[a].id; b++) files += got[b].file != got[b - 1].file;
+    if (files > 1) nask += b - a;
+  }
+  if (status == MXN_OK) {
+    ask = malloc(((size_t)nask + 1) * sizeof *ask);
+    dest = malloc(((size_t)nask + 1) * sizeof *dest);
+    if (!ask || !dest) status = MXN_ERR_NOMEM;
+  }
+  nask = 0;
+  for (int64_t a = 0, b; status == MXN_OK && a < ngot; a = b) {
+    int files = 1;
+    for (b = a + 1; b < ngot && got[b].id == got[a].id; b++) files += got[b].file != got[b - 1].file;
+    if (files > 1)
+      for (int64_t k = a; k < b; k++) {
+        ask[nask] = (copy_t){got[k].id, got[k].pos, {0, 0, 0}, got[k].file, 0};
+        dest[nask++] = got[k].rank;
+      }
+  }
+  free(got);
+  got = NULL;
+  if (status != MXN_OK) mxn_error_set(err, status, "rank %d: out of memory checking shared nodes", rank);
+  if ((status = agree(comm, status, err)) != MXN_OK) goto done;
+  status = route(comm, ask, sizeof *ask, nask, dest, (void **)&asked, &nasked);
+  free(ask);
+  free(dest);
+  ask = NULL;
+  dest = NULL;
+
+  /* 3. Holders read the copies asked for, member by member, and send them
+   * home. */
+  if (status == MXN_OK) {
+    qsort(asked, (size_t)nasked, sizeof *asked, cmp_file_pos);
+    back = asked;
+    nback = nasked;
+    asked = NULL;
+    nasked = 0;
+    dest = malloc(((size_t)nback + 1) * sizeof *dest);
+    if (!dest) status = MXN_ERR_NOMEM;
+  }
+  for (int64_t a = 0, b; status == MXN_OK && a < nback; a = b) {
+    for (b = a + 1; b < nback && back[b].file == back[a].file; b++) continue;
+    status = read_copies(ds, back[a].file, back + a, b - a);
+    if (status != MXN_OK) mxn_error_set(err, status, "%s", mxn_dataset_errmsg(ds));
+  }
+  for (int64_t i = 0; status == MXN_OK && i < nback; i++) dest[i] = mxn_directory_home(back[i].id, size);
+  if (status == MXN_ERR_NOMEM) mxn_error_set(err, status, "rank %d: out of memory checking shared nodes", rank);
+  if ((status = agree(comm, status, err)) != MXN_OK) goto done;
+  status = route(comm, back, sizeof *back, nback, dest, (void **)&asked, &nasked);
+  if (status == MXN_OK) status = mxn__radix_sort(asked, nasked, sizeof *asked);
+
+  /* 4. Compare at home, against one scale for all. */
+  double mx = 0, scale = 0;
+  for (int64_t i = 0; status == MXN_OK && i < nasked; i++)
+    for (int d = 0; d < 3; d++)
+      if (isfinite(asked[i].x[d]) && fabs(asked[i].x[d]) > mx) mx = fabs(asked[i].x[d]);
+  if (comm != MPI_COMM_NULL)
+    MPI_Allreduce(&mx, &scale, 1, MPI_DOUBLE, MPI_MAX, comm);
+  else
+    scale = mx;
+  double tol = 1e-6 * scale;
+  for (int64_t a = 0, b; status == MXN_OK && a < nasked; a = b) {
+    /* the first copy against each other one; report the lowest id here */
+    for (b = a + 1; b < nasked && asked[b].id == asked[a].id; b++) {
+      const copy_t *p = &asked[a], *q = &asked[b];
+      if (same(p->x[0], q->x[0], tol) && same(p->x[1], q->x[1], tol) && same(p->x[2], q->x[2], tol))
+        continue;
+      const copy_t *lo = p->file < q->file ? p : q, *hi = p->file < q->file ? q : p;
+      status = mxn_error_set(err, MXN_ERR_FORMAT,
+                             "%s: node %lld (its node %lld) is at (%.9g, %.9g, %.9g), but at "
+                             "(%.9g, %.9g, %.9g) in %s (its node %lld): a node several members "
+                             "store must have the same coordinates in each",
+                             mxn_dataset_file_path(ds, hi->file), (long long)hi->id,
+                             (long long)hi->pos + 1, hi->x[0], hi->x[1], hi->x[2], lo->x[0],
+                             lo->x[1], lo->x[2], mxn_dataset_file_path(ds, lo->file),
+                             (long long)lo->pos + 1);
+      break;
+    }
+  }
+  if (status == MXN_ERR_NOMEM) mxn_error_set(err, status, "rank %d: out of memory checking shared nodes", rank);
+  status = agree(comm, status, err);
+done:
+  for (int j = 0; stated && j < nmine; j++) free(stated[j]);
+  free(stated);
+  free(nstated);
+  free(cand);
+  free(got);
+  free(ask);
+  free(asked);
+  free(back);
+  free(dest);
+  return status;
+}
