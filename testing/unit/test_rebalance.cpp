@@ -351,14 +351,22 @@ TEST(Rebalance, ZoltanRepartitionRib) {
   expect_small_migration(t, "rib repartition");
 }
 
-// RCB under REPARTITION recomputes its cuts (Zoltan only renumbers the
-// parts to overlap the current ones), and so does PHG here: within the
-// tolerance and exact, but their migration is only reported (RCB moves as
-// much as a fresh RCB at the steps it re-balances).
+// RCB under REPARTITION keeps the bisection tree of the current owners and
+// shifts each cut only as far as the tolerance needs (Zoltan's own RCB
+// recomputes every median whatever LB_APPROACH says, moving as much as a
+// fresh RCB). At the tolerance the test can reach, 1.25, it moves at most
+// 30% of what fresh RCBs of the same steps would; at the open's 1.1 its
+// imbalance is within the tolerance at every step.
 TEST(Rebalance, ZoltanRepartitionRcb) {
-  Totals t = animate(MXN_PART_RCB, MXN_REBAL_REPARTITION, 1, 4, true, kTol);
+  Totals t = animate(MXN_PART_RCB, MXN_REBAL_REPARTITION, 1, 4, true, kMoveTol);
+  if (mpi_size() > 1) EXPECT_GE(t.rebalanced, 2);
+  expect_small_migration(t, "rcb repartition");
+}
+
+TEST(Rebalance, ZoltanRepartitionRcbAtTheOpensTolerance) {
+  Totals t = animate(MXN_PART_RCB, MXN_REBAL_REPARTITION, 1, 5, true, kTol);
   if (mpi_size() > 1) EXPECT_GE(t.rebalanced, 3);
-  report_migration(t, "rcb repartition");
+  report_migration(t, "rcb repartition at 1.1");
 }
 
 TEST(Rebalance, GraphRepartition) {

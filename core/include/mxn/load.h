@@ -181,8 +181,15 @@ typedef enum mxn_rebal_strategy {
    *  little as needed to bring every rank under the tolerance (tried at
    *  95%, 80%, 50%, 25% of the allowed excess, then 0 = equal cuts). */
   MXN_REBAL_SHIFT,
-  /** Zoltan with LB_APPROACH=REPARTITION and the current owners as the
-   *  current parts (REMAP on; RCB_REUSE for rcb); migration-aware. */
+  /** Migration-aware re-partitioning for the Zoltan methods. rib, hsfc,
+   *  graph: Zoltan with LB_APPROACH=REPARTITION and the current owners as
+   *  the current parts (REMAP on). rcb: Zoltan's RCB recomputes every
+   *  median whatever the approach (it only renumbers the parts, moving as
+   *  much as a fresh RCB), so the bisection tree of the current owners is
+   *  kept instead and each of its cuts shifted only as far as the
+   *  tolerance needs (the SHIFT rule applied to every node of the tree;
+   *  tried at 95%, 80%, 50%, 25% of the allowed excess, then 0 = every
+   *  node cut at its share). */
   MXN_REBAL_REPARTITION,
   /** LuNA Patch diffusion: each rank compares its weight with the ranks
    *  whose elements touch its own (node neighbours) only; an overloaded
