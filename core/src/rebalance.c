@@ -1343,7 +1343,8 @@ int mxn_load_rebalance(mxn_load_t *ld, int step, const mxn_rebalance_opts_t *opt
   int64_t ntot = 0;
   MPI_Allreduce(&ow.n, &ntot, 1, MPI_INT64_T, MPI_SUM, ld->comm);
   if (min_count == 0 && ntot >= N) {
-    /* last resort: equal cuts of the Hilbert string, no edge weights */
+    /* last resort: equal cuts of the Hilbert string, no edge weights
+     * (Fluidity), then equal element counts */
     free(drec);
     drec = NULL;
     ndrec = 0;
@@ -1360,8 +1361,20 @@ int mxn_load_rebalance(mxn_load_t *ld, int step, const mxn_rebalance_opts_t *opt
     for (int64_t i = 0; i < ow.n; i++) ws[i] = ow.w[perm[i]];
     status = shift_cuts(ld->comm, N, R, ow.n, ws, tol, 0.0, spart);
     if (status == MXN_OK) status = part_imbalance(ld->comm, N, R, ow.n, ws, spart, &after, &min_count);
-    for (int64_t i = 0; i < ow.n; i++) part[perm[i]] = spart[i];
     rep.fell_back = 1;
+    if (status == MXN_OK && min_count == 0) {
+      /* a few elements carry (nearly) all the weight: equal-weight cuts
+       * still leave parts inside one element; equal element counts never
+       * do (N <= elements) */
+      double *unit = malloc(((size_t)ow.n + 1) * sizeof *unit);
+      if (!unit) status = MXN_ERR_NOMEM;
+      for (int64_t i = 0; status == MXN_OK && i < ow.n; i++) unit[i] = 1.0;
+      if (status == MXN_OK) status = shift_cuts(ld->comm, N, R, ow.n, unit, tol, 0.0, spart);
+      free(unit);
+      if (status == MXN_OK) status = part_imbalance(ld->comm, N, R, ow.n, ws, spart, &after, &min_count);
+      rep.fell_back = 2;
+    }
+    for (int64_t i = 0; i < ow.n; i++) part[perm[i]] = spart[i];
     if (status != MXN_OK) mxn_error_set(&e, status, "the fallback partition failed on rank %d", R);
     if ((status = mxn_agree(ld->comm, status, &e)) != MXN_OK) goto done;
   }

@@ -400,6 +400,62 @@ TEST(Rebalance, FreshWithoutGhostsEqualsAFreshLoad) {
   if (mpi_size() > 1) EXPECT_GE(t.rebalanced, 3);
 }
 
+// The last resort: one element carries all but a 1e-9 of the weight (a
+// measured cost), so every cut at every tolerance leaves the parts inside
+// that element empty (N >= 3); the fallback must be taken, reported, and
+// leave no rank empty, the piece equal to a fresh load of its owners.
+// Zoltan's RIB gives the heavy element a part of its own and splits the
+// rest, so it needs no last resort: only no empty rank is asserted there.
+void expect_last_resort(mxn_part_method m, mxn_rebal_strategy strat, bool must_fall_back) {
+  std::string path = hot_spot_set();
+  ASSERT_FALSE(path.empty());
+  Watchdog wd(120);
+  mxn_load_t *ld = open_dynamic(path, m, 1);
+  ASSERT_NE(nullptr, ld);
+  int64_t total = mxn_load_stats(ld).total_elements;
+  const mxn_piece_t *pc = mxn_load_piece(ld);
+  const mxn_load_halo_t *h = mxn_load_halo(ld);
+  std::vector<double> cost;
+  for (int b = 0; b < pc->num_blocks; b++)
+    for (int64_t k = 0; k < h->block_off[b][1]; k++)
+      cost.push_back(pc->blocks[b].elem_ids[k] == 1 ? 1e12 : 1.0);
+  mxn_rebalance_opts_t ro;
+  memset(&ro, 0, sizeof ro);
+  ro.strategy = strat;
+  ro.imbalance_tol = kTol;
+  ro.cost = cost.data();
+  mxn_rebalance_report_t rep;
+  mxn_error_t err;
+  mxn_error_clear(&err);
+  int st = mxn_load_rebalance(ld, 5, &ro, &rep, &err);
+  expect_agreed(st, err.msg);
+  ASSERT_EQ(MXN_OK, st) << err.msg;
+  if (mpi_size() >= 3) {
+    EXPECT_EQ(1, rep.rebalanced);
+    if (must_fall_back)
+      EXPECT_EQ(2, rep.fell_back) << "equal weights leave the parts inside the heavy element empty";
+    EXPECT_GT(rep.imbalance_after, kTol) << "no partition can balance one element";
+  }
+  int fb = rep.fell_back, fbmin = 0, fbmax = 0;
+  MPI_Allreduce(&fb, &fbmin, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+  MPI_Allreduce(&fb, &fbmax, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+  EXPECT_EQ(fbmin, fbmax) << "the report is the same on every rank";
+  check_owners(ld, total);  // no rank empty, every element owned once
+  if (rep.rebalanced)
+    expect_same_piece(ld, path, write_map(ld, world_tmpdir("rebalance_last_resort"), (int)m), 1, 5);
+  mxn_load_close(&ld);
+}
+
+TEST(Rebalance, LastResortShiftLeavesNoRankEmpty) { expect_last_resort(MXN_PART_SFC, MXN_REBAL_SHIFT, true); }
+
+TEST(Rebalance, LastResortRcbLeavesNoRankEmpty) {
+  expect_last_resort(MXN_PART_RCB, MXN_REBAL_REPARTITION, true);
+}
+
+TEST(Rebalance, LastResortRibLeavesNoRankEmpty) {
+  expect_last_resort(MXN_PART_RIB, MXN_REBAL_REPARTITION, false);
+}
+
 TEST(Rebalance, UnderTheToleranceNothingMovesOrIsRead) {
   std::string path = hot_spot_set();
   ASSERT_FALSE(path.empty());
