@@ -136,12 +136,12 @@ public:
    * Re-balance at every time step (mxn_load_rebalance): with a
    * LoadBalanceField, each new step's |field| weighs the elements; when
    * max/avg exceeds ImbalanceTolerance the core moves work between ranks
-   * (string shift for Files/SFC/Linear, Zoltan REPARTITION for the Zoltan
-   * methods) and each rank reads only the elements it gained and their
-   * ghosts. The output's field data then holds MxNImbalanceBefore,
-   * MxNImbalanceAfter, MxNMigratedElements, MxNBytesReRead (all ranks),
-   * MxNRebalanceSeconds, MxNRebalanced (0/1) and MxNRebalanceStep
-   * (1-based). Without a LoadBalanceField it changes nothing, unless
+   * (string shift for Files/SFC/Linear, cut-tree shift for RCB, Zoltan
+   * REPARTITION for RIB/HSFC/Graph) and each rank reads only the elements
+   * it gained and their ghosts. The output's field data then holds
+   * MxNImbalanceBefore, MxNImbalanceAfter, MxNMigratedElements,
+   * MxNBytesReRead (all ranks), MxNRebalanceSeconds, MxNRebalanced (0/1)
+   * and MxNRebalanceStep (1-based). Without a LoadBalanceField it changes nothing, unless
    * LoadBalanceCost is MEASURED_TIME.
    */
   vtkSetMacro(RebalanceEachTimeStep, bool);
