@@ -590,8 +590,10 @@ static int tree_shift(MPI_Comm comm, int N, int R, const owned_t *ow, double tol
     int cut = np / 2, axis = -1;
     double best = INFINITY;
     for (int d = 0; d < 3; d++) {
-      for (int j = 0; j < np; j++)
-        ord[j] = (pctr_t){gbox[6 * j + d] - gbox[6 * j + 3 + d], j, !isfinite(gbox[6 * j + d])};
+      for (int j = 0; j < np; j++) {
+        int empty = !isfinite(gbox[6 * j + d]);
+        ord[j] = (pctr_t){empty ? 0.0 : gbox[6 * j + d] - gbox[6 * j + 3 + d], j, empty};
+      }
       qsort(ord, (size_t)np, sizeof *ord, cmp_pctr);
       /* union boxes of the first j (pre) and of the last np - j (suf) */
       for (int x = 0; x < 6; x++) pre[x] = suf[6 * np + x] = INFINITY;
@@ -622,11 +624,7 @@ static int tree_shift(MPI_Comm comm, int N, int R, const owned_t *ow, double tol
       /* the node's parts in the chosen order: left group first */
       for (int j = 0; j < np; j++) {
         Win += gwp[j];
-        if (where[tmp[j]] - off < 0) continue;
-      }
-      for (int j = 0; j < np; j++) {
-        int slot = where[tmp[j]] - off;
-        if (j < cut) Wl += gwp[slot];
+        if (j < cut) Wl += gwp[where[tmp[j]] - off];
       }
       for (int j = 0; j < np; j++) {
         pl[off + j] = tmp[j];
