@@ -5,8 +5,11 @@
 //  - the piece and halo after a re-balance equal, value for value and in
 //    the same order, a fresh load of the same owners (method map) with the
 //    same step read;
-//  - the string shift and Zoltan REPARTITION migrate at most 30% of what a
-//    fresh partition of the same step would (both measured);
+//  - the string shift, RCB's REPARTITION (its cut tree shifted) and Zoltan's
+//    RIB REPARTITION migrate at most 30% of what a fresh partition of the
+//    same step would (both measured);
+//  - the last resort (equal element counts) leaves no rank empty when one
+//    element carries nearly all the weight, and is reported;
 //  - under the tolerance nothing changes and nothing is read;
 //  - bad weights (negative, NaN, infinite) fail alike on every rank with a
 //    message naming the element, block, step and rank; zero weights are
@@ -303,7 +306,7 @@ Totals animate(mxn_part_method m, mxn_rebal_strategy strat, int ghosts, int cmp_
 // Migration is compared at tolerance 1.25, summed over the re-balanced
 // steps (what the shift moved there against what fresh partitions of the
 // same steps would have moved): 29% (sfc, N = 2), 6-15% otherwise, rib
-// REPARTITION 9-17%. At 1.2 the sfc shift at N = 2 is at 31%; at 1.1
+// REPARTITION 9-17%, rcb REPARTITION 4-28% (21, 28, 4, 19% at N = 2..5). At 1.2 the sfc shift at N = 2 is at 31%; at 1.1
 // single steps reach 58% (N = 2); the 1M-cell benchmark at 1.1 and N = 4
 // is at 6% (testing/benchmarks/REBALANCE.md). One rank never re-balances.
 const double kMoveTol = 1.25;
