@@ -432,12 +432,14 @@ done:
  * median search at the old cut), so it moves as much as a fresh RCB.
  * This keeps the bisection tree of the current owners instead and moves
  * each cut only as far as the tolerance needs (RankDLB applied to every
- * node of the tree): a node of parts [lo, hi) is split into [lo, mid) and
- * [mid, hi) along the axis that separates those two groups of current
- * owners best; the elements are ordered along it (ties: left group, then
- * elements from outside the node, then right group, then id) and the cut
- * stays at the weight the left group holds, clamped into what leaves
- * every part of both sides under avg (1 + frac (tol - 1)).
+ * node of the tree): the node's parts are split into the two groups and
+ * along the axis that separate the current owners best (their boxes
+ * overlap least); the node's elements are ordered along that axis (ties:
+ * left group, then elements from outside the node, then right group, then
+ * id) and the cut stays at the weight the left group holds, clamped into
+ * what leaves every part of both sides under avg (1 + frac (tol - 1)).
+ * The cut's position is found by bisection on the order (one allreduce of
+ * a weight per halving, at most 128), never by gathering elements.
  */
 
 typedef struct {
