@@ -32,4 +32,17 @@ if(MXN_BUILD_PLUGIN AND PVBATCH)
       ENVIRONMENT "OMPI_ALLOW_RUN_AS_ROOT=1;OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1"
       FIXTURES_REQUIRED mxn_rebalance_pv)
   endforeach()
+  # LoadBalanceCost = MeasuredTime, no field: the time the (modelled)
+  # downstream pipeline took per rank weighs the next re-balance
+  # (rebalance_measured.py): reported as the cost source, totals constant,
+  # and the modelled work ends up balanced. N = 2, 3.
+  foreach(np 2 3)
+    add_test(NAME pvbatch_rebalance_measured_np${np}
+      COMMAND ${MXN_MPIEXEC} --oversubscribe -n ${np} ${PVBATCH} --symmetric
+              ${CMAKE_CURRENT_SOURCE_DIR}/pvbatch/rebalance_measured.py
+              $<TARGET_FILE:MxNReader> ${MXN_REBAL_PV_DIR}/hs.3.0 1.1)
+    set_tests_properties(pvbatch_rebalance_measured_np${np} PROPERTIES TIMEOUT 300
+      ENVIRONMENT "OMPI_ALLOW_RUN_AS_ROOT=1;OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1"
+      FIXTURES_REQUIRED mxn_rebalance_pv)
+  endforeach()
 endif()

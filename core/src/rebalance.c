@@ -40,6 +40,22 @@ static int64_t owned_in(const mxn_load_t *ld, int b) {
   return ld->halo ? ld->halo->block_off[b][1] : ld->piece->blocks[b].num_elements;
 }
 
+/* The piece without its ghosts: a shallow copy whose blocks (*vb, the
+ * caller frees it) count only the owned elements. Local. */
+static int owned_view(const mxn_load_t *ld, mxn_piece_t *view, mxn_piece_block_t **vb) {
+  *view = *ld->piece;
+  *vb = calloc((size_t)view->num_blocks + 1, sizeof **vb);
+  if (!*vb) return MXN_ERR_NOMEM;
+  view->num_elements = 0;
+  for (int b = 0; b < view->num_blocks; b++) {
+    (*vb)[b] = view->blocks[b];
+    (*vb)[b].num_elements = owned_in(ld, b);
+    view->num_elements += (*vb)[b].num_elements;
+  }
+  view->blocks = *vb;
+  return MXN_OK;
+}
+
 /* The owned elements, concatenated over blocks: ids, weights, centroids. */
 typedef struct {
   int64_t n;
@@ -379,17 +395,9 @@ static int zoltan_parts(mxn_load_t *ld, const owned_t *ow, double tol, int repar
   in.centroids = ow->cent;
   in.weights = ow->w;
   if (method == MXN_PART_GRAPH) {
-    /* the dual graph of the owned elements: a view of the piece without
-     * its ghosts */
-    mxn_piece_t view = *ld->piece;
-    MXN_ALLOC(vb, view.num_blocks);
-    view.num_elements = 0;
-    for (int b = 0; b < view.num_blocks; b++) {
-      vb[b] = view.blocks[b];
-      vb[b].num_elements = owned_in(ld, b);
-      view.num_elements += vb[b].num_elements;
-    }
-    view.blocks = vb;
+    /* the dual graph of the owned elements */
+    mxn_piece_t view;
+    MXN_CHECK(owned_view(ld, &view, &vb));
     MXN_ALLOC(ones, ow->n);
     status = mxn__dual_graph_dist(ld->comm, ld->size, ld->rank, s, &view, ow->ids, ones, &adj_off,
                                   &adj_ids, &adj_ranks, &adj_q);
@@ -413,6 +421,283 @@ done:
   free(adj_q);
   free(ones);
   free(vb);
+  return status;
+}
+
+/* ---------------------------------------------------------------- */
+/* RCB tree shift: REPARTITION for rcb.                               */
+/*
+ * Zoltan's RCB ignores LB_APPROACH: with REPARTITION it finds every
+ * median again and only renumbers the parts (RCB_REUSE merely starts the
+ * median search at the old cut), so it moves as much as a fresh RCB.
+ * This keeps the bisection tree of the current owners instead and moves
+ * each cut only as far as the tolerance needs (RankDLB applied to every
+ * node of the tree): the node's parts are split into the two groups and
+ * along the axis that separate the current owners best (their boxes
+ * overlap least); the node's elements are ordered along that axis (ties:
+ * left group, then elements from outside the node, then right group, then
+ * id) and the cut stays at the weight the left group holds, clamped into
+ * what leaves every part of both sides under avg (1 + frac (tol - 1)).
+ * The cut's position is found by bisection on the order (one allreduce of
+ * a weight per halving, at most 128), never by gathering elements.
+ */
+
+typedef struct {
+  uint64_t a, b; /* the order along the axis, then group and id */
+  double w;
+  int64_t e;     /* owned index */
+} tkey_t;
+
+static int cmp_tkey(const void *x, const void *y) {
+  const tkey_t *p = x, *q = y;
+  if (p->a != q->a) return (p->a > q->a) - (p->a < q->a);
+  if (p->b != q->b) return (p->b > q->b) - (p->b < q->b);
+  return (p->e > q->e) - (p->e < q->e);
+}
+
+/* A double as an unsigned integer of the same order. */
+static uint64_t order_bits(double x) {
+  uint64_t u;
+  if (x == 0) x = 0; /* -0 == +0 */
+  memcpy(&u, &x, sizeof u);
+  return (u >> 63) ? ~u : u | (1ull << 63);
+}
+
+/* Local weight of the sorted keys k[0..n) that are <= (a, b): prefix[]
+ * holds the running sums (prefix[0] = 0). */
+static double weight_upto(const tkey_t *k, const double *prefix, int64_t n, uint64_t a,
+                          uint64_t b) {
+  int64_t lo = 0, hi = n;
+  while (lo < hi) {
+    int64_t m = lo + (hi - lo) / 2;
+    if (k[m].a < a || (k[m].a == a && k[m].b <= b)) lo = m + 1;
+    else hi = m;
+  }
+  return prefix[lo];
+}
+
+/* Smallest key K (over all ranks) with W(<= K) >= c; *wlt, *wle the
+ * weights below and up to it. Collective; the same answer on every rank. */
+static int select_key(MPI_Comm comm, const tkey_t *k, const double *prefix, int64_t n, double c,
+                      uint64_t *Ka, uint64_t *Kb, double *wlt, double *wle) {
+  uint64_t lo = 0, hi = UINT64_MAX;
+  double w[2], g[2];
+  while (lo < hi) {
+    uint64_t m = lo + (hi - lo) / 2;
+    w[0] = weight_upto(k, prefix, n, m, UINT64_MAX);
+    if (MPI_Allreduce(w, g, 1, MPI_DOUBLE, MPI_SUM, comm) != MPI_SUCCESS) return MXN_ERR_MPI;
+    if (g[0] >= c) hi = m;
+    else lo = m + 1;
+  }
+  *Ka = lo;
+  uint64_t blo = 0, bhi = UINT64_MAX;
+  while (blo < bhi) {
+    uint64_t m = blo + (bhi - blo) / 2;
+    w[0] = weight_upto(k, prefix, n, *Ka, m);
+    if (MPI_Allreduce(w, g, 1, MPI_DOUBLE, MPI_SUM, comm) != MPI_SUCCESS) return MXN_ERR_MPI;
+    if (g[0] >= c) bhi = m;
+    else blo = m + 1;
+  }
+  *Kb = blo;
+  /* below K: up to (Ka, Kb - 1), or up to (Ka - 1, max) */
+  w[0] = blo > 0 ? weight_upto(k, prefix, n, *Ka, blo - 1)
+         : *Ka > 0 ? weight_upto(k, prefix, n, *Ka - 1, UINT64_MAX) : 0.0;
+  w[1] = weight_upto(k, prefix, n, *Ka, blo);
+  if (MPI_Allreduce(w, g, 2, MPI_DOUBLE, MPI_SUM, comm) != MPI_SUCCESS) return MXN_ERR_MPI;
+  *wlt = g[0];
+  *wle = g[1];
+  return MXN_OK;
+}
+
+/* Parts of a node ordered by the centre of their boxes along axis d
+ * (parts holding nothing in the node last). */
+typedef struct {
+  double c;
+  int slot, empty;
+} pctr_t;
+
+static int cmp_pctr(const void *x, const void *y) {
+  const pctr_t *p = x, *q = y;
+  if (p->empty != q->empty) return p->empty - q->empty;
+  if (p->c != q->c) return (p->c > q->c) - (p->c < q->c);
+  return p->slot - q->slot;
+}
+
+/* New parts of the owned elements: the current owners' bisection tree
+ * with every cut shifted as little as possible (see above). A node is a
+ * list of parts (pl[off .. off + np)); it is split where its parts'
+ * boxes, ordered along an axis, overlap least (a tree Zoltan made, whatever
+ * its numbering, or the last shift, is found again exactly); ties: the
+ * most even split. frac = 0 cuts every node at its share of the weight.
+ * Collective. */
+static int tree_shift(MPI_Comm comm, int N, int R, const owned_t *ow, double tol, double frac,
+                      int *part) {
+  int status = MXN_OK;
+  int *noff = NULL, *nend = NULL, *queue = NULL, *pl = NULL, *where = NULL, *tmp = NULL;
+  double *box = NULL, *gbox = NULL, *wp = NULL, *gwp = NULL, *prefix = NULL, *pre = NULL,
+         *suf = NULL;
+  pctr_t *ord = NULL;
+  tkey_t *k = NULL;
+  int64_t n = ow->n;
+  double Wall = 0, Wtot = 0;
+  for (int64_t i = 0; i < n; i++) Wall += ow->w[i];
+  if (MPI_Allreduce(&Wall, &Wtot, 1, MPI_DOUBLE, MPI_SUM, comm) != MPI_SUCCESS) return MXN_ERR_MPI;
+  double U = Wtot / N * (1.0 + frac * (tol - 1.0));
+  MXN_ALLOC(noff, n);
+  MXN_ALLOC(nend, n);
+  MXN_ALLOC(k, n);
+  MXN_ALLOC(prefix, n + 1);
+  MXN_ALLOC(queue, 4 * N + 4); /* 2N - 1 nodes */
+  MXN_ALLOC(pl, N);
+  MXN_ALLOC(where, N);
+  MXN_ALLOC(tmp, N);
+  MXN_ALLOC(ord, N);
+  /* per slot of the node: box (lo, -hi per axis), then the node's own box */
+  MXN_ALLOC(box, 6 * (N + 1));
+  MXN_ALLOC(gbox, 6 * (N + 1));
+  MXN_ALLOC(pre, 6 * (N + 1));
+  MXN_ALLOC(suf, 6 * (N + 1));
+  MXN_ALLOC(wp, N + 1);
+  MXN_ALLOC(gwp, N + 1);
+  for (int p = 0; p < N; p++) pl[p] = where[p] = p;
+  for (int64_t i = 0; i < n; i++) nend[i] = N;
+  int qh = 0, qt = 0;
+  queue[qt++] = 0;
+  queue[qt++] = N;
+  while (qh < qt) {
+    int off = queue[qh++], end = queue[qh++], np = end - off;
+    if (np < 2) continue;
+    int mine = where[R] >= off && where[R] < end ? where[R] - off : np; /* np: outside */
+    for (int x = 0; x < 6 * (np + 1); x++) box[x] = INFINITY;
+    memset(wp, 0, (size_t)(np + 1) * sizeof *wp);
+    for (int64_t i = 0; i < n; i++) {
+      if (noff[i] != off || nend[i] != end) continue;
+      wp[mine] += ow->w[i];
+      for (int d = 0; d < 3; d++) {
+        double x = ow->cent[3 * i + d];
+        for (int s = mine == np; s < 2; s++) { /* my part's box, the node's box */
+          double *bx = &box[6 * (s ? np : mine)];
+          if (x < bx[d]) bx[d] = x;
+          if (-x < bx[3 + d]) bx[3 + d] = -x;
+        }
+      }
+    }
+    if (MPI_Allreduce(box, gbox, 6 * (np + 1), MPI_DOUBLE, MPI_MIN, comm) != MPI_SUCCESS ||
+        MPI_Allreduce(wp, gwp, np + 1, MPI_DOUBLE, MPI_SUM, comm) != MPI_SUCCESS) {
+      status = MXN_ERR_MPI;
+      goto done;
+    }
+    double W = 0;
+    for (int p = 0; p <= np; p++) W += gwp[p];
+    int cut = np / 2, axis = -1;
+    double best = INFINITY;
+    for (int d = 0; d < 3; d++) {
+      for (int j = 0; j < np; j++) {
+        int empty = !isfinite(gbox[6 * j + d]);
+        ord[j] = (pctr_t){empty ? 0.0 : gbox[6 * j + d] - gbox[6 * j + 3 + d], j, empty};
+      }
+      qsort(ord, (size_t)np, sizeof *ord, cmp_pctr);
+      /* union boxes of the first j (pre) and of the last np - j (suf) */
+      for (int x = 0; x < 6; x++) pre[x] = suf[6 * np + x] = INFINITY;
+      for (int j = 0; j < np; j++)
+        for (int x = 0; x < 6; x++) {
+          pre[6 * (j + 1) + x] = fmin(pre[6 * j + x], gbox[6 * ord[j].slot + x]);
+          int t = np - 1 - j;
+          suf[6 * t + x] = fmin(suf[6 * (t + 1) + x], gbox[6 * ord[t].slot + x]);
+        }
+      for (int cm = 1; cm < np; cm++) {
+        const double *L = &pre[6 * cm], *Rb = &suf[6 * cm];
+        if (!isfinite(L[d]) || !isfinite(Rb[d])) continue; /* one side holds nothing */
+        double ext = fmax(-L[3 + d], -Rb[3 + d]) - fmin(L[d], Rb[d]);
+        if (!(ext > 0)) continue;
+        double ov = fmax(0.0, fmin(-L[3 + d], -Rb[3 + d]) - fmax(L[d], Rb[d])) / ext;
+        double score = ov + 1e-9 * abs(2 * cm - np);
+        if (score < best) {
+          best = score;
+          cut = cm;
+          axis = d;
+          for (int j = 0; j < np; j++) tmp[j] = pl[off + ord[j].slot];
+        }
+      }
+    }
+    int mid = off + cut;
+    double share = (double)cut / np, Wl = 0, Win = 0;
+    if (axis >= 0) {
+      /* the node's parts in the chosen order: left group first */
+      for (int j = 0; j < np; j++) {
+        Win += gwp[j];
+        if (j < cut) Wl += gwp[where[tmp[j]] - off];
+      }
+      for (int j = 0; j < np; j++) {
+        pl[off + j] = tmp[j];
+        where[tmp[j]] = off + j;
+      }
+    }
+    double cold = Wl + (W - Win) * share;
+    if (axis < 0) {
+      /* nothing to keep: the node's longest extent, cut at its share */
+      double ext = -1;
+      axis = 0;
+      for (int d = 0; d < 3; d++) {
+        double e = -gbox[6 * np + 3 + d] - gbox[6 * np + d];
+        if (e > ext) ext = e, axis = d;
+      }
+      cold = W * share;
+    }
+    double cmin = W - (np - cut) * U, cmax = cut * U, c;
+    if (frac <= 0 || cmin > cmax) c = W * share;
+    else c = cold < cmin ? cmin : cold > cmax ? cmax : cold;
+    /* my elements of the node in the order along the axis */
+    int g = where[R] >= off && where[R] < mid ? 0 : where[R] >= mid && where[R] < end ? 2 : 1;
+    int64_t m = 0;
+    for (int64_t i = 0; i < n; i++) {
+      if (noff[i] != off || nend[i] != end) continue;
+      k[m].a = order_bits(ow->cent[3 * i + axis]);
+      k[m].b = ((uint64_t)g << 62) | ((uint64_t)ow->ids[i] & ((1ull << 62) - 1));
+      k[m].w = ow->w[i];
+      k[m].e = i;
+      m++;
+    }
+    qsort(k, (size_t)m, sizeof *k, cmp_tkey);
+    prefix[0] = 0;
+    for (int64_t j = 0; j < m; j++) prefix[j + 1] = prefix[j] + k[j].w;
+    uint64_t Ka = UINT64_MAX, Kb = UINT64_MAX;
+    double wlt = W, wle = W;
+    int all_left = c >= W;
+    if (!all_left) {
+      status = select_key(comm, k, prefix, m, c, &Ka, &Kb, &wlt, &wle);
+      if (status != MXN_OK) goto done;
+    }
+    /* the element at K goes left if that is closer to c */
+    int k_left = all_left || wle - c <= c - wlt;
+    for (int64_t j = 0; j < m; j++) {
+      int left = k[j].a < Ka || (k[j].a == Ka && (k[j].b < Kb || (k[j].b == Kb && k_left)));
+      int64_t i = k[j].e;
+      if (left) nend[i] = mid;
+      else noff[i] = mid;
+    }
+    queue[qt++] = off;
+    queue[qt++] = mid;
+    queue[qt++] = mid;
+    queue[qt++] = end;
+  }
+  for (int64_t i = 0; i < n; i++) part[i] = pl[noff[i]];
+done:
+  free(noff);
+  free(nend);
+  free(queue);
+  free(pl);
+  free(where);
+  free(tmp);
+  free(ord);
+  free(box);
+  free(gbox);
+  free(pre);
+  free(suf);
+  free(wp);
+  free(gwp);
+  free(prefix);
+  free(k);
   return status;
 }
 
@@ -553,15 +838,8 @@ static int diffuse(mxn_load_t *ld, const owned_t *ow, double tol, int max_rounds
     if (status != MXN_OK) mxn_error_set(e, status, "rank %d: diffusion cache does not match", R);
     if ((status = mxn_agree(ld->comm, status, e)) != MXN_OK) goto done;
   } else {
-    mxn_piece_t view = *ld->piece;
-    MXN_ALLOC(vb, view.num_blocks);
-    view.num_elements = 0;
-    for (int b = 0; b < view.num_blocks; b++) {
-      vb[b] = view.blocks[b];
-      vb[b].num_elements = owned_in(ld, b);
-      view.num_elements += vb[b].num_elements;
-    }
-    view.blocks = vb;
+    mxn_piece_t view;
+    MXN_CHECK(owned_view(ld, &view, &vb));
     MXN_ALLOC(ones, ow->n);
     status = mxn__dual_graph_dist(ld->comm, N, R, s, &view, ow->ids, ones, &adj_off, &adj_ids,
                                   &adj_ranks, &adj_q);
@@ -1028,6 +1306,15 @@ int mxn_load_rebalance(mxn_load_t *ld, int step, const mxn_rebalance_opts_t *opt
       if (after <= tol && min_count > 0) break;
     }
     for (int64_t i = 0; i < ow.n; i++) part[perm[i]] = spart[i];
+  } else if (strat == MXN_REBAL_REPARTITION && m == MXN_PART_RCB) {
+    static const double fracs[] = {0.95, 0.8, 0.5, 0.25, 0.0};
+    for (int t = 0; t < 5; t++) {
+      status = tree_shift(ld->comm, N, R, &ow, tol, fracs[t], part);
+      if (status == MXN_OK) status = part_imbalance(ld->comm, N, R, ow.n, ow.w, part, &after, &min_count);
+      if (status != MXN_OK) break;
+      rep.retries = t;
+      if (after <= tol && min_count > 0) break;
+    }
   } else if (strat == MXN_REBAL_REPARTITION || strat == MXN_REBAL_REFINE) {
     double t = tol;
     for (int tries = 0; tries < 4; tries++) {
@@ -1056,7 +1343,8 @@ int mxn_load_rebalance(mxn_load_t *ld, int step, const mxn_rebalance_opts_t *opt
   int64_t ntot = 0;
   MPI_Allreduce(&ow.n, &ntot, 1, MPI_INT64_T, MPI_SUM, ld->comm);
   if (min_count == 0 && ntot >= N) {
-    /* last resort: equal cuts of the Hilbert string, no edge weights */
+    /* last resort: equal cuts of the Hilbert string, no edge weights
+     * (Fluidity), then equal element counts */
     free(drec);
     drec = NULL;
     ndrec = 0;
@@ -1073,8 +1361,20 @@ int mxn_load_rebalance(mxn_load_t *ld, int step, const mxn_rebalance_opts_t *opt
     for (int64_t i = 0; i < ow.n; i++) ws[i] = ow.w[perm[i]];
     status = shift_cuts(ld->comm, N, R, ow.n, ws, tol, 0.0, spart);
     if (status == MXN_OK) status = part_imbalance(ld->comm, N, R, ow.n, ws, spart, &after, &min_count);
-    for (int64_t i = 0; i < ow.n; i++) part[perm[i]] = spart[i];
     rep.fell_back = 1;
+    if (status == MXN_OK && min_count == 0) {
+      /* a few elements carry (nearly) all the weight: equal-weight cuts
+       * still leave parts inside one element; equal element counts never
+       * do (N <= elements) */
+      double *unit = malloc(((size_t)ow.n + 1) * sizeof *unit);
+      if (!unit) status = MXN_ERR_NOMEM;
+      for (int64_t i = 0; status == MXN_OK && i < ow.n; i++) unit[i] = 1.0;
+      if (status == MXN_OK) status = shift_cuts(ld->comm, N, R, ow.n, unit, tol, 0.0, spart);
+      free(unit);
+      if (status == MXN_OK) status = part_imbalance(ld->comm, N, R, ow.n, ws, spart, &after, &min_count);
+      rep.fell_back = 2;
+    }
+    for (int64_t i = 0; i < ow.n; i++) part[perm[i]] = spart[i];
     if (status != MXN_OK) mxn_error_set(&e, status, "the fallback partition failed on rank %d", R);
     if ((status = mxn_agree(ld->comm, status, &e)) != MXN_OK) goto done;
   }

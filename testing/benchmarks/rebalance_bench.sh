@@ -18,7 +18,9 @@
 # --fresh --json` once per configuration:
 #   none        sfc partition, never re-balanced (the imbalance without it)
 #   shift       sfc, RankDLB cut-point shift of the Hilbert string
-#   rcb/rib     Zoltan LB_APPROACH=REPARTITION (rcb, rib)
+#   rcb         REPARTITION for rcb: the RCB tree of the current owners,
+#               each cut shifted only as far as the tolerance needs
+#   rib         Zoltan LB_APPROACH=REPARTITION
 #   refine      rcb start, Zoltan PHG LB_APPROACH=REFINE on the dual graph
 #   diffusion   sfc start, LuNA Patch neighbour diffusion (20 rounds max)
 # and prints per step: the imbalance without re-balancing, then for each
@@ -41,7 +43,7 @@ while [ $# -gt 0 ]; do
     --tol) TOL=$2; shift 2 ;;
     --ghosts) GH=$2; shift 2 ;;
     --out) OUT=$2; shift 2 ;;
-    -h|--help) sed -n '2,27p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,29p' "$0"; exit 0 ;;
     *) echo "unknown option $1" >&2; exit 2 ;;
   esac
 done

@@ -19,7 +19,7 @@ p("Hot spot (mxn_gen --hot-spot-peak %s), %s hex cells (%d elements), M = %s fil
                                                  gh, T))
 p("")
 strat = [s for s in ("shift", "rcb", "rib", "refine", "diffusion") if s in d]
-names = {"shift": "sfc shift", "rcb": "rcb REPARTITION", "rib": "rib REPARTITION",
+names = {"shift": "sfc shift", "rcb": "rcb REPARTITION (tree shift)", "rib": "rib REPARTITION",
          "refine": "rcb + PHG REFINE", "diffusion": "diffusion"}
 p("Per step: imbalance (max/avg weight) without re-balancing; for each strategy imbalance after "
   "/ elements migrated / elements a fresh partition of the step would migrate / MB re-read (all "

@@ -186,8 +186,15 @@ typedef enum mxn_rebal_strategy {
    *  little as needed to bring every rank under the tolerance (tried at
    *  95%, 80%, 50%, 25% of the allowed excess, then 0 = equal cuts). */
   MXN_REBAL_SHIFT,
-  /** Zoltan with LB_APPROACH=REPARTITION and the current owners as the
-   *  current parts (REMAP on; RCB_REUSE for rcb); migration-aware. */
+  /** Migration-aware re-partitioning for the Zoltan methods. rib, hsfc,
+   *  graph: Zoltan with LB_APPROACH=REPARTITION and the current owners as
+   *  the current parts (REMAP on). rcb: Zoltan's RCB recomputes every
+   *  median whatever the approach (it only renumbers the parts, moving as
+   *  much as a fresh RCB), so the bisection tree of the current owners is
+   *  kept instead and each of its cuts shifted only as far as the
+   *  tolerance needs (the SHIFT rule applied to every node of the tree;
+   *  tried at 95%, 80%, 50%, 25% of the allowed excess, then 0 = every
+   *  node cut at its share). */
   MXN_REBAL_REPARTITION,
   /** LuNA Patch diffusion: each rank compares its weight with the ranks
    *  whose elements touch its own (node neighbours) only; an overloaded
@@ -260,8 +267,13 @@ typedef struct mxn_rebalance_report {
   double seconds_migrate;    /**< max over ranks: rebuilding the piece */
   int retries;               /**< tolerance tightenings (Fluidity rule) */
   int rounds;                /**< DIFFUSION rounds run */
-  int fell_back;             /**< 1 if the last resort (equal-weight Hilbert
-                                  string, no edge weights) was taken */
+  int fell_back;             /**< the last resort taken when the strategy
+                                  left a rank empty at every tolerance:
+                                  0 none, 1 equal-weight cuts of the
+                                  Hilbert string (no edge weights), 2 equal
+                                  element counts along it (the weights sit
+                                  on so few elements that equal weights
+                                  would still leave a rank empty) */
 } mxn_rebalance_report_t;
 
 /**
@@ -270,7 +282,8 @@ typedef struct mxn_rebalance_report {
  * measure the imbalance (max/avg over ranks) and, if it is over the
  * tolerance (or opts->force), move elements to new owners with the
  * strategy, never leaving a rank empty (tighter tolerance and retry;
- * last resort a fresh equal-weight Hilbert string cut). Then each rank
+ * last resort a fresh equal-weight Hilbert string cut, or equal element
+ * counts along it if a rank would still be empty). Then each rank
  * keeps what stays (mesh, fields, plan entries), reads only the elements
  * it gained and the ghosts it did not hold (with the step's fields) and
  * drops what it lost; the plan is updated, not rebuilt. The piece and halo

@@ -23,6 +23,7 @@
 #include "vtkPointData.h"
 #include "vtkPoints.h"
 #include "vtkStreamingDemandDrivenPipeline.h"
+#include "vtkStringArray.h"
 #include "vtkTypeInt32Array.h"
 #include "vtkTypeInt64Array.h"
 #include "vtkUnsignedCharArray.h"
@@ -32,6 +33,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <chrono>
 #include <cmath>
 #include <cstring>
 #include <limits>
@@ -742,6 +744,7 @@ struct vtkMxNReader::LoadCache
     std::string WeightField;
     double Tolerance = 0;
     bool Dynamic = false; // re-balanced every step (mxn_load_rebalance)
+    int Cost = 0;         // vtkMxNReader::LoadBalanceCosts
     std::vector<int> Blocks, NodeVars, ElemVars;
 
     bool operator==(const Key& o) const
@@ -749,7 +752,7 @@ struct vtkMxNReader::LoadCache
       return FileName == o.FileName && Method == o.Method &&
         NumberOfPieces == o.NumberOfPieces && World == o.World && PieceOfRank == o.PieceOfRank &&
         GhostLevels == o.GhostLevels && WeightField == o.WeightField &&
-        Tolerance == o.Tolerance && Dynamic == o.Dynamic && Blocks == o.Blocks &&
+        Tolerance == o.Tolerance && Dynamic == o.Dynamic && Cost == o.Cost && Blocks == o.Blocks &&
         NodeVars == o.NodeVars && ElemVars == o.ElemVars;
     }
   };
@@ -760,6 +763,12 @@ struct vtkMxNReader::LoadCache
   // With Dynamic: the step the partition was last balanced for, and how.
   int BalancedStep = -1;
   mxn_rebalance_report_t Report{};
+  // With Cost == MEASURED_TIME: when the last RequestData ended, and what
+  // the last re-balance was weighed by and this rank's time it used.
+  bool Ended = false;
+  std::chrono::steady_clock::time_point LastEnd;
+  std::string CostSource;
+  double MeasuredSeconds = -1;
 
   void Close()
   {
@@ -777,6 +786,9 @@ struct vtkMxNReader::LoadCache
     this->Rank = 0;
     this->BalancedStep = -1;
     this->Report = mxn_rebalance_report_t{};
+    this->Ended = false;
+    this->CostSource.clear();
+    this->MeasuredSeconds = -1;
   }
   ~LoadCache() { this->Close(); }
 };
@@ -1594,12 +1606,52 @@ int NearestStep(const std::vector<double>& times, double t)
   }
   return step;
 }
+
+/** The measured cost per owned element (mxn_rebalance_opts_t::cost, piece
+ *  order: owned elements of block 0, then of block 1, ...): `seconds`
+ *  spread over this rank's owned elements. Without a weight field evenly;
+ *  with one, the core multiplies the cost by the field's |values| at the
+ *  new step, so the cost is seconds / (sum of |values| the piece holds
+ *  now, the step that was measured): the rank's weights add up to about
+ *  its seconds either way. */
+std::vector<double> MeasuredCost(const mxn_load_t* ld, const std::string& field, double seconds)
+{
+  const mxn_structure_t* s = mxn_load_structure(ld);
+  const mxn_piece_t* p = mxn_load_piece(ld);
+  const mxn_load_halo_t* h = mxn_load_halo(ld);
+  int var = -1;
+  for (int v = 0; v < s->num_elem_vars && !field.empty(); ++v)
+  {
+    if (field == s->elem_var_names[v])
+    {
+      var = v;
+    }
+  }
+  int64_t owned = 0;
+  double sum = 0;
+  for (int b = 0; b < p->num_blocks; ++b)
+  {
+    const int64_t n = h ? h->block_off[b][1] : p->blocks[b].num_elements;
+    owned += n;
+    const double* x = var >= 0 && p->blocks[b].elem_vars ? p->blocks[b].elem_vars[var] : nullptr;
+    for (int64_t k = 0; x && k < n; ++k)
+    {
+      sum += std::isfinite(x[k]) ? std::fabs(x[k]) : 0.0;
+    }
+  }
+  const double per = var >= 0 ? (sum > 0 ? seconds / sum : 0.0)
+                              : (owned > 0 ? seconds / static_cast<double>(owned) : 0.0);
+  return std::vector<double>(static_cast<size_t>(owned > 0 ? owned : 1), per);
+}
 }
 
 //----------------------------------------------------------------------------
 int vtkMxNReader::RequestData(
   vtkInformation*, vtkInformationVector**, vtkInformationVector* outputVector)
 {
+  // The downstream pipeline's time on this rank since the last RequestData
+  // ended (LoadBalanceCost MEASURED_TIME): taken before anything waits.
+  const auto entered = std::chrono::steady_clock::now();
   vtkInformation* outInfo = outputVector->GetInformationObject(0);
   vtkPartitionedDataSetCollection* output = vtkPartitionedDataSetCollection::GetData(outInfo);
   if (!output)
@@ -1731,7 +1783,9 @@ int vtkMxNReader::RequestData(
   key.Tolerance = this->ImbalanceTolerance;
   // Re-balanced at each step: the load stays open across steps and moves
   // only what the step's weights make it move.
-  key.Dynamic = this->RebalanceEachTimeStep && !key.WeightField.empty();
+  key.Cost = this->LoadBalanceCost == MEASURED_TIME ? MEASURED_TIME : FIELD_COST;
+  key.Dynamic =
+    this->RebalanceEachTimeStep && (!key.WeightField.empty() || key.Cost == MEASURED_TIME);
 
   LoadCache& cache = *this->Cache;
   if (!cache.Load || !(cache.Opened == key))
@@ -1789,9 +1843,29 @@ int vtkMxNReader::RequestData(
       // The step's weights; over the tolerance each rank reads only the
       // elements it gains (and their ghosts) and drops what it loses.
       mxn_rebalance_opts_t ro{};
-      ro.weight_field = key.WeightField.c_str();
+      ro.weight_field = key.WeightField.empty() ? nullptr : key.WeightField.c_str();
       ro.weight_abs = 1;
       ro.imbalance_tol = key.Tolerance;
+      std::vector<double> cost;
+      cache.MeasuredSeconds = -1;
+      cache.CostSource = key.WeightField.empty() ? "None" : "Field";
+      if (key.Cost == MEASURED_TIME)
+      {
+        // Every rank passes a cost or none does (the weights must be of
+        // one kind over the ranks).
+        const double mine = cache.Ended
+          ? std::chrono::duration<double>(entered - cache.LastEnd).count()
+          : -1.0;
+        int have = mine >= 0 ? 1 : 0, all = 0;
+        MPI_Allreduce(&have, &all, 1, MPI_INT, MPI_MIN, world);
+        if (all)
+        {
+          cache.MeasuredSeconds = mine;
+          cache.CostSource = key.WeightField.empty() ? "MeasuredTime" : "MeasuredTime x Field";
+          cost = MeasuredCost(cache.Load, key.WeightField, mine);
+          ro.cost = cost.data();
+        }
+      }
       mxn_error_t err;
       mxn_error_clear(&err);
       const int st = mxn_load_rebalance(cache.Load, rstep, &ro, &cache.Report, &err);
@@ -1972,8 +2046,16 @@ int vtkMxNReader::RequestData(
     scalar("MxNRebalanceSeconds", rp.seconds_balance + rp.seconds_migrate);
     count("MxNRebalanced", rp.rebalanced);
     count("MxNRebalanceStep", rp.step + 1);
+    scalar("MxNMeasuredSeconds", cache.MeasuredSeconds);
+    vtkNew<vtkStringArray> src;
+    src->SetName("MxNLoadBalanceCost");
+    src->InsertNextValue(cache.CostSource);
+    output->GetFieldData()->AddArray(src);
   }
   this->UpdateProgress(1.0);
+  // The downstream pipeline runs from here until the next RequestData.
+  cache.Ended = true;
+  cache.LastEnd = std::chrono::steady_clock::now();
   return 1;
 }
 
@@ -1988,6 +2070,8 @@ void vtkMxNReader::PrintSelf(ostream& os, vtkIndent indent)
      << (this->LoadBalanceField ? this->LoadBalanceField : "(none)") << "\n";
   os << indent << "ImbalanceTolerance: " << this->ImbalanceTolerance << "\n";
   os << indent << "RebalanceEachTimeStep: " << this->RebalanceEachTimeStep << "\n";
+  os << indent << "LoadBalanceCost: "
+     << (this->LoadBalanceCost == MEASURED_TIME ? "MeasuredTime" : "Field") << "\n";
   os << indent << "NumberOfTimeSteps: " << this->TimeSteps.size() << "\n";
   os << indent << "ElementBlocks: " << this->ElementBlockSelection->GetNumberOfArraysEnabled()
      << " of " << this->ElementBlockSelection->GetNumberOfArrays() << " enabled\n";

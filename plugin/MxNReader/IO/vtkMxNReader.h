@@ -136,16 +136,44 @@ public:
    * Re-balance at every time step (mxn_load_rebalance): with a
    * LoadBalanceField, each new step's |field| weighs the elements; when
    * max/avg exceeds ImbalanceTolerance the core moves work between ranks
-   * (string shift for Files/SFC/Linear, Zoltan REPARTITION for the Zoltan
-   * methods) and each rank reads only the elements it gained and their
-   * ghosts. The output's field data then holds MxNImbalanceBefore,
-   * MxNImbalanceAfter, MxNMigratedElements, MxNBytesReRead (all ranks),
-   * MxNRebalanceSeconds, MxNRebalanced (0/1) and MxNRebalanceStep
-   * (1-based). Without a LoadBalanceField it changes nothing.
+   * (string shift for Files/SFC/Linear, cut-tree shift for RCB, Zoltan
+   * REPARTITION for RIB/HSFC/Graph) and each rank reads only the elements
+   * it gained and their ghosts. The output's field data then holds
+   * MxNImbalanceBefore, MxNImbalanceAfter, MxNMigratedElements,
+   * MxNBytesReRead (all ranks), MxNRebalanceSeconds, MxNRebalanced (0/1)
+   * and MxNRebalanceStep (1-based). Without a LoadBalanceField it changes nothing, unless
+   * LoadBalanceCost is MEASURED_TIME.
    */
   vtkSetMacro(RebalanceEachTimeStep, bool);
   vtkGetMacro(RebalanceEachTimeStep, bool);
   vtkBooleanMacro(RebalanceEachTimeStep, bool);
+  ///@}
+
+  /** What RebalanceEachTimeStep weighs the elements by. */
+  enum LoadBalanceCosts
+  {
+    FIELD_COST = 0,   ///< the LoadBalanceField's |values| at the step
+    MEASURED_TIME = 1 ///< the downstream pipeline's time on this rank last step
+  };
+
+  ///@{
+  /**
+   * FIELD_COST (default): the LoadBalanceField weighs the elements.
+   * MEASURED_TIME: the wall time from the end of the reader's last
+   * RequestData to the start of this one on each rank (the time the
+   * downstream pipeline took on that rank's piece) is the cost the next
+   * re-balance passes to the core (mxn_rebalance_opts_t::cost), spread
+   * over the rank's owned cells: evenly, or in proportion to the
+   * LoadBalanceField's |values| if one is set. Re-balancing then works
+   * without a field. The first step (nothing measured yet) is weighed by
+   * the field, or not at all. Between steps of an interactive session the
+   * time includes the user's idle time, which lands on every rank alike and
+   * only damps the imbalance. The output's field data adds MxNLoadBalanceCost
+   * ("Field", "MeasuredTime" or "MeasuredTime x Field", "None" while nothing
+   * is measured) and MxNMeasuredSeconds (this rank's time, -1 if none).
+   */
+  vtkSetClampMacro(LoadBalanceCost, int, FIELD_COST, MEASURED_TIME);
+  vtkGetMacro(LoadBalanceCost, int);
   ///@}
 
   ///@{
@@ -210,6 +238,7 @@ protected:
   char* LoadBalanceField = nullptr;
   double ImbalanceTolerance = 1.05;
   bool RebalanceEachTimeStep = false;
+  int LoadBalanceCost = FIELD_COST;
 
   vtkDataArraySelection* ElementBlockSelection;
   vtkDataArraySelection* NodeSetSelection;
