@@ -38,53 +38,11 @@ plugin, dataset = os.path.abspath(sys.argv[1]), os.path.abspath(sys.argv[2])
 tol = float(sys.argv[3])
 
 import numpy as np  # noqa: E402
-from paraview.simple import *  # noqa: E402,F401,F403
-from paraview import servermanager  # noqa: E402
-from vtkmodules.util.misc import calldata_type  # noqa: E402
-from vtkmodules.util.numpy_support import numpy_to_vtk, vtk_to_numpy  # noqa: E402
-from vtkmodules.util.vtkConstants import VTK_STRING  # noqa: E402
-from vtkmodules.vtkCommonCore import vtkDoubleArray  # noqa: E402
-from vtkmodules.vtkParallelCore import vtkCommunicator, vtkMultiProcessController  # noqa: E402
+from vtkmodules.util.numpy_support import vtk_to_numpy  # noqa: E402
+from rebalance_common import allgather, allsum, check, ctrl, mxn_reader, nranks, problems, rank  # noqa: E402,F401
 
-ctrl = vtkMultiProcessController.GetGlobalController()
-rank, nranks = ctrl.GetLocalProcessId(), ctrl.GetNumberOfProcesses()
-problems = []
 SLEEP = 0.12
-
-
-def check(ok, what):
-    if not ok:
-        problems.append(what)
-    return ok
-
-
-def allgather(values):
-    send = numpy_to_vtk(np.asarray(values, dtype=np.float64), deep=1) if len(values) else vtkDoubleArray()
-    recv = vtkDoubleArray()
-    ctrl.AllGatherV(send, recv)
-    return vtk_to_numpy(recv).copy() if recv.GetNumberOfTuples() else np.zeros(0)
-
-
-def allsum(values):
-    send = numpy_to_vtk(np.asarray(values, dtype=np.float64), deep=1)
-    recv = vtkDoubleArray()
-    ctrl.AllReduce(send, recv, vtkCommunicator.SUM_OP)
-    return vtk_to_numpy(recv).copy()
-
-
-LoadPlugin(plugin, remote=False, ns=globals())
-r = servermanager.sources.MxNReader()
-messages = []
-
-
-@calldata_type(VTK_STRING)
-def on_error(obj, event, msg):
-    messages.append(" ".join(str(msg).split()))
-
-
-r.GetClientSideObject().AddObserver("ErrorEvent", on_error)
-r.FileName = dataset
-r.UpdatePipelineInformation()
+r, messages = mxn_reader(plugin, dataset)
 r.CellArrays = ["elem_gid_time"]
 r.GhostLevels = 1
 r.PartitionMethod = "SFC"
