@@ -813,7 +813,14 @@ static int read_coords(mxn_dataset_t *ds, mxn_piece_t *piece) {
       MXN_CHECK(mxn__plan_buf(plan, len * 3));
       double *x = plan->buf, *y = x + len, *z = y + len, *src[3] = {x, y, z};
       int bad = 0;
-      if (run->stride <= 1) {
+      int by_id = varid[0] >= 0 && (nd < 2 || varid[1] >= 0) && (nd < 3 || varid[2] >= 0);
+      if (run->stride <= 1 && by_id) {
+        /* as read_var_run: one netCDF read per coordinate, no look-ups */
+        size_t start = (size_t)run->start, count = (size_t)run->count;
+        for (int d = 0; d < nd && !bad; d++)
+          bad = nc_get_vara_double(exoid, varid[d], &start, &count, src[d]) != NC_NOERR;
+        ds->io.read_calls++;
+      } else if (run->stride <= 1) {
         bad = ex_get_partial_coord(exoid, run->start + 1, run->count, x, nd > 1 ? y : NULL,
                                    nd > 2 ? z : NULL) < 0;
         ds->io.read_calls++;
@@ -1490,22 +1497,29 @@ static int var_nc_id(const mxn_dataset_t *ds, int j, int exoid, int k, int v, in
 
 /* One step run of variable v at `step` into plan->buf: run->count values
  * for a contiguous run; run->n values, one per entry, for a strided one.
- * k: block kind (-1 nodal), b: structure block, id: its id. */
-static int read_var_run(mxn_dataset_t *ds, mxn__plan_t *plan, int j, int exoid, int step, int k,
-                        int v, int b, int64_t id, const run_t *run) {
+ * k: block kind (-1 nodal), id: the block's id, varid: var_nc_id() of the
+ * variable in this member. With a netCDF id the run is one netCDF read:
+ * ex_get_partial_var looks the variable (and the block) up again on every
+ * call, which cost more than the read for the thousands of short runs of
+ * a halo layer. */
+static int read_var_run(mxn_dataset_t *ds, mxn__plan_t *plan, int exoid, int step, int k, int v,
+                        int64_t id, int varid, const run_t *run) {
   int status = MXN_OK;
   ex_entity_type t = k < 0 ? EX_NODAL : mxn__blk_type[k];
   if (run->stride <= 1) {
     MXN_CHECK(mxn__plan_buf(plan, run->count));
-    if (ex_get_partial_var(exoid, step + 1, t, v + 1, k < 0 ? 1 : id, run->start + 1, run->count,
-                           plan->buf) < 0)
+    if (varid >= 0) {
+      size_t start[2] = {(size_t)step, (size_t)run->start}, count[2] = {1, (size_t)run->count};
+      if (nc_get_vara_double(exoid, varid, start, count, plan->buf) != NC_NOERR) return MXN_ERR_IO;
+    } else if (ex_get_partial_var(exoid, step + 1, t, v + 1, k < 0 ? 1 : id, run->start + 1,
+                                  run->count, plan->buf) < 0) {
       return MXN_ERR_IO;
+    }
     ds->io.read_calls++;
     ds->io.bytes_read += run->count * (int64_t)sizeof(double);
     return MXN_OK;
   }
   MXN_CHECK(mxn__plan_buf(plan, run->n));
-  int varid = var_nc_id(ds, j, exoid, k, v, b);
   if (varid >= 0) {
     size_t start[2] = {(size_t)step, (size_t)run->start}, count[2] = {1, (size_t)run->n};
     ptrdiff_t stride[2] = {1, (ptrdiff_t)run->stride};
@@ -1542,9 +1556,10 @@ int mxn_piece_read_step(mxn_dataset_t *ds, mxn_piece_t *piece, int step) {
       segment_t *sg = &plan->node_seg[i];
       MXN_CHECK(mxn__file_exoid(ds, sg->file, &exoid));
       MXN_CHECK(step_runs(sg));
+      int varid = var_nc_id(ds, sg->file, exoid, -1, v, -1);
       for (int64_t r = 0; r < sg->nvruns; r++) {
         const run_t *run = &sg->vruns[r];
-        if ((status = read_var_run(ds, plan, sg->file, exoid, step, -1, v, -1, 0, run)) != MXN_OK) {
+        if ((status = read_var_run(ds, plan, exoid, step, -1, v, 0, varid, run)) != MXN_OK) {
           if (status == MXN_ERR_IO)
             MXN_DS_ERR(ds, MXN_ERR_IO, "%s: cannot read nodal variable '%s' at step %d",
                        ds->files[sg->file].path, s->node_var_names[v], step + 1);
@@ -1572,10 +1587,11 @@ int mxn_piece_read_step(mxn_dataset_t *ds, mxn_piece_t *piece, int step) {
         }
         MXN_CHECK(mxn__file_exoid(ds, sg->file, &exoid));
         MXN_CHECK(step_runs(sg));
+        int varid = var_nc_id(ds, sg->file, exoid, k, v, sg->block);
         for (int64_t r = 0; r < sg->nvruns; r++) {
           const run_t *run = &sg->vruns[r];
-          if ((status = read_var_run(ds, plan, sg->file, exoid, step, k, v, sg->block,
-                                     sb[sg->block].id, run)) != MXN_OK) {
+          if ((status = read_var_run(ds, plan, exoid, step, k, v, sb[sg->block].id, varid,
+                                     run)) != MXN_OK) {
             if (status == MXN_ERR_IO)
               MXN_DS_ERR(ds, MXN_ERR_IO,
                          "%s: %s block %lld: cannot read %s variable '%s' at step %d", f->path,
@@ -1794,7 +1810,12 @@ int mxn__piece_from_records(mxn_dataset_t *ds, int64_t n, const int64_t *const *
       int64_t len = run->stride > 1 ? run->n : run->count;
       MXN_CHECK(mxn__plan_buf(plan, len * na));
       int bad = 0;
-      if (run->stride <= 1) {
+      if (run->stride <= 1 && varid >= 0) {
+        /* one netCDF read: ex_get_partial_attr looks the block up per call */
+        size_t start[2] = {(size_t)run->start, 0}, count[2] = {(size_t)run->count, (size_t)na};
+        bad = nc_get_vara_double(exoid, varid, start, count, plan->buf) != NC_NOERR;
+        ds->io.read_calls++;
+      } else if (run->stride <= 1) {
         bad = ex_get_partial_attr(exoid, EX_ELEM_BLOCK, bi->id, run->start + 1, run->count,
                                   plan->buf) < 0;
         ds->io.read_calls++;
