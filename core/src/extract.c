@@ -1622,16 +1622,12 @@ done:
   return status;
 }
 
-/* A node of a piece built from records: id, member, position there. */
+/* A node of a piece built from records: id (the radix sort key),
+ * member, position there, and the connectivity entry it came from. */
 typedef struct {
   mxn_gid_t id;
-  int64_t file, pos;
+  int64_t file, pos, at;
 } known_node_t;
-
-static int cmp_known_node(const void *a, const void *b) {
-  const known_node_t *x = a, *y = b;
-  return (x->id > y->id) - (x->id < y->id);
-}
 
 /* A record's element, for ordering: block, then id. */
 typedef struct {
@@ -1647,6 +1643,7 @@ static int cmp_known_elem(const void *a, const void *b) {
 }
 
 int mxn__piece_from_records(mxn_dataset_t *ds, int64_t n, const int64_t *const *recs,
+                            const mxn_gid_t *known, int64_t nknown,
                             const mxn_extract_opts_t *opts, mxn_piece_t **out) {
   const mxn_structure_t *s = &ds->s;
   int status = MXN_OK, M = ds->nfiles, NB = s->num_blocks;
@@ -1654,7 +1651,7 @@ int mxn__piece_from_records(mxn_dataset_t *ds, int64_t n, const int64_t *const *
   known_elem_t *el = NULL;
   known_node_t *nodes = NULL;
   pair_t *pairs = NULL;
-  int64_t *seg_count = NULL, *start = NULL, *fill = NULL, nnodes = 0;
+  int64_t *seg_count = NULL, *start = NULL, *fill = NULL, *local = NULL, nnodes = 0;
   *out = NULL;
   if (M < 1 || n < 0) return MXN_ERR_ARG;
   for (int b = 0; b < NB; b++)
@@ -1698,15 +1695,26 @@ int mxn__piece_from_records(mxn_dataset_t *ds, int64_t n, const int64_t *const *
                             ds->files[0].path, (long long)r[6 + c], (long long)f, (long long)pos + 1);
         goto done;
       }
-      nodes[nnodes++] = (known_node_t){r[6 + c], f, pos};
+      nodes[nnodes] = (known_node_t){r[6 + c], f, pos, nnodes};
+      nnodes++;
     }
   }
-  qsort(nodes, (size_t)nnodes, sizeof *nodes, cmp_known_node);
+  /* Unique by id; local[t]: the piece node of connectivity entry t (in
+   * the order the elements are stored below), so no search per entry. */
+  MXN_CHECK(mxn__radix_sort(nodes, nnodes, sizeof *nodes));
+  MXN_ALLOC(local, total_conn);
   {
     int64_t u = 0;
-    for (int64_t i = 0; i < nnodes; i++)
+    for (int64_t i = 0; i < nnodes; i++) {
       if (u == 0 || nodes[i].id != nodes[u - 1].id) nodes[u++] = nodes[i];
+      local[nodes[i].at] = u - 1;
+    }
     nnodes = u;
+    /* known nodes: member -1, so no segment reads them */
+    for (int64_t i = 0, q = 0; known && i < nnodes; i++) {
+      while (q < nknown && known[q] < nodes[i].id) q++;
+      if (q < nknown && known[q] == nodes[i].id) nodes[i].file = -1;
+    }
   }
   piece->num_nodes = nnodes;
   MXN_ALLOC(piece->node_ids, nnodes);
@@ -1723,15 +1731,14 @@ int mxn__piece_from_records(mxn_dataset_t *ds, int64_t n, const int64_t *const *
     if (s->has_original_elem_ids) MXN_ALLOC(pb->orig_ids, pb->num_elements);
   }
   MXN_ALLOC(fill, (int64_t)M * NB + 1);
-  for (int64_t i = 0, k = 0; i < n; i++, k++) {
+  for (int64_t i = 0, k = 0, t = 0; i < n; i++, k++) {
     if (i > 0 && el[i].block != el[i - 1].block) k = 0;
     mxn_piece_block_t *pb = &piece->blocks[el[i].block];
     const int64_t *r = el[i].rec;
     int64_t npe = r[1];
     pb->elem_ids[k] = r[0];
     if (pb->orig_ids) pb->orig_ids[k] = r[5];
-    for (int64_t c = 0; c < npe; c++)
-      pb->conn[k * npe + c] = mxn__lower_bound(piece->node_ids, nnodes, r[6 + c]);
+    for (int64_t c = 0; c < npe; c++) pb->conn[k * npe + c] = local[t++];
   }
   piece->num_elements = n;
 
@@ -1764,10 +1771,12 @@ int mxn__piece_from_records(mxn_dataset_t *ds, int64_t n, const int64_t *const *
     MXN_ALLOC(ncount, M);
     MXN_ALLOC(nstart, M + 1);
     MXN_ALLOC(nfill, M);
-    for (int64_t v = 0; v < nnodes; v++) ncount[nodes[v].file]++;
+    for (int64_t v = 0; v < nnodes; v++)
+      if (nodes[v].file >= 0) ncount[nodes[v].file]++;
     for (int j = 0; j < M; j++) nstart[j + 1] = nstart[j] + ncount[j];
     for (int64_t v = 0; v < nnodes; v++)
-      pairs[nstart[nodes[v].file] + nfill[nodes[v].file]++] = (pair_t){nodes[v].pos, v};
+      if (nodes[v].file >= 0)
+        pairs[nstart[nodes[v].file] + nfill[nodes[v].file]++] = (pair_t){nodes[v].pos, v};
     int nns = 0;
     for (int j = 0; j < M; j++) nns += ncount[j] > 0;
     plan->node_seg = calloc((size_t)nns + 1, sizeof *plan->node_seg);
@@ -1872,6 +1881,7 @@ done:
   mxn_piece_destroy(&piece);
   free(el);
   free(nodes);
+  free(local);
   free(pairs);
   free(seg_count);
   free(start);
