@@ -802,11 +802,12 @@ static int read_coords(mxn_dataset_t *ds, mxn_piece_t *piece) {
   for (int d = 0; d < nd; d++) MXN_ALLOC(piece->coord[d], piece->num_nodes);
   for (int i = 0; i < plan->nnode_seg; i++) {
     segment_t *sg = &plan->node_seg[i];
-    int exoid, varid[3] = {-1, -1, -1};
+    int exoid, ncid, varid[3] = {-1, -1, -1};
     MXN_CHECK(mxn__file_exoid(ds, sg->file, &exoid));
+    MXN_CHECK(mxn__file_ncid(ds, sg->file, &ncid));
     MXN_CHECK(step_runs(sg));
     for (int d = 0; d < nd; d++)
-      if (nc_inq_varid(exoid, cname[d], &varid[d]) != NC_NOERR) varid[d] = -1;
+      if (nc_inq_varid(ncid, cname[d], &varid[d]) != NC_NOERR) varid[d] = -1;
     for (int64_t r = 0; r < sg->nvruns; r++) {
       const run_t *run = &sg->vruns[r];
       int64_t len = run->stride > 1 ? run->n : run->count;
@@ -818,7 +819,7 @@ static int read_coords(mxn_dataset_t *ds, mxn_piece_t *piece) {
         /* as read_var_run: one netCDF read per coordinate, no look-ups */
         size_t start = (size_t)run->start, count = (size_t)run->count;
         for (int d = 0; d < nd && !bad; d++)
-          bad = nc_get_vara_double(exoid, varid[d], &start, &count, src[d]) != NC_NOERR;
+          bad = nc_get_vara_double(ncid, varid[d], &start, &count, src[d]) != NC_NOERR;
         ds->io.read_calls++;
       } else if (run->stride <= 1) {
         bad = ex_get_partial_coord(exoid, run->start + 1, run->count, x, nd > 1 ? y : NULL,
@@ -828,7 +829,7 @@ static int read_coords(mxn_dataset_t *ds, mxn_piece_t *piece) {
         size_t start = (size_t)run->start, count = (size_t)run->n;
         ptrdiff_t stride = (ptrdiff_t)run->stride;
         for (int d = 0; d < nd && !bad; d++, ds->io.read_calls++)
-          bad = nc_get_vars_double(exoid, varid[d], &start, &count, &stride, src[d]) != NC_NOERR;
+          bad = nc_get_vars_double(ncid, varid[d], &start, &count, &stride, src[d]) != NC_NOERR;
       } else {
         for (int64_t q = 0; q < run->n && !bad; q++, ds->io.read_calls++)
           bad = ex_get_partial_coord(exoid, run->start + q * run->stride + 1, 1, x + q,
@@ -1477,7 +1478,7 @@ done:
 /* The netCDF id of variable v (0-based) of structure block b in member j
  * (k: block kind, -1 for nodal variables), for strided reads; -1 when the
  * member stores it otherwise (then entries are read one by one). */
-static int var_nc_id(const mxn_dataset_t *ds, int j, int exoid, int k, int v, int b) {
+static int var_nc_id(const mxn_dataset_t *ds, int j, int ncid, int k, int v, int b) {
   char name[64];
   if (k < 0) {
     snprintf(name, sizeof name, "vals_nod_var%d", v + 1);
@@ -1492,25 +1493,25 @@ static int var_nc_id(const mxn_dataset_t *ds, int j, int exoid, int k, int v, in
     return -1;
   }
   int varid;
-  return nc_inq_varid(exoid, name, &varid) == NC_NOERR ? varid : -1;
+  return nc_inq_varid(ncid, name, &varid) == NC_NOERR ? varid : -1;
 }
 
 /* One step run of variable v at `step` into plan->buf: run->count values
  * for a contiguous run; run->n values, one per entry, for a strided one.
  * k: block kind (-1 nodal), id: the block's id, varid: var_nc_id() of the
- * variable in this member. With a netCDF id the run is one netCDF read:
- * ex_get_partial_var looks the variable (and the block) up again on every
- * call, which cost more than the read for the thousands of short runs of
- * a halo layer. */
-static int read_var_run(mxn_dataset_t *ds, mxn__plan_t *plan, int exoid, int step, int k, int v,
-                        int64_t id, int varid, const run_t *run) {
+ * variable in the member's plain netCDF id ncid (mxn__file_ncid). With a
+ * variable id the run is one netCDF read: ex_get_partial_var looks the
+ * variable (and the block) up again on every call, which cost more than
+ * the read for the thousands of short runs of a halo layer. */
+static int read_var_run(mxn_dataset_t *ds, mxn__plan_t *plan, int exoid, int ncid, int step,
+                        int k, int v, int64_t id, int varid, const run_t *run) {
   int status = MXN_OK;
   ex_entity_type t = k < 0 ? EX_NODAL : mxn__blk_type[k];
   if (run->stride <= 1) {
     MXN_CHECK(mxn__plan_buf(plan, run->count));
     if (varid >= 0) {
       size_t start[2] = {(size_t)step, (size_t)run->start}, count[2] = {1, (size_t)run->count};
-      if (nc_get_vara_double(exoid, varid, start, count, plan->buf) != NC_NOERR) return MXN_ERR_IO;
+      if (nc_get_vara_double(ncid, varid, start, count, plan->buf) != NC_NOERR) return MXN_ERR_IO;
     } else if (ex_get_partial_var(exoid, step + 1, t, v + 1, k < 0 ? 1 : id, run->start + 1,
                                   run->count, plan->buf) < 0) {
       return MXN_ERR_IO;
@@ -1523,7 +1524,7 @@ static int read_var_run(mxn_dataset_t *ds, mxn__plan_t *plan, int exoid, int ste
   if (varid >= 0) {
     size_t start[2] = {(size_t)step, (size_t)run->start}, count[2] = {1, (size_t)run->n};
     ptrdiff_t stride[2] = {1, (ptrdiff_t)run->stride};
-    if (nc_get_vars_double(exoid, varid, start, count, stride, plan->buf) != NC_NOERR)
+    if (nc_get_vars_double(ncid, varid, start, count, stride, plan->buf) != NC_NOERR)
       return MXN_ERR_IO;
     ds->io.read_calls++;
   } else {
@@ -1546,7 +1547,7 @@ int mxn_piece_read_step(mxn_dataset_t *ds, mxn_piece_t *piece, int step) {
     return MXN_DS_ERR(ds, MXN_ERR_ARG, "%s: time step %d does not exist (the dataset has %d)",
                       ds->files[0].path, step + 1, s->num_times);
   mxn__plan_t *plan = piece->plan;
-  int status = MXN_OK, exoid;
+  int status = MXN_OK, exoid, ncid;
   MXN_CHECK(mxn__files_recheck(ds, step));
   /* File-major order: each member is visited once per step, so sets with
    * more members than the open-file cap are not reopened per variable. */
@@ -1555,11 +1556,12 @@ int mxn_piece_read_step(mxn_dataset_t *ds, mxn_piece_t *piece, int step) {
       if (!piece->node_vars[v]) continue; /* not selected */
       segment_t *sg = &plan->node_seg[i];
       MXN_CHECK(mxn__file_exoid(ds, sg->file, &exoid));
+      MXN_CHECK(mxn__file_ncid(ds, sg->file, &ncid));
       MXN_CHECK(step_runs(sg));
-      int varid = var_nc_id(ds, sg->file, exoid, -1, v, -1);
+      int varid = var_nc_id(ds, sg->file, ncid, -1, v, -1);
       for (int64_t r = 0; r < sg->nvruns; r++) {
         const run_t *run = &sg->vruns[r];
-        if ((status = read_var_run(ds, plan, exoid, step, -1, v, 0, varid, run)) != MXN_OK) {
+        if ((status = read_var_run(ds, plan, exoid, ncid, step, -1, v, 0, varid, run)) != MXN_OK) {
           if (status == MXN_ERR_IO)
             MXN_DS_ERR(ds, MXN_ERR_IO, "%s: cannot read nodal variable '%s' at step %d",
                        ds->files[sg->file].path, s->node_var_names[v], step + 1);
@@ -1586,11 +1588,12 @@ int mxn_piece_read_step(mxn_dataset_t *ds, mxn_piece_t *piece, int step) {
           continue;
         }
         MXN_CHECK(mxn__file_exoid(ds, sg->file, &exoid));
+        MXN_CHECK(mxn__file_ncid(ds, sg->file, &ncid));
         MXN_CHECK(step_runs(sg));
-        int varid = var_nc_id(ds, sg->file, exoid, k, v, sg->block);
+        int varid = var_nc_id(ds, sg->file, ncid, k, v, sg->block);
         for (int64_t r = 0; r < sg->nvruns; r++) {
           const run_t *run = &sg->vruns[r];
-          if ((status = read_var_run(ds, plan, exoid, step, k, v, sb[sg->block].id, varid,
+          if ((status = read_var_run(ds, plan, exoid, ncid, step, k, v, sb[sg->block].id, varid,
                                      run)) != MXN_OK) {
             if (status == MXN_ERR_IO)
               MXN_DS_ERR(ds, MXN_ERR_IO,
@@ -1804,15 +1807,16 @@ int mxn__piece_from_records(mxn_dataset_t *ds, int64_t n, const int64_t *const *
     const mxn_block_info_t *bi = &s->blocks[sg->block];
     int na = pb->attr ? bi->num_attr : 0;
     if (na == 0) continue;
-    int exoid, varid = -1;
+    int exoid, ncid, varid = -1;
     MXN_CHECK(mxn__file_exoid(ds, sg->file, &exoid));
+    MXN_CHECK(mxn__file_ncid(ds, sg->file, &ncid));
     MXN_CHECK(step_runs(sg));
     const mxn__blocks_t *kb = &ds->files[sg->file].kb[MXN__ELEM];
     for (int q = 0; q < kb->nblk; q++)
       if (kb->blk_of_file[q] == sg->block) {
         char name[32];
         snprintf(name, sizeof name, "attrib%d", q + 1);
-        if (nc_inq_varid(exoid, name, &varid) != NC_NOERR) varid = -1;
+        if (nc_inq_varid(ncid, name, &varid) != NC_NOERR) varid = -1;
       }
     for (int64_t r = 0; r < sg->nvruns; r++) {
       const run_t *run = &sg->vruns[r];
@@ -1822,7 +1826,7 @@ int mxn__piece_from_records(mxn_dataset_t *ds, int64_t n, const int64_t *const *
       if (run->stride <= 1 && varid >= 0) {
         /* one netCDF read: ex_get_partial_attr looks the block up per call */
         size_t start[2] = {(size_t)run->start, 0}, count[2] = {(size_t)run->count, (size_t)na};
-        bad = nc_get_vara_double(exoid, varid, start, count, plan->buf) != NC_NOERR;
+        bad = nc_get_vara_double(ncid, varid, start, count, plan->buf) != NC_NOERR;
         ds->io.read_calls++;
       } else if (run->stride <= 1) {
         bad = ex_get_partial_attr(exoid, EX_ELEM_BLOCK, bi->id, run->start + 1, run->count,
@@ -1831,7 +1835,7 @@ int mxn__piece_from_records(mxn_dataset_t *ds, int64_t n, const int64_t *const *
       } else if (varid >= 0) {
         size_t start[2] = {(size_t)run->start, 0}, count[2] = {(size_t)run->n, (size_t)na};
         ptrdiff_t stride[2] = {(ptrdiff_t)run->stride, 1};
-        bad = nc_get_vars_double(exoid, varid, start, count, stride, plan->buf) != NC_NOERR;
+        bad = nc_get_vars_double(ncid, varid, start, count, stride, plan->buf) != NC_NOERR;
         ds->io.read_calls++;
       } else {
         for (int64_t q = 0; q < run->n && !bad; q++, ds->io.read_calls++)

@@ -148,27 +148,47 @@ done:
 
 /* Node -> owned elements (concatenated index) for the nodes with
  * slot[v] >= 0 only (the nodes other ranks asked about: few, on the piece's
- * boundary for layer 1), CSR over slots. Two passes over the connectivity,
- * in place of a node -> element map of the whole piece. */
-static int asked_elements(int64_t ne, const int *enpe, int64_t *const *econn, const int32_t *slot,
+ * boundary for layer 1), CSR over slots: one pass over the connectivity
+ * collects (slot, element) pairs, a counting sort groups them, in place of
+ * a node -> element map of the whole piece. An element repeating a node is
+ * listed once per repeat: the answers are de-duplicated anyway. */
+static int asked_elements(const mxn_structure_t *s, const mxn_piece_t *pc, const int32_t *slot,
                           int64_t nslot, int64_t **off, int32_t **elems) {
   int status = MXN_OK;
+  int64_t *pairs = NULL, np = 0, cap = 1024;
   int64_t *fill = NULL;
-  MXN_ALLOC(*off, nslot + 1);
-  for (int64_t e = 0; e < ne; e++)
-    for (int c = 0; c < enpe[e]; c++)
-      if (slot[econn[e][c]] >= 0) (*off)[slot[econn[e][c]] + 1]++;
-  for (int64_t i = 0; i < nslot; i++) (*off)[i + 1] += (*off)[i];
-  MXN_ALLOC(*elems, (*off)[nslot]);
-  MXN_ALLOC(fill, nslot);
-  for (int64_t e = 0; e < ne; e++)
-    for (int c = 0; c < enpe[e]; c++) {
-      int32_t q = slot[econn[e][c]];
-      /* an element repeating a node is listed once per repeat: the sort
-       * and de-duplication of the answers remove the copies */
-      if (q >= 0) (*elems)[(*off)[q] + fill[q]++] = (int32_t)e;
+  MXN_ALLOC(pairs, cap);
+  for (int b = 0, e0 = 0; b < pc->num_blocks; e0 += (int)pc->blocks[b].num_elements, b++) {
+    const mxn_piece_block_t *pb = &pc->blocks[b];
+    int npe = s->blocks[b].nodes_per_elem;
+    for (int64_t k = 0; k < pb->num_elements; k++) {
+      const int64_t *ec = pb->conn + mxn__conn_at(pb, npe, k);
+      for (int c = 0, n = mxn__conn_n(pb, npe, k); c < n; c++) {
+        if (slot[ec[c]] < 0) continue;
+        if (np == cap) {
+          int64_t *g = realloc(pairs, (size_t)(2 * cap) * sizeof *g);
+          if (!g) {
+            status = MXN_ERR_NOMEM;
+            goto done;
+          }
+          pairs = g;
+          cap *= 2;
+        }
+        pairs[np++] = (int64_t)slot[ec[c]] << 32 | (e0 + k);
+      }
     }
+  }
+  MXN_ALLOC(*off, nslot + 1);
+  for (int64_t i = 0; i < np; i++) (*off)[(pairs[i] >> 32) + 1]++;
+  for (int64_t i = 0; i < nslot; i++) (*off)[i + 1] += (*off)[i];
+  MXN_ALLOC(*elems, np);
+  MXN_ALLOC(fill, nslot);
+  for (int64_t i = 0; i < np; i++) {
+    int64_t q = pairs[i] >> 32;
+    (*elems)[(*off)[q] + fill[q]++] = (int32_t)(pairs[i] & 0xffffffff);
+  }
 done:
+  free(pairs);
   free(fill);
   return status;
 }
@@ -252,9 +272,16 @@ int mxn__halo_find(MPI_Comm comm, const mxn_structure_t *s, const mxn_piece_t *p
    * pass over the connectivity). */
   MXN_ALLOC(mxe, nn);
   for (int64_t v = 0; v < nn; v++) mxe[v] = INT64_MIN;
-  for (int64_t e = 0; e < ne; e++)
-    for (int c = 0; c < enpe[e]; c++)
-      if (eid[e] > mxe[econn[e][c]]) mxe[econn[e][c]] = eid[e];
+  for (int b = 0; b < pc->num_blocks; b++) {
+    const mxn_piece_block_t *pb = &pc->blocks[b];
+    int npe = s->blocks[b].nodes_per_elem;
+    for (int64_t k = 0; k < pb->num_elements; k++) {
+      const int64_t *ec = pb->conn + mxn__conn_at(pb, npe, k);
+      mxn_gid_t g = pb->elem_ids[k];
+      for (int c = 0, n = mxn__conn_n(pb, npe, k); c < n; c++)
+        if (g > mxe[ec[c]]) mxe[ec[c]] = g;
+    }
+  }
   MXN_ALLOC(reg, nn);
   MXN_ALLOC(dest, nn);
   for (int64_t v = 0; v < nn; v++) {
@@ -378,7 +405,7 @@ int mxn__halo_find(MPI_Comm comm, const mxn_structure_t *s, const mxn_piece_t *p
     free(n2e);
     n2e_off = NULL;
     n2e = NULL;
-    MXN_CHECK(asked_elements(ne, enpe, econn, slot, nslot, &n2e_off, &n2e));
+    MXN_CHECK(asked_elements(s, pc, slot, nslot, &n2e_off, &n2e));
     int64_t nans = 0;
     for (int64_t i = 0; i < nasked; i++)
       if (aloc[i] >= 0) nans += n2e_off[slot[aloc[i]] + 1] - n2e_off[slot[aloc[i]]];
