@@ -164,7 +164,7 @@ static int discover(mxn_dataset_t *ds, const char *path) {
     return MXN_ERR_NOMEM;
   }
   ds->nfiles = (int)M;
-  for (long j = 0; j < M; j++) ds->files[j].exoid = -1;
+  for (long j = 0; j < M; j++) ds->files[j].exoid = ds->files[j].ncid = -1;
   if (!base) {
     ds->files[0].path = strdup(path);
     if (!ds->files[0].path) return MXN_ERR_NOMEM;
@@ -201,6 +201,11 @@ static void close_lru(mxn_dataset_t *ds) {
     ex_close(ds->files[victim].exoid);
     ds->files[victim].exoid = -1;
     ds->open_count--;
+    if (ds->files[victim].ncid >= 0) {
+      nc_close(ds->files[victim].ncid);
+      ds->files[victim].ncid = -1;
+      ds->open_count--;
+    }
   }
 }
 
@@ -477,6 +482,24 @@ int mxn__file_exoid(mxn_dataset_t *ds, int j, int *exoid) {
   ds->open_count++;
   ds->io.files_opened++;
   *exoid = id;
+  return MXN_OK;
+}
+
+int mxn__file_ncid(mxn_dataset_t *ds, int j, int *ncid) {
+  int exoid, status = mxn__file_exoid(ds, j, &exoid);
+  if (status != MXN_OK) return status;
+  mxn__file_t *f = &ds->files[j];
+  if (f->ncid < 0) {
+    if (ds->open_count >= ds->max_open) close_lru(ds); /* never j: just used */
+    int rc = nc_open(f->path, NC_NOWRITE, &f->ncid);
+    if (rc != NC_NOERR) {
+      f->ncid = -1;
+      return MXN_DS_ERR(ds, MXN_ERR_IO, "%s: cannot open for reading: %s", f->path,
+                        nc_strerror(rc));
+    }
+    ds->open_count++;
+  }
+  *ncid = f->ncid;
   return MXN_OK;
 }
 
@@ -1599,6 +1622,7 @@ void mxn_dataset_destroy(mxn_dataset_t **pds) {
   for (int j = 0; j < ds->nfiles; j++) {
     mxn__file_t *f = &ds->files[j];
     if (f->exoid >= 0) ex_close(f->exoid);
+    if (f->ncid >= 0) nc_close(f->ncid);
     free(f->path);
     for (int k = 0; k < MXN__NBK; k++) {
       free(f->kb[k].blk_of_file);

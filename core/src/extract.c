@@ -802,18 +802,26 @@ static int read_coords(mxn_dataset_t *ds, mxn_piece_t *piece) {
   for (int d = 0; d < nd; d++) MXN_ALLOC(piece->coord[d], piece->num_nodes);
   for (int i = 0; i < plan->nnode_seg; i++) {
     segment_t *sg = &plan->node_seg[i];
-    int exoid, varid[3] = {-1, -1, -1};
+    int exoid, ncid, varid[3] = {-1, -1, -1};
     MXN_CHECK(mxn__file_exoid(ds, sg->file, &exoid));
+    MXN_CHECK(mxn__file_ncid(ds, sg->file, &ncid));
     MXN_CHECK(step_runs(sg));
     for (int d = 0; d < nd; d++)
-      if (nc_inq_varid(exoid, cname[d], &varid[d]) != NC_NOERR) varid[d] = -1;
+      if (nc_inq_varid(ncid, cname[d], &varid[d]) != NC_NOERR) varid[d] = -1;
     for (int64_t r = 0; r < sg->nvruns; r++) {
       const run_t *run = &sg->vruns[r];
       int64_t len = run->stride > 1 ? run->n : run->count;
       MXN_CHECK(mxn__plan_buf(plan, len * 3));
       double *x = plan->buf, *y = x + len, *z = y + len, *src[3] = {x, y, z};
       int bad = 0;
-      if (run->stride <= 1) {
+      int by_id = varid[0] >= 0 && (nd < 2 || varid[1] >= 0) && (nd < 3 || varid[2] >= 0);
+      if (run->stride <= 1 && by_id) {
+        /* as read_var_run: one netCDF read per coordinate, no look-ups */
+        size_t start = (size_t)run->start, count = (size_t)run->count;
+        for (int d = 0; d < nd && !bad; d++)
+          bad = nc_get_vara_double(ncid, varid[d], &start, &count, src[d]) != NC_NOERR;
+        ds->io.read_calls++;
+      } else if (run->stride <= 1) {
         bad = ex_get_partial_coord(exoid, run->start + 1, run->count, x, nd > 1 ? y : NULL,
                                    nd > 2 ? z : NULL) < 0;
         ds->io.read_calls++;
@@ -821,7 +829,7 @@ static int read_coords(mxn_dataset_t *ds, mxn_piece_t *piece) {
         size_t start = (size_t)run->start, count = (size_t)run->n;
         ptrdiff_t stride = (ptrdiff_t)run->stride;
         for (int d = 0; d < nd && !bad; d++, ds->io.read_calls++)
-          bad = nc_get_vars_double(exoid, varid[d], &start, &count, &stride, src[d]) != NC_NOERR;
+          bad = nc_get_vars_double(ncid, varid[d], &start, &count, &stride, src[d]) != NC_NOERR;
       } else {
         for (int64_t q = 0; q < run->n && !bad; q++, ds->io.read_calls++)
           bad = ex_get_partial_coord(exoid, run->start + q * run->stride + 1, 1, x + q,
@@ -1470,7 +1478,7 @@ done:
 /* The netCDF id of variable v (0-based) of structure block b in member j
  * (k: block kind, -1 for nodal variables), for strided reads; -1 when the
  * member stores it otherwise (then entries are read one by one). */
-static int var_nc_id(const mxn_dataset_t *ds, int j, int exoid, int k, int v, int b) {
+static int var_nc_id(const mxn_dataset_t *ds, int j, int ncid, int k, int v, int b) {
   char name[64];
   if (k < 0) {
     snprintf(name, sizeof name, "vals_nod_var%d", v + 1);
@@ -1485,31 +1493,38 @@ static int var_nc_id(const mxn_dataset_t *ds, int j, int exoid, int k, int v, in
     return -1;
   }
   int varid;
-  return nc_inq_varid(exoid, name, &varid) == NC_NOERR ? varid : -1;
+  return nc_inq_varid(ncid, name, &varid) == NC_NOERR ? varid : -1;
 }
 
 /* One step run of variable v at `step` into plan->buf: run->count values
  * for a contiguous run; run->n values, one per entry, for a strided one.
- * k: block kind (-1 nodal), b: structure block, id: its id. */
-static int read_var_run(mxn_dataset_t *ds, mxn__plan_t *plan, int j, int exoid, int step, int k,
-                        int v, int b, int64_t id, const run_t *run) {
+ * k: block kind (-1 nodal), id: the block's id, varid: var_nc_id() of the
+ * variable in the member's plain netCDF id ncid (mxn__file_ncid). With a
+ * variable id the run is one netCDF read: ex_get_partial_var looks the
+ * variable (and the block) up again on every call, which cost more than
+ * the read for the thousands of short runs of a halo layer. */
+static int read_var_run(mxn_dataset_t *ds, mxn__plan_t *plan, int exoid, int ncid, int step,
+                        int k, int v, int64_t id, int varid, const run_t *run) {
   int status = MXN_OK;
   ex_entity_type t = k < 0 ? EX_NODAL : mxn__blk_type[k];
   if (run->stride <= 1) {
     MXN_CHECK(mxn__plan_buf(plan, run->count));
-    if (ex_get_partial_var(exoid, step + 1, t, v + 1, k < 0 ? 1 : id, run->start + 1, run->count,
-                           plan->buf) < 0)
+    if (varid >= 0) {
+      size_t start[2] = {(size_t)step, (size_t)run->start}, count[2] = {1, (size_t)run->count};
+      if (nc_get_vara_double(ncid, varid, start, count, plan->buf) != NC_NOERR) return MXN_ERR_IO;
+    } else if (ex_get_partial_var(exoid, step + 1, t, v + 1, k < 0 ? 1 : id, run->start + 1,
+                                  run->count, plan->buf) < 0) {
       return MXN_ERR_IO;
+    }
     ds->io.read_calls++;
     ds->io.bytes_read += run->count * (int64_t)sizeof(double);
     return MXN_OK;
   }
   MXN_CHECK(mxn__plan_buf(plan, run->n));
-  int varid = var_nc_id(ds, j, exoid, k, v, b);
   if (varid >= 0) {
     size_t start[2] = {(size_t)step, (size_t)run->start}, count[2] = {1, (size_t)run->n};
     ptrdiff_t stride[2] = {1, (ptrdiff_t)run->stride};
-    if (nc_get_vars_double(exoid, varid, start, count, stride, plan->buf) != NC_NOERR)
+    if (nc_get_vars_double(ncid, varid, start, count, stride, plan->buf) != NC_NOERR)
       return MXN_ERR_IO;
     ds->io.read_calls++;
   } else {
@@ -1532,7 +1547,7 @@ int mxn_piece_read_step(mxn_dataset_t *ds, mxn_piece_t *piece, int step) {
     return MXN_DS_ERR(ds, MXN_ERR_ARG, "%s: time step %d does not exist (the dataset has %d)",
                       ds->files[0].path, step + 1, s->num_times);
   mxn__plan_t *plan = piece->plan;
-  int status = MXN_OK, exoid;
+  int status = MXN_OK, exoid, ncid;
   MXN_CHECK(mxn__files_recheck(ds, step));
   /* File-major order: each member is visited once per step, so sets with
    * more members than the open-file cap are not reopened per variable. */
@@ -1541,10 +1556,12 @@ int mxn_piece_read_step(mxn_dataset_t *ds, mxn_piece_t *piece, int step) {
       if (!piece->node_vars[v]) continue; /* not selected */
       segment_t *sg = &plan->node_seg[i];
       MXN_CHECK(mxn__file_exoid(ds, sg->file, &exoid));
+      MXN_CHECK(mxn__file_ncid(ds, sg->file, &ncid));
       MXN_CHECK(step_runs(sg));
+      int varid = var_nc_id(ds, sg->file, ncid, -1, v, -1);
       for (int64_t r = 0; r < sg->nvruns; r++) {
         const run_t *run = &sg->vruns[r];
-        if ((status = read_var_run(ds, plan, sg->file, exoid, step, -1, v, -1, 0, run)) != MXN_OK) {
+        if ((status = read_var_run(ds, plan, exoid, ncid, step, -1, v, 0, varid, run)) != MXN_OK) {
           if (status == MXN_ERR_IO)
             MXN_DS_ERR(ds, MXN_ERR_IO, "%s: cannot read nodal variable '%s' at step %d",
                        ds->files[sg->file].path, s->node_var_names[v], step + 1);
@@ -1571,11 +1588,13 @@ int mxn_piece_read_step(mxn_dataset_t *ds, mxn_piece_t *piece, int step) {
           continue;
         }
         MXN_CHECK(mxn__file_exoid(ds, sg->file, &exoid));
+        MXN_CHECK(mxn__file_ncid(ds, sg->file, &ncid));
         MXN_CHECK(step_runs(sg));
+        int varid = var_nc_id(ds, sg->file, ncid, k, v, sg->block);
         for (int64_t r = 0; r < sg->nvruns; r++) {
           const run_t *run = &sg->vruns[r];
-          if ((status = read_var_run(ds, plan, sg->file, exoid, step, k, v, sg->block,
-                                     sb[sg->block].id, run)) != MXN_OK) {
+          if ((status = read_var_run(ds, plan, exoid, ncid, step, k, v, sb[sg->block].id, varid,
+                                     run)) != MXN_OK) {
             if (status == MXN_ERR_IO)
               MXN_DS_ERR(ds, MXN_ERR_IO,
                          "%s: %s block %lld: cannot read %s variable '%s' at step %d", f->path,
@@ -1606,16 +1625,12 @@ done:
   return status;
 }
 
-/* A node of a piece built from records: id, member, position there. */
+/* A node of a piece built from records: id (the radix sort key),
+ * member, position there, and the connectivity entry it came from. */
 typedef struct {
   mxn_gid_t id;
-  int64_t file, pos;
+  int64_t file, pos, at;
 } known_node_t;
-
-static int cmp_known_node(const void *a, const void *b) {
-  const known_node_t *x = a, *y = b;
-  return (x->id > y->id) - (x->id < y->id);
-}
 
 /* A record's element, for ordering: block, then id. */
 typedef struct {
@@ -1631,6 +1646,7 @@ static int cmp_known_elem(const void *a, const void *b) {
 }
 
 int mxn__piece_from_records(mxn_dataset_t *ds, int64_t n, const int64_t *const *recs,
+                            const mxn_gid_t *known, int64_t nknown,
                             const mxn_extract_opts_t *opts, mxn_piece_t **out) {
   const mxn_structure_t *s = &ds->s;
   int status = MXN_OK, M = ds->nfiles, NB = s->num_blocks;
@@ -1638,7 +1654,7 @@ int mxn__piece_from_records(mxn_dataset_t *ds, int64_t n, const int64_t *const *
   known_elem_t *el = NULL;
   known_node_t *nodes = NULL;
   pair_t *pairs = NULL;
-  int64_t *seg_count = NULL, *start = NULL, *fill = NULL, nnodes = 0;
+  int64_t *seg_count = NULL, *start = NULL, *fill = NULL, *local = NULL, nnodes = 0;
   *out = NULL;
   if (M < 1 || n < 0) return MXN_ERR_ARG;
   for (int b = 0; b < NB; b++)
@@ -1682,15 +1698,26 @@ int mxn__piece_from_records(mxn_dataset_t *ds, int64_t n, const int64_t *const *
                             ds->files[0].path, (long long)r[6 + c], (long long)f, (long long)pos + 1);
         goto done;
       }
-      nodes[nnodes++] = (known_node_t){r[6 + c], f, pos};
+      nodes[nnodes] = (known_node_t){r[6 + c], f, pos, nnodes};
+      nnodes++;
     }
   }
-  qsort(nodes, (size_t)nnodes, sizeof *nodes, cmp_known_node);
+  /* Unique by id; local[t]: the piece node of connectivity entry t (in
+   * the order the elements are stored below), so no search per entry. */
+  MXN_CHECK(mxn__radix_sort(nodes, nnodes, sizeof *nodes));
+  MXN_ALLOC(local, total_conn);
   {
     int64_t u = 0;
-    for (int64_t i = 0; i < nnodes; i++)
+    for (int64_t i = 0; i < nnodes; i++) {
       if (u == 0 || nodes[i].id != nodes[u - 1].id) nodes[u++] = nodes[i];
+      local[nodes[i].at] = u - 1;
+    }
     nnodes = u;
+    /* known nodes: member -1, so no segment reads them */
+    for (int64_t i = 0, q = 0; known && i < nnodes; i++) {
+      while (q < nknown && known[q] < nodes[i].id) q++;
+      if (q < nknown && known[q] == nodes[i].id) nodes[i].file = -1;
+    }
   }
   piece->num_nodes = nnodes;
   MXN_ALLOC(piece->node_ids, nnodes);
@@ -1707,15 +1734,14 @@ int mxn__piece_from_records(mxn_dataset_t *ds, int64_t n, const int64_t *const *
     if (s->has_original_elem_ids) MXN_ALLOC(pb->orig_ids, pb->num_elements);
   }
   MXN_ALLOC(fill, (int64_t)M * NB + 1);
-  for (int64_t i = 0, k = 0; i < n; i++, k++) {
+  for (int64_t i = 0, k = 0, t = 0; i < n; i++, k++) {
     if (i > 0 && el[i].block != el[i - 1].block) k = 0;
     mxn_piece_block_t *pb = &piece->blocks[el[i].block];
     const int64_t *r = el[i].rec;
     int64_t npe = r[1];
     pb->elem_ids[k] = r[0];
     if (pb->orig_ids) pb->orig_ids[k] = r[5];
-    for (int64_t c = 0; c < npe; c++)
-      pb->conn[k * npe + c] = mxn__lower_bound(piece->node_ids, nnodes, r[6 + c]);
+    for (int64_t c = 0; c < npe; c++) pb->conn[k * npe + c] = local[t++];
   }
   piece->num_elements = n;
 
@@ -1748,10 +1774,12 @@ int mxn__piece_from_records(mxn_dataset_t *ds, int64_t n, const int64_t *const *
     MXN_ALLOC(ncount, M);
     MXN_ALLOC(nstart, M + 1);
     MXN_ALLOC(nfill, M);
-    for (int64_t v = 0; v < nnodes; v++) ncount[nodes[v].file]++;
+    for (int64_t v = 0; v < nnodes; v++)
+      if (nodes[v].file >= 0) ncount[nodes[v].file]++;
     for (int j = 0; j < M; j++) nstart[j + 1] = nstart[j] + ncount[j];
     for (int64_t v = 0; v < nnodes; v++)
-      pairs[nstart[nodes[v].file] + nfill[nodes[v].file]++] = (pair_t){nodes[v].pos, v};
+      if (nodes[v].file >= 0)
+        pairs[nstart[nodes[v].file] + nfill[nodes[v].file]++] = (pair_t){nodes[v].pos, v};
     int nns = 0;
     for (int j = 0; j < M; j++) nns += ncount[j] > 0;
     plan->node_seg = calloc((size_t)nns + 1, sizeof *plan->node_seg);
@@ -1779,29 +1807,35 @@ int mxn__piece_from_records(mxn_dataset_t *ds, int64_t n, const int64_t *const *
     const mxn_block_info_t *bi = &s->blocks[sg->block];
     int na = pb->attr ? bi->num_attr : 0;
     if (na == 0) continue;
-    int exoid, varid = -1;
+    int exoid, ncid, varid = -1;
     MXN_CHECK(mxn__file_exoid(ds, sg->file, &exoid));
+    MXN_CHECK(mxn__file_ncid(ds, sg->file, &ncid));
     MXN_CHECK(step_runs(sg));
     const mxn__blocks_t *kb = &ds->files[sg->file].kb[MXN__ELEM];
     for (int q = 0; q < kb->nblk; q++)
       if (kb->blk_of_file[q] == sg->block) {
         char name[32];
         snprintf(name, sizeof name, "attrib%d", q + 1);
-        if (nc_inq_varid(exoid, name, &varid) != NC_NOERR) varid = -1;
+        if (nc_inq_varid(ncid, name, &varid) != NC_NOERR) varid = -1;
       }
     for (int64_t r = 0; r < sg->nvruns; r++) {
       const run_t *run = &sg->vruns[r];
       int64_t len = run->stride > 1 ? run->n : run->count;
       MXN_CHECK(mxn__plan_buf(plan, len * na));
       int bad = 0;
-      if (run->stride <= 1) {
+      if (run->stride <= 1 && varid >= 0) {
+        /* one netCDF read: ex_get_partial_attr looks the block up per call */
+        size_t start[2] = {(size_t)run->start, 0}, count[2] = {(size_t)run->count, (size_t)na};
+        bad = nc_get_vara_double(ncid, varid, start, count, plan->buf) != NC_NOERR;
+        ds->io.read_calls++;
+      } else if (run->stride <= 1) {
         bad = ex_get_partial_attr(exoid, EX_ELEM_BLOCK, bi->id, run->start + 1, run->count,
                                   plan->buf) < 0;
         ds->io.read_calls++;
       } else if (varid >= 0) {
         size_t start[2] = {(size_t)run->start, 0}, count[2] = {(size_t)run->n, (size_t)na};
         ptrdiff_t stride[2] = {(ptrdiff_t)run->stride, 1};
-        bad = nc_get_vars_double(exoid, varid, start, count, stride, plan->buf) != NC_NOERR;
+        bad = nc_get_vars_double(ncid, varid, start, count, stride, plan->buf) != NC_NOERR;
         ds->io.read_calls++;
       } else {
         for (int64_t q = 0; q < run->n && !bad; q++, ds->io.read_calls++)
@@ -1851,6 +1885,7 @@ done:
   mxn_piece_destroy(&piece);
   free(el);
   free(nodes);
+  free(local);
   free(pairs);
   free(seg_count);
   free(start);

@@ -37,17 +37,14 @@ typedef struct {
 } cand_t;
 
 
-/* A (requester, element) pair a holder answers. */
-typedef struct {
-  int32_t to, pad;
-  int64_t elem; /* concatenated index in the holder's piece */
-} ans_t;
-
-static int cmp_ans(const void *a, const void *b) {
-  const ans_t *x = a, *y = b;
-  if (x->to != y->to) return (x->to > y->to) - (x->to < y->to);
-  return (x->elem > y->elem) - (x->elem < y->elem);
-}
+/* A (requester, element) pair a holder answers, as one key: requester in
+ * the high 32 bits, the element's concatenated index in the holder's piece
+ * (< 2^31, see mxn__halo_find) in the low ones, so one radix sort orders by
+ * requester, then element. */
+typedef int64_t ans_t;
+#define ANS_KEY(to, elem) ((int64_t)(to) << 32 | (int64_t)(elem))
+#define ANS_TO(a) ((int)((a) >> 32))
+#define ANS_ELEM(a) ((a) & 0xffffffff)
 static int home_of(mxn_gid_t id, int size) {
   uint64_t h = (uint64_t)id * 0x9E3779B97F4A7C15ull;
   return (int)((h >> 29) % (uint64_t)size);
@@ -149,32 +146,49 @@ done:
   return status;
 }
 
-/* Node -> owned elements (concatenated index) of a piece, CSR over piece
- * nodes. */
-static int node_elements(const mxn_structure_t *s, const mxn_piece_t *pc, int64_t **off,
-                         int32_t **elems) {
+/* Node -> owned elements (concatenated index) for the nodes with
+ * slot[v] >= 0 only (the nodes other ranks asked about: few, on the piece's
+ * boundary for layer 1), CSR over slots: one pass over the connectivity
+ * collects (slot, element) pairs, a counting sort groups them, in place of
+ * a node -> element map of the whole piece. An element repeating a node is
+ * listed once per repeat: the answers are de-duplicated anyway. */
+static int asked_elements(const mxn_structure_t *s, const mxn_piece_t *pc, const int32_t *slot,
+                          int64_t nslot, int64_t **off, int32_t **elems) {
   int status = MXN_OK;
+  int64_t *pairs = NULL, np = 0, cap = 1024;
   int64_t *fill = NULL;
-  MXN_ALLOC(*off, pc->num_nodes + 1);
-  for (int b = 0; b < pc->num_blocks; b++) {
-    int npe = s->blocks[b].nodes_per_elem;
+  MXN_ALLOC(pairs, cap);
+  for (int b = 0, e0 = 0; b < pc->num_blocks; e0 += (int)pc->blocks[b].num_elements, b++) {
     const mxn_piece_block_t *pb = &pc->blocks[b];
-    for (int64_t i = 0; i < mxn__conn_len(pb, npe); i++) (*off)[pb->conn[i] + 1]++;
-  }
-  for (int64_t i = 0; i < pc->num_nodes; i++) (*off)[i + 1] += (*off)[i];
-  MXN_ALLOC(*elems, (*off)[pc->num_nodes]);
-  MXN_ALLOC(fill, pc->num_nodes);
-  for (int b = 0, e0 = 0; b < pc->num_blocks; b++) {
     int npe = s->blocks[b].nodes_per_elem;
-    const mxn_piece_block_t *pb = &pc->blocks[b];
-    for (int64_t k = 0; k < pb->num_elements; k++)
-      for (int c = 0; c < mxn__conn_n(pb, npe, k); c++) {
-        int64_t v = pb->conn[mxn__conn_at(pb, npe, k) + c];
-        (*elems)[(*off)[v] + fill[v]++] = (int32_t)(e0 + k);
+    for (int64_t k = 0; k < pb->num_elements; k++) {
+      const int64_t *ec = pb->conn + mxn__conn_at(pb, npe, k);
+      for (int c = 0, n = mxn__conn_n(pb, npe, k); c < n; c++) {
+        if (slot[ec[c]] < 0) continue;
+        if (np == cap) {
+          int64_t *g = realloc(pairs, (size_t)(2 * cap) * sizeof *g);
+          if (!g) {
+            status = MXN_ERR_NOMEM;
+            goto done;
+          }
+          pairs = g;
+          cap *= 2;
+        }
+        pairs[np++] = (int64_t)slot[ec[c]] << 32 | (e0 + k);
       }
-    e0 += (int)pb->num_elements;
+    }
+  }
+  MXN_ALLOC(*off, nslot + 1);
+  for (int64_t i = 0; i < np; i++) (*off)[(pairs[i] >> 32) + 1]++;
+  for (int64_t i = 0; i < nslot; i++) (*off)[i + 1] += (*off)[i];
+  MXN_ALLOC(*elems, np);
+  MXN_ALLOC(fill, nslot);
+  for (int64_t i = 0; i < np; i++) {
+    int64_t q = pairs[i] >> 32;
+    (*elems)[(*off)[q] + fill[q]++] = (int32_t)(pairs[i] & 0xffffffff);
   }
 done:
+  free(pairs);
   free(fill);
   return status;
 }
@@ -192,8 +206,10 @@ int mxn__halo_find(MPI_Comm comm, const mxn_structure_t *s, const mxn_piece_t *p
   ans_t *ans = NULL;
   int *dest = NULL, *cnt = NULL;
   int64_t *n2e_off = NULL, *sbuf = NULL, *rbuf = NULL;
-  int32_t *n2e = NULL; /* element indices: 4 bytes each halve the biggest array here */
-  mxn_gid_t *eid = NULL, *seen = NULL, *front = NULL, *owned_sorted = NULL, *known = NULL;
+  int32_t *n2e = NULL; /* element indices: 4 bytes each */
+  int32_t *slot = NULL; /* per piece node: its index among the asked nodes, or -1 */
+  int64_t *aloc = NULL; /* per asked node: its piece node, or -1 */
+  mxn_gid_t *eid = NULL, *seen = NULL, *front = NULL, *known = NULL, *mxe = NULL;
   int64_t nknown = 0;
   int64_t *efile = NULL, *eoff = NULL, *eorig = NULL, *nfile = NULL, *npos = NULL;
   int *eblk = NULL;
@@ -245,23 +261,35 @@ int mxn__halo_find(MPI_Comm comm, const mxn_structure_t *s, const mxn_piece_t *p
     }
     free(bstart);
   }
-  MXN_ALLOC(owned_sorted, ne);
-  if (ne) memcpy(owned_sorted, eid, (size_t)ne * sizeof *eid);
-  MXN_CHECK(mxn__radix_sort(owned_sorted, ne, sizeof *owned_sorted));
-  /* (n2e holds 32-bit element indices: a rank owning 2^31 elements would
-   * hold well over 100 GB of connectivity first.) */
-  MXN_CHECK(node_elements(s, pc, &n2e_off, &n2e));
+  /* (Answers hold 32-bit element indices: a rank owning 2^31 elements
+   * would hold well over 100 GB of connectivity first.) */
+  if (ne > INT32_MAX) {
+    status = MXN_ERR_UNSUPPORTED;
+    goto done;
+  }
 
-  /* 1. Register every node with the highest element id around it. */
+  /* 1. Register every node with the highest element id around it (one
+   * pass over the connectivity). */
+  MXN_ALLOC(mxe, nn);
+  for (int64_t v = 0; v < nn; v++) mxe[v] = INT64_MIN;
+  for (int b = 0; b < pc->num_blocks; b++) {
+    const mxn_piece_block_t *pb = &pc->blocks[b];
+    int npe = s->blocks[b].nodes_per_elem;
+    for (int64_t k = 0; k < pb->num_elements; k++) {
+      const int64_t *ec = pb->conn + mxn__conn_at(pb, npe, k);
+      mxn_gid_t g = pb->elem_ids[k];
+      for (int c = 0, n = mxn__conn_n(pb, npe, k); c < n; c++)
+        if (g > mxe[ec[c]]) mxe[ec[c]] = g;
+    }
+  }
   MXN_ALLOC(reg, nn);
   MXN_ALLOC(dest, nn);
   for (int64_t v = 0; v < nn; v++) {
-    mxn_gid_t mx = INT64_MIN;
-    for (int64_t i = n2e_off[v]; i < n2e_off[v + 1]; i++)
-      if (eid[n2e[i]] > mx) mx = eid[n2e[i]];
-    reg[v] = (nreg_t){pc->node_ids[v], mx, rank, 0};
+    reg[v] = (nreg_t){pc->node_ids[v], mxe[v], rank, 0};
     dest[v] = home_of(pc->node_ids[v], size);
   }
+  free(mxe);
+  mxe = NULL;
   MXN_CHECK(mxn__send_to(comm, size, reg, sizeof *reg, nn, dest, (void **)&got, &ngot));
   free(reg); /* early: the load's peak memory is here */
   reg = NULL;
@@ -360,36 +388,51 @@ int mxn__halo_find(MPI_Comm comm, const mxn_structure_t *s, const mxn_piece_t *p
     asked = NULL;
     MXN_CHECK(mxn__send_to(comm, size, req, sizeof *req, nreq, dest, (void **)&asked, &nasked));
     /* 2c. Holders answer: each element once per requester, with its nodes
-     * by global id. */
-    int64_t nans = 0;
+     * by global id. The elements around the asked nodes only. */
+    if (!slot) {
+      MXN_ALLOC(slot, nn);
+      for (int64_t v = 0; v < nn; v++) slot[v] = -1;
+    }
+    free(aloc);
+    MXN_ALLOC(aloc, nasked);
+    int64_t nslot = 0;
     for (int64_t i = 0; i < nasked; i++) {
       int64_t v = mxn__lower_bound(pc->node_ids, nn, asked[i].node);
-      if (v < nn && pc->node_ids[v] == asked[i].node) nans += n2e_off[v + 1] - n2e_off[v];
+      aloc[i] = v < nn && pc->node_ids[v] == asked[i].node ? v : -1;
+      if (aloc[i] >= 0 && slot[v] < 0) slot[v] = (int32_t)nslot++;
     }
+    free(n2e_off);
+    free(n2e);
+    n2e_off = NULL;
+    n2e = NULL;
+    MXN_CHECK(asked_elements(s, pc, slot, nslot, &n2e_off, &n2e));
+    int64_t nans = 0;
+    for (int64_t i = 0; i < nasked; i++)
+      if (aloc[i] >= 0) nans += n2e_off[slot[aloc[i]] + 1] - n2e_off[slot[aloc[i]]];
     free(ans);
     MXN_ALLOC(ans, nans);
     nans = 0;
-    for (int64_t i = 0; i < nasked; i++) {
-      int64_t v = mxn__lower_bound(pc->node_ids, nn, asked[i].node);
-      if (v < nn && pc->node_ids[v] == asked[i].node)
-        for (int64_t j = n2e_off[v]; j < n2e_off[v + 1]; j++)
-          ans[nans++] = (ans_t){asked[i].rank, 0, n2e[j]};
-    }
-    qsort(ans, (size_t)nans, sizeof *ans, cmp_ans);
+    for (int64_t i = 0; i < nasked; i++)
+      if (aloc[i] >= 0)
+        for (int64_t j = n2e_off[slot[aloc[i]]]; j < n2e_off[slot[aloc[i]] + 1]; j++)
+          ans[nans++] = ANS_KEY(asked[i].rank, n2e[j]);
+    for (int64_t i = 0; i < nasked; i++)
+      if (aloc[i] >= 0) slot[aloc[i]] = -1; /* clean for the next layer */
+    MXN_CHECK(mxn__radix_sort(ans, nans, sizeof *ans));
     free(cnt);
     MXN_ALLOC(cnt, size);
     int64_t words = 0, m = 0;
     for (int64_t i = 0; i < nans; i++) {
-      if (m > 0 && ans[i].to == ans[m - 1].to && ans[i].elem == ans[m - 1].elem) continue;
+      if (m > 0 && ans[i] == ans[m - 1]) continue;
       ans[m++] = ans[i];
-      words += MXN__HALO_REC_LEN(enpe[ans[i].elem]);
+      words += MXN__HALO_REC_LEN(enpe[ANS_ELEM(ans[i])]);
     }
     nans = m;
     free(sbuf);
     MXN_ALLOC(sbuf, words);
     words = 0;
     for (int64_t i = 0; i < nans; i++) {
-      int64_t e = ans[i].elem;
+      int64_t e = ANS_ELEM(ans[i]);
       int np = enpe[e];
       int64_t *rec = sbuf + words;
       rec[0] = eid[e];
@@ -406,7 +449,7 @@ int mxn__halo_find(MPI_Comm comm, const mxn_structure_t *s, const mxn_piece_t *p
         rec[6 + 3 * np + c] = h->node_owner[v];
       }
       words += MXN__HALO_REC_LEN(np);
-      cnt[ans[i].to] += (int)MXN__HALO_REC_LEN(np);
+      cnt[ANS_TO(ans[i])] += (int)MXN__HALO_REC_LEN(np);
     }
     free(rbuf);
     rbuf = NULL;
@@ -436,9 +479,9 @@ int mxn__halo_find(MPI_Comm comm, const mxn_structure_t *s, const mxn_piece_t *p
     for (int64_t i = 0; i < ncand; i++) {
       mxn_gid_t g = cand[i].gid;
       if (nnew > 0 && cand[nnew - 1].gid == g) continue;
-      int64_t k = mxn__lower_bound(owned_sorted, ne, g);
-      if (k < ne && owned_sorted[k] == g) continue;
-      k = mxn__lower_bound(known, nknown, g);
+      /* Never one of mine: answers come from other ranks, with elements
+       * they own, and every element has one owner. */
+      int64_t k = mxn__lower_bound(known, nknown, g);
       if (k < nknown && known[k] == g) continue;
       cand[nnew++] = cand[i];
       nodes_new += rbuf[cand[i].at + 1];
@@ -519,7 +562,9 @@ done:
   free(econn);
   free(seen);
   free(front);
-  free(owned_sorted);
+  free(slot);
+  free(aloc);
+  free(mxe);
   free(known);
   free(eblk);
   free(efile);

@@ -778,7 +778,7 @@ static int layer_from_old(mxn_load_t *ld, const mxn_piece_t *old, const mxn_gid_
   }
   if ((status = mxn__piece_subset(s, old, take, xo->gap, 1, &cp, e)) != MXN_OK) goto done;
   if (nrd > 0) {
-    if ((status = mxn__piece_from_records(ld->ds, nrd, rd, xo, &got)) != MXN_OK ||
+    if ((status = mxn__piece_from_records(ld->ds, nrd, rd, NULL, 0, xo, &got)) != MXN_OK ||
         (old->step >= 0 && (status = mxn_piece_read_step(ld->ds, got, old->step)) != MXN_OK)) {
       mxn_error_set(e, status, "%s", mxn_dataset_errmsg(ld->ds));
       goto done;
@@ -921,7 +921,9 @@ int mxn__load_halo(mxn_load_t *ld, const mxn_load_opts_t *opts, mxn_directory_t 
       if (status == MXN_OK && n > 0 && old) {
         status = layer_from_old(ld, old, old_sorted, old_at, n, recs, &xo, &more, reused, e);
       } else if (status == MXN_OK && n > 0 &&
-                 (status = mxn__piece_from_records(ld->ds, n, recs, &xo, &more)) != MXN_OK) {
+                 /* the owned piece's nodes (ascending) are not read again */
+                 (status = mxn__piece_from_records(ld->ds, n, recs, pc->node_ids, owned_nodes, &xo,
+                                                   &more)) != MXN_OK) {
         mxn_error_set(e, status, "%s", mxn_dataset_errmsg(ld->ds));
       }
     } else {
@@ -962,7 +964,7 @@ int mxn__load_halo(mxn_load_t *ld, const mxn_load_opts_t *opts, mxn_directory_t 
   h->node_owner = malloc(((size_t)pc->num_nodes + 1) * sizeof *h->node_owner);
   if (!go || !h->node_owner) status = MXN_ERR_NOMEM;
   for (int64_t i = 0; status == MXN_OK && i < hf.ng; i++) go[i] = (gid_owner_t){hf.gid[i], hf.owner[i]};
-  if (status == MXN_OK) qsort(go, (size_t)hf.ng, sizeof *go, cmp_gid_owner);
+  if (status == MXN_OK) status = mxn__radix_sort(go, hf.ng, sizeof *go);
   for (int b = 0; status == MXN_OK && b < nb; b++) {
     const mxn_piece_block_t *pb = &pc->blocks[b];
     h->elem_depth[b] = malloc((size_t)pb->num_elements + 1);
@@ -998,7 +1000,7 @@ int mxn__load_halo(mxn_load_t *ld, const mxn_load_opts_t *opts, mxn_directory_t 
       const int64_t *r = hf.rec + hf.rec_at[i];
       for (int64_t c = 0; c < r[1]; c++) no[nq++] = (gid_owner_t){r[6 + c], (int)r[6 + 3 * r[1] + c]};
     }
-    if (status == MXN_OK) qsort(no, (size_t)nq, sizeof *no, cmp_gid_owner);
+    if (status == MXN_OK) status = mxn__radix_sort(no, nq, sizeof *no);
     for (int64_t v = owned_nodes; status == MXN_OK && v < pc->num_nodes; v++) {
       gid_owner_t key = {pc->node_ids[v], 0};
       gid_owner_t *f = bsearch(&key, no, (size_t)nq, sizeof *no, cmp_gid_owner);

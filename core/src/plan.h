@@ -97,8 +97,12 @@ int mxn__piece_permute_elems(mxn_piece_t *p, const mxn_structure_t *s, int blk,
  * block, original id, node ids, node members, node positions): read by
  * position, without the members' id maps. No sets entries (every set is
  * present, empty). MXN_ERR_UNSUPPORTED when elements refer to edges or
- * faces. Local. */
+ * faces. Nodes whose ids are in known[0..nknown) (ascending; may be NULL)
+ * are in the piece but not read: no coordinates, maps or plan entries, for
+ * a piece appended next to one that holds them (mxn__piece_append keeps
+ * the nodes it has). Local. */
 int mxn__piece_from_records(mxn_dataset_t *ds, int64_t n, const int64_t *const *recs,
+                            const mxn_gid_t *known, int64_t nknown,
                             const mxn_extract_opts_t *opts, mxn_piece_t **out);
 
 /* Rebuild an NFACED block's derived element -> node lists (conn,
