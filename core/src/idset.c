@@ -15,23 +15,41 @@ typedef struct {
 /* Stable LSD radix sort of n records of size sz by the int64 key at their
  * start (11 bits a pass, only as many passes as the key range needs):
  * the rendezvous sorts hundreds of thousands of records per rank. */
+/* One counting pass of the radix sort: records of sz bytes from src to dst
+ * by the 11-bit digit at `shift` of (key - lo). SZ is a constant where the
+ * caller knows it, so the copies inline. */
+#define RADIX_PASS(SZ)                                                              \
+  do {                                                                              \
+    for (int64_t i = 0; i < n; i++) {                                               \
+      int64_t k;                                                                    \
+      memcpy(&k, src + i * (SZ), sizeof k);                                         \
+      memcpy(dst + cnt[((uint64_t)k - (uint64_t)lo) >> shift & 2047]++ * (SZ),       \
+             src + i * (SZ), (SZ));                                                 \
+    }                                                                               \
+  } while (0)
+
 int mxn__radix_sort(void *recs, int64_t n, size_t sz) {
   if (n < 2) return MXN_OK;
-  char *a = recs, *tmp = malloc((size_t)n * sz);
-  int64_t *cnt = calloc(2048 + 1, sizeof *cnt);
-  if (!tmp || !cnt) {
-    free(tmp);
-    free(cnt);
-    return MXN_ERR_NOMEM;
-  }
-  int64_t lo, hi;
+  char *a = recs;
+  int64_t lo, hi, prev;
+  int sorted = 1;
   memcpy(&lo, a, sizeof lo);
-  hi = lo;
+  hi = prev = lo;
   for (int64_t i = 1; i < n; i++) {
     int64_t k;
     memcpy(&k, a + i * sz, sizeof k);
     if (k < lo) lo = k;
     if (k > hi) hi = k;
+    if (k < prev) sorted = 0;
+    prev = k;
+  }
+  if (sorted) return MXN_OK; /* already in order: the sort is stable */
+  char *tmp = malloc((size_t)n * sz);
+  int64_t *cnt = calloc(2048 + 1, sizeof *cnt);
+  if (!tmp || !cnt) {
+    free(tmp);
+    free(cnt);
+    return MXN_ERR_NOMEM;
   }
   uint64_t range = (uint64_t)hi - (uint64_t)lo;
   char *src = a, *dst = tmp;
@@ -43,10 +61,12 @@ int mxn__radix_sort(void *recs, int64_t n, size_t sz) {
       cnt[(((uint64_t)k - (uint64_t)lo) >> shift & 2047) + 1]++;
     }
     for (int d = 0; d < 2048; d++) cnt[d + 1] += cnt[d];
-    for (int64_t i = 0; i < n; i++) {
-      int64_t k;
-      memcpy(&k, src + i * sz, sizeof k);
-      memcpy(dst + cnt[((uint64_t)k - (uint64_t)lo) >> shift & 2047]++ * sz, src + i * sz, sz);
+    switch (sz) {
+      case 8: RADIX_PASS(8); break;
+      case 16: RADIX_PASS(16); break;
+      case 24: RADIX_PASS(24); break;
+      case 32: RADIX_PASS(32); break;
+      default: RADIX_PASS(sz); break;
     }
     char *t = src;
     src = dst;
@@ -57,6 +77,7 @@ int mxn__radix_sort(void *recs, int64_t n, size_t sz) {
   free(cnt);
   return MXN_OK;
 }
+#undef RADIX_PASS
 
 /* After mxn__radix_sort by the leading key: order each run of equal keys
  * by cmp as well (runs are short: a few holders of one id). */
