@@ -1139,6 +1139,19 @@ done:
   return status;
 }
 
+int mxn_dataset_open_collective(MPI_Comm comm, mxn_dataset_t *ds, const char *path,
+                                mxn_error_t *err) {
+  mxn_error_t e;
+  mxn_error_clear(&e);
+  int status = ds && path && *path ? MXN_OK : mxn_error_set(&e, MXN_ERR_ARG, "no dataset or path given");
+  if ((status = mxn_agree(comm, status, &e)) == MXN_OK) {
+    ex_opts(EX_DEFAULT); /* the core never prints: keep the Exodus library quiet too */
+    status = open_members(comm, ds, path, &e);
+  }
+  if (status != MXN_OK && err) *err = e;
+  return status;
+}
+
 int mxn_load_open(MPI_Comm comm, const char *path, const mxn_load_opts_t *opts, mxn_load_t **out,
                   mxn_error_t *err) {
   mxn_load_opts_t defaults;

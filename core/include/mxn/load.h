@@ -160,6 +160,18 @@ const mxn_load_halo_t *mxn_load_halo(const mxn_load_t *ld);
 int mxn_load_open(MPI_Comm comm, const char *path, const mxn_load_opts_t *opts,
                   mxn_load_t **out, mxn_error_t *err);
 
+/**
+ * mxn_dataset_open() over a communicator: each rank reads the headers of
+ * its share of the members (ceil(M/N) at most) and the summaries are
+ * exchanged, so every rank ends with the same structure having opened only
+ * its share. For a reader's information pass on N ranks (the plugin's
+ * RequestInformation). `ds` comes from mxn_dataset_create().
+ * \return MXN_OK or the first error of any rank, the same on every rank,
+ * its message in `err`. Collective.
+ */
+int mxn_dataset_open_collective(MPI_Comm comm, mxn_dataset_t *ds, const char *path,
+                                mxn_error_t *err);
+
 /** The structure of the dataset (borrowed). Local. */
 const mxn_structure_t *mxn_load_structure(const mxn_load_t *ld);
 

@@ -980,20 +980,37 @@ int vtkMxNReader::RequestInformation(
     return 0;
   }
 
-  // Every rank reads the structure on its own (local, no MPI): this runs
-  // before the piece request is known. RequestData's collective load
-  // agrees on errors across ranks.
+  // The structure. On N MPI ranks (pvserver, pvbatch) every rank runs this
+  // pass, so the ranks share the member headers out (each opens ceil(M/N)
+  // of them) and exchange summaries; one process reads them all.
+  auto* ctrl = vtkMPIController::SafeDownCast(vtkMultiProcessController::GetGlobalController());
+  auto* mpiComm = ctrl ? vtkMPICommunicator::SafeDownCast(ctrl->GetCommunicator()) : nullptr;
+  const bool haveWorld = mpiComm && mpiComm->GetMPIComm() && mpiComm->GetMPIComm()->GetHandle() &&
+    ctrl->GetNumberOfProcesses() > 1;
   DatasetHandle h;
   int status = mxn_dataset_create(&h.ds);
-  if (status == MXN_OK)
+  mxn_error_t err;
+  mxn_error_clear(&err);
+  if (haveWorld)
+  {
+    // every rank takes part, even one whose dataset handle failed: the
+    // collective open agrees on the error
+    status = mxn_dataset_open_collective(
+      *mpiComm->GetMPIComm()->GetHandle(), status == MXN_OK ? h.ds : nullptr, this->FileName, &err);
+  }
+  else if (status == MXN_OK)
   {
     status = mxn_dataset_open(h.ds, this->FileName);
+    if (status != MXN_OK)
+    {
+      mxn_error_set(&err, status, "%s", mxn_dataset_errmsg(h.ds));
+    }
   }
   if (status != MXN_OK)
   {
     vtkErrorMacro("Cannot open Exodus II dataset '"
       << this->FileName << "': " << mxn_strerror(status) << ": "
-      << (h.ds ? mxn_dataset_errmsg(h.ds) : "out of memory"));
+      << (err.msg[0] ? err.msg : "out of memory"));
     return 0;
   }
 
