@@ -808,13 +808,14 @@ static int read_coords(mxn_dataset_t *ds, mxn_piece_t *piece) {
     MXN_CHECK(step_runs(sg));
     for (int d = 0; d < nd; d++)
       if (nc_inq_varid(ncid, cname[d], &varid[d]) != NC_NOERR) varid[d] = -1;
+    /* every coordinate a netCDF variable of its own: read by variable id */
+    const int by_id = varid[0] >= 0 && (nd < 2 || varid[1] >= 0) && (nd < 3 || varid[2] >= 0);
     for (int64_t r = 0; r < sg->nvruns; r++) {
       const run_t *run = &sg->vruns[r];
       int64_t len = run->stride > 1 ? run->n : run->count;
       MXN_CHECK(mxn__plan_buf(plan, len * 3));
       double *x = plan->buf, *y = x + len, *z = y + len, *src[3] = {x, y, z};
       int bad = 0;
-      int by_id = varid[0] >= 0 && (nd < 2 || varid[1] >= 0) && (nd < 3 || varid[2] >= 0);
       if (run->stride <= 1 && by_id) {
         /* as read_var_run: one netCDF read per coordinate, no look-ups */
         size_t start = (size_t)run->start, count = (size_t)run->count;
@@ -825,7 +826,7 @@ static int read_coords(mxn_dataset_t *ds, mxn_piece_t *piece) {
         bad = ex_get_partial_coord(exoid, run->start + 1, run->count, x, nd > 1 ? y : NULL,
                                    nd > 2 ? z : NULL) < 0;
         ds->io.read_calls++;
-      } else if (varid[0] >= 0 && (nd < 2 || varid[1] >= 0) && (nd < 3 || varid[2] >= 0)) {
+      } else if (by_id) {
         size_t start = (size_t)run->start, count = (size_t)run->n;
         ptrdiff_t stride = (ptrdiff_t)run->stride;
         for (int d = 0; d < nd && !bad; d++, ds->io.read_calls++)

@@ -184,26 +184,20 @@ int mxn__check_shared_nodes(MPI_Comm comm, mxn_dataset_t *ds, int fbeg, int fend
   dest = NULL;
   if (status == MXN_OK) status = mxn__radix_sort(got, ngot, sizeof *got);
 
-  /* 2. At home: ids two or more members hold go back to be read. */
-  for (int64_t a = 0, b; status == MXN_OK && a < ngot; a = b) {
-    int files = 1;
-    for (b = a + 1; b < ngot && got[b].id == got[a].id; b++) files += got[b].file != got[b - 1].file;
-    if (files > 1) nask += b - a;
-  }
+  /* 2. At home: ids two or more members hold go back to be read. A group
+   * of equal ids holds distinct members (a member lists an id once, and
+   * one rank publishes it), so two entries are two members. */
   if (status == MXN_OK) {
-    ask = malloc(((size_t)nask + 1) * sizeof *ask);
-    dest = malloc(((size_t)nask + 1) * sizeof *dest);
+    ask = malloc(((size_t)ngot + 1) * sizeof *ask);
+    dest = malloc(((size_t)ngot + 1) * sizeof *dest);
     if (!ask || !dest) status = MXN_ERR_NOMEM;
   }
-  nask = 0;
   for (int64_t a = 0, b; status == MXN_OK && a < ngot; a = b) {
-    int files = 1;
-    for (b = a + 1; b < ngot && got[b].id == got[a].id; b++) files += got[b].file != got[b - 1].file;
-    if (files > 1)
-      for (int64_t k = a; k < b; k++) {
-        ask[nask] = (copy_t){got[k].id, got[k].pos, {0, 0, 0}, got[k].file, 0};
-        dest[nask++] = got[k].rank;
-      }
+    for (b = a + 1; b < ngot && got[b].id == got[a].id; b++) continue;
+    for (int64_t k = a; b - a > 1 && k < b; k++) {
+      ask[nask] = (copy_t){got[k].id, got[k].pos, {0, 0, 0}, got[k].file, 0};
+      dest[nask++] = got[k].rank;
+    }
   }
   free(got);
   got = NULL;
