@@ -146,36 +146,50 @@ done:
   return status;
 }
 
+/* The block of concatenated element index e (bstart: the blocks' first
+ * indices, nb + 1 of them). */
+static int block_of(const int64_t *bstart, int nb, int64_t e) {
+  int lo = 0, hi = nb - 1; /* the last block starting at or before e */
+  while (lo < hi) {
+    int mid = (lo + hi + 1) / 2;
+    if (bstart[mid] <= e) lo = mid;
+    else hi = mid - 1;
+  }
+  return lo;
+}
+
 /* Node -> owned elements (concatenated index) for the nodes with
  * slot[v] >= 0 only (the nodes other ranks asked about: few, on the piece's
- * boundary for layer 1), CSR over slots: one pass over the connectivity
- * collects (slot, element) pairs, a counting sort groups them, in place of
+ * boundary for layer 1), CSR over slots: one pass over the cells listed in
+ * `only` (all cells if NULL) collects (slot, element) pairs, a counting sort groups them, in place of
  * a node -> element map of the whole piece. An element repeating a node is
  * listed once per repeat: the answers are de-duplicated anyway. */
-static int asked_elements(const mxn_structure_t *s, const mxn_piece_t *pc, const int32_t *slot,
-                          int64_t nslot, int64_t **off, int32_t **elems) {
+static int asked_elements(const mxn_structure_t *s, const mxn_piece_t *pc, const int64_t *bstart,
+                          const int32_t *only, int64_t nonly, const int32_t *slot, int64_t nslot,
+                          int64_t **off, int32_t **elems) {
   int status = MXN_OK;
   int64_t *pairs = NULL, np = 0, cap = 1024;
   int64_t *fill = NULL;
   MXN_ALLOC(pairs, cap);
-  for (int b = 0, e0 = 0; b < pc->num_blocks; e0 += (int)pc->blocks[b].num_elements, b++) {
+  for (int64_t i = 0, n = only ? nonly : pc->num_elements; i < n; i++) {
+    int64_t e = only ? only[i] : i;
+    int b = block_of(bstart, pc->num_blocks, e);
     const mxn_piece_block_t *pb = &pc->blocks[b];
     int npe = s->blocks[b].nodes_per_elem;
-    for (int64_t k = 0; k < pb->num_elements; k++) {
-      const int64_t *ec = pb->conn + mxn__conn_at(pb, npe, k);
-      for (int c = 0, n = mxn__conn_n(pb, npe, k); c < n; c++) {
-        if (slot[ec[c]] < 0) continue;
-        if (np == cap) {
-          int64_t *g = realloc(pairs, (size_t)(2 * cap) * sizeof *g);
-          if (!g) {
-            status = MXN_ERR_NOMEM;
-            goto done;
-          }
-          pairs = g;
-          cap *= 2;
+    int64_t k = e - bstart[b];
+    const int64_t *ec = pb->conn + mxn__conn_at(pb, npe, k);
+    for (int c = 0, m = mxn__conn_n(pb, npe, k); c < m; c++) {
+      if (slot[ec[c]] < 0) continue;
+      if (np == cap) {
+        int64_t *g = realloc(pairs, (size_t)(2 * cap) * sizeof *g);
+        if (!g) {
+          status = MXN_ERR_NOMEM;
+          goto done;
         }
-        pairs[np++] = (int64_t)slot[ec[c]] << 32 | (e0 + k);
+        pairs = g;
+        cap *= 2;
       }
+      pairs[np++] = (int64_t)slot[ec[c]] << 32 | e;
     }
   }
   MXN_ALLOC(*off, nslot + 1);
@@ -190,6 +204,108 @@ static int asked_elements(const mxn_structure_t *s, const mxn_piece_t *pc, const
 done:
   free(pairs);
   free(fill);
+  return status;
+}
+
+/* splitmix64's finalizer: a local node index spread over 64 bits. */
+static uint64_t mix64(uint64_t x) {
+  x += 0x9E3779B97F4A7C15ull;
+  x = (x ^ (x >> 30)) * 0xBF58476D1CE4E5B9ull;
+  x = (x ^ (x >> 27)) * 0x94D049BB133111EBull;
+  return x ^ (x >> 31);
+}
+
+/* Corners of a linear cell type's sides (mxn__side_corners) and its node
+ * count; 0 sides if the block is not of linear solids (3D) or linear
+ * planar cells (2D). */
+static int solid_sides(const mxn_structure_t *s, const mxn_block_info_t *bi,
+                       const int (**sides)[4], int *corners) {
+  int ns = bi->poly ? 0 : mxn__side_corners(bi->type, s->num_dim, sides);
+  *corners = 0;
+  if (ns == 0) return 0;
+  int k0 = (*sides)[0][2] < 0 ? 2 : (*sides)[0][3] < 0 ? 3 : 4;
+  if (s->num_dim == 3 ? ns < 4 || k0 < 3 : s->num_dim != 2 || k0 != 2) return 0;
+  for (int q = 0; q < ns; q++)
+    for (int c = 0; c < 4; c++)
+      if ((*sides)[q][c] >= *corners) *corners = (*sides)[q][c] + 1;
+  return bi->nodes_per_elem == *corners ? ns : 0;
+}
+
+/* One pass over the piece's cells: per node the highest element id
+ * around it (mxe), which nodes other ranks' cells may also touch (*bnd,
+ * or NULL: any node), and the cells with such a node (*edge, concatenated
+ * indices; NULL with *bnd).
+ *
+ * In a mesh of solids (3D) or of planar cells (2D) that do not overlap, a
+ * node all of whose sides (faces in 3D, edges in 2D) through it are each
+ * shared by two of the piece's cells is surrounded by the piece: no other
+ * cell can touch it. Sides are matched without a table: the hash of a
+ * side's corner set is XORed into each of its corners, so a side listed by
+ * two cells cancels, and a corner left non-zero lies on an unmatched side
+ * (missing one needs a 64-bit collision; an extra node only costs a
+ * registration). Shells, beams, particles and polyhedra can meet other
+ * cells without sharing a side, and higher-order cells have nodes off
+ * their corners: one such block anywhere in the mesh makes every rank take
+ * all its nodes. The choice depends on the structure only, so it is the
+ * same on every rank. */
+static int scan_piece(const mxn_structure_t *s, const mxn_piece_t *pc, mxn_gid_t *mxe, char **bnd,
+                      int32_t **edge, int64_t *nedge) {
+  int status = MXN_OK, corners, solid = 1;
+  const int(*sides)[4];
+  uint64_t *x = NULL, *hv = NULL;
+  int64_t nn = pc->num_nodes;
+  *bnd = NULL;
+  *edge = NULL;
+  *nedge = 0;
+  for (int b = 0; b < s->num_blocks; b++)
+    if (s->blocks[b].num_elements > 0 && solid_sides(s, &s->blocks[b], &sides, &corners) == 0)
+      solid = 0;
+  for (int64_t v = 0; v < nn; v++) mxe[v] = INT64_MIN;
+  if (solid) {
+    MXN_ALLOC(x, nn);
+    MXN_ALLOC(hv, nn);
+    for (int64_t v = 0; v < nn; v++) hv[v] = mix64((uint64_t)v);
+  }
+  for (int b = 0; b < pc->num_blocks; b++) {
+    const mxn_piece_block_t *pb = &pc->blocks[b];
+    int npe = s->blocks[b].nodes_per_elem;
+    int ns = solid && pb->num_elements ? solid_sides(s, &s->blocks[b], &sides, &corners) : 0;
+    for (int64_t k = 0; k < pb->num_elements; k++) {
+      const int64_t *ec = pb->conn + mxn__conn_at(pb, npe, k);
+      mxn_gid_t g = pb->elem_ids[k];
+      for (int c = 0, n = mxn__conn_n(pb, npe, k); c < n; c++)
+        if (g > mxe[ec[c]]) mxe[ec[c]] = g;
+      for (int q = 0; q < ns; q++) {
+        const int *sq = sides[q];
+        uint64_t sum = hv[ec[sq[0]]] + hv[ec[sq[1]]];
+        if (sq[2] >= 0) sum += hv[ec[sq[2]]];
+        if (sq[3] >= 0) sum += hv[ec[sq[3]]];
+        sum *= 0x9E3779B97F4A7C15ull;
+        sum ^= sum >> 29;
+        x[ec[sq[0]]] ^= sum;
+        x[ec[sq[1]]] ^= sum;
+        if (sq[2] >= 0) x[ec[sq[2]]] ^= sum;
+        if (sq[3] >= 0) x[ec[sq[3]]] ^= sum;
+      }
+    }
+  }
+  if (!solid) goto done;
+  MXN_ALLOC(*bnd, nn);
+  for (int64_t v = 0; v < nn; v++) (*bnd)[v] = x[v] != 0;
+  MXN_ALLOC(*edge, pc->num_elements);
+  for (int b = 0, e0 = 0; b < pc->num_blocks; e0 += (int)pc->blocks[b].num_elements, b++) {
+    const mxn_piece_block_t *pb = &pc->blocks[b];
+    int npe = s->blocks[b].nodes_per_elem;
+    for (int64_t k = 0; k < pb->num_elements; k++) {
+      const int64_t *ec = pb->conn + k * npe;
+      int on = 0;
+      for (int c = 0; c < npe && !on; c++) on = x[ec[c]] != 0;
+      if (on) (*edge)[(*nedge)++] = (int32_t)(e0 + k);
+    }
+  }
+done:
+  free(x);
+  free(hv);
   return status;
 }
 
@@ -209,41 +325,26 @@ int mxn__halo_find(MPI_Comm comm, const mxn_structure_t *s, const mxn_piece_t *p
   int32_t *n2e = NULL; /* element indices: 4 bytes each */
   int32_t *slot = NULL; /* per piece node: its index among the asked nodes, or -1 */
   int64_t *aloc = NULL; /* per asked node: its piece node, or -1 */
-  mxn_gid_t *eid = NULL, *seen = NULL, *front = NULL, *known = NULL, *mxe = NULL;
+  mxn_gid_t *seen = NULL, *front = NULL, *known = NULL, *mxe = NULL;
+  int *front_rank = NULL; /* per frontier node: the rank whose record brought it */
+  nask_t *fr = NULL;
   int64_t nknown = 0;
-  int64_t *efile = NULL, *eoff = NULL, *eorig = NULL, *nfile = NULL, *npos = NULL;
-  int *eblk = NULL;
-  int *enpe = NULL;
-  int64_t **econn = NULL; /* per owned element: its node indices */
+  char *bnd = NULL;
+  int64_t *bstart = NULL; /* per block: its first element's concatenated index */
+  int64_t *efile = NULL, *eoff = NULL, *nfile = NULL, *npos = NULL;
+  int32_t *edge = NULL; /* the cells touching nodes in bnd (scan_piece) */
+  int64_t nedge = 0;
   int64_t ngot = 0, nrep = 0, nseen = 0, nfront = 0, nasked = 0;
 
-  /* Owned elements by concatenated index: id, nodes. */
-  MXN_ALLOC(eid, ne);
-  MXN_ALLOC(enpe, ne);
-  MXN_ALLOC(econn, ne);
-  for (int b = 0, e = 0; b < pc->num_blocks; b++)
-    for (int64_t k = 0; k < pc->blocks[b].num_elements; k++, e++) {
-      eid[e] = pc->blocks[b].elem_ids[k];
-      enpe[e] = mxn__conn_n(&pc->blocks[b], s->blocks[b].nodes_per_elem, k);
-      econn[e] = pc->blocks[b].conn + mxn__conn_at(&pc->blocks[b], s->blocks[b].nodes_per_elem, k);
-    }
   /* Where each owned element and node was read from (the plan): halo
    * answers carry it, so the asking rank reads them without id maps. */
-  MXN_ALLOC(eblk, ne);
+  MXN_ALLOC(bstart, pc->num_blocks + 1);
+  for (int b = 0; b < pc->num_blocks; b++) bstart[b + 1] = bstart[b] + pc->blocks[b].num_elements;
   MXN_ALLOC(efile, ne);
   MXN_ALLOC(eoff, ne);
-  MXN_ALLOC(eorig, ne);
   MXN_ALLOC(nfile, nn);
   MXN_ALLOC(npos, nn);
   {
-    int64_t *bstart = NULL;
-    MXN_ALLOC(bstart, pc->num_blocks + 1);
-    for (int b = 0; b < pc->num_blocks; b++) bstart[b + 1] = bstart[b] + pc->blocks[b].num_elements;
-    for (int b = 0; b < pc->num_blocks; b++)
-      for (int64_t k = 0; k < pc->blocks[b].num_elements; k++) {
-        eblk[bstart[b] + k] = b;
-        eorig[bstart[b] + k] = pc->blocks[b].orig_ids ? pc->blocks[b].orig_ids[k] : pc->blocks[b].elem_ids[k];
-      }
     const mxn__plan_t *plan = pc->plan;
     for (int i = 0; i < plan->nseg[MXN__ELEM]; i++) {
       const segment_t *sg = &plan->seg[MXN__ELEM][i];
@@ -259,7 +360,6 @@ int mxn__halo_find(MPI_Comm comm, const mxn_structure_t *s, const mxn_piece_t *p
         npos[sg->dst[x]] = sg->off[x];
       }
     }
-    free(bstart);
   }
   /* (Answers hold 32-bit element indices: a rank owning 2^31 elements
    * would hold well over 100 GB of connectivity first.) */
@@ -268,29 +368,25 @@ int mxn__halo_find(MPI_Comm comm, const mxn_structure_t *s, const mxn_piece_t *p
     goto done;
   }
 
-  /* 1. Register every node with the highest element id around it (one
-   * pass over the connectivity). */
+  /* 1. Register the nodes other ranks may hold (boundary_nodes), each
+   * with the highest element id around it. A node no other rank registers
+   * is mine alone. */
   MXN_ALLOC(mxe, nn);
-  for (int64_t v = 0; v < nn; v++) mxe[v] = INT64_MIN;
-  for (int b = 0; b < pc->num_blocks; b++) {
-    const mxn_piece_block_t *pb = &pc->blocks[b];
-    int npe = s->blocks[b].nodes_per_elem;
-    for (int64_t k = 0; k < pb->num_elements; k++) {
-      const int64_t *ec = pb->conn + mxn__conn_at(pb, npe, k);
-      mxn_gid_t g = pb->elem_ids[k];
-      for (int c = 0, n = mxn__conn_n(pb, npe, k); c < n; c++)
-        if (g > mxe[ec[c]]) mxe[ec[c]] = g;
+  MXN_CHECK(scan_piece(s, pc, mxe, &bnd, &edge, &nedge));
+  int64_t nreg = 0;
+  for (int64_t v = 0; v < nn; v++) nreg += !bnd || bnd[v];
+  MXN_ALLOC(reg, nreg);
+  MXN_ALLOC(dest, nreg);
+  for (int64_t v = 0, q = 0; v < nn; v++)
+    if (!bnd || bnd[v]) {
+      reg[q] = (nreg_t){pc->node_ids[v], mxe[v], rank, 0};
+      dest[q++] = home_of(pc->node_ids[v], size);
     }
-  }
-  MXN_ALLOC(reg, nn);
-  MXN_ALLOC(dest, nn);
-  for (int64_t v = 0; v < nn; v++) {
-    reg[v] = (nreg_t){pc->node_ids[v], mxe[v], rank, 0};
-    dest[v] = home_of(pc->node_ids[v], size);
-  }
   free(mxe);
   mxe = NULL;
-  MXN_CHECK(mxn__send_to(comm, size, reg, sizeof *reg, nn, dest, (void **)&got, &ngot));
+  free(bnd);
+  bnd = NULL;
+  MXN_CHECK(mxn__send_to(comm, size, reg, sizeof *reg, nreg, dest, (void **)&got, &ngot));
   free(reg); /* early: the load's peak memory is here */
   reg = NULL;
   /* by node, then rank: received in rank order, and the sort is stable */
@@ -379,11 +475,19 @@ int mxn__halo_find(MPI_Comm comm, const mxn_structure_t *s, const mxn_piece_t *p
     free(dest);
     MXN_ALLOC(req, nrep);
     MXN_ALLOC(dest, nrep);
-    for (int64_t i = 0; i < nrep; i++)
-      if (rep[i].other >= 0 && rep[i].other != rank) {
-        req[nreq] = (nask_t){rep[i].node, rank, 0};
-        dest[nreq++] = rep[i].other;
+    for (int64_t i = 0; i < nrep; i++) {
+      int to = rep[i].other;
+      if (rep[i].owner < 0) {
+        /* Not registered: the node is inside the piece of the rank whose
+         * record brought it (boundary_nodes), which alone holds it. */
+        int64_t f = mxn__lower_bound(front, nfront, rep[i].node);
+        to = f < nfront && front[f] == rep[i].node ? front_rank[f] : -1;
       }
+      if (to >= 0 && to != rank) {
+        req[nreq] = (nask_t){rep[i].node, rank, 0};
+        dest[nreq++] = to;
+      }
+    }
     free(asked);
     asked = NULL;
     MXN_CHECK(mxn__send_to(comm, size, req, sizeof *req, nreq, dest, (void **)&asked, &nasked));
@@ -405,7 +509,9 @@ int mxn__halo_find(MPI_Comm comm, const mxn_structure_t *s, const mxn_piece_t *p
     free(n2e);
     n2e_off = NULL;
     n2e = NULL;
-    MXN_CHECK(asked_elements(s, pc, slot, nslot, &n2e_off, &n2e));
+    /* Layer 1 asks about registered nodes only: the edge cells hold them. */
+    MXN_CHECK(asked_elements(s, pc, bstart, layer == 1 ? edge : NULL, nedge, slot, nslot, &n2e_off,
+                             &n2e));
     int64_t nans = 0;
     for (int64_t i = 0; i < nasked; i++)
       if (aloc[i] >= 0) nans += n2e_off[slot[aloc[i]] + 1] - n2e_off[slot[aloc[i]]];
@@ -425,7 +531,9 @@ int mxn__halo_find(MPI_Comm comm, const mxn_structure_t *s, const mxn_piece_t *p
     for (int64_t i = 0; i < nans; i++) {
       if (m > 0 && ans[i] == ans[m - 1]) continue;
       ans[m++] = ans[i];
-      words += MXN__HALO_REC_LEN(enpe[ANS_ELEM(ans[i])]);
+      int b = block_of(bstart, pc->num_blocks, ANS_ELEM(ans[i]));
+      words += MXN__HALO_REC_LEN(mxn__conn_n(&pc->blocks[b], s->blocks[b].nodes_per_elem,
+                                             ANS_ELEM(ans[i]) - bstart[b]));
     }
     nans = m;
     free(sbuf);
@@ -433,16 +541,20 @@ int mxn__halo_find(MPI_Comm comm, const mxn_structure_t *s, const mxn_piece_t *p
     words = 0;
     for (int64_t i = 0; i < nans; i++) {
       int64_t e = ANS_ELEM(ans[i]);
-      int np = enpe[e];
+      int b = block_of(bstart, pc->num_blocks, e);
+      const mxn_piece_block_t *pb = &pc->blocks[b];
+      int64_t k = e - bstart[b];
+      int np = mxn__conn_n(pb, s->blocks[b].nodes_per_elem, k);
+      const int64_t *ec = pb->conn + mxn__conn_at(pb, s->blocks[b].nodes_per_elem, k);
       int64_t *rec = sbuf + words;
-      rec[0] = eid[e];
+      rec[0] = pb->elem_ids[k];
       rec[1] = np;
-      rec[2] = eblk[e];
+      rec[2] = b;
       rec[3] = efile[e];
       rec[4] = eoff[e];
-      rec[5] = eorig[e];
+      rec[5] = pb->orig_ids ? pb->orig_ids[k] : pb->elem_ids[k];
       for (int c = 0; c < np; c++) {
-        int64_t v = econn[e][c];
+        int64_t v = ec[c];
         rec[6 + c] = pc->node_ids[v];
         rec[6 + np + c] = nfile[v];
         rec[6 + 2 * np + c] = npos[v];
@@ -499,9 +611,9 @@ int mxn__halo_find(MPI_Comm comm, const mxn_structure_t *s, const mxn_piece_t *p
     if (ra) h->rec_at = ra;
     int64_t *rw = realloc(h->rec, (size_t)(h->nrec + rec_words + 1) * sizeof *rw);
     if (rw) h->rec = rw;
-    free(front);
-    front = malloc(((size_t)nodes_new + 1) * sizeof *front);
-    if (!a1 || !d1 || !o1 || !k1 || !front || !ra || !rw) {
+    free(fr);
+    fr = malloc(((size_t)nodes_new + 1) * sizeof *fr);
+    if (!a1 || !d1 || !o1 || !k1 || !fr || !ra || !rw) {
       free(cand);
       status = MXN_ERR_NOMEM;
       goto done;
@@ -515,21 +627,31 @@ int mxn__halo_find(MPI_Comm comm, const mxn_structure_t *s, const mxn_piece_t *p
       h->depth[h->ng] = layer;
       h->owner[h->ng++] = cand[i].owner;
       known[nknown + i] = cand[i].gid;
-      for (int64_t c = 0; c < rbuf[cand[i].at + 1]; c++) front[nf++] = rbuf[cand[i].at + 6 + c];
+      for (int64_t c = 0; c < rbuf[cand[i].at + 1]; c++)
+        fr[nf++] = (nask_t){rbuf[cand[i].at + 6 + c], cand[i].owner, 0};
     }
     nknown += nnew;
     MXN_CHECK(mxn__radix_sort(known, nknown, sizeof *known));
     free(cand);
     /* next frontier: unique, unseen */
-    MXN_CHECK(mxn__radix_sort(front, nf, sizeof *front));
+    MXN_CHECK(mxn__radix_sort(fr, nf, sizeof *fr));
+    free(front);
+    free(front_rank);
+    front = malloc(((size_t)nf + 1) * sizeof *front);
+    front_rank = malloc(((size_t)nf + 1) * sizeof *front_rank);
+    if (!front || !front_rank) {
+      status = MXN_ERR_NOMEM;
+      goto done;
+    }
     int64_t u = 0;
     for (int64_t i = 0; i < nf; i++) {
-      if (u > 0 && front[i] == front[u - 1]) continue;
-      int64_t k = mxn__lower_bound(seen, nseen, front[i]);
-      if (k < nseen && seen[k] == front[i]) continue;
-      k = mxn__lower_bound(pc->node_ids, nn, front[i]);
-      if (k < nn && pc->node_ids[k] == front[i]) continue;
-      front[u++] = front[i];
+      if (i > 0 && fr[i].node == fr[i - 1].node) continue;
+      int64_t k = mxn__lower_bound(seen, nseen, fr[i].node);
+      if (k < nseen && seen[k] == fr[i].node) continue;
+      k = mxn__lower_bound(pc->node_ids, nn, fr[i].node);
+      if (k < nn && pc->node_ids[k] == fr[i].node) continue;
+      front_rank[u] = fr[i].rank;
+      front[u++] = fr[i].node;
     }
     nfront = u;
     mxn_gid_t *ns = realloc(seen, (size_t)(nseen + nfront + 1) * sizeof *ns);
@@ -557,19 +679,19 @@ done:
   free(n2e);
   free(sbuf);
   free(rbuf);
-  free(eid);
-  free(enpe);
-  free(econn);
+  free(bstart);
+  free(edge);
   free(seen);
   free(front);
+  free(front_rank);
+  free(fr);
   free(slot);
   free(aloc);
   free(mxe);
+  free(bnd);
   free(known);
-  free(eblk);
   free(efile);
   free(eoff);
-  free(eorig);
   free(nfile);
   free(npos);
   return status;
