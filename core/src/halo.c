@@ -66,12 +66,12 @@ void mxn__halo_free(mxn__halo_found_t *h) {
   memset(h, 0, sizeof *h);
 }
 
-/* Variable-length int64 records, already grouped by destination. */
+/* Variable-length int64 records, already grouped by destination; rcount
+ * (size ints) gets the words received from each rank. */
 static int exchange_i64(MPI_Comm comm, int size, const int64_t *sbuf, const int *scount,
-                        int64_t **rbuf, int64_t *rn) {
+                        int64_t **rbuf, int64_t *rn, int *rcount) {
   int status = MXN_OK;
-  int *rcount = NULL, *sd = NULL, *rd = NULL;
-  MXN_ALLOC(rcount, size);
+  int *sd = NULL, *rd = NULL;
   MXN_ALLOC(sd, size + 1);
   MXN_ALLOC(rd, size + 1);
   if (MPI_Alltoall((void *)scount, 1, MPI_INT, rcount, 1, MPI_INT, comm) != MPI_SUCCESS) {
@@ -90,7 +90,6 @@ static int exchange_i64(MPI_Comm comm, int size, const int64_t *sbuf, const int 
   }
   *rn = rd[size];
 done:
-  free(rcount);
   free(sd);
   free(rd);
   return status;
@@ -231,10 +230,10 @@ static int solid_sides(const mxn_structure_t *s, const mxn_block_info_t *bi,
   return bi->nodes_per_elem == *corners ? ns : 0;
 }
 
-/* One pass over the piece's cells: per node the highest element id
- * around it (mxe), which nodes other ranks' cells may also touch (*bnd,
- * or NULL: any node), and the cells with such a node (*edge, concatenated
- * indices; NULL with *bnd).
+/* Which nodes of the piece other ranks' cells may also touch (*bnd, or
+ * NULL: any node), the cells with such a node (*edge, concatenated
+ * indices; NULL with *bnd), and for those nodes the highest element id
+ * around them (mxe).
  *
  * In a mesh of solids (3D) or of planar cells (2D) that do not overlap, a
  * node all of whose sides (faces in 3D, edges in 2D) through it are each
@@ -260,21 +259,17 @@ static int scan_piece(const mxn_structure_t *s, const mxn_piece_t *pc, mxn_gid_t
   for (int b = 0; b < s->num_blocks; b++)
     if (s->blocks[b].num_elements > 0 && solid_sides(s, &s->blocks[b], &sides, &corners) == 0)
       solid = 0;
-  for (int64_t v = 0; v < nn; v++) mxe[v] = INT64_MIN;
   if (solid) {
     MXN_ALLOC(x, nn);
-    MXN_ALLOC(hv, nn);
+    MXN_ALLOC_RAW(hv, nn);
     for (int64_t v = 0; v < nn; v++) hv[v] = mix64((uint64_t)v);
   }
-  for (int b = 0; b < pc->num_blocks; b++) {
+  for (int b = 0; solid && b < pc->num_blocks; b++) {
     const mxn_piece_block_t *pb = &pc->blocks[b];
     int npe = s->blocks[b].nodes_per_elem;
-    int ns = solid && pb->num_elements ? solid_sides(s, &s->blocks[b], &sides, &corners) : 0;
+    int ns = pb->num_elements ? solid_sides(s, &s->blocks[b], &sides, &corners) : 0;
     for (int64_t k = 0; k < pb->num_elements; k++) {
       const int64_t *ec = pb->conn + mxn__conn_at(pb, npe, k);
-      mxn_gid_t g = pb->elem_ids[k];
-      for (int c = 0, n = mxn__conn_n(pb, npe, k); c < n; c++)
-        if (g > mxe[ec[c]]) mxe[ec[c]] = g;
       for (int q = 0; q < ns; q++) {
         const int *sq = sides[q];
         uint64_t sum = hv[ec[sq[0]]] + hv[ec[sq[1]]];
@@ -289,24 +284,79 @@ static int scan_piece(const mxn_structure_t *s, const mxn_piece_t *pc, mxn_gid_t
       }
     }
   }
-  if (!solid) goto done;
-  MXN_ALLOC(*bnd, nn);
+  for (int64_t v = 0; v < nn; v++) mxe[v] = INT64_MIN;
+  if (!solid) {
+    /* every node registered: the highest element id around each */
+    for (int b = 0; b < pc->num_blocks; b++) {
+      const mxn_piece_block_t *pb = &pc->blocks[b];
+      int npe = s->blocks[b].nodes_per_elem;
+      for (int64_t k = 0; k < pb->num_elements; k++) {
+        const int64_t *ec = pb->conn + mxn__conn_at(pb, npe, k);
+        for (int c = 0, n = mxn__conn_n(pb, npe, k); c < n; c++)
+          if (pb->elem_ids[k] > mxe[ec[c]]) mxe[ec[c]] = pb->elem_ids[k];
+      }
+    }
+    goto done;
+  }
+  MXN_ALLOC_RAW(*bnd, nn);
   for (int64_t v = 0; v < nn; v++) (*bnd)[v] = x[v] != 0;
-  MXN_ALLOC(*edge, pc->num_elements);
+  MXN_ALLOC_RAW(*edge, pc->num_elements);
   for (int b = 0, e0 = 0; b < pc->num_blocks; e0 += (int)pc->blocks[b].num_elements, b++) {
     const mxn_piece_block_t *pb = &pc->blocks[b];
     int npe = s->blocks[b].nodes_per_elem;
     for (int64_t k = 0; k < pb->num_elements; k++) {
       const int64_t *ec = pb->conn + k * npe;
       int on = 0;
-      for (int c = 0; c < npe && !on; c++) on = x[ec[c]] != 0;
-      if (on) (*edge)[(*nedge)++] = (int32_t)(e0 + k);
+      for (int c = 0; c < npe && !on; c++) on = (*bnd)[ec[c]];
+      if (!on) continue;
+      (*edge)[(*nedge)++] = (int32_t)(e0 + k);
+      /* the registered nodes (bnd) are all nodes of edge cells: their
+       * highest element ids come from those cells alone */
+      for (int c = 0; c < npe; c++)
+        if (pb->elem_ids[k] > mxe[ec[c]]) mxe[ec[c]] = pb->elem_ids[k];
     }
   }
+
 done:
   free(x);
   free(hv);
   return status;
+}
+
+/* Where the n answered elements (ans) and their nodes were read from (the
+ * plan): efile/eoff per element, nfile/npos per node. Halo answers carry
+ * it, so the asking rank reads them without id maps. The entries are
+ * marked, then one pass over the plan's segments fills the marked ones. */
+static void where_read(const mxn_structure_t *s, const mxn_piece_t *pc, const int64_t *bstart,
+                       const ans_t *ans, int64_t n, char *emark, char *nmark, int64_t *efile,
+                       int64_t *eoff, int64_t *nfile, int64_t *npos) {
+  for (int64_t i = 0; i < n; i++) {
+    int64_t e = ANS_ELEM(ans[i]);
+    int b = block_of(bstart, pc->num_blocks, e);
+    const mxn_piece_block_t *pb = &pc->blocks[b];
+    int npe = s->blocks[b].nodes_per_elem;
+    const int64_t *ec = pb->conn + mxn__conn_at(pb, npe, e - bstart[b]);
+    emark[e] = 1;
+    for (int c = 0, m = mxn__conn_n(pb, npe, e - bstart[b]); c < m; c++) nmark[ec[c]] = 1;
+  }
+  const mxn__plan_t *plan = pc->plan;
+  for (int i = 0; i < plan->nseg[MXN__ELEM]; i++) {
+    const segment_t *sg = &plan->seg[MXN__ELEM][i];
+    const char *mk = emark + bstart[sg->block];
+    for (int64_t x = 0; x < sg->n; x++)
+      if (mk[sg->dst[x]]) {
+        efile[bstart[sg->block] + sg->dst[x]] = sg->file;
+        eoff[bstart[sg->block] + sg->dst[x]] = sg->off[x];
+      }
+  }
+  for (int i = 0; i < plan->nnode_seg; i++) {
+    const segment_t *sg = &plan->node_seg[i];
+    for (int64_t x = 0; x < sg->n; x++)
+      if (nmark[sg->dst[x]]) {
+        nfile[sg->dst[x]] = sg->file;
+        npos[sg->dst[x]] = sg->off[x];
+      }
+  }
 }
 
 int mxn__halo_find(MPI_Comm comm, const mxn_structure_t *s, const mxn_piece_t *pc, int L,
@@ -320,7 +370,7 @@ int mxn__halo_find(MPI_Comm comm, const mxn_structure_t *s, const mxn_piece_t *p
   nrep_t *rep = NULL;
   nask_t *req = NULL, *asked = NULL;
   ans_t *ans = NULL;
-  int *dest = NULL, *cnt = NULL;
+  int *dest = NULL, *cnt = NULL, *rcnt = NULL;
   int64_t *n2e_off = NULL, *sbuf = NULL, *rbuf = NULL;
   int32_t *n2e = NULL; /* element indices: 4 bytes each */
   int32_t *slot = NULL; /* per piece node: its index among the asked nodes, or -1 */
@@ -332,35 +382,21 @@ int mxn__halo_find(MPI_Comm comm, const mxn_structure_t *s, const mxn_piece_t *p
   char *bnd = NULL;
   int64_t *bstart = NULL; /* per block: its first element's concatenated index */
   int64_t *efile = NULL, *eoff = NULL, *nfile = NULL, *npos = NULL;
+  char *emark = NULL, *nmark = NULL; /* elements and nodes where_read has looked up */
   int32_t *edge = NULL; /* the cells touching nodes in bnd (scan_piece) */
   int64_t nedge = 0;
   int64_t ngot = 0, nrep = 0, nseen = 0, nfront = 0, nasked = 0;
 
-  /* Where each owned element and node was read from (the plan): halo
-   * answers carry it, so the asking rank reads them without id maps. */
   MXN_ALLOC(bstart, pc->num_blocks + 1);
   for (int b = 0; b < pc->num_blocks; b++) bstart[b + 1] = bstart[b] + pc->blocks[b].num_elements;
-  MXN_ALLOC(efile, ne);
-  MXN_ALLOC(eoff, ne);
-  MXN_ALLOC(nfile, nn);
-  MXN_ALLOC(npos, nn);
-  {
-    const mxn__plan_t *plan = pc->plan;
-    for (int i = 0; i < plan->nseg[MXN__ELEM]; i++) {
-      const segment_t *sg = &plan->seg[MXN__ELEM][i];
-      for (int64_t x = 0; x < sg->n; x++) {
-        efile[bstart[sg->block] + sg->dst[x]] = sg->file;
-        eoff[bstart[sg->block] + sg->dst[x]] = sg->off[x];
-      }
-    }
-    for (int i = 0; i < plan->nnode_seg; i++) {
-      const segment_t *sg = &plan->node_seg[i];
-      for (int64_t x = 0; x < sg->n; x++) {
-        nfile[sg->dst[x]] = sg->file;
-        npos[sg->dst[x]] = sg->off[x];
-      }
-    }
-  }
+  /* Where the answered elements and their nodes were read from, filled
+   * per layer by where_read (calloc'd: pages never written cost nothing). */
+  MXN_ALLOC_RAW(efile, ne);
+  MXN_ALLOC_RAW(eoff, ne);
+  MXN_ALLOC_RAW(nfile, nn);
+  MXN_ALLOC_RAW(npos, nn);
+  MXN_ALLOC(emark, ne);
+  MXN_ALLOC(nmark, nn);
   /* (Answers hold 32-bit element indices: a rank owning 2^31 elements
    * would hold well over 100 GB of connectivity first.) */
   if (ne > INT32_MAX) {
@@ -371,12 +407,12 @@ int mxn__halo_find(MPI_Comm comm, const mxn_structure_t *s, const mxn_piece_t *p
   /* 1. Register the nodes other ranks may hold (boundary_nodes), each
    * with the highest element id around it. A node no other rank registers
    * is mine alone. */
-  MXN_ALLOC(mxe, nn);
+  MXN_ALLOC_RAW(mxe, nn);
   MXN_CHECK(scan_piece(s, pc, mxe, &bnd, &edge, &nedge));
   int64_t nreg = 0;
   for (int64_t v = 0; v < nn; v++) nreg += !bnd || bnd[v];
-  MXN_ALLOC(reg, nreg);
-  MXN_ALLOC(dest, nreg);
+  MXN_ALLOC_RAW(reg, nreg);
+  MXN_ALLOC_RAW(dest, nreg);
   for (int64_t v = 0, q = 0; v < nn; v++)
     if (!bnd || bnd[v]) {
       reg[q] = (nreg_t){pc->node_ids[v], mxe[v], rank, 0};
@@ -469,17 +505,30 @@ int mxn__halo_find(MPI_Comm comm, const mxn_structure_t *s, const mxn_piece_t *p
       rep = NULL;
       MXN_CHECK(ask_rendezvous(comm, size, rank, h, nfront, front, &rep, &nrep));
     }
-    /* 2b. Ask each holder for its elements around those nodes. */
+    /* 2b. Ask each holder for its elements around those nodes. For layer
+     * 1 the registration replies have done it: a holder told that another
+     * rank holds a node owes it its cells around the node, as the other
+     * owes it theirs. */
+    free(asked);
+    asked = NULL;
+    if (layer == 1) {
+      MXN_ALLOC(asked, nrep);
+      nasked = 0;
+      for (int64_t i = 0; i < nrep; i++)
+        if (rep[i].other >= 0 && rep[i].other != rank) asked[nasked++] = (nask_t){rep[i].node, rep[i].other, 0};
+    }
     int64_t nreq = 0;
     free(req);
     free(dest);
-    MXN_ALLOC(req, nrep);
-    MXN_ALLOC(dest, nrep);
-    for (int64_t i = 0; i < nrep; i++) {
+    req = NULL;
+    dest = NULL;
+    if (layer > 1) MXN_ALLOC(req, nrep);
+    if (layer > 1) MXN_ALLOC(dest, nrep);
+    for (int64_t i = 0; layer > 1 && i < nrep; i++) {
       int to = rep[i].other;
       if (rep[i].owner < 0) {
         /* Not registered: the node is inside the piece of the rank whose
-         * record brought it (boundary_nodes), which alone holds it. */
+         * record brought it (scan_piece), which alone holds it. */
         int64_t f = mxn__lower_bound(front, nfront, rep[i].node);
         to = f < nfront && front[f] == rep[i].node ? front_rank[f] : -1;
       }
@@ -488,9 +537,8 @@ int mxn__halo_find(MPI_Comm comm, const mxn_structure_t *s, const mxn_piece_t *p
         dest[nreq++] = to;
       }
     }
-    free(asked);
-    asked = NULL;
-    MXN_CHECK(mxn__send_to(comm, size, req, sizeof *req, nreq, dest, (void **)&asked, &nasked));
+    if (layer > 1)
+      MXN_CHECK(mxn__send_to(comm, size, req, sizeof *req, nreq, dest, (void **)&asked, &nasked));
     /* 2c. Holders answer: each element once per requester, with its nodes
      * by global id. The elements around the asked nodes only. */
     if (!slot) {
@@ -536,6 +584,7 @@ int mxn__halo_find(MPI_Comm comm, const mxn_structure_t *s, const mxn_piece_t *p
                                              ANS_ELEM(ans[i]) - bstart[b]));
     }
     nans = m;
+    where_read(s, pc, bstart, ans, nans, emark, nmark, efile, eoff, nfile, npos);
     free(sbuf);
     MXN_ALLOC(sbuf, words);
     words = 0;
@@ -566,18 +615,16 @@ int mxn__halo_find(MPI_Comm comm, const mxn_structure_t *s, const mxn_piece_t *p
     free(rbuf);
     rbuf = NULL;
     int64_t rn = 0;
-    MXN_CHECK(exchange_i64(comm, size, sbuf, cnt, &rbuf, &rn));
+    free(rcnt);
+    MXN_ALLOC(rcnt, size);
+    MXN_CHECK(exchange_i64(comm, size, sbuf, cnt, &rbuf, &rn, rcnt));
     /* 2d. New elements become this layer; their unseen nodes the next
      * frontier. The sender of each record is its owner. */
-    int *rcnt = NULL;
-    MXN_ALLOC(rcnt, size);
-    MPI_Alltoall(cnt, 1, MPI_INT, rcnt, 1, MPI_INT, comm);
     int64_t nf = 0, ncand = 0;
     for (int r = 0, at = 0; r < size; r++)
       for (int64_t end = at + rcnt[r]; at < end; at += (int)MXN__HALO_REC_LEN(rbuf[at + 1])) ncand++;
     cand_t *cand = malloc(((size_t)ncand + 1) * sizeof *cand);
     if (!cand) {
-      free(rcnt);
       status = MXN_ERR_NOMEM;
       goto done;
     }
@@ -585,7 +632,6 @@ int mxn__halo_find(MPI_Comm comm, const mxn_structure_t *s, const mxn_piece_t *p
     for (int r = 0, at = 0; r < size; r++)
       for (int64_t end = at + rcnt[r]; at < end; at += (int)MXN__HALO_REC_LEN(rbuf[at + 1]))
         cand[ncand++] = (cand_t){rbuf[at], at, r, 0};
-    free(rcnt);
     MXN_CHECK(mxn__radix_sort(cand, ncand, sizeof *cand));
     int64_t nnew = 0, nodes_new = 0, rec_words = 0;
     for (int64_t i = 0; i < ncand; i++) {
@@ -675,6 +721,7 @@ done:
   free(ans);
   free(dest);
   free(cnt);
+  free(rcnt);
   free(n2e_off);
   free(n2e);
   free(sbuf);
@@ -692,6 +739,8 @@ done:
   free(known);
   free(efile);
   free(eoff);
+  free(emark);
+  free(nmark);
   free(nfile);
   free(npos);
   return status;

@@ -28,6 +28,17 @@
     }                                                                       \
   } while (0)
 
+/* As MXN_ALLOC, not zeroed: for arrays written before they are read (a
+ * calloc from the heap clears every byte first). */
+#define MXN_ALLOC_RAW(ptr, n)                                               \
+  do {                                                                      \
+    (ptr) = malloc(((size_t)(n) > 0 ? (size_t)(n) : 1) * sizeof *(ptr));    \
+    if (!(ptr)) {                                                           \
+      status = MXN_ERR_NOMEM;                                               \
+      goto done;                                                            \
+    }                                                                       \
+  } while (0)
+
 /* Most member files kept open at once; the actual cap also stays under
  * half of `ulimit -n`, so sets of thousands of members open fine. */
 #define MXN__MAX_OPEN_FILES 512

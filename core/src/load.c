@@ -837,9 +837,9 @@ int mxn__load_halo(mxn_load_t *ld, const mxn_load_opts_t *opts, mxn_directory_t 
     if ((status = mxn_agree(ld->comm, status, e)) != MXN_OK) goto done;
   }
 
+  /* Local work until the next collective step: one agreement covers it. */
   status = mxn__halo_find(ld->comm, s, pc, L, &hf, e);
-  if ((status = mxn_agree(ld->comm, status, e)) != MXN_OK) goto done;
-  h = calloc(1, sizeof *h);
+  h = status == MXN_OK ? calloc(1, sizeof *h) : NULL;
   if (h) {
     h->levels = L;
     h->block_off = calloc((size_t)nb + 1, sizeof *h->block_off);
@@ -847,8 +847,8 @@ int mxn__load_halo(mxn_load_t *ld, const mxn_load_opts_t *opts, mxn_directory_t 
     h->elem_owner = calloc((size_t)nb + 1, sizeof *h->elem_owner);
     h->owned_inner = calloc((size_t)nb + 1, sizeof *h->owned_inner);
   }
-  if (!h || !h->block_off || !h->elem_depth || !h->elem_owner || !h->owned_inner)
-    status = MXN_ERR_NOMEM;
+  if (status == MXN_OK && (!h || !h->block_off || !h->elem_depth || !h->elem_owner || !h->owned_inner))
+    status = mxn_error_set(e, MXN_ERR_NOMEM, "out of memory on rank %d", R);
   for (int b = 0; status == MXN_OK && b < nb; b++) {
     h->block_off[b] = calloc((size_t)L + 2, sizeof **h->block_off);
     if (!h->block_off[b]) status = MXN_ERR_NOMEM;
@@ -882,15 +882,16 @@ int mxn__load_halo(mxn_load_t *ld, const mxn_load_opts_t *opts, mxn_directory_t 
     }
     status = mxn__piece_permute_elems(pc, s, b, perm);
   }
-  if (status != MXN_OK) mxn_error_set(e, status, "ordering the owned cells failed on rank %d", R);
-  if ((status = mxn_agree(ld->comm, status, e)) != MXN_OK) goto done;
-  for (int b = 0; b < nb; b++) h->block_off[b][1] = pc->blocks[b].num_elements;
+  if (status != MXN_OK && !e->msg[0])
+    mxn_error_set(e, status, "ordering the owned cells failed on rank %d", R);
+  for (int b = 0; status == MXN_OK && b < nb; b++) h->block_off[b][1] = pc->blocks[b].num_elements;
 
   /* Each layer read through its own cover, appended after the last. */
   mxn_io_counters_t c0 = mxn_dataset_counters(ld->ds);
   mask = calloc((size_t)M + 1, 1);
   used = calloc((size_t)M + 1, 1);
-  if (!mask || !used) status = mxn_error_set(e, MXN_ERR_NOMEM, "out of memory on rank %d", R);
+  if (status == MXN_OK && (!mask || !used))
+    status = mxn_error_set(e, MXN_ERR_NOMEM, "out of memory on rank %d", R);
   if ((status = mxn_agree(ld->comm, status, e)) != MXN_OK) goto done;
   /* Elements referring to edges or faces are read through the id maps;
    * all others by the positions their owners read them from. */
@@ -987,8 +988,7 @@ int mxn__load_halo(mxn_load_t *ld, const mxn_load_opts_t *opts, mxn_directory_t 
   }
   for (int64_t v = 0; status == MXN_OK && v < owned_nodes; v++) h->node_owner[v] = hf.node_owner[v];
   if (status != MXN_OK) mxn_error_set(e, status, "out of memory on rank %d", R);
-  if ((status = mxn_agree(ld->comm, status, e)) != MXN_OK) goto done;
-  {
+  if (status == MXN_OK) {
     /* Nodes the halo added: their owners came with the records (each
      * element's owner knows the owners of its nodes). */
     int64_t nq = 0;

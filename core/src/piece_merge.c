@@ -68,13 +68,17 @@ static int kind_map_build(const mxn_piece_t *a, const mxn_piece_t *b, int k, con
   {
     /* a's ids of the kind, all blocks, sorted with their positions (the
      * concatenation usually is sorted already: then it is searched as is) */
-    mxn_gid_t *cat = NULL;
+    mxn_gid_t *own = NULL; /* the concatenation, when there is more than one block */
+    const mxn_gid_t *cat = nb == 1 ? kind_ids(a, k, 0) : NULL;
     mxn_idset_t A = MXN_IDSET_INIT;
     int64_t *apos = NULL, *inv = NULL;
     int64_t na = m->a_off[nb];
-    MXN_ALLOC(cat, na);
-    for (int q = 0; q < nb; q++)
-      if (m->a_cnt[q]) memcpy(cat + m->a_off[q], kind_ids(a, k, q), (size_t)m->a_cnt[q] * sizeof *cat);
+    if (!cat || na == 0) {
+      MXN_ALLOC(own, na);
+      for (int q = 0; q < nb; q++)
+        if (m->a_cnt[q]) memcpy(own + m->a_off[q], kind_ids(a, k, q), (size_t)m->a_cnt[q] * sizeof *own);
+      cat = own;
+    }
     int sorted = 1;
     for (int64_t i = 1; i < na && sorted; i++) sorted = cat[i - 1] < cat[i];
     if (!sorted) {
@@ -109,7 +113,7 @@ static int kind_map_build(const mxn_piece_t *a, const mxn_piece_t *b, int k, con
         m->b_to[c] = f >= 0 ? -2 - f : 0; /* resolved below */
       }
     }
-    free(cat);
+    free(own);
     free(apos);
     free(inv);
     mxn_idset_free(&A);
