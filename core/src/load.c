@@ -57,10 +57,29 @@ void mxn_load_close(mxn_load_t **pld) {
 }
 
 /* An element on its way to its owner: id and weight. */
+/* An element id on its way to its owner, with its weight and (ids stored
+ * once in the set) the member holding it. */
 typedef struct {
   mxn_gid_t id;
   double w;
+  int32_t file, pad;
 } moving_t;
+
+/* The member each element of pc was read from, in concatenated order
+ * (pc's plan), into file[pc->num_elements]. */
+static int files_in_piece_order(const mxn_piece_t *pc, int32_t *file) {
+  int status = MXN_OK;
+  int64_t *bstart = NULL;
+  MXN_ALLOC(bstart, pc->num_blocks + 1);
+  for (int b = 0; b < pc->num_blocks; b++) bstart[b + 1] = bstart[b] + pc->blocks[b].num_elements;
+  for (int i = 0; i < pc->plan->nseg[MXN__ELEM]; i++) {
+    const segment_t *sg = &pc->plan->seg[MXN__ELEM][i];
+    for (int64_t x = 0; x < sg->n; x++) file[bstart[sg->block] + sg->dst[x]] = sg->file;
+  }
+done:
+  free(bstart);
+  return status;
+}
 
 typedef struct {
   uint64_t key;
@@ -1245,15 +1264,27 @@ int mxn_load_open(MPI_Comm comm, const char *path, const mxn_load_opts_t *opts, 
   }
   if ((status = mxn_directory_create(ld->comm, npub, pub_ids, pub_file, pub_pos, &dir, &e)) != MXN_OK)
     goto done;
-  if (s->num_elements_global >= 0) {
-    /* The count the set declares (Nemesis) against the distinct ids its
-     * members hold: fewer means one id was given to two elements. The
-     * same answer on every rank. */
-    int64_t distinct = 0;
+  /* Ids stored once over the set (members that do not overlap, the usual
+   * case): each element's initial owner is the member that published it
+   * and the partition carries each id's member along, so neither the
+   * owners' nor the part's directory query is needed. */
+  int unique = 0;
+  {
+    int64_t distinct = 0, total = 0;
     mxn_gid_t dup = -1;
     int32_t fa = -1, fb = -1;
     if ((status = mxn_directory_distinct(dir, &distinct, &dup, &fa, &fb, &e)) != MXN_OK) goto done;
-    if (distinct != s->num_elements_global && dup >= 0)
+    if (MPI_Allreduce(&npub, &total, 1, MPI_INT64_T, MPI_SUM, ld->comm) != MPI_SUCCESS) {
+      status = mxn_error_set(&e, MXN_ERR_MPI, "MPI_Allreduce failed counting the published ids");
+      goto done;
+    }
+    unique = distinct == total;
+    /* The count the set declares (Nemesis) against the distinct ids its
+     * members hold: fewer means one id was given to two elements. The
+     * same answer on every rank. */
+    if (s->num_elements_global < 0) {
+      /* no declared count */
+    } else if (distinct != s->num_elements_global && dup >= 0)
       status = mxn_error_set(&e, MXN_ERR_FORMAT,
                              "%s: element %lld is also stored in %s: the members hold %lld "
                              "distinct element ids where their Nemesis global counts say %lld "
@@ -1281,12 +1312,15 @@ int mxn_load_open(MPI_Comm comm, const char *path, const mxn_load_opts_t *opts, 
 
   /* 3. Initial owners: an element held by several files belongs, for now,
    * to the owner of the lowest of them. */
-  status = mxn_directory_query(dir, npub, pub_ids, &qoff, &qfile, &qpos, &e);
-  if (status != MXN_OK) goto done;
+  if (!unique) {
+    status = mxn_directory_query(dir, npub, pub_ids, &qoff, &qfile, &qpos, &e);
+    if (status != MXN_OK) goto done;
+  }
   MXN_ALLOC(ids0, npub);
   MXN_ALLOC(file0, npub);
   for (int64_t k = 0; k < npub; k++)
-    if (qoff[k + 1] > qoff[k] && qfile[qoff[k]] == pub_file[k] && qpos[qoff[k]] == pub_pos[k] &&
+    if ((unique || (qoff[k + 1] > qoff[k] && qfile[qoff[k]] == pub_file[k] &&
+                    qpos[qoff[k]] == pub_pos[k])) &&
         block_selected(ds, opts->block_selection, pub_file[k], pub_pos[k])) {
       file0[n0] = pub_file[k];
       ids0[n0++] = pub_ids[k];
@@ -1367,6 +1401,7 @@ int mxn_load_open(MPI_Comm comm, const char *path, const mxn_load_opts_t *opts, 
       } else if (status == MXN_OK) {
         free(ids0);
         ids0 = gid_order; /* piece order from here on */
+        if (unique) status = files_in_piece_order(pc0, file0); /* and their members */
       } else {
         free(gid_order);
       }
@@ -1467,7 +1502,7 @@ int mxn_load_open(MPI_Comm comm, const char *path, const mxn_load_opts_t *opts, 
   }
   if ((status = mxn_agree(ld->comm, status, &e)) != MXN_OK) goto done;
   MXN_ALLOC(mv, n0);
-  for (int64_t k = 0; k < n0; k++) mv[k] = (moving_t){ids0[k], w0[k]};
+  for (int64_t k = 0; k < n0; k++) mv[k] = (moving_t){ids0[k], w0[k], file0[k], 0};
   status = mxn__send_to(ld->comm, N, mv, sizeof *mv, n0, part, (void **)&mine, &nmine);
   if (status != MXN_OK) mxn_error_set(&e, status, "moving element ids to their owners failed");
   if ((status = mxn_agree(ld->comm, status, &e)) != MXN_OK) goto done;
@@ -1490,7 +1525,21 @@ int mxn_load_open(MPI_Comm comm, const char *path, const mxn_load_opts_t *opts, 
   if (status != MXN_OK) mxn_error_set(&e, status, "rank %d: out of memory sorting its part", R);
   /* agreed before the collective query, so no rank skips it alone */
   if ((status = mxn_agree(ld->comm, status, &e)) != MXN_OK) goto done;
-  status = mxn_directory_query(dir, P.n, P.ids, &qoff, &qfile, &qpos, &e);
+  if (unique) {
+    /* each id once, with the member it came with (mine: sorted like P) */
+    qoff = malloc(((size_t)P.n + 1) * sizeof *qoff);
+    qfile = malloc(((size_t)P.n + 1) * sizeof *qfile);
+    status = qoff && qfile ? MXN_OK : mxn_error_set(&e, MXN_ERR_NOMEM, "rank %d: out of memory", R);
+    if (status == MXN_OK && P.n != nmine)
+      status = mxn_error_set(&e, MXN_ERR_INCONSISTENT, "rank %d: an element id reached it twice", R);
+    for (int64_t k = 0; status == MXN_OK && k < P.n; k++) {
+      qoff[k] = k;
+      qfile[k] = mine[k].file;
+    }
+    if (status == MXN_OK) qoff[P.n] = P.n;
+  } else {
+    status = mxn_directory_query(dir, P.n, P.ids, &qoff, &qfile, &qpos, &e);
+  }
   if ((status = mxn_agree(ld->comm, status, &e)) != MXN_OK) goto done;
   MXN_ALLOC(mask, M);
   {
