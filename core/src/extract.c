@@ -400,7 +400,7 @@ static int read_blocks(mxn_dataset_t *ds, mxn_piece_t *piece, int k, const mxn_i
     int64_t n = blk_fill[b];
     pb->num_elements = n;
     blk_local0[b + 1] = blk_local0[b] + n;
-    MXN_ALLOC(pb->elem_ids, n);
+    MXN_ALLOC(pb->elem_ids, MXN__CAP(piece, n));
     if (bi->poly) {
       /* Offsets from the members' per-entry counts (NFACED: into the
        * faces; its nodes are derived once the faces are known). */
@@ -408,11 +408,11 @@ static int read_blocks(mxn_dataset_t *ds, mxn_piece_t *piece, int k, const mxn_i
       if (bi->poly == MXN_POLY_NFACED) MXN_ALLOC(pb->face_off, n + 1);
       continue;
     }
-    MXN_ALLOC(pb->conn, n * bi->nodes_per_elem);
-    if (bi->edges_per_elem > 0) MXN_ALLOC(pb->edge_conn, n * bi->edges_per_elem);
-    if (bi->faces_per_elem > 0) MXN_ALLOC(pb->face_conn, n * bi->faces_per_elem);
-    if (bi->num_attr > 0 && !opts->no_attributes) MXN_ALLOC(pb->attr, n * bi->num_attr);
-    if (k == MXN__ELEM && s->has_original_elem_ids) MXN_ALLOC(pb->orig_ids, n);
+    MXN_ALLOC(pb->conn, MXN__CAP(piece, n) * bi->nodes_per_elem);
+    if (bi->edges_per_elem > 0) MXN_ALLOC(pb->edge_conn, MXN__CAP(piece, n) * bi->edges_per_elem);
+    if (bi->faces_per_elem > 0) MXN_ALLOC(pb->face_conn, MXN__CAP(piece, n) * bi->faces_per_elem);
+    if (bi->num_attr > 0 && !opts->no_attributes) MXN_ALLOC(pb->attr, MXN__CAP(piece, n) * bi->num_attr);
+    if (k == MXN__ELEM && s->has_original_elem_ids) MXN_ALLOC(pb->orig_ids, MXN__CAP(piece, n));
   }
   for (int64_t p = 0; p < P->n; p++) {
     pblocks[blk_of[p]].elem_ids[idx_in_blk[p]] = P->ids[p];
@@ -592,11 +592,11 @@ static int read_maps(mxn_dataset_t *ds, mxn_piece_t *piece) {
     mxn_piece_block_t *pblocks = e == MXN__NODE ? NULL : mxn__pblocks(piece, e, &nb);
     if (e == MXN__NODE) {
       MXN_ALLOC(piece->node_maps, nmaps);
-      for (int m = 0; m < nmaps; m++) MXN_ALLOC(piece->node_maps[m], piece->num_nodes);
+      for (int m = 0; m < nmaps; m++) MXN_ALLOC(piece->node_maps[m], MXN__CAP(piece, piece->num_nodes));
     } else {
       for (int b = 0; b < nb; b++) {
         MXN_ALLOC(pblocks[b].maps, nmaps);
-        for (int m = 0; m < nmaps; m++) MXN_ALLOC(pblocks[b].maps[m], pblocks[b].num_elements);
+        for (int m = 0; m < nmaps; m++) MXN_ALLOC(pblocks[b].maps[m], MXN__CAP(piece, pblocks[b].num_elements));
       }
     }
     for (int i = 0; i < nseg; i++) {
@@ -733,7 +733,8 @@ static int alloc_fields(mxn_dataset_t *ds, mxn_piece_t *piece, const mxn_extract
   MXN_ALLOC(piece->node_vars, s->num_node_vars);
   /* Unselected variables get no storage and are never read. */
   for (int v = 0; v < s->num_node_vars; v++)
-    if (!opts->node_var_mask || opts->node_var_mask[v]) MXN_ALLOC(piece->node_vars[v], piece->num_nodes);
+    if (!opts->node_var_mask || opts->node_var_mask[v])
+      MXN_ALLOC(piece->node_vars[v], MXN__CAP(piece, piece->num_nodes));
   MXN_ALLOC(piece->global_vars, s->num_global_vars);
   for (int k = 0; k < MXN__NBK; k++) {
     int nb;
@@ -745,7 +746,7 @@ static int alloc_fields(mxn_dataset_t *ds, mxn_piece_t *piece, const mxn_extract
       for (int v = 0; v < vl.num; v++)
         if (vl.truth[(int64_t)b * vl.num + v] &&
             (k != MXN__ELEM || !opts->elem_var_mask || opts->elem_var_mask[v]))
-          MXN_ALLOC(pb->elem_vars[v], pb->num_elements);
+          MXN_ALLOC(pb->elem_vars[v], MXN__CAP(piece, pb->num_elements));
     }
   }
 
@@ -799,7 +800,7 @@ static int read_coords(mxn_dataset_t *ds, mxn_piece_t *piece) {
   mxn__plan_t *plan = piece->plan;
   int status = MXN_OK, nd = s->num_dim;
   static const char *const cname[3] = {"coordx", "coordy", "coordz"};
-  for (int d = 0; d < nd; d++) MXN_ALLOC(piece->coord[d], piece->num_nodes);
+  for (int d = 0; d < nd; d++) MXN_ALLOC(piece->coord[d], MXN__CAP(piece, piece->num_nodes));
   for (int i = 0; i < plan->nnode_seg; i++) {
     segment_t *sg = &plan->node_seg[i];
     int exoid, ncid, varid[3] = {-1, -1, -1};
@@ -898,6 +899,7 @@ int mxn_extract(mxn_dataset_t *ds, const mxn_idset_t *want,
   MXN_ALLOC(cand, M);
   MXN_CHECK(piece_shell(s, &piece));
   mxn__plan_t *plan = piece->plan;
+  plan->reserve = opts->reserve > 0 && opts->reserve < 16 ? opts->reserve : 0;
 
   /* 1. Elements: P and its greedy cover by the files' element domains. */
   if (want)
@@ -962,7 +964,7 @@ int mxn_extract(mxn_dataset_t *ds, const mxn_idset_t *want,
   }
   const mxn_idset_t *PN = &P[MXN__NODE];
   piece->num_nodes = PN->n;
-  MXN_ALLOC(piece->node_ids, PN->n);
+  MXN_ALLOC(piece->node_ids, MXN__CAP(piece, PN->n));
   if (PN->n) memcpy(piece->node_ids, PN->ids, (size_t)PN->n * sizeof *PN->ids);
 
   /* Node segments, then coordinates. */

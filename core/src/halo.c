@@ -268,6 +268,26 @@ static int scan_piece(const mxn_structure_t *s, const mxn_piece_t *pc, mxn_gid_t
     const mxn_piece_block_t *pb = &pc->blocks[b];
     int npe = s->blocks[b].nodes_per_elem;
     int ns = pb->num_elements ? solid_sides(s, &s->blocks[b], &sides, &corners) : 0;
+    int quads = ns > 0;
+    for (int q = 0; q < ns; q++) quads &= sides[q][3] >= 0;
+    if (quads && ns == 6) {
+      /* hexahedra: the same sums, unrolled (the common case) */
+      int sc[6][4];
+      memcpy(sc, sides, sizeof sc);
+      for (int64_t k = 0; k < pb->num_elements; k++) {
+        const int64_t *ec = pb->conn + k * npe;
+        for (int q = 0; q < 6; q++) {
+          uint64_t sum = hv[ec[sc[q][0]]] + hv[ec[sc[q][1]]] + hv[ec[sc[q][2]]] + hv[ec[sc[q][3]]];
+          sum *= 0x9E3779B97F4A7C15ull;
+          sum ^= sum >> 29;
+          x[ec[sc[q][0]]] ^= sum;
+          x[ec[sc[q][1]]] ^= sum;
+          x[ec[sc[q][2]]] ^= sum;
+          x[ec[sc[q][3]]] ^= sum;
+        }
+      }
+      continue;
+    }
     for (int64_t k = 0; k < pb->num_elements; k++) {
       const int64_t *ec = pb->conn + mxn__conn_at(pb, npe, k);
       for (int q = 0; q < ns; q++) {
@@ -673,12 +693,13 @@ int mxn__halo_find(MPI_Comm comm, const mxn_structure_t *s, const mxn_piece_t *p
       h->depth[h->ng] = layer;
       h->owner[h->ng++] = cand[i].owner;
       known[nknown + i] = cand[i].gid;
-      for (int64_t c = 0; c < rbuf[cand[i].at + 1]; c++)
+      for (int64_t c = 0; layer < L && c < rbuf[cand[i].at + 1]; c++)
         fr[nf++] = (nask_t){rbuf[cand[i].at + 6 + c], cand[i].owner, 0};
     }
+    free(cand);
+    if (layer == L) break; /* no next layer to ask for */
     nknown += nnew;
     MXN_CHECK(mxn__radix_sort(known, nknown, sizeof *known));
-    free(cand);
     /* next frontier: unique, unseen */
     MXN_CHECK(mxn__radix_sort(fr, nf, sizeof *fr));
     free(front);

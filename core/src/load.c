@@ -1224,6 +1224,8 @@ int mxn_load_open(MPI_Comm comm, const char *path, const mxn_load_opts_t *opts, 
   /* 1. Structure, on every rank; the same failure everywhere. */
   if (opts->imbalance_tol != 0 && opts->imbalance_tol < 1.0)
     status = mxn_error_set(&e, MXN_ERR_ARG, "imbalance tolerance %g is below 1", opts->imbalance_tol);
+  if (status == MXN_OK && (opts->ghost_levels < 0 || opts->ghost_levels > 100))
+    status = mxn_error_set(&e, MXN_ERR_ARG, "ghost levels %d is outside 0..100", opts->ghost_levels);
   if (status == MXN_OK) status = mxn_dataset_create(&ld->ds);
   if (status != MXN_OK && !e.msg[0]) mxn_error_set(&e, status, "cannot create a dataset on rank %d", R);
   if ((status = mxn_agree(ld->comm, status, &e)) != MXN_OK) goto done;
@@ -1569,6 +1571,12 @@ int mxn_load_open(MPI_Comm comm, const char *path, const mxn_load_opts_t *opts, 
     memset(&xo, 0, sizeof xo);
     xo.gap = opts->gap >= 0 ? opts->gap : 64;
     xo.file_mask = mask;
+    if (opts->ghost_levels > 0 && P.n > 0) {
+      /* Room for the ghost layers, appended next: about L times the
+       * surface of a compact piece, 6 n^(2/3) cells of n. */
+      double r = 6.0 * opts->ghost_levels / cbrt((double)P.n);
+      xo.reserve = r < 1 ? r : 1;
+    }
     xo.node_var_mask = opts->node_var_selection;
     xo.elem_var_mask = opts->elem_var_selection;
     if ((status = mxn_extract(ds, &P, &xo, &ld->piece)) != MXN_OK)
@@ -1576,9 +1584,6 @@ int mxn_load_open(MPI_Comm comm, const char *path, const mxn_load_opts_t *opts, 
   }
   if ((status = mxn_agree(ld->comm, status, &e)) != MXN_OK) goto done;
   ld->st.seconds_plan = now() - t1;
-  if (opts->ghost_levels < 0 || opts->ghost_levels > 100)
-    status = mxn_error_set(&e, MXN_ERR_ARG, "ghost levels %d is outside 0..100", opts->ghost_levels);
-  if ((status = mxn_agree(ld->comm, status, &e)) != MXN_OK) goto done;
   if (opts->ghost_levels > 0) {
     double tg = now();
     if ((status = mxn__load_halo(ld, opts, dir, NULL, NULL, NULL, &e)) != MXN_OK) goto done;

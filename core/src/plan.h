@@ -45,7 +45,12 @@ struct mxn__plan {
   set_src_t *set_src[MXN__NSK]; /* per structure set of each kind */
   double *buf;
   int64_t buf_cap;      /* doubles */
+  double reserve;       /* mxn_extract_opts_t.reserve: spare capacity of entity arrays */
 };
+
+/* Entries to allocate for n entities of piece p: n plus the spare room a
+ * later append (ghost layers) grows into without copying. */
+#define MXN__CAP(p, n) ((n) + (int64_t)((double)(n) * (p)->plan->reserve))
 
 typedef struct {
   int64_t off, dst;

@@ -91,6 +91,10 @@ typedef struct mxn_extract_opts {
    *  variable; unselected ones get NULL arrays in the piece and are never
    *  read. */
   const int *node_var_mask, *elem_var_mask;
+  /** Spare capacity (a fraction, >= 0) of the piece's per-entity arrays,
+   *  for entities appended later (the parallel load's ghost layers) to
+   *  grow into without copying. 0: none. */
+  double reserve;
 } mxn_extract_opts_t;
 
 typedef struct mxn__plan mxn__plan_t;
