@@ -12,6 +12,7 @@
 //    member and no temporary file, with the same message on every rank.
 #include <exodusII.h>
 
+#include <algorithm>
 #include <cmath>
 #include <map>
 #include <set>
@@ -501,3 +502,62 @@ TEST(Repart, FilesMethodCutsOnlyWhereNeeded) {
 }
 
 }  // namespace
+
+// A set whose members overlap (written by repart --ghosts 1: each member
+// also stores its neighbours' cells) takes the load's directory queries
+// (ids stored twice), a set without overlap skips them. Either way every
+// element is owned by exactly one rank, so the owned ids of all ranks are
+// the input's ids, each once, for every method.
+TEST(Repart, OverlappingMembersLoadEachElementOnce) {
+  const int N = mpi_size(), R = mpi_rank();
+  std::string dir = world_tmpdir("repart_overlap");
+  std::string in = input_of(datasets[0], dir);
+  ASSERT_FALSE(in.empty());
+  std::string out = dir + "/ghosted.e";
+  mxn_load_opts_t o;
+  mxn_load_opts_init(&o);
+  o.ghost_levels = 1;
+  mxn_error_t err;
+  mxn_error_clear(&err);
+  int st = mxn_repart(MPI_COMM_WORLD, in.c_str(), out.c_str(), &o, nullptr, &err);
+  expect_agreed(st, err.msg);
+  ASSERT_EQ(MXN_OK, st) << err.msg;
+  std::vector<mxn_gid_t> want;
+  for (const std::string &set : {in, out})
+    for (mxn_part_method m : {MXN_PART_FILES, MXN_PART_RCB}) {
+      SCOPED_TRACE(set + " method " + mxn_part_method_name(m));
+      mxn_load_opts_t lo;
+      mxn_load_opts_init(&lo);
+      lo.method = m;
+      mxn_load_t *ld = nullptr;
+      mxn_error_clear(&err);
+      st = mxn_load_open(MPI_COMM_WORLD, set.c_str(), &lo, &ld, &err);
+      expect_agreed(st, err.msg);
+      ASSERT_EQ(MXN_OK, st) << err.msg;
+      const mxn_piece_t *p = mxn_load_piece(ld);
+      if (set == out && m == MXN_PART_FILES && N > 1) {
+        // ids stored twice: the part's query names every member holding
+        // them, so some rank sees its cells in a neighbour's member too
+        int over = (int)mxn_load_stats(ld).files_overlapping, most = 0;
+        MPI_Allreduce(&over, &most, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+        EXPECT_GE(most, 2);
+      }
+      std::vector<mxn_gid_t> mine;
+      for (int b = 0; b < p->num_blocks; b++)
+        mine.insert(mine.end(), p->blocks[b].elem_ids, p->blocks[b].elem_ids + p->blocks[b].num_elements);
+      int n = (int)mine.size();
+      std::vector<int> counts(N), displs(N + 1, 0);
+      MPI_Allgather(&n, 1, MPI_INT, counts.data(), 1, MPI_INT, MPI_COMM_WORLD);
+      for (int r = 0; r < N; r++) displs[r + 1] = displs[r] + counts[r];
+      std::vector<mxn_gid_t> all(displs[N]);
+      MPI_Allgatherv(mine.data(), n, MPI_INT64_T, all.data(), counts.data(), displs.data(),
+                     MPI_INT64_T, MPI_COMM_WORLD);
+      mxn_load_close(&ld);
+      std::vector<mxn_gid_t> sorted = all;
+      std::sort(sorted.begin(), sorted.end());
+      EXPECT_TRUE(std::adjacent_find(sorted.begin(), sorted.end()) == sorted.end())
+          << "an element is owned twice (rank " << R << ")";
+      if (want.empty()) want = sorted; // the plain input, files method
+      EXPECT_EQ(want, sorted);
+    }
+}
