@@ -214,6 +214,12 @@ static uint64_t mix64(uint64_t x) {
   return x ^ (x >> 31);
 }
 
+/* A side's hash from the sum of its corners' (symmetric in the corners). */
+static inline uint64_t side_hash(uint64_t sum) {
+  sum *= 0x9E3779B97F4A7C15ull;
+  return sum ^ (sum >> 29);
+}
+
 /* Corners of a linear cell type's sides (mxn__side_corners) and its node
  * count; 0 sides if the block is not of linear solids (3D) or linear
  * planar cells (2D). */
@@ -268,35 +274,37 @@ static int scan_piece(const mxn_structure_t *s, const mxn_piece_t *pc, mxn_gid_t
     const mxn_piece_block_t *pb = &pc->blocks[b];
     int npe = s->blocks[b].nodes_per_elem;
     int ns = pb->num_elements ? solid_sides(s, &s->blocks[b], &sides, &corners) : 0;
-    int quads = ns > 0;
-    for (int q = 0; q < ns; q++) quads &= sides[q][3] >= 0;
-    if (quads && ns == 6) {
-      /* hexahedra: the same sums, unrolled (the common case) */
-      int sc[6][4];
-      memcpy(sc, sides, sizeof sc);
+    static const int hex[6][4] = {{0, 1, 5, 4}, {1, 2, 6, 5}, {2, 3, 7, 6},
+                                  {0, 4, 7, 3}, {0, 3, 2, 1}, {4, 5, 6, 7}};
+    if (ns == 6 && npe == 8 && memcmp(sides, hex, sizeof hex) == 0) {
+      /* Hexahedra, the common case, unrolled: each corner gets the XOR of
+       * its three sides' hashes in one update. */
       for (int64_t k = 0; k < pb->num_elements; k++) {
-        const int64_t *ec = pb->conn + k * npe;
-        for (int q = 0; q < 6; q++) {
-          uint64_t sum = hv[ec[sc[q][0]]] + hv[ec[sc[q][1]]] + hv[ec[sc[q][2]]] + hv[ec[sc[q][3]]];
-          sum *= 0x9E3779B97F4A7C15ull;
-          sum ^= sum >> 29;
-          x[ec[sc[q][0]]] ^= sum;
-          x[ec[sc[q][1]]] ^= sum;
-          x[ec[sc[q][2]]] ^= sum;
-          x[ec[sc[q][3]]] ^= sum;
-        }
+        const int64_t *ec = pb->conn + k * 8;
+        uint64_t h0 = hv[ec[0]], h1 = hv[ec[1]], h2 = hv[ec[2]], h3 = hv[ec[3]];
+        uint64_t h4 = hv[ec[4]], h5 = hv[ec[5]], h6 = hv[ec[6]], h7 = hv[ec[7]];
+        uint64_t f0 = side_hash(h0 + h1 + h5 + h4), f1 = side_hash(h1 + h2 + h6 + h5);
+        uint64_t f2 = side_hash(h2 + h3 + h7 + h6), f3 = side_hash(h0 + h4 + h7 + h3);
+        uint64_t f4 = side_hash(h0 + h3 + h2 + h1), f5 = side_hash(h4 + h5 + h6 + h7);
+        x[ec[0]] ^= f0 ^ f3 ^ f4;
+        x[ec[1]] ^= f0 ^ f1 ^ f4;
+        x[ec[2]] ^= f1 ^ f2 ^ f4;
+        x[ec[3]] ^= f2 ^ f3 ^ f4;
+        x[ec[4]] ^= f0 ^ f3 ^ f5;
+        x[ec[5]] ^= f0 ^ f1 ^ f5;
+        x[ec[6]] ^= f1 ^ f2 ^ f5;
+        x[ec[7]] ^= f2 ^ f3 ^ f5;
       }
       continue;
     }
     for (int64_t k = 0; k < pb->num_elements; k++) {
-      const int64_t *ec = pb->conn + mxn__conn_at(pb, npe, k);
+      const int64_t *ec = pb->conn + k * npe;
       for (int q = 0; q < ns; q++) {
         const int *sq = sides[q];
         uint64_t sum = hv[ec[sq[0]]] + hv[ec[sq[1]]];
         if (sq[2] >= 0) sum += hv[ec[sq[2]]];
         if (sq[3] >= 0) sum += hv[ec[sq[3]]];
-        sum *= 0x9E3779B97F4A7C15ull;
-        sum ^= sum >> 29;
+        sum = side_hash(sum);
         x[ec[sq[0]]] ^= sum;
         x[ec[sq[1]]] ^= sum;
         if (sq[2] >= 0) x[ec[sq[2]]] ^= sum;
