@@ -10,17 +10,19 @@
 
 #include <stdint.h>
 
-/* A node registered by a rank: the highest element id it has around it. */
+/* A node registered by a rank: the highest element id it has around it, and the
+ * node's index in that rank's piece. */
 typedef struct {
   mxn_gid_t node, maxelem;
-  int32_t rank, pad;
+  int32_t rank, loc;
 } nreg_t;
 
-/* What the rendezvous tells a rank about a node: its owner and one other
- * rank holding it (-1: no other). */
+/* What the rendezvous tells a rank about a node: its owner, one other rank
+ * holding it (-1: no other) and, when the node was registered by the
+ * receiver, its index in the receiver's piece (else -1). */
 typedef struct {
   mxn_gid_t node;
-  int32_t owner, other;
+  int32_t owner, other, loc, pad;
 } nrep_t;
 
 /* A node asked of the rendezvous or of a holder, by `rank`. */
@@ -126,12 +128,12 @@ static int ask_rendezvous(MPI_Comm comm, int size, int rank, const mxn__halo_fou
     if (found)
       for (int64_t r = h->rv_off[k]; r < h->rv_off[k + 1]; r++)
         if (h->rv_rank[r] != got[i].rank) {
-          out[nout] = (nrep_t){got[i].node, owner, h->rv_rank[r]};
+          out[nout] = (nrep_t){got[i].node, owner, h->rv_rank[r], -1, 0};
           odest[nout++] = got[i].rank;
           any = 1;
         }
     if (!any) {
-      out[nout] = (nrep_t){got[i].node, owner, -1};
+      out[nout] = (nrep_t){got[i].node, owner, -1, -1, 0};
       odest[nout++] = got[i].rank;
     }
   }
@@ -408,6 +410,7 @@ int mxn__halo_find(MPI_Comm comm, const mxn_structure_t *s, const mxn_piece_t *p
   nask_t *fr = NULL;
   int64_t nknown = 0;
   char *bnd = NULL;
+  int32_t *rv_loc = NULL; /* per registration at this rendezvous: the node's index at its rank */
   int64_t *bstart = NULL; /* per block: its first element's concatenated index */
   int64_t *efile = NULL, *eoff = NULL, *nfile = NULL, *npos = NULL;
   char *emark = NULL, *nmark = NULL; /* elements and nodes where_read has looked up */
@@ -427,7 +430,7 @@ int mxn__halo_find(MPI_Comm comm, const mxn_structure_t *s, const mxn_piece_t *p
   MXN_ALLOC(nmark, nn);
   /* (Answers hold 32-bit element indices: a rank owning 2^31 elements
    * would hold well over 100 GB of connectivity first.) */
-  if (ne > INT32_MAX) {
+  if (ne > INT32_MAX || nn > INT32_MAX) {
     status = MXN_ERR_UNSUPPORTED;
     goto done;
   }
@@ -443,7 +446,7 @@ int mxn__halo_find(MPI_Comm comm, const mxn_structure_t *s, const mxn_piece_t *p
   MXN_ALLOC_RAW(dest, nreg);
   for (int64_t v = 0, q = 0; v < nn; v++)
     if (!bnd || bnd[v]) {
-      reg[q] = (nreg_t){pc->node_ids[v], mxe[v], rank, 0};
+      reg[q] = (nreg_t){pc->node_ids[v], mxe[v], rank, (int32_t)v};
       dest[q++] = home_of(pc->node_ids[v], size);
     }
   free(mxe);
@@ -462,6 +465,7 @@ int mxn__halo_find(MPI_Comm comm, const mxn_structure_t *s, const mxn_piece_t *p
     MXN_ALLOC(h->rv_ids, nu);
     MXN_ALLOC(h->rv_off, nu + 1);
     MXN_ALLOC(h->rv_rank, ngot);
+    MXN_ALLOC(rv_loc, ngot);
     MXN_ALLOC(h->rv_owner, nu);
     int64_t u = -1;
     mxn_gid_t best = 0;
@@ -474,6 +478,7 @@ int mxn__halo_find(MPI_Comm comm, const mxn_structure_t *s, const mxn_piece_t *p
         h->rv_owner[u] = got[i].rank;
       }
       h->rv_rank[i] = got[i].rank;
+      rv_loc[i] = got[i].loc;
       if (got[i].maxelem > best) {
         best = got[i].maxelem;
         h->rv_owner[u] = got[i].rank;
@@ -504,7 +509,7 @@ int mxn__halo_find(MPI_Comm comm, const mxn_structure_t *s, const mxn_piece_t *p
       for (int64_t i = h->rv_off[u]; h->rv_off[u + 1] - h->rv_off[u] > 1 && i < h->rv_off[u + 1]; i++)
         for (int64_t j = h->rv_off[u]; j < h->rv_off[u + 1]; j++)
           if (i != j) {
-            out[q] = (nrep_t){h->rv_ids[u], h->rv_owner[u], h->rv_rank[j]};
+            out[q] = (nrep_t){h->rv_ids[u], h->rv_owner[u], h->rv_rank[j], rv_loc[i], 0};
             odest[q++] = h->rv_rank[i];
           }
     if (status == MXN_OK) status = mxn__send_to(comm, size, out, sizeof *out, q, odest, (void **)&rep, &nrep);
@@ -520,8 +525,8 @@ int mxn__halo_find(MPI_Comm comm, const mxn_structure_t *s, const mxn_piece_t *p
   MXN_ALLOC(seen, 1);
   nseen = 0;
   for (int64_t i = 0; i < nrep; i++) {
-    int64_t v = mxn__lower_bound(pc->node_ids, nn, rep[i].node);
-    if (v < nn && pc->node_ids[v] == rep[i].node) {
+    int64_t v = rep[i].loc; /* a registration reply: my own node */
+    if (v >= 0 && v < nn && pc->node_ids[v] == rep[i].node) {
       h->node_owner[v] = rep[i].owner;
       h->node_shared[v] = 1;
     }
@@ -543,7 +548,8 @@ int mxn__halo_find(MPI_Comm comm, const mxn_structure_t *s, const mxn_piece_t *p
       MXN_ALLOC(asked, nrep);
       nasked = 0;
       for (int64_t i = 0; i < nrep; i++)
-        if (rep[i].other >= 0 && rep[i].other != rank) asked[nasked++] = (nask_t){rep[i].node, rep[i].other, 0};
+        if (rep[i].other >= 0 && rep[i].other != rank)
+          asked[nasked++] = (nask_t){rep[i].node, rep[i].other, rep[i].loc};
     }
     int64_t nreq = 0;
     free(req);
@@ -577,8 +583,9 @@ int mxn__halo_find(MPI_Comm comm, const mxn_structure_t *s, const mxn_piece_t *p
     MXN_ALLOC(aloc, nasked);
     int64_t nslot = 0;
     for (int64_t i = 0; i < nasked; i++) {
-      int64_t v = mxn__lower_bound(pc->node_ids, nn, asked[i].node);
-      aloc[i] = v < nn && pc->node_ids[v] == asked[i].node ? v : -1;
+      /* layer 1's asks are my registration replies: they know the node */
+      int64_t v = layer == 1 ? asked[i].pad : mxn__lower_bound(pc->node_ids, nn, asked[i].node);
+      aloc[i] = v >= 0 && v < nn && pc->node_ids[v] == asked[i].node ? v : -1;
       if (aloc[i] >= 0 && slot[v] < 0) slot[v] = (int32_t)nslot++;
     }
     free(n2e_off);
@@ -765,6 +772,7 @@ done:
   free(aloc);
   free(mxe);
   free(bnd);
+  free(rv_loc);
   free(known);
   free(efile);
   free(eoff);
