@@ -1,8 +1,10 @@
 /* Finding the halo of each rank's piece in parallel (load.h, "ghost
  * layers"): a node rendezvous (each node's record lives on the rank its id
  * hashes to) knows which ranks' elements touch the node and which rank
- * owns it; the elements of a layer are asked from the ranks holding the
- * frontier nodes. No rank ever holds the global adjacency. Only ids and
+ * owns it. Only the nodes other ranks may hold are registered
+ * (scan_piece): those of a piece's boundary sides, or every node when the
+ * mesh has cells that can meet without sharing a side. The elements of a
+ * layer are asked from the ranks holding the frontier nodes. No rank ever holds the global adjacency. Only ids and
  * connectivity by global node id travel; the halo's data are then read
  * from the files like owned elements. */
 #include "halo.h"

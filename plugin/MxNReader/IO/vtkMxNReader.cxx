@@ -731,6 +731,19 @@ const double NaN = std::numeric_limits<double>::quiet_NaN();
  * The open load and what it was opened with. The same options reuse it, so
  * a new time step only reads that step's fields; anything else re-opens.
  */
+namespace
+{
+/** An element block's grid structure as built for one piece (points,
+ *  cells, global and object ids, vtkGhostType) and the piece node of each
+ *  point: further time steps of the same piece share it and build only
+ *  their field arrays. */
+struct BlockTopology
+{
+  vtkSmartPointer<vtkUnstructuredGrid> Grid;
+  std::vector<int64_t> Used;
+};
+}
+
 struct vtkMxNReader::LoadCache
 {
   struct Key
@@ -769,6 +782,10 @@ struct vtkMxNReader::LoadCache
   std::chrono::steady_clock::time_point LastEnd;
   std::string CostSource;
   double MeasuredSeconds = -1;
+  // Per element block, the structure built for the current piece (see
+  // BlockTopology). Emptied whenever the piece changes (a new load, a
+  // re-balance).
+  std::vector<BlockTopology> Topologies;
 
   void Close()
   {
@@ -789,6 +806,7 @@ struct vtkMxNReader::LoadCache
     this->Ended = false;
     this->CostSource.clear();
     this->MeasuredSeconds = -1;
+    this->Topologies.clear();
   }
   ~LoadCache() { this->Close(); }
 };
@@ -1130,8 +1148,60 @@ struct PieceConverter
     }
   }
 
-  /** A grid with the piece nodes `used` as points: coordinates, `ids`,
-   *  the selected nodal variables and, with a halo, vtkGhostType. */
+  /** The selected nodal variables of the piece nodes `used`, as point
+   *  arrays. */
+  void AddPointFields(vtkPointData* pd, const std::vector<int64_t>& used)
+  {
+    const mxn_piece_t* p = this->P;
+    const vtkIdType npts = static_cast<vtkIdType>(used.size());
+    if (!this->HaveFields)
+    {
+      return;
+    }
+    for (const auto& g : this->NodeGroups)
+    {
+      pd->AddArray(GroupArray(g, npts, [&](int v, vtkIdType i) {
+        const double* vals = v < p->plan_num_node_vars && p->node_vars ? p->node_vars[v] : nullptr;
+        return vals ? vals[used[i]] : NaN;
+      }));
+    }
+  }
+
+  /** Block b's selected element variables and attributes, as cell arrays. */
+  void AddCellFields(vtkCellData* cd, int b, vtkDataArraySelection* cellSel)
+  {
+    const mxn_structure_t* s = this->S;
+    const mxn_block_info_t& bi = s->blocks[b];
+    const mxn_piece_block_t& pb = this->P->blocks[b];
+    const vtkIdType ncells = static_cast<vtkIdType>(pb.num_elements);
+    if (this->HaveFields)
+    {
+      const int* truth = s->elem_var_truth ? s->elem_var_truth + b * s->num_elem_vars : nullptr;
+      for (const auto& g : GroupVariables(s->elem_var_names, s->num_elem_vars, truth, MXN_GHOST_VAR))
+      {
+        if (cellSel->ArrayIsEnabled(g.name.c_str()) && g.name != MXN_GHOST_VAR)
+        {
+          cd->AddArray(GroupArray(g, ncells, [&](int v, vtkIdType e) {
+            const double* vals =
+              v < this->P->plan_num_elem_vars && pb.elem_vars ? pb.elem_vars[v] : nullptr;
+            return vals ? vals[e] : NaN;
+          }));
+        }
+      }
+    }
+    for (const auto& g : AttributeGroups(bi))
+    {
+      if (cellSel->ArrayIsEnabled(g.name.c_str()))
+      {
+        cd->AddArray(GroupArray(g, ncells, [&](int a, vtkIdType e) {
+          return pb.attr ? pb.attr[e * bi.num_attr + a] : NaN;
+        }));
+      }
+    }
+  }
+
+  /** A grid with the piece nodes `used` as points: coordinates, `ids` and,
+   *  with a halo, vtkGhostType (no field arrays: AddPointFields). */
   vtkSmartPointer<vtkUnstructuredGrid> PointGrid(const std::vector<int64_t>& used)
   {
     const mxn_piece_t* p = this->P;
@@ -1159,16 +1229,6 @@ struct PieceConverter
     }
     pd->SetGlobalIds(ids);
     pd->SetPedigreeIds(ids);
-    if (this->HaveFields)
-    {
-      for (const auto& g : this->NodeGroups)
-      {
-        pd->AddArray(GroupArray(g, npts, [&](int v, vtkIdType i) {
-          const double* vals = v < p->plan_num_node_vars && p->node_vars ? p->node_vars[v] : nullptr;
-          return vals ? vals[used[i]] : NaN;
-        }));
-      }
-    }
     if (this->Halo && this->Halo->node_owner)
     {
       auto ghost = GhostArray(npts);
@@ -1184,10 +1244,22 @@ struct PieceConverter
     return grid;
   }
 
-  /** Element block b with the selected element variables and attributes. */
-  vtkSmartPointer<vtkUnstructuredGrid> Block(
-    int b, const CellMapping& map, vtkDataArraySelection* cellSel)
+  /** Element block b with the selected element variables and attributes.
+   *  With `topo`: its structure is taken from there when it holds one (a
+   *  further time step of the same piece), else saved there. */
+  vtkSmartPointer<vtkUnstructuredGrid> Block(int b, const CellMapping& map,
+    vtkDataArraySelection* cellSel, BlockTopology* topo)
   {
+    if (topo && topo->Grid)
+    {
+      auto grid = vtkSmartPointer<vtkUnstructuredGrid>::New();
+      grid->CopyStructure(topo->Grid); // the same points and cells
+      grid->GetPointData()->ShallowCopy(topo->Grid->GetPointData());
+      grid->GetCellData()->ShallowCopy(topo->Grid->GetCellData());
+      this->AddPointFields(grid->GetPointData(), topo->Used);
+      this->AddCellFields(grid->GetCellData(), b, cellSel);
+      return grid;
+    }
     const mxn_structure_t* s = this->S;
     const mxn_block_info_t& bi = s->blocks[b];
     const mxn_piece_block_t& pb = this->P->blocks[b];
@@ -1310,30 +1382,6 @@ struct PieceConverter
     }
     cd->SetGlobalIds(ids);
     cd->SetPedigreeIds(ids);
-    if (this->HaveFields)
-    {
-      const int* truth = s->elem_var_truth ? s->elem_var_truth + b * s->num_elem_vars : nullptr;
-      for (const auto& g : GroupVariables(s->elem_var_names, s->num_elem_vars, truth, MXN_GHOST_VAR))
-      {
-        if (cellSel->ArrayIsEnabled(g.name.c_str()) && g.name != MXN_GHOST_VAR)
-        {
-          cd->AddArray(GroupArray(g, ncells, [&](int v, vtkIdType e) {
-            const double* vals =
-              v < this->P->plan_num_elem_vars && pb.elem_vars ? pb.elem_vars[v] : nullptr;
-            return vals ? vals[e] : NaN;
-          }));
-        }
-      }
-    }
-    for (const auto& g : AttributeGroups(bi))
-    {
-      if (cellSel->ArrayIsEnabled(g.name.c_str()))
-      {
-        cd->AddArray(GroupArray(g, ncells, [&](int a, vtkIdType e) {
-          return pb.attr ? pb.attr[e * bi.num_attr + a] : NaN;
-        }));
-      }
-    }
     cd->AddArray(oids);
     if (this->Halo && this->Halo->elem_depth)
     {
@@ -1348,6 +1396,16 @@ struct PieceConverter
       }
       cd->AddArray(ghost);
     }
+    if (topo)
+    {
+      topo->Grid = vtkSmartPointer<vtkUnstructuredGrid>::New();
+      topo->Grid->CopyStructure(grid);
+      topo->Grid->GetPointData()->ShallowCopy(grid->GetPointData());
+      topo->Grid->GetCellData()->ShallowCopy(cd);
+      topo->Used = used;
+    }
+    this->AddPointFields(grid->GetPointData(), used);
+    this->AddCellFields(cd, b, cellSel);
     return grid;
   }
 
@@ -1395,6 +1453,7 @@ struct PieceConverter
       }
     }
     auto grid = this->PointGrid(used);
+    this->AddPointFields(grid->GetPointData(), used);
     const vtkIdType n = static_cast<vtkIdType>(ps.n);
     auto conn = vtkSmartPointer<vtkIdTypeArray>::New();
     conn->SetNumberOfTuples(n);
@@ -1543,6 +1602,7 @@ struct PieceConverter
     }
     const std::vector<int64_t> used = this->NumberUsedNodes();
     auto grid = this->PointGrid(used);
+    this->AddPointFields(grid->GetPointData(), used);
     const vtkIdType n = static_cast<vtkIdType>(ps.n);
     grid->Allocate(n);
     std::vector<vtkIdType> ptIds;
@@ -1894,6 +1954,10 @@ int vtkMxNReader::RequestData(
         return 0;
       }
       cache.BalancedStep = rstep;
+      if (cache.Report.rebalanced)
+      {
+        cache.Topologies.clear(); // another piece: build its grids anew
+      }
     }
   }
 
@@ -1982,6 +2046,7 @@ int vtkMxNReader::RequestData(
   }
 
   PieceConverter conv(s, p, mxn_load_halo(cache.Load), cache.Rank, this->PointArraySelection);
+  cache.Topologies.resize(static_cast<size_t>(s->num_blocks));
   vtkNew<vtkDataAssembly> assembly;
   assembly->SetRootNodeName("IOSS"); // as vtkIOSSReader, for selectors written for it
   const char* groupNames[3] = { "element_blocks", "node_sets", "side_sets" };
@@ -1994,7 +2059,8 @@ int vtkMxNReader::RequestData(
     switch (leaf.kind)
     {
       case 0:
-        grid = conv.Block(leaf.index, mappings[leaf.index], this->CellArraySelection);
+        grid = conv.Block(leaf.index, mappings[leaf.index], this->CellArraySelection,
+          &cache.Topologies[leaf.index]);
         break;
       case 1:
         grid = conv.NodeSet(leaf.index);
