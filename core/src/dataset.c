@@ -191,11 +191,17 @@ done:
 
 /* ---------- opening members ---------- */
 
-static void close_lru(mxn_dataset_t *ds) {
+/* Make room for member `keep` by closing another: the most recently used
+ * one. Reads go over the members in passes (a step reads every member of
+ * the plan in order), and for a pass over more members than the cap the
+ * least recently used is the next one needed, so LRU would reopen every
+ * member on every pass; closing the most recent keeps the others open and
+ * reopens only the excess. */
+static void close_one(mxn_dataset_t *ds, int keep) {
   int victim = -1;
   for (int j = 0; j < ds->nfiles; j++)
-    if (ds->files[j].exoid >= 0 &&
-        (victim < 0 || ds->files[j].last_use < ds->files[victim].last_use))
+    if (j != keep && ds->files[j].exoid >= 0 &&
+        (victim < 0 || ds->files[j].last_use > ds->files[victim].last_use))
       victim = j;
   if (victim >= 0) {
     ex_close(ds->files[victim].exoid);
@@ -406,7 +412,7 @@ int mxn__file_exoid(mxn_dataset_t *ds, int j, int *exoid) {
     *exoid = f->exoid;
     return MXN_OK;
   }
-  if (ds->open_count >= ds->max_open) close_lru(ds);
+  if (ds->open_count >= ds->max_open) close_one(ds, j);
   struct stat st;
   if (stat(f->path, &st) != 0)
     return MXN_DS_ERR(ds, MXN_ERR_IO, "%s: cannot open: %s", f->path,
@@ -490,7 +496,7 @@ int mxn__file_ncid(mxn_dataset_t *ds, int j, int *ncid) {
   if (status != MXN_OK) return status;
   mxn__file_t *f = &ds->files[j];
   if (f->ncid < 0) {
-    if (ds->open_count >= ds->max_open) close_lru(ds); /* never j: just used */
+    if (ds->open_count >= ds->max_open) close_one(ds, j);
     int rc = nc_open(f->path, NC_NOWRITE, &f->ncid);
     if (rc != NC_NOERR) {
       f->ncid = -1;
