@@ -103,7 +103,8 @@ typedef struct mxn__file {
   int exoid;               /* -1 while closed */
   int ncid;                /* plain netCDF id for reads by variable, -1 while closed */
   int64_t open_size;       /* its size in bytes when it was opened */
-  int nc_checked;          /* netCDF opened it once (mxn__file_exoid) */
+  int nc_checked;          /* its header passed mxn__file_exoid's checks, here or (a
+                              collective open) on the rank that summarised it */
   uint64_t last_use;       /* for closing the least recently used */
   int64_t num_nodes;
   mxn__blocks_t kb[MXN__NBK];
