@@ -22,8 +22,9 @@ typedef struct {
   int64_t *rec, *rec_at, nrec;
   int *node_owner;         /* per node of the owned piece: owning rank */
   char *node_shared;       /* per node of the owned piece: another rank's elements touch it */
-  /* The node rendezvous this rank keeps: nodes hashed here, ascending,
-   * each with the ranks holding it and its owner. */
+  /* The node rendezvous this rank keeps: the registered nodes hashed here
+   * (those another rank may hold too, halo.c scan_piece), ascending, each
+   * with the ranks that registered it and its owner. */
   int64_t rv_n;
   mxn_gid_t *rv_ids;
   int64_t *rv_off;
