@@ -28,9 +28,8 @@ if len(sys.argv) != 4:
 plugin, dataset = os.path.abspath(sys.argv[1]), os.path.abspath(sys.argv[2])
 tol = float(sys.argv[3])
 
-import numpy as np  # noqa: E402
-from vtkmodules.util.numpy_support import vtk_to_numpy  # noqa: E402
-from rebalance_common import allgather, allsum, check, ctrl, mxn_reader, nranks, problems, rank  # noqa: E402,F401
+from rebalance_common import (allsum, check, check_owned_totals, check_ranks_agree,  # noqa: E402,F401
+                              field_scalars, mxn_reader, nranks, owned_cells, problems, rank)
 
 r, messages = mxn_reader(plugin, dataset)
 r.CellArrays = ["elem_gid_time", "hot_spot"]
@@ -43,30 +42,12 @@ times = list(r.TimestepValues)
 check(len(times) >= 20, "%d time steps, want >= 20" % len(times))
 
 
-def blocks(out):
-    for i in range(out.GetNumberOfPartitionedDataSets()):
-        pds = out.GetPartitionedDataSet(i)
-        for k in range(pds.GetNumberOfPartitions()):
-            g = pds.GetPartition(k)
-            if g is not None and g.GetNumberOfCells() and g.GetCellData().GetArray("hot_spot") is not None:
-                yield g
-
-
 def snapshot(t):
     r.UpdatePipeline(t)
     out = r.GetClientSideObject().GetOutputDataObject(0)
-    ids, gid_time = [], 0.0
-    for g in blocks(out):
-        gh = g.GetCellData().GetArray("vtkGhostType")
-        own = (vtk_to_numpy(gh) & 1) == 0 if gh is not None else np.ones(g.GetNumberOfCells(), bool)
-        ids += vtk_to_numpy(g.GetCellData().GetArray("ids"))[own].tolist()
-        gid_time += float(vtk_to_numpy(g.GetCellData().GetArray("elem_gid_time"))[own].sum())
-    fd = out.GetFieldData()
-    field = {}
-    for name in ("MxNImbalanceBefore", "MxNImbalanceAfter", "MxNMigratedElements",
-                 "MxNBytesReRead", "MxNRebalanced", "MxNRebalanceStep"):
-        a = fd.GetArray(name)
-        field[name] = float(a.GetTuple1(0)) if a is not None else None
+    ids, gid_time = owned_cells(out, "hot_spot")
+    field = field_scalars(out, ("MxNImbalanceBefore", "MxNImbalanceAfter", "MxNMigratedElements",
+                                "MxNBytesReRead", "MxNRebalanced", "MxNRebalanceStep"))
     return ids, gid_time, field
 
 
@@ -74,23 +55,13 @@ total = None
 rebalanced = 0
 for k, t in enumerate(times):
     ids, gid_time, f = snapshot(t)
-    allids = np.sort(allgather(ids))
-    n = allids.size
+    n = check_owned_totals(k, ids, gid_time, total)
     if total is None:
         total = n
-    check(n == total and np.array_equal(allids, np.arange(1, total + 1)),
-          "step %d: %d owned cells over the ranks (%d distinct), want ids 1..%d"
-          % (k + 1, n, np.unique(allids).size, total))
-    s = allsum([gid_time])[0]
-    want = -(total * (total + 1) / 2.0 + total * k / 16.0)
-    check(abs(s - want) <= 1e-9 * abs(want), "step %d: owned elem_gid_time sums to %.17g, want %.17g"
-          % (k + 1, s, want))
     check(None not in f.values(), "step %d: field data %s" % (k + 1, f))
     if None in f.values():
         continue
-    same = allgather([f[x] for x in sorted(f)])
-    check(np.all(same.reshape(nranks, -1) == same.reshape(nranks, -1)[0]),
-          "step %d: ranks disagree on the field data" % (k + 1))
+    check_ranks_agree(k, [f[x] for x in sorted(f)])
     check(f["MxNRebalanceStep"] == k + 1, "step %d: MxNRebalanceStep %s" % (k + 1, f["MxNRebalanceStep"]))
     check(f["MxNImbalanceAfter"] <= tol + 1e-9, "step %d: imbalance after %.4f > %.4f (before %.4f)"
           % (k + 1, f["MxNImbalanceAfter"], tol, f["MxNImbalanceBefore"]))
