@@ -23,26 +23,19 @@ if(MXN_BUILD_PLUGIN AND PVBATCH)
 '$<TARGET_FILE:mxn_cli>' split '${MXN_REBAL_PV_DIR}/hs.e' '${MXN_REBAL_PV_DIR}/hs' -n 3 --quiet")
   set_tests_properties(pvbatch_rebalance_gen PROPERTIES TIMEOUT 120
     FIXTURES_SETUP mxn_rebalance_pv)
-  foreach(np 2 3)
-    add_test(NAME pvbatch_rebalance_steps_np${np}
-      COMMAND ${MXN_MPIEXEC} --oversubscribe -n ${np} ${PVBATCH} --symmetric
-              ${CMAKE_CURRENT_SOURCE_DIR}/pvbatch/rebalance_steps.py
-              $<TARGET_FILE:MxNReader> ${MXN_REBAL_PV_DIR}/hs.3.0 1.1)
-    set_tests_properties(pvbatch_rebalance_steps_np${np} PROPERTIES TIMEOUT 300
-      ENVIRONMENT "OMPI_ALLOW_RUN_AS_ROOT=1;OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1"
-      FIXTURES_REQUIRED mxn_rebalance_pv)
-  endforeach()
-  # LoadBalanceCost = MeasuredTime, no field: the time the (modelled)
+  # And LoadBalanceCost = MeasuredTime, no field: the time the (modelled)
   # downstream pipeline took per rank weighs the next re-balance
   # (rebalance_measured.py): reported as the cost source, totals constant,
   # and the modelled work ends up balanced. N = 2, 3.
-  foreach(np 2 3)
-    add_test(NAME pvbatch_rebalance_measured_np${np}
-      COMMAND ${MXN_MPIEXEC} --oversubscribe -n ${np} ${PVBATCH} --symmetric
-              ${CMAKE_CURRENT_SOURCE_DIR}/pvbatch/rebalance_measured.py
-              $<TARGET_FILE:MxNReader> ${MXN_REBAL_PV_DIR}/hs.3.0 1.1)
-    set_tests_properties(pvbatch_rebalance_measured_np${np} PROPERTIES TIMEOUT 300
-      ENVIRONMENT "OMPI_ALLOW_RUN_AS_ROOT=1;OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1"
-      FIXTURES_REQUIRED mxn_rebalance_pv)
+  foreach(script rebalance_steps rebalance_measured)
+    foreach(np 2 3)
+      add_test(NAME pvbatch_${script}_np${np}
+        COMMAND ${MXN_MPIEXEC} --oversubscribe -n ${np} ${PVBATCH} --symmetric
+                ${CMAKE_CURRENT_SOURCE_DIR}/pvbatch/${script}.py
+                $<TARGET_FILE:MxNReader> ${MXN_REBAL_PV_DIR}/hs.3.0 1.1)
+      set_tests_properties(pvbatch_${script}_np${np} PROPERTIES TIMEOUT 300
+        ENVIRONMENT "OMPI_ALLOW_RUN_AS_ROOT=1;OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1"
+        FIXTURES_REQUIRED mxn_rebalance_pv)
+    endforeach()
   endforeach()
 endif()
