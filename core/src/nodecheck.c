@@ -43,11 +43,6 @@ static int route(MPI_Comm comm, const void *items, size_t isz, int64_t n, const 
   return MXN_OK;
 }
 
-static int cmp_i64(const void *a, const void *b) {
-  int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
-  return (x > y) - (x < y);
-}
-
 /* The positions member j says it shares (its node communication maps), or
  * all of them (-1 in *n: none stated). */
 static int stated_shared(mxn_dataset_t *ds, int j, int64_t **pos, int64_t *n) {
@@ -82,7 +77,7 @@ static int stated_shared(mxn_dataset_t *ds, int j, int64_t **pos, int64_t *n) {
     }
     (*pos)[i] = v[i] - 1;
   }
-  qsort(*pos, len, sizeof **pos, cmp_i64);
+  MXN_CHECK(mxn__radix_sort(*pos, (int64_t)len, sizeof **pos));
   int64_t u = 0;
   for (size_t i = 0; i < len; i++)
     if (u == 0 || (*pos)[i] != (*pos)[u - 1]) (*pos)[u++] = (*pos)[i];
