@@ -23,6 +23,19 @@ static int cmp_pair(const void *a, const void *b) {
   return (x->dst > y->dst) - (x->dst < y->dst);
 }
 
+void mxn__plan_elem_sources(const mxn_piece_t *pc, const int64_t *bstart, const char *only,
+                            int32_t *file, int64_t *off) {
+  for (int i = 0; i < pc->plan->nseg[MXN__ELEM]; i++) {
+    const segment_t *sg = &pc->plan->seg[MXN__ELEM][i];
+    for (int64_t x = 0; x < sg->n; x++) {
+      int64_t e = bstart[sg->block] + sg->dst[x];
+      if (only && !only[e]) continue;
+      file[e] = sg->file;
+      if (off) off[e] = sg->off[x];
+    }
+  }
+}
+
 int mxn__cmp_seg_file(const void *a, const void *b) {
   const segment_t *x = a, *y = b;
   return (x->file > y->file) - (x->file < y->file);

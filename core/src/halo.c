@@ -360,7 +360,7 @@ done:
  * it, so the asking rank reads them without id maps. The entries are
  * marked, then one pass over the plan's segments fills the marked ones. */
 static void where_read(const mxn_structure_t *s, const mxn_piece_t *pc, const int64_t *bstart,
-                       const ans_t *ans, int64_t n, char *emark, char *nmark, int64_t *efile,
+                       const ans_t *ans, int64_t n, char *emark, char *nmark, int32_t *efile,
                        int64_t *eoff, int64_t *nfile, int64_t *npos) {
   for (int64_t i = 0; i < n; i++) {
     int64_t e = ANS_ELEM(ans[i]);
@@ -371,16 +371,8 @@ static void where_read(const mxn_structure_t *s, const mxn_piece_t *pc, const in
     emark[e] = 1;
     for (int c = 0, m = mxn__conn_n(pb, npe, e - bstart[b]); c < m; c++) nmark[ec[c]] = 1;
   }
+  mxn__plan_elem_sources(pc, bstart, emark, efile, eoff);
   const mxn__plan_t *plan = pc->plan;
-  for (int i = 0; i < plan->nseg[MXN__ELEM]; i++) {
-    const segment_t *sg = &plan->seg[MXN__ELEM][i];
-    const char *mk = emark + bstart[sg->block];
-    for (int64_t x = 0; x < sg->n; x++)
-      if (mk[sg->dst[x]]) {
-        efile[bstart[sg->block] + sg->dst[x]] = sg->file;
-        eoff[bstart[sg->block] + sg->dst[x]] = sg->off[x];
-      }
-  }
   for (int i = 0; i < plan->nnode_seg; i++) {
     const segment_t *sg = &plan->node_seg[i];
     for (int64_t x = 0; x < sg->n; x++)
@@ -414,7 +406,8 @@ int mxn__halo_find(MPI_Comm comm, const mxn_structure_t *s, const mxn_piece_t *p
   char *bnd = NULL;
   int32_t *rv_loc = NULL; /* per registration at this rendezvous: the node's index at its rank */
   int64_t *bstart = NULL; /* per block: its first element's concatenated index */
-  int64_t *efile = NULL, *eoff = NULL, *nfile = NULL, *npos = NULL;
+  int32_t *efile = NULL;
+  int64_t *eoff = NULL, *nfile = NULL, *npos = NULL;
   char *emark = NULL, *nmark = NULL; /* elements and nodes where_read has looked up */
   int32_t *edge = NULL; /* the cells touching nodes in bnd (scan_piece) */
   int64_t nedge = 0;

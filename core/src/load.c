@@ -72,10 +72,7 @@ static int files_in_piece_order(const mxn_piece_t *pc, int32_t *file) {
   int64_t *bstart = NULL;
   MXN_ALLOC(bstart, pc->num_blocks + 1);
   for (int b = 0; b < pc->num_blocks; b++) bstart[b + 1] = bstart[b] + pc->blocks[b].num_elements;
-  for (int i = 0; i < pc->plan->nseg[MXN__ELEM]; i++) {
-    const segment_t *sg = &pc->plan->seg[MXN__ELEM][i];
-    for (int64_t x = 0; x < sg->n; x++) file[bstart[sg->block] + sg->dst[x]] = sg->file;
-  }
+  mxn__plan_elem_sources(pc, bstart, NULL, file, NULL);
 done:
   free(bstart);
   return status;

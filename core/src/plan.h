@@ -63,6 +63,12 @@ int mxn__segment_build(segment_t *s, pair_t *pairs, int64_t n, int64_t gap);
 int mxn__plan_buf(mxn__plan_t *p, int64_t doubles);
 void mxn__plan_free(mxn__plan_t *p);
 void mxn__piece_block_free(mxn_piece_block_t *pb, int nvars, int nmaps);
+/* Where pc's plan reads its elements: for concatenated element index
+ * bstart[block] + dst of each element segment, its member in file[] and,
+ * if off is not NULL, its offset in that member's block in off[]; only for
+ * the indices flagged in `only` (all if NULL). */
+void mxn__plan_elem_sources(const mxn_piece_t *pc, const int64_t *bstart, const char *only,
+                            int32_t *file, int64_t *off);
 /* qsort order of segments by member file. */
 int mxn__cmp_seg_file(const void *a, const void *b);
 
