@@ -1288,9 +1288,8 @@ int mxn_load_open(MPI_Comm comm, const char *path, const mxn_load_opts_t *opts, 
     /* The count the set declares (Nemesis) against the distinct ids its
      * members hold: fewer means one id was given to two elements. The
      * same answer on every rank. */
-    if (s->num_elements_global < 0) {
-      /* no declared count */
-    } else if (distinct != s->num_elements_global && dup >= 0)
+    int declared = s->num_elements_global >= 0;
+    if (declared && distinct != s->num_elements_global && dup >= 0)
       status = mxn_error_set(&e, MXN_ERR_FORMAT,
                              "%s: element %lld is also stored in %s: the members hold %lld "
                              "distinct element ids where their Nemesis global counts say %lld "
@@ -1298,7 +1297,7 @@ int mxn_load_open(MPI_Comm comm, const char *path, const mxn_load_opts_t *opts, 
                              mxn_dataset_file_path(ds, fb), (long long)dup,
                              mxn_dataset_file_path(ds, fa), (long long)distinct,
                              (long long)s->num_elements_global);
-    else if (distinct != s->num_elements_global)
+    else if (declared && distinct != s->num_elements_global)
       status = mxn_error_set(&e, MXN_ERR_FORMAT,
                              "%s: the members hold %lld distinct element ids where their "
                              "Nemesis global counts say %lld",
