@@ -727,10 +727,6 @@ const double NaN = std::numeric_limits<double>::quiet_NaN();
 }
 
 //----------------------------------------------------------------------------
-/**
- * The open load and what it was opened with. The same options reuse it, so
- * a new time step only reads that step's fields; anything else re-opens.
- */
 namespace
 {
 /** An element block's grid structure as built for one piece (points,
@@ -742,8 +738,28 @@ struct BlockTopology
   vtkSmartPointer<vtkUnstructuredGrid> Grid;
   std::vector<int64_t> Used;
 };
+
+/** The MPI job's communicator when ParaView runs on MPI (pvserver,
+ *  pvbatch), with its number of processes in *size; else MPI_COMM_NULL and
+ *  1. */
+MPI_Comm WorldComm(int* size)
+{
+  auto* ctrl = vtkMPIController::SafeDownCast(vtkMultiProcessController::GetGlobalController());
+  auto* mpiComm = ctrl ? vtkMPICommunicator::SafeDownCast(ctrl->GetCommunicator()) : nullptr;
+  if (mpiComm && mpiComm->GetMPIComm() && mpiComm->GetMPIComm()->GetHandle())
+  {
+    *size = ctrl->GetNumberOfProcesses();
+    return *mpiComm->GetMPIComm()->GetHandle();
+  }
+  *size = 1;
+  return MPI_COMM_NULL;
+}
 }
 
+/**
+ * The open load and what it was opened with. The same options reuse it, so
+ * a new time step only reads that step's fields; anything else re-opens.
+ */
 struct vtkMxNReader::LoadCache
 {
   struct Key
@@ -1001,10 +1017,9 @@ int vtkMxNReader::RequestInformation(
   // The structure. On N MPI ranks (pvserver, pvbatch) every rank runs this
   // pass, so the ranks share the member headers out (each opens ceil(M/N)
   // of them) and exchange summaries; one process reads them all.
-  auto* ctrl = vtkMPIController::SafeDownCast(vtkMultiProcessController::GetGlobalController());
-  auto* mpiComm = ctrl ? vtkMPICommunicator::SafeDownCast(ctrl->GetCommunicator()) : nullptr;
-  const bool haveWorld = mpiComm && mpiComm->GetMPIComm() && mpiComm->GetMPIComm()->GetHandle() &&
-    ctrl->GetNumberOfProcesses() > 1;
+  int worldSize = 1;
+  const MPI_Comm worldComm = WorldComm(&worldSize);
+  const bool haveWorld = worldComm != MPI_COMM_NULL && worldSize > 1;
   DatasetHandle h;
   int status = mxn_dataset_create(&h.ds);
   mxn_error_t err;
@@ -1014,7 +1029,7 @@ int vtkMxNReader::RequestInformation(
     // every rank takes part, even one whose dataset handle failed: the
     // collective open agrees on the error
     status = mxn_dataset_open_collective(
-      *mpiComm->GetMPIComm()->GetHandle(), status == MXN_OK ? h.ds : nullptr, this->FileName, &err);
+      worldComm, status == MXN_OK ? h.ds : nullptr, this->FileName, &err);
   }
   else if (status == MXN_OK)
   {
@@ -1770,18 +1785,15 @@ int vtkMxNReader::RequestData(
   }
 
   // Which communicator the load runs on (see the class documentation).
-  auto* ctrl = vtkMPIController::SafeDownCast(vtkMultiProcessController::GetGlobalController());
-  auto* mpiComm = ctrl ? vtkMPICommunicator::SafeDownCast(ctrl->GetCommunicator()) : nullptr;
-  const bool haveWorld =
-    mpiComm && mpiComm->GetMPIComm() && mpiComm->GetMPIComm()->GetHandle();
-  const int worldSize = haveWorld ? ctrl->GetNumberOfProcesses() : 1;
+  int worldSize = 1;
+  const MPI_Comm worldComm = WorldComm(&worldSize);
   LoadCache::Key key;
   key.FileName = this->FileName;
   key.NumberOfPieces = numPieces;
   MPI_Comm world = MPI_COMM_SELF;
   if (numPieces > 1 && numPieces == worldSize)
   {
-    world = *mpiComm->GetMPIComm()->GetHandle();
+    world = worldComm;
     key.World = true;
     key.PieceOfRank.resize(static_cast<size_t>(worldSize));
     MPI_Allgather(&piece, 1, MPI_INT, key.PieceOfRank.data(), 1, MPI_INT, world);
