@@ -1641,11 +1641,13 @@ done:
   return status;
 }
 
-/* A node of a piece built from records: id (the radix sort key),
- * member, position there, and the connectivity entry it came from. */
+/* A node of a piece built from records: id (the radix sort key), the
+ * record and the node's place in it, and the connectivity entry it came
+ * from. */
 typedef struct {
   mxn_gid_t id;
-  int64_t file, pos, at;
+  const int64_t *rec;
+  int64_t c, at;
 } known_node_t;
 
 /* A record's element, for ordering: block, then id. */
@@ -1662,61 +1664,45 @@ static int cmp_known_elem(const void *a, const void *b) {
 }
 
 int mxn__piece_from_records(mxn_dataset_t *ds, int64_t n, const int64_t *const *recs,
-                            const mxn_gid_t *known, int64_t nknown,
                             const mxn_extract_opts_t *opts, mxn_piece_t **out) {
   const mxn_structure_t *s = &ds->s;
-  int status = MXN_OK, M = ds->nfiles, NB = s->num_blocks;
+  int status = MXN_OK, NB = s->num_blocks, nd = s->num_dim, nnm = s->num_node_maps;
   mxn_piece_t *piece = NULL;
   known_elem_t *el = NULL;
   known_node_t *nodes = NULL;
-  pair_t *pairs = NULL;
-  int64_t *seg_count = NULL, *start = NULL, *fill = NULL, *local = NULL, nnodes = 0;
+  int64_t *local = NULL, nnodes = 0;
   *out = NULL;
-  if (M < 1 || n < 0) return MXN_ERR_ARG;
+  if (n < 0) return MXN_ERR_ARG;
   for (int b = 0; b < NB; b++)
     if (s->blocks[b].edges_per_elem > 0 || s->blocks[b].faces_per_elem > 0 || s->blocks[b].poly)
       return MXN_DS_ERR(ds, MXN_ERR_UNSUPPORTED,
                         "%s: element block %lld refers to edges or faces, or is polygonal",
                         ds->files[0].path, (long long)s->blocks[b].id);
   MXN_CHECK(piece_shell(s, &piece));
-  mxn__plan_t *plan = piece->plan;
 
-  /* Check each record against the files, order elements by block and id. */
+  /* Check each record against the structure, order elements by block and id. */
   MXN_ALLOC(el, n);
   int64_t total_conn = 0;
   for (int64_t i = 0; i < n; i++) {
     const int64_t *r = recs[i];
-    int64_t b = r[2], f = r[3], off = r[4], npe = r[1];
-    if (b < 0 || b >= NB || f < 0 || f >= M || npe != s->blocks[b].nodes_per_elem ||
-        off < 0 || off >= ds->files[f].kb[MXN__ELEM].blk_count[b]) {
+    int64_t b = r[2], npe = r[1];
+    if (b < 0 || b >= NB || npe != s->blocks[b].nodes_per_elem) {
       status = MXN_DS_ERR(ds, MXN_ERR_INCONSISTENT,
-                          "%s: element %lld: its owner's record (block %lld, member %lld, "
-                          "entry %lld) does not match the files",
-                          ds->files[0].path, (long long)r[0], (long long)b, (long long)f,
-                          (long long)off + 1);
+                          "%s: element %lld: its owner's record (block index %lld, %lld nodes) "
+                          "does not match the structure",
+                          ds->files[0].path, (long long)r[0], (long long)b, (long long)npe);
       goto done;
     }
     el[i] = (known_elem_t){(int)b, r[0], r};
     total_conn += npe;
   }
   qsort(el, (size_t)n, sizeof *el, cmp_known_elem);
-  /* Nodes: every record's, unique by id, read where the owner read them. */
+  /* Nodes: every record's, unique by id. */
   MXN_ALLOC(nodes, total_conn);
   for (int64_t i = 0; i < n; i++) {
     const int64_t *r = el[i].rec;
-    int64_t npe = r[1];
-    for (int64_t c = 0; c < npe; c++) {
-      int64_t f = r[6 + npe + c], pos = r[6 + 2 * npe + c];
-      if (f < 0 || f >= M || pos < 0 || pos >= ds->files[f].num_nodes) {
-        status = MXN_DS_ERR(ds, MXN_ERR_INCONSISTENT,
-                            "%s: node %lld: its owner's record (member %lld, entry %lld) does "
-                            "not match the files",
-                            ds->files[0].path, (long long)r[6 + c], (long long)f, (long long)pos + 1);
-        goto done;
-      }
-      nodes[nnodes] = (known_node_t){r[6 + c], f, pos, nnodes};
-      nnodes++;
-    }
+    for (int64_t c = 0; c < r[1]; c++, nnodes++)
+      nodes[nnodes] = (known_node_t){r[MXN__REC_HEAD + c], r, c, nnodes};
   }
   /* Unique by id; local[t]: the piece node of connectivity entry t (in
    * the order the elements are stored below), so no search per entry. */
@@ -1729,11 +1715,6 @@ int mxn__piece_from_records(mxn_dataset_t *ds, int64_t n, const int64_t *const *
       local[nodes[i].at] = u - 1;
     }
     nnodes = u;
-    /* known nodes: member -1, so no segment reads them */
-    for (int64_t i = 0, q = 0; known && i < nnodes; i++) {
-      while (q < nknown && known[q] < nodes[i].id) q++;
-      if (q < nknown && known[q] == nodes[i].id) nodes[i].file = -1;
-    }
   }
   piece->num_nodes = nnodes;
   MXN_ALLOC(piece->node_ids, nnodes);
@@ -1749,125 +1730,28 @@ int mxn__piece_from_records(mxn_dataset_t *ds, int64_t n, const int64_t *const *
     if (bi->num_attr > 0 && !opts->no_attributes) MXN_ALLOC(pb->attr, pb->num_elements * bi->num_attr);
     if (s->has_original_elem_ids) MXN_ALLOC(pb->orig_ids, pb->num_elements);
   }
-  MXN_ALLOC(fill, (int64_t)M * NB + 1);
+  piece->num_elements = n;
+  /* Coordinates and maps: the arrays (the plan reads nothing), then the
+   * records' values. */
+  MXN_CHECK(read_coords(ds, piece));
+  MXN_CHECK(read_maps(ds, piece));
+  for (int64_t v = 0; v < nnodes; v++) {
+    const int64_t *r = nodes[v].rec, npe = r[1], c = nodes[v].c;
+    const int64_t *xyz = r + MXN__REC_HEAD + 2 * npe, *nmap = xyz + npe * nd;
+    for (int d = 0; d < nd; d++) memcpy(&piece->coord[d][v], &xyz[c * nd + d], sizeof(double));
+    for (int q = 0; q < nnm; q++) piece->node_maps[q][v] = nmap[c * nnm + q];
+  }
   for (int64_t i = 0, k = 0, t = 0; i < n; i++, k++) {
     if (i > 0 && el[i].block != el[i - 1].block) k = 0;
     mxn_piece_block_t *pb = &piece->blocks[el[i].block];
-    const int64_t *r = el[i].rec;
-    int64_t npe = r[1];
+    const int64_t *r = el[i].rec, npe = r[1];
+    int na = s->blocks[el[i].block].num_attr;
+    const int64_t *att = r + MXN__REC_HEAD + npe * (2 + nd + nnm), *emap = att + na;
     pb->elem_ids[k] = r[0];
-    if (pb->orig_ids) pb->orig_ids[k] = r[5];
+    if (pb->orig_ids) pb->orig_ids[k] = r[3];
     for (int64_t c = 0; c < npe; c++) pb->conn[k * npe + c] = local[t++];
-  }
-  piece->num_elements = n;
-
-  /* Plan: element segments per (member, block), node segments per member. */
-  MXN_ALLOC(seg_count, (int64_t)M * NB);
-  MXN_ALLOC(start, (int64_t)M * NB + 1);
-  for (int64_t i = 0; i < n; i++) seg_count[el[i].rec[3] * NB + el[i].block]++;
-  int nseg = 0;
-  for (int64_t i = 0; i < (int64_t)M * NB; i++) nseg += seg_count[i] > 0;
-  for (int64_t i = 0; i < (int64_t)M * NB; i++) start[i + 1] = start[i] + seg_count[i];
-  MXN_ALLOC(plan->seg[MXN__ELEM], nseg);
-  MXN_ALLOC(pairs, n > nnodes ? n : nnodes);
-  for (int64_t i = 0, k = 0; i < n; i++, k++) {
-    if (i > 0 && el[i].block != el[i - 1].block) k = 0;
-    int64_t key = el[i].rec[3] * NB + el[i].block;
-    pairs[start[key] + fill[key]++] = (pair_t){el[i].rec[4], k};
-  }
-  for (int j = 0; j < M; j++)
-    for (int b = 0; b < NB; b++) {
-      int64_t key = (int64_t)j * NB + b;
-      if (seg_count[key] == 0) continue;
-      segment_t *sg = &plan->seg[MXN__ELEM][plan->nseg[MXN__ELEM]++];
-      sg->file = j;
-      sg->block = b;
-      MXN_CHECK(mxn__segment_build(sg, pairs + start[key], seg_count[key], opts->gap));
-      piece->stats.elem_runs += sg->nruns;
-    }
-  {
-    int64_t *ncount = NULL, *nstart = NULL, *nfill = NULL;
-    MXN_ALLOC(ncount, M);
-    MXN_ALLOC(nstart, M + 1);
-    MXN_ALLOC(nfill, M);
-    for (int64_t v = 0; v < nnodes; v++)
-      if (nodes[v].file >= 0) ncount[nodes[v].file]++;
-    for (int j = 0; j < M; j++) nstart[j + 1] = nstart[j] + ncount[j];
-    for (int64_t v = 0; v < nnodes; v++)
-      if (nodes[v].file >= 0)
-        pairs[nstart[nodes[v].file] + nfill[nodes[v].file]++] = (pair_t){nodes[v].pos, v};
-    int nns = 0;
-    for (int j = 0; j < M; j++) nns += ncount[j] > 0;
-    plan->node_seg = calloc((size_t)nns + 1, sizeof *plan->node_seg);
-    if (!plan->node_seg) status = MXN_ERR_NOMEM;
-    for (int j = 0; status == MXN_OK && j < M; j++) {
-      if (!ncount[j]) continue;
-      segment_t *sg = &plan->node_seg[plan->nnode_seg++];
-      sg->file = j;
-      sg->block = -1;
-      status = mxn__segment_build(sg, pairs + nstart[j], ncount[j], opts->gap);
-      piece->stats.node_runs += sg->nruns;
-    }
-    free(ncount);
-    free(nstart);
-    free(nfill);
-    if (status != MXN_OK) goto done;
-  }
-  MXN_CHECK(read_coords(ds, piece));
-
-  /* Attributes along the element segments (strided runs as for the
-   * coordinates: one netCDF read of the block's attribute rows). */
-  for (int i = 0; i < plan->nseg[MXN__ELEM]; i++) {
-    segment_t *sg = &plan->seg[MXN__ELEM][i];
-    mxn_piece_block_t *pb = &piece->blocks[sg->block];
-    const mxn_block_info_t *bi = &s->blocks[sg->block];
-    int na = pb->attr ? bi->num_attr : 0;
-    if (na == 0) continue;
-    int exoid, ncid, varid = -1;
-    MXN_CHECK(mxn__file_exoid(ds, sg->file, &exoid));
-    MXN_CHECK(mxn__file_ncid(ds, sg->file, &ncid));
-    MXN_CHECK(step_runs(sg));
-    const mxn__blocks_t *kb = &ds->files[sg->file].kb[MXN__ELEM];
-    for (int q = 0; q < kb->nblk; q++)
-      if (kb->blk_of_file[q] == sg->block) {
-        char name[32];
-        snprintf(name, sizeof name, "attrib%d", q + 1);
-        if (nc_inq_varid(ncid, name, &varid) != NC_NOERR) varid = -1;
-      }
-    for (int64_t r = 0; r < sg->nvruns; r++) {
-      const run_t *run = &sg->vruns[r];
-      int64_t len = run->stride > 1 ? run->n : run->count;
-      MXN_CHECK(mxn__plan_buf(plan, len * na));
-      int bad = 0;
-      if (run->stride <= 1 && varid >= 0) {
-        /* one netCDF read: ex_get_partial_attr looks the block up per call */
-        size_t start[2] = {(size_t)run->start, 0}, count[2] = {(size_t)run->count, (size_t)na};
-        bad = nc_get_vara_double(ncid, varid, start, count, plan->buf) != NC_NOERR;
-        ds->io.read_calls++;
-      } else if (run->stride <= 1) {
-        bad = ex_get_partial_attr(exoid, EX_ELEM_BLOCK, bi->id, run->start + 1, run->count,
-                                  plan->buf) < 0;
-        ds->io.read_calls++;
-      } else if (varid >= 0) {
-        size_t start[2] = {(size_t)run->start, 0}, count[2] = {(size_t)run->n, (size_t)na};
-        ptrdiff_t stride[2] = {(ptrdiff_t)run->stride, 1};
-        bad = nc_get_vars_double(ncid, varid, start, count, stride, plan->buf) != NC_NOERR;
-        ds->io.read_calls++;
-      } else {
-        for (int64_t q = 0; q < run->n && !bad; q++, ds->io.read_calls++)
-          bad = ex_get_partial_attr(exoid, EX_ELEM_BLOCK, bi->id, run->start + q * run->stride + 1,
-                                    1, plan->buf + q * na) < 0;
-      }
-      if (bad) {
-        status = MXN_DS_ERR(ds, MXN_ERR_IO, "%s: element block %lld: cannot read attributes",
-                            ds->files[sg->file].path, (long long)bi->id);
-        goto done;
-      }
-      ds->io.bytes_read += len * na * (int64_t)sizeof(double);
-      for (int64_t e = run->first; e < run->first + run->n; e++)
-        memcpy(pb->attr + sg->dst[e] * na, plan->buf + run_at(sg, run, e) * na,
-               (size_t)na * sizeof(double));
-    }
+    if (pb->attr) memcpy(pb->attr + k * na, att, (size_t)na * sizeof(double));
+    for (int q = 0; q < s->num_elem_maps; q++) pb->maps[q][k] = emap[q];
   }
 
   /* Sets: none (a halo's elements and nodes are in the sets of their
@@ -1885,15 +1769,14 @@ int mxn__piece_from_records(mxn_dataset_t *ds, int64_t n, const int64_t *const *
       case MXN__FSET: piece->face_sets = sets; piece->num_face_sets = nsets; break;
       default: piece->elem_sets = sets; piece->num_elem_sets = nsets; break;
     }
-    MXN_ALLOC(plan->set_src[sk], nsets);
-    plan->nsets[sk] = nsets;
+    MXN_ALLOC(piece->plan->set_src[sk], nsets);
+    piece->plan->nsets[sk] = nsets;
     for (int q = 0; q < nsets; q++) {
       MXN_ALLOC(sets[q].entries, 1);
       sets[q].num_vars = vl->num;
       MXN_ALLOC(sets[q].vars, vl->num);
     }
   }
-  MXN_CHECK(read_maps(ds, piece));
   MXN_CHECK(alloc_fields(ds, piece, opts));
   *out = piece;
   piece = NULL;
@@ -1902,9 +1785,5 @@ done:
   free(el);
   free(nodes);
   free(local);
-  free(pairs);
-  free(seg_count);
-  free(start);
-  free(fill);
   return status;
 }

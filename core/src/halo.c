@@ -4,9 +4,11 @@
  * owns it. Only the nodes other ranks may hold are registered
  * (scan_piece): those of a piece's boundary sides, or every node when the
  * mesh has cells that can meet without sharing a side. The elements of a
- * layer are asked from the ranks holding the frontier nodes. No rank ever holds the global adjacency. Only ids and
- * connectivity by global node id travel; the halo's data are then read
- * from the files like owned elements. */
+ * layer are asked from the ranks holding the frontier nodes. No rank ever holds the global adjacency. Each halo element
+ * comes from its owner as a record with its connectivity by global node id,
+ * coordinates, attributes and maps (plan.h), so the files are not read
+ * for it; its fields follow every step by the exchange
+ * (mxn__halo_xchg_run). */
 #include "halo.h"
 #include "plan.h"
 
@@ -355,34 +357,6 @@ done:
   return status;
 }
 
-/* Where the n answered elements (ans) and their nodes were read from (the
- * plan): efile/eoff per element, nfile/npos per node. Halo answers carry
- * it, so the asking rank reads them without id maps. The entries are
- * marked, then one pass over the plan's segments fills the marked ones. */
-static void where_read(const mxn_structure_t *s, const mxn_piece_t *pc, const int64_t *bstart,
-                       const ans_t *ans, int64_t n, char *emark, char *nmark, int32_t *efile,
-                       int64_t *eoff, int64_t *nfile, int64_t *npos) {
-  for (int64_t i = 0; i < n; i++) {
-    int64_t e = ANS_ELEM(ans[i]);
-    int b = block_of(bstart, pc->num_blocks, e);
-    const mxn_piece_block_t *pb = &pc->blocks[b];
-    int npe = s->blocks[b].nodes_per_elem;
-    const int64_t *ec = pb->conn + mxn__conn_at(pb, npe, e - bstart[b]);
-    emark[e] = 1;
-    for (int c = 0, m = mxn__conn_n(pb, npe, e - bstart[b]); c < m; c++) nmark[ec[c]] = 1;
-  }
-  mxn__plan_elem_sources(pc, bstart, emark, efile, eoff);
-  const mxn__plan_t *plan = pc->plan;
-  for (int i = 0; i < plan->nnode_seg; i++) {
-    const segment_t *sg = &plan->node_seg[i];
-    for (int64_t x = 0; x < sg->n; x++)
-      if (nmark[sg->dst[x]]) {
-        nfile[sg->dst[x]] = sg->file;
-        npos[sg->dst[x]] = sg->off[x];
-      }
-  }
-}
-
 int mxn__halo_find(MPI_Comm comm, const mxn_structure_t *s, const mxn_piece_t *pc, int L,
                    mxn__halo_found_t *h, mxn_error_t *err) {
   int status = MXN_OK, size, rank;
@@ -406,23 +380,12 @@ int mxn__halo_find(MPI_Comm comm, const mxn_structure_t *s, const mxn_piece_t *p
   char *bnd = NULL;
   int32_t *rv_loc = NULL; /* per registration at this rendezvous: the node's index at its rank */
   int64_t *bstart = NULL; /* per block: its first element's concatenated index */
-  int32_t *efile = NULL;
-  int64_t *eoff = NULL, *nfile = NULL, *npos = NULL;
-  char *emark = NULL, *nmark = NULL; /* elements and nodes where_read has looked up */
   int32_t *edge = NULL; /* the cells touching nodes in bnd (scan_piece) */
   int64_t nedge = 0;
   int64_t ngot = 0, nrep = 0, nseen = 0, nfront = 0, nasked = 0;
 
   MXN_ALLOC(bstart, pc->num_blocks + 1);
   for (int b = 0; b < pc->num_blocks; b++) bstart[b + 1] = bstart[b] + pc->blocks[b].num_elements;
-  /* Where the answered elements and their nodes were read from, filled
-   * per layer by where_read (calloc'd: pages never written cost nothing). */
-  MXN_ALLOC_RAW(efile, ne);
-  MXN_ALLOC_RAW(eoff, ne);
-  MXN_ALLOC_RAW(nfile, nn);
-  MXN_ALLOC_RAW(npos, nn);
-  MXN_ALLOC(emark, ne);
-  MXN_ALLOC(nmark, nn);
   /* (Answers hold 32-bit element indices: a rank owning 2^31 elements
    * would hold well over 100 GB of connectivity first.) */
   if (ne > INT32_MAX || nn > INT32_MAX) {
@@ -610,11 +573,10 @@ int mxn__halo_find(MPI_Comm comm, const mxn_structure_t *s, const mxn_piece_t *p
       if (m > 0 && ans[i] == ans[m - 1]) continue;
       ans[m++] = ans[i];
       int b = block_of(bstart, pc->num_blocks, ANS_ELEM(ans[i]));
-      words += MXN__HALO_REC_LEN(mxn__conn_n(&pc->blocks[b], s->blocks[b].nodes_per_elem,
-                                             ANS_ELEM(ans[i]) - bstart[b]));
+      words += mxn__halo_rec_len(s, b, mxn__conn_n(&pc->blocks[b], s->blocks[b].nodes_per_elem,
+                                                   ANS_ELEM(ans[i]) - bstart[b]));
     }
     nans = m;
-    where_read(s, pc, bstart, ans, nans, emark, nmark, efile, eoff, nfile, npos);
     free(sbuf);
     MXN_ALLOC(sbuf, words);
     words = 0;
@@ -625,22 +587,26 @@ int mxn__halo_find(MPI_Comm comm, const mxn_structure_t *s, const mxn_piece_t *p
       int64_t k = e - bstart[b];
       int np = mxn__conn_n(pb, s->blocks[b].nodes_per_elem, k);
       const int64_t *ec = pb->conn + mxn__conn_at(pb, s->blocks[b].nodes_per_elem, k);
-      int64_t *rec = sbuf + words;
+      int64_t *rec = sbuf + words, len = mxn__halo_rec_len(s, b, np);
+      int nd = s->num_dim, nnm = s->num_node_maps, na = s->blocks[b].num_attr;
       rec[0] = pb->elem_ids[k];
       rec[1] = np;
       rec[2] = b;
-      rec[3] = efile[e];
-      rec[4] = eoff[e];
-      rec[5] = pb->orig_ids ? pb->orig_ids[k] : pb->elem_ids[k];
+      rec[3] = pb->orig_ids ? pb->orig_ids[k] : pb->elem_ids[k];
+      int64_t *nid = rec + MXN__REC_HEAD, *nown = nid + np, *xyz = nown + np;
+      int64_t *nmap = xyz + (int64_t)np * nd, *att = nmap + (int64_t)np * nnm, *emap = att + na;
       for (int c = 0; c < np; c++) {
         int64_t v = ec[c];
-        rec[6 + c] = pc->node_ids[v];
-        rec[6 + np + c] = nfile[v];
-        rec[6 + 2 * np + c] = npos[v];
-        rec[6 + 3 * np + c] = h->node_owner[v];
+        nid[c] = pc->node_ids[v];
+        nown[c] = h->node_owner[v];
+        for (int d = 0; d < nd; d++) memcpy(&xyz[c * nd + d], &pc->coord[d][v], sizeof(double));
+        for (int q = 0; q < nnm; q++) nmap[c * nnm + q] = pc->node_maps ? pc->node_maps[q][v] : 0;
       }
-      words += MXN__HALO_REC_LEN(np);
-      cnt[ANS_TO(ans[i])] += (int)MXN__HALO_REC_LEN(np);
+      if (pb->attr) memcpy(att, pb->attr + k * na, (size_t)na * sizeof(double));
+      else memset(att, 0, (size_t)na * sizeof(double));
+      for (int q = 0; q < s->num_elem_maps; q++) emap[q] = pb->maps ? pb->maps[q][k] : 0;
+      words += len;
+      cnt[ANS_TO(ans[i])] += (int)len;
     }
     free(rbuf);
     rbuf = NULL;
@@ -651,17 +617,17 @@ int mxn__halo_find(MPI_Comm comm, const mxn_structure_t *s, const mxn_piece_t *p
     /* 2d. New elements become this layer; their unseen nodes the next
      * frontier. The sender of each record is its owner. */
     int64_t nf = 0, ncand = 0;
-    for (int r = 0, at = 0; r < size; r++)
-      for (int64_t end = at + rcnt[r]; at < end; at += (int)MXN__HALO_REC_LEN(rbuf[at + 1])) ncand++;
+    for (int64_t r = 0, at = 0; r < size; r++)
+      for (int64_t end = at + rcnt[r]; at < end; at += mxn__halo_rec_len(s, rbuf[at + 2], rbuf[at + 1])) ncand++;
     cand_t *cand = malloc(((size_t)ncand + 1) * sizeof *cand);
     if (!cand) {
       status = MXN_ERR_NOMEM;
       goto done;
     }
     ncand = 0;
-    for (int r = 0, at = 0; r < size; r++)
-      for (int64_t end = at + rcnt[r]; at < end; at += (int)MXN__HALO_REC_LEN(rbuf[at + 1]))
-        cand[ncand++] = (cand_t){rbuf[at], at, r, 0};
+    for (int64_t r = 0, at = 0; r < size; r++)
+      for (int64_t end = at + rcnt[r]; at < end; at += mxn__halo_rec_len(s, rbuf[at + 2], rbuf[at + 1]))
+        cand[ncand++] = (cand_t){rbuf[at], at, (int32_t)r, 0};
     MXN_CHECK(mxn__radix_sort(cand, ncand, sizeof *cand));
     int64_t nnew = 0, nodes_new = 0, rec_words = 0;
     for (int64_t i = 0; i < ncand; i++) {
@@ -673,7 +639,7 @@ int mxn__halo_find(MPI_Comm comm, const mxn_structure_t *s, const mxn_piece_t *p
       if (k < nknown && known[k] == g) continue;
       cand[nnew++] = cand[i];
       nodes_new += rbuf[cand[i].at + 1];
-      rec_words += MXN__HALO_REC_LEN(rbuf[cand[i].at + 1]);
+      rec_words += mxn__halo_rec_len(s, rbuf[cand[i].at + 2], rbuf[cand[i].at + 1]);
     }
     mxn_gid_t *a1 = realloc(h->gid, (size_t)(h->ng + nnew + 1) * sizeof *a1);
     if (a1) h->gid = a1;
@@ -695,7 +661,7 @@ int mxn__halo_find(MPI_Comm comm, const mxn_structure_t *s, const mxn_piece_t *p
       goto done;
     }
     for (int64_t i = 0; i < nnew; i++) {
-      int64_t len = MXN__HALO_REC_LEN(rbuf[cand[i].at + 1]);
+      int64_t len = mxn__halo_rec_len(s, rbuf[cand[i].at + 2], rbuf[cand[i].at + 1]);
       h->rec_at[h->ng] = h->nrec;
       memcpy(h->rec + h->nrec, rbuf + cand[i].at, (size_t)len * sizeof *h->rec);
       h->nrec += len;
@@ -704,7 +670,7 @@ int mxn__halo_find(MPI_Comm comm, const mxn_structure_t *s, const mxn_piece_t *p
       h->owner[h->ng++] = cand[i].owner;
       known[nknown + i] = cand[i].gid;
       for (int64_t c = 0; layer < L && c < rbuf[cand[i].at + 1]; c++)
-        fr[nf++] = (nask_t){rbuf[cand[i].at + 6 + c], cand[i].owner, 0};
+        fr[nf++] = (nask_t){rbuf[cand[i].at + MXN__REC_HEAD + c], cand[i].owner, 0};
     }
     free(cand);
     if (layer == L) break; /* no next layer to ask for */
@@ -769,11 +735,274 @@ done:
   free(bnd);
   free(rv_loc);
   free(known);
-  free(efile);
-  free(eoff);
-  free(emark);
-  free(nmark);
-  free(nfile);
-  free(npos);
+  return status;
+}
+
+/* ------------------------------------------------------------------ */
+/* The per-step exchange of the ghosts' fields (halo.h). */
+
+void mxn__halo_xchg_free(mxn__halo_xchg_t **px) {
+  if (!px || !*px) return;
+  mxn__halo_xchg_t *x = *px;
+  free(x->send_off);
+  free(x->recv_off);
+  free(x->send_blk);
+  free(x->recv_blk);
+  free(x->send_at);
+  free(x->recv_at);
+  free(x->own_elems);
+  free(x);
+  *px = NULL;
+}
+
+/* Values a step moves per entry of block blk (-1: nodes): one per
+ * variable the piece holds there. The same on every rank: the structure's
+ * truth table and the load's selection decide which arrays exist. */
+static int64_t vals_per_entry(const mxn_piece_t *pc, int blk) {
+  int64_t n = 0;
+  if (blk < 0) {
+    for (int v = 0; pc->node_vars && v < pc->plan_num_node_vars; v++) n += pc->node_vars[v] != NULL;
+  } else {
+    const mxn_piece_block_t *pb = &pc->blocks[blk];
+    for (int v = 0; pb->elem_vars && v < pc->plan_num_elem_vars; v++) n += pb->elem_vars[v] != NULL;
+  }
+  return n;
+}
+
+/* An owned element of a block by id: ids sorted with their positions. */
+typedef struct {
+  mxn_gid_t id;
+  int64_t at;
+} id_at_t;
+
+int mxn__halo_xchg_build(MPI_Comm comm, const mxn_structure_t *s, const mxn_piece_t *pc,
+                         int64_t own_nodes, const int64_t *own_elems, int *const *elem_owner,
+                         mxn__halo_xchg_t **out, mxn_error_t *err) {
+  int status = MXN_OK, size, rank, nb = pc->num_blocks;
+  MPI_Comm_size(comm, &size);
+  MPI_Comm_rank(comm, &rank);
+  mxn__halo_xchg_t *x = NULL;
+  int *src = NULL, *fill = NULL, *scnt = NULL, *rcnt = NULL;
+  int64_t *req = NULL, *got = NULL, ngot = 0;
+  id_at_t *ix = NULL;
+  *out = NULL;
+  mxn_error_t e;
+  mxn_error_clear(&e);
+
+  MXN_ALLOC(x, 1);
+  x->size = size;
+  x->own_nodes = own_nodes;
+  MXN_ALLOC(x->own_elems, nb);
+  for (int b = 0; b < nb; b++) x->own_elems[b] = own_elems[b];
+  MXN_ALLOC(x->recv_off, size + 1);
+  MXN_ALLOC(x->send_off, size + 1);
+  /* What comes from where: every ghost element from its owner, every
+   * ghost node from the owner of the first ghost element using it. */
+  int64_t ngn = pc->num_nodes - own_nodes;
+  MXN_ALLOC_RAW(src, ngn);
+  for (int64_t v = 0; v < ngn; v++) src[v] = -1;
+  for (int pass = 0; pass < 2; pass++) {
+    for (int b = 0; b < nb; b++) {
+      const mxn_piece_block_t *pb = &pc->blocks[b];
+      int npe = s->blocks[b].nodes_per_elem;
+      for (int64_t i = own_elems[b]; i < pb->num_elements; i++) {
+        int o = elem_owner[b][i];
+        if (o < 0 || o >= size || o == rank) {
+          status = mxn_error_set(&e, MXN_ERR_INCONSISTENT, "rank %d: ghost element %lld has owner %d",
+                                 rank, (long long)pb->elem_ids[i], o);
+          goto done;
+        }
+        if (pass == 0) {
+          x->recv_off[o + 1]++;
+        } else {
+          int64_t k = x->recv_off[o] + fill[o]++;
+          x->recv_blk[k] = b;
+          x->recv_at[k] = i;
+          req[2 * k] = pb->elem_ids[i];
+          req[2 * k + 1] = b;
+        }
+        const int64_t *ec = pb->conn + mxn__conn_at(pb, npe, i);
+        for (int c = 0, m = mxn__conn_n(pb, npe, i); c < m; c++) {
+          int64_t v = ec[c] - own_nodes;
+          if (v < 0) continue;
+          if (pass == 0 && src[v] < 0) {
+            src[v] = o;
+            x->recv_off[o + 1]++;
+          } else if (pass == 1 && src[v] == o) {
+            int64_t k = x->recv_off[o] + fill[o]++;
+            x->recv_blk[k] = -1;
+            x->recv_at[k] = ec[c];
+            req[2 * k] = pc->node_ids[ec[c]];
+            req[2 * k + 1] = -1;
+            src[v] = -2 - o; /* asked once */
+          }
+        }
+      }
+    }
+    if (pass == 0) {
+      for (int64_t v = 0; v < ngn; v++)
+        if (src[v] < 0) {
+          status = mxn_error_set(&e, MXN_ERR_INCONSISTENT, "rank %d: ghost node %lld is in no ghost element",
+                                 rank, (long long)pc->node_ids[own_nodes + v]);
+          goto done;
+        }
+      for (int r = 0; r < size; r++) x->recv_off[r + 1] += x->recv_off[r];
+      if (x->recv_off[size] > INT32_MAX / 2) {
+        status = mxn_error_set(&e, MXN_ERR_UNSUPPORTED, "rank %d: over 2^30 ghost entries", rank);
+        goto done;
+      }
+      MXN_ALLOC_RAW(x->recv_blk, x->recv_off[size]);
+      MXN_ALLOC_RAW(x->recv_at, x->recv_off[size]);
+      MXN_ALLOC_RAW(req, 2 * x->recv_off[size]);
+      MXN_ALLOC(fill, size);
+      MXN_ALLOC(scnt, size);
+      MXN_ALLOC(rcnt, size);
+    }
+  }
+  for (int r = 0; r < size; r++) scnt[r] = (int)(2 * (x->recv_off[r + 1] - x->recv_off[r]));
+done:
+  if (status != MXN_OK && !e.msg[0]) mxn_error_set(&e, status, "out of memory on rank %d", rank);
+  if ((status = mxn_agree(comm, status, &e)) != MXN_OK) goto fail;
+  if ((status = exchange_i64(comm, size, req, scnt, &got, &ngot, rcnt)) != MXN_OK) {
+    mxn_error_set(&e, status, "rank %d: the ghost requests failed", rank);
+    goto fail;
+  }
+  /* The entries asked of me, looked up among my own. */
+  for (int r = 0; r < size; r++) x->send_off[r + 1] = x->send_off[r] + rcnt[r] / 2;
+  int64_t ns = x->send_off[size];
+  x->send_blk = malloc(((size_t)ns + 1) * sizeof *x->send_blk);
+  x->send_at = malloc(((size_t)ns + 1) * sizeof *x->send_at);
+  if (!x->send_blk || !x->send_at) status = mxn_error_set(&e, MXN_ERR_NOMEM, "out of memory on rank %d", rank);
+  for (int b = 0; status == MXN_OK && b < nb; b++) {
+    const mxn_piece_block_t *pb = &pc->blocks[b];
+    free(ix);
+    ix = malloc(((size_t)own_elems[b] + 1) * sizeof *ix);
+    if (!ix) {
+      status = mxn_error_set(&e, MXN_ERR_NOMEM, "out of memory on rank %d", rank);
+      break;
+    }
+    for (int64_t i = 0; i < own_elems[b]; i++) ix[i] = (id_at_t){pb->elem_ids[i], i};
+    if (mxn__radix_sort(ix, own_elems[b], sizeof *ix) != MXN_OK) {
+      status = mxn_error_set(&e, MXN_ERR_NOMEM, "out of memory on rank %d", rank);
+      break;
+    }
+    for (int64_t k = 0; k < ns; k++) {
+      mxn_gid_t id = got[2 * k];
+      int64_t blk = got[2 * k + 1], lo = 0, hi = own_elems[b];
+      if (blk != b) continue;
+      while (lo < hi) {
+        int64_t mid = lo + (hi - lo) / 2;
+        if (ix[mid].id < id) lo = mid + 1;
+        else hi = mid;
+      }
+      if (lo == own_elems[b] || ix[lo].id != id) {
+        status = mxn_error_set(&e, MXN_ERR_INCONSISTENT, "rank %d: asked for element %lld of block "
+                               "%lld, which it does not own", rank, (long long)id,
+                               (long long)s->blocks[b].id);
+        break;
+      }
+      x->send_blk[k] = b;
+      x->send_at[k] = ix[lo].at;
+    }
+  }
+  for (int64_t k = 0; status == MXN_OK && k < ns; k++) {
+    mxn_gid_t id = got[2 * k];
+    int64_t blk = got[2 * k + 1];
+    if (blk >= 0 && blk < nb) continue;
+    int64_t v = mxn__lower_bound(pc->node_ids, own_nodes, id);
+    if (blk != -1 || v == own_nodes || pc->node_ids[v] != id) {
+      status = mxn_error_set(&e, MXN_ERR_INCONSISTENT, "rank %d: asked for node %lld, which its "
+                             "elements do not use", rank, (long long)id);
+      break;
+    }
+    x->send_blk[k] = -1;
+    x->send_at[k] = v;
+  }
+  if ((status = mxn_agree(comm, status, &e)) != MXN_OK) goto fail;
+  *out = x;
+  x = NULL;
+fail:
+  if (status != MXN_OK && err) *err = e;
+  mxn__halo_xchg_free(&x);
+  free(src);
+  free(fill);
+  free(scnt);
+  free(rcnt);
+  free(req);
+  free(got);
+  free(ix);
+  return status;
+}
+
+int mxn__halo_xchg_run(MPI_Comm comm, const mxn__halo_xchg_t *x, mxn_piece_t *pc,
+                       mxn_error_t *err) {
+  int status = MXN_OK, size = x->size, rank, nb = pc->num_blocks;
+  MPI_Comm_rank(comm, &rank);
+  int *sc = NULL, *sd = NULL, *rc = NULL, *rd = NULL;
+  int64_t *per = NULL;
+  double *sbuf = NULL, *rbuf = NULL;
+  mxn_error_t e;
+  mxn_error_clear(&e);
+  MXN_ALLOC(per, nb + 1); /* per[b + 1]: values per entry of block b; per[0] nodes */
+  for (int b = -1; b < nb; b++) per[b + 1] = vals_per_entry(pc, b);
+  MXN_ALLOC(sc, size);
+  MXN_ALLOC(sd, size + 1);
+  MXN_ALLOC(rc, size);
+  MXN_ALLOC(rd, size + 1);
+  for (int r = 0; r < size; r++) {
+    int64_t a = 0, z = 0;
+    for (int64_t k = x->send_off[r]; k < x->send_off[r + 1]; k++) a += per[x->send_blk[k] + 1];
+    for (int64_t k = x->recv_off[r]; k < x->recv_off[r + 1]; k++) z += per[x->recv_blk[k] + 1];
+    if (sd[r] + a > INT32_MAX || rd[r] + z > INT32_MAX) {
+      status = mxn_error_set(&e, MXN_ERR_UNSUPPORTED, "rank %d: over 2^31 ghost values in a step", rank);
+      goto done;
+    }
+    sc[r] = (int)a;
+    rc[r] = (int)z;
+    sd[r + 1] = sd[r] + sc[r];
+    rd[r + 1] = rd[r] + rc[r];
+  }
+  MXN_ALLOC_RAW(sbuf, sd[size]);
+  MXN_ALLOC_RAW(rbuf, rd[size]);
+  for (int64_t k = 0, w = 0; k < x->send_off[size]; k++) {
+    int blk = x->send_blk[k];
+    int64_t at = x->send_at[k];
+    if (blk < 0) {
+      for (int v = 0; v < pc->plan_num_node_vars; v++)
+        if (pc->node_vars[v]) sbuf[w++] = pc->node_vars[v][at];
+    } else {
+      double **ev = pc->blocks[blk].elem_vars;
+      for (int v = 0; ev && v < pc->plan_num_elem_vars; v++)
+        if (ev[v]) sbuf[w++] = ev[v][at];
+    }
+  }
+done:
+  if (status != MXN_OK && !e.msg[0]) mxn_error_set(&e, status, "out of memory on rank %d", rank);
+  if ((status = mxn_agree(comm, status, &e)) != MXN_OK) goto fail;
+  if (MPI_Alltoallv(sbuf, sc, sd, MPI_DOUBLE, rbuf, rc, rd, MPI_DOUBLE, comm) != MPI_SUCCESS) {
+    status = mxn_error_set(&e, MXN_ERR_MPI, "rank %d: the ghost field exchange failed", rank);
+    goto fail;
+  }
+  for (int64_t k = 0, w = 0; k < x->recv_off[size]; k++) {
+    int blk = x->recv_blk[k];
+    int64_t at = x->recv_at[k];
+    if (blk < 0) {
+      for (int v = 0; v < pc->plan_num_node_vars; v++)
+        if (pc->node_vars[v]) pc->node_vars[v][at] = rbuf[w++];
+    } else {
+      double **ev = pc->blocks[blk].elem_vars;
+      for (int v = 0; ev && v < pc->plan_num_elem_vars; v++)
+        if (ev[v]) ev[v][at] = rbuf[w++];
+    }
+  }
+fail:
+  if (status != MXN_OK && err) *err = e;
+  free(per);
+  free(sc);
+  free(sd);
+  free(rc);
+  free(rd);
+  free(sbuf);
+  free(rbuf);
   return status;
 }

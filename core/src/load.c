@@ -43,6 +43,7 @@ void mxn_load_close(mxn_load_t **pld) {
   if (!pld || !*pld) return;
   mxn_load_t *ld = *pld;
   halo_free(ld->halo, ld->piece ? ld->piece->num_blocks : 0);
+  mxn__halo_xchg_free(&ld->hx);
   mxn_piece_destroy(&ld->piece);
   mxn_directory_destroy(&ld->dir);
   free(ld->node_sel);
@@ -768,53 +769,8 @@ static int cmp_gid_owner(const void *a, const void *b) {
  * owned elements, then depth 1, 2, ..., L. Collective; errors agreed. */
 void mxn__load_halo_free(mxn_load_halo_t *h, int nb) { halo_free(h, nb); }
 
-/* A halo layer from the records of its n elements: those the old piece
- * holds copied from it (no sets, as a read layer has none), the others
- * read with the old piece's step; in ascending order like a read layer. */
-static int layer_from_old(mxn_load_t *ld, const mxn_piece_t *old, const mxn_gid_t *old_sorted,
-                          const int64_t *old_at, int64_t n, const int64_t **recs,
-                          const mxn_extract_opts_t *xo, mxn_piece_t **more, int64_t *reused,
-                          mxn_error_t *e) {
-  const mxn_structure_t *s = mxn_dataset_structure(ld->ds);
-  int status = MXN_OK;
-  char *take = NULL;
-  const int64_t **rd = NULL;
-  mxn_piece_t *cp = NULL, *got = NULL;
-  int64_t nrd = 0, ntake = 0;
-  MXN_ALLOC(take, old->num_elements);
-  MXN_ALLOC(rd, n);
-  for (int64_t i = 0; i < n; i++) {
-    int64_t q = mxn__lower_bound(old_sorted, old->num_elements, recs[i][0]);
-    if (q < old->num_elements && old_sorted[q] == recs[i][0]) {
-      take[old_at[q]] = 1;
-      ntake++;
-    } else {
-      rd[nrd++] = recs[i];
-    }
-  }
-  if ((status = mxn__piece_subset(s, old, take, xo->gap, 1, &cp, e)) != MXN_OK) goto done;
-  if (nrd > 0) {
-    if ((status = mxn__piece_from_records(ld->ds, nrd, rd, NULL, 0, xo, &got)) != MXN_OK ||
-        (old->step >= 0 && (status = mxn_piece_read_step(ld->ds, got, old->step)) != MXN_OK)) {
-      mxn_error_set(e, status, "%s", mxn_dataset_errmsg(ld->ds));
-      goto done;
-    }
-    if ((status = mxn__piece_append(s, cp, &got, xo->gap, e)) != MXN_OK) goto done;
-  }
-  if ((status = mxn__piece_sort(cp, s)) != MXN_OK) goto done;
-  *reused += ntake;
-  *more = cp;
-  cp = NULL;
-done:
-  free(take);
-  free(rd);
-  mxn_piece_destroy(&cp);
-  mxn_piece_destroy(&got);
-  return status;
-}
-
-int mxn__load_halo(mxn_load_t *ld, const mxn_load_opts_t *opts, mxn_directory_t *dir,
-                   const mxn_piece_t *old, int64_t *reused, int *need_step, mxn_error_t *e) {
+int mxn__load_halo(mxn_load_t *ld, const mxn_load_opts_t *opts, mxn_directory_t *dir, int step,
+                   mxn_error_t *e) {
   const mxn_structure_t *s = mxn_dataset_structure(ld->ds);
   int status = MXN_OK, L = opts->ghost_levels, N = ld->size, R = ld->rank, M = s->num_files;
   int nb = s->num_blocks;
@@ -829,29 +785,7 @@ int mxn__load_halo(mxn_load_t *ld, const mxn_load_opts_t *opts, mxn_directory_t 
   mxn_piece_t *more = NULL;
   mxn_piece_t *pc = ld->piece;
   int64_t owned_nodes = pc->num_nodes;
-  mxn_gid_t *old_sorted = NULL;
-  int64_t *old_at = NULL;
-  if (old) {
-    /* the old piece's element ids, sorted, with their concatenated index */
-    mxn_idset_t tmp = MXN_IDSET_INIT;
-    mxn_gid_t *cat = malloc(((size_t)old->num_elements + 1) * sizeof *cat);
-    int64_t *pos = NULL;
-    old_at = malloc(((size_t)old->num_elements + 1) * sizeof *old_at);
-    status = cat && old_at ? MXN_OK : MXN_ERR_NOMEM;
-    for (int b = 0, c = 0; status == MXN_OK && b < old->num_blocks; b++)
-      for (int64_t k = 0; k < old->blocks[b].num_elements; k++) cat[c++] = old->blocks[b].elem_ids[k];
-    if (status == MXN_OK) status = mxn_idset_from_array_pos(cat, old->num_elements, &tmp, &pos);
-    for (int64_t i = 0; status == MXN_OK && i < old->num_elements; i++) old_at[pos[i]] = i;
-    if (status == MXN_OK) {
-      old_sorted = tmp.ids; /* ids are unique over a piece's blocks */
-      tmp.ids = NULL;
-    }
-    mxn_idset_free(&tmp);
-    free(cat);
-    free(pos);
-    if (status != MXN_OK) mxn_error_set(e, status, "out of memory on rank %d", R);
-    if ((status = mxn_agree(ld->comm, status, e)) != MXN_OK) goto done;
-  }
+  mxn__halo_xchg_free(&ld->hx);
 
   /* Local work until the next collective step: one agreement covers it. */
   status = mxn__halo_find(ld->comm, s, pc, L, &hf, e);
@@ -929,23 +863,14 @@ int mxn__load_halo(mxn_load_t *ld, const mxn_load_opts_t *opts, mxn_directory_t 
     xo.node_var_mask = opts->node_var_selection;
     xo.elem_var_mask = opts->elem_var_selection;
     if (by_position) {
+      /* Built from the owners' records: nothing is read. */
       free(recs);
       recs = malloc(((size_t)n + 1) * sizeof *recs);
       if (!recs) status = MXN_ERR_NOMEM;
-      for (int64_t i = 0; status == MXN_OK && i < n; i++) {
-        const int64_t *r = hf.rec + hf.rec_at[at + i];
-        recs[i] = r;
-        used[r[3]] = 1;
-        for (int64_t c = 0; c < r[1]; c++) used[r[6 + r[1] + c]] = 1;
-      }
-      if (status == MXN_OK && n > 0 && old) {
-        status = layer_from_old(ld, old, old_sorted, old_at, n, recs, &xo, &more, reused, e);
-      } else if (status == MXN_OK && n > 0 &&
-                 /* the owned piece's nodes (ascending) are not read again */
-                 (status = mxn__piece_from_records(ld->ds, n, recs, pc->node_ids, owned_nodes, &xo,
-                                                   &more)) != MXN_OK) {
+      for (int64_t i = 0; status == MXN_OK && i < n; i++) recs[i] = hf.rec + hf.rec_at[at + i];
+      if (status == MXN_OK && n > 0 &&
+          (status = mxn__piece_from_records(ld->ds, n, recs, &xo, &more)) != MXN_OK)
         mxn_error_set(e, status, "%s", mxn_dataset_errmsg(ld->ds));
-      }
     } else {
       mxn_idset_free(&G);
       status = mxn_idset_from_array(hf.gid + at, n, &G);
@@ -962,7 +887,6 @@ int mxn__load_halo(mxn_load_t *ld, const mxn_load_opts_t *opts, mxn_directory_t 
       xo.file_mask = mask;
       if (G.n > 0 && (status = mxn_extract(ld->ds, &G, &xo, &more)) != MXN_OK)
         mxn_error_set(e, status, "%s", mxn_dataset_errmsg(ld->ds));
-      if (old && need_step) *need_step = 1; /* read without fields */
       for (int j = 0; status == MXN_OK && j < M; j++) used[j] |= mask[j];
     }
     at += (int)n;
@@ -1017,7 +941,8 @@ int mxn__load_halo(mxn_load_t *ld, const mxn_load_opts_t *opts, mxn_directory_t 
     nq = 0;
     for (int64_t i = 0; status == MXN_OK && i < hf.ng; i++) {
       const int64_t *r = hf.rec + hf.rec_at[i];
-      for (int64_t c = 0; c < r[1]; c++) no[nq++] = (gid_owner_t){r[6 + c], (int)r[6 + 3 * r[1] + c]};
+      for (int64_t c = 0; c < r[1]; c++)
+        no[nq++] = (gid_owner_t){r[MXN__REC_HEAD + c], (int)r[MXN__REC_HEAD + r[1] + c]};
     }
     if (status == MXN_OK) status = mxn__radix_sort(no, nq, sizeof *no);
     for (int64_t v = owned_nodes; status == MXN_OK && v < pc->num_nodes; v++) {
@@ -1037,6 +962,21 @@ int mxn__load_halo(mxn_load_t *ld, const mxn_load_opts_t *opts, mxn_directory_t 
   ld->st.ghost_elements = hf.ng;
   ld->halo = h;
   h = NULL;
+  if (by_position) {
+    /* Their fields come from their owners, every step. */
+    int64_t *own = malloc(((size_t)nb + 1) * sizeof *own);
+    status = own ? MXN_OK : mxn_error_set(e, MXN_ERR_NOMEM, "out of memory on rank %d", R);
+    for (int b = 0; own && b < nb; b++) own[b] = ld->halo->block_off[b][1];
+    if ((status = mxn_agree(ld->comm, status, e)) == MXN_OK)
+      status = mxn__halo_xchg_build(ld->comm, s, pc, owned_nodes, own, ld->halo->elem_owner, &ld->hx, e);
+    free(own);
+    if (status == MXN_OK && step >= 0) status = mxn__halo_xchg_run(ld->comm, ld->hx, pc, e);
+  } else if (step >= 0) {
+    /* The layers came without fields. */
+    status = mxn_piece_read_step(ld->ds, pc, step);
+    if (status != MXN_OK) mxn_error_set(e, status, "%s", mxn_dataset_errmsg(ld->ds));
+    status = mxn_agree(ld->comm, status, e);
+  }
   (void)N;
 done:
   halo_free(h, nb);
@@ -1050,8 +990,6 @@ done:
   free(mask);
   free(used);
   free(go);
-  free(old_sorted);
-  free(old_at);
   return status;
 }
 
@@ -1589,7 +1527,7 @@ int mxn_load_open(MPI_Comm comm, const char *path, const mxn_load_opts_t *opts, 
   ld->st.seconds_plan = now() - t1;
   if (opts->ghost_levels > 0) {
     double tg = now();
-    if ((status = mxn__load_halo(ld, opts, dir, NULL, NULL, NULL, &e)) != MXN_OK) goto done;
+    if ((status = mxn__load_halo(ld, opts, dir, -1, &e)) != MXN_OK) goto done;
     ld->st.seconds_ghost = now() - tg;
   }
   mxn_io_counters_t c2 = mxn_dataset_counters(ds);
@@ -1599,9 +1537,11 @@ int mxn_load_open(MPI_Comm comm, const char *path, const mxn_load_opts_t *opts, 
   ld->st.read_calls = c2.read_calls - c0.read_calls;
   ld->st.files_opened = c2.files_opened;
   {
-    /* What the piece itself needs: its entries, no gaps, no id maps. */
+    /* What the piece itself needs from the files: its entries, no gaps,
+     * no id maps, not the ghosts their owners sent. */
     const mxn_piece_t *pc = ld->piece;
-    int64_t b = pc->num_nodes * s->num_dim * (int64_t)sizeof(double);
+    const mxn__halo_xchg_t *hx = ld->hx;
+    int64_t b = (hx ? hx->own_nodes : pc->num_nodes) * s->num_dim * (int64_t)sizeof(double);
     /* Blocks of every kind: node, edge and face references (poly blocks:
      * their references and one count per entry), attributes. */
     for (int kind = 0; kind < MXN__NBK; kind++) {
@@ -1610,8 +1550,9 @@ int mxn_load_open(MPI_Comm comm, const char *path, const mxn_load_opts_t *opts, 
       const mxn_piece_block_t *pbs = mxn__pblocks(pc, kind, &nb);
       for (int k = 0; k < nb; k++) {
         const mxn_piece_block_t *pb = &pbs[k];
-        int64_t refs = pb->num_elements * (sb[k].nodes_per_elem + sb[k].edges_per_elem +
-                                           sb[k].faces_per_elem + sb[k].num_attr);
+        int64_t ne = hx && kind == MXN__ELEM ? hx->own_elems[k] : pb->num_elements;
+        int64_t refs = ne * (sb[k].nodes_per_elem + sb[k].edges_per_elem +
+                             sb[k].faces_per_elem + sb[k].num_attr);
         if (sb[k].poly == MXN_POLY_NSIDED && pb->conn_off)
           refs += pb->conn_off[pb->num_elements] + pb->num_elements;
         if (sb[k].poly == MXN_POLY_NFACED && pb->face_off)
@@ -1704,6 +1645,8 @@ int mxn_load_read_step(mxn_load_t *ld, int step, mxn_error_t *err) {
   int status = mxn_piece_read_step(ld->ds, ld->piece, step);
   if (status != MXN_OK) mxn_error_set(&e, status, "%s", mxn_dataset_errmsg(ld->ds));
   status = mxn_agree(ld->comm, status, &e);
+  /* ghosts built from records: their values from their owners */
+  if (status == MXN_OK && ld->hx) status = mxn__halo_xchg_run(ld->comm, ld->hx, ld->piece, &e);
   if (status != MXN_OK) {
     if (err) *err = e;
     return status;
@@ -1711,10 +1654,12 @@ int mxn_load_read_step(mxn_load_t *ld, int step, mxn_error_t *err) {
   mxn_io_counters_t c1 = mxn_dataset_counters(ld->ds);
   const mxn_structure_t *s = mxn_dataset_structure(ld->ds);
   const mxn_piece_t *pc = ld->piece;
-  int64_t need = pc->num_nodes * s->num_node_vars;
+  /* from the files: all but the ghosts their owners send */
+  int64_t need = (ld->hx ? ld->hx->own_nodes : pc->num_nodes) * s->num_node_vars;
   for (int b = 0; b < pc->num_blocks; b++)
     for (int v = 0; v < s->num_elem_vars; v++)
-      if (pc->blocks[b].elem_vars && pc->blocks[b].elem_vars[v]) need += pc->blocks[b].num_elements;
+      if (pc->blocks[b].elem_vars && pc->blocks[b].elem_vars[v])
+        need += ld->hx ? ld->hx->own_elems[b] : pc->blocks[b].num_elements;
   ld->st.bytes_needed += need * (int64_t)sizeof(double) + s->num_global_vars * (int64_t)sizeof(double);
   ld->st.bytes_read += c1.bytes_read - c0.bytes_read;
   ld->st.read_calls += c1.read_calls - c0.read_calls;

@@ -14,6 +14,9 @@ struct mxn_load {
   mxn_load_stats_t st;
   int64_t *step_bytes; /* needed bytes per step, computed once */
   mxn_load_halo_t *halo; /* NULL until the ghost work fills it */
+  /* Ghosts built from their owners' records: the per-step exchange of
+   * their fields (NULL when there are none, or they were read from files) */
+  mxn__halo_xchg_t *hx;
   /* Kept with opts.dynamic for mxn_load_rebalance(): */
   int dynamic;
   mxn_directory_t *dir;  /* global element id -> (member, position) */
@@ -34,13 +37,13 @@ struct mxn_load {
 };
 
 /* The halo of the owned piece ld->piece, appended layer by layer (see
- * load.c). With `old` (the piece before a re-balance, fields at its step)
- * the halo elements it holds are copied from it, the rest read with that
- * step's fields; *reused counts the copied ones, *need_step is set when
- * some part came without fields (the caller reads the step). Collective;
- * errors agreed. */
-int mxn__load_halo(mxn_load_t *ld, const mxn_load_opts_t *opts, mxn_directory_t *dir,
-                   const mxn_piece_t *old, int64_t *reused, int *need_step, mxn_error_t *e);
+ * load.c). Meshes of cells with nodes only take each ghost from its
+ * owner's record (nothing read) and set up ld->hx, the per-step exchange
+ * of their fields; others read the layers from the files. With step >= 0
+ * (the step the owned piece holds, after a re-balance) the ghosts get that
+ * step's fields too. Collective; errors agreed. */
+int mxn__load_halo(mxn_load_t *ld, const mxn_load_opts_t *opts, mxn_directory_t *dir, int step,
+                   mxn_error_t *e);
 
 /* The dual graph (elements sharing a side) of elements spread over the
  * ranks, in the order of `ids` (pc's concatenated order): neighbour ids,

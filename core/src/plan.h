@@ -103,17 +103,29 @@ int mxn__piece_sort(mxn_piece_t *p, const mxn_structure_t *s);
 int mxn__piece_permute_elems(mxn_piece_t *p, const mxn_structure_t *s, int blk,
                              const int64_t *perm);
 
-/* A piece of the elements described by n records (halo.h's
- * MXN__HALO_REC_LEN layout: id, npe, block, member, offset in the member's
- * block, original id, node ids, node members, node positions): read by
- * position, without the members' id maps. No sets entries (every set is
- * present, empty). MXN_ERR_UNSUPPORTED when elements refer to edges or
- * faces. Nodes whose ids are in known[0..nknown) (ascending; may be NULL)
- * are in the piece but not read: no coordinates, maps or plan entries, for
- * a piece appended next to one that holds them (mxn__piece_append keeps
- * the nodes it has). Local. */
+/* A halo record: one element as its owner sends it to a rank that needs
+ * it as a ghost (halo.c), with everything the piece holds of it but the
+ * fields, so the receiver reads nothing:
+ *   id, npe, block, original id,
+ *   npe node ids, npe node owners (as the element's owner knows them),
+ *   npe * num_dim coordinates (node-major, the bits of doubles),
+ *   npe * num_node_maps node map values (node-major),
+ *   num_attr attributes of the block (the bits of doubles; 0 when the
+ *   sender holds none), num_elem_maps element map values.
+ * Length in int64 words: */
+#define MXN__REC_HEAD 4
+static inline int64_t mxn__halo_rec_len(const mxn_structure_t *s, int64_t block, int64_t npe) {
+  int64_t na = block >= 0 && block < s->num_blocks ? s->blocks[block].num_attr : 0;
+  return MXN__REC_HEAD + npe * (2 + s->num_dim + s->num_node_maps) + na + s->num_elem_maps;
+}
+
+/* A piece of the elements described by n halo records (above), built from
+ * the records alone: nothing is read, the plan is empty (a step's fields
+ * for these entities come from their owners, not from the files). No set
+ * entries (every set is present, empty). MXN_ERR_UNSUPPORTED when
+ * elements refer to edges or faces or are polygonal. Field arrays are
+ * allocated (opts' variable selection), not filled. Local. */
 int mxn__piece_from_records(mxn_dataset_t *ds, int64_t n, const int64_t *const *recs,
-                            const mxn_gid_t *known, int64_t nknown,
                             const mxn_extract_opts_t *opts, mxn_piece_t **out);
 
 /* Rebuild an NFACED block's derived element -> node lists (conn,

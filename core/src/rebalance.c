@@ -1130,24 +1130,16 @@ static int rebuild(mxn_load_t *ld, int step, const mxn_idset_t *mine, const owne
   if (status != MXN_OK && !e->msg[0]) mxn_error_set(e, status, "rank %d: reading its gained elements failed", R);
   if ((status = mxn_agree(ld->comm, status, e)) != MXN_OK) goto done;
   rep->elements_reused = kept;
-  /* swap in; the halo from the old piece where it can */
+  /* swap in; then the halo around the new owned piece */
   mxn__load_halo_free(ld->halo, old->num_blocks);
   ld->halo = NULL;
   ld->piece = np;
   np = NULL;
   if (ld->o.ghost_levels > 0) {
-    int need_step = 0;
-    int64_t reused = 0;
     ld->st.ghost_files = 0;
     ld->st.ghost_nodes = 0;
     ld->st.ghost_elements = 0;
-    status = mxn__load_halo(ld, &ld->o, ld->dir, old, &reused, &need_step, e);
-    rep->elements_reused += reused;
-    if (status == MXN_OK && need_step && old->step >= 0) {
-      status = mxn_piece_read_step(ds, ld->piece, old->step);
-      if (status != MXN_OK) mxn_error_set(e, status, "%s", mxn_dataset_errmsg(ds));
-      status = mxn_agree(ld->comm, status, e);
-    }
+    status = mxn__load_halo(ld, &ld->o, ld->dir, old->step, e);
   }
   mxn_piece_destroy(&old);
 done:

@@ -52,8 +52,13 @@ typedef struct mxn_load_opts {
   /** Read coalescing gap in entries (<0 = default). */
   int64_t gap;
   /** Ghost layers around each piece (0..n): the elements within this many
-   *  node hops of the rank's own elements, owned by other ranks, are read
-   *  from the files like owned ones (never sent between ranks). */
+   *  node hops of the rank's own elements, owned by other ranks. In meshes
+   *  of cells with nodes only (no edge or face references, no polygons or
+   *  polyhedra) each comes from its owner, which holds it already:
+   *  connectivity, coordinates, attributes and maps when the halo is
+   *  found, its fields at every mxn_load_read_step() by one exchange, so
+   *  a rank reads no member for its ghosts. Otherwise the layers are read
+   *  from the files through the members' id maps. */
   int ghost_levels;
   /** With ghosts: order each block's owned elements inner cells first
    *  (touching no node another rank's elements touch), then edge cells, so
@@ -92,7 +97,8 @@ typedef struct mxn_load_stats {
   double seconds_open, seconds_partition, seconds_plan, seconds_read, seconds_step;
   int64_t ghost_elements;   /**< halo elements of all depths in the piece */
   int64_t ghost_nodes;      /**< piece nodes another rank owns */
-  int ghost_files;          /**< member files the halo was read from */
+  int ghost_files;          /**< member files the halo was read from (0 when
+                                 its owners sent it) */
   int64_t ghost_bytes_read; /**< of bytes_read, the halo's share */
   double seconds_ghost;     /**< finding the halo and reading it */
   /* Global, the same on every rank: */
@@ -271,7 +277,7 @@ typedef struct mxn_rebalance_report {
   int64_t bytes_read;        /**< this rank: read for the gained elements and
                                   new ghosts (mesh and the step's fields) */
   int64_t bytes_read_all;    /**< global sum of bytes_read */
-  int64_t elements_reused;   /**< this rank: piece elements (owned and ghost)
+  int64_t elements_reused;   /**< this rank: owned elements
                                   taken from the old piece, not re-read */
   double seconds_balance;    /**< max over ranks: weights, policy, new owners
                                   (after the step's read; measure_fresh's
