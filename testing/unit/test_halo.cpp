@@ -11,6 +11,8 @@
 //  - each block is ordered owned, depth 1, ..., depth L in contiguous
 //    ranges, ascending ids within each; with inner_first the owned cells
 //    touching no shared node come first.
+#include <exodusII.h>
+
 #include <map>
 #include <set>
 
@@ -227,6 +229,11 @@ void check_halo(const HaloCase &hc) {
         for (int a = 0; a < na; a++)
           ASSERT_EQ(w.all->blocks[b].attr[wk * na + a], pc->blocks[b].attr[i * na + a])
               << "element " << id << " attribute " << a + 1;
+      if (pc->blocks[b].orig_ids && w.all->blocks[b].orig_ids)
+        ASSERT_EQ(w.all->blocks[b].orig_ids[wk], pc->blocks[b].orig_ids[i]) << "element " << id;
+      for (int m = 0; m < s->num_elem_maps && pc->blocks[b].maps; m++)
+        ASSERT_EQ(w.all->blocks[b].maps[m][wk], pc->blocks[b].maps[m][i])
+            << "element " << id << " map " << m + 1;
       for (int v = 0; step >= 0 && v < s->num_elem_vars; v++)
         if (pc->blocks[b].elem_vars[v])
           ASSERT_EQ(w.all->blocks[b].elem_vars[v][wk], pc->blocks[b].elem_vars[v][i])
@@ -241,6 +248,8 @@ void check_halo(const HaloCase &hc) {
     ASSERT_EQ(owner[best], h->node_owner[v]) << "node " << id;
     if (h->node_owner[v] == R) my_owned_nodes.push_back(id);
     for (int d = 0; d < s->num_dim; d++) ASSERT_EQ(w.all->coord[d][wv], pc->coord[d][v]);
+    for (int m = 0; m < s->num_node_maps && pc->node_maps; m++)
+      ASSERT_EQ(w.all->node_maps[m][wv], pc->node_maps[m][v]) << "node " << id << " map " << m + 1;
     for (int k = 0; hc.check_node_values && step >= 0 && k < s->num_node_vars; k++)
       if (pc->node_vars[k])
         ASSERT_EQ(w.all->node_vars[k][wv], pc->node_vars[k][v]) << "node " << id << " variable "
@@ -281,6 +290,53 @@ TEST(Halo, GeneratedSetsEveryMethodAndDepth) {
         check_halo({path, m, L, false});
         if (::testing::Test::HasFatalFailure()) return;
       }
+  }
+}
+
+// Ghosts travel from their owners with everything the piece holds of them:
+// numbered node and element maps (and attributes, checked above) equal the
+// serial read for every ghost.
+TEST(Halo, NumberedMapsTravelWithTheGhosts) {
+  std::string dir = world_tmpdir("halo_maps");
+  std::string base = dir + "/set.e";
+  int ok = 1;
+  if (mpi_rank() == 0) {
+    std::string mesh = generate(dir, "mesh.e", "--type hex --dims 8 6 4 --blocks 2 --steps 2");
+    int cpu = 8, io = 8;
+    float ver = 0;
+    int ex = ex_open(mesh.c_str(), EX_WRITE, &cpu, &io, &ver);
+    ok = ex >= 0;
+    ex_init_params p;
+    if (ok) ok = ex_get_init_ext(ex, &p) >= 0 && ex_put_map_param(ex, 1, 1) >= 0;
+    std::vector<int> nv(p.num_nodes), ev(p.num_elem);
+    for (int64_t i = 0; ok && i < p.num_nodes; i++) nv[i] = (int)(7 * i + 3);
+    for (int64_t i = 0; ok && i < p.num_elem; i++) ev[i] = (int)(5 * i + 1);
+    if (ok)
+      ok = ex_put_num_map(ex, EX_NODE_MAP, 1, nv.data()) >= 0 &&
+           ex_put_num_map(ex, EX_ELEM_MAP, 1, ev.data()) >= 0;
+    if (ex >= 0) ex_close(ex);
+    EXPECT_TRUE(ok) << "adding maps to " << mesh;
+    mxn_error_t err;
+    mxn_error_clear(&err);
+    int st = ok ? mxn_split(mesh.c_str(), base.c_str(), 3, MXN_PART_RCB, nullptr, nullptr, &err)
+                : MXN_ERR_IO;
+    EXPECT_EQ(MXN_OK, st) << err.msg;
+    ok = st == MXN_OK;
+  }
+  ASSERT_TRUE(all_ok(ok));
+  {
+    mxn_dataset_t *ds = nullptr;
+    ASSERT_EQ(MXN_OK, mxn_dataset_create(&ds));
+    ASSERT_EQ(MXN_OK, mxn_dataset_open(ds, base.c_str())) << mxn_dataset_errmsg(ds);
+    const mxn_structure_t *s = mxn_dataset_structure(ds);
+    EXPECT_EQ(1, s->num_node_maps);
+    EXPECT_EQ(1, s->num_elem_maps);
+    mxn_dataset_destroy(&ds);
+  }
+  for (int L : {1, 2}) {
+    SCOPED_TRACE("L " + std::to_string(L));
+    check_halo({base, MXN_PART_RCB, L, false});
+    if (::testing::Test::HasFatalFailure()) return;
   }
 }
 
