@@ -55,17 +55,19 @@ int main(int argc, char **argv) {
   struct rusage ru;
   getrusage(RUSAGE_SELF, &ru);
   int M = s->num_files, ideal = (M + size - 1) / size;
-  char line[512];
+  char line[768];
   snprintf(line, sizeof line,
            "rank %d/%d M=%d method=%s: first %.3f s, per step %.3f s, owned %lld, "
            "imbalance %.4f, cover %d (ceil(M/N)=%d), files opened %lld, read/needed %.3f "
-           "(%lld/%lld B), partition reads %lld B, node check %lld B %.3f s, ghosts %lld (L=%d, %.3f s), peak RSS %ld MB",
+           "(%lld/%lld B), partition reads %lld B, node check %lld B %.3f s, ghosts %lld (L=%d, %.3f s), "
+           "phases open %.3f partition %.3f plan %.3f read %.3f s, peak RSS %ld MB",
            rank, size, M, mxn_part_method_name(o.method), t_open, t_step,
            (long long)x.owned_elements, x.imbalance, x.cover_files, ideal,
            (long long)x.files_opened, x.bytes_needed ? (double)x.bytes_read / x.bytes_needed : 0.0,
            (long long)x.bytes_read, (long long)x.bytes_needed, (long long)x.partition_bytes_read,
            (long long)x.check_bytes_read, x.seconds_check,
-           (long long)x.ghost_elements, o.ghost_levels, x.seconds_ghost, ru.ru_maxrss / 1024);
+           (long long)x.ghost_elements, o.ghost_levels, x.seconds_ghost, x.seconds_open,
+           x.seconds_partition, x.seconds_plan, x.seconds_read, ru.ru_maxrss / 1024);
   /* Print in rank order. */
   for (int r = 0; r < size; r++) {
     if (r == rank) {
