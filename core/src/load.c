@@ -764,9 +764,9 @@ static int cmp_gid_owner(const void *a, const void *b) {
 }
 
 /* The halo of the owned piece (seed lfric-distributed-memory-halos.txt):
- * layers found through the node rendezvous, each read from the files
- * through its own cover and appended to the piece, so each block holds
- * owned elements, then depth 1, 2, ..., L. Collective; errors agreed. */
+ * layers found through the node rendezvous, each built from its owners'
+ * records (or read through its own cover) and appended to the piece, so
+ * each block holds owned elements, then depth 1, 2, ..., L. */
 void mxn__load_halo_free(mxn_load_halo_t *h, int nb) { halo_free(h, nb); }
 
 int mxn__load_halo(mxn_load_t *ld, const mxn_load_opts_t *opts, mxn_directory_t *dir, int step,
@@ -836,22 +836,22 @@ int mxn__load_halo(mxn_load_t *ld, const mxn_load_opts_t *opts, mxn_directory_t 
     mxn_error_set(e, status, "ordering the owned cells failed on rank %d", R);
   for (int b = 0; status == MXN_OK && b < nb; b++) h->block_off[b][1] = pc->blocks[b].num_elements;
 
-  /* Each layer read through its own cover, appended after the last. */
+  /* Each layer appended after the last. */
   mxn_io_counters_t c0 = mxn_dataset_counters(ld->ds);
   mask = calloc((size_t)M + 1, 1);
   used = calloc((size_t)M + 1, 1);
   if (status == MXN_OK && (!mask || !used))
     status = mxn_error_set(e, MXN_ERR_NOMEM, "out of memory on rank %d", R);
-  /* Elements referring to edges or faces are read through the id maps;
-   * all others by the positions their owners read them from. */
-  int by_position = 1;
+  /* Elements referring to edges or faces (or polygons, polyhedra) are read
+   * through the id maps; all others come from their owners' records. */
+  int from_owners = 1;
   for (int b = 0; b < nb; b++)
     if (s->blocks[b].edges_per_elem > 0 || s->blocks[b].faces_per_elem > 0 || s->blocks[b].poly)
-      by_position = 0;
-  /* Reading by position is local: the agreement after the first layer
+      from_owners = 0;
+  /* Building from records is local: the agreement after the first layer
    * covers what failed so far. The id maps' path queries the directory
    * first, so it agrees now. */
-  if (!by_position && (status = mxn_agree(ld->comm, status, e)) != MXN_OK) goto done;
+  if (!from_owners && (status = mxn_agree(ld->comm, status, e)) != MXN_OK) goto done;
   const int64_t **recs = NULL;
   for (int k = 1, at = 0; k <= L; k++) {
     int64_t n = 0;
@@ -862,7 +862,7 @@ int mxn__load_halo(mxn_load_t *ld, const mxn_load_opts_t *opts, mxn_directory_t 
     xo.gap = opts->gap >= 0 && opts->gap < 8 ? opts->gap : 8;
     xo.node_var_mask = opts->node_var_selection;
     xo.elem_var_mask = opts->elem_var_selection;
-    if (by_position) {
+    if (from_owners) {
       /* Built from the owners' records: nothing is read. */
       free(recs);
       recs = malloc(((size_t)n + 1) * sizeof *recs);
@@ -962,7 +962,7 @@ int mxn__load_halo(mxn_load_t *ld, const mxn_load_opts_t *opts, mxn_directory_t 
   ld->st.ghost_elements = hf.ng;
   ld->halo = h;
   h = NULL;
-  if (by_position) {
+  if (from_owners) {
     /* Their fields come from their owners, every step. */
     int64_t *own = malloc(((size_t)nb + 1) * sizeof *own);
     status = own ? MXN_OK : mxn_error_set(e, MXN_ERR_NOMEM, "out of memory on rank %d", R);
