@@ -21,7 +21,7 @@ static void say(report_t *r, const char *fmt, ...) {
   size_t n = strlen(line);
   if (r->len + n + 2 > r->cap) {
     size_t cap = (r->cap + n + 2) * 2;
-    char *b = realloc(r->buf, cap);
+    char *b = mxn__realloc(r->buf, cap);
     if (!b) return;
     r->buf = b;
     r->cap = cap;
@@ -210,7 +210,7 @@ static int pair_blocks(side_t *a, side_t *b, int k, const mxn_compare_opts_t *o,
   const mxn_piece_block_t *pa = mxn__pblocks(a->pc, k, &na), *pb = mxn__pblocks(b->pc, k, &nb);
   const char *what = mxn__blk_what[k];
   for (int i = 0; i < na; i++) pair[i] = -1;
-  int *used = calloc((size_t)nb + 1, sizeof *used);
+  int *used = mxn__calloc((size_t)nb + 1, sizeof *used);
   if (!used) return MXN_ERR_NOMEM;
   for (int i = 0; i < na; i++) {
     if (o->match_blocks_by_type && pa[i].num_elements == 0) continue;

@@ -1,6 +1,8 @@
 /* Greedy minimal cover (seed mxn-repartitioning-algorithm.txt §III). */
 #include "mxn/cover.h"
 
+#include "alloc.h"
+
 #include <stdlib.h>
 #include <string.h>
 
@@ -61,13 +63,13 @@ int mxn_cover_greedy(const mxn_idset_t *P, const mxn_idset_t *F, int nfiles,
   int status = MXN_ERR_NOMEM;
   /* Each file's members of P, as positions (MF into F_j, MP into P), found
    * once; the remnant R is P minus what is marked covered. */
-  int64_t **mf = calloc((size_t)nfiles + 1, sizeof *mf);
-  int64_t **mp = calloc((size_t)nfiles + 1, sizeof *mp);
-  int64_t *hits = calloc((size_t)nfiles + 1, sizeof *hits);
-  int *heap = malloc(((size_t)nfiles + 1) * sizeof *heap);
-  char *covered = calloc((size_t)P->n + 1, 1);
+  int64_t **mf = mxn__calloc((size_t)nfiles + 1, sizeof *mf);
+  int64_t **mp = mxn__calloc((size_t)nfiles + 1, sizeof *mp);
+  int64_t *hits = mxn__calloc((size_t)nfiles + 1, sizeof *hits);
+  int *heap = mxn__malloc(((size_t)nfiles + 1) * sizeof *heap);
+  char *covered = mxn__calloc((size_t)P->n + 1, 1);
   if (!mf || !mp || !hits || !heap || !covered) goto done;
-  out->parts = calloc((size_t)nfiles + 1, sizeof *out->parts);
+  out->parts = mxn__calloc((size_t)nfiles + 1, sizeof *out->parts);
   if (!out->parts) goto done;
   int nheap = 0;
   for (int j = 0; j < nfiles; j++) {
@@ -103,7 +105,7 @@ int mxn_cover_greedy(const mxn_idset_t *P, const mxn_idset_t *F, int nfiles,
     mxn_cover_part_t *part = &out->parts[out->nparts++];
     part->file = j;
     part->E.n = now;
-    part->E.ids = malloc((size_t)now * sizeof *part->E.ids);
+    part->E.ids = mxn__malloc((size_t)now * sizeof *part->E.ids);
     if (!part->E.ids) goto done;
     for (int64_t k = 0; k < now; k++) {
       part->E.ids[k] = P->ids[mp[j][k]];
@@ -117,7 +119,7 @@ int mxn_cover_greedy(const mxn_idset_t *P, const mxn_idset_t *F, int nfiles,
     int64_t left = 0;
     for (int64_t i = 0; i < P->n; i++) left += !covered[i];
     if (left > 0) {
-      out->uncovered.ids = malloc((size_t)left * sizeof *out->uncovered.ids);
+      out->uncovered.ids = mxn__malloc((size_t)left * sizeof *out->uncovered.ids);
       if (!out->uncovered.ids) goto done;
       for (int64_t i = 0; i < P->n; i++)
         if (!covered[i]) out->uncovered.ids[out->uncovered.n++] = P->ids[i];

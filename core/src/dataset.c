@@ -52,7 +52,7 @@ static int parse_spread_name(const char *name, size_t *base_len, long *M,
 static char *member_name(const char *base, size_t base_len, long M, long r,
                          int width) {
   size_t cap = base_len + 48;
-  char *p = malloc(cap);
+  char *p = mxn__malloc(cap);
   if (p) snprintf(p, cap, "%.*s.%ld.%0*ld", (int)base_len, base, M, width, r);
   return p;
 }
@@ -158,7 +158,7 @@ static int discover(mxn_dataset_t *ds, const char *path) {
     return MXN_DS_ERR(ds, MXN_ERR_FILESET, "%s: file count %ld is out of range",
                       path, M);
   }
-  ds->files = calloc((size_t)M, sizeof *ds->files);
+  ds->files = mxn__calloc((size_t)M, sizeof *ds->files);
   if (!ds->files) {
     free(base);
     return MXN_ERR_NOMEM;
@@ -538,7 +538,7 @@ static int find_set(const mxn_set_info_t *sets, int n, int64_t id) {
 }
 
 static int grow(void **p, size_t elem, int n) {
-  void *q = realloc(*p, elem * (size_t)(n + 1));
+  void *q = mxn__realloc(*p, elem * (size_t)(n + 1));
   if (!q) return MXN_ERR_NOMEM;
   *p = q;
   memset((char *)q + elem * (size_t)n, 0, elem);
@@ -572,7 +572,7 @@ static void w_raw(wbuf_t *w, const void *x, size_t n) {
   if (w->n + n > w->cap) {
     size_t cap = w->cap ? w->cap : 1024;
     while (cap < w->n + n) cap *= 2;
-    char *q = realloc(w->p, cap);
+    char *q = mxn__realloc(w->p, cap);
     if (!q) {
       w->nomem = 1;
       return;
@@ -1468,7 +1468,7 @@ done:
 
 int mxn_dataset_create(mxn_dataset_t **ds) {
   if (!ds) return MXN_ERR_ARG;
-  *ds = calloc(1, sizeof **ds);
+  *ds = mxn__calloc(1, sizeof **ds);
   if (!*ds) return MXN_ERR_NOMEM;
   (*ds)->s.num_nodes_global = -1;
   (*ds)->s.num_elements_global = -1;

@@ -74,12 +74,12 @@ static int exchange(MPI_Comm comm, int nranks, const void *items, size_t size, i
                     const int *dest, void **recv, int64_t *nrecv, int **rcounts_out,
                     int **order_out) {
   int status = MXN_ERR_NOMEM;
-  int *scount = calloc((size_t)nranks, sizeof *scount);
-  int *rcount = calloc((size_t)nranks, sizeof *rcount);
-  int *sdisp = calloc((size_t)nranks + 1, sizeof *sdisp);
-  int *rdisp = calloc((size_t)nranks + 1, sizeof *rdisp);
-  int *order = malloc(((size_t)n + 1) * sizeof *order);
-  char *sbuf = malloc((size_t)n * size + 1);
+  int *scount = mxn__calloc((size_t)nranks, sizeof *scount);
+  int *rcount = mxn__calloc((size_t)nranks, sizeof *rcount);
+  int *sdisp = mxn__calloc((size_t)nranks + 1, sizeof *sdisp);
+  int *rdisp = mxn__calloc((size_t)nranks + 1, sizeof *rdisp);
+  int *order = mxn__malloc(((size_t)n + 1) * sizeof *order);
+  char *sbuf = mxn__malloc((size_t)n * size + 1);
   char *rbuf = NULL;
   *recv = NULL;
   *nrecv = 0;
@@ -87,7 +87,7 @@ static int exchange(MPI_Comm comm, int nranks, const void *items, size_t size, i
   for (int64_t k = 0; k < n; k++) scount[dest[k]]++;
   for (int r = 0; r < nranks; r++) sdisp[r + 1] = sdisp[r] + scount[r];
   {
-    int *fill = calloc((size_t)nranks, sizeof *fill);
+    int *fill = mxn__calloc((size_t)nranks, sizeof *fill);
     if (!fill) goto done;
     for (int64_t k = 0; k < n; k++) {
       int at = sdisp[dest[k]] + fill[dest[k]]++;
@@ -100,7 +100,7 @@ static int exchange(MPI_Comm comm, int nranks, const void *items, size_t size, i
   if (MPI_Alltoall(scount, 1, MPI_INT, rcount, 1, MPI_INT, comm) != MPI_SUCCESS) goto done;
   for (int r = 0; r < nranks; r++) rdisp[r + 1] = rdisp[r] + rcount[r];
   /* Counts in bytes for MPI_BYTE transfers. */
-  int *sb = malloc(sizeof(int) * (size_t)nranks * 4);
+  int *sb = mxn__malloc(sizeof(int) * (size_t)nranks * 4);
   if (!sb) {
     status = MXN_ERR_NOMEM;
     goto done;
@@ -111,7 +111,7 @@ static int exchange(MPI_Comm comm, int nranks, const void *items, size_t size, i
     sb[2 * nranks + r] = rcount[r] * (int)size;
     sb[3 * nranks + r] = rdisp[r] * (int)size;
   }
-  rbuf = malloc((size_t)rdisp[nranks] * size + 1);
+  rbuf = mxn__malloc((size_t)rdisp[nranks] * size + 1);
   if (!rbuf) {
     free(sb);
     status = MXN_ERR_NOMEM;
@@ -155,9 +155,9 @@ int mxn_directory_create(MPI_Comm comm, int64_t n, const mxn_gid_t *ids, const i
   *out = NULL;
   if (n < 0 || (n > 0 && (!ids || !file || !pos)) || n > INT32_MAX)
     status = mxn_error_set(err, MXN_ERR_ARG, "directory: bad local entries (n = %lld)", (long long)n);
-  d = calloc(1, sizeof *d);
-  mine = malloc(((size_t)(n > 0 ? n : 0) + 1) * sizeof *mine);
-  dest = malloc(((size_t)(n > 0 ? n : 0) + 1) * sizeof *dest);
+  d = mxn__calloc(1, sizeof *d);
+  mine = mxn__malloc(((size_t)(n > 0 ? n : 0) + 1) * sizeof *mine);
+  dest = mxn__malloc(((size_t)(n > 0 ? n : 0) + 1) * sizeof *dest);
   if (status == MXN_OK && (!d || !mine || !dest))
     status = mxn_error_set(err, MXN_ERR_NOMEM, "directory: out of memory for %lld entries", (long long)n);
   /* Collective: every rank duplicates, whatever its own arguments were. */
@@ -273,8 +273,8 @@ int mxn_directory_query(mxn_directory_t *d, int64_t n, const mxn_gid_t *ids, int
   *pos = NULL;
   if (n < 0 || (n > 0 && !ids) || n > INT32_MAX)
     status = mxn_error_set(err, MXN_ERR_ARG, "directory query: bad ids (n = %lld)", (long long)n);
-  asks = malloc(((size_t)(n > 0 ? n : 0) + 1) * sizeof *asks);
-  dest = malloc(((size_t)(n > 0 ? n : 0) + 1) * sizeof *dest);
+  asks = mxn__malloc(((size_t)(n > 0 ? n : 0) + 1) * sizeof *asks);
+  dest = mxn__malloc(((size_t)(n > 0 ? n : 0) + 1) * sizeof *dest);
   if (status == MXN_OK && (!asks || !dest)) status = mxn_error_set(err, MXN_ERR_NOMEM, "directory query: out of memory");
   if ((status = mxn_agree(d->comm, status, err)) != MXN_OK) goto done;
   for (int64_t k = 0; k < n; k++) {
@@ -287,8 +287,8 @@ int mxn_directory_query(mxn_directory_t *d, int64_t n, const mxn_gid_t *ids, int
   /* Answer every ask with all entries of its id, addressed to the asker. */
   {
     int64_t cap = ngot + 16;
-    rep = malloc((size_t)cap * sizeof *rep);
-    rdest = malloc((size_t)cap * sizeof *rdest);
+    rep = mxn__malloc((size_t)cap * sizeof *rep);
+    rdest = mxn__malloc((size_t)cap * sizeof *rdest);
     if (!rep || !rdest) status = MXN_ERR_NOMEM;
     int src = 0;
     int64_t left = rcounts ? (d->size > 0 ? rcounts[0] : 0) : 0;
@@ -318,8 +318,8 @@ int mxn_directory_query(mxn_directory_t *d, int64_t n, const mxn_gid_t *ids, int
       for (int64_t i = lo; i < d->n && d->e[i].id == got[k].id; i++) {
         if (nrep == cap) {
           cap *= 2;
-          reply_t *r2 = realloc(rep, (size_t)cap * sizeof *rep);
-          int *d2 = realloc(rdest, (size_t)cap * sizeof *rdest);
+          reply_t *r2 = mxn__realloc(rep, (size_t)cap * sizeof *rep);
+          int *d2 = mxn__realloc(rdest, (size_t)cap * sizeof *rdest);
           if (r2) rep = r2;
           if (d2) rdest = d2;
           if (!r2 || !d2) {
@@ -340,9 +340,9 @@ int mxn_directory_query(mxn_directory_t *d, int64_t n, const mxn_gid_t *ids, int
     status = mxn_error_set(err, MXN_ERR_NOMEM, "directory query: out of memory");
   else
     mxn__sort_ties(back, nback, sizeof *back, cmp_reply);
-  *off = calloc((size_t)n + 1, sizeof **off);
-  *file = malloc(((size_t)nback + 1) * sizeof **file);
-  *pos = malloc(((size_t)nback + 1) * sizeof **pos);
+  *off = mxn__calloc((size_t)n + 1, sizeof **off);
+  *file = mxn__malloc(((size_t)nback + 1) * sizeof **file);
+  *pos = mxn__malloc(((size_t)nback + 1) * sizeof **pos);
   if (!*off || !*file || !*pos) status = mxn_error_set(err, MXN_ERR_NOMEM, "directory query: out of memory");
   if ((status = mxn_agree(d->comm, status, err)) != MXN_OK) {
     free(*off);

@@ -98,7 +98,7 @@ int mxn__segment_build(segment_t *s, pair_t *pairs, int64_t n, int64_t gap) {
   }
   /* Room was made for one run per entry; most segments need a handful. */
   if (s->nruns < n) {
-    run_t *r = realloc(s->runs, (size_t)(s->nruns > 0 ? s->nruns : 1) * sizeof *r);
+    run_t *r = mxn__realloc(s->runs, (size_t)(s->nruns > 0 ? s->nruns : 1) * sizeof *r);
     if (r) s->runs = r;
   }
 done:
@@ -107,7 +107,7 @@ done:
 
 int mxn__plan_buf(mxn__plan_t *p, int64_t doubles) {
   if (doubles <= p->buf_cap) return MXN_OK;
-  double *b = realloc(p->buf, (size_t)doubles * sizeof *b);
+  double *b = mxn__realloc(p->buf, (size_t)doubles * sizeof *b);
   if (!b) return MXN_ERR_NOMEM;
   p->buf = b;
   p->buf_cap = doubles;
@@ -284,7 +284,7 @@ static int block_of(const mxn__file_t *f, int k, int64_t fpos) {
 static int mark_of(mxn_dataset_t *ds, char **mark, int j, int e) {
   if (mark[j]) return MXN_OK;
   int64_t n = e == MXN__NODE ? ds->files[j].num_nodes : ds->files[j].kb[e].num;
-  mark[j] = calloc((size_t)n + 1, 1);
+  mark[j] = mxn__calloc((size_t)n + 1, 1);
   return mark[j] ? MXN_OK : MXN_ERR_NOMEM;
 }
 
@@ -678,7 +678,7 @@ int mxn__nfaced_nodes(mxn_dataset_t *ds, mxn_piece_t *piece, int b) {
       int nn = mxn__conn_n(pf, npe, fk);
       if (n + nn > cap) {
         cap = 2 * (n + nn) + 64;
-        int64_t *g = realloc(conn, (size_t)cap * sizeof *g);
+        int64_t *g = mxn__realloc(conn, (size_t)cap * sizeof *g);
         if (!g) {
           status = MXN_ERR_NOMEM;
           goto done;
@@ -696,7 +696,7 @@ int mxn__nfaced_nodes(mxn_dataset_t *ds, mxn_piece_t *piece, int b) {
   }
   free(pb->conn);
   free(pb->conn_off);
-  pb->conn = conn ? conn : calloc(1, sizeof *conn);
+  pb->conn = conn ? conn : mxn__calloc(1, sizeof *conn);
   pb->conn_off = off;
   conn = NULL;
   off = NULL;
@@ -772,7 +772,7 @@ done:
  * entries at one stride joined into a strided run. */
 static int step_runs(segment_t *sg) {
   if (sg->vruns || sg->nruns == 0) return MXN_OK;
-  sg->vruns = malloc((size_t)sg->nruns * sizeof *sg->vruns);
+  sg->vruns = mxn__malloc((size_t)sg->nruns * sizeof *sg->vruns);
   if (!sg->vruns) return MXN_ERR_NOMEM;
   int64_t m = 0;
   for (int64_t r = 0; r < sg->nruns;) {
@@ -1143,7 +1143,7 @@ static int poly_side_nodes(mxn_dataset_t *ds, faces_cache_t *fc, int j, int b, i
     int64_t nref = eo[f->kb[MXN__ELEM].blk_count[b]];
     free(fc->faces);
     fc->file = fc->block = -1;
-    fc->faces = malloc((size_t)(nref > 0 ? nref : 1) * sizeof *fc->faces);
+    fc->faces = mxn__malloc((size_t)(nref > 0 ? nref : 1) * sizeof *fc->faces);
     if (!fc->faces) return MXN_ERR_NOMEM;
     MXN_CHECK(mxn__file_exoid(ds, j, &exoid));
     size_t start = 0, count = (size_t)nref; /* exactly nref, whatever the variable holds */
@@ -1315,7 +1315,7 @@ static int read_sets(mxn_dataset_t *ds, mxn_piece_t *piece, const char *cand,
         }
         if (nitems + n > cap_items) {
           cap_items = 2 * (nitems + n);
-          set_item_t *ni = realloc(items, (size_t)cap_items * sizeof *ni);
+          set_item_t *ni = mxn__realloc(items, (size_t)cap_items * sizeof *ni);
           if (!ni) {
             status = MXN_ERR_NOMEM;
             goto done;
@@ -1324,7 +1324,7 @@ static int read_sets(mxn_dataset_t *ds, mxn_piece_t *piece, const char *cand,
         }
         if (ndf + nd > cap_df) {
           cap_df = 2 * (ndf + nd);
-          double *nd2 = realloc(dfs, (size_t)cap_df * sizeof *nd2);
+          double *nd2 = mxn__realloc(dfs, (size_t)cap_df * sizeof *nd2);
           if (!nd2) {
             status = MXN_ERR_NOMEM;
             goto done;

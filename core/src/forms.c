@@ -248,7 +248,7 @@ typedef struct {
 static int np_push(np_list_t *l, int64_t node, int part) {
   if (l->n == l->cap) {
     int64_t cap = l->cap ? 2 * l->cap : 1024;
-    node_part_t *a = realloc(l->a, (size_t)cap * sizeof *a);
+    node_part_t *a = mxn__realloc(l->a, (size_t)cap * sizeof *a);
     if (!a) return MXN_ERR_NOMEM;
     l->a = a;
     l->cap = cap;

@@ -186,7 +186,7 @@ static int asked_elements(const mxn_structure_t *s, const mxn_piece_t *pc, const
     for (int c = 0, m = mxn__conn_n(pb, npe, k); c < m; c++) {
       if (slot[ec[c]] < 0) continue;
       if (np == cap) {
-        int64_t *g = realloc(pairs, (size_t)(2 * cap) * sizeof *g);
+        int64_t *g = mxn__realloc(pairs, (size_t)(2 * cap) * sizeof *g);
         if (!g) {
           status = MXN_ERR_NOMEM;
           goto done;
@@ -459,8 +459,8 @@ int mxn__halo_find(MPI_Comm comm, const mxn_structure_t *s, const mxn_piece_t *p
     }
     nrep_t *out = NULL;
     int *odest = NULL;
-    out = malloc(((size_t)nout + 1) * sizeof *out);
-    odest = malloc(((size_t)nout + 1) * sizeof *odest);
+    out = mxn__malloc(((size_t)nout + 1) * sizeof *out);
+    odest = mxn__malloc(((size_t)nout + 1) * sizeof *odest);
     if (!out || !odest) status = MXN_ERR_NOMEM;
     int64_t q = 0;
     for (int64_t u = 0; status == MXN_OK && u < h->rv_n; u++)
@@ -619,7 +619,7 @@ int mxn__halo_find(MPI_Comm comm, const mxn_structure_t *s, const mxn_piece_t *p
     int64_t nf = 0, ncand = 0;
     for (int64_t r = 0, at = 0; r < size; r++)
       for (int64_t end = at + rcnt[r]; at < end; at += mxn__halo_rec_len(s, rbuf[at + 2], rbuf[at + 1])) ncand++;
-    cand_t *cand = malloc(((size_t)ncand + 1) * sizeof *cand);
+    cand_t *cand = mxn__malloc(((size_t)ncand + 1) * sizeof *cand);
     if (!cand) {
       status = MXN_ERR_NOMEM;
       goto done;
@@ -641,20 +641,20 @@ int mxn__halo_find(MPI_Comm comm, const mxn_structure_t *s, const mxn_piece_t *p
       nodes_new += rbuf[cand[i].at + 1];
       rec_words += mxn__halo_rec_len(s, rbuf[cand[i].at + 2], rbuf[cand[i].at + 1]);
     }
-    mxn_gid_t *a1 = realloc(h->gid, (size_t)(h->ng + nnew + 1) * sizeof *a1);
+    mxn_gid_t *a1 = mxn__realloc(h->gid, (size_t)(h->ng + nnew + 1) * sizeof *a1);
     if (a1) h->gid = a1;
-    int *d1 = realloc(h->depth, (size_t)(h->ng + nnew + 1) * sizeof *d1);
+    int *d1 = mxn__realloc(h->depth, (size_t)(h->ng + nnew + 1) * sizeof *d1);
     if (d1) h->depth = d1;
-    int *o1 = realloc(h->owner, (size_t)(h->ng + nnew + 1) * sizeof *o1);
+    int *o1 = mxn__realloc(h->owner, (size_t)(h->ng + nnew + 1) * sizeof *o1);
     if (o1) h->owner = o1;
-    mxn_gid_t *k1 = realloc(known, (size_t)(nknown + nnew + 1) * sizeof *k1);
+    mxn_gid_t *k1 = mxn__realloc(known, (size_t)(nknown + nnew + 1) * sizeof *k1);
     if (k1) known = k1;
-    int64_t *ra = realloc(h->rec_at, (size_t)(h->ng + nnew + 1) * sizeof *ra);
+    int64_t *ra = mxn__realloc(h->rec_at, (size_t)(h->ng + nnew + 1) * sizeof *ra);
     if (ra) h->rec_at = ra;
-    int64_t *rw = realloc(h->rec, (size_t)(h->nrec + rec_words + 1) * sizeof *rw);
+    int64_t *rw = mxn__realloc(h->rec, (size_t)(h->nrec + rec_words + 1) * sizeof *rw);
     if (rw) h->rec = rw;
     free(fr);
-    fr = malloc(((size_t)nodes_new + 1) * sizeof *fr);
+    fr = mxn__malloc(((size_t)nodes_new + 1) * sizeof *fr);
     if (!a1 || !d1 || !o1 || !k1 || !fr || !ra || !rw) {
       free(cand);
       status = MXN_ERR_NOMEM;
@@ -680,8 +680,8 @@ int mxn__halo_find(MPI_Comm comm, const mxn_structure_t *s, const mxn_piece_t *p
     MXN_CHECK(mxn__radix_sort(fr, nf, sizeof *fr));
     free(front);
     free(front_rank);
-    front = malloc(((size_t)nf + 1) * sizeof *front);
-    front_rank = malloc(((size_t)nf + 1) * sizeof *front_rank);
+    front = mxn__malloc(((size_t)nf + 1) * sizeof *front);
+    front_rank = mxn__malloc(((size_t)nf + 1) * sizeof *front_rank);
     if (!front || !front_rank) {
       status = MXN_ERR_NOMEM;
       goto done;
@@ -697,7 +697,7 @@ int mxn__halo_find(MPI_Comm comm, const mxn_structure_t *s, const mxn_piece_t *p
       front[u++] = fr[i].node;
     }
     nfront = u;
-    mxn_gid_t *ns = realloc(seen, (size_t)(nseen + nfront + 1) * sizeof *ns);
+    mxn_gid_t *ns = mxn__realloc(seen, (size_t)(nseen + nfront + 1) * sizeof *ns);
     if (!ns) {
       status = MXN_ERR_NOMEM;
       goto done;
@@ -870,13 +870,13 @@ done:
   /* The entries asked of me, looked up among my own. */
   for (int r = 0; r < size; r++) x->send_off[r + 1] = x->send_off[r] + rcnt[r] / 2;
   int64_t ns = x->send_off[size];
-  x->send_blk = malloc(((size_t)ns + 1) * sizeof *x->send_blk);
-  x->send_at = malloc(((size_t)ns + 1) * sizeof *x->send_at);
+  x->send_blk = mxn__malloc(((size_t)ns + 1) * sizeof *x->send_blk);
+  x->send_at = mxn__malloc(((size_t)ns + 1) * sizeof *x->send_at);
   if (!x->send_blk || !x->send_at) status = mxn_error_set(&e, MXN_ERR_NOMEM, "out of memory on rank %d", rank);
   for (int b = 0; status == MXN_OK && b < nb; b++) {
     const mxn_piece_block_t *pb = &pc->blocks[b];
     free(ix);
-    ix = malloc(((size_t)own_elems[b] + 1) * sizeof *ix);
+    ix = mxn__malloc(((size_t)own_elems[b] + 1) * sizeof *ix);
     if (!ix) {
       status = mxn_error_set(&e, MXN_ERR_NOMEM, "out of memory on rank %d", rank);
       break;

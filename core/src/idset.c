@@ -44,8 +44,8 @@ int mxn__radix_sort(void *recs, int64_t n, size_t sz) {
     prev = k;
   }
   if (sorted) return MXN_OK; /* already in order: the sort is stable */
-  char *tmp = malloc((size_t)n * sz);
-  int64_t *cnt = calloc(2048 + 1, sizeof *cnt);
+  char *tmp = mxn__malloc((size_t)n * sz);
+  int64_t *cnt = mxn__calloc(2048 + 1, sizeof *cnt);
   if (!tmp || !cnt) {
     free(tmp);
     free(cnt);
@@ -118,7 +118,7 @@ int mxn_idset_copy(const mxn_idset_t *s, mxn_idset_t *out) {
   out->ids = NULL;
   out->n = 0;
   if (s->n == 0) return MXN_OK;
-  out->ids = malloc((size_t)s->n * sizeof *out->ids);
+  out->ids = mxn__malloc((size_t)s->n * sizeof *out->ids);
   if (!out->ids) return MXN_ERR_NOMEM;
   memcpy(out->ids, s->ids, (size_t)s->n * sizeof *out->ids);
   out->n = s->n;
@@ -130,7 +130,7 @@ int mxn_idset_from_array(const mxn_gid_t *ids, int64_t n, mxn_idset_t *out) {
   out->ids = NULL;
   out->n = 0;
   if (n == 0) return MXN_OK;
-  mxn_gid_t *v = malloc((size_t)n * sizeof *v);
+  mxn_gid_t *v = mxn__malloc((size_t)n * sizeof *v);
   if (!v) return MXN_ERR_NOMEM;
   memcpy(v, ids, (size_t)n * sizeof *v);
   /* Input that is already a set (file maps usually are) skips the sort. */
@@ -158,9 +158,9 @@ int mxn_idset_from_array_pos(const mxn_gid_t *ids, int64_t n, mxn_idset_t *out,
   *pos = NULL;
   if (n == 0) return MXN_OK;
   int status = MXN_ERR_NOMEM;
-  id_at_t *pairs = malloc((size_t)n * sizeof *pairs);
-  mxn_gid_t *v = malloc((size_t)n * sizeof *v);
-  int64_t *p = malloc((size_t)n * sizeof *p);
+  id_at_t *pairs = mxn__malloc((size_t)n * sizeof *pairs);
+  mxn_gid_t *v = mxn__malloc((size_t)n * sizeof *v);
+  int64_t *p = mxn__malloc((size_t)n * sizeof *p);
   if (!pairs || !v || !p) goto done;
   for (int64_t i = 0; i < n; i++) pairs[i] = (id_at_t){ids[i], i};
   /* stable by id: equal ids keep their input order, as cmp_id_at wants */
@@ -270,9 +270,9 @@ int mxn_idset_intersect(const mxn_idset_t *a, const mxn_idset_t *b,
   int64_t cap = a->n < b->n ? a->n : b->n;
   if (cap == 0) return MXN_OK;
   int status = MXN_ERR_NOMEM;
-  mxn_gid_t *v = malloc((size_t)cap * sizeof *v);
-  int64_t *pa = pos_a ? malloc((size_t)cap * sizeof *pa) : NULL;
-  int64_t *pb = pos_b ? malloc((size_t)cap * sizeof *pb) : NULL;
+  mxn_gid_t *v = mxn__malloc((size_t)cap * sizeof *v);
+  int64_t *pa = pos_a ? mxn__malloc((size_t)cap * sizeof *pa) : NULL;
+  int64_t *pb = pos_b ? mxn__malloc((size_t)cap * sizeof *pb) : NULL;
   if (!v || (pos_a && !pa) || (pos_b && !pb)) goto done;
   int64_t k = intersect_walk(a, b, v, pa, pb);
   if (k == 0) {
@@ -297,7 +297,7 @@ int mxn_idset_difference(const mxn_idset_t *a, const mxn_idset_t *b,
   out->ids = NULL;
   out->n = 0;
   if (a->n == 0) return MXN_OK;
-  mxn_gid_t *v = malloc((size_t)a->n * sizeof *v);
+  mxn_gid_t *v = mxn__malloc((size_t)a->n * sizeof *v);
   if (!v) return MXN_ERR_NOMEM;
   int64_t i = 0, j = 0, k = 0;
   while (i < a->n) {
@@ -323,7 +323,7 @@ int mxn_idset_union(const mxn_idset_t *a, const mxn_idset_t *b,
   out->n = 0;
   int64_t cap = a->n + b->n;
   if (cap == 0) return MXN_OK;
-  mxn_gid_t *v = malloc((size_t)cap * sizeof *v);
+  mxn_gid_t *v = mxn__malloc((size_t)cap * sizeof *v);
   if (!v) return MXN_ERR_NOMEM;
   int64_t i = 0, j = 0, k = 0;
   while (i < a->n || j < b->n) {

@@ -3,6 +3,7 @@
 #define MXN_INTERNAL_H
 
 #include "mxn/mxn.h"
+#include "alloc.h"
 
 #include <exodusII.h>
 
@@ -21,7 +22,7 @@
 /* Allocate n elements of *ptr's type (n may be 0: returns a valid pointer). */
 #define MXN_ALLOC(ptr, n)                                                   \
   do {                                                                      \
-    (ptr) = calloc((size_t)(n) > 0 ? (size_t)(n) : 1, sizeof *(ptr));       \
+    (ptr) = mxn__calloc((size_t)(n) > 0 ? (size_t)(n) : 1, sizeof *(ptr));  \
     if (!(ptr)) {                                                           \
       status = MXN_ERR_NOMEM;                                               \
       goto done;                                                            \
@@ -32,7 +33,7 @@
  * calloc from the heap clears every byte first). */
 #define MXN_ALLOC_RAW(ptr, n)                                               \
   do {                                                                      \
-    (ptr) = malloc(((size_t)(n) > 0 ? (size_t)(n) : 1) * sizeof *(ptr));    \
+    (ptr) = mxn__malloc(((size_t)(n) > 0 ? (size_t)(n) : 1) * sizeof *(ptr)); \
     if (!(ptr)) {                                                           \
       status = MXN_ERR_NOMEM;                                               \
       goto done;                                                            \

@@ -194,19 +194,19 @@ done:
 int mxn__part_map_read(FILE *f, const char *path, int nparts, int64_t n, const mxn_gid_t *ids,
                        int *part, mxn_error_t *err) {
   int status = MXN_OK;
-  char *seen = calloc((size_t)n + 1, 1);
+  char *seen = mxn__calloc((size_t)n + 1, 1);
   if (!seen) return MXN_ERR_NOMEM;
   /* Lines of any length: read character by character into a growing
    * buffer (no fixed line buffer to split a long line). */
   size_t cap = 256, len = 0;
-  char *line = malloc(cap);
+  char *line = mxn__malloc(cap);
   long lineno = 0;
   int ch = 0;
   while (status == MXN_OK && line && ch != EOF) {
     len = 0;
     while ((ch = fgetc(f)) != EOF && ch != '\n') {
       if (len + 1 >= cap) {
-        char *bigger = realloc(line, cap * 2);
+        char *bigger = mxn__realloc(line, cap * 2);
         if (!bigger) {
           status = MXN_ERR_NOMEM;
           break;
@@ -471,8 +471,8 @@ int mxn__dual_graph_dist(MPI_Comm comm, int size, int rank, const mxn_structure_
     int64_t *at = NULL, *first = NULL, *count = NULL;
     status = mxn_idset_from_array_pos(ids, n, &byid, &at);
     if (status == MXN_OK) {
-      first = calloc((size_t)n + 1, sizeof *first);
-      count = calloc((size_t)n + 1, sizeof *count);
+      first = mxn__calloc((size_t)n + 1, sizeof *first);
+      count = mxn__calloc((size_t)n + 1, sizeof *count);
       if (!first || !count) status = MXN_ERR_NOMEM;
     }
     int64_t m = 0;
@@ -487,10 +487,10 @@ int mxn__dual_graph_dist(MPI_Comm comm, int size, int rank, const mxn_structure_
       count[q]++;
     }
     if (status == MXN_OK) {
-      *adj_off = calloc((size_t)n + 1, sizeof **adj_off);
-      *adj_ids = malloc((size_t)m * sizeof **adj_ids + 1);
-      *adj_ranks = malloc((size_t)m * sizeof **adj_ranks + 1);
-      *adj_q = malloc((size_t)m * sizeof **adj_q + 1);
+      *adj_off = mxn__calloc((size_t)n + 1, sizeof **adj_off);
+      *adj_ids = mxn__malloc((size_t)m * sizeof **adj_ids + 1);
+      *adj_ranks = mxn__malloc((size_t)m * sizeof **adj_ranks + 1);
+      *adj_q = mxn__malloc((size_t)m * sizeof **adj_q + 1);
       if (!*adj_off || !*adj_ids || !*adj_ranks || !*adj_q) status = MXN_ERR_NOMEM;
     }
     for (int64_t e = 0; status == MXN_OK && e < n; e++) {
@@ -636,7 +636,7 @@ static int hilbert_order_cut_files(mxn_dataset_t *ds, int fbeg, int fend, int64_
         /* old weights by id: wold[i] belongs to the i-th smallest id */
         status = mxn_idset_from_array_pos(ids + a, b - a, &byid, &at);
         if (status == MXN_OK) {
-          wold = malloc((size_t)(b - a) * sizeof *wold + 1);
+          wold = mxn__malloc((size_t)(b - a) * sizeof *wold + 1);
           if (!wold) status = MXN_ERR_NOMEM;
         }
         if (status == MXN_OK) {
@@ -789,18 +789,18 @@ int mxn__load_halo(mxn_load_t *ld, const mxn_load_opts_t *opts, mxn_directory_t 
 
   /* Local work until the next collective step: one agreement covers it. */
   status = mxn__halo_find(ld->comm, s, pc, L, &hf, e);
-  h = status == MXN_OK ? calloc(1, sizeof *h) : NULL;
+  h = status == MXN_OK ? mxn__calloc(1, sizeof *h) : NULL;
   if (h) {
     h->levels = L;
-    h->block_off = calloc((size_t)nb + 1, sizeof *h->block_off);
-    h->elem_depth = calloc((size_t)nb + 1, sizeof *h->elem_depth);
-    h->elem_owner = calloc((size_t)nb + 1, sizeof *h->elem_owner);
-    h->owned_inner = calloc((size_t)nb + 1, sizeof *h->owned_inner);
+    h->block_off = mxn__calloc((size_t)nb + 1, sizeof *h->block_off);
+    h->elem_depth = mxn__calloc((size_t)nb + 1, sizeof *h->elem_depth);
+    h->elem_owner = mxn__calloc((size_t)nb + 1, sizeof *h->elem_owner);
+    h->owned_inner = mxn__calloc((size_t)nb + 1, sizeof *h->owned_inner);
   }
   if (status == MXN_OK && (!h || !h->block_off || !h->elem_depth || !h->elem_owner || !h->owned_inner))
     status = mxn_error_set(e, MXN_ERR_NOMEM, "out of memory on rank %d", R);
   for (int b = 0; status == MXN_OK && b < nb; b++) {
-    h->block_off[b] = calloc((size_t)L + 2, sizeof **h->block_off);
+    h->block_off[b] = mxn__calloc((size_t)L + 2, sizeof **h->block_off);
     if (!h->block_off[b]) status = MXN_ERR_NOMEM;
   }
   /* Inner cells first where asked: owned elements touching no shared node. */
@@ -810,7 +810,7 @@ int mxn__load_halo(mxn_load_t *ld, const mxn_load_opts_t *opts, mxn_directory_t 
     h->owned_inner[b] = -1;
     if (!opts->inner_first) continue;
     free(perm);
-    perm = malloc(((size_t)pb->num_elements + 1) * sizeof *perm);
+    perm = mxn__malloc(((size_t)pb->num_elements + 1) * sizeof *perm);
     if (!perm) {
       status = MXN_ERR_NOMEM;
       break;
@@ -838,8 +838,8 @@ int mxn__load_halo(mxn_load_t *ld, const mxn_load_opts_t *opts, mxn_directory_t 
 
   /* Each layer appended after the last. */
   mxn_io_counters_t c0 = mxn_dataset_counters(ld->ds);
-  mask = calloc((size_t)M + 1, 1);
-  used = calloc((size_t)M + 1, 1);
+  mask = mxn__calloc((size_t)M + 1, 1);
+  used = mxn__calloc((size_t)M + 1, 1);
   if (status == MXN_OK && (!mask || !used))
     status = mxn_error_set(e, MXN_ERR_NOMEM, "out of memory on rank %d", R);
   /* Elements referring to edges or faces (or polygons, polyhedra) are read
@@ -865,7 +865,7 @@ int mxn__load_halo(mxn_load_t *ld, const mxn_load_opts_t *opts, mxn_directory_t 
     if (from_owners) {
       /* Built from the owners' records: nothing is read. */
       free(recs);
-      recs = malloc(((size_t)n + 1) * sizeof *recs);
+      recs = mxn__malloc(((size_t)n + 1) * sizeof *recs);
       if (!recs) status = MXN_ERR_NOMEM;
       for (int64_t i = 0; status == MXN_OK && i < n; i++) recs[i] = hf.rec + hf.rec_at[at + i];
       if (status == MXN_OK && n > 0 &&
@@ -904,15 +904,15 @@ int mxn__load_halo(mxn_load_t *ld, const mxn_load_opts_t *opts, mxn_directory_t 
   for (int j = 0; j < M; j++) ld->st.ghost_files += used[j];
 
   /* Depth and owner of every element; owner of every node. */
-  go = malloc(((size_t)hf.ng + 1) * sizeof *go);
-  h->node_owner = malloc(((size_t)pc->num_nodes + 1) * sizeof *h->node_owner);
+  go = mxn__malloc(((size_t)hf.ng + 1) * sizeof *go);
+  h->node_owner = mxn__malloc(((size_t)pc->num_nodes + 1) * sizeof *h->node_owner);
   if (!go || !h->node_owner) status = MXN_ERR_NOMEM;
   for (int64_t i = 0; status == MXN_OK && i < hf.ng; i++) go[i] = (gid_owner_t){hf.gid[i], hf.owner[i]};
   if (status == MXN_OK) status = mxn__radix_sort(go, hf.ng, sizeof *go);
   for (int b = 0; status == MXN_OK && b < nb; b++) {
     const mxn_piece_block_t *pb = &pc->blocks[b];
-    h->elem_depth[b] = malloc((size_t)pb->num_elements + 1);
-    h->elem_owner[b] = malloc(((size_t)pb->num_elements + 1) * sizeof **h->elem_owner);
+    h->elem_depth[b] = mxn__malloc((size_t)pb->num_elements + 1);
+    h->elem_owner[b] = mxn__malloc(((size_t)pb->num_elements + 1) * sizeof **h->elem_owner);
     if (!h->elem_depth[b] || !h->elem_owner[b]) {
       status = MXN_ERR_NOMEM;
       break;
@@ -936,7 +936,7 @@ int mxn__load_halo(mxn_load_t *ld, const mxn_load_opts_t *opts, mxn_directory_t 
      * element's owner knows the owners of its nodes). */
     int64_t nq = 0;
     for (int64_t i = 0; i < hf.ng; i++) nq += hf.rec[hf.rec_at[i] + 1];
-    gid_owner_t *no = malloc(((size_t)nq + 1) * sizeof *no);
+    gid_owner_t *no = mxn__malloc(((size_t)nq + 1) * sizeof *no);
     if (!no) status = MXN_ERR_NOMEM;
     nq = 0;
     for (int64_t i = 0; status == MXN_OK && i < hf.ng; i++) {
@@ -964,7 +964,7 @@ int mxn__load_halo(mxn_load_t *ld, const mxn_load_opts_t *opts, mxn_directory_t 
   h = NULL;
   if (from_owners) {
     /* Their fields come from their owners, every step. */
-    int64_t *own = malloc(((size_t)nb + 1) * sizeof *own);
+    int64_t *own = mxn__malloc(((size_t)nb + 1) * sizeof *own);
     status = own ? MXN_OK : mxn_error_set(e, MXN_ERR_NOMEM, "out of memory on rank %d", R);
     for (int b = 0; own && b < nb; b++) own[b] = ld->halo->block_off[b][1];
     if ((status = mxn_agree(ld->comm, status, e)) == MXN_OK)
@@ -1012,14 +1012,14 @@ static int open_members(MPI_Comm comm, mxn_dataset_t *ds, const char *path, mxn_
   if ((status = mxn_agree(comm, status, e)) != MXN_OK) return status;
   int M = ds->nfiles;
   int fbeg = (int)((int64_t)R * M / N), fend = (int)((int64_t)(R + 1) * M / N);
-  bufs = calloc((size_t)M + 1, sizeof *bufs);
-  lens = calloc((size_t)M + 1, sizeof *lens);
-  alllens = calloc((size_t)M + 1, sizeof *alllens);
-  mylens = calloc((size_t)(fend - fbeg) + 1, sizeof *mylens);
-  cnt = calloc((size_t)N, sizeof *cnt);
-  disp = calloc((size_t)N + 1, sizeof *disp);
-  bcnt = calloc((size_t)N, sizeof *bcnt);
-  bdisp = calloc((size_t)N + 1, sizeof *bdisp);
+  bufs = mxn__calloc((size_t)M + 1, sizeof *bufs);
+  lens = mxn__calloc((size_t)M + 1, sizeof *lens);
+  alllens = mxn__calloc((size_t)M + 1, sizeof *alllens);
+  mylens = mxn__calloc((size_t)(fend - fbeg) + 1, sizeof *mylens);
+  cnt = mxn__calloc((size_t)N, sizeof *cnt);
+  disp = mxn__calloc((size_t)N + 1, sizeof *disp);
+  bcnt = mxn__calloc((size_t)N, sizeof *bcnt);
+  bdisp = mxn__calloc((size_t)N + 1, sizeof *bdisp);
   if (!bufs || !lens || !alllens || !mylens || !cnt || !disp || !bcnt || !bdisp)
     status = mxn_error_set(e, MXN_ERR_NOMEM, "out of memory on rank %d", R);
   /* My members' summaries; after a failure the rest say "not read" (the
@@ -1036,7 +1036,7 @@ static int open_members(MPI_Comm comm, mxn_dataset_t *ds, const char *path, mxn_
   }
   if (status == MXN_OK && mytotal > (size_t)INT_MAX)
     status = mxn_error_set(e, MXN_ERR_UNSUPPORTED, "rank %d: member headers over 2 GB", R);
-  if (status == MXN_OK && !(mine = malloc(mytotal + 1)))
+  if (status == MXN_OK && !(mine = mxn__malloc(mytotal + 1)))
     status = mxn_error_set(e, MXN_ERR_NOMEM, "out of memory on rank %d", R);
   if ((status = mxn_agree(comm, status, e)) != MXN_OK) goto done;
   for (int j = fbeg, at = 0; j < fend; at += (int)lens[j], j++) memcpy(mine + at, bufs[j], lens[j]);
@@ -1058,15 +1058,15 @@ static int open_members(MPI_Comm comm, mxn_dataset_t *ds, const char *path, mxn_
   }
   if (status == MXN_OK && total > (int64_t)INT_MAX)
     status = mxn_error_set(e, MXN_ERR_UNSUPPORTED, "member headers over 2 GB in all");
-  if (status == MXN_OK && !(all = malloc((size_t)total + 1)))
+  if (status == MXN_OK && !(all = mxn__malloc((size_t)total + 1)))
     status = mxn_error_set(e, MXN_ERR_NOMEM, "out of memory on rank %d", R);
   if ((status = mxn_agree(comm, status, e)) != MXN_OK) goto done;
   if (MPI_Allgatherv(mine, (int)mytotal, MPI_CHAR, all, bcnt, bdisp, MPI_CHAR, comm) != MPI_SUCCESS)
     status = mxn_error_set(e, MXN_ERR_MPI, "MPI_Allgatherv of member summaries failed");
   if ((status = mxn_agree(comm, status, e)) != MXN_OK) goto done;
   {
-    char **views = calloc((size_t)M + 1, sizeof *views);
-    size_t *vlens = calloc((size_t)M + 1, sizeof *vlens);
+    char **views = mxn__calloc((size_t)M + 1, sizeof *views);
+    size_t *vlens = mxn__calloc((size_t)M + 1, sizeof *vlens);
     if (!views || !vlens) {
       status = mxn_error_set(e, MXN_ERR_NOMEM, "out of memory on rank %d", R);
     } else {
@@ -1124,7 +1124,7 @@ int mxn_load_open(MPI_Comm comm, const char *path, const mxn_load_opts_t *opts, 
   mxn_error_t e;
   mxn_error_clear(&e);
   double t0 = now();
-  mxn_load_t *ld = calloc(1, sizeof *ld);
+  mxn_load_t *ld = mxn__calloc(1, sizeof *ld);
   MPI_Comm dup = MPI_COMM_NULL;
   if (MPI_Comm_dup(comm, &dup) != MPI_SUCCESS) status = mxn_error_set(&e, MXN_ERR_MPI, "MPI_Comm_dup failed");
   if (!ld) {
@@ -1188,9 +1188,9 @@ int mxn_load_open(MPI_Comm comm, const char *path, const mxn_load_opts_t *opts, 
   }
   if (status != MXN_OK) mxn_error_set(&e, status, "%s", mxn_dataset_errmsg(ds));
   if ((status = mxn_agree(ld->comm, status, &e)) != MXN_OK) goto done;
-  pub_ids = malloc(((size_t)npub + 1) * sizeof *pub_ids);
-  pub_file = malloc(((size_t)npub + 1) * sizeof *pub_file);
-  pub_pos = malloc(((size_t)npub + 1) * sizeof *pub_pos);
+  pub_ids = mxn__malloc(((size_t)npub + 1) * sizeof *pub_ids);
+  pub_file = mxn__malloc(((size_t)npub + 1) * sizeof *pub_file);
+  pub_pos = mxn__malloc(((size_t)npub + 1) * sizeof *pub_pos);
   if (!pub_ids || !pub_file || !pub_pos) status = mxn_error_set(&e, MXN_ERR_NOMEM, "out of memory");
   if ((status = mxn_agree(ld->comm, status, &e)) != MXN_OK) goto done;
   {
@@ -1325,10 +1325,10 @@ int mxn_load_open(MPI_Comm comm, const char *path, const mxn_load_opts_t *opts, 
          * up for ids0 rather than adopting the piece's order. */
         mxn_idset_t byid = MXN_IDSET_INIT;
         int64_t *at = NULL;
-        double *wf = malloc(((size_t)n0 + 1) * sizeof *wf);
+        double *wf = mxn__malloc(((size_t)n0 + 1) * sizeof *wf);
         status = wf ? mxn_idset_from_array_pos(gid_order, n0, &byid, &at) : MXN_ERR_NOMEM;
         /* at[i]: place of gid_order[i] in byid; invert it in place of a search */
-        int64_t *inv = status == MXN_OK ? malloc(((size_t)n0 + 1) * sizeof *inv) : NULL;
+        int64_t *inv = status == MXN_OK ? mxn__malloc(((size_t)n0 + 1) * sizeof *inv) : NULL;
         if (status == MXN_OK && !inv) status = MXN_ERR_NOMEM;
         for (int64_t i = 0; status == MXN_OK && i < n0; i++) inv[at[i]] = i;
         for (int64_t k = 0; status == MXN_OK && k < n0; k++) {
@@ -1373,7 +1373,7 @@ int mxn_load_open(MPI_Comm comm, const char *path, const mxn_load_opts_t *opts, 
     }
   } else {
     /* no goto here: the agree below tells the other ranks */
-    w0 = malloc(((size_t)n0 + 1) * sizeof *w0);
+    w0 = mxn__malloc(((size_t)n0 + 1) * sizeof *w0);
     if (!w0)
       status = mxn_error_set(&e, MXN_ERR_NOMEM, "rank %d: out of memory", R);
     for (int64_t k = 0; w0 && k < n0; k++) w0[k] = 1.0;
@@ -1417,7 +1417,7 @@ int mxn_load_open(MPI_Comm comm, const char *path, const mxn_load_opts_t *opts, 
     status = mxn_idset_from_array_pos(ids0, n0, &sorted, &perm);
     int *sp = NULL;
     if (status == MXN_OK) {
-      sp = calloc((size_t)n0 + 1, sizeof *sp);
+      sp = mxn__calloc((size_t)n0 + 1, sizeof *sp);
       if (!sp) status = MXN_ERR_NOMEM;
     }
     if (status == MXN_OK) status = parts_from_map(opts->map_file, N, sorted.n, sorted.ids, sp, &e);
@@ -1470,8 +1470,8 @@ int mxn_load_open(MPI_Comm comm, const char *path, const mxn_load_opts_t *opts, 
   if ((status = mxn_agree(ld->comm, status, &e)) != MXN_OK) goto done;
   if (unique) {
     /* each id once, with the member it came with (mine: sorted like P) */
-    qoff = malloc(((size_t)P.n + 1) * sizeof *qoff);
-    qfile = malloc(((size_t)P.n + 1) * sizeof *qfile);
+    qoff = mxn__malloc(((size_t)P.n + 1) * sizeof *qoff);
+    qfile = mxn__malloc(((size_t)P.n + 1) * sizeof *qfile);
     status = qoff && qfile ? MXN_OK : mxn_error_set(&e, MXN_ERR_NOMEM, "rank %d: out of memory", R);
     if (status == MXN_OK && P.n != nmine)
       status = mxn_error_set(&e, MXN_ERR_INCONSISTENT, "rank %d: an element id reached it twice", R);
@@ -1493,7 +1493,7 @@ int mxn_load_open(MPI_Comm comm, const char *path, const mxn_load_opts_t *opts, 
     MXN_ALLOC(F, M);
     for (int j = 0; j < M; j++) {
       if (cnt[j] > 0) ld->st.files_overlapping++;
-      F[j].ids = cnt[j] ? malloc((size_t)cnt[j] * sizeof *F[j].ids) : NULL;
+      F[j].ids = cnt[j] ? mxn__malloc((size_t)cnt[j] * sizeof *F[j].ids) : NULL;
       if (cnt[j] && !F[j].ids) status = MXN_ERR_NOMEM;
     }
     free(cnt);
@@ -1583,12 +1583,12 @@ int mxn_load_open(MPI_Comm comm, const char *path, const mxn_load_opts_t *opts, 
     ld->o.weight_field = NULL;
     ld->o.block_weights = NULL;
     if (opts->node_var_selection) {
-      ld->node_sel = malloc(((size_t)s->num_node_vars + 1) * sizeof *ld->node_sel);
+      ld->node_sel = mxn__malloc(((size_t)s->num_node_vars + 1) * sizeof *ld->node_sel);
       if (ld->node_sel) memcpy(ld->node_sel, opts->node_var_selection, (size_t)s->num_node_vars * sizeof(int));
       else status = MXN_ERR_NOMEM;
     }
     if (opts->elem_var_selection) {
-      ld->elem_sel = malloc(((size_t)s->num_elem_vars + 1) * sizeof *ld->elem_sel);
+      ld->elem_sel = mxn__malloc(((size_t)s->num_elem_vars + 1) * sizeof *ld->elem_sel);
       if (ld->elem_sel) memcpy(ld->elem_sel, opts->elem_var_selection, (size_t)s->num_elem_vars * sizeof(int));
       else status = MXN_ERR_NOMEM;
     }

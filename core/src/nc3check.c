@@ -5,6 +5,8 @@
  * bytes; CDF5 widens counts and lengths to 8 bytes. */
 #include "nc3check.h"
 
+#include "alloc.h"
+
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -30,7 +32,7 @@ static int avail(nc3_t *r, uint64_t n) {
   uint64_t want = r->pos + n + 65536;
   if (want > r->size) want = r->size;
   if (want > r->cap) {
-    unsigned char *b = realloc(r->buf, (size_t)want);
+    unsigned char *b = mxn__realloc(r->buf, (size_t)want);
     if (!b) return -1;
     r->buf = b;
     r->cap = (size_t)want;

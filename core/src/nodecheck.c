@@ -36,7 +36,7 @@ static int route(MPI_Comm comm, const void *items, size_t isz, int64_t n, const 
     MPI_Comm_size(comm, &size);
     return mxn__send_to(comm, size, items, isz, n, dest, recv, nrecv);
   }
-  *recv = malloc((size_t)n * isz + 1);
+  *recv = mxn__malloc((size_t)n * isz + 1);
   if (!*recv) return MXN_ERR_NOMEM;
   if (n) memcpy(*recv, items, (size_t)n * isz);
   *nrecv = n;
@@ -145,16 +145,16 @@ int mxn__check_shared_nodes(MPI_Comm comm, mxn_dataset_t *ds, int fbeg, int fend
 
   /* 1. My members' candidates, to their homes. */
   int nmine = fend - fbeg;
-  stated = calloc((size_t)nmine + 1, sizeof *stated);
-  nstated = calloc((size_t)nmine + 1, sizeof *nstated);
+  stated = mxn__calloc((size_t)nmine + 1, sizeof *stated);
+  nstated = mxn__calloc((size_t)nmine + 1, sizeof *nstated);
   if (!stated || !nstated) status = MXN_ERR_NOMEM;
   for (int j = fbeg; j < fend && status == MXN_OK; j++) {
     status = stated_shared(ds, j, &stated[j - fbeg], &nstated[j - fbeg]);
     ncand += nstated[j - fbeg] >= 0 ? nstated[j - fbeg] : ds->files[j].num_nodes;
   }
   if (status == MXN_OK) {
-    cand = malloc(((size_t)ncand + 1) * sizeof *cand);
-    dest = malloc(((size_t)ncand + 1) * sizeof *dest);
+    cand = mxn__malloc(((size_t)ncand + 1) * sizeof *cand);
+    dest = mxn__malloc(((size_t)ncand + 1) * sizeof *dest);
     if (!cand || !dest) status = MXN_ERR_NOMEM;
   }
   for (int j = fbeg, k = 0; j < fend && status == MXN_OK; j++) {
@@ -183,8 +183,8 @@ int mxn__check_shared_nodes(MPI_Comm comm, mxn_dataset_t *ds, int fbeg, int fend
    * of equal ids holds distinct members (a member lists an id once, and
    * one rank publishes it), so two entries are two members. */
   if (status == MXN_OK) {
-    ask = malloc(((size_t)ngot + 1) * sizeof *ask);
-    dest = malloc(((size_t)ngot + 1) * sizeof *dest);
+    ask = mxn__malloc(((size_t)ngot + 1) * sizeof *ask);
+    dest = mxn__malloc(((size_t)ngot + 1) * sizeof *dest);
     if (!ask || !dest) status = MXN_ERR_NOMEM;
   }
   for (int64_t a = 0, b; status == MXN_OK && a < ngot; a = b) {
@@ -212,7 +212,7 @@ int mxn__check_shared_nodes(MPI_Comm comm, mxn_dataset_t *ds, int fbeg, int fend
     nback = nasked;
     asked = NULL;
     nasked = 0;
-    dest = malloc(((size_t)nback + 1) * sizeof *dest);
+    dest = mxn__malloc(((size_t)nback + 1) * sizeof *dest);
     if (!dest) status = MXN_ERR_NOMEM;
   }
   for (int64_t a = 0, b; status == MXN_OK && a < nback; a = b) {

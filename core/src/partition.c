@@ -200,7 +200,7 @@ int mxn_dual_graph(int64_t n, const int64_t *conn_off, const int64_t *conn,
       int64_t e = touched[t];
       if (shared[e] >= min_shared) {
         if (len == cap) {
-          int64_t *grown = realloc(out, (size_t)(2 * cap) * sizeof *out);
+          int64_t *grown = mxn__realloc(out, (size_t)(2 * cap) * sizeof *out);
           if (!grown) {
             status = MXN_ERR_NOMEM;
             goto done;
@@ -216,7 +216,7 @@ int mxn_dual_graph(int64_t n, const int64_t *conn_off, const int64_t *conn,
   }
   off[n] = len;
   if (len < cap) { /* give back the slack; keep the big block if this fails */
-    int64_t *fit = realloc(out, (size_t)(len > 0 ? len : 1) * sizeof *out);
+    int64_t *fit = mxn__realloc(out, (size_t)(len > 0 ? len : 1) * sizeof *out);
     if (fit) out = fit;
   }
   *adj_off = off;
@@ -273,8 +273,8 @@ static int mxn__agree(MPI_Comm comm, int status, mxn_error_t *err,
 
 /* calloc of n >= 0 items that records MXN_ERR_NOMEM in *status instead of
  * jumping away, so a failing rank still reaches the next mxn__agree. */
-static void *mxn__calloc(int64_t n, size_t size, int *status) {
-  void *p = calloc(n > 0 ? (size_t)n : 1, size);
+static void *calloc_noted(int64_t n, size_t size, int *status) {
+  void *p = mxn__calloc(n > 0 ? (size_t)n : 1, size);
   if (!p) *status = MXN_ERR_NOMEM;
   return p;
 }
@@ -455,18 +455,18 @@ static int mxn__string_partition(MPI_Comm comm, const mxn_part_input_t *in,
   MPI_Comm_size(comm, &nprocs);
   S = nprocs < 32 ? 32 : (nprocs > 128 ? 128 : nprocs);
   ns = (int64_t)S * nprocs;
-  recs = mxn__calloc(n, sizeof *recs, &status);
+  recs = calloc_noted(n, sizeof *recs, &status);
   if (nprocs == 1) {
-    q = mxn__calloc(n, sizeof *q, &status);
+    q = calloc_noted(n, sizeof *q, &status);
   } else {
-    mine = mxn__calloc(S, sizeof *mine, &status);
-    all = mxn__calloc(ns, sizeof *all, &status);
-    split = mxn__calloc(nprocs, sizeof *split, &status);
-    scount = mxn__calloc(nprocs, sizeof *scount, &status);
-    rcount = mxn__calloc(nprocs, sizeof *rcount, &status);
-    sdisp = mxn__calloc(nprocs, sizeof *sdisp, &status);
-    rdisp = mxn__calloc(nprocs, sizeof *rdisp, &status);
-    cur = mxn__calloc(nprocs, sizeof *cur, &status);
+    mine = calloc_noted(S, sizeof *mine, &status);
+    all = calloc_noted(ns, sizeof *all, &status);
+    split = calloc_noted(nprocs, sizeof *split, &status);
+    scount = calloc_noted(nprocs, sizeof *scount, &status);
+    rcount = calloc_noted(nprocs, sizeof *rcount, &status);
+    sdisp = calloc_noted(nprocs, sizeof *sdisp, &status);
+    rdisp = calloc_noted(nprocs, sizeof *rdisp, &status);
+    cur = calloc_noted(nprocs, sizeof *cur, &status);
   }
   MXN_CHECK(mxn__agree(comm, status, err, method));
 
@@ -531,10 +531,10 @@ static int mxn__string_partition(MPI_Comm comm, const mxn_part_input_t *in,
       sdisp[r] = sdisp[r - 1] + scount[r - 1];
       rdisp[r] = rdisp[r - 1] + rcount[r - 1];
     }
-    got = mxn__calloc(m, sizeof *got, &status);
-    q = mxn__calloc(m, sizeof *q, &status);
-    rep = mxn__calloc(m, sizeof *rep, &status);
-    back = mxn__calloc(n, sizeof *back, &status);
+    got = calloc_noted(m, sizeof *got, &status);
+    q = calloc_noted(m, sizeof *q, &status);
+    rep = calloc_noted(m, sizeof *rep, &status);
+    back = calloc_noted(n, sizeof *back, &status);
   }
   MXN_CHECK(mxn__agree(comm, status, err, method));
 
@@ -593,7 +593,7 @@ done:
 static int mxn__linear(MPI_Comm comm, const mxn_part_input_t *in, int nparts,
                        int *part, mxn_error_t *err) {
   int status = MXN_OK;
-  uint64_t *keys = mxn__calloc(in->n, sizeof *keys, &status);
+  uint64_t *keys = calloc_noted(in->n, sizeof *keys, &status);
   MXN_CHECK(mxn__agree(comm, status, err, "linear"));
   for (int64_t k = 0; k < in->n; k++)
     keys[k] = (uint64_t)in->ids[k] ^ (UINT64_C(1) << 63);
@@ -608,7 +608,7 @@ static int mxn__sfc(MPI_Comm comm, const mxn_part_input_t *in, int nparts,
                     int *part, mxn_error_t *err) {
   int status = MXN_OK;
   double box[6], gbox[6], lo[3] = {0, 0, 0}, hi[3] = {0, 0, 0};
-  uint64_t *keys = mxn__calloc(in->n, sizeof *keys, &status);
+  uint64_t *keys = calloc_noted(in->n, sizeof *keys, &status);
   MXN_CHECK(mxn__agree(comm, status, err, "sfc"));
 
   /* min in box[0..3), -max in box[3..6): one MPI_MIN does both. */
@@ -910,8 +910,8 @@ done:
 static int mxn__any_empty(MPI_Comm comm, const int *part, int64_t n, int nparts,
                           int *empty, mxn_error_t *err, const char *method) {
   int status = MXN_OK;
-  int64_t *cnt = mxn__calloc(nparts, sizeof *cnt, &status);
-  int64_t *gcnt = mxn__calloc(nparts, sizeof *gcnt, &status);
+  int64_t *cnt = calloc_noted(nparts, sizeof *cnt, &status);
+  int64_t *gcnt = calloc_noted(nparts, sizeof *gcnt, &status);
   MXN_CHECK(mxn__agree(comm, status, err, method));
   for (int64_t k = 0; k < n; k++) cnt[part[k]]++;
   if (MPI_Allreduce(cnt, gcnt, nparts, MPI_INT64_T, MPI_SUM, comm) != MPI_SUCCESS) {
@@ -1089,7 +1089,7 @@ static int mxn__check_input(mxn_part_method method, const mxn_part_input_t *in,
   /* Without adj_ranks every neighbour claims to be local: check it is, or
    * Zoltan would look for an object nobody owns. */
   if (!in->adj_ranks && off[in->n] > off[0]) {
-    sorted = malloc((size_t)in->n * sizeof *sorted);
+    sorted = mxn__malloc((size_t)in->n * sizeof *sorted);
     if (!sorted)
       return mxn_error_set(err, MXN_ERR_NOMEM, "mxn_partition(graph): out of memory");
     memcpy(sorted, in->ids, (size_t)in->n * sizeof *sorted);

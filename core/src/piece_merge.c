@@ -84,7 +84,7 @@ static int kind_map_build(const mxn_piece_t *a, const mxn_piece_t *b, int k, con
     if (!sorted) {
       status = mxn_idset_from_array_pos(cat, na, &A, &apos);
       /* apos[i]: place of cat[i] in A; invert to find a's position of an id */
-      inv = status == MXN_OK ? malloc(((size_t)A.n + 1) * sizeof *inv) : NULL;
+      inv = status == MXN_OK ? mxn__malloc(((size_t)A.n + 1) * sizeof *inv) : NULL;
       if (status == MXN_OK && !inv) status = MXN_ERR_NOMEM;
       for (int64_t i = 0; status == MXN_OK && i < na; i++) inv[apos[i]] = i;
     }
@@ -133,7 +133,7 @@ done:
 static int grow(void *arr, int64_t n_new, size_t sz) {
   void **p = arr;
   if (!*p) return MXN_OK;
-  void *q = realloc(*p, (size_t)(n_new > 0 ? n_new : 1) * sz);
+  void *q = mxn__realloc(*p, (size_t)(n_new > 0 ? n_new : 1) * sz);
   if (!q) return MXN_ERR_NOMEM;
   *p = q;
   return MXN_OK;
@@ -167,7 +167,7 @@ done:
 static int plan_take(segment_t **aseg, int *anseg, const segment_t *bseg, int bnseg,
                      const kind_map_t *m, int is_node, int64_t gap) {
   int status = MXN_OK;
-  segment_t *grown = realloc(*aseg, (size_t)(*anseg + bnseg + 1) * sizeof *grown);
+  segment_t *grown = mxn__realloc(*aseg, (size_t)(*anseg + bnseg + 1) * sizeof *grown);
   if (!grown) return MXN_ERR_NOMEM;
   *aseg = grown;
   for (int i = 0; i < bnseg; i++) {
@@ -203,14 +203,14 @@ static int merge_poly(mxn_piece_block_t *pa, const mxn_piece_block_t *pb, int q,
     const int64_t *boff = t == 0 ? pb->conn_off : pb->face_off;
     const int64_t *bref = t == 0 ? pb->conn : pb->face_conn;
     const kind_map_t *m = t == 0 ? mnode : mface;
-    int64_t *o = realloc(*off, (size_t)(n + 1) * sizeof *o);
+    int64_t *o = mxn__realloc(*off, (size_t)(n + 1) * sizeof *o);
     if (!o) {
       status = MXN_ERR_NOMEM;
       goto done;
     }
     *off = o;
     for (int64_t j = 0; j < n - na; j++) o[na + j + 1] = o[na + j] + boff[src[j] + 1] - boff[src[j]];
-    int64_t *r = realloc(*ref, (size_t)(o[n] > 0 ? o[n] : 1) * sizeof *r);
+    int64_t *r = mxn__realloc(*ref, (size_t)(o[n] > 0 ? o[n] : 1) * sizeof *r);
     if (!r) {
       status = MXN_ERR_NOMEM;
       goto done;
@@ -857,7 +857,7 @@ int mxn__piece_permute_elems(mxn_piece_t *p, const mxn_structure_t *s, int blk,
   size_t maxw = 1;
   for (int i = 0; i < na; i++)
     if ((size_t)arrays[i].w * arrays[i].sz > maxw) maxw = (size_t)arrays[i].w * arrays[i].sz;
-  tmp = malloc((size_t)(n > 0 ? n : 1) * (maxw > sizeof(double) ? maxw : sizeof(double)));
+  tmp = mxn__malloc((size_t)(n > 0 ? n : 1) * (maxw > sizeof(double) ? maxw : sizeof(double)));
   if (!tmp) {
     status = MXN_ERR_NOMEM;
     goto done;

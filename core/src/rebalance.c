@@ -44,7 +44,7 @@ static int64_t owned_in(const mxn_load_t *ld, int b) {
  * caller frees it) count only the owned elements. Local. */
 static int owned_view(const mxn_load_t *ld, mxn_piece_t *view, mxn_piece_block_t **vb) {
   *view = *ld->piece;
-  *vb = calloc((size_t)view->num_blocks + 1, sizeof **vb);
+  *vb = mxn__calloc((size_t)view->num_blocks + 1, sizeof **vb);
   if (!*vb) return MXN_ERR_NOMEM;
   view->num_elements = 0;
   for (int b = 0; b < view->num_blocks; b++) {
@@ -308,7 +308,7 @@ static int string_order(mxn_load_t *ld, const owned_t *ow, int64_t *perm, mxn_er
   for (int64_t i = 0; i < ow->n; i++) perm[i] = sk[i].e;
   /* kept for the next steps, by id (survives a rebuild) and by position */
   free(ld->str);
-  ld->str = malloc(((size_t)ow->n + 1) * sizeof *ld->str);
+  ld->str = mxn__malloc(((size_t)ow->n + 1) * sizeof *ld->str);
   if (!ld->str) {
     status = MXN_ERR_NOMEM;
     goto done;
@@ -318,7 +318,7 @@ static int string_order(mxn_load_t *ld, const owned_t *ow, int64_t *perm, mxn_er
 done:
   if (status == MXN_OK) {
     free(ld->str_perm);
-    ld->str_perm = malloc(((size_t)ow->n + 1) * sizeof *ld->str_perm);
+    ld->str_perm = mxn__malloc(((size_t)ow->n + 1) * sizeof *ld->str_perm);
     if (ld->str_perm) {
       memcpy(ld->str_perm, perm, (size_t)ow->n * sizeof *perm);
       ld->str_gen = ld->gen;
@@ -756,8 +756,8 @@ static int owners_of(MPI_Comm comm, int N, int R, const diff_rec_t *mine, int64_
   id_owner_t *asked = NULL;
   int64_t nasked = 0;
   MXN_CHECK(mxn__send_to(comm, N, q, sizeof *q, n, qdest, (void **)&asked, &nasked));
-  ans = malloc(((size_t)nasked + 1) * sizeof *ans);
-  adest = malloc(((size_t)nasked + 1) * sizeof *adest);
+  ans = mxn__malloc(((size_t)nasked + 1) * sizeof *ans);
+  adest = mxn__malloc(((size_t)nasked + 1) * sizeof *adest);
   if (!ans || !adest) status = MXN_ERR_NOMEM;
   for (int64_t i = 0; status == MXN_OK && i < nasked; i++) {
     id_owner_t *f = bsearch(&asked[i], got, (size_t)ngot, sizeof *got, cmp_id_owner);
@@ -820,8 +820,8 @@ static int diffuse(mxn_load_t *ld, const owned_t *ow, double tol, int max_rounds
   if (allc) {
     /* the owned set the last diffusion left: its records, this step's
      * weights (looked up by id) */
-    idpos_t *byid = malloc(((size_t)ow->n + 1) * sizeof *byid);
-    mine = malloc(((size_t)ow->n + 1) * sizeof *mine);
+    idpos_t *byid = mxn__malloc(((size_t)ow->n + 1) * sizeof *byid);
+    mine = mxn__malloc(((size_t)ow->n + 1) * sizeof *mine);
     if (!byid || !mine) status = MXN_ERR_NOMEM;
     for (int64_t i = 0; status == MXN_OK && i < ow->n; i++) byid[i] = (idpos_t){ow->ids[i], i};
     if (status == MXN_OK) {
@@ -844,7 +844,7 @@ static int diffuse(mxn_load_t *ld, const owned_t *ow, double tol, int max_rounds
     status = mxn__dual_graph_dist(ld->comm, N, R, s, &view, ow->ids, ones, &adj_off, &adj_ids,
                                   &adj_ranks, &adj_q);
     if (status == MXN_OK) {
-      mine = malloc(((size_t)nmine + 1) * sizeof *mine);
+      mine = mxn__malloc(((size_t)nmine + 1) * sizeof *mine);
       if (!mine) status = MXN_ERR_NOMEM;
     }
     for (int64_t i = 0; status == MXN_OK && i < nmine; i++) {
@@ -876,7 +876,7 @@ static int diffuse(mxn_load_t *ld, const owned_t *ow, double tol, int max_rounds
     (*rounds)++;
     /* my elements by id; the foreign neighbours and their owners */
     free(loc);
-    loc = malloc(((size_t)nmine + 1) * sizeof *loc);
+    loc = mxn__malloc(((size_t)nmine + 1) * sizeof *loc);
     if (!loc) status = MXN_ERR_NOMEM;
     for (int64_t i = 0; status == MXN_OK && i < nmine; i++) loc[i] = (idpos_t){mine[i].id, i};
     if (status == MXN_OK) qsort(loc, (size_t)nmine, sizeof *loc, cmp_idpos);
@@ -884,12 +884,12 @@ static int diffuse(mxn_load_t *ld, const owned_t *ow, double tol, int max_rounds
     for (int64_t i = 0; status == MXN_OK && i < nmine; i++) next += mine[i].nadj;
     free(ext);
     free(extown);
-    ext = malloc(((size_t)next + 1) * sizeof *ext);
-    extown = malloc(((size_t)next + 1) * sizeof *extown);
+    ext = mxn__malloc(((size_t)next + 1) * sizeof *ext);
+    extown = mxn__malloc(((size_t)next + 1) * sizeof *extown);
     if (!ext || !extown) status = MXN_ERR_NOMEM;
     int64_t ne = 0;
     free(border);
-    border = calloc((size_t)nmine + 1, 1);
+    border = mxn__calloc((size_t)nmine + 1, 1);
     if (!border) status = MXN_ERR_NOMEM;
     for (int64_t i = 0; status == MXN_OK && i < nmine; i++)
       for (int64_t j = 0; j < mine[i].nadj; j++) {
@@ -910,7 +910,7 @@ static int diffuse(mxn_load_t *ld, const owned_t *ow, double tol, int max_rounds
       if (extown[i] >= 0 && extown[i] != R) nb[extown[i]] = 1;
     /* foreign neighbours by id, for the border search */
     free(eo);
-    eo = malloc(((size_t)ne + 1) * sizeof *eo);
+    eo = mxn__malloc(((size_t)ne + 1) * sizeof *eo);
     if (!eo) {
       status = mxn_error_set(e, MXN_ERR_NOMEM, "rank %d: out of memory in diffusion", R);
     } else {
@@ -944,9 +944,9 @@ static int diffuse(mxn_load_t *ld, const owned_t *ow, double tol, int max_rounds
     }
     /* border elements for each receiver, grown inward breadth first */
     free(dest);
-    dest = malloc(((size_t)nmine + 1) * sizeof *dest);
+    dest = mxn__malloc(((size_t)nmine + 1) * sizeof *dest);
     free(queue);
-    queue = malloc(((size_t)nmine + 1) * sizeof *queue);
+    queue = mxn__malloc(((size_t)nmine + 1) * sizeof *queue);
     if (!dest || !queue) status = MXN_ERR_NOMEM;
     for (int64_t i = 0; status == MXN_OK && i < nmine; i++) dest[i] = R;
     int64_t left = nmine;
@@ -1057,15 +1057,15 @@ static int rebuild(mxn_load_t *ld, int step, const mxn_idset_t *mine, const owne
   memset(&cov, 0, sizeof cov);
   int64_t gap = ld->o.gap >= 0 ? ld->o.gap : 64;
 
-  keep = calloc((size_t)old->num_elements + 1, 1);
-  G.ids = malloc(((size_t)mine->n + 1) * sizeof *G.ids);
+  keep = mxn__calloc((size_t)old->num_elements + 1, 1);
+  G.ids = mxn__malloc(((size_t)mine->n + 1) * sizeof *G.ids);
   if (!keep || !G.ids) status = MXN_ERR_NOMEM;
   int64_t lost = 0, kept = 0;
   {
     /* kept: owned now and before; gained: owned now only */
     mxn_gid_t *was = NULL;
     if (status == MXN_OK) {
-      was = malloc(((size_t)ow->n + 1) * sizeof *was);
+      was = mxn__malloc(((size_t)ow->n + 1) * sizeof *was);
       if (!was) status = MXN_ERR_NOMEM;
     }
     if (status == MXN_OK) {
@@ -1103,7 +1103,7 @@ static int rebuild(mxn_load_t *ld, int step, const mxn_idset_t *mine, const owne
     MXN_ALLOC(F, M);
     for (int64_t i = 0; i < qoff[G.n]; i++) cnt[qfile[i]]++;
     for (int j = 0; j < M && status == MXN_OK; j++) {
-      F[j].ids = cnt[j] ? malloc((size_t)cnt[j] * sizeof *F[j].ids) : NULL;
+      F[j].ids = cnt[j] ? mxn__malloc((size_t)cnt[j] * sizeof *F[j].ids) : NULL;
       if (cnt[j] && !F[j].ids) status = MXN_ERR_NOMEM;
     }
     free(cnt);
@@ -1358,7 +1358,7 @@ int mxn_load_rebalance(mxn_load_t *ld, int step, const mxn_rebalance_opts_t *opt
       /* a few elements carry (nearly) all the weight: equal-weight cuts
        * still leave parts inside one element; equal element counts never
        * do (N <= elements) */
-      double *unit = malloc(((size_t)ow.n + 1) * sizeof *unit);
+      double *unit = mxn__malloc(((size_t)ow.n + 1) * sizeof *unit);
       if (!unit) status = MXN_ERR_NOMEM;
       for (int64_t i = 0; status == MXN_OK && i < ow.n; i++) unit[i] = 1.0;
       if (status == MXN_OK) status = shift_cuts(ld->comm, N, R, ow.n, unit, tol, 0.0, spart);
@@ -1413,7 +1413,7 @@ int mxn_load_rebalance(mxn_load_t *ld, int step, const mxn_rebalance_opts_t *opt
     /* the new string: received in global string order */
     qsort(recv, (size_t)nrecv, sizeof *recv, cmp_mover_g);
     free(ld->str);
-    ld->str = malloc(((size_t)nrecv + 1) * sizeof *ld->str);
+    ld->str = mxn__malloc(((size_t)nrecv + 1) * sizeof *ld->str);
     if (!ld->str) status = MXN_ERR_NOMEM;
     for (int64_t i = 0; status == MXN_OK && i < nrecv; i++) ld->str[i] = recv[i].id;
     ld->nstr = nrecv;
@@ -1424,7 +1424,7 @@ int mxn_load_rebalance(mxn_load_t *ld, int step, const mxn_rebalance_opts_t *opt
   }
   double wnew = 0;
   if (status == MXN_OK) {
-    mxn_gid_t *ids = malloc(((size_t)nrecv + 1) * sizeof *ids);
+    mxn_gid_t *ids = mxn__malloc(((size_t)nrecv + 1) * sizeof *ids);
     if (!ids) status = MXN_ERR_NOMEM;
     for (int64_t i = 0; status == MXN_OK && i < nrecv; i++) {
       ids[i] = recv[i].id;

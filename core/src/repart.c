@@ -3,6 +3,8 @@
  * directory, all or nothing. */
 #include "varview.h"
 
+#include "alloc.h"
+
 #include <stdio.h>
 #include <time.h>
 
@@ -221,8 +223,8 @@ int mxn_repart(MPI_Comm comm, const char *in, const char *outbase, const mxn_loa
 
   /* Who else holds my nodes: publish (node id, my rank, local index) and
    * ask for my own ids back. */
-  self = malloc(((size_t)nn + 1) * sizeof *self);
-  lpos = malloc(((size_t)nn + 1) * sizeof *lpos);
+  self = mxn__malloc(((size_t)nn + 1) * sizeof *self);
+  lpos = mxn__malloc(((size_t)nn + 1) * sizeof *lpos);
   if (!self || !lpos)
     status = mxn_error_set(err, MXN_ERR_NOMEM, "repart: rank %d: out of memory", rank);
   else
@@ -241,8 +243,8 @@ int mxn_repart(MPI_Comm comm, const char *in, const char *outbase, const mxn_loa
   int64_t nc = ncounts(s);
   status = nem_local_build(s, pc, rank, off, holder, &nb, err);
   if (status == MXN_OK) {
-    cnt = calloc((size_t)nc, sizeof *cnt);
-    glob = calloc((size_t)nc, sizeof *glob);
+    cnt = mxn__calloc((size_t)nc, sizeof *cnt);
+    glob = mxn__calloc((size_t)nc, sizeof *glob);
     if (!cnt || !glob)
       status = mxn_error_set(err, MXN_ERR_NOMEM, "repart: rank %d: out of memory", rank);
     else
@@ -294,7 +296,7 @@ int mxn_repart(MPI_Comm comm, const char *in, const char *outbase, const mxn_loa
 
   /* Write under a temporary name (the writer's), every step. */
   size_t plen = strlen(outbase) + 32;
-  path = malloc(plen);
+  path = mxn__malloc(plen);
   if (!path)
     status = mxn_error_set(err, MXN_ERR_NOMEM, "repart: rank %d: out of memory", rank);
   else {
@@ -304,9 +306,9 @@ int mxn_repart(MPI_Comm comm, const char *in, const char *outbase, const mxn_loa
     if (h) {
       /* Ghost copies are marked by vtkGhostType = 1 (DUPLICATECELL). */
       gvals_n = pc->num_blocks;
-      gvals = calloc((size_t)gvals_n + 1, sizeof *gvals);
+      gvals = mxn__calloc((size_t)gvals_n + 1, sizeof *gvals);
       for (int b = 0; gvals && b < pc->num_blocks; b++) {
-        gvals[b] = malloc(((size_t)pc->blocks[b].num_elements + 1) * sizeof **gvals);
+        gvals[b] = mxn__malloc(((size_t)pc->blocks[b].num_elements + 1) * sizeof **gvals);
         if (!gvals[b]) break;
         for (int64_t i = 0; i < pc->blocks[b].num_elements; i++)
           gvals[b][i] = h->elem_depth[b][i] > 0 ? MXN_GHOST_DUPLICATECELL : 0;

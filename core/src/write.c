@@ -70,7 +70,7 @@ done:
 static int put_names(int exoid, ex_entity_type t, int n, const char *base,
                      size_t stride) {
   if (n <= 0) return 0;
-  char **p = malloc((size_t)n * sizeof *p);
+  char **p = mxn__malloc((size_t)n * sizeof *p);
   if (!p) return -1;
   for (int k = 0; k < n; k++) p[k] = (char *)(base + stride * (size_t)k);
   int rc = ex_put_names(exoid, t, p);
@@ -82,7 +82,7 @@ static int put_var_names(int exoid, ex_entity_type t, int n,
                          char (*names)[MXN_NAME_LEN]) {
   if (n <= 0) return 0;
   if (ex_put_variable_param(exoid, t, n) < 0) return -1;
-  char **p = malloc((size_t)n * sizeof *p);
+  char **p = mxn__malloc((size_t)n * sizeof *p);
   if (!p) return -1;
   for (int k = 0; k < n; k++) p[k] = names[k];
   int rc = ex_put_variable_names(exoid, t, n, p);
@@ -321,7 +321,7 @@ int mxn_writer_create(const char *path, const mxn_structure_t *s,
   w->s = s;
   w->path = strdup(path);
   size_t tl = strlen(path) + 32;
-  w->tmp = malloc(tl);
+  w->tmp = mxn__malloc(tl);
   if (!w->path || !w->tmp) {
     status = MXN_ERR_NOMEM;
     goto done;
@@ -445,7 +445,7 @@ int mxn_writer_create(const char *path, const mxn_structure_t *s,
       if (bi->num_attr > 0 && pb->attr) {
         W_CHECK(ex_put_attr(ex, bt, bi->id, pb->attr), "%s: %s block %lld: cannot write attributes",
                 w->tmp, what, (long long)bi->id);
-        char **an = malloc((size_t)bi->num_attr * sizeof *an);
+        char **an = mxn__malloc((size_t)bi->num_attr * sizeof *an);
         if (!an) {
           status = MXN_ERR_NOMEM;
           goto done;

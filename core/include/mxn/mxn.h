@@ -7,6 +7,7 @@
 #define MXN_MXN_H
 
 #include "mxn/status.h"
+#include "mxn/memory.h"
 #include "mxn/idset.h"
 #include "mxn/cover.h"
 #include "mxn/dataset.h"

@@ -1,0 +1,14 @@
+/* The core's allocation functions (memory.c). */
+#ifndef MXN_ALLOC_H
+#define MXN_ALLOC_H
+
+#include <stddef.h>
+
+/* malloc, calloc and realloc that advise buffers of MXN_LARGE_BUFFER
+ * bytes or more to use huge pages (memory.c); a size of 0 still gives a
+ * valid pointer. Freed with free(). */
+void *mxn__malloc(size_t bytes);
+void *mxn__calloc(size_t n, size_t size);
+void *mxn__realloc(void *old, size_t bytes);
+
+#endif /* MXN_ALLOC_H */
