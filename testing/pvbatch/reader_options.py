@@ -213,6 +213,7 @@ check("MxNReader" in offered, "reader factory offers %s for mug.e.4.0" % offered
 
 # --- 2. Names against IOSSReader ------------------------------------------------
 IOSS_ONLY_FIELDS = {"Information Records", "QA Records"}
+MXN_ONLY_FIELDS = {"mxn_load_stats"}  # the load's counters, checked below
 name_cases = [
     os.path.join(shared, "meshes", "2block1.g"),            # shells, attributes, set variables
     os.path.join(shared, "meshes", "8-block.g"),            # disp_X.. sigma_XX.. grouping
@@ -265,8 +266,22 @@ for path in name_cases:
                 bad.append("%s %s arrays %s, IOSSReader %s" % (key, what, a, b))
     check(not bad, "%s: %s" % (base, "; ".join(bad)[:1500] if bad else "array names equal"))
     fi = layout(io.GetFieldData(), IOSS_ONLY_FIELDS)
-    fm = layout(mo.GetFieldData())
+    fm = layout(mo.GetFieldData(), MXN_ONLY_FIELDS)
     check(fi == fm, "%s: field data %s, IOSSReader %s" % (base, fm, fi))
+    # This rank's load counters: who it is and what it owns, as the output says.
+    st = mo.GetFieldData().GetArray("mxn_load_stats")
+    if check(st is not None and st.GetNumberOfTuples() == 1,
+             "%s: field data mxn_load_stats (one tuple)" % base):
+        x = {st.GetComponentName(c): st.GetComponent(0, c)
+             for c in range(st.GetNumberOfComponents())}
+        mine = sum(int(owned(g).sum()) for k, gs in ml.items() if k[0] == "element_blocks"
+                   for g in gs)
+        total = allgather([[mine]], 1).sum()
+        check(x.get("rank") == rank and x.get("nranks") == nranks
+              and x.get("owned_elements") == mine and x.get("total_elements") == total
+              and (mine == 0 or (x.get("bytes_read", 0) > 0 and x.get("bytes_needed", 0) > 0))
+              and x.get("imbalance", 0) >= 1.0,
+              "%s: mxn_load_stats %s for %d owned of %d cells" % (base, x, mine, total))
     for kind, id_name in (("node_sets", "ids"), ("side_sets", None), ("element_blocks", None)):
         a, b = set_figures(ml, kind, id_name), set_figures(il, kind, id_name)
         same = sorted(a) == sorted(b) and all(
