@@ -239,11 +239,11 @@ def main():
     w("")
     w("*read* and *floor* in MB summed over ranks for the first step; *per step* the "
       "bytes of one further step over its floor; *files* = files opened per rank "
-      "(max, and sum over ranks). *core* = the MxN core's own counters from "
-      "`mxn stats --json --ghosts 1` on the same data and N (its bytes_read / "
-      "bytes_needed, where needed counts the piece's entries as 8-byte values and no "
-      "steps; files_opened max per rank) - the reader does not put them in its output "
-      "yet (see below).")
+      "(max, and sum over ranks). *core* = the MxN core's own counters, worst rank: "
+      "bytes_read / bytes_needed of the first step (needed counts the piece's own "
+      "entries as 8-byte values, no gaps, no id maps, not the ghosts their owners sent) "
+      "and files_opened, as the reader reports them (below); for runs without them, "
+      "from `mxn stats --json --ghosts 1` on the same data and N.")
     w("")
     w("| set | N | variant | read MB | floor MB | read/floor | per step read/floor | "
       "files max | files sum | core read/needed | core files max |")
@@ -259,9 +259,16 @@ def main():
             fsum = med(c.vals(lambda r: sum(r["files_opened"]) if r.get("files_opened") else None))
             cs = core.get((s, c.ranks))
             cr = cf = None
-            if cs and c.variant == "A":
+            # The reader's own counters of every rank of every run (worst
+            # rank), else those of `mxn stats` on the same data and N.
+            per = [x for r in c.runs for x in (r.get("core_stats") or [])]
+            if per and c.variant == "A":
+                cr = max(x["bytes_read"] / x["bytes_needed"] for x in per if x.get("bytes_needed"))
+                cf = max(x["files_opened"] for x in per)
+            elif cs and c.variant == "A":
                 d = cs["stats"]
-                cr = d["bytes_read"] / float(d["bytes_needed"]) if d.get("bytes_needed") else None
+                cr = max(x["bytes_read"] / float(x["bytes_needed"]) for x in d["ranks_detail"]
+                         if x.get("bytes_needed"))
                 cf = max(x["files_opened"] for x in d["ranks_detail"])
             w("| %s | %d | %s | %s | %s | %s | %s | %s | %s | %s | %s |" % (
                 s, c.ranks, c.variant, fmt(rd / MB if rd is not None else None, "%.1f"),
@@ -270,19 +277,14 @@ def main():
                 fmt(st / fs if st is not None and fs else None, "%.2f"),
                 fmt(fm, "%d"), fmt(fsum, "%d"), fmt(cr, "%.2f"), fmt(cf, "%d")))
     w("")
-    w("Core-side counters of the MxN reader: `vtkMxNReader` does not yet put "
-      "`mxn_load_stats_t` into its output. What `bench.py` reads once it does: in the "
-      "field data of the output vtkPartitionedDataSetCollection, one vtkDoubleArray named "
-      "`mxn_load_stats` with one tuple and one component per field of `mxn_load_stats_t`, "
-      "the component named as the field (`rank`, `nranks`, `owned_elements`, "
-      "`owned_weight`, `cover_files`, `files_overlapping`, `num_nodes`, `bytes_read`, "
-      "`bytes_needed`, `read_calls`, `files_opened`, `partition_bytes_read`, "
-      "`seconds_open`, `seconds_partition`, `seconds_plan`, `seconds_read`, "
-      "`seconds_step`, `ghost_elements`, `ghost_nodes`, `ghost_files`, `seconds_ghost`, "
-      "`ghost_bytes_read`, `total_elements`, `imbalance`), this rank's values after the "
-      "last RequestData (so `bytes_read`/`bytes_needed`/`seconds_step` include the "
-      "steps read so far). `bench.py` then records them per rank as `core_stats` of the "
-      "run (source \"reader field data\").")
+    w("Core-side counters of the MxN reader: in the field data of its output "
+      "(vtkPartitionedDataSetCollection), one vtkDoubleArray `mxn_load_stats` with one "
+      "tuple and one named component per field of `mxn_load_stats_t` (`rank`, `nranks`, "
+      "`owned_elements`, `bytes_read`, `bytes_needed`, `files_opened`, `seconds_open`, "
+      "`seconds_partition`, `seconds_plan`, `seconds_read`, `seconds_step`, "
+      "`ghost_elements`, `imbalance`, ...), this rank's values after the last "
+      "RequestData; `bench.py` records them per rank after the first step as the run's "
+      "`core_stats`.")
     w("")
 
     w("## Time per further step")
