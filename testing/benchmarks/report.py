@@ -546,7 +546,8 @@ def make_plots(configs, sets, set_info, outdir):
         plt.close(fig)
         out["bytes"].append("bench_bytes.png")
 
-    # Growth with size and with M at the largest N present.
+    # Growth with size and with M, a line per (variant, split, M or size, N)
+    # with two or more points.
     gen = [s for s in sets if set_info(s)[0] not in (None, "spread")]
     if len(gen) >= 2:
         fig, axes = plt.subplots(1, 2, figsize=(10, 3.8))
@@ -558,10 +559,10 @@ def make_plots(configs, sets, set_info, outdir):
                 ns = sorted({k[1] for k in configs if k[0] == s and k[2] == v})
                 if not ns:
                     continue
-                n = ns[-1]
-                t = med(configs[(s, n, v)].vals(lambda r: r["first_s"]))
-                by_size[(split, M, n)].append((ds.get("num_elements", 0), t))
-                by_m[(split, size, n)].append((int(M), t))
+                for n in ns:
+                    t = med(configs[(s, n, v)].vals(lambda r: r["first_s"]))
+                    by_size[(split, M, n)].append((ds.get("num_elements", 0), t))
+                    by_m[(split, size, n)].append((int(M), t))
             for (split, M, n), pts in by_size.items():
                 if len(pts) > 1:
                     pts.sort()
