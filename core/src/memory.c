@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <sys/mman.h>
 
-#include "internal.h"
+#include "alloc.h"
 
 #define HUGE_PAGE ((uintptr_t)2 << 20)
 
@@ -31,8 +31,9 @@ void *mxn__malloc(size_t bytes) {
 }
 
 void *mxn__calloc(size_t n, size_t size) {
-  /* A large calloc is a fresh mapping glibc does not clear: advising
-   * after it still comes before the first touch. */
+  /* glibc serves a large calloc from a fresh mapping it need not clear,
+   * so the advice still comes before the first touch; a calloc from the
+   * heap has touched its pages already and the advice changes nothing. */
   void *p = calloc(n > 0 ? n : 1, size);
   if (p && n > 0 && size <= SIZE_MAX / n) mxn_advise_large(p, n * size);
   return p;
