@@ -8,7 +8,8 @@
 #   bash testing/demo.sh [M] [N]      (default M = 4, N = 3; output in data/generated/)
 set -euo pipefail
 here=$(cd "$(dirname "$0")/.." && pwd)
-build=${MXN_BUILD_DIR:-$here/build}
+. "$here/testing/build_dir.sh"
+build=${MXN_BUILD_DIR:-$mxn_default_build}
 M=${1:-4}
 N=${2:-3}
 out=$here/data/generated/demo

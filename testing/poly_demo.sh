@@ -10,7 +10,8 @@
 # testing/images/poly_M<M>_N<N>.png.
 set -euo pipefail
 here=$(cd "$(dirname "$0")/.." && pwd)
-build=${MXN_BUILD_DIR:-$here/build}
+. "$here/testing/build_dir.sh"
+build=${MXN_BUILD_DIR:-$mxn_default_build}
 M=${1:-4}
 N=${2:-3}
 out=$here/data/generated/poly_demo

@@ -16,7 +16,7 @@ target_compile_definitions(test_fuzz_regress PRIVATE
   MXN_FUZZ_REGRESS="${CMAKE_CURRENT_SOURCE_DIR}/fuzz/regress")
 
 # sanitize_asan_ubsan: testing/sanitize.sh builds the core, CLI, generator
-# and tests with -fsanitize=address,undefined in build/asan (no plugin) and
+# and tests with -fsanitize=address,undefined in <build>/asan (no plugin) and
 # runs their ctest cases there. RUN_SERIAL: it uses both cores for its own
 # build and tests, and must not slow the timed GUI tests. Not registered
 # inside the sanitizer build itself.

@@ -4,7 +4,7 @@
 # -fsanitize=address,undefined into BUILD_DIR, then run their ctest cases
 # there. Any ASan report, UBSan report (halt_on_error) or leak fails the
 # test it happens in, and so this script.
-#   bash testing/sanitize.sh [BUILD_DIR]     # default: build/asan
+#   bash testing/sanitize.sh [BUILD_DIR]     # default: ../<checkout>-build/asan
 # Registered as the ctest case sanitize_asan_ubsan (testing/sanitize.cmake),
 # so `bash testing/test.sh` runs it.
 # Environment: MXN_JOBS (build, default 2), MXN_TEST_JOBS (ctest, default 2),
@@ -28,7 +28,8 @@
 # valgrind.sh's. ASan and UBSan reports stop every process in both passes.
 set -euo pipefail
 here=$(cd "$(dirname "$0")/.." && pwd)
-build=${1:-$here/build/asan}
+. "$here/testing/build_dir.sh"
+build=${1:-$mxn_default_build/asan}
 jobs=${MXN_JOBS:-2}
 tjobs=${MXN_TEST_JOBS:-2}
 tests=${MXN_SANITIZE_TESTS:-'^(test_[a-z_]+|test_[a-z]+_np2|fuzz_replay_[a-z]+)$'}

@@ -1,12 +1,13 @@
 #!/usr/bin/env bash
 # Install what MxN needs on Debian (bookworm) when it is missing, then
-# configure and build everything into build/.  Safe to run again: it only
+# configure and build everything into ../<checkout>-build.  Safe to run again: it only
 # installs missing packages and rebuilds what changed.
 #   bash testing/setup.sh            # as root (or with sudo available)
-# Environment: MXN_BUILD_DIR (default: build), MXN_JOBS (default: nproc).
+# Environment: MXN_BUILD_DIR (default: ../<checkout>-build, testing/build_dir.sh), MXN_JOBS (default: nproc).
 set -euo pipefail
 here=$(cd "$(dirname "$0")/.." && pwd)
-build=${MXN_BUILD_DIR:-$here/build}
+. "$here/testing/build_dir.sh"
+build=${MXN_BUILD_DIR:-$mxn_default_build}
 jobs=${MXN_JOBS:-$(nproc)}
 
 # ParaView's CMake package needs the third-party development packages VTK

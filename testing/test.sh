@@ -4,7 +4,8 @@
 # Tests reading ../shared/data skip cleanly where it is absent.
 set -euo pipefail
 here=$(cd "$(dirname "$0")/.." && pwd)
-build=${MXN_BUILD_DIR:-$here/build}
+. "$here/testing/build_dir.sh"
+build=${MXN_BUILD_DIR:-$mxn_default_build}
 # Open MPI refuses root unless told; CI and fresh machines run as root.
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 export OMPI_MCA_rmaps_base_oversubscribe=1

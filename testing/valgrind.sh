@@ -6,7 +6,7 @@
 # definitely / indirectly / possibly lost, then the totals; exit 1 if any
 # run has an error, a leak or a failing test.
 #   bash testing/valgrind.sh [TEST_REGEX]      # e.g. 'test_idset|test_cover'
-# Environment: MXN_BUILD_DIR (default build, made by testing/setup.sh),
+# Environment: MXN_BUILD_DIR (default ../<checkout>-build, made by testing/setup.sh),
 #   MXN_VALGRIND_OUT (logs; default $MXN_BUILD_DIR/valgrind),
 #   MXN_VALGRIND_GTEST_FILTER (GTEST_FILTER; default: without the one timing
 #   test, meaningless at valgrind's speed, and the round trips of the 8
@@ -16,7 +16,8 @@
 # MPI, PMIx, hwloc, libevent only; see there).
 set -uo pipefail
 here=$(cd "$(dirname "$0")/.." && pwd)
-build=${MXN_BUILD_DIR:-$here/build}
+. "$here/testing/build_dir.sh"
+build=${MXN_BUILD_DIR:-$mxn_default_build}
 out=${MXN_VALGRIND_OUT:-$build/valgrind}
 filter=${1:-.}
 bin=$build/bin

@@ -11,11 +11,12 @@
 #   SET  dataset base (default $MXN_BENCH_DATA/hex1m-rcb-M64.e, made by
 #        run_bench.sh --key)
 #   N    ranks (default 4)
-# Environment: MXN_BUILD_DIR (default build), MXN_BENCH_DATA (default
+# Environment: MXN_BUILD_DIR (default ../<checkout>-build), MXN_BENCH_DATA (default
 # /tmp/mxn-bench).
 set -euo pipefail
-here=$(cd "$(dirname "$0")" && pwd)
-build=${MXN_BUILD_DIR:-$here/../../build}
+here=$(cd "$(dirname "$0")/../.." && pwd)
+. "$here/testing/build_dir.sh"
+build=${MXN_BUILD_DIR:-$mxn_default_build}
 data=${MXN_BENCH_DATA:-/tmp/mxn-bench}
 R=${1:-15}
 set_base=${2:-$data/hex1m-rcb-M64.e}

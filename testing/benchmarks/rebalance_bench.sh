@@ -3,7 +3,8 @@
 # re-balancing on the moving hot spot (mxn_gen --hot-spot), N ranks.
 #
 # usage: bash testing/benchmarks/rebalance_bench.sh [options]
-#   --bin DIR      build's bin directory (mxn, mxn_gen; default build/bin)
+#   --bin DIR      build's bin directory (mxn, mxn_gen; default
+#                  ../<checkout>-build/bin, or $MXN_BUILD_DIR/bin)
 #   --work DIR     scratch directory for the dataset (default /tmp/mxn_rebalance_bench)
 #   --cells 1m     64k (40^3), 1m (100^3, default) or 8m (200^3) hex cells
 #   --peak P       hot spot height (mxn_gen --hot-spot-peak, default 9)
@@ -30,7 +31,9 @@
 # and the seconds spent balancing / rebuilding (max over ranks, summed
 # over steps).
 set -u
-BIN=build/bin WORK=/tmp/mxn_rebalance_bench CELLS=1m PEAK=9 M=16 N=4 STEPS=20 TOL=1.1 GH=1 OUT=
+here=$(cd "$(dirname "$0")/../.." && pwd)
+. "$here/testing/build_dir.sh"
+BIN=${MXN_BUILD_DIR:-$mxn_default_build}/bin WORK=/tmp/mxn_rebalance_bench CELLS=1m PEAK=9 M=16 N=4 STEPS=20 TOL=1.1 GH=1 OUT=
 while [ $# -gt 0 ]; do
   case $1 in
     --bin) BIN=$2; shift 2 ;;

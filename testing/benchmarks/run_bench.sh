@@ -36,12 +36,13 @@
 #   --timeout S           per run (default 3600)
 #   --no-report           do not run report.py at the end
 #   --dry-run             print the runs, run nothing
-# Environment: MXN_BUILD_DIR (default build), MXN_SHARED_DATA (default
+# Environment: MXN_BUILD_DIR (default ../<checkout>-build), MXN_SHARED_DATA (default
 # ../shared/data beside the checkout, else /work/shared/data).
 set -euo pipefail
 here=$(cd "$(dirname "$0")/../.." && pwd)
 bench=$here/testing/benchmarks
-build=${MXN_BUILD_DIR:-$here/build}
+. "$here/testing/build_dir.sh"
+build=${MXN_BUILD_DIR:-$mxn_default_build}
 shared=${MXN_SHARED_DATA:-}
 if [ -z "$shared" ]; then
   if [ -d "$here/../shared/data" ]; then shared=$here/../shared/data; else shared=/work/shared/data; fi

@@ -6,7 +6,8 @@
 #   bash testing/benchmarks/run_load_baseline.sh [outdir]
 set -euo pipefail
 here=$(cd "$(dirname "$0")/../.." && pwd)
-build=${MXN_BUILD_DIR:-$here/build}
+. "$here/testing/build_dir.sh"
+build=${MXN_BUILD_DIR:-$mxn_default_build}
 out=${1:-$here/data/generated/bench}
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 mkdir -p "$out"

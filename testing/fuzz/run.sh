@@ -6,7 +6,7 @@
 # corpus size, and FINDING with the saved input when it crashed, leaked or
 # broke a check (then exit 1).
 #   bash testing/fuzz/run.sh [SECONDS] [HARNESS...]   # idset args mapfile dataset
-# Environment: MXN_FUZZ_BUILD (default build/fuzz), MXN_FUZZ_RUNS, MXN_JOBS.
+# Environment: MXN_FUZZ_BUILD (default ../<checkout>-build/fuzz), MXN_FUZZ_RUNS, MXN_JOBS.
 # A finding is reproduced with `$MXN_FUZZ_BUILD/bin/fuzz_NAME FILE`; once
 # fixed, copy it to testing/fuzz/regress/NAME/ so the ctest case
 # fuzz_replay_NAME replays it in every test build (the ASan one included).
@@ -16,7 +16,8 @@ secs=${1:-600}
 shift || true
 harnesses=("$@")
 [ ${#harnesses[@]} -gt 0 ] || harnesses=(idset args mapfile dataset)
-build=${MXN_FUZZ_BUILD:-$here/build/fuzz}
+. "$here/testing/build_dir.sh"
+build=${MXN_FUZZ_BUILD:-$mxn_default_build/fuzz}
 runs=${MXN_FUZZ_RUNS:-1000000}
 jobs=${MXN_JOBS:-2}
 
