@@ -1113,12 +1113,18 @@ int mxn_dataset_open_collective(MPI_Comm comm, mxn_dataset_t *ds, const char *pa
   return status;
 }
 
-int mxn_load_open(MPI_Comm comm, const char *path, const mxn_load_opts_t *opts, mxn_load_t **out,
-                  mxn_error_t *err) {
+/* mxn_load_open() and mxn_load_open_dataset(): `given` is a dataset
+ * already opened collectively (taken over, destroyed on failure), or NULL
+ * to open `path`. */
+static int load_open(MPI_Comm comm, const char *path, mxn_dataset_t *given,
+                     const mxn_load_opts_t *opts, mxn_load_t **out, mxn_error_t *err) {
   mxn_load_opts_t defaults;
   mxn_load_opts_init(&defaults);
   if (!opts) opts = &defaults;
-  if (!out) return mxn_error_set(err, MXN_ERR_ARG, "mxn_load_open: no output handle");
+  if (!out) {
+    mxn_dataset_destroy(&given);
+    return mxn_error_set(err, MXN_ERR_ARG, "mxn_load_open: no output handle");
+  }
   *out = NULL;
   int status = MXN_OK;
   mxn_error_t e;
@@ -1130,8 +1136,10 @@ int mxn_load_open(MPI_Comm comm, const char *path, const mxn_load_opts_t *opts, 
   if (!ld) {
     status = mxn_error_set(&e, MXN_ERR_NOMEM, "out of memory");
     if (dup != MPI_COMM_NULL) MPI_Comm_free(&dup);
+    mxn_dataset_destroy(&given);
   } else {
     ld->comm = dup;
+    ld->ds = given; /* the load's from here: closed with it */
   }
   if ((status = mxn_agree(comm, status, &e)) != MXN_OK) goto fail;
   MPI_Comm_rank(ld->comm, &ld->rank);
@@ -1168,11 +1176,12 @@ int mxn_load_open(MPI_Comm comm, const char *path, const mxn_load_opts_t *opts, 
     status = mxn_error_set(&e, MXN_ERR_ARG, "imbalance tolerance %g is below 1", opts->imbalance_tol);
   if (status == MXN_OK && (opts->ghost_levels < 0 || opts->ghost_levels > 100))
     status = mxn_error_set(&e, MXN_ERR_ARG, "ghost levels %d is outside 0..100", opts->ghost_levels);
-  if (status == MXN_OK) status = mxn_dataset_create(&ld->ds);
+  if (status == MXN_OK && !given) status = mxn_dataset_create(&ld->ds);
   if (status != MXN_OK && !e.msg[0]) mxn_error_set(&e, status, "cannot create a dataset on rank %d", R);
   if ((status = mxn_agree(ld->comm, status, &e)) != MXN_OK) goto done;
-  if ((status = open_members(ld->comm, ld->ds, path, &e)) != MXN_OK) goto done;
+  if (!given && (status = open_members(ld->comm, ld->ds, path, &e)) != MXN_OK) goto done;
   mxn_dataset_t *ds = ld->ds;
+  if (given) path = mxn_dataset_file_path(ds, 0);
   const mxn_structure_t *s = mxn_dataset_structure(ds);
   int M = s->num_files;
   int fbeg = (int)((int64_t)R * M / N), fend = (int)((int64_t)(R + 1) * M / N);
@@ -1274,6 +1283,15 @@ int mxn_load_open(MPI_Comm comm, const char *path, const mxn_load_opts_t *opts, 
   qoff = NULL;
   qfile = NULL;
   qpos = NULL;
+  /* The published lists are done with (the directory holds its own copy):
+   * what a load no longer needs goes before the piece is read, so the
+   * piece's arrays reuse that memory rather than new pages. */
+  free(pub_ids);
+  free(pub_file);
+  free(pub_pos);
+  pub_ids = NULL;
+  pub_file = NULL;
+  pub_pos = NULL;
 
   /* 4. Partition: only ids (and weights) move. */
   t1 = now();
@@ -1449,6 +1467,19 @@ int mxn_load_open(MPI_Comm comm, const char *path, const mxn_load_opts_t *opts, 
   status = mxn__send_to(ld->comm, N, mv, sizeof *mv, n0, part, (void **)&mine, &nmine);
   if (status != MXN_OK) mxn_error_set(&e, status, "moving element ids to their owners failed");
   if ((status = mxn_agree(ld->comm, status, &e)) != MXN_OK) goto done;
+  /* Sent: the partition's inputs are done with. */
+  free(mv);
+  free(ids0);
+  free(file0);
+  free(w0);
+  free(cent);
+  free(part);
+  mv = NULL;
+  ids0 = NULL;
+  file0 = NULL;
+  w0 = NULL;
+  cent = NULL;
+  part = NULL;
   if (mxn__radix_sort(mine, nmine, sizeof *mine) != MXN_OK) status = MXN_ERR_NOMEM;
   MXN_ALLOC(pids, nmine);
   ld->st.owned_weight = 0;
@@ -1506,6 +1537,21 @@ int mxn_load_open(MPI_Comm comm, const char *path, const mxn_load_opts_t *opts, 
     for (int c = 0; status == MXN_OK && c < cov.nparts; c++) mask[cov.parts[c].file] = 1;
   }
   if ((status = mxn_agree(ld->comm, status, &e)) != MXN_OK) goto done;
+  /* The cover is decided (mask): its inputs go before the piece is read. */
+  for (int j = 0; j < M; j++) free(F[j].ids);
+  free(F);
+  F = NULL;
+  mxn_cover_free(&cov);
+  free(mine);
+  free(pids);
+  free(qoff);
+  free(qfile);
+  free(qpos);
+  mine = NULL;
+  pids = NULL;
+  qoff = NULL;
+  qfile = NULL;
+  qpos = NULL;
   mxn_io_counters_t c1 = mxn_dataset_counters(ds);
   {
     mxn_extract_opts_t xo;
@@ -1634,6 +1680,29 @@ fail:
   if (err) *err = e;
   mxn_load_close(&ld);
   return status;
+}
+
+int mxn_load_open(MPI_Comm comm, const char *path, const mxn_load_opts_t *opts, mxn_load_t **out,
+                  mxn_error_t *err) {
+  return load_open(comm, path, NULL, opts, out, err);
+}
+
+int mxn_load_open_dataset(MPI_Comm comm, mxn_dataset_t **ds, const mxn_load_opts_t *opts,
+                          mxn_load_t **out, mxn_error_t *err) {
+  mxn_error_t e;
+  mxn_error_clear(&e);
+  mxn_dataset_t *given = ds ? *ds : NULL;
+  if (ds) *ds = NULL;
+  int status = given && mxn_dataset_structure(given) && given->nfiles > 0
+                   ? MXN_OK
+                   : mxn_error_set(&e, MXN_ERR_ARG, "mxn_load_open_dataset: no open dataset given");
+  if ((status = mxn_agree(comm, status, &e)) != MXN_OK) {
+    mxn_dataset_destroy(&given);
+    if (out) *out = NULL;
+    if (err) *err = e;
+    return status;
+  }
+  return load_open(comm, NULL, given, opts, out, err);
 }
 
 int mxn_load_read_step(mxn_load_t *ld, int step, mxn_error_t *err) {

@@ -178,6 +178,21 @@ int mxn_load_open(MPI_Comm comm, const char *path, const mxn_load_opts_t *opts,
 int mxn_dataset_open_collective(MPI_Comm comm, mxn_dataset_t *ds, const char *path,
                                 mxn_error_t *err);
 
+/**
+ * mxn_load_open() on a dataset that mxn_dataset_open_collective() has
+ * already opened over the same ranks (a reader whose information pass
+ * opened the members need not open them again for the load). The load
+ * takes the dataset over: `*ds` is set to NULL on return, whatever the
+ * result; the dataset is closed with the load, or at once on failure.
+ * The rank order of `comm` may differ from that of the open; each rank
+ * then reads the headers and maps it needs on demand.
+ * \param [in,out] ds  the opened dataset, given up; NULL or an unopened
+ *                     dataset on any rank is an error on every rank
+ * \return MXN_OK or the agreed error (message in `err`). Collective.
+ */
+int mxn_load_open_dataset(MPI_Comm comm, mxn_dataset_t **ds, const mxn_load_opts_t *opts,
+                          mxn_load_t **out, mxn_error_t *err);
+
 /** The structure of the dataset (borrowed). Local. */
 const mxn_structure_t *mxn_load_structure(const mxn_load_t *ld);
 

@@ -42,6 +42,8 @@
 #include <sstream>
 #include <utility>
 
+#include <sys/stat.h>
+
 vtkStandardNewMacro(vtkMxNReader);
 
 namespace
@@ -750,6 +752,59 @@ struct BlockTopology
   std::vector<int64_t> Used;
 };
 
+/** A member file as it was when opened: a simulation still writing, or a
+ *  set written anew, changes size or modification time. */
+struct MemberStamp
+{
+  std::string Path;
+  long long Size = -1;
+  long long MTimeNs = -1;
+
+  bool operator==(const MemberStamp& o) const
+  {
+    return Path == o.Path && Size == o.Size && MTimeNs == o.MTimeNs;
+  }
+};
+
+MemberStamp StampOf(const std::string& path)
+{
+  MemberStamp m;
+  m.Path = path;
+  struct stat st;
+  if (stat(path.c_str(), &st) == 0)
+  {
+    m.Size = static_cast<long long>(st.st_size);
+    m.MTimeNs = static_cast<long long>(st.st_mtim.tv_sec) * 1000000000LL + st.st_mtim.tv_nsec;
+  }
+  return m;
+}
+
+/** Every member of an open dataset, stamped now. */
+std::vector<MemberStamp> StampMembers(const mxn_dataset_t* ds)
+{
+  std::vector<MemberStamp> stamps;
+  const mxn_structure_t* s = mxn_dataset_structure(ds);
+  for (int j = 0; s && j < s->num_files; ++j)
+  {
+    const char* path = mxn_dataset_file_path(ds, j);
+    stamps.push_back(StampOf(path ? path : ""));
+  }
+  return stamps;
+}
+
+/** True if every stamped member is still as it was (and there are some). */
+bool MembersUnchanged(const std::vector<MemberStamp>& stamps)
+{
+  for (const auto& m : stamps)
+  {
+    if (!(StampOf(m.Path) == m))
+    {
+      return false;
+    }
+  }
+  return !stamps.empty();
+}
+
 /** The MPI job's communicator when ParaView runs on MPI (pvserver,
  *  pvbatch), with its number of processes in *size; else MPI_COMM_NULL and
  *  1. */
@@ -814,6 +869,24 @@ struct vtkMxNReader::LoadCache
   // re-balance).
   std::vector<BlockTopology> Topologies;
 
+  // The dataset the last information pass opened, until a load takes it
+  // over (mxn_load_open_dataset), so the members are opened once for both;
+  // the file it is of, whether it was opened over the MPI job's ranks, and
+  // the members' stamps at that open. The next pass reuses that structure
+  // (from this dataset or the load that took it) while the stamps hold.
+  mxn_dataset_t* InfoDataset = nullptr;
+  std::string InfoFile;
+  bool InfoWorld = false;
+  std::vector<MemberStamp> InfoStamps;
+
+  void CloseInfo()
+  {
+    mxn_dataset_destroy(&this->InfoDataset);
+    this->InfoFile.clear();
+    this->InfoWorld = false;
+    this->InfoStamps.clear();
+  }
+
   void Close()
   {
     // mxn_load_close() frees the handle's duplicated communicator; that is
@@ -835,7 +908,11 @@ struct vtkMxNReader::LoadCache
     this->MeasuredSeconds = -1;
     this->Topologies.clear();
   }
-  ~LoadCache() { this->Close(); }
+  ~LoadCache()
+  {
+    this->Close();
+    this->CloseInfo();
+  }
 };
 
 //----------------------------------------------------------------------------
@@ -1031,34 +1108,66 @@ int vtkMxNReader::RequestInformation(
   int worldSize = 1;
   const MPI_Comm worldComm = WorldComm(&worldSize);
   const bool haveWorld = worldComm != MPI_COMM_NULL && worldSize > 1;
-  DatasetHandle h;
-  int status = mxn_dataset_create(&h.ds);
-  mxn_error_t err;
-  mxn_error_clear(&err);
-  if (haveWorld)
+  LoadCache& cache = *this->Cache;
+
+  // A pass over the same, unchanged members (the pipeline runs this pass
+  // again whenever a property changes) takes the structure it read last
+  // time; every rank decides alike.
+  const mxn_structure_t* s = nullptr;
   {
-    // every rank takes part, even one whose dataset handle failed: the
-    // collective open agrees on the error
-    status = mxn_dataset_open_collective(
-      worldComm, status == MXN_OK ? h.ds : nullptr, this->FileName, &err);
-  }
-  else if (status == MXN_OK)
-  {
-    status = mxn_dataset_open(h.ds, this->FileName);
-    if (status != MXN_OK)
+    const bool have = cache.InfoFile == this->FileName && cache.InfoWorld == haveWorld &&
+      (cache.InfoDataset || (cache.Load && cache.Opened.FileName == this->FileName));
+    int reuse = have && MembersUnchanged(cache.InfoStamps) ? 1 : 0;
+    if (haveWorld)
     {
-      mxn_error_set(&err, status, "%s", mxn_dataset_errmsg(h.ds));
+      MPI_Allreduce(MPI_IN_PLACE, &reuse, 1, MPI_INT, MPI_MIN, worldComm);
+    }
+    if (reuse)
+    {
+      s = cache.InfoDataset ? mxn_dataset_structure(cache.InfoDataset)
+                            : mxn_load_structure(cache.Load);
+    }
+    else if (cache.Load && cache.Opened.FileName == this->FileName)
+    {
+      cache.Close(); // its members changed on disk: load them anew
     }
   }
-  if (status != MXN_OK)
+  if (!s)
   {
-    vtkErrorMacro("Cannot open Exodus II dataset '"
-      << this->FileName << "': " << mxn_strerror(status) << ": "
-      << (err.msg[0] ? err.msg : "out of memory"));
-    return 0;
+    cache.CloseInfo();
+    DatasetHandle h;
+    int status = mxn_dataset_create(&h.ds);
+    mxn_error_t err;
+    mxn_error_clear(&err);
+    if (haveWorld)
+    {
+      // every rank takes part, even one whose dataset handle failed: the
+      // collective open agrees on the error
+      status = mxn_dataset_open_collective(
+        worldComm, status == MXN_OK ? h.ds : nullptr, this->FileName, &err);
+    }
+    else if (status == MXN_OK)
+    {
+      status = mxn_dataset_open(h.ds, this->FileName);
+      if (status != MXN_OK)
+      {
+        mxn_error_set(&err, status, "%s", mxn_dataset_errmsg(h.ds));
+      }
+    }
+    if (status != MXN_OK)
+    {
+      vtkErrorMacro("Cannot open Exodus II dataset '"
+        << this->FileName << "': " << mxn_strerror(status) << ": "
+        << (err.msg[0] ? err.msg : "out of memory"));
+      return 0;
+    }
+    cache.InfoStamps = StampMembers(h.ds);
+    cache.InfoDataset = h.ds;
+    h.ds = nullptr;
+    cache.InfoFile = this->FileName;
+    cache.InfoWorld = haveWorld;
+    s = mxn_dataset_structure(cache.InfoDataset);
   }
-
-  const mxn_structure_t* s = mxn_dataset_structure(h.ds);
   if (s && s->num_times > 0)
   {
     this->TimeSteps.assign(s->times, s->times + s->num_times);
@@ -1918,7 +2027,23 @@ int vtkMxNReader::RequestData(
     mxn_error_clear(&err);
     mxn_load_t* ld = nullptr;
     this->UpdateProgress(0.05);
-    const int st = mxn_load_open(comm, this->FileName, &opts, &ld, &err);
+    // The information pass opened these members over the same ranks: the
+    // load takes that dataset over instead of opening them again (every
+    // rank alike, or none).
+    int handOver = cache.InfoDataset && cache.InfoFile == key.FileName &&
+        cache.InfoWorld == key.World
+      ? 1
+      : 0;
+    MPI_Allreduce(MPI_IN_PLACE, &handOver, 1, MPI_INT, MPI_MIN, comm);
+    int st;
+    if (handOver)
+    {
+      st = mxn_load_open_dataset(comm, &cache.InfoDataset, &opts, &ld, &err);
+    }
+    else
+    {
+      st = mxn_load_open(comm, this->FileName, &opts, &ld, &err);
+    }
     if (st == MXN_OK)
     {
       MPI_Comm_rank(comm, &cache.Rank);
