@@ -296,14 +296,27 @@ std::vector<int64_t> gather_ids(const std::vector<int64_t> &mine) {
 
 // Load `path` on every rank with `o` and check everything against the
 // serial reference. Collective.
-void check_load(const std::string &path, const mxn_load_opts_t &o) {
+// from_dataset: the load takes over a dataset mxn_dataset_open_collective
+// opened (a reader's information pass), instead of opening the path.
+void check_load(const std::string &path, const mxn_load_opts_t &o, bool from_dataset = false) {
   Reference ref(path);
   if (!all_ok(ref.ok)) FAIL() << "the serial reference could not be read on some rank";
   const int N = mpi_size();
   mxn_error_t err;
   mxn_error_clear(&err);
   mxn_load_t *ld = nullptr;
-  int st = mxn_load_open(MPI_COMM_WORLD, path.c_str(), &o, &ld, &err);
+  int st;
+  if (from_dataset) {
+    mxn_dataset_t *ds = nullptr;
+    ASSERT_EQ(MXN_OK, mxn_dataset_create(&ds));
+    st = mxn_dataset_open_collective(MPI_COMM_WORLD, ds, path.c_str(), &err);
+    expect_agreed(st, err.msg);
+    ASSERT_EQ(MXN_OK, st) << err.msg;
+    st = mxn_load_open_dataset(MPI_COMM_WORLD, &ds, &o, &ld, &err);
+    EXPECT_EQ(nullptr, ds) << "the load takes the dataset over";
+  } else {
+    st = mxn_load_open(MPI_COMM_WORLD, path.c_str(), &o, &ld, &err);
+  }
   expect_agreed(st, err.msg);
   ASSERT_EQ(MXN_OK, st) << err.msg;  // the same on every rank: all leave together
   const mxn_structure_t *s = mxn_load_structure(ld);
@@ -415,6 +428,52 @@ TEST_P(LoadOtherMethods, PiecesEqualTheSerialRead) {
 
 INSTANTIATE_TEST_SUITE_P(Zoltan, LoadOtherMethods, ::testing::Values(MXN_PART_RIB, MXN_PART_HSFC),
                          [](const auto &info) { return std::string(mxn_part_method_name(info.param)); });
+
+// A load on the dataset an information pass opened equals one that opens
+// the path itself: every check of the matrix, and with a ghost layer the
+// same piece.
+TEST(Load, OnTheDatasetAnInformationPassOpened) {
+  for (const char *name : {"gen/hex/M3", "gen/mixed/M7"}) {
+    for (mxn_part_method m : {MXN_PART_FILES, MXN_PART_RCB}) {
+      SCOPED_TRACE(std::string(name) + " " + mxn_part_method_name(m));
+      mxn_load_opts_t o;
+      mxn_load_opts_init(&o);
+      o.method = m;
+      check_load(resolve(name), o, true);
+      // With a ghost layer (whose order check_load does not know: see
+      // test_halo), the same piece as a load that opens the path.
+      o.ghost_levels = 1;
+      mxn_error_t err;
+      mxn_error_clear(&err);
+      mxn_load_t *a = nullptr, *b = nullptr;
+      mxn_dataset_t *ds = nullptr;
+      ASSERT_EQ(MXN_OK, mxn_load_open(MPI_COMM_WORLD, resolve(name).c_str(), &o, &a, &err)) << err.msg;
+      ASSERT_EQ(MXN_OK, mxn_dataset_create(&ds));
+      ASSERT_EQ(MXN_OK, mxn_dataset_open_collective(MPI_COMM_WORLD, ds, resolve(name).c_str(), &err));
+      ASSERT_EQ(MXN_OK, mxn_load_open_dataset(MPI_COMM_WORLD, &ds, &o, &b, &err)) << err.msg;
+      const mxn_piece_t *pa = mxn_load_piece(a), *pb = mxn_load_piece(b);
+      const mxn_structure_t *s = mxn_load_structure(a);
+      ASSERT_EQ(pa->num_nodes, pb->num_nodes);
+      ASSERT_EQ(pa->num_elements, pb->num_elements);
+      EXPECT_GT(mxn_load_stats(b).ghost_elements + (mpi_size() == 1), 0);
+      EXPECT_EQ(std::vector<int64_t>(pa->node_ids, pa->node_ids + pa->num_nodes),
+                std::vector<int64_t>(pb->node_ids, pb->node_ids + pb->num_nodes));
+      for (int d = 0; d < s->num_dim; d++)
+        EXPECT_EQ(std::vector<double>(pa->coord[d], pa->coord[d] + pa->num_nodes),
+                  std::vector<double>(pb->coord[d], pb->coord[d] + pb->num_nodes));
+      for (int k = 0; k < s->num_blocks; k++) {
+        const mxn_piece_block_t &x = pa->blocks[k], &y = pb->blocks[k];
+        ASSERT_EQ(x.num_elements, y.num_elements);
+        EXPECT_EQ(std::vector<int64_t>(x.elem_ids, x.elem_ids + x.num_elements),
+                  std::vector<int64_t>(y.elem_ids, y.elem_ids + y.num_elements));
+        const int64_t nc = x.num_elements * s->blocks[k].nodes_per_elem;
+        EXPECT_EQ(std::vector<int64_t>(x.conn, x.conn + nc), std::vector<int64_t>(y.conn, y.conn + nc));
+      }
+      mxn_load_close(&a);
+      mxn_load_close(&b);
+    }
+  }
+}
 
 // The graph method needs the dual graph across ranks; until the load
 // builds it, it must refuse alike on every rank, never half-work.
@@ -678,6 +737,32 @@ TEST(LoadErrors, RepeatedIdSeenByOneRank) {
   }();
   MPI_Barrier(MPI_COMM_WORLD);
   expect_load_fails(base, base + ".3.2");
+}
+
+// A dataset missing or unopened on one rank: every rank refuses alike,
+// and the handle given is gone (taken over) either way.
+TEST(LoadErrors, OpenDatasetMissingOnOneRank) {
+  Watchdog wd(120);
+  std::string path = resolve("gen/hex/M2");
+  for (int unopened = 0; unopened < 2; unopened++) {
+    mxn_error_t err;
+    mxn_error_clear(&err);
+    mxn_dataset_t *ds = nullptr;
+    ASSERT_EQ(MXN_OK, mxn_dataset_create(&ds));
+    int st = mxn_dataset_open_collective(MPI_COMM_WORLD, ds, path.c_str(), &err);
+    ASSERT_EQ(MXN_OK, st) << err.msg;
+    if (mpi_rank() == mpi_size() - 1) {
+      mxn_dataset_destroy(&ds);
+      if (unopened) ASSERT_EQ(MXN_OK, mxn_dataset_create(&ds));
+    }
+    mxn_load_t *ld = nullptr;
+    st = mxn_load_open_dataset(MPI_COMM_WORLD, &ds, nullptr, &ld, &err);
+    expect_agreed(st, err.msg);
+    EXPECT_EQ(MXN_ERR_ARG, st);
+    EXPECT_NE(nullptr, strstr(err.msg, "no open dataset")) << err.msg;
+    EXPECT_EQ(nullptr, ds);
+    EXPECT_EQ(nullptr, ld);
+  }
 }
 
 TEST(LoadErrors, NoSuchDataset) {
