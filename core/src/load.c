@@ -31,6 +31,26 @@ const mxn_structure_t *mxn_load_structure(const mxn_load_t *ld) {
 }
 const mxn_piece_t *mxn_load_piece(const mxn_load_t *ld) { return ld ? ld->piece : NULL; }
 const mxn_load_halo_t *mxn_load_halo(const mxn_load_t *ld) { return ld ? ld->halo : NULL; }
+
+int mxn_load_take_block(mxn_load_t *ld, int b, int64_t **conn, mxn_gid_t **elem_ids) {
+  if (conn) *conn = NULL;
+  if (elem_ids) *elem_ids = NULL;
+  if (!ld || !ld->piece || b < 0 || b >= ld->piece->num_blocks)
+    return MXN_ERR_ARG;
+  /* A re-balance rebuilds the piece from its mesh; so may a poly block's
+   * offsets need their entries. */
+  if (ld->dynamic || mxn_dataset_structure(ld->ds)->blocks[b].poly) return MXN_ERR_ARG;
+  mxn_piece_block_t *pb = &ld->piece->blocks[b];
+  if (conn) {
+    *conn = pb->conn;
+    pb->conn = NULL;
+  }
+  if (elem_ids) {
+    *elem_ids = pb->elem_ids;
+    pb->elem_ids = NULL;
+  }
+  return MXN_OK;
+}
 mxn_load_stats_t mxn_load_stats(const mxn_load_t *ld) {
   mxn_load_stats_t z;
   memset(&z, 0, sizeof z);

@@ -475,6 +475,71 @@ TEST(Load, OnTheDatasetAnInformationPassOpened) {
   }
 }
 
+// A block's connectivity and ids handed over to the caller: the piece lets
+// go of them, later steps (ghosts' values included) still read right, and
+// a dynamic load, a missing block or a second take get nothing.
+TEST(Load, TakeBlockHandsOverConnectivityAndIds) {
+  std::string path = resolve("gen/hex/M3");
+  Reference ref(path);
+  if (!all_ok(ref.ok)) FAIL() << "the serial reference could not be read on some rank";
+  mxn_error_t err;
+  mxn_error_clear(&err);
+  mxn_load_opts_t o;
+  mxn_load_opts_init(&o);
+  o.ghost_levels = 1;
+  mxn_load_t *ld = nullptr;
+  ASSERT_EQ(MXN_OK, mxn_load_open(MPI_COMM_WORLD, path.c_str(), &o, &ld, &err)) << err.msg;
+  const mxn_piece_t *pc = mxn_load_piece(ld);
+  const mxn_structure_t *s = mxn_load_structure(ld);
+  for (int b = 0; b < pc->num_blocks; b++) {
+    const int64_t *had_conn = pc->blocks[b].conn;
+    const mxn_gid_t *had_ids = pc->blocks[b].elem_ids;
+    std::vector<int64_t> ids(had_ids, had_ids + pc->blocks[b].num_elements);
+    int64_t *conn = nullptr;
+    mxn_gid_t *eids = nullptr;
+    ASSERT_EQ(MXN_OK, mxn_load_take_block(ld, b, &conn, &eids));
+    EXPECT_EQ(had_conn, conn);
+    EXPECT_EQ(had_ids, eids);
+    EXPECT_EQ(nullptr, pc->blocks[b].conn);
+    EXPECT_EQ(nullptr, pc->blocks[b].elem_ids);
+    EXPECT_EQ(ids, std::vector<int64_t>(eids, eids + ids.size()));
+    free(conn);
+    free(eids);
+    // Taken once: nothing is left to take.
+    ASSERT_EQ(MXN_OK, mxn_load_take_block(ld, b, &conn, &eids));
+    EXPECT_EQ(nullptr, conn);
+    EXPECT_EQ(nullptr, eids);
+  }
+  int64_t *conn = reinterpret_cast<int64_t *>(1);
+  EXPECT_EQ(MXN_ERR_ARG, mxn_load_take_block(ld, s->num_blocks, &conn, nullptr));
+  EXPECT_EQ(nullptr, conn);
+  // Every step still reads, the ghosts' values from their owners: the
+  // piece's nodal values equal the serial read's at the same node ids.
+  for (int t = 0; t < s->num_times; t++) {
+    int st = mxn_load_read_step(ld, t, &err);
+    expect_agreed(st, err.msg);
+    ASSERT_EQ(MXN_OK, st) << err.msg;
+    ASSERT_EQ(MXN_OK, mxn_piece_read_step(ref.ds, ref.all, t));
+    for (int v = 0; v < s->num_node_vars; v++)
+      for (int64_t n = 0; n < pc->num_nodes; n++) {
+        const mxn_gid_t *at = std::lower_bound(ref.all->node_ids, ref.all->node_ids + ref.all->num_nodes,
+                                               pc->node_ids[n]);
+        ASSERT_EQ(pc->node_ids[n], *at);
+        ASSERT_EQ(ref.all->node_vars[v][at - ref.all->node_ids], pc->node_vars[v][n]) << "step " << t;
+      }
+  }
+  mxn_load_close(&ld);
+  // A re-balanced load needs them: it refuses.
+  o.dynamic = 1;
+  ASSERT_EQ(MXN_OK, mxn_load_open(MPI_COMM_WORLD, path.c_str(), &o, &ld, &err)) << err.msg;
+  conn = nullptr;
+  mxn_gid_t *eids = nullptr;
+  EXPECT_EQ(MXN_ERR_ARG, mxn_load_take_block(ld, 0, &conn, &eids));
+  EXPECT_EQ(nullptr, conn);
+  EXPECT_NE(nullptr, mxn_load_piece(ld)->blocks[0].conn);
+  mxn_load_close(&ld);
+}
+
 // The graph method needs the dual graph across ranks; until the load
 // builds it, it must refuse alike on every rank, never half-work.
 // Only selected blocks are partitioned and read; unselected variables

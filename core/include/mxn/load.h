@@ -196,6 +196,24 @@ int mxn_load_open_dataset(MPI_Comm comm, mxn_dataset_t **ds, const mxn_load_opts
 /** The structure of the dataset (borrowed). Local. */
 const mxn_structure_t *mxn_load_structure(const mxn_load_t *ld);
 
+/**
+ * Hand element block b's connectivity and element ids over to the caller,
+ * who owns them from then on (release them with free()): a reader wraps
+ * them in its own arrays instead of copying them. The piece's pointers are
+ * NULL afterwards. Nothing the load does later reads them (time steps and
+ * the ghosts' values go by the extraction plan and the halo schedule),
+ * except a re-balance, so a load opened with opts.dynamic refuses, and so
+ * does a poly block.
+ * \param [out] conn      the block's num_elements * nodes_per_elem local
+ *                        node indices (its capacity may be larger), or NULL
+ *                        to leave them in the piece
+ * \param [out] elem_ids  its ascending global element ids, or NULL to leave
+ *                        them in the piece
+ * eturn MXN_OK, or MXN_ERR_ARG (no load, no such block, a dynamic load,
+ *         a poly block) with both outputs NULL. Local.
+ */
+int mxn_load_take_block(mxn_load_t *ld, int b, int64_t **conn, mxn_gid_t **elem_ids);
+
 /** This rank's piece (borrowed; fields hold the last step read). Local. */
 const mxn_piece_t *mxn_load_piece(const mxn_load_t *ld);
 

@@ -737,6 +737,11 @@ vtkSmartPointer<vtkDoubleArray> GroupArray(const VarGroup& g, vtkIdType n, Gette
 }
 
 const double NaN = std::numeric_limits<double>::quiet_NaN();
+
+// Connectivity and ids handed over by the core become vtkIdType arrays as
+// they are.
+static_assert(sizeof(vtkIdType) == sizeof(int64_t) && sizeof(mxn_gid_t) == sizeof(int64_t),
+  "vtkIdType must be 64-bit (VTK_USE_64BIT_IDS)");
 }
 
 //----------------------------------------------------------------------------
@@ -750,6 +755,11 @@ struct BlockTopology
 {
   vtkSmartPointer<vtkUnstructuredGrid> Grid;
   std::vector<int64_t> Used;
+  // The block's connectivity and element ids when the load handed them
+  // over to Grid's arrays (mxn_load_take_block), else null: side sets
+  // selected later still read them here.
+  const int64_t* Conn = nullptr;
+  const mxn_gid_t* ElemIds = nullptr;
 };
 
 /** A member file as it was when opened: a simulation still writing, or a
@@ -1226,21 +1236,37 @@ struct PieceConverter
   const mxn_piece_t* P;
   const mxn_load_halo_t* Halo; // null without ghost layers
   int Rank;
+  // The load whose blocks' connectivity and element ids may be handed over
+  // to the grids' arrays (mxn_load_take_block), or null to copy them.
+  mxn_load_t* Give;
   std::vector<VarGroup> NodeGroups; // selected ones
   std::vector<vtkIdType> LocalIndex; // piece node -> grid point, -1 if unused
   std::vector<int64_t> BlockStart;   // first concatenated element index per block
+  // Each block's connectivity and element ids: the piece's, or where a
+  // grid of an earlier request owns them since the load handed them over
+  // (the piece's pointers are null then).
+  std::vector<const int64_t*> Conn;
+  std::vector<const mxn_gid_t*> ElemIds;
   bool HaveFields;
   std::string Error;
 
   PieceConverter(const mxn_structure_t* s, const mxn_piece_t* p, const mxn_load_halo_t* halo,
-    int rank, vtkDataArraySelection* points)
+    int rank, vtkDataArraySelection* points, mxn_load_t* give,
+    const std::vector<BlockTopology>& topos)
     : S(s)
     , P(p)
     , Halo(halo)
     , Rank(rank)
+    , Give(give)
     , LocalIndex(static_cast<size_t>(p->num_nodes), -1)
     , HaveFields(p->step >= 0)
   {
+    for (int b = 0; b < p->num_blocks; ++b)
+    {
+      const bool kept = b < static_cast<int>(topos.size()) && topos[b].Conn;
+      this->Conn.push_back(kept ? topos[b].Conn : p->blocks[b].conn);
+      this->ElemIds.push_back(kept ? topos[b].ElemIds : p->blocks[b].elem_ids);
+    }
     for (auto& g : GroupVariables(s->node_var_names, s->num_node_vars, nullptr))
     {
       // (a stored vtkGhostType is never in the selection: see NamesOf)
@@ -1404,6 +1430,7 @@ struct PieceConverter
     // Poly blocks list their nodes by offsets (a polyhedron's: the distinct
     // nodes of its faces).
     const int64_t nconn = pb.conn_off ? pb.conn_off[pb.num_elements] : pb.num_elements * npe;
+    mxn_gid_t* givenIds = nullptr; // the element ids, if handed over with the connectivity
 
     for (int64_t k = 0; k < nconn; ++k)
     {
@@ -1487,15 +1514,30 @@ struct PieceConverter
     else if (ncells > 0)
     {
       auto conn = vtkSmartPointer<vtkIdTypeArray>::New();
-      conn->SetNumberOfTuples(ncells * npe);
-      AdviseLarge(conn);
-      vtkIdType* out = conn->GetPointer(0);
-      for (vtkIdType e = 0; e < ncells; ++e)
+      // A block whose grid has every piece node as its points, in piece
+      // order (one block, or one that reaches every node), with VTK's node
+      // order: its connectivity is already the grid's, and the load hands
+      // it over (with the element ids) instead of it being copied.
+      int64_t* given = nullptr;
+      if (this->Give && map.order.empty() &&
+        static_cast<int64_t>(used.size()) == this->P->num_nodes &&
+        mxn_load_take_block(this->Give, b, &given, &givenIds) == MXN_OK)
       {
-        const int64_t* in = pb.conn + e * npe;
-        for (int k = 0; k < npe; ++k)
+        conn->SetArray(reinterpret_cast<vtkIdType*>(given), ncells * npe, 0,
+          vtkAbstractArray::VTK_DATA_ARRAY_FREE);
+      }
+      else
+      {
+        conn->SetNumberOfTuples(ncells * npe);
+        AdviseLarge(conn);
+        vtkIdType* out = conn->GetPointer(0);
+        for (vtkIdType e = 0; e < ncells; ++e)
         {
-          out[e * npe + k] = this->LocalIndex[in[map.order.empty() ? k : map.order[k]]];
+          const int64_t* in = pb.conn + e * npe;
+          for (int k = 0; k < npe; ++k)
+          {
+            out[e * npe + k] = this->LocalIndex[in[map.order.empty() ? k : map.order[k]]];
+          }
         }
       }
       vtkNew<vtkCellArray> cells;
@@ -1512,13 +1554,24 @@ struct PieceConverter
     this->ClearUsed(used);
 
     vtkCellData* cd = grid->GetCellData();
-    auto ids = IdArray("ids", ncells);
-    auto oids = IdArray("object_id", ncells);
-    for (vtkIdType e = 0; e < ncells; ++e)
+    vtkSmartPointer<vtkIdTypeArray> ids;
+    if (givenIds)
     {
-      ids->SetValue(e, static_cast<vtkIdType>(pb.elem_ids[e]));
-      oids->SetValue(e, static_cast<vtkIdType>(bi.id));
+      ids = vtkSmartPointer<vtkIdTypeArray>::New();
+      ids->SetName("ids");
+      ids->SetArray(reinterpret_cast<vtkIdType*>(givenIds), ncells, 0,
+        vtkAbstractArray::VTK_DATA_ARRAY_FREE);
     }
+    else
+    {
+      ids = IdArray("ids", ncells);
+      for (vtkIdType e = 0; e < ncells; ++e)
+      {
+        ids->SetValue(e, static_cast<vtkIdType>(pb.elem_ids[e]));
+      }
+    }
+    auto oids = IdArray("object_id", ncells);
+    oids->FillValue(static_cast<vtkIdType>(bi.id));
     cd->SetGlobalIds(ids);
     cd->SetPedigreeIds(ids);
     cd->AddArray(oids);
@@ -1542,6 +1595,11 @@ struct PieceConverter
       topo->Grid->GetPointData()->ShallowCopy(grid->GetPointData());
       topo->Grid->GetCellData()->ShallowCopy(cd);
       topo->Used = used;
+      if (givenIds)
+      {
+        topo->Conn = this->Conn[b];
+        topo->ElemIds = givenIds;
+      }
     }
     this->AddPointFields(grid->GetPointData(), used);
     this->AddCellFields(cd, b, cellSel);
@@ -1710,7 +1768,7 @@ struct PieceConverter
         {
           std::ostringstream m;
           m << "side set " << si.id << " names side " << side << " of element "
-            << this->P->blocks[b].elem_ids[e] << " (block " << bi.id << ", " << bi.type
+            << this->ElemIds[b][e] << " (block " << bi.id << ", " << bi.type
             << "), which it does not have";
           this->Error = m.str();
           return nullptr;
@@ -1726,13 +1784,13 @@ struct PieceConverter
       {
         std::ostringstream m;
         m << "side set " << si.id << " names side " << side << " of element "
-          << this->P->blocks[b].elem_ids[e] << " (block " << bi.id << ", type " << bi.type << " with "
+          << this->ElemIds[b][e] << " (block " << bi.id << ", type " << bi.type << " with "
           << bi.nodes_per_elem << " nodes), which this reader does not know";
         this->Error = m.str();
         return nullptr;
       }
       blockOf[i] = b;
-      const int64_t* conn = this->P->blocks[b].conn + e * bi.nodes_per_elem;
+      const int64_t* conn = this->Conn[b] + e * bi.nodes_per_elem;
       for (int& k : shapes[i].nodes)
       {
         k = static_cast<int>(conn[k]); // now a piece node index
@@ -1763,7 +1821,7 @@ struct PieceConverter
     for (vtkIdType i = 0; i < n; ++i)
     {
       const int b = blockOf[i];
-      const mxn_gid_t id = this->P->blocks[b].elem_ids[ps.entries[i] - this->BlockStart[b]];
+      const mxn_gid_t id = this->ElemIds[b][ps.entries[i] - this->BlockStart[b]];
       fits32 = fits32 && id <= std::numeric_limits<int32_t>::max() &&
         id >= std::numeric_limits<int32_t>::min();
     }
@@ -1782,7 +1840,7 @@ struct PieceConverter
     for (vtkIdType i = 0; i < n; ++i)
     {
       const int b = blockOf[i];
-      const mxn_gid_t id = this->P->blocks[b].elem_ids[ps.entries[i] - this->BlockStart[b]];
+      const mxn_gid_t id = this->ElemIds[b][ps.entries[i] - this->BlockStart[b]];
       es->SetComponent(i, 0, static_cast<double>(id));
       es->SetComponent(i, 1, ps.sides ? ps.sides[i] : 0);
     }
@@ -2197,8 +2255,11 @@ int vtkMxNReader::RequestData(
     }
   }
 
-  PieceConverter conv(s, p, mxn_load_halo(cache.Load), cache.Rank, this->PointArraySelection);
+  // A load that is not re-balanced never reads its blocks' connectivity
+  // and element ids again: the grids may own them.
   cache.Topologies.resize(static_cast<size_t>(s->num_blocks));
+  PieceConverter conv(s, p, mxn_load_halo(cache.Load), cache.Rank, this->PointArraySelection,
+    key.Dynamic ? nullptr : cache.Load, cache.Topologies);
   vtkNew<vtkDataAssembly> assembly;
   assembly->SetRootNodeName("IOSS"); // as vtkIOSSReader, for selectors written for it
   const char* groupNames[3] = { "element_blocks", "node_sets", "side_sets" };
@@ -2223,7 +2284,9 @@ int vtkMxNReader::RequestData(
     }
     if (!grid)
     {
-      // Inconsistent data in the piece (a core bug or a corrupt file).
+      // Inconsistent data in the piece (a core bug or a corrupt file). (A
+      // block handed over before kept its arrays in Topologies: the next
+      // request builds from there.)
       output->Initialize();
       vtkErrorMacro("Cannot read '" << this->FileName << "': " << conv.Error << ".");
       return 0;
