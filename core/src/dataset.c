@@ -1565,6 +1565,13 @@ fail:
   return status;
 }
 
+void mxn__dataset_drop_domains(mxn_dataset_t *ds) {
+  for (int j = 0; ds && j < ds->nfiles; j++) {
+    mxn__file_domain_free(ds->files[j].dom);
+    ds->files[j].dom = NULL; /* read again by mxn_dataset_file_domain() if asked */
+  }
+}
+
 void mxn__file_domain_free(mxn_file_domain_t *d) {
   if (!d) return;
   free(d->node_map);

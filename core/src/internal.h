@@ -168,6 +168,9 @@ int64_t mxn__lower_bound(const int64_t *a, int64_t n, int64_t v);
 
 /* Free a file domain's members and the struct. */
 void mxn__file_domain_free(mxn_file_domain_t *d);
+/* Free every member's id maps and positions (file domains); a later
+ * mxn_dataset_file_domain() reads them again. */
+void mxn__dataset_drop_domains(mxn_dataset_t *ds);
 
 /* The structure's blocks of kind k (MXN__ELEM/EDGE/FACE) and their count. */
 static inline mxn_block_info_t *mxn__sblocks(const mxn_structure_t *s, int k, int *n) {
