@@ -5,8 +5,10 @@
 #include <stddef.h>
 
 /* malloc, calloc and realloc that advise buffers of MXN_LARGE_BUFFER
- * bytes or more to use huge pages (memory.c); a size of 0 still gives a
- * valid pointer. Freed with free(). */
+ * bytes or more to use huge pages (memory.c); malloc and calloc also back
+ * the pages of buffers of 256 KiB or more at once (they are about to be
+ * written), realloc does not (growth is often ahead of need). A size of 0
+ * still gives a valid pointer. Freed with free(). */
 void *mxn__malloc(size_t bytes);
 void *mxn__calloc(size_t n, size_t size);
 void *mxn__realloc(void *old, size_t bytes);

@@ -84,7 +84,22 @@ int mxn__segment_build(segment_t *s, pair_t *pairs, int64_t n, int64_t gap) {
     s->off[i] = pairs[i].off;
     s->dst[i] = pairs[i].dst;
   }
-  MXN_ALLOC(s->runs, n);
+  /* Count the runs first: room for one per entry would be mostly unused
+   * (a whole member is one run) and, from 4 MiB on, populated in full. */
+  int64_t nruns = 0;
+  {
+    int64_t start = 0, end = 0; /* the open run: [start, end) */
+    for (int64_t i = 0; i < n; i++) {
+      if (nruns && s->off[i] - end <= gap && s->off[i] + 1 - start <= MXN__MAX_RUN) {
+        end = s->off[i] + 1;
+      } else {
+        nruns++;
+        start = s->off[i];
+        end = start + 1;
+      }
+    }
+  }
+  MXN_ALLOC(s->runs, nruns);
   s->nruns = 0;
   for (int64_t i = 0; i < n; i++) {
     run_t *r = s->nruns ? &s->runs[s->nruns - 1] : NULL;
@@ -95,11 +110,6 @@ int mxn__segment_build(segment_t *s, pair_t *pairs, int64_t n, int64_t gap) {
     } else {
       s->runs[s->nruns++] = (run_t){s->off[i], 1, i, 1, 1};
     }
-  }
-  /* Room was made for one run per entry; most segments need a handful. */
-  if (s->nruns < n) {
-    run_t *r = mxn__realloc(s->runs, (size_t)(s->nruns > 0 ? s->nruns : 1) * sizeof *r);
-    if (r) s->runs = r;
   }
 done:
   return status;

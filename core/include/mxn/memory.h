@@ -10,7 +10,12 @@
  * gives huge pages only on request (`/sys/kernel/mm/transparent_hugepage/
  * enabled` = `madvise`, Debian's default), the core asks for them for each
  * of its buffers of at least MXN_LARGE_BUFFER bytes, and the reader plugin
- * does the same for the VTK arrays it fills.
+ * does the same for the VTK arrays it fills, and has those pages backed at
+ * once (MADV_POPULATE_WRITE): a fault per page is what costs, one call for
+ * the whole buffer costs little (256 MiB: 0.6 s of faults on huge pages,
+ * 0.017 s populated, on the same machines). The core's own allocations
+ * back every buffer of 256 KiB or more so, in 4 KiB pages below
+ * MXN_LARGE_BUFFER.
  */
 #ifndef MXN_MEMORY_H
 #define MXN_MEMORY_H
@@ -26,9 +31,11 @@ extern "C" {
 
 /**
  * Advise the kernel to back the whole 2 MiB pages inside [p, p + bytes)
- * with transparent huge pages; call it before the buffer is first written.
- * Does nothing for buffers under MXN_LARGE_BUFFER, for NULL, or where the
- * system has no such advice. Never fails, never changes the contents.
+ * with transparent huge pages, and back them at once; call it before the
+ * buffer is first written, for a buffer that will be written whole (its
+ * pages become resident now). Does nothing for buffers under
+ * MXN_LARGE_BUFFER, for NULL, or where the system has no such advice.
+ * Never fails, never changes the contents.
  */
 void mxn_advise_large(void *p, size_t bytes);
 
