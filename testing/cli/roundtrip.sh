@@ -39,39 +39,68 @@ rm -rf "$TMP"
 mkdir -p "$TMP" || exit 1
 cd "$TMP" || exit 1
 
+# Round trips are independent (each has its own output names), and each is
+# mostly waiting (mpiexec and MPI start-up): up to MXN_ROUNDTRIP_JOBS
+# (default 3) run at once. Each writes its verdict to OUT.result; they are
+# printed and counted in launch order at the end.
+jobs_max=${MXN_ROUNDTRIP_JOBS:-3}
 nfail=0 nok=0 nref=0
+results=()
 bad() {
   echo "FAIL $*"
   nfail=$((nfail + 1))
 }
 
-# roundtrip ORIGINAL INPUT_SET N METHOD GHOSTS TAG
-#   repart INPUT_SET on N ranks, join, diff against ORIGINAL.
-roundtrip() {
-  local orig=$1 in=$2 n=$3 method=$4 L=$5 tag=$6
-  local out=rt_${tag}_n${n}_${method}_g${L}
-  rm -f "$out".e.* joined.e
+# roundtrip_run ORIGINAL INPUT_SET N METHOD GHOSTS TAG OUT
+#   repart INPUT_SET on N ranks, join, diff against ORIGINAL; the verdict
+#   ("ok ...", "refused ..." or "FAIL ...") goes to OUT.result.
+roundtrip_run() {
+  local orig=$1 in=$2 n=$3 method=$4 L=$5 tag=$6 out=$7
+  local joined=$out.joined.e
+  rm -f "$out".e.* "$joined"
   if ! timeout 120 "$MPIEXEC" --oversubscribe -n "$n" "$MXN" repart "$in" "$out.e" \
     --method "$method" --ghosts "$L" --quiet > "$out.log" 2>&1; then
     if grep -q "not supported\|refuse\|cannot partition\|unsupported" "$out.log"; then
       echo "refused $tag N=$n $method ghosts=$L: $(grep -m1 error "$out.log")"
-      nref=$((nref + 1))
     else
-      bad "$tag: repart N=$n --method $method --ghosts $L: $(tail -5 "$out.log")"
+      echo "FAIL $tag: repart N=$n --method $method --ghosts $L: $(tail -5 "$out.log")"
     fi
     return
   fi
-  if ! "$MXN" join "$out.e" joined.e --quiet > "$out.join.log" 2>&1; then
-    bad "$tag: join after repart N=$n $method ghosts=$L: $(tail -5 "$out.join.log")"
+  if ! "$MXN" join "$out.e" "$joined" --quiet > "$out.join.log" 2>&1; then
+    echo "FAIL $tag: join after repart N=$n $method ghosts=$L: $(tail -5 "$out.join.log")"
     return
   fi
-  if "$MXN" diff "$orig" joined.e > "$out.diff.log" 2>&1; then
-    nok=$((nok + 1))
+  if "$MXN" diff "$orig" "$joined" > "$out.diff.log" 2>&1; then
     echo "ok   $tag N=$n $method ghosts=$L"
   else
-    bad "$tag: N=$n $method ghosts=$L: the join differs: $(head -12 "$out.diff.log")"
+    echo "FAIL $tag: N=$n $method ghosts=$L: the join differs: $(head -12 "$out.diff.log")"
   fi
-  rm -f "$out".e.* joined.e
+  rm -f "$out".e.* "$joined"
+}
+
+# roundtrip ORIGINAL INPUT_SET N METHOD GHOSTS TAG: start one in the
+# background once fewer than jobs_max are running.
+roundtrip() {
+  local out=rt_${6}_n${3}_${4}_g${5}
+  while [ "$(jobs -rp | wc -l)" -ge "$jobs_max" ]; do wait -n; done
+  roundtrip_run "$@" "$out" > "$out.result" 2>&1 &
+  results+=("$out.result")
+}
+
+# Wait for every round trip, then print and count the verdicts.
+tally() {
+  wait
+  local f line
+  for f in "${results[@]}"; do
+    line=$(cat "$f")
+    echo "$line"
+    case $line in
+      ok*) nok=$((nok + 1)) ;;
+      refused*) nref=$((nref + 1)) ;;
+      *) nfail=$((nfail + 1)) ;;
+    esac
+  done
 }
 
 methods=(files linear sfc rcb rib hsfc graph)
@@ -131,5 +160,6 @@ else
   echo "skip shared data: $SHARED absent"
 fi
 
+tally
 echo "roundtrip: $nok equal, $nref refused, $nfail failed"
 [ $nfail -eq 0 ]
