@@ -40,6 +40,14 @@
     }                                                                       \
   } while (0)
 
+/* Free a buffer early and forget it, so a later cleanup path frees nothing
+ * twice. */
+#define MXN_FREE(ptr) \
+  do {                \
+    free(ptr);        \
+    (ptr) = NULL;     \
+  } while (0)
+
 /* Most member files kept open at once; the actual cap also stays under
  * half of `ulimit -n`, so sets of thousands of members open fine. */
 #define MXN__MAX_OPEN_FILES 512

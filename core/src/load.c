@@ -37,8 +37,8 @@ int mxn_load_take_block(mxn_load_t *ld, int b, int64_t **conn, mxn_gid_t **elem_
   if (elem_ids) *elem_ids = NULL;
   if (!ld || !ld->piece || b < 0 || b >= ld->piece->num_blocks)
     return MXN_ERR_ARG;
-  /* A re-balance rebuilds the piece from its mesh; so may a poly block's
-   * offsets need their entries. */
+  /* A re-balance rebuilds the piece from its mesh; a poly block's entries
+   * go with offsets that stay in the piece. */
   if (ld->dynamic || mxn_dataset_structure(ld->ds)->blocks[b].poly) return MXN_ERR_ARG;
   mxn_piece_block_t *pb = &ld->piece->blocks[b];
   if (conn) {
@@ -1297,21 +1297,15 @@ static int load_open(MPI_Comm comm, const char *path, mxn_dataset_t *given,
       file0[n0] = pub_file[k];
       ids0[n0++] = pub_ids[k];
     }
-  free(qoff);
-  free(qfile);
-  free(qpos);
-  qoff = NULL;
-  qfile = NULL;
-  qpos = NULL;
+  MXN_FREE(qoff);
+  MXN_FREE(qfile);
+  MXN_FREE(qpos);
   /* The published lists are done with (the directory holds its own copy):
    * what a load no longer needs goes before the piece is read, so the
    * piece's arrays reuse that memory rather than new pages. */
-  free(pub_ids);
-  free(pub_file);
-  free(pub_pos);
-  pub_ids = NULL;
-  pub_file = NULL;
-  pub_pos = NULL;
+  MXN_FREE(pub_ids);
+  MXN_FREE(pub_file);
+  MXN_FREE(pub_pos);
 
   /* 4. Partition: only ids (and weights) move. */
   t1 = now();
@@ -1488,18 +1482,12 @@ static int load_open(MPI_Comm comm, const char *path, mxn_dataset_t *given,
   if (status != MXN_OK) mxn_error_set(&e, status, "moving element ids to their owners failed");
   if ((status = mxn_agree(ld->comm, status, &e)) != MXN_OK) goto done;
   /* Sent: the partition's inputs are done with. */
-  free(mv);
-  free(ids0);
-  free(file0);
-  free(w0);
-  free(cent);
-  free(part);
-  mv = NULL;
-  ids0 = NULL;
-  file0 = NULL;
-  w0 = NULL;
-  cent = NULL;
-  part = NULL;
+  MXN_FREE(mv);
+  MXN_FREE(ids0);
+  MXN_FREE(file0);
+  MXN_FREE(w0);
+  MXN_FREE(cent);
+  MXN_FREE(part);
   if (mxn__radix_sort(mine, nmine, sizeof *mine) != MXN_OK) status = MXN_ERR_NOMEM;
   MXN_ALLOC(pids, nmine);
   ld->st.owned_weight = 0;
@@ -1559,19 +1547,13 @@ static int load_open(MPI_Comm comm, const char *path, mxn_dataset_t *given,
   if ((status = mxn_agree(ld->comm, status, &e)) != MXN_OK) goto done;
   /* The cover is decided (mask): its inputs go before the piece is read. */
   for (int j = 0; j < M; j++) free(F[j].ids);
-  free(F);
-  F = NULL;
+  MXN_FREE(F);
   mxn_cover_free(&cov);
-  free(mine);
-  free(pids);
-  free(qoff);
-  free(qfile);
-  free(qpos);
-  mine = NULL;
-  pids = NULL;
-  qoff = NULL;
-  qfile = NULL;
-  qpos = NULL;
+  MXN_FREE(mine);
+  MXN_FREE(pids);
+  MXN_FREE(qoff);
+  MXN_FREE(qfile);
+  MXN_FREE(qpos);
   mxn_io_counters_t c1 = mxn_dataset_counters(ds);
   {
     mxn_extract_opts_t xo;
