@@ -13,4 +13,9 @@ void *mxn__malloc(size_t bytes);
 void *mxn__calloc(size_t n, size_t size);
 void *mxn__realloc(void *old, size_t bytes);
 
+/* Under mxn_heap_hold(): the last release hands the free heap pages back
+ * to the system (malloc_trim), for a load's one-off scratch; without it
+ * they are kept, as for a step's buffers that come back each step. */
+void mxn__heap_trim_at_release(void);
+
 #endif /* MXN_ALLOC_H */

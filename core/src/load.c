@@ -1690,9 +1690,19 @@ fail:
   return status;
 }
 
+/* load_open with freed memory held for reuse (mxn_heap_hold). */
+static int load_open_held(MPI_Comm comm, const char *path, mxn_dataset_t *given,
+                          const mxn_load_opts_t *opts, mxn_load_t **out, mxn_error_t *err) {
+  mxn_heap_hold();
+  mxn__heap_trim_at_release();
+  int status = load_open(comm, path, given, opts, out, err);
+  mxn_heap_release();
+  return status;
+}
+
 int mxn_load_open(MPI_Comm comm, const char *path, const mxn_load_opts_t *opts, mxn_load_t **out,
                   mxn_error_t *err) {
-  return load_open(comm, path, NULL, opts, out, err);
+  return load_open_held(comm, path, NULL, opts, out, err);
 }
 
 int mxn_load_open_dataset(MPI_Comm comm, mxn_dataset_t **ds, const mxn_load_opts_t *opts,
@@ -1710,11 +1720,20 @@ int mxn_load_open_dataset(MPI_Comm comm, mxn_dataset_t **ds, const mxn_load_opts
     if (err) *err = e;
     return status;
   }
-  return load_open(comm, NULL, given, opts, out, err);
+  return load_open_held(comm, NULL, given, opts, out, err);
 }
+
+static int read_step(mxn_load_t *ld, int step, mxn_error_t *err);
 
 int mxn_load_read_step(mxn_load_t *ld, int step, mxn_error_t *err) {
   if (!ld) return mxn_error_set(err, MXN_ERR_ARG, "mxn_load_read_step: no load handle");
+  mxn_heap_hold();
+  int status = read_step(ld, step, err);
+  mxn_heap_release();
+  return status;
+}
+
+static int read_step(mxn_load_t *ld, int step, mxn_error_t *err) {
   mxn_error_t e;
   mxn_error_clear(&e);
   double t0 = now();

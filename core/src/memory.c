@@ -4,7 +4,11 @@
 
 #include <stdint.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/mman.h>
+#if defined(__GLIBC__)
+#include <malloc.h>
+#endif
 
 #include "alloc.h"
 
@@ -77,4 +81,60 @@ void *mxn__realloc(void *old, size_t bytes) {
    * backed only as they are written. */
   advise(p, bytes, 0);
   return p;
+}
+
+/* Loads in progress (mxn_heap_hold); -1 once the policy is found not to
+ * apply (no glibc, or the user chose). */
+static int heap_holds;
+/* A load's scratch was freed under the hold: hand it back at the end. */
+static int heap_trim;
+
+void mxn__heap_trim_at_release(void) {
+  if (heap_holds > 0) heap_trim = 1;
+}
+
+static int heap_policy_applies(void) {
+#if defined(__GLIBC__) && defined(M_MMAP_THRESHOLD) && defined(M_TRIM_THRESHOLD)
+  const char *v = getenv("MXN_HEAP_HOLD");
+  if (v && strcmp(v, "0") == 0) return 0;
+  const char *t = getenv("GLIBC_TUNABLES");
+  if (t && strstr(t, "glibc.malloc.")) return 0;
+  if (getenv("MALLOC_MMAP_THRESHOLD_") || getenv("MALLOC_TRIM_THRESHOLD_")) return 0;
+  return 1;
+#else
+  return 0;
+#endif
+}
+
+void mxn_heap_hold(void) {
+  if (heap_holds < 0) return;
+  if (heap_holds == 0 && !heap_policy_applies()) {
+    heap_holds = -1;
+    return;
+  }
+#if defined(__GLIBC__) && defined(M_MMAP_THRESHOLD) && defined(M_TRIM_THRESHOLD)
+  if (heap_holds++ == 0) {
+    /* Up to 1 GiB from the heap, and no trimming of its top: a freed
+     * buffer's pages stay backed for the next one. */
+    (void)mallopt(M_MMAP_THRESHOLD, 1 << 30);
+    (void)mallopt(M_TRIM_THRESHOLD, INT32_MAX);
+  }
+#endif
+}
+
+void mxn_heap_release(void) {
+  if (heap_holds <= 0) return;
+#if defined(__GLIBC__) && defined(M_MMAP_THRESHOLD) && defined(M_TRIM_THRESHOLD)
+  if (--heap_holds == 0) {
+    /* glibc's adaptive thresholds stop at these (64-bit), and setting one
+     * ends the adaptation for good: the ceilings are the nearest to what
+     * was before. */
+    (void)mallopt(M_MMAP_THRESHOLD, 32 << 20);
+    (void)mallopt(M_TRIM_THRESHOLD, 64 << 20);
+    /* 17 ms after a 1M-hex load on 4 ranks (its scratch: directory,
+     * cover, plan); a step's buffers come back each step, so are kept. */
+    if (heap_trim) (void)malloc_trim(0);
+    heap_trim = 0;
+  }
+#endif
 }
