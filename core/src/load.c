@@ -1136,6 +1136,24 @@ int mxn_dataset_open_collective(MPI_Comm comm, mxn_dataset_t *ds, const char *pa
 /* mxn_load_open() and mxn_load_open_dataset(): `given` is a dataset
  * already opened collectively (taken over, destroyed on failure), or NULL
  * to open `path`. */
+/* Heap a load on one of N ranks will use at least: four times its share
+ * of the connectivity (as 64-bit numbers) plus ids, coordinates and one
+ * step's fields. Its high-water marks were 375-400 bytes per hex element
+ * (1M and 8M hex, 4 fields, N = 4); this gives 329, below them, so the
+ * reserve never raises a load's peak. */
+static size_t heap_estimate(const mxn_structure_t *s, int N) {
+  double conn = 0;
+  for (int b = 0; b < s->num_blocks; b++) {
+    const mxn_block_info_t *bi = &s->blocks[b];
+    conn += bi->poly ? (double)bi->num_conn + (double)bi->num_elements
+                     : (double)bi->num_elements * bi->nodes_per_elem;
+  }
+  double bytes = 4.0 * 8.0 * conn + (double)s->num_elements_sum * (16.0 + 8.0 * s->num_elem_vars) +
+                 (double)s->num_nodes_sum * (24.0 + 8.0 * s->num_node_vars);
+  bytes /= N > 0 ? N : 1;
+  return bytes < (double)SIZE_MAX / 2 ? (size_t)bytes : SIZE_MAX / 2;
+}
+
 static int load_open(MPI_Comm comm, const char *path, mxn_dataset_t *given,
                      const mxn_load_opts_t *opts, mxn_load_t **out, mxn_error_t *err) {
   mxn_load_opts_t defaults;
@@ -1205,6 +1223,7 @@ static int load_open(MPI_Comm comm, const char *path, mxn_dataset_t *given,
   const mxn_structure_t *s = mxn_dataset_structure(ds);
   int M = s->num_files;
   int fbeg = (int)((int64_t)R * M / N), fend = (int)((int64_t)(R + 1) * M / N);
+  mxn__heap_reserve(heap_estimate(s, N));
   ld->st.seconds_open = now() - t0;
 
   /* 2. My files' element domains, published in the directory. */
@@ -1235,8 +1254,10 @@ static int load_open(MPI_Comm comm, const char *path, mxn_dataset_t *given,
       }
     }
   }
+  double TD0 = now();
   if ((status = mxn_directory_create(ld->comm, npub, pub_ids, pub_file, pub_pos, &dir, &e)) != MXN_OK)
     goto done;
+  if (getenv("MXN_TDBG")) fprintf(stderr, "R%d domains %.3f dircreate %.3f\n", R, TD0 - t1, now() - TD0);
   /* Ids stored once over the set (members that do not overlap, the usual
    * case): each element's initial owner is the member that published it
    * and the partition carries each id's member along, so neither the
@@ -1252,6 +1273,7 @@ static int load_open(MPI_Comm comm, const char *path, mxn_dataset_t *given,
       goto done;
     }
     unique = distinct == total;
+    if (getenv("MXN_TDBG")) fprintf(stderr, "R%d distinct done %.3f\n", R, now() - TD0);
     /* The count the set declares (Nemesis) against the distinct ids its
      * members hold: fewer means one id was given to two elements. The
      * same answer on every rank. */
@@ -1609,6 +1631,12 @@ static int load_open(MPI_Comm comm, const char *path, mxn_dataset_t *given,
       }
     }
     ld->st.bytes_needed = b;
+    /* A step's fields once more, as the caller's copies of them: kept
+     * backed when the load's scratch goes. */
+    double fields = (double)pc->num_nodes * s->num_node_vars;
+    for (int k = 0; k < pc->num_blocks; k++)
+      fields += (double)pc->blocks[k].num_elements * s->num_elem_vars;
+    mxn__heap_keep((size_t)(8.0 * fields));
   }
   ld->st.total_elements = 0;
   MPI_Allreduce(&ld->st.owned_elements, &ld->st.total_elements, 1, MPI_INT64_T, MPI_SUM, ld->comm);

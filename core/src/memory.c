@@ -88,6 +88,12 @@ void *mxn__realloc(void *old, size_t bytes) {
 static int heap_holds;
 /* A load's scratch was freed under the hold: hand it back at the end. */
 static int heap_trim;
+/* Bytes kept backed after that trim: the next step's buffers. */
+static size_t heap_keep;
+
+void mxn__heap_keep(size_t bytes) {
+  if (heap_holds > 0 && bytes > heap_keep) heap_keep = bytes;
+}
 
 void mxn__heap_trim_at_release(void) {
   if (heap_holds > 0) heap_trim = 1;
@@ -103,6 +109,21 @@ static int heap_policy_applies(void) {
   return 1;
 #else
   return 0;
+#endif
+}
+
+void mxn__heap_reserve(size_t bytes) {
+#if defined(__GLIBC__) && defined(M_MMAP_THRESHOLD) && defined(M_TRIM_THRESHOLD)
+  /* Under the mmap threshold set by the hold, so it comes from the heap
+   * and stays there once freed. */
+  if (heap_holds <= 0 || bytes < POPULATE_FROM) return;
+  if (bytes > ((size_t)768 << 20)) bytes = (size_t)768 << 20;
+  void *p = malloc(bytes);
+  if (!p) return;
+  advise(p, bytes, 1);
+  free(p);
+#else
+  (void)bytes;
 #endif
 }
 
@@ -129,12 +150,24 @@ void mxn_heap_release(void) {
     /* glibc's adaptive thresholds stop at these (64-bit), and setting one
      * ends the adaptation for good: the ceilings are the nearest to what
      * was before. */
-    (void)mallopt(M_MMAP_THRESHOLD, 32 << 20);
-    (void)mallopt(M_TRIM_THRESHOLD, 64 << 20);
     /* 17 ms after a 1M-hex load on 4 ranks (its scratch: directory,
-     * cover, plan); a step's buffers come back each step, so are kept. */
-    if (heap_trim) (void)malloc_trim(0);
+     * cover, plan); a step's buffers come back each step, so are kept, and
+     * what the first step will need is backed again (huge pages: about a
+     * millisecond for 8 MiB, where faulting them in took ~40 ms). */
+    size_t keep = heap_keep > ((size_t)512 << 20) ? (size_t)512 << 20 : heap_keep;
+    if (heap_trim) {
+      (void)malloc_trim(0);
+      heap_holds = 1; /* still held for the reserve below */
+      mxn__heap_reserve(keep);
+      heap_holds = 0;
+    }
     heap_trim = 0;
+    heap_keep = 0;
+    (void)mallopt(M_MMAP_THRESHOLD, 32 << 20);
+    /* a kept reserve at the heap's top is not trimmed by the next free */
+    size_t trim = (size_t)64 << 20;
+    if (2 * keep > trim) trim = 2 * keep;
+    (void)mallopt(M_TRIM_THRESHOLD, (int)trim);
   }
 #endif
 }

@@ -19,6 +19,10 @@
 
 #include <mxn/mxn.h>
 
+extern "C" {
+#include "alloc.h"  // the core's heap reserve (mxn__heap_reserve, mxn__heap_keep)
+}
+
 namespace {
 
 const uintptr_t kHuge = uintptr_t(2) << 20;
@@ -231,4 +235,42 @@ TEST(Memory, LoadScratchIsHandedBackAtTheLastRelease) {
   const size_t after = ResidentBytes();
   std::free(chunks.back());
   EXPECT_GT(before, after + (n * 3) / 4) << "resident " << before << " -> " << after << " bytes";
+}
+
+// A reserve under the hold backs the heap ahead: the buffers that follow
+// find their pages there.
+TEST(Memory, ReserveBacksTheHeapForTheBuffersThatFollow) {
+  if (!GlibcMallocInUse()) GTEST_SKIP() << "not glibc's malloc";
+  if (HoldTurnedOff()) GTEST_SKIP() << "the environment turns the hold off";
+  const size_t n = size_t(16) << 20;
+  mxn__heap_reserve(n);  // outside a hold: nothing
+  mxn_heap_hold();
+  mxn__heap_reserve(2 * n);
+  auto* q = static_cast<unsigned char*>(std::malloc(n));
+  ASSERT_NE(q, nullptr);
+  const uintptr_t a = (reinterpret_cast<uintptr_t>(q) + 4095) & ~uintptr_t(4095);
+  const size_t resident = ResidentPages(reinterpret_cast<unsigned char*>(a), n - 4096);
+  std::free(q);
+  mxn_heap_release();
+  EXPECT_EQ((n - 4096) / 4096, resident) << "a fresh buffer finds its pages backed";
+}
+
+// After a load's trim, what it asked to keep (a step's buffers) is still
+// backed for the next request; the rest went back to the system.
+TEST(Memory, TrimKeepsWhatTheLoadAskedFor) {
+  if (!GlibcMallocInUse()) GTEST_SKIP() << "not glibc's malloc";
+  if (HoldTurnedOff()) GTEST_SKIP() << "the environment turns the hold off";
+  const size_t n = size_t(8) << 20;
+  mxn_heap_hold();
+  mxn__heap_trim_at_release();
+  mxn__heap_keep(2 * n);
+  mxn_heap_release();
+  mxn_heap_hold();  // the next step's request
+  auto* q = static_cast<unsigned char*>(std::malloc(n));
+  ASSERT_NE(q, nullptr);
+  const uintptr_t a = (reinterpret_cast<uintptr_t>(q) + 4095) & ~uintptr_t(4095);
+  const size_t resident = ResidentPages(reinterpret_cast<unsigned char*>(a), n - 4096);
+  std::free(q);
+  mxn_heap_release();
+  EXPECT_EQ((n - 4096) / 4096, resident) << "the step's buffer is backed already";
 }

@@ -729,6 +729,8 @@ vtkSmartPointer<vtkUnsignedCharArray> GhostArray(vtkIdType n)
   return a;
 }
 
+const double NaN = std::numeric_limits<double>::quiet_NaN();
+
 /** An array of `g` components filled by value(component variable, entry)
  *  for `n` entries; a missing component array (NULL) gives NaN. */
 template <typename Getter>
@@ -739,17 +741,66 @@ vtkSmartPointer<vtkDoubleArray> GroupArray(const VarGroup& g, vtkIdType n, Gette
   a->SetNumberOfComponents(static_cast<int>(g.vars.size()));
   a->SetNumberOfTuples(n);
   AdviseLarge(a);
-  for (size_t c = 0; c < g.vars.size(); ++c)
+  double* out = a->GetPointer(0);
+  const size_t nc = g.vars.size();
+  for (size_t c = 0; c < nc; ++c)
   {
     for (vtkIdType i = 0; i < n; ++i)
     {
-      a->SetTypedComponent(i, static_cast<int>(c), value(g.vars[c], i));
+      out[static_cast<size_t>(i) * nc + c] = value(g.vars[c], i);
     }
   }
   return a;
 }
 
-const double NaN = std::numeric_limits<double>::quiet_NaN();
+/** An array of `g` components for `n` entries, component variable v's
+ *  values being column(v)[index[i]] (column(v)[i] without an index); a
+ *  missing column (NULL) gives NaN. The values are copied column by
+ *  column, a one-component array without index in one memcpy: per step
+ *  this is the reader's share of the time. */
+template <typename Column>
+vtkSmartPointer<vtkDoubleArray> ColumnArray(
+  const VarGroup& g, vtkIdType n, Column column, const int64_t* index)
+{
+  auto a = vtkSmartPointer<vtkDoubleArray>::New();
+  a->SetName(g.name.c_str());
+  a->SetNumberOfComponents(static_cast<int>(g.vars.size()));
+  a->SetNumberOfTuples(n);
+  AdviseLarge(a);
+  double* out = a->GetPointer(0);
+  const size_t nc = g.vars.size();
+  for (size_t c = 0; c < nc; ++c)
+  {
+    const double* vals = column(g.vars[c]);
+    double* o = out + c;
+    if (!vals)
+    {
+      for (vtkIdType i = 0; i < n; ++i)
+      {
+        o[static_cast<size_t>(i) * nc] = NaN;
+      }
+    }
+    else if (index)
+    {
+      for (vtkIdType i = 0; i < n; ++i)
+      {
+        o[static_cast<size_t>(i) * nc] = vals[index[i]];
+      }
+    }
+    else if (nc == 1)
+    {
+      std::memcpy(out, vals, static_cast<size_t>(n) * sizeof(double));
+    }
+    else
+    {
+      for (vtkIdType i = 0; i < n; ++i)
+      {
+        o[static_cast<size_t>(i) * nc] = vals[i];
+      }
+    }
+  }
+  return a;
+}
 
 // Connectivity and ids handed over by the core become vtkIdType arrays as
 // they are.
@@ -1253,7 +1304,9 @@ struct PieceConverter
   // to the grids' arrays (mxn_load_take_block), or null to copy them.
   mxn_load_t* Give;
   std::vector<VarGroup> NodeGroups; // selected ones
-  std::vector<vtkIdType> LocalIndex; // piece node -> grid point, -1 if unused
+  // piece node -> grid point, -1 if unused: made on first use (Local()),
+  // since a time step that reuses the grids' topology needs none
+  std::vector<vtkIdType> LocalIndex;
   std::vector<int64_t> BlockStart;   // first concatenated element index per block
   // Each block's connectivity and element ids: the piece's, or where a
   // grid of an earlier request owns them since the load handed them over
@@ -1271,7 +1324,6 @@ struct PieceConverter
     , Halo(halo)
     , Rank(rank)
     , Give(give)
-    , LocalIndex(static_cast<size_t>(p->num_nodes), -1)
     , HaveFields(p->step >= 0)
   {
     for (int b = 0; b < p->num_blocks; ++b)
@@ -1297,6 +1349,15 @@ struct PieceConverter
     this->BlockStart.push_back(at);
   }
 
+  std::vector<vtkIdType>& Local()
+  {
+    if (this->LocalIndex.empty())
+    {
+      this->LocalIndex.assign(static_cast<size_t>(this->P->num_nodes), -1);
+    }
+    return this->LocalIndex;
+  }
+
   /** Points of the grid: the piece nodes flagged in LocalIndex (>= 0),
    *  numbered in piece order; returns them. Resets LocalIndex to those
    *  numbers. */
@@ -1305,9 +1366,9 @@ struct PieceConverter
     std::vector<int64_t> used;
     for (int64_t n = 0; n < this->P->num_nodes; ++n)
     {
-      if (this->LocalIndex[n] >= 0)
+      if (this->Local()[n] >= 0)
       {
-        this->LocalIndex[n] = static_cast<vtkIdType>(used.size());
+        this->Local()[n] = static_cast<vtkIdType>(used.size());
         used.push_back(n);
       }
     }
@@ -1318,7 +1379,7 @@ struct PieceConverter
   {
     for (int64_t n : used)
     {
-      this->LocalIndex[n] = -1;
+      this->Local()[n] = -1;
     }
   }
 
@@ -1334,10 +1395,12 @@ struct PieceConverter
     }
     for (const auto& g : this->NodeGroups)
     {
-      pd->AddArray(GroupArray(g, npts, [&](int v, vtkIdType i) {
-        const double* vals = v < p->plan_num_node_vars && p->node_vars ? p->node_vars[v] : nullptr;
-        return vals ? vals[used[i]] : NaN;
-      }));
+      pd->AddArray(ColumnArray(
+        g, npts,
+        [&](int v) -> const double* {
+          return v < p->plan_num_node_vars && p->node_vars ? p->node_vars[v] : nullptr;
+        },
+        used.data()));
     }
   }
 
@@ -1355,11 +1418,12 @@ struct PieceConverter
       {
         if (cellSel->ArrayIsEnabled(g.name.c_str()) && g.name != MXN_GHOST_VAR)
         {
-          cd->AddArray(GroupArray(g, ncells, [&](int v, vtkIdType e) {
-            const double* vals =
-              v < this->P->plan_num_elem_vars && pb.elem_vars ? pb.elem_vars[v] : nullptr;
-            return vals ? vals[e] : NaN;
-          }));
+          cd->AddArray(ColumnArray(
+            g, ncells,
+            [&](int v) -> const double* {
+              return v < this->P->plan_num_elem_vars && pb.elem_vars ? pb.elem_vars[v] : nullptr;
+            },
+            nullptr));
         }
       }
     }
@@ -1456,11 +1520,11 @@ struct PieceConverter
         this->Error = m.str();
         for (int64_t j = 0; j < k; ++j)
         {
-          this->LocalIndex[pb.conn[j]] = -1;
+          this->Local()[pb.conn[j]] = -1;
         }
         return nullptr;
       }
-      this->LocalIndex[c] = 0;
+      this->Local()[c] = 0;
     }
     const std::vector<int64_t> used = this->NumberUsedNodes();
     auto grid = this->PointGrid(used);
@@ -1479,7 +1543,7 @@ struct PieceConverter
       }
       for (int64_t k = 0; k < nconn; ++k)
       {
-        conn->SetValue(static_cast<vtkIdType>(k), this->LocalIndex[pb.conn[k]]);
+        conn->SetValue(static_cast<vtkIdType>(k), this->Local()[pb.conn[k]]);
       }
       vtkNew<vtkCellArray> cells;
       cells->SetData(offsets, conn);
@@ -1501,7 +1565,7 @@ struct PieceConverter
         stream.clear();
         for (int64_t c = pb.conn_off[e]; c < pb.conn_off[e + 1]; ++c)
         {
-          pts.push_back(this->LocalIndex[pb.conn[c]]);
+          pts.push_back(this->Local()[pb.conn[c]]);
         }
         const int64_t nf = pb.face_off[e + 1] - pb.face_off[e];
         for (int64_t x = pb.face_off[e]; x < pb.face_off[e + 1]; ++x)
@@ -1517,7 +1581,7 @@ struct PieceConverter
           stream.push_back(static_cast<vtkIdType>(z - a));
           for (int64_t c = a; c < z; ++c)
           {
-            stream.push_back(this->LocalIndex[pf.conn[c]]);
+            stream.push_back(this->Local()[pf.conn[c]]);
           }
         }
         grid->InsertNextCell(VTK_POLYHEDRON, static_cast<vtkIdType>(pts.size()), pts.data(),
@@ -1549,7 +1613,7 @@ struct PieceConverter
           const int64_t* in = pb.conn + e * npe;
           for (int k = 0; k < npe; ++k)
           {
-            out[e * npe + k] = this->LocalIndex[in[map.order.empty() ? k : map.order[k]]];
+            out[e * npe + k] = this->Local()[in[map.order.empty() ? k : map.order[k]]];
           }
         }
       }
@@ -1629,10 +1693,10 @@ struct PieceConverter
     const int* truth = list.truth ? list.truth + q * list.num : nullptr;
     for (const auto& g : GroupVariables(list.names, list.num, truth))
     {
-      cd->AddArray(GroupArray(g, static_cast<vtkIdType>(ps.n), [&](int v, vtkIdType i) {
-        const double* vals = v < ps.num_vars && ps.vars ? ps.vars[v] : nullptr;
-        return vals ? vals[i] : NaN;
-      }));
+      cd->AddArray(ColumnArray(
+        g, static_cast<vtkIdType>(ps.n),
+        [&](int v) -> const double* { return v < ps.num_vars && ps.vars ? ps.vars[v] : nullptr; },
+        nullptr));
     }
   }
 
@@ -1656,9 +1720,9 @@ struct PieceConverter
     std::vector<int64_t> used;
     for (int64_t i = 0; i < ps.n; ++i)
     {
-      if (this->LocalIndex[ps.entries[i]] < 0)
+      if (this->Local()[ps.entries[i]] < 0)
       {
-        this->LocalIndex[ps.entries[i]] = static_cast<vtkIdType>(used.size());
+        this->Local()[ps.entries[i]] = static_cast<vtkIdType>(used.size());
         used.push_back(ps.entries[i]);
       }
     }
@@ -1669,7 +1733,7 @@ struct PieceConverter
     conn->SetNumberOfTuples(n);
     for (vtkIdType i = 0; i < n; ++i)
     {
-      conn->SetValue(i, this->LocalIndex[ps.entries[i]]);
+      conn->SetValue(i, this->Local()[ps.entries[i]]);
     }
     this->ClearUsed(used);
     vtkNew<vtkCellArray> cells;
@@ -1789,7 +1853,7 @@ struct PieceConverter
         blockOf[i] = b;
         for (int k : shapes[i].nodes)
         {
-          this->LocalIndex[k] = 0;
+          this->Local()[k] = 0;
         }
         continue;
       }
@@ -1807,7 +1871,7 @@ struct PieceConverter
       for (int& k : shapes[i].nodes)
       {
         k = static_cast<int>(conn[k]); // now a piece node index
-        this->LocalIndex[k] = 0;
+        this->Local()[k] = 0;
       }
     }
     const std::vector<int64_t> used = this->NumberUsedNodes();
@@ -1821,7 +1885,7 @@ struct PieceConverter
       ptIds.clear();
       for (int k : shapes[i].nodes)
       {
-        ptIds.push_back(this->LocalIndex[k]);
+        ptIds.push_back(this->Local()[k]);
       }
       grid->InsertNextCell(
         shapes[i].vtkType, static_cast<vtkIdType>(ptIds.size()), ptIds.data());
