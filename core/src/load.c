@@ -789,6 +789,16 @@ static int cmp_gid_owner(const void *a, const void *b) {
  * each block holds owned elements, then depth 1, 2, ..., L. */
 void mxn__load_halo_free(mxn_load_halo_t *h, int nb) { halo_free(h, nb); }
 
+/* Whether ghost elements are built from their owners' records (no element
+ * refers to edges or faces, none is a polygon or polyhedron); otherwise
+ * they are read through the id maps, which queries the directory. */
+static int halo_from_owners(const mxn_structure_t *s) {
+  for (int b = 0; b < s->num_blocks; b++)
+    if (s->blocks[b].edges_per_elem > 0 || s->blocks[b].faces_per_elem > 0 || s->blocks[b].poly)
+      return 0;
+  return 1;
+}
+
 int mxn__load_halo(mxn_load_t *ld, const mxn_load_opts_t *opts, mxn_directory_t *dir, int step,
                    mxn_error_t *e) {
   const mxn_structure_t *s = mxn_dataset_structure(ld->ds);
@@ -864,10 +874,7 @@ int mxn__load_halo(mxn_load_t *ld, const mxn_load_opts_t *opts, mxn_directory_t 
     status = mxn_error_set(e, MXN_ERR_NOMEM, "out of memory on rank %d", R);
   /* Elements referring to edges or faces (or polygons, polyhedra) are read
    * through the id maps; all others come from their owners' records. */
-  int from_owners = 1;
-  for (int b = 0; b < nb; b++)
-    if (s->blocks[b].edges_per_elem > 0 || s->blocks[b].faces_per_elem > 0 || s->blocks[b].poly)
-      from_owners = 0;
+  int from_owners = halo_from_owners(s);
   /* Building from records is local: the agreement after the first layer
    * covers what failed so far. The id maps' path queries the directory
    * first, so it agrees now. */
@@ -1294,6 +1301,11 @@ static int load_open(MPI_Comm comm, const char *path, mxn_dataset_t *given,
                              (long long)s->num_elements_global);
     if ((status = mxn_agree(ld->comm, status, &e)) != MXN_OK) goto done;
   }
+  /* Nothing below queries the directory of a set whose ids are stored
+   * once, unless a re-balance keeps it or the ghosts are read through the
+   * id maps: its memory goes before the piece's arrives. */
+  if (unique && !opts->dynamic && (opts->ghost_levels == 0 || halo_from_owners(s)))
+    mxn_directory_destroy(&dir);
 
   /* A node id several members store has the same coordinates in each. */
   {

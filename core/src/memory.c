@@ -112,8 +112,18 @@ static int heap_policy_applies(void) {
 #endif
 }
 
+/* What the caller declared it will allocate after the next load
+ * (mxn_heap_expect), added to that load's reserve. */
+static size_t heap_expected;
+
+void mxn_heap_expect(size_t bytes) {
+  if (heap_holds > 0) heap_expected = bytes < SIZE_MAX - heap_expected ? heap_expected + bytes : SIZE_MAX;
+}
+
 void mxn__heap_reserve(size_t bytes) {
 #if defined(__GLIBC__) && defined(M_MMAP_THRESHOLD) && defined(M_TRIM_THRESHOLD)
+  bytes = bytes < SIZE_MAX - heap_expected ? bytes + heap_expected : SIZE_MAX;
+  heap_expected = 0;
   /* Under the mmap threshold set by the hold, so it comes from the heap
    * and stays there once freed. */
   if (heap_holds <= 0 || bytes < POPULATE_FROM) return;
@@ -163,6 +173,7 @@ void mxn_heap_release(void) {
     }
     heap_trim = 0;
     heap_keep = 0;
+    heap_expected = 0;
     (void)mallopt(M_MMAP_THRESHOLD, 32 << 20);
     /* a kept reserve at the heap's top is not trimmed by the next free */
     size_t trim = (size_t)64 << 20;

@@ -274,3 +274,27 @@ TEST(Memory, TrimKeepsWhatTheLoadAskedFor) {
   mxn_heap_release();
   EXPECT_EQ((n - 4096) / 4096, resident) << "the step's buffer is backed already";
 }
+
+// What a caller declares it will allocate after a load is added to that
+// load's reserve, declarations adding up.
+TEST(Memory, ExpectedBytesJoinTheNextReserve) {
+  if (!GlibcMallocInUse()) GTEST_SKIP() << "not glibc's malloc";
+  if (HoldTurnedOff()) GTEST_SKIP() << "the environment turns the hold off";
+  const size_t n = size_t(16) << 20;
+  // Free heap pages the tests before left backed go back first.
+  mxn_heap_hold();
+  mxn__heap_trim_at_release();
+  mxn_heap_release();
+  mxn_heap_hold();
+  mxn_heap_expect(n);
+  mxn_heap_expect(n);
+  mxn__heap_reserve(0);  // a load too small to reserve for itself
+  auto* q = static_cast<unsigned char*>(std::malloc(n + n / 2));
+  ASSERT_NE(q, nullptr);
+  const uintptr_t a = (reinterpret_cast<uintptr_t>(q) + 4095) & ~uintptr_t(4095);
+  const size_t len = n + n / 2 - 4096;
+  const size_t resident = ResidentPages(reinterpret_cast<unsigned char*>(a), len);
+  std::free(q);
+  mxn_heap_release();
+  EXPECT_EQ(len / 4096, resident) << "the declared 32 MiB were backed ahead";
+}
