@@ -15,6 +15,7 @@
 #include <fstream>
 #include <sstream>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include <mxn/mxn.h>
@@ -172,7 +173,6 @@ bool GlibcMallocInUse() {
   return false;
 #endif
 }
-}  // namespace
 
 // The hold is off by the user's choice (see mxn_heap_hold()).
 bool HoldTurnedOff() {
@@ -181,6 +181,19 @@ bool HoldTurnedOff() {
   return (off && std::strcmp(off, "0") == 0) || (tun && std::strstr(tun, "glibc.malloc.")) ||
          std::getenv("MALLOC_MMAP_THRESHOLD_") || std::getenv("MALLOC_TRIM_THRESHOLD_");
 }
+
+// Allocates n bytes, counts the whole pages inside that are resident
+// before anything writes them, frees them: {resident, whole pages}.
+std::pair<size_t, size_t> ResidentInFreshBuffer(size_t n) {
+  auto* q = static_cast<unsigned char*>(std::malloc(n));
+  if (!q) return {0, 1};
+  const uintptr_t a = (reinterpret_cast<uintptr_t>(q) + 4095) & ~uintptr_t(4095);
+  const size_t len = (reinterpret_cast<uintptr_t>(q) + n - a) & ~size_t(4095);
+  const size_t resident = ResidentPages(reinterpret_cast<unsigned char*>(a), len);
+  std::free(q);
+  return {resident, len / 4096};
+}
+}  // namespace
 
 // Under the hold, a buffer freed and allocated again reuses the pages the
 // first one backed: no fresh mapping, no page to fault in.
@@ -197,13 +210,9 @@ TEST(Memory, HeldHeapReusesTheFreedBuffersPages) {
   volatile unsigned char* vp = p;
   for (size_t i = 0; i < n; i += 4096) vp[i] = 1;
   std::free(p);
-  auto* q = static_cast<unsigned char*>(std::malloc(n));
-  ASSERT_NE(q, nullptr);
-  const uintptr_t a = (reinterpret_cast<uintptr_t>(q) + 4095) & ~uintptr_t(4095);
-  const size_t resident = ResidentPages(reinterpret_cast<unsigned char*>(a), n - 4096);
-  std::free(q);
+  const auto r = ResidentInFreshBuffer(n);
   mxn_heap_release();
-  EXPECT_EQ((n - 4096) / 4096, resident) << "the second buffer reuses the first one's pages";
+  EXPECT_EQ(r.second, r.first) << "the second buffer reuses the first one's pages";
 }
 
 // A load's scratch, freed under the hold, is handed back at the last
@@ -246,13 +255,9 @@ TEST(Memory, ReserveBacksTheHeapForTheBuffersThatFollow) {
   mxn__heap_reserve(n);  // outside a hold: nothing
   mxn_heap_hold();
   mxn__heap_reserve(2 * n);
-  auto* q = static_cast<unsigned char*>(std::malloc(n));
-  ASSERT_NE(q, nullptr);
-  const uintptr_t a = (reinterpret_cast<uintptr_t>(q) + 4095) & ~uintptr_t(4095);
-  const size_t resident = ResidentPages(reinterpret_cast<unsigned char*>(a), n - 4096);
-  std::free(q);
+  const auto r = ResidentInFreshBuffer(n);
   mxn_heap_release();
-  EXPECT_EQ((n - 4096) / 4096, resident) << "a fresh buffer finds its pages backed";
+  EXPECT_EQ(r.second, r.first) << "a fresh buffer finds its pages backed";
 }
 
 // After a load's trim, what it asked to keep (a step's buffers) is still
@@ -266,13 +271,9 @@ TEST(Memory, TrimKeepsWhatTheLoadAskedFor) {
   mxn__heap_keep(2 * n);
   mxn_heap_release();
   mxn_heap_hold();  // the next step's request
-  auto* q = static_cast<unsigned char*>(std::malloc(n));
-  ASSERT_NE(q, nullptr);
-  const uintptr_t a = (reinterpret_cast<uintptr_t>(q) + 4095) & ~uintptr_t(4095);
-  const size_t resident = ResidentPages(reinterpret_cast<unsigned char*>(a), n - 4096);
-  std::free(q);
+  const auto r = ResidentInFreshBuffer(n);
   mxn_heap_release();
-  EXPECT_EQ((n - 4096) / 4096, resident) << "the step's buffer is backed already";
+  EXPECT_EQ(r.second, r.first) << "the step's buffer is backed already";
 }
 
 // What a caller declares it will allocate after a load is added to that
@@ -289,12 +290,7 @@ TEST(Memory, ExpectedBytesJoinTheNextReserve) {
   mxn_heap_expect(n);
   mxn_heap_expect(n);
   mxn__heap_reserve(0);  // a load too small to reserve for itself
-  auto* q = static_cast<unsigned char*>(std::malloc(n + n / 2));
-  ASSERT_NE(q, nullptr);
-  const uintptr_t a = (reinterpret_cast<uintptr_t>(q) + 4095) & ~uintptr_t(4095);
-  const size_t len = n + n / 2 - 4096;
-  const size_t resident = ResidentPages(reinterpret_cast<unsigned char*>(a), len);
-  std::free(q);
+  const auto r = ResidentInFreshBuffer(n + n / 2);
   mxn_heap_release();
-  EXPECT_EQ(len / 4096, resident) << "the declared 32 MiB were backed ahead";
+  EXPECT_EQ(r.second, r.first) << "the declared 32 MiB were backed ahead";
 }

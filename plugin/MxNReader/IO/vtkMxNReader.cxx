@@ -755,16 +755,23 @@ vtkSmartPointer<vtkUnsignedCharArray> GhostArray(vtkIdType n)
 
 const double NaN = std::numeric_limits<double>::quiet_NaN();
 
-/** An array of `g` components filled by value(component variable, entry)
- *  for `n` entries; a missing component array (NULL) gives NaN. */
-template <typename Getter>
-vtkSmartPointer<vtkDoubleArray> GroupArray(const VarGroup& g, vtkIdType n, Getter value)
+/** A named array of `g`'s components for `n` entries, its pages backed. */
+vtkSmartPointer<vtkDoubleArray> NewGroupArray(const VarGroup& g, vtkIdType n)
 {
   auto a = vtkSmartPointer<vtkDoubleArray>::New();
   a->SetName(g.name.c_str());
   a->SetNumberOfComponents(static_cast<int>(g.vars.size()));
   a->SetNumberOfTuples(n);
   AdviseLarge(a);
+  return a;
+}
+
+/** An array of `g` components filled by value(component variable, entry)
+ *  for `n` entries; a missing component array (NULL) gives NaN. */
+template <typename Getter>
+vtkSmartPointer<vtkDoubleArray> GroupArray(const VarGroup& g, vtkIdType n, Getter value)
+{
+  auto a = NewGroupArray(g, n);
   double* out = a->GetPointer(0);
   const size_t nc = g.vars.size();
   for (size_t c = 0; c < nc; ++c)
@@ -786,11 +793,7 @@ template <typename Column>
 vtkSmartPointer<vtkDoubleArray> ColumnArray(
   const VarGroup& g, vtkIdType n, Column column, const int64_t* index)
 {
-  auto a = vtkSmartPointer<vtkDoubleArray>::New();
-  a->SetName(g.name.c_str());
-  a->SetNumberOfComponents(static_cast<int>(g.vars.size()));
-  a->SetNumberOfTuples(n);
-  AdviseLarge(a);
+  auto a = NewGroupArray(g, n);
   double* out = a->GetPointer(0);
   const size_t nc = g.vars.size();
   for (size_t c = 0; c < nc; ++c)
