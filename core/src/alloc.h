@@ -13,6 +13,10 @@ void *mxn__malloc(size_t bytes);
 void *mxn__calloc(size_t n, size_t size);
 void *mxn__realloc(void *old, size_t bytes);
 
+/* Whether mxn_heap_hold() does anything here: glibc, and neither
+ * MXN_HEAP_HOLD=0 nor glibc malloc tunables of the user's own. */
+int mxn__heap_policy_applies(void);
+
 /* Under mxn_heap_hold(): the last release hands the free heap pages back
  * to the system (malloc_trim), for a load's one-off scratch; without it
  * they are kept, as for a step's buffers that come back each step. */

@@ -1261,10 +1261,8 @@ static int load_open(MPI_Comm comm, const char *path, mxn_dataset_t *given,
       }
     }
   }
-  double TD0 = now();
   if ((status = mxn_directory_create(ld->comm, npub, pub_ids, pub_file, pub_pos, &dir, &e)) != MXN_OK)
     goto done;
-  if (getenv("MXN_TDBG")) fprintf(stderr, "R%d domains %.3f dircreate %.3f\n", R, TD0 - t1, now() - TD0);
   /* Ids stored once over the set (members that do not overlap, the usual
    * case): each element's initial owner is the member that published it
    * and the partition carries each id's member along, so neither the
@@ -1280,7 +1278,6 @@ static int load_open(MPI_Comm comm, const char *path, mxn_dataset_t *given,
       goto done;
     }
     unique = distinct == total;
-    if (getenv("MXN_TDBG")) fprintf(stderr, "R%d distinct done %.3f\n", R, now() - TD0);
     /* The count the set declares (Nemesis) against the distinct ids its
      * members hold: fewer means one id was given to two elements. The
      * same answer on every rank. */

@@ -99,7 +99,7 @@ void mxn__heap_trim_at_release(void) {
   if (heap_holds > 0) heap_trim = 1;
 }
 
-static int heap_policy_applies(void) {
+int mxn__heap_policy_applies(void) {
 #if defined(__GLIBC__) && defined(M_MMAP_THRESHOLD) && defined(M_TRIM_THRESHOLD)
   const char *v = getenv("MXN_HEAP_HOLD");
   if (v && strcmp(v, "0") == 0) return 0;
@@ -120,18 +120,25 @@ void mxn_heap_expect(size_t bytes) {
   if (heap_holds > 0) heap_expected = bytes < SIZE_MAX - heap_expected ? heap_expected + bytes : SIZE_MAX;
 }
 
-void mxn__heap_reserve(size_t bytes) {
 #if defined(__GLIBC__) && defined(M_MMAP_THRESHOLD) && defined(M_TRIM_THRESHOLD)
-  bytes = bytes < SIZE_MAX - heap_expected ? bytes + heap_expected : SIZE_MAX;
-  heap_expected = 0;
-  /* Under the mmap threshold set by the hold, so it comes from the heap
-   * and stays there once freed. */
-  if (heap_holds <= 0 || bytes < POPULATE_FROM) return;
+/* Grow the heap by `bytes`, backed at once (huge pages where given), and
+ * leave it free: while the hold's mmap threshold is up, the block comes
+ * from the heap and stays there once freed. */
+static void grow_heap(size_t bytes) {
+  if (bytes < POPULATE_FROM) return;
   if (bytes > ((size_t)768 << 20)) bytes = (size_t)768 << 20;
   void *p = malloc(bytes);
   if (!p) return;
   advise(p, bytes, 1);
   free(p);
+}
+#endif
+
+void mxn__heap_reserve(size_t bytes) {
+#if defined(__GLIBC__) && defined(M_MMAP_THRESHOLD) && defined(M_TRIM_THRESHOLD)
+  bytes = bytes < SIZE_MAX - heap_expected ? bytes + heap_expected : SIZE_MAX;
+  heap_expected = 0;
+  if (heap_holds > 0) grow_heap(bytes);
 #else
   (void)bytes;
 #endif
@@ -139,7 +146,7 @@ void mxn__heap_reserve(size_t bytes) {
 
 void mxn_heap_hold(void) {
   if (heap_holds < 0) return;
-  if (heap_holds == 0 && !heap_policy_applies()) {
+  if (heap_holds == 0 && !mxn__heap_policy_applies()) {
     heap_holds = -1;
     return;
   }
@@ -157,23 +164,21 @@ void mxn_heap_release(void) {
   if (heap_holds <= 0) return;
 #if defined(__GLIBC__) && defined(M_MMAP_THRESHOLD) && defined(M_TRIM_THRESHOLD)
   if (--heap_holds == 0) {
-    /* glibc's adaptive thresholds stop at these (64-bit), and setting one
-     * ends the adaptation for good: the ceilings are the nearest to what
-     * was before. */
-    /* 17 ms after a 1M-hex load on 4 ranks (its scratch: directory,
-     * cover, plan); a step's buffers come back each step, so are kept, and
+    /* A load's scratch goes back (malloc_trim: 17 ms after a 1M-hex load
+     * on 4 ranks); a step's buffers come back each step, so are kept, and
      * what the first step will need is backed again (huge pages: about a
      * millisecond for 8 MiB, where faulting them in took ~40 ms). */
     size_t keep = heap_keep > ((size_t)512 << 20) ? (size_t)512 << 20 : heap_keep;
     if (heap_trim) {
       (void)malloc_trim(0);
-      heap_holds = 1; /* still held for the reserve below */
-      mxn__heap_reserve(keep);
-      heap_holds = 0;
+      grow_heap(keep); /* the hold's thresholds are still set */
     }
     heap_trim = 0;
     heap_keep = 0;
     heap_expected = 0;
+    /* glibc's adaptive thresholds stop at these (64-bit), and setting one
+     * ends the adaptation for good: the ceilings are the nearest to what
+     * was before. */
     (void)mallopt(M_MMAP_THRESHOLD, 32 << 20);
     /* a kept reserve at the heap's top is not trimmed by the next free */
     size_t trim = (size_t)64 << 20;

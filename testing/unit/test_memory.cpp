@@ -175,12 +175,7 @@ bool GlibcMallocInUse() {
 }
 
 // The hold is off by the user's choice (see mxn_heap_hold()).
-bool HoldTurnedOff() {
-  const char* off = std::getenv("MXN_HEAP_HOLD");
-  const char* tun = std::getenv("GLIBC_TUNABLES");
-  return (off && std::strcmp(off, "0") == 0) || (tun && std::strstr(tun, "glibc.malloc.")) ||
-         std::getenv("MALLOC_MMAP_THRESHOLD_") || std::getenv("MALLOC_TRIM_THRESHOLD_");
-}
+bool HoldTurnedOff() { return !mxn__heap_policy_applies(); }
 
 // Allocates n bytes, counts the whole pages inside that are resident
 // before anything writes them, frees them: {resident, whole pages}.

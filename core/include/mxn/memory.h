@@ -52,8 +52,8 @@ void mxn_advise_large(void *p, size_t bytes);
  * through the reader went from 1.27-1.41 s to 1.06-1.18 s, its peak
  * resident size from 442 to 445 MB per rank.
  *
- * mxn_load_open(), mxn_load_open_dataset() and mxn_load_read_step() hold
- * it themselves; a caller that builds on the piece (the reader plugin,
+ * mxn_load_open(), mxn_load_open_dataset(), mxn_load_read_step() and
+ * mxn_load_rebalance() hold it themselves; a caller that builds on the piece (the reader plugin,
  * filling its VTK arrays) may hold it around the whole request. Calls
  * nest; the last release sets glibc's limits to the ceilings its own
  * adaptive policy reaches (buffers from 32 MiB on are mapped, 64 MiB of
@@ -69,6 +69,8 @@ void mxn_advise_large(void *p, size_t bytes);
  * call from the thread that runs the loads (VTK's pipeline thread).
  */
 void mxn_heap_hold(void);
+/** End one mxn_heap_hold(); see there. */
+void mxn_heap_release(void);
 
 /**
  * Under mxn_heap_hold(): declare `bytes` the caller will allocate right
@@ -81,8 +83,6 @@ void mxn_heap_hold(void);
  * are used up by the next load; outside a hold this does nothing.
  */
 void mxn_heap_expect(size_t bytes);
-/** End one mxn_heap_hold(); see there. */
-void mxn_heap_release(void);
 
 #ifdef __cplusplus
 }

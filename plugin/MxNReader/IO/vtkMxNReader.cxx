@@ -1390,12 +1390,13 @@ struct PieceConverter
    *  numbers. */
   std::vector<int64_t> NumberUsedNodes()
   {
+    std::vector<vtkIdType>& local = this->Local();
     std::vector<int64_t> used;
     for (int64_t n = 0; n < this->P->num_nodes; ++n)
     {
-      if (this->Local()[n] >= 0)
+      if (local[n] >= 0)
       {
-        this->Local()[n] = static_cast<vtkIdType>(used.size());
+        local[n] = static_cast<vtkIdType>(used.size());
         used.push_back(n);
       }
     }
@@ -1404,9 +1405,10 @@ struct PieceConverter
 
   void ClearUsed(const std::vector<int64_t>& used)
   {
+    std::vector<vtkIdType>& local = this->Local();
     for (int64_t n : used)
     {
-      this->Local()[n] = -1;
+      local[n] = -1;
     }
   }
 
@@ -1535,6 +1537,7 @@ struct PieceConverter
     // nodes of its faces).
     const int64_t nconn = pb.conn_off ? pb.conn_off[pb.num_elements] : pb.num_elements * npe;
     mxn_gid_t* givenIds = nullptr; // the element ids, if handed over with the connectivity
+    std::vector<vtkIdType>& local = this->Local();
 
     for (int64_t k = 0; k < nconn; ++k)
     {
@@ -1547,11 +1550,11 @@ struct PieceConverter
         this->Error = m.str();
         for (int64_t j = 0; j < k; ++j)
         {
-          this->Local()[pb.conn[j]] = -1;
+          local[pb.conn[j]] = -1;
         }
         return nullptr;
       }
-      this->Local()[c] = 0;
+      local[c] = 0;
     }
     const std::vector<int64_t> used = this->NumberUsedNodes();
     auto grid = this->PointGrid(used);
@@ -1570,7 +1573,7 @@ struct PieceConverter
       }
       for (int64_t k = 0; k < nconn; ++k)
       {
-        conn->SetValue(static_cast<vtkIdType>(k), this->Local()[pb.conn[k]]);
+        conn->SetValue(static_cast<vtkIdType>(k), local[pb.conn[k]]);
       }
       vtkNew<vtkCellArray> cells;
       cells->SetData(offsets, conn);
@@ -1592,7 +1595,7 @@ struct PieceConverter
         stream.clear();
         for (int64_t c = pb.conn_off[e]; c < pb.conn_off[e + 1]; ++c)
         {
-          pts.push_back(this->Local()[pb.conn[c]]);
+          pts.push_back(local[pb.conn[c]]);
         }
         const int64_t nf = pb.face_off[e + 1] - pb.face_off[e];
         for (int64_t x = pb.face_off[e]; x < pb.face_off[e + 1]; ++x)
@@ -1608,7 +1611,7 @@ struct PieceConverter
           stream.push_back(static_cast<vtkIdType>(z - a));
           for (int64_t c = a; c < z; ++c)
           {
-            stream.push_back(this->Local()[pf.conn[c]]);
+            stream.push_back(local[pf.conn[c]]);
           }
         }
         grid->InsertNextCell(VTK_POLYHEDRON, static_cast<vtkIdType>(pts.size()), pts.data(),
@@ -1640,7 +1643,7 @@ struct PieceConverter
           const int64_t* in = pb.conn + e * npe;
           for (int k = 0; k < npe; ++k)
           {
-            out[e * npe + k] = this->Local()[in[map.order.empty() ? k : map.order[k]]];
+            out[e * npe + k] = local[in[map.order.empty() ? k : map.order[k]]];
           }
         }
       }
@@ -1730,6 +1733,7 @@ struct PieceConverter
   /** Node set q: one vertex per node of the set on this piece. */
   vtkSmartPointer<vtkUnstructuredGrid> NodeSet(int q)
   {
+    std::vector<vtkIdType>& local = this->Local();
     const mxn_set_info_t& si = this->S->node_sets[q];
     const mxn_piece_set_t& ps = this->P->node_sets[q];
     for (int64_t i = 0; i < ps.n; ++i)
@@ -1747,9 +1751,9 @@ struct PieceConverter
     std::vector<int64_t> used;
     for (int64_t i = 0; i < ps.n; ++i)
     {
-      if (this->Local()[ps.entries[i]] < 0)
+      if (local[ps.entries[i]] < 0)
       {
-        this->Local()[ps.entries[i]] = static_cast<vtkIdType>(used.size());
+        local[ps.entries[i]] = static_cast<vtkIdType>(used.size());
         used.push_back(ps.entries[i]);
       }
     }
@@ -1760,7 +1764,7 @@ struct PieceConverter
     conn->SetNumberOfTuples(n);
     for (vtkIdType i = 0; i < n; ++i)
     {
-      conn->SetValue(i, this->Local()[ps.entries[i]]);
+      conn->SetValue(i, local[ps.entries[i]]);
     }
     this->ClearUsed(used);
     vtkNew<vtkCellArray> cells;
@@ -1837,6 +1841,7 @@ struct PieceConverter
    *  from the element's topology. */
   vtkSmartPointer<vtkUnstructuredGrid> SideSet(int q)
   {
+    std::vector<vtkIdType>& local = this->Local();
     const mxn_structure_t* s = this->S;
     const mxn_set_info_t& si = s->side_sets[q];
     const mxn_piece_set_t& ps = this->P->side_sets[q];
@@ -1880,7 +1885,7 @@ struct PieceConverter
         blockOf[i] = b;
         for (int k : shapes[i].nodes)
         {
-          this->Local()[k] = 0;
+          local[k] = 0;
         }
         continue;
       }
@@ -1898,7 +1903,7 @@ struct PieceConverter
       for (int& k : shapes[i].nodes)
       {
         k = static_cast<int>(conn[k]); // now a piece node index
-        this->Local()[k] = 0;
+        local[k] = 0;
       }
     }
     const std::vector<int64_t> used = this->NumberUsedNodes();
@@ -1912,7 +1917,7 @@ struct PieceConverter
       ptIds.clear();
       for (int k : shapes[i].nodes)
       {
-        ptIds.push_back(this->Local()[k]);
+        ptIds.push_back(local[k]);
       }
       grid->InsertNextCell(
         shapes[i].vtkType, static_cast<vtkIdType>(ptIds.size()), ptIds.data());
