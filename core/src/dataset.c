@@ -196,8 +196,8 @@ done:
  * the plan in order), and for a pass over more members than the cap the
  * least recently used is the next one needed, so LRU would reopen every
  * member on every pass; closing the most recent keeps the others open and
- * reopens only the excess. */
-static void close_one(mxn_dataset_t *ds, int keep) {
+ * reopens only the excess. 1 if one was closed, 0 if none is open. */
+static int close_one(mxn_dataset_t *ds, int keep) {
   int victim = -1;
   for (int j = 0; j < ds->nfiles; j++)
     if (j != keep && ds->files[j].exoid >= 0 &&
@@ -213,6 +213,7 @@ static void close_one(mxn_dataset_t *ds, int keep) {
       ds->open_count--;
     }
   }
+  return victim >= 0;
 }
 
 /* Byte counts from a damaged header can exceed 64 bits: saturate instead
@@ -405,6 +406,16 @@ static int check_exodus_atts(int ncid, char *why, size_t whylen) {
   return 0;
 }
 
+/* The netCDF id the next nc_open or ex_open will get: netCDF hands out the
+ * lowest free one. Found by creating an in-memory dataset (no file is
+ * written) and dropping it; -1 if that fails. */
+static int next_nc_id(void) {
+  int id;
+  if (nc_create("mxn-next-id", NC_DISKLESS | NC_CLOBBER, &id) != NC_NOERR) return -1;
+  nc_abort(id);
+  return id;
+}
+
 int mxn__file_exoid(mxn_dataset_t *ds, int j, int *exoid) {
   mxn__file_t *f = &ds->files[j];
   f->last_use = ++ds->use_clock;
@@ -412,7 +423,8 @@ int mxn__file_exoid(mxn_dataset_t *ds, int j, int *exoid) {
     *exoid = f->exoid;
     return MXN_OK;
   }
-  if (ds->open_count >= ds->max_open) close_one(ds, j);
+  /* room for the Exodus id and, on a first look, the plain one */
+  while (ds->open_count + (f->nc_checked ? 1 : 2) > ds->max_open && close_one(ds, j)) continue;
   struct stat st;
   if (stat(f->path, &st) != 0)
     return MXN_DS_ERR(ds, MXN_ERR_IO, "%s: cannot open: %s", f->path,
@@ -426,50 +438,44 @@ int mxn__file_exoid(mxn_dataset_t *ds, int j, int *exoid) {
    * Then netCDF opens the file alone: ex_open (Exodus 6.02) leaves a
    * descriptor open when netCDF fails with an errno (a damaged header that
    * asks for too much memory: E2BIG), and prints to stderr for files that
-   * look like HDF5; the core never prints. Once per member: a reopen after
-   * the open-file cap closed it needs no second look. */
-  int probe_id = -1;
+   * look like HDF5; the core never prints. That plain id stays open for
+   * the reads by variable id (mxn__file_ncid). Once per member: a reopen
+   * after the open-file cap closed it needs no second look. */
+  int probe_id = -1, leak_id = -1;
   if (!f->nc_checked) {
-    FILE *probe = fopen(f->path, "rb");
-    if (!probe)
-      return MXN_DS_ERR(ds, MXN_ERR_IO, "%s: cannot open: %s", f->path,
-                        strerror(errno));
-    char magic[4] = {0};
-    size_t got = fread(magic, 1, sizeof magic, probe);
-    fclose(probe);
-    int hdf5 = got == sizeof magic && memcmp(magic, "\211HDF", 4) == 0;
-    char why[200];
-    int bad = mxn__nc3_header_check(f->path, (int64_t)st.st_size, why, sizeof why);
+    char magic[4], why[200];
+    int bad = mxn__nc3_header_check(f->path, (int64_t)st.st_size, magic, why, sizeof why);
     if (bad < 0)
-      return MXN_DS_ERR(ds, MXN_ERR_IO, "%s: cannot read its netCDF header", f->path);
+      return MXN_DS_ERR(ds, MXN_ERR_IO, "%s: cannot open: %s", f->path, why);
     if (bad)
       return MXN_DS_ERR(ds, MXN_ERR_FORMAT,
                         "%s: not a readable Exodus II file (damaged netCDF header: %s)",
                         f->path, why);
-    int ncid, rc = nc_open(f->path, NC_NOWRITE, &ncid);
+    int rc = nc_open(f->path, NC_NOWRITE, &probe_id);
     if (rc != NC_NOERR)
       return MXN_DS_ERR(ds, MXN_ERR_FORMAT,
                         "%s: not a readable Exodus II file (%s open failed: %s; "
                         "truncated or another format?)",
-                        f->path, hdf5 ? "netCDF-4/HDF5" : "netCDF", nc_strerror(rc));
-    bad = check_exodus_atts(ncid, why, sizeof why);
-    nc_close(ncid);
-    if (bad)
+                        f->path, memcmp(magic, "\211HDF", 4) == 0 ? "netCDF-4/HDF5" : "netCDF",
+                        nc_strerror(rc));
+    bad = check_exodus_atts(probe_id, why, sizeof why);
+    if (bad) {
+      nc_close(probe_id);
       return MXN_DS_ERR(ds, MXN_ERR_FORMAT, "%s: not a readable Exodus II file (damaged: %s)",
                         f->path, why);
-    probe_id = ncid;
-    f->nc_checked = 1;
+    }
+    leak_id = next_nc_id();
   }
   int cpu_ws = 8, io_ws = 0;
   float version = 0;
   int id = ex_open(f->path, EX_READ, &cpu_ws, &io_ws, &version);
   if (id < 0) {
     /* ex_open (6.02) does not close the netCDF id it opened when a later
-     * check fails (a damaged header): the file stayed open. netCDF gives a
-     * new open the lowest free id, which is the one the probe just freed;
-     * close it if it is open (else nc_close only answers NC_EBADID). */
+     * check fails (a damaged header): the file stayed open under the id
+     * next_nc_id() foresaw. Close it if it is open (else nc_close only
+     * answers NC_EBADID). */
+    if (leak_id >= 0) nc_close(leak_id);
     if (probe_id >= 0) nc_close(probe_id);
-    f->nc_checked = 0;
     return MXN_DS_ERR(ds, MXN_ERR_FORMAT,
                       "%s: not a readable Exodus II file (netCDF opens it, "
                       "Exodus does not: not Exodus, or a damaged header)",
@@ -480,12 +486,18 @@ int mxn__file_exoid(mxn_dataset_t *ds, int j, int *exoid) {
   if (status == MXN_OK && probe_id >= 0) status = check_var_shapes(ds, f->path, id);
   if (status != MXN_OK) {
     ex_close(id);
+    if (probe_id >= 0) nc_close(probe_id);
     return status;
   }
   /* All ids and counts come back as int64_t, whatever the file stores. */
   ex_set_int64_status(id, EX_ALL_INT64_API);
   f->exoid = id;
   ds->open_count++;
+  if (probe_id >= 0) {
+    f->ncid = probe_id;
+    f->nc_checked = 1;
+    ds->open_count++;
+  }
   ds->io.files_opened++;
   *exoid = id;
   return MXN_OK;
@@ -801,12 +813,16 @@ done:
 
 /* Member j's header as a stream (see above). Returns the member's status;
  * the stream then holds it and its message. */
+/* At most this many global values (steps x variables, 1 MiB) are kept from
+ * member 0's summary; beyond it each step reads its own. */
+#define GLOB_KEEP 131072
+
 static int summarize_member(mxn_dataset_t *ds, int j, wbuf_t *w) {
   mxn__file_t *f = &ds->files[j];
   int status = MXN_OK, exoid;
   char(*names)[MXN_NAME_LEN] = NULL;
-  double *times = NULL;
-  int *truth = NULL;
+  double *times = NULL, *glob = NULL;
+  int *truth = NULL, n_glob = 0;
   int64_t *ids = NULL;
   wbuf_t body = {0};
   MXN_CHECK(mxn__file_exoid(ds, j, &exoid));
@@ -973,6 +989,25 @@ static int summarize_member(mxn_dataset_t *ds, int j, wbuf_t *w) {
   }
   w_i64(&body, nt);
   for (int k = 0; k < nt; k++) w_f64(&body, times[k]);
+  /* Member 0 also gives its global variables at every step, where they fit
+   * in GLOB_KEEP values: a step's read then takes them from the dataset and
+   * no rank opens member 0 for them (the load's ranks each opened it once
+   * per step before). 0 values: not kept, read per step as before. */
+  int64_t nglob = 0;
+  if (j == 0 && nt > 0 && ex_get_variable_param(exoid, EX_GLOBAL, &n_glob) >= 0 && n_glob > 0 &&
+      (int64_t)n_glob * nt <= GLOB_KEEP) {
+    int varid;
+    size_t start[2] = {0, 0}, count[2] = {(size_t)nt, (size_t)n_glob};
+    MXN_ALLOC(glob, (int64_t)n_glob * nt);
+    if (nc_inq_varid(exoid, "vals_glo_var", &varid) == NC_NOERR &&
+        nc_get_vara_double(exoid, varid, start, count, glob) == NC_NOERR) {
+      nglob = (int64_t)n_glob * nt;
+      ds->io.read_calls++;
+      ds->io.bytes_read += nglob * (int64_t)sizeof(double);
+    }
+  }
+  w_i64(&body, nglob);
+  for (int64_t k = 0; k < nglob; k++) w_f64(&body, glob[k]);
   /* Id maps present. */
   w_i64(&body, has_nc_var(exoid, "node_num_map"));
   w_i64(&body, has_nc_var(exoid, "elem_num_map"));
@@ -1017,6 +1052,7 @@ done:
   free(body.p);
   free(names);
   free(times);
+  free(glob);
   free(truth);
   free(ids);
   return status;
@@ -1309,6 +1345,18 @@ static int merge_member(mxn_dataset_t *ds, int j, const char *buf, size_t len) {
                             f->path, k + 1, times[k], ds->files[0].path, s->times[k]);
         goto done;
       }
+  }
+
+  /* Member 0's global variables at every step, when it kept them. */
+  int64_t nglob = r_i64(r);
+  if (r->bad || nglob < 0 || (size_t)nglob > (r->n - r->at) / sizeof(double) ||
+      (j > 0 && nglob > 0) || (nglob > 0 && nt > 0 && nglob % nt != 0))
+    goto bad;
+  if (nglob > 0 && nt > 0) {
+    free(ds->glob_vals);
+    MXN_ALLOC(ds->glob_vals, nglob);
+    for (int64_t k = 0; k < nglob; k++) ds->glob_vals[k] = r_f64(r);
+    ds->glob_nvars = (int)(nglob / nt);
   }
 
   /* Id maps. */
@@ -1664,6 +1712,7 @@ void mxn_dataset_destroy(mxn_dataset_t **pds) {
     mxn__file_domain_free(f->dom);
   }
   free(ds->files);
+  free(ds->glob_vals);
   free_structure(&ds->s);
   free(ds);
   *pds = NULL;

@@ -1634,7 +1634,11 @@ int mxn_piece_read_step(mxn_dataset_t *ds, mxn_piece_t *piece, int step) {
       }
     }
   }
-  if (s->num_global_vars > 0) {
+  if (s->num_global_vars > 0 && ds->glob_vals && ds->glob_nvars == s->num_global_vars) {
+    /* kept from member 0's summary: nothing to open */
+    memcpy(piece->global_vars, ds->glob_vals + (int64_t)step * s->num_global_vars,
+           (size_t)s->num_global_vars * sizeof(double));
+  } else if (s->num_global_vars > 0) {
     MXN_CHECK(mxn__file_exoid(ds, 0, &exoid));
     if (ex_get_glob_vars(exoid, step + 1, s->num_global_vars, piece->global_vars) < 0) {
       status = MXN_DS_ERR(ds, MXN_ERR_IO, "%s: cannot read global variables at step %d",

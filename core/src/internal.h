@@ -137,6 +137,11 @@ struct mxn_dataset {
   int opened;
   int vars_from[MXN__NV];    /* member that defined each family's names */
   int max_open;            /* open-file cap, from RLIMIT_NOFILE */
+  /* Member 0's global variables at every step, [step * glob_nvars + v],
+   * read with its summary (NULL when there are none or too many to keep):
+   * a time step then needs no rank to open member 0 for them. */
+  double *glob_vals;
+  int glob_nvars;
 };
 
 /* Exodus id of member j, opening it if needed (LRU-capped). */

@@ -7,6 +7,7 @@
 
 #include "alloc.h"
 
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -25,11 +26,15 @@ typedef struct {
   size_t whylen;
 } nc3_t;
 
-/* Make n more bytes available at pos; 0 when the file has no more. */
+/* Make n more bytes available at pos; 0 when the file has no more. The
+ * buffer grows by doubling from 8 KiB: a header is a few KiB, and reading
+ * far past it cost more than the walk for a dataset of many small members
+ * (the copy lands in pages touched for the first time). */
 static int avail(nc3_t *r, uint64_t n) {
   if (n > r->size || r->pos > r->size - n) return 0;
   if (r->pos + n <= r->have) return 1;
-  uint64_t want = r->pos + n + 65536;
+  uint64_t want = r->have < 4096 ? 8192 : 2 * r->have;
+  if (want < r->pos + n) want = r->pos + n;
   if (want > r->size) want = r->size;
   if (want > r->cap) {
     unsigned char *b = mxn__realloc(r->buf, (size_t)want);
@@ -174,10 +179,16 @@ static int walk(nc3_t *r) {
   return 0;
 }
 
-int mxn__nc3_header_check(const char *path, int64_t size, char *why, size_t whylen) {
+int mxn__nc3_header_check(const char *path, int64_t size, char magic[4], char *why,
+                          size_t whylen) {
   if (whylen) why[0] = 0;
+  memset(magic, 0, 4);
   FILE *f = fopen(path, "rb");
-  if (!f) return -1;
+  if (!f) {
+    if (whylen) snprintf(why, whylen, "%s", strerror(errno));
+    return -1;
+  }
+  setvbuf(f, NULL, _IONBF, 0); /* reads go straight into r.buf */
   nc3_t r;
   memset(&r, 0, sizeof r);
   r.f = f;
@@ -186,12 +197,14 @@ int mxn__nc3_header_check(const char *path, int64_t size, char *why, size_t whyl
   r.whylen = whylen;
   int rc = 0;
   int a = avail(&r, 4);
+  if (a == 1) memcpy(magic, r.buf, 4);
   if (a == 1 && !memcmp(r.buf, "CDF", 3) && (r.buf[3] == 1 || r.buf[3] == 2 || r.buf[3] == 5)) {
     r.wide = r.buf[3] == 5;
     r.off64 = r.buf[3] != 1;
     r.pos = 4;
     rc = walk(&r);
   } else if (a < 0) {
+    if (whylen) snprintf(why, whylen, "%s", errno ? strerror(errno) : "read error");
     rc = -1;
   }
   free(r.buf);

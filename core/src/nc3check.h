@@ -13,11 +13,15 @@
  * netCDF 4.9.0 trusts these counts: a damaged header made nc_open allocate
  * gigabytes or crash (found by testing/fuzz/fuzz_dataset). Data offsets
  * are not checked here (a truncated file has its own message).
+ * \param [out] magic  the file's first four bytes (zeros where it is shorter),
+ *                    so the caller can name the format without reading again
  * \param [out] why  on failure: what is wrong, e.g. "variable 3: 70000 dimensions"
  * \return 0 when the header is sound or the file is not netCDF-3 (HDF5,
- *         other: netCDF decides); 1 when it is damaged; -1 if it cannot be read.
+ *         other: netCDF decides); 1 when it is damaged; -1 if it cannot be read (why:
+ *         the system's reason, e.g. "Permission denied").
  *         Local.
  */
-int mxn__nc3_header_check(const char *path, int64_t size, char *why, size_t whylen);
+int mxn__nc3_header_check(const char *path, int64_t size, char magic[4], char *why,
+                          size_t whylen);
 
 #endif /* MXN_NC3CHECK_H */

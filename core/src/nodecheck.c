@@ -118,10 +118,29 @@ done:
   return status;
 }
 
-static int cmp_file_pos(const void *a, const void *b) {
-  const copy_t *x = a, *y = b;
-  if (x->file != y->file) return (x->file > y->file) - (x->file < y->file);
-  return (x->pos > y->pos) - (x->pos < y->pos);
+/* Order copies[0..n) by member, then position: a radix sort of (key,
+ * index) pairs and one permutation (qsort with a comparator took a third of
+ * the check for a thousand small members). Positions fit in 40 bits. */
+static int sort_file_pos(copy_t **copies, int64_t n) {
+  struct {
+    int64_t key, at;
+  } *order = mxn__malloc(((size_t)n + 1) * sizeof *order);
+  copy_t *out = mxn__malloc(((size_t)n + 1) * sizeof *out);
+  int status = order && out ? MXN_OK : MXN_ERR_NOMEM;
+  for (int64_t i = 0; status == MXN_OK && i < n; i++) {
+    order[i].key = (int64_t)(*copies)[i].file << 40 | (*copies)[i].pos;
+    order[i].at = i;
+  }
+  if (status == MXN_OK) status = mxn__radix_sort(order, n, sizeof *order);
+  for (int64_t i = 0; status == MXN_OK && i < n; i++) out[i] = (*copies)[order[i].at];
+  free(order);
+  if (status != MXN_OK) {
+    free(out);
+    return status;
+  }
+  free(*copies);
+  *copies = out;
+  return MXN_OK;
 }
 
 static int same(double a, double b, double tol) {
@@ -206,8 +225,8 @@ int mxn__check_shared_nodes(MPI_Comm comm, mxn_dataset_t *ds, int fbeg, int fend
 
   /* 3. Holders read the copies asked for, member by member, and send them
    * home. */
+  if (status == MXN_OK) status = sort_file_pos(&asked, nasked);
   if (status == MXN_OK) {
-    qsort(asked, (size_t)nasked, sizeof *asked, cmp_file_pos);
     back = asked;
     nback = nasked;
     asked = NULL;

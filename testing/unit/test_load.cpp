@@ -891,3 +891,34 @@ TEST(Load, MoreRanksThanElements) {
 }
 
 }  // namespace
+
+namespace {
+
+// Global variables come with member 0's summary, so no rank opens a member
+// outside its cover for them: with `files` every rank opens exactly the
+// members it reads, whatever step it reads, and the values are the
+// generator's (step_index = k, time_sq = t_k^2).
+TEST(Load, GlobalVariablesNeedNoExtraMember) {
+  std::string path = resolve("gen/hex/M7");
+  ASSERT_FALSE(path.empty());
+  mxn_load_opts_t o;
+  mxn_load_opts_init(&o);
+  o.method = MXN_PART_FILES;
+  mxn_load_t *ld = nullptr;
+  mxn_error_t err;
+  ASSERT_EQ(MXN_OK, mxn_load_open(MPI_COMM_WORLD, path.c_str(), &o, &ld, &err)) << err.msg;
+  const mxn_structure_t *s = mxn_load_structure(ld);
+  ASSERT_EQ(2, s->num_global_vars);
+  ASSERT_GE(s->num_times, 2);
+  for (int t = s->num_times - 1; t >= 0; t--) {
+    ASSERT_EQ(MXN_OK, mxn_load_read_step(ld, t, &err)) << err.msg;
+    const mxn_piece_t *pc = mxn_load_piece(ld);
+    EXPECT_EQ(t, pc->global_vars[0]) << "step_index at step " << t + 1;
+    EXPECT_EQ(s->times[t] * s->times[t], pc->global_vars[1]) << "time_sq at step " << t + 1;
+  }
+  mxn_load_stats_t st = mxn_load_stats(ld);
+  EXPECT_EQ(st.cover_files, st.files_opened) << "rank " << mpi_rank();
+  mxn_load_close(&ld);
+}
+
+}  // namespace
