@@ -186,9 +186,11 @@ def main():
     if loads:
         w("1-minute load average at the start of the runs: median %.1f, max %.1f on %s cores. "
           "%s" % (statistics.median(loads), max(loads), envs[0].get("nproc") if envs else "?",
-                  "**The machine was shared and loaded: times are inflated and noisy; rerun "
-                  "on a quiet machine for the real figures.** Memory, bytes and files do not "
-                  "depend on the load." if statistics.median(loads) > 1.5 else ""))
+                  "The average decays over a minute, so it still counts the previous runs' "
+                  "own ranks (up to 8 processes on these cores) besides any other work on "
+                  "the machine: it cannot tell the two apart. **Times are noisy (see the "
+                  "ranges); compare variants within one run.** Memory, bytes and files do "
+                  "not depend on the load." if statistics.median(loads) > 1.5 else ""))
         w("")
 
     # Key configuration
