@@ -48,11 +48,11 @@
     (ptr) = NULL;     \
   } while (0)
 
-/* Most netCDF ids kept open at once (a member open for reading holds two:
- * its Exodus id and a buffered one); the actual cap also stays under half
- * of `ulimit -n`, so sets of thousands of members open fine. A member
- * beyond the cap is closed and opened again on each pass over the set:
- * at 512, one rank reading 1024 members opened them 8,250 times. */
+/* Most member files kept open at once (one netCDF id each); the actual
+ * cap also stays under half of `ulimit -n`, so sets of thousands of
+ * members open fine. A member beyond the cap is closed and opened again
+ * on each pass over the set: at 256, one rank reading 1024 members opened
+ * them 8,250 times. */
 #define MXN__MAX_OPEN_FILES 4096
 
 /* Entity kinds with global ids. The first three are organised in blocks
@@ -113,7 +113,6 @@ typedef struct mxn__sets {
 typedef struct mxn__file {
   char *path;
   int exoid;               /* -1 while closed */
-  int ncid;                /* plain netCDF id for reads by variable, -1 while closed */
   int64_t open_size;       /* its size in bytes when it was opened */
   int nc_checked;          /* its header passed mxn__file_exoid's checks, here or (a
                               collective open) on the rank that summarised it */
@@ -149,11 +148,10 @@ struct mxn_dataset {
 
 /* Exodus id of member j, opening it if needed (LRU-capped). */
 int mxn__file_exoid(mxn_dataset_t *ds, int j, int *exoid);
-/* A second, plain netCDF id of member j (read-only, buffered), for reads by
- * netCDF variable id: Exodus opens members with NC_SHARE, where netCDF reads
- * every call from the file (lseek + read per entry of a strided read, 0.5
- * to 0.7 us each, against 0.07 to 0.1 us through a buffered id). Opened
- * after mxn__file_exoid's checks, closed with it; counts against the cap. */
+/* Member j's netCDF id for reads by netCDF variable id: its Exodus id,
+ * which mxn__file_exoid opens without NC_SHARE, so netCDF buffers the
+ * reads (in share mode every call went to the file: lseek + read per
+ * entry of a strided read, 0.5 to 0.7 us each, against 0.07 to 0.1 us). */
 int mxn__file_ncid(mxn_dataset_t *ds, int j, int *ncid);
 /* Members still open from earlier reads are checked again before a later
  * time step is read: a member cut short since it was opened would read as

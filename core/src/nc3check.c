@@ -24,6 +24,9 @@ typedef struct {
   int off64;  /* 64-bit offset or CDF5: 8-byte begins */
   char *why;
   size_t whylen;
+  int exo_bad;                  /* the attribute rules below were broken */
+  char last[NC3_MAX_NAME + 1];  /* the name name() read last */
+  char var[NC3_MAX_NAME + 1];   /* the variable whose attributes are read */
 } nc3_t;
 
 /* Make n more bytes available at pos; 0 when the file has no more. The
@@ -88,12 +91,51 @@ static uint64_t pad4(uint64_t n) { return (n + 3) / 4 * 4; }
     if (a_ == 0) FAIL(__VA_ARGS__);                      \
   } while (0)
 
+/* A name, kept in r->last. */
 static int name(nc3_t *r, const char *what, uint64_t k) {
   uint64_t len;
   NEED(get_n(r, &len), "%s %llu: name cut off", what, (unsigned long long)k);
   if (len == 0 || len > NC3_MAX_NAME)
     FAIL("%s %llu: name of %llu characters", what, (unsigned long long)k, (unsigned long long)len);
-  NEED(skip(r, pad4(len)), "%s %llu: name cut off", what, (unsigned long long)k);
+  NEED(avail(r, pad4(len)), "%s %llu: name cut off", what, (unsigned long long)k);
+  memcpy(r->last, r->buf + r->pos, (size_t)len);
+  r->last[len] = 0;
+  r->pos += pad4(len);
+  return 0;
+}
+
+/* Exodus 6.02 reads these attributes whole into fixed buffers: the numeric
+ * global ones into scalars (ex_open, ex_inquire_int), the title into 81
+ * bytes, element and entity types into 33 (NUL included). A damaged file
+ * with longer ones made Exodus overwrite its stack ("stack smashing
+ * detected" in ex_inquire_int, found by fuzz_dataset). Checked here, where
+ * the walk sees every attribute, rather than by name lookups through netCDF
+ * after a second parse of the header. 1 and r->why when one is broken. */
+static int exodus_attr(nc3_t *r, int global, uint64_t nv) {
+  static const char *const scalar[] = {"api_version", "api version", "version", "file_size",
+                                       "floating_point_word_size", "floating point word size",
+                                       "maximum_name_length", "int64_status"};
+  static const char *const types[] = {"elem_type", "entity_type1", "entity_type2"};
+  if (global) {
+    for (size_t k = 0; k < sizeof scalar / sizeof *scalar; k++)
+      if (nv != 1 && !strcmp(r->last, scalar[k])) {
+        snprintf(r->why, r->whylen, "global attribute '%s' holds %llu values, not 1", scalar[k],
+                 (unsigned long long)nv);
+        return 1;
+      }
+    /* lengths count the terminating NUL Exodus writes */
+    if (nv > 81 && !strcmp(r->last, "title")) {
+      snprintf(r->why, r->whylen, "a title of %llu characters (at most 81)", (unsigned long long)nv);
+      return 1;
+    }
+    return 0;
+  }
+  for (size_t k = 0; k < sizeof types / sizeof *types; k++)
+    if (nv > 33 && !strcmp(r->last, types[k])) {
+      snprintf(r->why, r->whylen, "attribute '%s' of '%s' has %llu characters (at most 33)",
+               types[k], r->var, (unsigned long long)nv);
+      return 1;
+    }
   return 0;
 }
 
@@ -137,6 +179,9 @@ static int attrs(nc3_t *r, const char *owner, uint64_t k) {
            (unsigned long long)k, (unsigned long long)a, (unsigned long long)nv);
     NEED(skip(r, pad4(nv * ts)), "%s %llu: attribute %llu cut off", owner,
          (unsigned long long)k, (unsigned long long)a);
+    /* the first broken Exodus attribute is kept; the walk goes on, as a
+     * damaged netCDF header is the worse fault */
+    if (!r->exo_bad && exodus_attr(r, !strcmp(owner, "global"), nv)) r->exo_bad = 1;
   }
   return 0;
 }
@@ -158,6 +203,7 @@ static int walk(nc3_t *r) {
   if (rc) return rc;
   for (uint64_t v = 0; v < nvars; v++) {
     if ((rc = name(r, "variable", v))) return rc;
+    memcpy(r->var, r->last, sizeof r->var);
     uint64_t nd, id, t, vsize, begin;
     NEED(get_n(r, &nd), "variable %llu cut off", (unsigned long long)v);
     if (nd > NC3_MAX_DIMS)
@@ -203,6 +249,8 @@ int mxn__nc3_header_check(const char *path, int64_t size, char magic[4], char *w
     r.off64 = r.buf[3] != 1;
     r.pos = 4;
     rc = walk(&r);
+    if (rc == 0 && r.exo_bad) rc = 2;
+    else if (rc == 0) rc = 3;
   } else if (a < 0) {
     if (whylen) snprintf(why, whylen, "%s", errno ? strerror(errno) : "read error");
     rc = -1;

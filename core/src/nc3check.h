@@ -16,9 +16,15 @@
  * \param [out] magic  the file's first four bytes (zeros where it is shorter),
  *                    so the caller can name the format without reading again
  * \param [out] why  on failure: what is wrong, e.g. "variable 3: 70000 dimensions"
- * \return 0 when the header is sound or the file is not netCDF-3 (HDF5,
- *         other: netCDF decides); 1 when it is damaged; -1 if it cannot be read (why:
- *         the system's reason, e.g. "Permission denied").
+ * The walk also checks the attributes Exodus 6.02 reads into fixed buffers
+ * (the numeric global ones hold one value, the title at most 81
+ * characters, element and entity types at most 33).
+ * \return 3 when the file is netCDF-3 and its header is sound, Exodus
+ *         attributes included; 0 when it is not netCDF-3 (HDF5, other:
+ *         netCDF decides); 1 when the netCDF header is damaged; 2 when it is
+ *         sound but an Exodus attribute is not (why says which); -1 if it
+ *         cannot be read (why: the system's reason, e.g. "Permission
+ *         denied").
  *         Local.
  */
 int mxn__nc3_header_check(const char *path, int64_t size, char magic[4], char *why,

@@ -26,6 +26,10 @@
 
 #include "mxn/mxn.h"
 
+#include <netcdf.h>
+
+#include "test_support.h"
+
 namespace fs = std::filesystem;
 
 namespace {
@@ -633,6 +637,37 @@ TEST(DatasetErrors, NetcdfButNotExodus) {
   fs::path dir = TestDir();
   WriteBytes(dir / "plain.nc", TinyNetcdf());
   ExpectOpenError((dir / "plain.nc").string(), MXN_ERR_FORMAT, (dir / "plain.nc").string());
+}
+
+// Attributes Exodus 6.02 reads into fixed buffers, too long for them in an
+// otherwise sound netCDF-3 file (a stack overwrite in Exodus, found by
+// fuzz_dataset): refused on open with what is wrong, before Exodus sees
+// the file; the header walk finds them, so no netCDF open is needed.
+TEST(DatasetErrors, ExodusAttributesTooLong) {
+  fs::path dir = TestDir();
+  const std::string good = mxntest::generate(dir.string(), "good.e", "--type hex --dims 2 2 1 --steps 1");
+  auto damaged = [&](const std::string &name, int var_of_connect1, size_t len) {
+    fs::path p = dir / name;
+    fs::copy_file(good, p, fs::copy_options::overwrite_existing);
+    int nc, var = NC_GLOBAL;
+    EXPECT_EQ(NC_NOERR, nc_open(p.c_str(), NC_WRITE, &nc));
+    if (var_of_connect1) EXPECT_EQ(NC_NOERR, nc_inq_varid(nc, "connect1", &var));
+    EXPECT_EQ(NC_NOERR, nc_redef(nc));
+    std::string text(len, 'X');
+    EXPECT_EQ(NC_NOERR, nc_put_att_text(nc, var, var_of_connect1 ? "elem_type" : "title", len, text.c_str()));
+    EXPECT_EQ(NC_NOERR, nc_close(nc));
+    return p.string();
+  };
+  const std::string title = damaged("title.e", 0, 120);
+  ExpectOpenError(title, MXN_ERR_FORMAT, title);
+  ExpectOpenError(title, MXN_ERR_FORMAT, "a title of 120 characters (at most 81)");
+  const std::string type = damaged("type.e", 1, 40);
+  ExpectOpenError(type, MXN_ERR_FORMAT, "attribute 'elem_type' of 'connect1' has 40 characters (at most 33)");
+  // At the limits both open.
+  for (const std::string &ok : {damaged("title81.e", 0, 81), damaged("type33.e", 1, 33)}) {
+    Ds d;
+    EXPECT_EQ(MXN_OK, d.Open(ok)) << d.Msg();
+  }
 }
 
 TEST(DatasetErrors, TruncatedHeader) {
