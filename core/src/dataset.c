@@ -808,12 +808,12 @@ done:
   return status;
 }
 
-/* Member j's header as a stream (see above). Returns the member's status;
- * the stream then holds it and its message. */
 /* At most this many global values (steps x variables, 1 MiB) are kept from
  * member 0's summary; beyond it each step reads its own. */
 #define GLOB_KEEP 131072
 
+/* Member j's header as a stream (see above). Returns the member's status;
+ * the stream then holds it and its message. */
 static int summarize_member(mxn_dataset_t *ds, int j, wbuf_t *w) {
   mxn__file_t *f = &ds->files[j];
   int status = MXN_OK, exoid;
