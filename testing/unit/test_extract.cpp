@@ -323,3 +323,41 @@ TEST(ExtractMask, OnlyFlaggedMembersAreRead) {
 }
 
 }  // namespace
+
+namespace {
+
+// Global variables at every step: kept from member 0's summary when they
+// fit (up to 131072 values), read per step from member 0 when they do not
+// (here 66000 steps x 2 variables). Both give the generator's values
+// (step_index = k, time_sq = t_k^2), for a single file and for a split set.
+TEST(ExtractGlobals, KeptOrReadPerStepGiveTheSameValues) {
+  std::string dir = mxntest::tmpdir("extract_globals");
+  for (int steps : {3, 66000}) {
+    std::string mesh = mxntest::generate(dir, "g" + std::to_string(steps) + ".e",
+                                         "--type hex --dims 2 1 1 --steps " + std::to_string(steps));
+    std::string set = dir + "/s" + std::to_string(steps) + ".e";
+    mxn_error_t err;
+    ASSERT_EQ(MXN_OK, mxn_split(mesh.c_str(), set.c_str(), 2, MXN_PART_LINEAR, nullptr, nullptr, &err))
+        << err.msg;
+    for (const std::string &path : {mesh, set}) {
+      SCOPED_TRACE(path);
+      mxn_dataset_t *ds = nullptr;
+      mxn_piece_t *pc = nullptr;
+      ASSERT_EQ(MXN_OK, mxn_dataset_create(&ds));
+      ASSERT_EQ(MXN_OK, mxn_dataset_open(ds, path.c_str())) << mxn_dataset_errmsg(ds);
+      ASSERT_EQ(MXN_OK, mxn_extract(ds, nullptr, nullptr, &pc)) << mxn_dataset_errmsg(ds);
+      const mxn_structure_t *s = mxn_dataset_structure(ds);
+      ASSERT_EQ(steps, s->num_times);
+      ASSERT_EQ(2, s->num_global_vars);
+      for (int t : {0, steps / 2, steps - 1}) {
+        ASSERT_EQ(MXN_OK, mxn_piece_read_step(ds, pc, t)) << mxn_dataset_errmsg(ds);
+        EXPECT_EQ(double(t), pc->global_vars[0]) << "step " << t + 1;
+        EXPECT_EQ(s->times[t] * s->times[t], pc->global_vars[1]) << "step " << t + 1;
+      }
+      mxn_piece_destroy(&pc);
+      mxn_dataset_destroy(&ds);
+    }
+  }
+}
+
+}  // namespace
