@@ -366,38 +366,27 @@ static int check_var_shapes(mxn_dataset_t *ds, const char *path, int ncid) {
 }
 
 
-/* Exodus 6.02 reads these attributes whole into fixed buffers: the numeric
- * global ones into scalars (ex_open, ex_inquire_int), the title into 81
- * bytes, element and entity types into 33 (NUL included). A damaged file with longer ones
- * made Exodus overwrite its stack ("stack smashing detected" in
- * ex_inquire_int, found by fuzz_dataset). 0 if sound, else a reason. */
+/* The attributes of an open netCDF file (one that is not netCDF-3, whose
+ * header walk checks them) against what Exodus 6.02 can hold
+ * (mxn__exodus_att_check), global ones first, then each variable's in
+ * order, as the walk meets them. 0 if sound, else 1 and a reason. */
 static int check_exodus_atts(int ncid, char *why, size_t whylen) {
-  static const char *const scalar[] = {"api_version", "api version", "version", "file_size",
-                                       "floating_point_word_size", "floating point word size",
-                                       "maximum_name_length", "int64_status"};
-  size_t len;
-  for (size_t k = 0; k < sizeof scalar / sizeof *scalar; k++)
-    if (nc_inq_attlen(ncid, NC_GLOBAL, scalar[k], &len) == NC_NOERR && len != 1) {
-      snprintf(why, whylen, "global attribute '%s' holds %zu values, not 1", scalar[k], len);
-      return 1;
-    }
-  /* lengths count the terminating NUL Exodus writes */
-  if (nc_inq_attlen(ncid, NC_GLOBAL, "title", &len) == NC_NOERR && len > 81) {
-    snprintf(why, whylen, "a title of %zu characters (at most 81)", len);
-    return 1;
-  }
   int nvars = 0;
   if (nc_inq_nvars(ncid, &nvars) != NC_NOERR) return 0;
-  static const char *const types[] = {"elem_type", "entity_type1", "entity_type2"};
-  for (int v = 0; v < nvars; v++)
-    for (size_t k = 0; k < sizeof types / sizeof *types; k++)
-      if (nc_inq_attlen(ncid, v, types[k], &len) == NC_NOERR && len > 33) {
-        char name[NC_MAX_NAME + 1] = "";
-        nc_inq_varname(ncid, v, name);
-        snprintf(why, whylen, "attribute '%s' of '%s' has %zu characters (at most 33)", types[k],
-                 name, len);
+  for (int v = NC_GLOBAL; v < nvars; v++) {
+    char var[NC_MAX_NAME + 1] = "", att[NC_MAX_NAME + 1];
+    int natts = 0;
+    if ((v >= 0 && nc_inq_varname(ncid, v, var) != NC_NOERR) ||
+        nc_inq_varnatts(ncid, v, &natts) != NC_NOERR)
+      continue;
+    for (int k = 0; k < natts; k++) {
+      size_t len;
+      if (nc_inq_attname(ncid, v, k, att) == NC_NOERR &&
+          nc_inq_attlen(ncid, v, att, &len) == NC_NOERR &&
+          mxn__exodus_att_check(v >= 0 ? var : NULL, att, len, why, whylen))
         return 1;
-      }
+    }
+  }
   return 0;
 }
 
@@ -964,6 +953,7 @@ static int summarize_member(mxn_dataset_t *ds, int j, wbuf_t *w) {
     for (int k = 0; k < n; k++) w_str(&body, names[k]);
     free(names);
     names = NULL;
+    if (v == MXN__V_GLOBAL) n_glob = n;
     if (nobj > 0 && n > 0 && v != MXN__V_NODAL && v != MXN__V_GLOBAL) {
       MXN_ALLOC(truth, nobj * n);
       if (ex_get_truth_table(exoid, fam_type[v], (int)nobj, n, truth) < 0) {
@@ -991,8 +981,7 @@ static int summarize_member(mxn_dataset_t *ds, int j, wbuf_t *w) {
    * no rank opens member 0 for them (the load's ranks each opened it once
    * per step before). 0 values: not kept, read per step as before. */
   int64_t nglob = 0;
-  if (j == 0 && nt > 0 && ex_get_variable_param(exoid, EX_GLOBAL, &n_glob) >= 0 && n_glob > 0 &&
-      (int64_t)n_glob * nt <= GLOB_KEEP) {
+  if (j == 0 && nt > 0 && n_glob > 0 && (int64_t)n_glob * nt <= GLOB_KEEP) {
     int varid;
     size_t start[2] = {0, 0}, count[2] = {(size_t)nt, (size_t)n_glob};
     MXN_ALLOC(glob, (int64_t)n_glob * nt);

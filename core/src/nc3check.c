@@ -104,36 +104,30 @@ static int name(nc3_t *r, const char *what, uint64_t k) {
   return 0;
 }
 
-/* Exodus 6.02 reads these attributes whole into fixed buffers: the numeric
- * global ones into scalars (ex_open, ex_inquire_int), the title into 81
- * bytes, element and entity types into 33 (NUL included). A damaged file
- * with longer ones made Exodus overwrite its stack ("stack smashing
- * detected" in ex_inquire_int, found by fuzz_dataset). Checked here, where
- * the walk sees every attribute, rather than by name lookups through netCDF
- * after a second parse of the header. 1 and r->why when one is broken. */
-static int exodus_attr(nc3_t *r, int global, uint64_t nv) {
+int mxn__exodus_att_check(const char *var, const char *att, uint64_t len, char *why,
+                          size_t whylen) {
   static const char *const scalar[] = {"api_version", "api version", "version", "file_size",
                                        "floating_point_word_size", "floating point word size",
                                        "maximum_name_length", "int64_status"};
   static const char *const types[] = {"elem_type", "entity_type1", "entity_type2"};
-  if (global) {
+  if (!var) {
     for (size_t k = 0; k < sizeof scalar / sizeof *scalar; k++)
-      if (nv != 1 && !strcmp(r->last, scalar[k])) {
-        snprintf(r->why, r->whylen, "global attribute '%s' holds %llu values, not 1", scalar[k],
-                 (unsigned long long)nv);
+      if (len != 1 && !strcmp(att, scalar[k])) {
+        snprintf(why, whylen, "global attribute '%s' holds %llu values, not 1", scalar[k],
+                 (unsigned long long)len);
         return 1;
       }
     /* lengths count the terminating NUL Exodus writes */
-    if (nv > 81 && !strcmp(r->last, "title")) {
-      snprintf(r->why, r->whylen, "a title of %llu characters (at most 81)", (unsigned long long)nv);
+    if (len > 81 && !strcmp(att, "title")) {
+      snprintf(why, whylen, "a title of %llu characters (at most 81)", (unsigned long long)len);
       return 1;
     }
     return 0;
   }
   for (size_t k = 0; k < sizeof types / sizeof *types; k++)
-    if (nv > 33 && !strcmp(r->last, types[k])) {
-      snprintf(r->why, r->whylen, "attribute '%s' of '%s' has %llu characters (at most 33)",
-               types[k], r->var, (unsigned long long)nv);
+    if (len > 33 && !strcmp(att, types[k])) {
+      snprintf(why, whylen, "attribute '%s' of '%s' has %llu characters (at most 33)", types[k],
+               var, (unsigned long long)len);
       return 1;
     }
   return 0;
@@ -181,7 +175,9 @@ static int attrs(nc3_t *r, const char *owner, uint64_t k) {
          (unsigned long long)k, (unsigned long long)a);
     /* the first broken Exodus attribute is kept; the walk goes on, as a
      * damaged netCDF header is the worse fault */
-    if (!r->exo_bad && exodus_attr(r, !strcmp(owner, "global"), nv)) r->exo_bad = 1;
+    if (!r->exo_bad && mxn__exodus_att_check(strcmp(owner, "global") ? r->var : NULL, r->last,
+                                             nv, r->why, r->whylen))
+      r->exo_bad = 1;
   }
   return 0;
 }

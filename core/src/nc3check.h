@@ -30,4 +30,19 @@
 int mxn__nc3_header_check(const char *path, int64_t size, char magic[4], char *why,
                           size_t whylen);
 
+/**
+ * Exodus 6.02 reads some attributes whole into fixed buffers: the numeric
+ * global ones into scalars (ex_open, ex_inquire_int), the title into 81
+ * bytes, element and entity types into 33 (NUL included). A damaged file
+ * with longer ones made Exodus overwrite its stack ("stack smashing
+ * detected" in ex_inquire_int, found by fuzz_dataset). The one rule for
+ * both open paths: the netCDF-3 header walk and, for other formats, a
+ * netCDF open (dataset.c).
+ * \param var  the variable the attribute belongs to, NULL for a global one
+ * \param len  the attribute's length (values, or characters of a text)
+ * \return 1 and why when Exodus could not hold it, else 0. Local.
+ */
+int mxn__exodus_att_check(const char *var, const char *att, uint64_t len, char *why,
+                          size_t whylen);
+
 #endif /* MXN_NC3CHECK_H */

@@ -642,13 +642,18 @@ TEST(DatasetErrors, NetcdfButNotExodus) {
 // Attributes Exodus 6.02 reads into fixed buffers, too long for them in an
 // otherwise sound netCDF-3 file (a stack overwrite in Exodus, found by
 // fuzz_dataset): refused on open with what is wrong, before Exodus sees
-// the file; the header walk finds them, so no netCDF open is needed.
+// the file; the header walk finds them, so no netCDF open is needed. A
+// netCDF-4 file is checked the same way after netCDF's own open.
 TEST(DatasetErrors, ExodusAttributesTooLong) {
   fs::path dir = TestDir();
   const std::string good = mxntest::generate(dir.string(), "good.e", "--type hex --dims 2 2 1 --steps 1");
-  auto damaged = [&](const std::string &name, int var_of_connect1, size_t len) {
+  // The same file as netCDF-4 (HDF5) goes through netCDF's own open.
+  const std::string good4 = (dir / "good4.e").string();
+  ASSERT_EQ(0, mxntest::run("nccopy -k nc4 '" + good + "' '" + good4 + "'"));
+  auto damaged = [&](const std::string &name, int var_of_connect1, size_t len,
+                     const std::string &from = "") {
     fs::path p = dir / name;
-    fs::copy_file(good, p, fs::copy_options::overwrite_existing);
+    fs::copy_file(from.empty() ? good : from, p, fs::copy_options::overwrite_existing);
     int nc, var = NC_GLOBAL;
     EXPECT_EQ(NC_NOERR, nc_open(p.c_str(), NC_WRITE, &nc));
     if (var_of_connect1) EXPECT_EQ(NC_NOERR, nc_inq_varid(nc, "connect1", &var));
@@ -663,8 +668,13 @@ TEST(DatasetErrors, ExodusAttributesTooLong) {
   ExpectOpenError(title, MXN_ERR_FORMAT, "a title of 120 characters (at most 81)");
   const std::string type = damaged("type.e", 1, 40);
   ExpectOpenError(type, MXN_ERR_FORMAT, "attribute 'elem_type' of 'connect1' has 40 characters (at most 33)");
-  // At the limits both open.
-  for (const std::string &ok : {damaged("title81.e", 0, 81), damaged("type33.e", 1, 33)}) {
+  const std::string title4 = damaged("title4.e", 0, 120, good4);
+  ExpectOpenError(title4, MXN_ERR_FORMAT, "a title of 120 characters (at most 81)");
+  const std::string type4 = damaged("type4.e", 1, 40, good4);
+  ExpectOpenError(type4, MXN_ERR_FORMAT, "attribute 'elem_type' of 'connect1' has 40 characters (at most 33)");
+  // At the limits all open.
+  for (const std::string &ok : {damaged("title81.e", 0, 81), damaged("type33.e", 1, 33),
+                                damaged("title81_4.e", 0, 81, good4), damaged("type33_4.e", 1, 33, good4)}) {
     Ds d;
     EXPECT_EQ(MXN_OK, d.Open(ok)) << d.Msg();
   }
