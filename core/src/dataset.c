@@ -336,7 +336,7 @@ static int check_var_shapes(mxn_dataset_t *ds, const char *path, int ncid) {
       const shape_rule_t *sr = &shape_rules[r];
       size_t pl = strlen(sr->var);
       const char *num = name + pl;
-      if (strncmp(name, sr->var, pl) != 0) continue;
+      if (name[0] != sr->var[0] || strncmp(name, sr->var, pl) != 0) continue;
       if (sr->numbered ? (*num == '\0' || strspn(num, "0123456789") != strlen(num)) : *num != '\0')
         continue;
       int64_t want = 1, have = nc_var_entries(ncid, v);
@@ -837,19 +837,17 @@ static int summarize_member(mxn_dataset_t *ds, int j, wbuf_t *w) {
     /* Every block, set and map stores at least one byte (its id): more of
      * them than the file has bytes is a damaged header, and sizing arrays
      * by it asked for 16 GB (fuzz_dataset). */
-    struct stat fst;
     const int64_t cnt[] = {p.num_elem_blk, p.num_edge_blk, p.num_face_blk, p.num_node_sets,
                            p.num_side_sets, p.num_edge_sets, p.num_face_sets, p.num_elem_sets,
                            p.num_elem_maps, p.num_edge_maps, p.num_face_maps, p.num_node_maps};
-    if (stat(f->path, &fst) == 0)
-      for (size_t c = 0; c < sizeof cnt / sizeof *cnt; c++)
-        if (cnt[c] < 0 || cnt[c] > (int64_t)fst.st_size) {
-          status = MXN_DS_ERR(ds, MXN_ERR_FORMAT,
-                              "%s: invalid header (%lld blocks, sets or maps of one kind in a "
-                              "file of %lld bytes)",
-                              f->path, (long long)cnt[c], (long long)fst.st_size);
-          goto done;
-        }
+    for (size_t c = 0; c < sizeof cnt / sizeof *cnt; c++)
+      if (cnt[c] < 0 || cnt[c] > f->open_size) {
+        status = MXN_DS_ERR(ds, MXN_ERR_FORMAT,
+                            "%s: invalid header (%lld blocks, sets or maps of one kind in a "
+                            "file of %lld bytes)",
+                            f->path, (long long)cnt[c], (long long)f->open_size);
+        goto done;
+      }
   }
   const int64_t head[] = {p.num_dim,       p.num_nodes,     p.num_elem,      p.num_edge,
                           p.num_face,      p.num_elem_blk,  p.num_edge_blk,  p.num_face_blk,

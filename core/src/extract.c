@@ -46,6 +46,7 @@ static void segment_free(segment_t *s) {
   free(s->dst);
   free(s->runs);
   free(s->vruns);
+  free(s->varids);
 }
 
 static void set_src_free(set_src_t *s) {
@@ -1522,6 +1523,18 @@ static int var_nc_id(const mxn_dataset_t *ds, int j, int ncid, int k, int v, int
   return nc_inq_varid(ncid, name, &varid) == NC_NOERR ? varid : -1;
 }
 
+/* var_nc_id() of variable v of nv of segment sg, looked up once: a step
+ * read of M = 1024 members asked netCDF for about a thousand names per
+ * step and rank (netCDF normalises each). -1 as there; -3 out of memory. */
+static int seg_varid(const mxn_dataset_t *ds, segment_t *sg, int ncid, int k, int v, int nv) {
+  if (!sg->varids) {
+    if (!(sg->varids = mxn__malloc(((size_t)nv + 1) * sizeof *sg->varids))) return -3;
+    for (int i = 0; i < nv; i++) sg->varids[i] = -2;
+  }
+  if (sg->varids[v] == -2) sg->varids[v] = var_nc_id(ds, sg->file, ncid, k, v, sg->block);
+  return sg->varids[v];
+}
+
 /* One step run of variable v at `step` into plan->buf: run->count values
  * for a contiguous run; run->n values, one per entry, for a strided one.
  * k: block kind (-1 nodal), id: the block's id, varid: var_nc_id() of the
@@ -1584,7 +1597,11 @@ int mxn_piece_read_step(mxn_dataset_t *ds, mxn_piece_t *piece, int step) {
       MXN_CHECK(mxn__file_exoid(ds, sg->file, &exoid));
       MXN_CHECK(mxn__file_ncid(ds, sg->file, &ncid));
       MXN_CHECK(step_runs(sg));
-      int varid = var_nc_id(ds, sg->file, ncid, -1, v, -1);
+      int varid = seg_varid(ds, sg, ncid, -1, v, s->num_node_vars);
+      if (varid == -3) {
+        status = MXN_ERR_NOMEM;
+        goto done;
+      }
       for (int64_t r = 0; r < sg->nvruns; r++) {
         const run_t *run = &sg->vruns[r];
         if ((status = read_var_run(ds, plan, exoid, ncid, step, -1, v, 0, varid, run)) != MXN_OK) {
@@ -1616,7 +1633,11 @@ int mxn_piece_read_step(mxn_dataset_t *ds, mxn_piece_t *piece, int step) {
         MXN_CHECK(mxn__file_exoid(ds, sg->file, &exoid));
         MXN_CHECK(mxn__file_ncid(ds, sg->file, &ncid));
         MXN_CHECK(step_runs(sg));
-        int varid = var_nc_id(ds, sg->file, ncid, k, v, sg->block);
+        int varid = seg_varid(ds, sg, ncid, k, v, vl.num);
+        if (varid == -3) {
+          status = MXN_ERR_NOMEM;
+          goto done;
+        }
         for (int64_t r = 0; r < sg->nvruns; r++) {
           const run_t *run = &sg->vruns[r];
           if ((status = read_var_run(ds, plan, exoid, ncid, step, k, v, sb[sg->block].id, varid,

@@ -8,15 +8,17 @@
 #include "alloc.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #define NC3_MAX_NAME 256   /* NC_MAX_NAME */
 #define NC3_MAX_DIMS 1024  /* NC_MAX_VAR_DIMS */
 
 typedef struct {
-  FILE *f;
+  int fd;
   unsigned char *buf;
   uint64_t have, pos, size;
   size_t cap;
@@ -45,8 +47,13 @@ static int avail(nc3_t *r, uint64_t n) {
     r->buf = b;
     r->cap = (size_t)want;
   }
-  size_t got = fread(r->buf + r->have, 1, (size_t)(want - r->have), r->f);
-  r->have += got;
+  while (r->have < want) {
+    errno = 0; /* a short file is no system error */
+    ssize_t got = read(r->fd, r->buf + r->have, (size_t)(want - r->have));
+    if (got < 0 && errno == EINTR) continue;
+    if (got <= 0) break;
+    r->have += (uint64_t)got;
+  }
   return r->pos + n <= r->have ? 1 : -1;
 }
 
@@ -225,15 +232,14 @@ int mxn__nc3_header_check(const char *path, int64_t size, char magic[4], char *w
                           size_t whylen) {
   if (whylen) why[0] = 0;
   memset(magic, 0, 4);
-  FILE *f = fopen(path, "rb");
-  if (!f) {
+  int fd = open(path, O_RDONLY | O_CLOEXEC);
+  if (fd < 0) {
     if (whylen) snprintf(why, whylen, "%s", strerror(errno));
     return -1;
   }
-  setvbuf(f, NULL, _IONBF, 0); /* reads go straight into r.buf */
   nc3_t r;
   memset(&r, 0, sizeof r);
-  r.f = f;
+  r.fd = fd;
   r.size = size > 0 ? (uint64_t)size : 0;
   r.why = why;
   r.whylen = whylen;
@@ -252,6 +258,6 @@ int mxn__nc3_header_check(const char *path, int64_t size, char magic[4], char *w
     rc = -1;
   }
   free(r.buf);
-  fclose(f);
+  close(fd);
   return rc;
 }

@@ -26,6 +26,10 @@ typedef struct {
    * member's rows) joined into one strided read. */
   int64_t nvruns;
   run_t *vruns;
+  /* netCDF ids of the segment's variables in its member (step reads;
+   * -2: not looked up yet), built on first use: the same at every step,
+   * also after the member is closed and opened again. */
+  int *varids;
 } segment_t;
 
 /* Where the kept entries of one piece set come from, sorted by (file,
