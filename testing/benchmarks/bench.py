@@ -24,6 +24,9 @@ vtkMultiProcessController:
     further step (up to --steps, default all), max over ranks per step.
   * peak RSS: getrusage(RUSAGE_SELF).ru_maxrss at the end, and before the
     pipeline (python + ParaView + plugin baseline); max and sum over ranks.
+    Also RssFile (resident pages mapped from files: the shared libraries
+    every rank maps, counted in each rank's RSS though held once) before
+    the pipeline and at the end.
   * bytes read: /proc/self/io rchar (bytes through read/pread syscalls,
     page cache hits included) during the first step and during the further
     steps; syscr the number of read calls.
@@ -115,6 +118,19 @@ def proc_io():
 
 def peak_rss_kb():
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss  # KiB on Linux
+
+
+def rss_file_kb():
+    """Resident pages mapped from files (the shared libraries, mostly),
+    /proc/self/status RssFile; -1 where the kernel does not say."""
+    try:
+        with open("/proc/self/status") as f:
+            for line in f:
+                if line.startswith("RssFile:"):
+                    return int(line.split()[1])
+    except OSError:
+        pass
+    return -1
 
 
 def opencounter():
@@ -214,7 +230,7 @@ if not os.path.isfile(first_member):
 ocnt = opencounter()
 load_start = list(os.getloadavg())
 ctrl.Barrier()
-io0, rss0 = proc_io(), peak_rss_kb()
+io0, rss0, file0 = proc_io(), peak_rss_kb(), rss_file_kb()
 clock = time.perf_counter
 t_start = clock()
 phase_t = []
@@ -273,7 +289,7 @@ for t in times[1:nsteps]:
     last.UpdatePipeline(time=t)
     step_t.append(clock() - s0)
 io2 = proc_io()
-rss2 = peak_rss_kb()
+rss2, file2 = peak_rss_kb(), rss_file_kb()
 files = opens = overflow = -1
 if ocnt is not None:
     files, opens, overflow = (ocnt.opencount_distinct(), ocnt.opencount_calls(),
@@ -283,7 +299,7 @@ mine = ([t_first] + phase_t + step_t +
         [rss0, rss1, rss2,
          io1.get("rchar", -1) - io0.get("rchar", 0), io2.get("rchar", -1) - io1.get("rchar", 0),
          io1.get("syscr", -1) - io0.get("syscr", 0), io2.get("syscr", -1) - io1.get("syscr", 0),
-         files, opens, owned, ghosts, points])
+         files, opens, owned, ghosts, points, file0, file2])
 allr = gather(mine)
 cst_keys = sorted(cstats) if cstats else []
 all_cst = gather([cstats[k] for k in cst_keys]) if cstats else None
@@ -303,6 +319,7 @@ if rank == 0:
     syscr_first, syscr_steps = col(base + 5), col(base + 6)
     files_r, opens_r = col(base + 7), col(base + 8)
     owned_r, ghost_r, points_r = col(base + 9), col(base + 10), col(base + 11)
+    file_base, file_end = col(base + 12), col(base + 13)
     tot_owned = int(sum(owned_r))
     mean_owned = tot_owned / float(nranks) if nranks else 0
     load = os.getloadavg()
@@ -331,6 +348,8 @@ if rank == 0:
         "rss_peak_sum_kb": sum(rss_end),
         "rss_base_max_kb": max(rss_base),
         "rss_base_sum_kb": sum(rss_base),
+        "rss_file_base_kb": file_base,
+        "rss_file_end_kb": file_end,
         "bytes_read_first": [int(v) for v in rchar_first],
         "bytes_read_steps": [int(v) for v in rchar_steps],
         "read_calls_first": [int(v) for v in syscr_first],

@@ -161,7 +161,9 @@ def main():
       "first time step, max over ranks; *step* = the same for each further step (median "
       "over steps of the max over ranks); *peak RSS* = ru_maxrss per rank at the end "
       "(max over ranks and sum), *base* = the same before the pipeline (pvbatch, Python, "
-      "plugin); *read* = `/proc/self/io` rchar during the first step, summed over ranks "
+      "plugin); *mapped files* = RssFile at the end on the rank of the highest peak: "
+      "resident pages of the shared libraries and other mapped files, which every rank "
+      "counts in its RSS though the machine holds them once; *read* = `/proc/self/io` rchar during the first step, summed over ranks "
       "(page-cache hits count, the cache is warm); *files* = distinct member files of the "
       "set each rank opened (LD_PRELOAD counter `opencount.c`); "
       "*imbalance* = max / mean owned cells; *ghosts* = DUPLICATECELL cells over all "
@@ -348,17 +350,29 @@ def complete_str(c):
     return "**no**: %d of %d cells" % (r["total_owned_cells"], r["expect_cells"])
 
 
+def file_mb(r):
+    """RssFile at the end on the rank of the highest peak RSS (MB), None
+    for runs recorded before bench.py measured it."""
+    fe = r.get("rss_file_end_kb")
+    if not fe or min(fe) < 0:
+        return None
+    k = max(range(len(r["rss_peak_kb"])), key=lambda i: r["rss_peak_kb"][i])
+    return fe[k] / 1024.0
+
+
 def key_table(w, rows, ds, cs):
     ff, fs = floor_bytes(ds)
-    w("| variant | first s | step s | peak RSS max MB | peak RSS sum MB | above base, sum MB | "
+    w("| variant | first s | step s | peak RSS max MB | of it mapped files, MB | "
+      "peak RSS sum MB | above base, sum MB | "
       "read MB (floor %s) | files per rank max | imbalance | ghosts | complete |"
       % fmt(ff / MB if ff else None, "%.1f"))
-    w("|---|---|---|---|---|---|---|---|---|---|---|")
+    w("|---|---|---|---|---|---|---|---|---|---|---|---|")
     for c in rows:
-        w("| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |" % (
+        w("| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |" % (
             VARIANTS[c.variant], mspread(c.vals(lambda r: r["first_s"])),
             mspread(c.vals(lambda r: r["step_s_median"])),
             mspread(c.vals(lambda r: r["rss_peak_max_kb"] / 1024.0), "%.0f"),
+            mspread(c.vals(file_mb), "%.0f"),
             mspread(c.vals(lambda r: r["rss_peak_sum_kb"] / 1024.0), "%.0f"),
             mspread(c.vals(lambda r: (r["rss_peak_sum_kb"] - r["rss_base_sum_kb"]) / 1024.0),
                     "%.0f"),
