@@ -983,6 +983,7 @@ int mxn_extract(mxn_dataset_t *ds, const mxn_idset_t *want,
   MXN_CHECK(read_blocks(ds, piece, MXN__ELEM, &P[MXN__ELEM], &cov[MXN__ELEM], opts, mark,
                         p2local[MXN__ELEM]));
   piece->num_elements = P[MXN__ELEM].n;
+  mxn_cover_free(&cov[MXN__ELEM]); /* read: a cover is only the reads' plan */
 
   /* 2. Edges and faces: those the elements refer to (every one for a
    * join), plus the extra ones asked for; then 3. nodes of all of them. */
@@ -1004,6 +1005,7 @@ int mxn_extract(mxn_dataset_t *ds, const mxn_idset_t *want,
     if (e == MXN__NODE) break;
     MXN_ALLOC(p2local[e], P[e].n);
     MXN_CHECK(read_blocks(ds, piece, e, &P[e], &cov[e], opts, mark, p2local[e]));
+    mxn_cover_free(&cov[e]);
     if (e == MXN__EDGE)
       piece->num_edges = P[e].n;
     else
@@ -1029,6 +1031,7 @@ int mxn_extract(mxn_dataset_t *ds, const mxn_idset_t *want,
   }
   free(pairs);
   pairs = NULL;
+  mxn_cover_free(&cov[MXN__NODE]);
   /* Visit members in file order when reading (see mxn_piece_read_step). */
   qsort(plan->node_seg, (size_t)plan->nnode_seg, sizeof *plan->node_seg, mxn__cmp_seg_file);
   MXN_CHECK(read_coords(ds, piece));

@@ -1143,11 +1143,12 @@ int mxn_dataset_open_collective(MPI_Comm comm, mxn_dataset_t *ds, const char *pa
 /* mxn_load_open() and mxn_load_open_dataset(): `given` is a dataset
  * already opened collectively (taken over, destroyed on failure), or NULL
  * to open `path`. */
-/* Heap a load on one of N ranks will use at least: four times its share
- * of the connectivity (as 64-bit numbers) plus ids, coordinates and one
- * step's fields. Its high-water marks were 375-400 bytes per hex element
- * (1M and 8M hex, 4 fields, N = 4); this gives 329, below them, so the
- * reserve never raises a load's peak. */
+/* Heap a load on one of N ranks will use at least: twice its share of
+ * the connectivity (as 64-bit numbers) plus ids, coordinates and one
+ * step's fields. Its high-water marks are 285 bytes per hex element on 1M
+ * hex and 244 on 8M (4 fields, N = 4, massif; 375-400 before the
+ * extraction's scratch and the id maps went early); this gives 201,
+ * below them, so the reserve never raises a load's peak. */
 static size_t heap_estimate(const mxn_structure_t *s, int N) {
   double conn = 0;
   for (int b = 0; b < s->num_blocks; b++) {
@@ -1155,7 +1156,7 @@ static size_t heap_estimate(const mxn_structure_t *s, int N) {
     conn += bi->poly ? (double)bi->num_conn + (double)bi->num_elements
                      : (double)bi->num_elements * bi->nodes_per_elem;
   }
-  double bytes = 4.0 * 8.0 * conn + (double)s->num_elements_sum * (16.0 + 8.0 * s->num_elem_vars) +
+  double bytes = 2.0 * 8.0 * conn + (double)s->num_elements_sum * (16.0 + 8.0 * s->num_elem_vars) +
                  (double)s->num_nodes_sum * (24.0 + 8.0 * s->num_node_vars);
   bytes /= N > 0 ? N : 1;
   return bytes < (double)SIZE_MAX / 2 ? (size_t)bytes : SIZE_MAX / 2;
@@ -1604,6 +1605,15 @@ static int load_open(MPI_Comm comm, const char *path, mxn_dataset_t *given,
   }
   if ((status = mxn_agree(ld->comm, status, &e)) != MXN_OK) goto done;
   ld->st.seconds_plan = now() - t1;
+  /* The members' id maps served the partition and the cover; time steps
+   * go by the plan and the halo schedule. Without re-balances nothing asks
+   * for them again (and what would, reads them anew): on 8M hex over 4
+   * ranks they are about 200 MB per rank. Ghost layers built from their
+   * owners' records need them neither, so they go before the layers are
+   * made (13 of the 87 MB of a rank's high-water on 1M hex, N = 4);
+   * layers read through the id maps drop them after. */
+  int drop_early = !opts->dynamic && halo_from_owners(s);
+  if (drop_early) mxn__dataset_drop_domains(ds);
   if (opts->ghost_levels > 0) {
     double tg = now();
     if ((status = mxn__load_halo(ld, opts, dir, -1, &e)) != MXN_OK) goto done;
@@ -1681,12 +1691,8 @@ static int load_open(MPI_Comm comm, const char *path, mxn_dataset_t *given,
     ld->o.elem_var_selection = ld->elem_sel;
     if (status != MXN_OK) mxn_error_set(&e, status, "out of memory on rank %d", R);
     status = mxn_agree(ld->comm, status, &e);
-  } else if (status == MXN_OK) {
-    /* The members' id maps served the partition, the cover and the halo;
-     * time steps go by the plan and the halo schedule. Without re-balances
-     * nothing asks for them again (and what would, reads them anew): on
-     * 8M hex over 4 ranks they are about 200 MB per rank. */
-    mxn__dataset_drop_domains(ds);
+  } else if (status == MXN_OK && !drop_early) {
+    mxn__dataset_drop_domains(ds); /* the layers were read through them */
   }
 done:
   mxn_directory_destroy(&dir);
