@@ -1145,8 +1145,8 @@ int mxn_dataset_open_collective(MPI_Comm comm, mxn_dataset_t *ds, const char *pa
  * to open `path`. */
 /* Heap a load on one of N ranks will use at least: twice its share of
  * the connectivity (as 64-bit numbers) plus ids, coordinates and one
- * step's fields. Its high-water marks are 285 bytes per hex element on 1M
- * hex and 244 on 8M (4 fields, N = 4, massif; 375-400 before the
+ * step's fields. Its high-water marks are 299 bytes per hex element on 1M
+ * hex and 256 on 8M (4 fields, N = 4, massif; 375-400 before the
  * extraction's scratch and the id maps went early); this gives 201,
  * below them, so the reserve never raises a load's peak. */
 static size_t heap_estimate(const mxn_structure_t *s, int N) {
