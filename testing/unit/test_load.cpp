@@ -475,6 +475,55 @@ TEST(Load, OnTheDatasetAnInformationPassOpened) {
   }
 }
 
+// A load without re-balances drops the members' id maps before it builds
+// ghost layers from their owners' records (the layers need none of them):
+// the same piece, layer and fields as a dynamic load, which keeps them, and
+// nothing read for the layer.
+TEST(Load, LayersFromOwnersNeedNoIdMaps) {
+  std::string path = resolve("gen/hex/M7");
+  ASSERT_FALSE(path.empty());
+  mxn_load_t *ld[2] = {nullptr, nullptr};
+  for (int dynamic = 0; dynamic < 2; dynamic++) {
+    mxn_load_opts_t o;
+    mxn_load_opts_init(&o);
+    o.method = MXN_PART_FILES;
+    o.ghost_levels = 2;
+    o.dynamic = dynamic;
+    mxn_error_t err;
+    ASSERT_EQ(MXN_OK, mxn_load_open(MPI_COMM_WORLD, path.c_str(), &o, &ld[dynamic], &err)) << err.msg;
+    ASSERT_EQ(MXN_OK, mxn_load_read_step(ld[dynamic], 1, &err)) << err.msg;
+  }
+  mxn_load_stats_t st = mxn_load_stats(ld[0]);
+  EXPECT_EQ(0, st.ghost_bytes_read) << "rank " << mpi_rank();
+  EXPECT_GT(st.ghost_elements + (mpi_size() == 1), 0);
+  EXPECT_EQ(st.ghost_elements, mxn_load_stats(ld[1]).ghost_elements);
+  const mxn_structure_t *s = mxn_load_structure(ld[0]);
+  const mxn_piece_t *a = mxn_load_piece(ld[0]), *b = mxn_load_piece(ld[1]);
+  ASSERT_EQ(a->num_nodes, b->num_nodes);
+  EXPECT_EQ(std::vector<int64_t>(a->node_ids, a->node_ids + a->num_nodes),
+            std::vector<int64_t>(b->node_ids, b->node_ids + b->num_nodes));
+  for (int d = 0; d < s->num_dim; d++)
+    EXPECT_EQ(std::vector<double>(a->coord[d], a->coord[d] + a->num_nodes),
+              std::vector<double>(b->coord[d], b->coord[d] + b->num_nodes));
+  for (int v = 0; v < s->num_node_vars; v++)
+    EXPECT_EQ(std::vector<double>(a->node_vars[v], a->node_vars[v] + a->num_nodes),
+              std::vector<double>(b->node_vars[v], b->node_vars[v] + b->num_nodes));
+  for (int k = 0; k < s->num_blocks; k++) {
+    const mxn_piece_block_t &x = a->blocks[k], &y = b->blocks[k];
+    ASSERT_EQ(x.num_elements, y.num_elements);
+    EXPECT_EQ(std::vector<int64_t>(x.elem_ids, x.elem_ids + x.num_elements),
+              std::vector<int64_t>(y.elem_ids, y.elem_ids + y.num_elements));
+    const int64_t nc = x.num_elements * s->blocks[k].nodes_per_elem;
+    EXPECT_EQ(std::vector<int64_t>(x.conn, x.conn + nc), std::vector<int64_t>(y.conn, y.conn + nc));
+    for (int v = 0; v < s->num_elem_vars; v++)
+      if (x.elem_vars[v] && y.elem_vars[v])
+        EXPECT_EQ(std::vector<double>(x.elem_vars[v], x.elem_vars[v] + x.num_elements),
+                  std::vector<double>(y.elem_vars[v], y.elem_vars[v] + y.num_elements));
+  }
+  mxn_load_close(&ld[0]);
+  mxn_load_close(&ld[1]);
+}
+
 // A block's connectivity and ids handed over to the caller: the piece lets
 // go of them, later steps (ghosts' values included) still read right, and
 // a dynamic load, a missing block or a second take get nothing.
