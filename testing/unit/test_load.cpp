@@ -432,6 +432,35 @@ INSTANTIATE_TEST_SUITE_P(Zoltan, LoadOtherMethods, ::testing::Values(MXN_PART_RI
 // A load on the dataset an information pass opened equals one that opens
 // the path itself: every check of the matrix, and with a ghost layer the
 // same piece.
+// Two pieces of one dataset hold the same nodes (ids, coordinates) and
+// element blocks (ids, connectivity of fixed-size blocks), and with
+// `fields` the same values of the variables both read.
+void expect_same_piece(const mxn_structure_t *s, const mxn_piece_t *a, const mxn_piece_t *b,
+                       bool fields) {
+  ASSERT_EQ(a->num_nodes, b->num_nodes);
+  EXPECT_EQ(std::vector<int64_t>(a->node_ids, a->node_ids + a->num_nodes),
+            std::vector<int64_t>(b->node_ids, b->node_ids + b->num_nodes));
+  for (int d = 0; d < s->num_dim; d++)
+    EXPECT_EQ(std::vector<double>(a->coord[d], a->coord[d] + a->num_nodes),
+              std::vector<double>(b->coord[d], b->coord[d] + b->num_nodes));
+  for (int v = 0; fields && v < s->num_node_vars; v++)
+    if (a->node_vars[v] && b->node_vars[v])
+      EXPECT_EQ(std::vector<double>(a->node_vars[v], a->node_vars[v] + a->num_nodes),
+                std::vector<double>(b->node_vars[v], b->node_vars[v] + b->num_nodes));
+  for (int k = 0; k < s->num_blocks; k++) {
+    const mxn_piece_block_t &x = a->blocks[k], &y = b->blocks[k];
+    ASSERT_EQ(x.num_elements, y.num_elements) << "block " << k;
+    EXPECT_EQ(std::vector<int64_t>(x.elem_ids, x.elem_ids + x.num_elements),
+              std::vector<int64_t>(y.elem_ids, y.elem_ids + y.num_elements));
+    const int64_t nc = x.num_elements * s->blocks[k].nodes_per_elem;
+    EXPECT_EQ(std::vector<int64_t>(x.conn, x.conn + nc), std::vector<int64_t>(y.conn, y.conn + nc));
+    for (int v = 0; fields && v < s->num_elem_vars; v++)
+      if (x.elem_vars[v] && y.elem_vars[v])
+        EXPECT_EQ(std::vector<double>(x.elem_vars[v], x.elem_vars[v] + x.num_elements),
+                  std::vector<double>(y.elem_vars[v], y.elem_vars[v] + y.num_elements));
+  }
+}
+
 TEST(Load, OnTheDatasetAnInformationPassOpened) {
   for (const char *name : {"gen/hex/M3", "gen/mixed/M7"}) {
     for (mxn_part_method m : {MXN_PART_FILES, MXN_PART_RCB}) {
@@ -451,24 +480,9 @@ TEST(Load, OnTheDatasetAnInformationPassOpened) {
       ASSERT_EQ(MXN_OK, mxn_dataset_create(&ds));
       ASSERT_EQ(MXN_OK, mxn_dataset_open_collective(MPI_COMM_WORLD, ds, resolve(name).c_str(), &err));
       ASSERT_EQ(MXN_OK, mxn_load_open_dataset(MPI_COMM_WORLD, &ds, &o, &b, &err)) << err.msg;
-      const mxn_piece_t *pa = mxn_load_piece(a), *pb = mxn_load_piece(b);
-      const mxn_structure_t *s = mxn_load_structure(a);
-      ASSERT_EQ(pa->num_nodes, pb->num_nodes);
-      ASSERT_EQ(pa->num_elements, pb->num_elements);
+      ASSERT_EQ(mxn_load_piece(a)->num_elements, mxn_load_piece(b)->num_elements);
       EXPECT_GT(mxn_load_stats(b).ghost_elements + (mpi_size() == 1), 0);
-      EXPECT_EQ(std::vector<int64_t>(pa->node_ids, pa->node_ids + pa->num_nodes),
-                std::vector<int64_t>(pb->node_ids, pb->node_ids + pb->num_nodes));
-      for (int d = 0; d < s->num_dim; d++)
-        EXPECT_EQ(std::vector<double>(pa->coord[d], pa->coord[d] + pa->num_nodes),
-                  std::vector<double>(pb->coord[d], pb->coord[d] + pb->num_nodes));
-      for (int k = 0; k < s->num_blocks; k++) {
-        const mxn_piece_block_t &x = pa->blocks[k], &y = pb->blocks[k];
-        ASSERT_EQ(x.num_elements, y.num_elements);
-        EXPECT_EQ(std::vector<int64_t>(x.elem_ids, x.elem_ids + x.num_elements),
-                  std::vector<int64_t>(y.elem_ids, y.elem_ids + y.num_elements));
-        const int64_t nc = x.num_elements * s->blocks[k].nodes_per_elem;
-        EXPECT_EQ(std::vector<int64_t>(x.conn, x.conn + nc), std::vector<int64_t>(y.conn, y.conn + nc));
-      }
+      expect_same_piece(mxn_load_structure(a), mxn_load_piece(a), mxn_load_piece(b), false);
       mxn_load_close(&a);
       mxn_load_close(&b);
     }
@@ -497,29 +511,7 @@ TEST(Load, LayersFromOwnersNeedNoIdMaps) {
   EXPECT_EQ(0, st.ghost_bytes_read) << "rank " << mpi_rank();
   EXPECT_GT(st.ghost_elements + (mpi_size() == 1), 0);
   EXPECT_EQ(st.ghost_elements, mxn_load_stats(ld[1]).ghost_elements);
-  const mxn_structure_t *s = mxn_load_structure(ld[0]);
-  const mxn_piece_t *a = mxn_load_piece(ld[0]), *b = mxn_load_piece(ld[1]);
-  ASSERT_EQ(a->num_nodes, b->num_nodes);
-  EXPECT_EQ(std::vector<int64_t>(a->node_ids, a->node_ids + a->num_nodes),
-            std::vector<int64_t>(b->node_ids, b->node_ids + b->num_nodes));
-  for (int d = 0; d < s->num_dim; d++)
-    EXPECT_EQ(std::vector<double>(a->coord[d], a->coord[d] + a->num_nodes),
-              std::vector<double>(b->coord[d], b->coord[d] + b->num_nodes));
-  for (int v = 0; v < s->num_node_vars; v++)
-    EXPECT_EQ(std::vector<double>(a->node_vars[v], a->node_vars[v] + a->num_nodes),
-              std::vector<double>(b->node_vars[v], b->node_vars[v] + b->num_nodes));
-  for (int k = 0; k < s->num_blocks; k++) {
-    const mxn_piece_block_t &x = a->blocks[k], &y = b->blocks[k];
-    ASSERT_EQ(x.num_elements, y.num_elements);
-    EXPECT_EQ(std::vector<int64_t>(x.elem_ids, x.elem_ids + x.num_elements),
-              std::vector<int64_t>(y.elem_ids, y.elem_ids + y.num_elements));
-    const int64_t nc = x.num_elements * s->blocks[k].nodes_per_elem;
-    EXPECT_EQ(std::vector<int64_t>(x.conn, x.conn + nc), std::vector<int64_t>(y.conn, y.conn + nc));
-    for (int v = 0; v < s->num_elem_vars; v++)
-      if (x.elem_vars[v] && y.elem_vars[v])
-        EXPECT_EQ(std::vector<double>(x.elem_vars[v], x.elem_vars[v] + x.num_elements),
-                  std::vector<double>(y.elem_vars[v], y.elem_vars[v] + y.num_elements));
-  }
+  expect_same_piece(mxn_load_structure(ld[0]), mxn_load_piece(ld[0]), mxn_load_piece(ld[1]), true);
   mxn_load_close(&ld[0]);
   mxn_load_close(&ld[1]);
 }
