@@ -502,11 +502,6 @@ int mxn__file_exoid(mxn_dataset_t *ds, int j, int *exoid) {
   return MXN_OK;
 }
 
-int mxn__file_ncid(mxn_dataset_t *ds, int j, int *ncid) {
-  /* Exodus ids are netCDF ids, opened without NC_SHARE (mxn__file_exoid) */
-  return mxn__file_exoid(ds, j, ncid);
-}
-
 int mxn__files_recheck(mxn_dataset_t *ds, int step) {
   for (int j = 0; j < ds->nfiles; j++) {
     const mxn__file_t *f = &ds->files[j];

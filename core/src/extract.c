@@ -827,12 +827,11 @@ static int read_coords(mxn_dataset_t *ds, mxn_piece_t *piece) {
   for (int d = 0; d < nd; d++) MXN_ALLOC(piece->coord[d], MXN__CAP(piece, piece->num_nodes));
   for (int i = 0; i < plan->nnode_seg; i++) {
     segment_t *sg = &plan->node_seg[i];
-    int exoid, ncid, varid[3] = {-1, -1, -1};
+    int exoid, varid[3] = {-1, -1, -1};
     MXN_CHECK(mxn__file_exoid(ds, sg->file, &exoid));
-    MXN_CHECK(mxn__file_ncid(ds, sg->file, &ncid));
     MXN_CHECK(step_runs(sg));
     for (int d = 0; d < nd; d++)
-      if (nc_inq_varid(ncid, cname[d], &varid[d]) != NC_NOERR) varid[d] = -1;
+      if (nc_inq_varid(exoid, cname[d], &varid[d]) != NC_NOERR) varid[d] = -1;
     /* every coordinate a netCDF variable of its own: read by variable id */
     const int by_id = varid[0] >= 0 && (nd < 2 || varid[1] >= 0) && (nd < 3 || varid[2] >= 0);
     for (int64_t r = 0; r < sg->nvruns; r++) {
@@ -845,7 +844,7 @@ static int read_coords(mxn_dataset_t *ds, mxn_piece_t *piece) {
         /* as read_var_run: one netCDF read per coordinate, no look-ups */
         size_t start = (size_t)run->start, count = (size_t)run->count;
         for (int d = 0; d < nd && !bad; d++)
-          bad = nc_get_vara_double(ncid, varid[d], &start, &count, src[d]) != NC_NOERR;
+          bad = nc_get_vara_double(exoid, varid[d], &start, &count, src[d]) != NC_NOERR;
         ds->io.read_calls++;
       } else if (run->stride <= 1) {
         bad = ex_get_partial_coord(exoid, run->start + 1, run->count, x, nd > 1 ? y : NULL,
@@ -855,7 +854,7 @@ static int read_coords(mxn_dataset_t *ds, mxn_piece_t *piece) {
         size_t start = (size_t)run->start, count = (size_t)run->n;
         ptrdiff_t stride = (ptrdiff_t)run->stride;
         for (int d = 0; d < nd && !bad; d++, ds->io.read_calls++)
-          bad = nc_get_vars_double(ncid, varid[d], &start, &count, &stride, src[d]) != NC_NOERR;
+          bad = nc_get_vars_double(exoid, varid[d], &start, &count, &stride, src[d]) != NC_NOERR;
       } else {
         for (int64_t q = 0; q < run->n && !bad; q++, ds->io.read_calls++)
           bad = ex_get_partial_coord(exoid, run->start + q * run->stride + 1, 1, x + q,
@@ -1564,11 +1563,11 @@ static int seg_varid(const mxn_dataset_t *ds, segment_t *sg, int ncid, int k, in
 /* One step run of variable v at `step` into plan->buf: run->count values
  * for a contiguous run; run->n values, one per entry, for a strided one.
  * k: block kind (-1 nodal), id: the block's id, varid: var_nc_id() of the
- * variable in the member's plain netCDF id ncid (mxn__file_ncid). With a
+ * variable in member exoid (Exodus ids are netCDF ids). With a
  * variable id the run is one netCDF read: ex_get_partial_var looks the
  * variable (and the block) up again on every call, which cost more than
  * the read for the thousands of short runs of a halo layer. */
-static int read_var_run(mxn_dataset_t *ds, mxn__plan_t *plan, int exoid, int ncid, int step,
+static int read_var_run(mxn_dataset_t *ds, mxn__plan_t *plan, int exoid, int step,
                         int k, int v, int64_t id, int varid, const run_t *run) {
   int status = MXN_OK;
   ex_entity_type t = k < 0 ? EX_NODAL : mxn__blk_type[k];
@@ -1576,7 +1575,7 @@ static int read_var_run(mxn_dataset_t *ds, mxn__plan_t *plan, int exoid, int nci
     MXN_CHECK(mxn__plan_buf(plan, run->count));
     if (varid >= 0) {
       size_t start[2] = {(size_t)step, (size_t)run->start}, count[2] = {1, (size_t)run->count};
-      if (nc_get_vara_double(ncid, varid, start, count, plan->buf) != NC_NOERR) return MXN_ERR_IO;
+      if (nc_get_vara_double(exoid, varid, start, count, plan->buf) != NC_NOERR) return MXN_ERR_IO;
     } else if (ex_get_partial_var(exoid, step + 1, t, v + 1, k < 0 ? 1 : id, run->start + 1,
                                   run->count, plan->buf) < 0) {
       return MXN_ERR_IO;
@@ -1589,7 +1588,7 @@ static int read_var_run(mxn_dataset_t *ds, mxn__plan_t *plan, int exoid, int nci
   if (varid >= 0) {
     size_t start[2] = {(size_t)step, (size_t)run->start}, count[2] = {1, (size_t)run->n};
     ptrdiff_t stride[2] = {1, (ptrdiff_t)run->stride};
-    if (nc_get_vars_double(ncid, varid, start, count, stride, plan->buf) != NC_NOERR)
+    if (nc_get_vars_double(exoid, varid, start, count, stride, plan->buf) != NC_NOERR)
       return MXN_ERR_IO;
     ds->io.read_calls++;
   } else {
@@ -1612,7 +1611,7 @@ int mxn_piece_read_step(mxn_dataset_t *ds, mxn_piece_t *piece, int step) {
     return MXN_DS_ERR(ds, MXN_ERR_ARG, "%s: time step %d does not exist (the dataset has %d)",
                       ds->files[0].path, step + 1, s->num_times);
   mxn__plan_t *plan = piece->plan;
-  int status = MXN_OK, exoid, ncid;
+  int status = MXN_OK, exoid;
   MXN_CHECK(mxn__files_recheck(ds, step));
   /* File-major order: each member is visited once per step, so sets with
    * more members than the open-file cap are not reopened per variable. */
@@ -1621,16 +1620,15 @@ int mxn_piece_read_step(mxn_dataset_t *ds, mxn_piece_t *piece, int step) {
       if (!piece->node_vars[v]) continue; /* not selected */
       segment_t *sg = &plan->node_seg[i];
       MXN_CHECK(mxn__file_exoid(ds, sg->file, &exoid));
-      MXN_CHECK(mxn__file_ncid(ds, sg->file, &ncid));
       MXN_CHECK(step_runs(sg));
-      int varid = seg_varid(ds, sg, ncid, -1, v, s->num_node_vars);
+      int varid = seg_varid(ds, sg, exoid, -1, v, s->num_node_vars);
       if (varid == -3) {
         status = MXN_ERR_NOMEM;
         goto done;
       }
       for (int64_t r = 0; r < sg->nvruns; r++) {
         const run_t *run = &sg->vruns[r];
-        if ((status = read_var_run(ds, plan, exoid, ncid, step, -1, v, 0, varid, run)) != MXN_OK) {
+        if ((status = read_var_run(ds, plan, exoid, step, -1, v, 0, varid, run)) != MXN_OK) {
           if (status == MXN_ERR_IO)
             MXN_DS_ERR(ds, MXN_ERR_IO, "%s: cannot read nodal variable '%s' at step %d",
                        ds->files[sg->file].path, s->node_var_names[v], step + 1);
@@ -1657,16 +1655,15 @@ int mxn_piece_read_step(mxn_dataset_t *ds, mxn_piece_t *piece, int step) {
           continue;
         }
         MXN_CHECK(mxn__file_exoid(ds, sg->file, &exoid));
-        MXN_CHECK(mxn__file_ncid(ds, sg->file, &ncid));
         MXN_CHECK(step_runs(sg));
-        int varid = seg_varid(ds, sg, ncid, k, v, vl.num);
+        int varid = seg_varid(ds, sg, exoid, k, v, vl.num);
         if (varid == -3) {
           status = MXN_ERR_NOMEM;
           goto done;
         }
         for (int64_t r = 0; r < sg->nvruns; r++) {
           const run_t *run = &sg->vruns[r];
-          if ((status = read_var_run(ds, plan, exoid, ncid, step, k, v, sb[sg->block].id, varid,
+          if ((status = read_var_run(ds, plan, exoid, step, k, v, sb[sg->block].id, varid,
                                      run)) != MXN_OK) {
             if (status == MXN_ERR_IO)
               MXN_DS_ERR(ds, MXN_ERR_IO,
