@@ -308,6 +308,8 @@ def main():
     w("")
 
     growth_tables(w, configs, sets, set_info, plots)
+    many_files_table(w, configs, sets, set_info,
+                     sorted(glob.glob(os.path.join(HERE, "results", "a-only", "many-*.jsonl"))))
 
     prof = os.path.join(HERE, "results", "profile.md")
     if os.path.isfile(prof):
@@ -455,6 +457,85 @@ def growth_tables(w, configs, sets, set_info, plots):
                                                                  "%d"), n, set_info(s)[2], row))
     if not any_rows:
         w("| (needs two M with the same mesh, split and N: run --small/--full) |||||||| ")
+    w("")
+
+
+def many_files_table(w, configs, sets, set_info, extra):
+    """The issue's many-files goal: A's first step at M = 1024 against
+    M = 64 on the same mesh and N, per byte on disk (the 1024 members hold
+    more bytes: shared nodes are stored once per member). From the matrix
+    above and from runs of A alone (`results/a-only/many-<commit>.jsonl`,
+    M = 64 and M = 1024 taking turns), which give more repeats than the
+    matrix affords."""
+    rows = []
+
+    def add(source, size_sets, cfgs, info):
+        for (split, size), pair in sorted(size_sets.items(),
+                                          key=lambda kv: SIZE_ORDER.get(kv[0][1], 5)):
+            if "64" not in pair or "1024" not in pair:
+                continue
+            for n in sorted({k[1] for k in cfgs if k[0] == pair["64"] and k[2] == "A"}):
+                a, b = cfgs.get((pair["64"], n, "A")), cfgs.get((pair["1024"], n, "A"))
+                if not a or not b:
+                    continue
+                ta, tb = med(a.vals(lambda r: r["first_s"])), med(b.vals(lambda r: r["first_s"]))
+                fa = info(pair["64"]).get("file_bytes")
+                fb = info(pair["1024"]).get("file_bytes")
+                per = (tb / fb) / (ta / fa) if fa and fb and ta else None
+                rows.append("| %s | %s | %d | %s | %s | %s / %s | %s |" % (
+                    source, fmt(info(pair["64"]).get("num_elements"), "%d"), n,
+                    mspread(a.vals(lambda r: r["first_s"])),
+                    mspread(b.vals(lambda r: r["first_s"])),
+                    fmt(fa / MB if fa else None, "%.0f"), fmt(fb / MB if fb else None, "%.0f"),
+                    fmt(per, "%.2f")))
+
+    def pairs(names, info_of):
+        out = defaultdict(dict)
+        for s in names:
+            size, split, M, ds = info_of(s)
+            if size not in (None, "spread") and M in ("64", "1024"):
+                out[(split, size)][M] = s
+        return out
+
+    add("matrix above", pairs(sets, set_info), configs, lambda s: set_info(s)[3])
+    for path in extra:
+        recs = load([path])
+        ds = {r["set"]: r for r in recs if r.get("kind") == "dataset"}
+        cfgs = {}
+        for r in recs:
+            if r.get("kind") == "run":
+                cfgs.setdefault((tag(r, "set"), r["ranks"], r["variant"]),
+                                Config((tag(r, "set"), r["ranks"], r["variant"]))).runs.append(r)
+        env = [r for r in recs if r.get("kind") == "env"]
+        commit = env[0].get("commit") if env else "?"
+        # Whether the sets took turns: runs in time order, switches of set.
+        seq = [tag(r, "set") for r in sorted((r for r in recs if r.get("kind") == "run"),
+                                             key=lambda r: r.get("unix_time", 0))]
+        turns = sum(1 for x, y in zip(seq, seq[1:]) if x != y)
+        order = "taking turns" if turns * 2 >= len(seq) else "one set's runs, then the next's"
+
+        def info_of(s, ds=ds):
+            d = ds.get(s, {})
+            t = d.get("tags", {})
+            return t.get("size"), t.get("split"), t.get("M"), d
+        add("A alone at %s, %s (`a-only/%s`)" % (commit, order, os.path.basename(path)),
+            pairs({k[0] for k in cfgs}, info_of), cfgs, lambda s, f=info_of: f(s)[3])
+    w("## Many files: M = 1024 against M = 64, per byte on disk")
+    w("")
+    w("A's first step (median [min-max] (runs)) on the same mesh and N, and the set's bytes "
+      "on disk (MiB): the 1024 members hold more, since a node on a member boundary is "
+      "stored in every member that has it. *per byte* = (M = 1024 seconds per byte) / "
+      "(M = 64 seconds per byte); the goal (at N = 4) is at most 1. Runs of A alone "
+      "(`run_bench.sh --variants A`, one set per call) give more repeats than the matrix "
+      "affords; the source says whether the two sets took turns.")
+    w("")
+    w("| source | cells | N | M = 64 first s | M = 1024 first s | MB on disk (64 / 1024) "
+      "| per byte |")
+    w("|---|---|---|---|---|---|---|")
+    for r in rows:
+        w(r)
+    if not rows:
+        w("| (needs M = 64 and M = 1024 of one mesh on one N) |||||||")
     w("")
 
 
