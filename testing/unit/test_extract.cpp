@@ -38,12 +38,10 @@ class Extract : public ::testing::Test {
                                 nullptr, &err))
         << err.msg;
     // The reference: everything of the original single file.
-    mxn_dataset_t *ds = nullptr;
-    mxn_piece_t *pc = nullptr;
-    ASSERT_EQ(MXN_OK, mxn_dataset_create(&ds));
-    ASSERT_EQ(MXN_OK, mxn_dataset_open(ds, mesh_.c_str()));
-    ASSERT_EQ(MXN_OK, mxn_extract(ds, nullptr, nullptr, &pc));
-    const mxn_structure_t *s = mxn_dataset_structure(ds);
+    WholeMesh w(mesh_);
+    ASSERT_TRUE(w.ok());
+    const mxn_structure_t *s = w.s();
+    const mxn_piece_t *pc = w.pc;
     std::vector<int64_t> local_elem;  // concatenated local -> gid
     for (int b = 0; b < pc->num_blocks; b++) {
       int npe = s->blocks[b].nodes_per_elem;
@@ -67,8 +65,6 @@ class Extract : public ::testing::Test {
         ss.insert({local_elem[pc->side_sets[q].entries[i]], pc->side_sets[q].sides[i]});
       ref_.side_sets.push_back(ss);
     }
-    mxn_piece_destroy(&pc);
-    mxn_dataset_destroy(&ds);
   }
 
   void SetUp() override {
@@ -341,21 +337,16 @@ TEST(ExtractGlobals, KeptOrReadPerStepGiveTheSameValues) {
         << err.msg;
     for (const std::string &path : {mesh, set}) {
       SCOPED_TRACE(path);
-      mxn_dataset_t *ds = nullptr;
-      mxn_piece_t *pc = nullptr;
-      ASSERT_EQ(MXN_OK, mxn_dataset_create(&ds));
-      ASSERT_EQ(MXN_OK, mxn_dataset_open(ds, path.c_str())) << mxn_dataset_errmsg(ds);
-      ASSERT_EQ(MXN_OK, mxn_extract(ds, nullptr, nullptr, &pc)) << mxn_dataset_errmsg(ds);
-      const mxn_structure_t *s = mxn_dataset_structure(ds);
+      WholeMesh w(path);
+      ASSERT_TRUE(w.ok());
+      const mxn_structure_t *s = w.s();
       ASSERT_EQ(steps, s->num_times);
       ASSERT_EQ(2, s->num_global_vars);
       for (int t : {0, steps / 2, steps - 1}) {
-        ASSERT_EQ(MXN_OK, mxn_piece_read_step(ds, pc, t)) << mxn_dataset_errmsg(ds);
-        EXPECT_EQ(double(t), pc->global_vars[0]) << "step " << t + 1;
-        EXPECT_EQ(s->times[t] * s->times[t], pc->global_vars[1]) << "step " << t + 1;
+        ASSERT_EQ(MXN_OK, mxn_piece_read_step(w.ds, w.pc, t)) << mxn_dataset_errmsg(w.ds);
+        EXPECT_EQ(double(t), w.pc->global_vars[0]) << "step " << t + 1;
+        EXPECT_EQ(s->times[t] * s->times[t], w.pc->global_vars[1]) << "step " << t + 1;
       }
-      mxn_piece_destroy(&pc);
-      mxn_dataset_destroy(&ds);
     }
   }
 }

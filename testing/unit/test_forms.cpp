@@ -327,11 +327,9 @@ TEST(ParaViewSpreadJoin, Wavelet20IsTheWholeBoxWithZeroBasedIds) {
   ASSERT_EQ(MXN_OK, mxn_join(shared("spread/paraview-writer/wavelet20.ex2.3.0").c_str(), out.c_str(),
                              nullptr, nullptr, &err))
       << err.msg;
-  mxn_dataset_t *ds = nullptr;
-  mxn_piece_t *pc = nullptr;
-  ASSERT_EQ(MXN_OK, mxn_dataset_create(&ds));
-  ASSERT_EQ(MXN_OK, mxn_dataset_open(ds, out.c_str()));
-  ASSERT_EQ(MXN_OK, mxn_extract(ds, nullptr, nullptr, &pc));
+  WholeMesh w(out);
+  ASSERT_TRUE(w.ok());
+  const mxn_piece_t *pc = w.pc;
   EXPECT_EQ(8000, pc->num_elements);
   EXPECT_EQ(21 * 21 * 21, pc->num_nodes);
   EXPECT_EQ(0, pc->node_ids[0]);
@@ -354,8 +352,6 @@ TEST(ParaViewSpreadJoin, Wavelet20IsTheWholeBoxWithZeroBasedIds) {
   EXPECT_EQ(8000u, cells.size());
   EXPECT_EQ(0, *cells.begin());
   EXPECT_EQ(7999, *cells.rbegin());
-  mxn_piece_destroy(&pc);
-  mxn_dataset_destroy(&ds);
 }
 
 // The comparison itself must see differences, or every test above is vacuous.

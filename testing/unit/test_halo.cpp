@@ -17,6 +17,7 @@
 #include <set>
 
 #include "test_mpi.h"
+#include "test_support.h"
 
 using namespace mxntest;
 
@@ -58,20 +59,17 @@ std::string make_gen(const GenCase &gc) {
 
 // The whole mesh read serially, with its node -> element adjacency.
 struct Whole {
-  mxn_dataset_t *ds = nullptr;
-  mxn_piece_t *all = nullptr;
+  WholeMesh whole;
+  mxn_dataset_t *ds;
+  mxn_piece_t *all;
   std::map<int64_t, std::pair<int, int64_t>> elem;  // id -> (block, index)
   std::map<int64_t, int64_t> node;                  // id -> index
   std::vector<std::vector<int64_t>> node_elems;     // node index -> element ids
   bool ok = false;
 
-  explicit Whole(const std::string &path) {
-    EXPECT_EQ(MXN_OK, mxn_dataset_create(&ds));
-    int st = mxn_dataset_open(ds, path.c_str());
-    EXPECT_EQ(MXN_OK, st) << mxn_dataset_errmsg(ds);
-    if (st == MXN_OK) st = mxn_extract(ds, nullptr, nullptr, &all);
-    EXPECT_EQ(MXN_OK, st) << mxn_dataset_errmsg(ds);
-    if (st != MXN_OK) return;
+  explicit Whole(const std::string &path) : whole(path), ds(whole.ds), all(whole.pc) {
+    EXPECT_TRUE(whole.ok());
+    if (!whole.ok()) return;
     const mxn_structure_t *s = mxn_dataset_structure(ds);
     node_elems.resize(all->num_nodes);
     for (int64_t v = 0; v < all->num_nodes; v++) node[all->node_ids[v]] = v;
@@ -84,10 +82,6 @@ struct Whole {
       }
     }
     ok = true;
-  }
-  ~Whole() {
-    mxn_piece_destroy(&all);
-    mxn_dataset_destroy(&ds);
   }
   std::vector<int64_t> nodes_of(int64_t id) const {
     const mxn_structure_t *s = mxn_dataset_structure(ds);

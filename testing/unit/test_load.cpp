@@ -18,6 +18,7 @@
 #include <tuple>
 
 #include "test_mpi.h"
+#include "test_support.h"
 
 using namespace mxntest;
 
@@ -83,20 +84,16 @@ std::vector<std::string> all_datasets() {
 
 // The whole dataset read by one process, indexed by global id.
 struct Reference {
-  mxn_dataset_t *ds = nullptr;
-  mxn_piece_t *all = nullptr;
+  WholeMesh whole;  // first: destroyed after the member pieces below
+  mxn_dataset_t *ds;
+  mxn_piece_t *all;
   std::map<int64_t, std::pair<int, int64_t>> elem;  // id -> (block, index)
   std::vector<int64_t> elem_gid;                     // concatenated order
   bool ok = false;
 
-  explicit Reference(const std::string &path) {
-    EXPECT_EQ(MXN_OK, mxn_dataset_create(&ds));
-    int st = mxn_dataset_open(ds, path.c_str());
-    EXPECT_EQ(MXN_OK, st) << mxn_dataset_errmsg(ds);
-    if (st != MXN_OK) return;
-    st = mxn_extract(ds, nullptr, nullptr, &all);
-    EXPECT_EQ(MXN_OK, st) << mxn_dataset_errmsg(ds);
-    if (st != MXN_OK) return;
+  explicit Reference(const std::string &path) : whole(path), ds(whole.ds), all(whole.pc) {
+    EXPECT_TRUE(whole.ok());
+    if (!whole.ok()) return;
     for (int b = 0; b < all->num_blocks; b++)
       for (int64_t k = 0; k < all->blocks[b].num_elements; k++) {
         elem[all->blocks[b].elem_ids[k]] = {b, k};
@@ -106,8 +103,6 @@ struct Reference {
   }
   ~Reference() {
     for (mxn_piece_t *&p : member) mxn_piece_destroy(&p);
-    mxn_piece_destroy(&all);
-    mxn_dataset_destroy(&ds);
   }
 
   // Some writers store a shared node's value differently in each member

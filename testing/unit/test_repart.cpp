@@ -19,6 +19,7 @@
 #include <tuple>
 
 #include "test_mpi.h"
+#include "test_support.h"
 
 using namespace mxntest;
 
@@ -313,29 +314,27 @@ TEST_P(RepartMatrix, JoinEqualsInputAndNemesisIsRight) {
   // Rank 0 alone reads the result; its ASSERTs leave the lambda only, so
   // it still meets the others in the collectives below.
   if (R == 0) [&] {
-    mxn_dataset_t *ds = nullptr;
-    mxn_piece_t *all = nullptr;
-    ASSERT_EQ(MXN_OK, mxn_dataset_create(&ds));
-    ASSERT_EQ(MXN_OK, mxn_dataset_open(ds, in.c_str())) << mxn_dataset_errmsg(ds);
-    ASSERT_EQ(MXN_OK, mxn_extract(ds, nullptr, nullptr, &all)) << mxn_dataset_errmsg(ds);
-    const mxn_structure_t *s = mxn_dataset_structure(ds);
-    EXPECT_EQ(s->num_files, rep.files_in);
-    EXPECT_EQ(all->num_nodes, rep.num_nodes);
-    EXPECT_EQ(all->num_elements, rep.num_elements);
-    EXPECT_EQ(s->num_times, rep.num_steps);
-    if (N <= all->num_elements) EXPECT_GT(rep.min_part_elements, 0);
-    // Exactly the N members, no temporary file.
-    std::vector<std::string> want;
-    char name[4096];
-    for (int p = 0; p < N; p++) {
-      mxn_member_name("out.e", N, p, name, sizeof name);
-      want.push_back(name);
+    {
+      WholeMesh w(in);
+      ASSERT_TRUE(w.ok());
+      const mxn_structure_t *s = w.s();
+      const mxn_piece_t *all = w.pc;
+      EXPECT_EQ(s->num_files, rep.files_in);
+      EXPECT_EQ(all->num_nodes, rep.num_nodes);
+      EXPECT_EQ(all->num_elements, rep.num_elements);
+      EXPECT_EQ(s->num_times, rep.num_steps);
+      if (N <= all->num_elements) EXPECT_GT(rep.min_part_elements, 0);
+      // Exactly the N members, no temporary file.
+      std::vector<std::string> want;
+      char name[4096];
+      for (int p = 0; p < N; p++) {
+        mxn_member_name("out.e", N, p, name, sizeof name);
+        want.push_back(name);
+      }
+      std::sort(want.begin(), want.end());
+      EXPECT_EQ(want, files_with_prefix(dir, "out.e"));
+      check_nemesis(out, N, s, all);
     }
-    std::sort(want.begin(), want.end());
-    EXPECT_EQ(want, files_with_prefix(dir, "out.e"));
-    check_nemesis(out, N, s, all);
-    mxn_piece_destroy(&all);
-    mxn_dataset_destroy(&ds);
     // join(repart(x)) == join(x)
     ASSERT_EQ(MXN_OK, mxn_join(in.c_str(), (dir + "/ref.e").c_str(), nullptr, nullptr, &err)) << err.msg;
     ASSERT_EQ(MXN_OK, mxn_join(out.c_str(), (dir + "/joined.e").c_str(), nullptr, nullptr, &err)) << err.msg;
@@ -458,11 +457,9 @@ TEST(Repart, FilesMethodCutsOnlyWhereNeeded) {
     // runs of element ids, written with the map method.
     std::string map = dir + "/skew.txt", out = dir + "/skew" + std::to_string((int)(skew * 100)) + ".e";
     if (mpi_rank() == 0) [&] {
-      mxn_dataset_t *ds = nullptr;
-      mxn_piece_t *all = nullptr;
-      ASSERT_EQ(MXN_OK, mxn_dataset_create(&ds));
-      ASSERT_EQ(MXN_OK, mxn_dataset_open(ds, in.c_str()));
-      ASSERT_EQ(MXN_OK, mxn_extract(ds, nullptr, nullptr, &all));
+      WholeMesh w(in);
+      ASSERT_TRUE(w.ok());
+      const mxn_piece_t *all = w.pc;
       std::vector<int64_t> ids;
       for (int b = 0; b < all->num_blocks; b++)
         ids.insert(ids.end(), all->blocks[b].elem_ids, all->blocks[b].elem_ids + all->blocks[b].num_elements);
@@ -475,8 +472,6 @@ TEST(Repart, FilesMethodCutsOnlyWhereNeeded) {
         fprintf(f, "%lld %d\n", (long long)ids[k], p);
       }
       ASSERT_EQ(0, fclose(f));
-      mxn_piece_destroy(&all);
-      mxn_dataset_destroy(&ds);
     }();
     MPI_Barrier(MPI_COMM_WORLD);
     mxn_load_opts_t o;
