@@ -463,11 +463,15 @@ int mxn__file_exoid(mxn_dataset_t *ds, int j, int *exoid) {
   }
   int cpu_ws = 8, io_ws = 0;
   float version = 0;
-  /* Without NC_SHARE (Exodus's default): netCDF then buffers reads, where
-   * in share mode every call went to the file (lseek + read per entry of
-   * a strided read, 0.5 to 0.7 us each, against 0.07 to 0.1 us buffered),
-   * and the same id serves the reads by netCDF variable id. */
-  int id = ex_open(f->path, EX_READ | EX_NOSHARE, &cpu_ws, &io_ws, &version);
+  /* Exodus 6.02 opens every file for reading in netCDF's share mode,
+   * EX_NOSHARE or not (strace: an lseek and a read of its own for each
+   * value or run asked for). Opening without it (nc_open, then Exodus's
+   * ex_conv_ini as ex_open does) was tried and measured no faster on 1024
+   * members: netCDF's two 8 KiB buffers then re-read the header's block
+   * each time reads alternate between the small variables beside it and
+   * the data further on, and per-step reads were slower. The same id
+   * serves the reads by netCDF variable id. */
+  int id = ex_open(f->path, EX_READ, &cpu_ws, &io_ws, &version);
   if (id < 0) {
     /* ex_open (6.02) does not close the netCDF id it opened when a later
      * check fails (a damaged header): the file stayed open under the id

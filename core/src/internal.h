@@ -147,10 +147,9 @@ struct mxn_dataset {
 };
 
 /* Exodus id of member j, opening it if needed (LRU-capped). The id is
- * also the member's netCDF id, for reads by netCDF variable id: opened
- * without NC_SHARE, so netCDF buffers the reads (in share mode every call
- * went to the file: lseek + read per entry of a strided read, 0.5 to
- * 0.7 us each, against 0.07 to 0.1 us). */
+ * also the member's netCDF id, for reads by netCDF variable id. Exodus
+ * 6.02 opens it in netCDF's share mode (each read goes to the file), and
+ * strided reads are therefore made in runs (see read_var_run). */
 int mxn__file_exoid(mxn_dataset_t *ds, int j, int *exoid);
 /* Members still open from earlier reads are checked again before a later
  * time step is read: a member cut short since it was opened would read as
