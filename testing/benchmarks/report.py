@@ -78,6 +78,24 @@ class Config:
         return [f(r) for r in self.runs]
 
 
+def index_runs(recs):
+    """The records' datasets by set name, their runs as Configs by (set,
+    ranks, variant), and set_info(name) -> (size, split, M, dataset
+    record) from the dataset's tags."""
+    datasets = {r["set"]: r for r in recs if r.get("kind") == "dataset"}
+    configs = {}
+    for r in recs:
+        if r.get("kind") == "run":
+            key = (tag(r, "set"), r["ranks"], r["variant"])
+            configs.setdefault(key, Config(key)).runs.append(r)
+
+    def set_info(name):
+        ds = datasets.get(name, {})
+        t = ds.get("tags", {})
+        return t.get("size"), t.get("split"), t.get("M"), ds
+    return datasets, configs, set_info
+
+
 def floor_bytes(ds):
     """Bytes the first step needs, read once over all ranks: coordinates and
     element variables in 8-byte reals, connectivity in 4-byte ints (as the
@@ -113,24 +131,11 @@ def main():
     runs = [r for r in recs if r.get("kind") == "run"]
     envs = [r for r in recs if r.get("kind") == "env"]
     fails = [r for r in recs if r.get("kind") == "fail"]
-    datasets = {}
-    for r in recs:
-        if r.get("kind") == "dataset":
-            datasets[r["set"]] = r
+    datasets, configs, set_info = index_runs(recs)
     core = {}
     for r in recs:
         if r.get("kind") == "core_stats":
             core[(tag(r, "set"), r["ranks"])] = r  # the latest wins
-
-    configs = {}
-    for r in runs:
-        key = (tag(r, "set"), r["ranks"], r["variant"])
-        configs.setdefault(key, Config(key)).runs.append(r)
-
-    def set_info(name):
-        ds = datasets.get(name, {})
-        t = ds.get("tags", {})
-        return t.get("size"), t.get("split"), t.get("M"), ds
 
     def set_sort(name):
         size, split, M, ds = set_info(name)
@@ -308,7 +313,7 @@ def main():
     w("")
 
     growth_tables(w, configs, sets, set_info, plots)
-    many_files_table(w, configs, sets, set_info,
+    many_files_table(w, configs, set_info,
                      sorted(glob.glob(os.path.join(HERE, "results", "a-only", "many-*.jsonl"))))
 
     prof = os.path.join(HERE, "results", "profile.md")
@@ -460,16 +465,20 @@ def growth_tables(w, configs, sets, set_info, plots):
     w("")
 
 
-def many_files_table(w, configs, sets, set_info, extra):
+def many_files_table(w, configs, set_info, extra):
     """The issue's many-files goal: A's first step at M = 1024 against
     M = 64 on the same mesh and N, per byte on disk (the 1024 members hold
     more bytes: shared nodes are stored once per member). From the matrix
-    above and from runs of A alone (`results/a-only/many-<commit>.jsonl`,
-    M = 64 and M = 1024 taking turns), which give more repeats than the
-    matrix affords."""
+    above and from runs of A alone (`results/a-only/many-<commit>.jsonl`),
+    which give more repeats than the matrix affords."""
     rows = []
 
-    def add(source, size_sets, cfgs, info):
+    def add(source, cfgs, set_info):
+        size_sets = defaultdict(dict)
+        for s in sorted({k[0] for k in cfgs}):
+            size, split, M, ds = set_info(s)
+            if size not in (None, "spread") and M in ("64", "1024"):
+                size_sets[(split, size)][M] = s
         for (split, size), pair in sorted(size_sets.items(),
                                           key=lambda kv: SIZE_ORDER.get(kv[0][1], 5)):
             if "64" not in pair or "1024" not in pair:
@@ -479,33 +488,20 @@ def many_files_table(w, configs, sets, set_info, extra):
                 if not a or not b:
                     continue
                 ta, tb = med(a.vals(lambda r: r["first_s"])), med(b.vals(lambda r: r["first_s"]))
-                fa = info(pair["64"]).get("file_bytes")
-                fb = info(pair["1024"]).get("file_bytes")
+                ds64, ds1024 = set_info(pair["64"])[3], set_info(pair["1024"])[3]
+                fa, fb = ds64.get("file_bytes"), ds1024.get("file_bytes")
                 per = (tb / fb) / (ta / fa) if fa and fb and ta else None
                 rows.append("| %s | %s | %d | %s | %s | %s / %s | %s |" % (
-                    source, fmt(info(pair["64"]).get("num_elements"), "%d"), n,
+                    source, fmt(ds64.get("num_elements"), "%d"), n,
                     mspread(a.vals(lambda r: r["first_s"])),
                     mspread(b.vals(lambda r: r["first_s"])),
                     fmt(fa / MB if fa else None, "%.0f"), fmt(fb / MB if fb else None, "%.0f"),
                     fmt(per, "%.2f")))
 
-    def pairs(names, info_of):
-        out = defaultdict(dict)
-        for s in names:
-            size, split, M, ds = info_of(s)
-            if size not in (None, "spread") and M in ("64", "1024"):
-                out[(split, size)][M] = s
-        return out
-
-    add("matrix above", pairs(sets, set_info), configs, lambda s: set_info(s)[3])
+    add("matrix above", configs, set_info)
     for path in extra:
         recs = load([path])
-        ds = {r["set"]: r for r in recs if r.get("kind") == "dataset"}
-        cfgs = {}
-        for r in recs:
-            if r.get("kind") == "run":
-                cfgs.setdefault((tag(r, "set"), r["ranks"], r["variant"]),
-                                Config((tag(r, "set"), r["ranks"], r["variant"]))).runs.append(r)
+        _, cfgs, info_of = index_runs(recs)
         env = [r for r in recs if r.get("kind") == "env"]
         commit = env[0].get("commit") if env else "?"
         # Whether the sets took turns: runs in time order, switches of set.
@@ -513,13 +509,8 @@ def many_files_table(w, configs, sets, set_info, extra):
                                              key=lambda r: r.get("unix_time", 0))]
         turns = sum(1 for x, y in zip(seq, seq[1:]) if x != y)
         order = "taking turns" if turns * 2 >= len(seq) else "one set's runs, then the next's"
-
-        def info_of(s, ds=ds):
-            d = ds.get(s, {})
-            t = d.get("tags", {})
-            return t.get("size"), t.get("split"), t.get("M"), d
         add("A alone at %s, %s (`a-only/%s`)" % (commit, order, os.path.basename(path)),
-            pairs({k[0] for k in cfgs}, info_of), cfgs, lambda s, f=info_of: f(s)[3])
+            cfgs, info_of)
     w("## Many files: M = 1024 against M = 64, per byte on disk")
     w("")
     w("A's first step (median [min-max] (runs)) on the same mesh and N, and the set's bytes "
