@@ -148,8 +148,8 @@ struct mxn_dataset {
 
 /* Exodus id of member j, opening it if needed (LRU-capped). The id is
  * also the member's netCDF id, for reads by netCDF variable id. Exodus
- * 6.02 opens it in netCDF's share mode (each read goes to the file), and
- * strided reads are therefore made in runs (see read_var_run). */
+ * 6.02 opens it in netCDF's share mode: each read goes to the file, and a
+ * strided read (nc_get_vars) makes one read call per entry. */
 int mxn__file_exoid(mxn_dataset_t *ds, int j, int *exoid);
 /* Members still open from earlier reads are checked again before a later
  * time step is read: a member cut short since it was opened would read as
