@@ -424,9 +424,6 @@ TEST_P(LoadOtherMethods, PiecesEqualTheSerialRead) {
 INSTANTIATE_TEST_SUITE_P(Zoltan, LoadOtherMethods, ::testing::Values(MXN_PART_RIB, MXN_PART_HSFC),
                          [](const auto &info) { return std::string(mxn_part_method_name(info.param)); });
 
-// A load on the dataset an information pass opened equals one that opens
-// the path itself: every check of the matrix, and with a ghost layer the
-// same piece.
 // Two pieces of one dataset hold the same nodes (ids, coordinates) and
 // element blocks (ids, connectivity of fixed-size blocks), and with
 // `fields` the same values of the variables both read.
@@ -456,6 +453,9 @@ void expect_same_piece(const mxn_structure_t *s, const mxn_piece_t *a, const mxn
   }
 }
 
+// A load on the dataset an information pass opened equals one that opens
+// the path itself: every check of the matrix, and with a ghost layer the
+// same piece.
 TEST(Load, OnTheDatasetAnInformationPassOpened) {
   for (const char *name : {"gen/hex/M3", "gen/mixed/M7"}) {
     for (mxn_part_method m : {MXN_PART_FILES, MXN_PART_RCB}) {
