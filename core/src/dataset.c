@@ -1813,6 +1813,7 @@ static int read_map(mxn_dataset_t *ds, int j, int exoid, ex_entity_type t,
                                          : "element");
   ds->io.read_calls++;
   ds->io.bytes_read += n * (int64_t)sizeof(int64_t);
+  ds->io.map_bytes_read += n * (int64_t)sizeof(int64_t);
 done:
   return status;
 }
@@ -1897,6 +1898,7 @@ int mxn_dataset_file_domain(mxn_dataset_t *ds, int j, const mxn_file_domain_t **
     }
     ds->io.read_calls++;
     ds->io.bytes_read += d->num_elements * (int64_t)sizeof(int64_t);
+    ds->io.map_bytes_read += d->num_elements * (int64_t)sizeof(int64_t);
   }
   f->dom = d;
   d = NULL;

@@ -72,9 +72,8 @@ void mxn__plan_free(mxn__plan_t *p) {
   free(p);
 }
 
-/* Sort a segment's (offset, destination) pairs and coalesce them into runs:
- * offsets closer than `gap` entries share one read. */
-int mxn__segment_build(segment_t *s, pair_t *pairs, int64_t n, int64_t gap) {
+/* Sort a segment's (offset, destination) pairs into s->off / s->dst. */
+int mxn__segment_sort(segment_t *s, pair_t *pairs, int64_t n) {
   int status = MXN_OK;
   MXN_CHECK(mxn__radix_sort(pairs, n, sizeof *pairs));
   mxn__sort_ties(pairs, n, sizeof *pairs, cmp_pair);
@@ -85,6 +84,15 @@ int mxn__segment_build(segment_t *s, pair_t *pairs, int64_t n, int64_t gap) {
     s->off[i] = pairs[i].off;
     s->dst[i] = pairs[i].dst;
   }
+done:
+  return status;
+}
+
+/* Coalesce a sorted segment's offsets into runs: offsets closer than `gap`
+ * entries share one read. */
+int mxn__segment_runs(segment_t *s, int64_t gap) {
+  int status = MXN_OK;
+  const int64_t n = s->n;
   /* Count the runs first: room for one per entry would be mostly unused
    * (a whole member is one run) and, from 4 MiB on, populated in full. */
   int64_t nruns = 0;
@@ -114,6 +122,55 @@ int mxn__segment_build(segment_t *s, pair_t *pairs, int64_t n, int64_t gap) {
   }
 done:
   return status;
+}
+
+int mxn__segment_build(segment_t *s, pair_t *pairs, int64_t n, int64_t gap) {
+  int status = MXN_OK;
+  MXN_CHECK(mxn__segment_sort(s, pairs, n));
+  MXN_CHECK(mxn__segment_runs(s, gap));
+done:
+  return status;
+}
+
+int64_t mxn__gap_within(const segment_t *segs, int nseg, const double *width, int64_t gap,
+                        double budget, double *spent) {
+  *spent = 0;
+  if (gap <= 0 || nseg <= 0) return gap > 0 ? gap : 0;
+  /* cost[g]: the bytes read beyond the wanted entries if every gap of g
+   * entries is merged. Gaps wider than `gap` never merge and cost nothing. */
+  double *cost = calloc((size_t)gap + 1, sizeof *cost);
+  if (!cost) return 0; /* no room to weigh them: merge none, read exactly */
+  for (int i = 0; i < nseg; i++) {
+    const segment_t *sg = &segs[i];
+    for (int64_t e = 1; e < sg->n; e++) {
+      int64_t g = sg->off[e] - sg->off[e - 1] - 1;
+      if (g > 0 && g <= gap) cost[g] += (double)g * width[i];
+    }
+  }
+  double sum = 0;
+  int64_t best = 0;
+  for (int64_t g = 1; g <= gap; g++) {
+    if (sum + cost[g] > budget) break;
+    sum += cost[g];
+    best = g;
+  }
+  free(cost);
+  *spent = sum;
+  return best;
+}
+
+/* The gap kind k's segments (nodes: k = MXN__NODE) merge with, within
+ * what is left of the plan's budget (mxn_extract_opts_t gap_share over the
+ * wanted bytes of every kind so far); width[i]: bytes per entry of seg i. */
+static int64_t plan_gap(mxn__plan_t *plan, const mxn_extract_opts_t *opts, const segment_t *segs,
+                        int nseg, const double *width) {
+  if (opts->gap_share <= 0) return opts->gap;
+  for (int i = 0; i < nseg; i++) plan->gap_want += (double)segs[i].n * width[i];
+  double spent;
+  int64_t g = mxn__gap_within(segs, nseg, width, opts->gap,
+                              opts->gap_share * plan->gap_want - plan->gap_spent, &spent);
+  plan->gap_spent += spent;
+  return g;
 }
 
 int mxn__plan_buf(mxn__plan_t *p, int64_t doubles) {
@@ -391,6 +448,7 @@ static int read_blocks(mxn_dataset_t *ds, mxn_piece_t *piece, int k, const mxn_i
   int64_t *fpos_of = NULL, *idx_in_blk = NULL, *blk_fill = NULL, *blk_local0 = NULL,
           *seg_count = NULL, *start = NULL, *fill = NULL;
   pair_t *pairs = NULL;
+  double *width = NULL;
 
   /* Where each wanted entity is: file, position, block. */
   MXN_ALLOC(file_of, P->n);
@@ -487,7 +545,26 @@ static int read_blocks(mxn_dataset_t *ds, mxn_piece_t *piece, int k, const mxn_i
       segment_t *sg = &plan->seg[k][plan->nseg[k]++];
       sg->file = j;
       sg->block = b;
-      MXN_CHECK(mxn__segment_build(sg, pairs + start[key], seg_count[key], opts->gap));
+      MXN_CHECK(mxn__segment_sort(sg, pairs + start[key], seg_count[key]));
+    }
+  {
+    /* Bytes per entry of each segment: its block's references, attributes
+     * and numbered-map values (poly blocks: their mean references). */
+    int nmaps;
+    mxn__smaps(s, k, &nmaps);
+    MXN_ALLOC(width, plan->nseg[k]);
+    for (int i = 0; i < plan->nseg[k]; i++) {
+      const mxn_block_info_t *bi = &sb[plan->seg[k][i].block];
+      double refs = bi->nodes_per_elem + bi->edges_per_elem + bi->faces_per_elem + bi->num_attr +
+                    nmaps;
+      if (bi->poly && bi->num_elements > 0)
+        refs += 1 + (double)bi->num_conn / (double)bi->num_elements;
+      width[i] = 8 * (refs > 0 ? refs : 1);
+    }
+    int64_t gap = plan_gap(plan, opts, plan->seg[k], plan->nseg[k], width);
+    for (int i = 0; i < plan->nseg[k]; i++) {
+      segment_t *sg = &plan->seg[k][i];
+      MXN_CHECK(mxn__segment_runs(sg, gap));
       if (k == MXN__ELEM)
         piece->stats.elem_runs += sg->nruns;
       else if (k == MXN__EDGE)
@@ -495,6 +572,7 @@ static int read_blocks(mxn_dataset_t *ds, mxn_piece_t *piece, int k, const mxn_i
       else
         piece->stats.face_runs += sg->nruns;
     }
+  }
 
   /* Connectivity (file-local numbers for now) and attributes. */
   for (int i = 0; i < plan->nseg[k]; i++) {
@@ -589,6 +667,7 @@ done:
   free(start);
   free(fill);
   free(pairs);
+  free(width);
   return status;
 }
 
@@ -1025,8 +1104,20 @@ int mxn_extract(mxn_dataset_t *ds, const mxn_idset_t *want,
     segment_t *sg = &plan->node_seg[plan->nnode_seg++];
     sg->file = cp->file;
     sg->block = -1;
-    MXN_CHECK(mxn__segment_build(sg, pairs, cp->E.n, opts->gap));
-    piece->stats.node_runs += sg->nruns;
+    MXN_CHECK(mxn__segment_sort(sg, pairs, cp->E.n));
+  }
+  {
+    double *width = NULL;
+    MXN_ALLOC(width, plan->nnode_seg);
+    int nmaps;
+    mxn__smaps(s, MXN__NODE, &nmaps);
+    for (int i = 0; i < plan->nnode_seg; i++) width[i] = 8.0 * (s->num_dim + nmaps);
+    int64_t gap = plan_gap(plan, opts, plan->node_seg, plan->nnode_seg, width);
+    free(width);
+    for (int i = 0; i < plan->nnode_seg; i++) {
+      MXN_CHECK(mxn__segment_runs(&plan->node_seg[i], gap));
+      piece->stats.node_runs += plan->node_seg[i].nruns;
+    }
   }
   free(pairs);
   pairs = NULL;
@@ -1270,6 +1361,7 @@ static int read_sets(mxn_dataset_t *ds, mxn_piece_t *piece, const char *cand,
         }
         ds->io.read_calls++;
         ds->io.bytes_read += n * (has_extra ? 2 : 1) * (int64_t)sizeof(int64_t);
+        ds->io.set_bytes_read += n * (has_extra ? 2 : 1) * (int64_t)sizeof(int64_t);
         if (nd > 0) {
           MXN_ALLOC(df, nd);
           if (ex_get_set_dist_fact(exoid, t, si->id, df) < 0) {
@@ -1279,6 +1371,7 @@ static int read_sets(mxn_dataset_t *ds, mxn_piece_t *piece, const char *cand,
           }
           ds->io.read_calls++;
           ds->io.bytes_read += nd * (int64_t)sizeof(double);
+          ds->io.set_bytes_read += nd * (int64_t)sizeof(double);
           /* Per-entry df counts: one per entry, except a side set's, which
            * has one per node of each side. */
           MXN_ALLOC(cnt, n);

@@ -927,7 +927,7 @@ int mxn__load_halo(mxn_load_t *ld, const mxn_load_opts_t *opts, mxn_directory_t 
     for (int b = 0; b < nb; b++) h->block_off[b][k + 1] = pc->blocks[b].num_elements;
   }
   free(recs);
-  ld->st.ghost_bytes_read = mxn_dataset_counters(ld->ds).bytes_read - c0.bytes_read;
+  ld->st.ghost_bytes_read = mxn__data_bytes(mxn_dataset_counters(ld->ds)) - mxn__data_bytes(c0);
   for (int j = 0; j < M; j++) ld->st.ghost_files += used[j];
 
   /* Depth and owner of every element; owner of every node. */
@@ -1310,7 +1310,7 @@ static int load_open(MPI_Comm comm, const char *path, mxn_dataset_t *given,
     double tc = now();
     mxn_io_counters_t cc = mxn_dataset_counters(ds);
     if ((status = mxn__check_shared_nodes(ld->comm, ds, fbeg, fend, &e)) != MXN_OK) goto done;
-    ld->st.check_bytes_read = mxn_dataset_counters(ds).bytes_read - cc.bytes_read;
+    ld->st.check_bytes_read = mxn__data_bytes(mxn_dataset_counters(ds)) - mxn__data_bytes(cc);
     ld->st.seconds_check = now() - tc;
   }
 
@@ -1443,7 +1443,7 @@ static int load_open(MPI_Comm comm, const char *path, mxn_dataset_t *given,
     for (int64_t k = 0; w0 && k < n0; k++) w0[k] = 1.0;
   }
   if ((status = mxn_agree(ld->comm, status, &e)) != MXN_OK) goto done;
-  ld->st.partition_bytes_read = mxn_dataset_counters(ds).bytes_read - cp0.bytes_read;
+  ld->st.partition_bytes_read = mxn__data_bytes(mxn_dataset_counters(ds)) - mxn__data_bytes(cp0);
   int whole = 0;
   if (method == MXN_PART_FILES) {
     /* Whole files first: if some contiguous grouping of the files meets
@@ -1591,6 +1591,7 @@ static int load_open(MPI_Comm comm, const char *path, mxn_dataset_t *given,
     mxn_extract_opts_t xo;
     memset(&xo, 0, sizeof xo);
     xo.gap = opts->gap >= 0 ? opts->gap : 64;
+    xo.gap_share = MXN__GAP_SHARE;
     xo.file_mask = mask;
     if (opts->ghost_levels > 0 && P.n > 0) {
       /* Room for the ghost layers, appended next: about L times the
@@ -1622,15 +1623,19 @@ static int load_open(MPI_Comm comm, const char *path, mxn_dataset_t *given,
   mxn_io_counters_t c2 = mxn_dataset_counters(ds);
   ld->st.cover_files = ld->piece->stats.files_in_cover;
   ld->st.num_nodes = ld->piece->num_nodes;
-  ld->st.bytes_read = c2.bytes_read - c1.bytes_read;
+  ld->st.bytes_read = mxn__data_bytes(c2) - mxn__data_bytes(c1);
+  ld->st.map_bytes_read = c2.map_bytes_read - c0.map_bytes_read;
+  ld->st.set_bytes_read = c2.set_bytes_read - c0.set_bytes_read;
   ld->st.read_calls = c2.read_calls - c0.read_calls;
   ld->st.files_opened = c2.files_opened;
   {
-    /* What the piece itself needs from the files: its entries, no gaps,
-     * no id maps, not the ghosts their owners sent. */
+    /* What the piece itself needs from the files: its entries with their
+     * numbered-map values; no gaps, no id maps, no sets, not the ghosts
+     * their owners sent. */
     const mxn_piece_t *pc = ld->piece;
     const mxn__halo_xchg_t *hx = ld->hx;
-    int64_t b = (hx ? hx->own_nodes : pc->num_nodes) * s->num_dim * (int64_t)sizeof(double);
+    int64_t own_nodes = hx ? hx->own_nodes : pc->num_nodes;
+    int64_t b = own_nodes * (s->num_dim + pc->num_node_maps) * (int64_t)sizeof(double);
     /* Blocks of every kind: node, edge and face references (poly blocks:
      * their references and one count per entry), attributes. */
     for (int kind = 0; kind < MXN__NBK; kind++) {
@@ -1640,8 +1645,11 @@ static int load_open(MPI_Comm comm, const char *path, mxn_dataset_t *given,
       for (int k = 0; k < nb; k++) {
         const mxn_piece_block_t *pb = &pbs[k];
         int64_t ne = hx && kind == MXN__ELEM ? hx->own_elems[k] : pb->num_elements;
+        int nmaps = kind == MXN__ELEM   ? pc->num_elem_maps
+                    : kind == MXN__EDGE ? pc->num_edge_maps
+                                        : pc->num_face_maps;
         int64_t refs = ne * (sb[k].nodes_per_elem + sb[k].edges_per_elem +
-                             sb[k].faces_per_elem + sb[k].num_attr);
+                             sb[k].faces_per_elem + sb[k].num_attr + nmaps);
         if (sb[k].poly == MXN_POLY_NSIDED && pb->conn_off)
           refs += pb->conn_off[pb->num_elements] + pb->num_elements;
         if (sb[k].poly == MXN_POLY_NFACED && pb->face_off)
@@ -1800,7 +1808,9 @@ static int read_step(mxn_load_t *ld, int step, mxn_error_t *err) {
       if (pc->blocks[b].elem_vars && pc->blocks[b].elem_vars[v])
         need += ld->hx ? ld->hx->own_elems[b] : pc->blocks[b].num_elements;
   ld->st.bytes_needed += need * (int64_t)sizeof(double) + s->num_global_vars * (int64_t)sizeof(double);
-  ld->st.bytes_read += c1.bytes_read - c0.bytes_read;
+  ld->st.bytes_read += mxn__data_bytes(c1) - mxn__data_bytes(c0);
+  ld->st.map_bytes_read += c1.map_bytes_read - c0.map_bytes_read;
+  ld->st.set_bytes_read += c1.set_bytes_read - c0.set_bytes_read;
   ld->st.read_calls += c1.read_calls - c0.read_calls;
   ld->st.files_opened = c1.files_opened;
   ld->st.seconds_step = now() - t0;

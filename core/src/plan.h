@@ -50,6 +50,9 @@ struct mxn__plan {
   double *buf;
   int64_t buf_cap;      /* doubles */
   double reserve;       /* mxn_extract_opts_t.reserve: spare capacity of entity arrays */
+  /* Merged-gap budget (mxn_extract_opts_t.gap_share): bytes wanted by the
+   * kinds planned so far, and bytes their merged gaps add. */
+  double gap_want, gap_spent;
 };
 
 /* Entries to allocate for n entities of piece p: n plus the spare room a
@@ -61,8 +64,21 @@ typedef struct {
 } pair_t;
 
 /* Sort pairs by offset and coalesce them into runs of s (gap: entries up
- * to which two runs merge). */
+ * to which two runs merge): mxn__segment_sort, then mxn__segment_runs. */
 int mxn__segment_build(segment_t *s, pair_t *pairs, int64_t n, int64_t gap);
+/* Sort pairs by offset into s's off and dst (no runs yet). */
+int mxn__segment_sort(segment_t *s, pair_t *pairs, int64_t n);
+/* Coalesce the sorted s into runs: gaps of up to `gap` entries merge. */
+int mxn__segment_runs(segment_t *s, int64_t gap);
+/* The widest gap, at most `gap`, up to which the sorted segments can merge
+ * their runs while the bytes read beyond the wanted entries stay within
+ * `budget` (width[i]: bytes per entry of segs[i]); *spent: those bytes.
+ * Gaps merge narrowest first, which saves the most reads per byte added.
+ * One budget over every member, not one per member: a small member with a
+ * rank's entries scattered in it may merge them when the others read
+ * tight. */
+int64_t mxn__gap_within(const segment_t *segs, int nseg, const double *width, int64_t gap,
+                        double budget, double *spent);
 /* Grow the plan's scratch buffer to hold `doubles` values. */
 int mxn__plan_buf(mxn__plan_t *p, int64_t doubles);
 void mxn__plan_free(mxn__plan_t *p);

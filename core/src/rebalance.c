@@ -1477,7 +1477,9 @@ report:
   {
     mxn_io_counters_t c1 = mxn_dataset_counters(ld->ds);
     rep.bytes_read = c1.bytes_read - c0.bytes_read;
-    ld->st.bytes_read += rep.bytes_read;
+    ld->st.bytes_read += mxn__data_bytes(c1) - mxn__data_bytes(c0);
+    ld->st.map_bytes_read += c1.map_bytes_read - c0.map_bytes_read;
+    ld->st.set_bytes_read += c1.set_bytes_read - c0.set_bytes_read;
     ld->st.read_calls += c1.read_calls - c0.read_calls;
     ld->st.files_opened = c1.files_opened;
     double tv[2] = {rep.seconds_balance, rep.seconds_migrate}, tm[2];

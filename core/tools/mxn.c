@@ -519,11 +519,13 @@ static int cmd_repart(int argc, char **argv) {
 static void stats_json(const char *path, const mxn_load_t *ld, const mxn_cli_args_t *a,
                        const mxn_load_stats_t *all, int n) {
   const mxn_structure_t *s = mxn_load_structure(ld);
-  int64_t br = 0, bn = 0, pbr = 0, rc = 0, fo = 0;
+  int64_t br = 0, bn = 0, mb = 0, sb = 0, pbr = 0, rc = 0, fo = 0;
   double wsum = 0, wmax = 0, sec[5] = {0, 0, 0, 0, 0};
   for (int r = 0; r < n; r++) {
     br += all[r].bytes_read;
     bn += all[r].bytes_needed;
+    mb += all[r].map_bytes_read;
+    sb += all[r].set_bytes_read;
     pbr += all[r].partition_bytes_read;
     rc += all[r].read_calls;
     fo += all[r].files_opened;
@@ -548,9 +550,11 @@ static void stats_json(const char *path, const mxn_load_t *ld, const mxn_cli_arg
   json_num("imbalance", all[0].imbalance, ",\n  ");
   json_num("max_weight", wmax, ",\n  ");
   json_num("avg_weight", n > 0 ? wsum / n : 0.0, ",\n");
-  printf("  \"bytes_read\": %lld,\n  \"bytes_needed\": %lld,\n  \"partition_bytes_read\": %lld,\n"
+  printf("  \"bytes_read\": %lld,\n  \"bytes_needed\": %lld,\n  \"map_bytes_read\": %lld,\n"
+         "  \"set_bytes_read\": %lld,\n  \"partition_bytes_read\": %lld,\n"
          "  \"read_calls\": %lld,\n  \"files_opened\": %lld,\n",
-         (long long)br, (long long)bn, (long long)pbr, (long long)rc, (long long)fo);
+         (long long)br, (long long)bn, (long long)mb, (long long)sb, (long long)pbr,
+         (long long)rc, (long long)fo);
   printf("  \"seconds_max\": {\"open\": %.6f, \"partition\": %.6f, \"plan\": %.6f, "
          "\"read\": %.6f, \"step\": %.6f},\n",
          sec[0], sec[1], sec[2], sec[3], sec[4]);
@@ -568,12 +572,14 @@ static void stats_json(const char *path, const mxn_load_t *ld, const mxn_cli_arg
     json_num("weight", x->owned_weight, ", ");
     printf("\"cover_files\": %d, "
            "\"files_overlapping\": %d, \"nodes\": %lld, \"bytes_read\": %lld, "
-           "\"bytes_needed\": %lld, \"partition_bytes_read\": %lld, \"read_calls\": %lld, "
+           "\"bytes_needed\": %lld, \"map_bytes_read\": %lld, \"set_bytes_read\": %lld, "
+           "\"partition_bytes_read\": %lld, \"read_calls\": %lld, "
            "\"files_opened\": %lld, \"seconds\": {\"open\": %.6f, \"partition\": %.6f, "
            "\"plan\": %.6f, \"read\": %.6f",
            x->cover_files,
            x->files_overlapping, (long long)x->num_nodes, (long long)x->bytes_read,
-           (long long)x->bytes_needed, (long long)x->partition_bytes_read,
+           (long long)x->bytes_needed, (long long)x->map_bytes_read,
+           (long long)x->set_bytes_read, (long long)x->partition_bytes_read,
            (long long)x->read_calls, (long long)x->files_opened, x->seconds_open,
            x->seconds_partition, x->seconds_plan, x->seconds_read);
     if (a->lo.ghost_levels > 0)
@@ -627,18 +633,22 @@ static void stats_text(const char *path, const mxn_load_t *ld, const mxn_cli_arg
   printf("stats: %s: %d file(s) on %d rank(s), method %s%s%s\n", path, s->num_files, n,
          mxn_part_method_name(a->lo.method), a->lo.weight_field ? ", weights " : "",
          a->lo.weight_field ? a->lo.weight_field : "");
-  printf("%6s %10s %12s %6s %8s %10s %11s %11s %7s %6s\n", "rank", "owned", "weight", "cover",
-         "overlap", "nodes", "MB read", "MB needed", "reads", "opens");
-  int64_t br = 0, bn = 0;
+  printf("%6s %10s %12s %6s %8s %10s %11s %11s %9s %9s %7s %6s\n", "rank", "owned", "weight",
+         "cover", "overlap", "nodes", "MB read", "MB needed", "MB maps", "MB sets", "reads",
+         "opens");
+  int64_t br = 0, bn = 0, mb = 0, sb = 0;
   double sec[4] = {0, 0, 0, 0};
   for (int r = 0; r < n; r++) {
     const mxn_load_stats_t *x = &all[r];
-    printf("%6d %10lld %12.6g %6d %8d %10lld %11.3f %11.3f %7lld %6lld\n", x->rank,
+    printf("%6d %10lld %12.6g %6d %8d %10lld %11.3f %11.3f %9.3f %9.3f %7lld %6lld\n", x->rank,
            (long long)x->owned_elements, x->owned_weight, x->cover_files, x->files_overlapping,
            (long long)x->num_nodes, x->bytes_read / 1e6, x->bytes_needed / 1e6,
-           (long long)x->read_calls, (long long)x->files_opened);
+           x->map_bytes_read / 1e6, x->set_bytes_read / 1e6, (long long)x->read_calls,
+           (long long)x->files_opened);
     br += x->bytes_read;
     bn += x->bytes_needed;
+    mb += x->map_bytes_read;
+    sb += x->set_bytes_read;
     const double t[4] = {x->seconds_open, x->seconds_partition, x->seconds_plan, x->seconds_read};
     for (int k = 0; k < 4; k++)
       if (t[k] > sec[k]) sec[k] = t[k];
@@ -651,8 +661,10 @@ static void stats_text(const char *path, const mxn_load_t *ld, const mxn_cli_arg
              (long long)all[r].ghost_elements, (long long)all[r].ghost_nodes, all[r].ghost_files,
              all[r].ghost_bytes_read / 1e6, all[r].seconds_ghost);
   }
-  printf("total elements %lld; imbalance %.4f (max/avg weight); read %.3f MB for %.3f MB needed\n",
-         (long long)all[0].total_elements, all[0].imbalance, br / 1e6, bn / 1e6);
+  printf("total elements %lld; imbalance %.4f (max/avg weight); read %.3f MB for %.3f MB needed"
+         " (and %.3f MB of id maps, %.3f MB of sets)\n",
+         (long long)all[0].total_elements, all[0].imbalance, br / 1e6, bn / 1e6, mb / 1e6,
+         sb / 1e6);
   printf("seconds (max over ranks): open %.3f, partition %.3f, plan %.3f, read %.3f\n", sec[0],
          sec[1], sec[2], sec[3]);
 }
@@ -667,17 +679,19 @@ static int cmd_stats(int argc, char **argv) {
              "Dry run of the parallel load on N ranks: partition DATASET, read each\n"
              "rank's piece through its cover, write nothing. Rank 0 prints, per rank:\n"
              "owned elements, their weight, member files read (cover) and holding\n"
-             "any of its elements (overlap), nodes, bytes read vs needed, read calls\n"
-             "and file opens; then the global imbalance (max/avg weight) and the\n"
+             "any of its elements (overlap), nodes, bytes read vs needed, bytes of\n"
+             "the members' id maps (to find entries by global id) and sets (to keep\n"
+             "the piece's entries), read whole per member and not in bytes read,\n"
+             "read calls and file opens; then the global imbalance (max/avg weight) and the\n"
              "seconds of each phase. -n N only checks the rank count: one process\n"
              "cannot stand for N ranks, run it under mpiexec -n N.\n"
              "--json prints one object with the keys dataset, files, ranks, method,\n"
              "weights, tolerance, total_elements, imbalance, max_weight, avg_weight,\n"
-             "bytes_read, bytes_needed, partition_bytes_read, read_calls,\n"
-             "files_opened, seconds_max, and ranks_detail: one row per rank with\n"
+             "bytes_read, bytes_needed, map_bytes_read, set_bytes_read,\n"
+             "partition_bytes_read, read_calls, files_opened, seconds_max, and ranks_detail: one row per rank with\n"
              "rank, owned, weight, cover_files, files_overlapping, nodes,\n"
-             "bytes_read, bytes_needed, partition_bytes_read, read_calls,\n"
-             "files_opened, seconds {open, partition, plan, read}.\n"
+             "bytes_read, bytes_needed, map_bytes_read, set_bytes_read,\n"
+             "partition_bytes_read, read_calls, files_opened, seconds {open, partition, plan, read}.\n"
              "With --ghosts L also ghost_levels and ghost_elements (all ranks) and,\n"
              "per rank, ghosts, ghost_nodes, ghost_files, ghost_bytes_read and\n"
              "seconds.ghost (finding and reading the halo).\n"

@@ -250,7 +250,9 @@ def main():
       "bytes of one further step over its floor; *files* = files opened per rank "
       "(max, and sum over ranks). *core* = the MxN core's own counters, worst rank: "
       "bytes_read / bytes_needed of the first step (needed counts the piece's own "
-      "entries as 8-byte values, no gaps, no id maps, not the ghosts their owners sent) "
+      "entries as 8-byte values with their numbered-map values, no gaps, not the ghosts "
+      "their owners sent; the members' id maps and sets, read whole once per member a "
+      "rank reads from, are counted apart as map_bytes_read and set_bytes_read) "
       "and files_opened, as the reader reports them (below); for runs without them, "
       "from `mxn stats --json --ghosts 1` on the same data and N.")
     w("")

@@ -155,7 +155,7 @@ import json, sys
 n = int(sys.argv[1])
 d = json.load(open(sys.argv[2]))
 for k in ("ranks", "method", "imbalance", "total_elements", "ranks_detail", "files",
-          "bytes_read", "bytes_needed"):
+          "bytes_read", "bytes_needed", "map_bytes_read", "set_bytes_read"):
     assert k in d, "missing key " + k
 assert d["ranks"] == n, d["ranks"]
 assert d["method"] == "files", d["method"]
@@ -166,11 +166,13 @@ rows = d["ranks_detail"]
 assert [r["rank"] for r in rows] == list(range(n)), rows
 for r in rows:
     for k in ("rank", "owned", "weight", "cover_files", "files_overlapping", "bytes_read",
-              "bytes_needed", "read_calls", "files_opened"):
+              "bytes_needed", "map_bytes_read", "set_bytes_read", "read_calls", "files_opened"):
         assert k in r, "row lacks " + k
     assert r["owned"] > 0 and r["cover_files"] >= 1
     assert r["cover_files"] <= r["files_overlapping"] <= 3
     assert r["bytes_read"] >= r["bytes_needed"] > 0
+    # id maps: every member a rank reads from has them (8 bytes an entry)
+    assert r["map_bytes_read"] > 0 and r["set_bytes_read"] >= 0, r
 assert sum(r["owned"] for r in rows) == 240
 assert abs(max(r["weight"] for r in rows) / (sum(r["weight"] for r in rows) / n) - d["imbalance"]) < 1e-9
 EOF

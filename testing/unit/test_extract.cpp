@@ -257,6 +257,47 @@ TEST_F(Extract, GapCoalescingKeepsValuesAndCutsCalls) {
   mxn_idset_free(&W);
 }
 
+// gap_share caps what merged gaps add, over all members: a piece whose
+// entries lie in one tight run plus a scattered tail reads within the share
+// of the exact read, merging fewer gaps than an uncapped read but more
+// than none, and its values are the same.
+TEST_F(Extract, GapShareCapsWhatMergedGapsAdd) {
+  std::vector<int64_t> ids = all_elem_ids();
+  std::vector<int64_t> w;
+  for (size_t i = 0; i < ids.size(); i++)
+    if (i < ids.size() / 2 || i % 3 == 0) w.push_back(ids[i]);
+  mxn_idset_t W;
+  ASSERT_EQ(MXN_OK, mxn_idset_from_array(w.data(), (int64_t)w.size(), &W));
+  const double share = 0.08;
+  struct Way {
+    int64_t gap;
+    double share;
+    int64_t bytes = 0, runs = 0;
+  } ways[] = {{0, 0}, {1000, 0}, {1000, share}};
+  for (Way &way : ways) {
+    mxn_extract_opts_t o{};
+    o.gap = way.gap;
+    o.gap_share = way.share;
+    mxn_io_counters_t a = mxn_dataset_counters(ds_);
+    mxn_piece_t *pc = nullptr;
+    ASSERT_EQ(MXN_OK, mxn_extract(ds_, &W, &o, &pc)) << mxn_dataset_errmsg(ds_);
+    mxn_io_counters_t b = mxn_dataset_counters(ds_);
+    check_piece(pc, std::set<int64_t>(w.begin(), w.end()));
+    // Entries only: id maps (read once, by the first way) and sets aside.
+    way.bytes = (b.bytes_read - b.map_bytes_read - b.set_bytes_read) -
+                (a.bytes_read - a.map_bytes_read - a.set_bytes_read);
+    way.runs = pc->stats.elem_runs + pc->stats.node_runs;
+    mxn_piece_destroy(&pc);
+  }
+  const Way &exact = ways[0], &all = ways[1], &capped = ways[2];
+  EXPECT_GT(all.bytes, (1 + share) * exact.bytes) << "the case must need the cap";
+  EXPECT_LE(capped.bytes, (1 + share) * exact.bytes);
+  EXPECT_GT(capped.bytes, exact.bytes) << "the cap leaves room that narrow gaps use";
+  EXPECT_LT(all.runs, capped.runs);
+  EXPECT_LT(capped.runs, exact.runs);
+  mxn_idset_free(&W);
+}
+
 TEST_F(Extract, UnknownIdIsAnErrorNamingTheDataset) {
   int64_t bogus[] = {all_elem_ids()[0], 999999};
   mxn_idset_t W;

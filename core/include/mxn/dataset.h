@@ -187,6 +187,14 @@ int mxn_dataset_errcode(const mxn_dataset_t *ds);
 /** I/O counters kept per handle since creation. */
 typedef struct mxn_io_counters {
   int64_t bytes_read;    /**< payload bytes requested from Exodus reads */
+  /** Of bytes_read: the members' whole id maps (node, element, edge, face
+   *  and original element ids), read once per member to find entries by
+   *  global id. */
+  int64_t map_bytes_read;
+  /** Of bytes_read: the members' sets (entries, sides or orientations,
+   *  distribution factors), read whole per member to keep the entries of
+   *  a piece. */
+  int64_t set_bytes_read;
   int64_t read_calls;    /**< ex_get_* bulk-data calls */
   int64_t files_opened;  /**< ex_open calls */
   int64_t bytes_written;

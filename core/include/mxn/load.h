@@ -88,8 +88,19 @@ typedef struct mxn_load_stats {
   int cover_files;          /**< member files this rank's piece is read from */
   int files_overlapping;    /**< member files holding any of its elements */
   int64_t num_nodes;
-  int64_t bytes_read;       /**< by the piece's extraction and steps */
-  int64_t bytes_needed;     /**< the piece's own entries, no gaps, no maps */
+  /** By the piece's extraction and steps, the members' id maps and sets
+   *  aside (map_bytes_read, set_bytes_read). */
+  int64_t bytes_read;
+  /** The piece's own entries (coordinates, references, attributes,
+   *  numbered-map values), no gaps, no id maps, no sets. */
+  int64_t bytes_needed;
+  /** The members' whole id maps this rank read in the load (in any phase:
+   *  partition, piece, halo, re-balances), once per member it touches: what
+   *  finding entries by global id costs beside bytes_read. */
+  int64_t map_bytes_read;
+  /** The members' sets this rank read in the load, whole per member it
+   *  reads from (to keep its piece's entries): beside bytes_read. */
+  int64_t set_bytes_read;
   int64_t read_calls, files_opened;
   int64_t partition_bytes_read; /**< reads made only to partition (centroids, weights) */
   /** Phases: structure, partition, cover + plan, piece extraction (of
@@ -209,7 +220,8 @@ const mxn_structure_t *mxn_load_structure(const mxn_load_t *ld);
  *                        to leave them in the piece
  * \param [out] elem_ids  its ascending global element ids, or NULL to leave
  *                        them in the piece
- * eturn MXN_OK, or MXN_ERR_ARG (no load, no such block, a dynamic load,
+ * 
+eturn MXN_OK, or MXN_ERR_ARG (no load, no such block, a dynamic load,
  *         a poly block) with both outputs NULL. Local.
  */
 int mxn_load_take_block(mxn_load_t *ld, int b, int64_t **conn, mxn_gid_t **elem_ids);

@@ -2441,6 +2441,8 @@ int vtkMxNReader::RequestData(
       { "owned_weight", x.owned_weight }, { "cover_files", x.cover_files },
       { "files_overlapping", x.files_overlapping }, { "num_nodes", double(x.num_nodes) },
       { "bytes_read", double(x.bytes_read) }, { "bytes_needed", double(x.bytes_needed) },
+      { "map_bytes_read", double(x.map_bytes_read) },
+      { "set_bytes_read", double(x.set_bytes_read) },
       { "read_calls", double(x.read_calls) }, { "files_opened", double(x.files_opened) },
       { "partition_bytes_read", double(x.partition_bytes_read) },
       { "seconds_open", x.seconds_open }, { "seconds_partition", x.seconds_partition },
