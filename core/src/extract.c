@@ -136,6 +136,15 @@ int64_t mxn__gap_within(const segment_t *segs, int nseg, const double *width, in
                         double budget, double *spent) {
   *spent = 0;
   if (gap <= 0 || nseg <= 0) return gap > 0 ? gap : 0;
+  /* The widest gap there is (the histogram below needs no more room). */
+  int64_t widest = 0;
+  for (int i = 0; i < nseg; i++)
+    for (int64_t e = 1; e < segs[i].n; e++) {
+      int64_t g = segs[i].off[e] - segs[i].off[e - 1] - 1;
+      if (g > widest && g <= gap) widest = g;
+    }
+  if (widest == 0) return gap; /* nothing between wanted entries to merge */
+  gap = widest;
   /* cost[g]: the bytes read beyond the wanted entries if every gap of g
    * entries is merged. Gaps wider than `gap` never merge and cost nothing. */
   double *cost = calloc((size_t)gap + 1, sizeof *cost);

@@ -1117,6 +1117,7 @@ static int rebuild(mxn_load_t *ld, int step, const mxn_idset_t *mine, const owne
     mxn_extract_opts_t xo;
     memset(&xo, 0, sizeof xo);
     xo.gap = gap;
+    xo.gap_share = MXN__GAP_SHARE; /* as the load's own piece read */
     xo.file_mask = mask;
     xo.node_var_mask = ld->o.node_var_selection;
     xo.elem_var_mask = ld->o.elem_var_selection;
@@ -1476,8 +1477,8 @@ static int rebalance(mxn_load_t *ld, int step, const mxn_rebalance_opts_t *opts,
 report:
   {
     mxn_io_counters_t c1 = mxn_dataset_counters(ld->ds);
-    rep.bytes_read = c1.bytes_read - c0.bytes_read;
-    ld->st.bytes_read += mxn__data_bytes(c1) - mxn__data_bytes(c0);
+    rep.bytes_read = mxn__data_bytes(c1) - mxn__data_bytes(c0);
+    ld->st.bytes_read += rep.bytes_read;
     ld->st.map_bytes_read += c1.map_bytes_read - c0.map_bytes_read;
     ld->st.set_bytes_read += c1.set_bytes_read - c0.set_bytes_read;
     ld->st.read_calls += c1.read_calls - c0.read_calls;

@@ -320,7 +320,10 @@ typedef struct mxn_rebalance_report {
   double fresh_imbalance;    /**< the fresh partition's imbalance, 0 if not measured */
   int64_t gained, lost;      /**< this rank's owned elements gained / lost */
   int64_t bytes_read;        /**< this rank: read for the gained elements and
-                                  new ghosts (mesh and the step's fields) */
+                                  new ghosts (mesh and the step's fields), the
+                                  members' id maps and sets aside (they are
+                                  in the load stats' map_bytes_read and
+                                  set_bytes_read) */
   int64_t bytes_read_all;    /**< global sum of bytes_read */
   int64_t elements_reused;   /**< this rank: owned elements
                                   taken from the old piece, not re-read */
