@@ -1801,8 +1801,11 @@ static int read_step(mxn_load_t *ld, int step, mxn_error_t *err) {
   mxn_io_counters_t c1 = mxn_dataset_counters(ld->ds);
   const mxn_structure_t *s = mxn_dataset_structure(ld->ds);
   const mxn_piece_t *pc = ld->piece;
-  /* from the files: all but the ghosts their owners send */
-  int64_t need = (ld->hx ? ld->hx->own_nodes : pc->num_nodes) * s->num_node_vars;
+  /* from the files: the selected variables' values, all but the ghosts
+   * their owners send */
+  int nsel = 0;
+  for (int v = 0; v < pc->plan_num_node_vars; v++) nsel += pc->node_vars && pc->node_vars[v];
+  int64_t need = (ld->hx ? ld->hx->own_nodes : pc->num_nodes) * nsel;
   for (int b = 0; b < pc->num_blocks; b++)
     for (int v = 0; v < s->num_elem_vars; v++)
       if (pc->blocks[b].elem_vars && pc->blocks[b].elem_vars[v])
