@@ -497,7 +497,15 @@ TEST(Load, OnTheDatasetAnInformationPassOpened) {
 TEST(Load, LayersFromOwnersNeedNoIdMaps) {
   std::string path = resolve("gen/hex/M7");
   ASSERT_FALSE(path.empty());
-  mxn_load_t *ld[2] = {nullptr, nullptr};
+  // Both loads are closed on every way out (an ASSERT below returns early).
+  struct Loads {
+    mxn_load_t *ld[2] = {nullptr, nullptr};
+    ~Loads() {
+      mxn_load_close(&ld[0]);
+      mxn_load_close(&ld[1]);
+    }
+  } loads;
+  mxn_load_t **ld = loads.ld;
   for (int dynamic = 0; dynamic < 2; dynamic++) {
     mxn_load_opts_t o;
     mxn_load_opts_init(&o);
@@ -513,8 +521,6 @@ TEST(Load, LayersFromOwnersNeedNoIdMaps) {
   EXPECT_GT(st.ghost_elements + (mpi_size() == 1), 0);
   EXPECT_EQ(st.ghost_elements, mxn_load_stats(ld[1]).ghost_elements);
   expect_same_piece(mxn_load_structure(ld[0]), mxn_load_piece(ld[0]), mxn_load_piece(ld[1]), true);
-  mxn_load_close(&ld[0]);
-  mxn_load_close(&ld[1]);
 }
 
 // A block's connectivity and ids handed over to the caller: the piece lets
