@@ -59,9 +59,10 @@
  * (MXN__NBK block kinds); numbered maps exist for all four. */
 enum { MXN__ELEM = 0, MXN__EDGE = 1, MXN__FACE = 2, MXN__NODE = 3 };
 /* The parallel load's cap on merged read gaps (mxn_extract_opts_t
- * gap_share): they may add at most 5% to the entries a rank's piece reads,
- * per entity kind, so bytes read stay within 1.1 of those needed where a
- * small member holds a rank's entries scattered among another's. */
+ * gap_share): they may add at most 8% to the bytes a rank's piece reads,
+ * over all its members and entity kinds, so bytes read stay within 1.1 of
+ * those needed where a small member holds a rank's entries scattered
+ * among another's. */
 #define MXN__GAP_SHARE 0.08
 
 /* Bytes read for entries: the members' id maps and sets, read whole,

@@ -1811,11 +1811,7 @@ static int read_step(mxn_load_t *ld, int step, mxn_error_t *err) {
       if (pc->blocks[b].elem_vars && pc->blocks[b].elem_vars[v])
         need += ld->hx ? ld->hx->own_elems[b] : pc->blocks[b].num_elements;
   ld->st.bytes_needed += need * (int64_t)sizeof(double) + s->num_global_vars * (int64_t)sizeof(double);
-  ld->st.bytes_read += mxn__data_bytes(c1) - mxn__data_bytes(c0);
-  ld->st.map_bytes_read += c1.map_bytes_read - c0.map_bytes_read;
-  ld->st.set_bytes_read += c1.set_bytes_read - c0.set_bytes_read;
-  ld->st.read_calls += c1.read_calls - c0.read_calls;
-  ld->st.files_opened = c1.files_opened;
+  mxn__load_count_reads(ld, c0, c1);
   ld->st.seconds_step = now() - t0;
   return MXN_OK;
 }

@@ -56,4 +56,18 @@ int mxn__dual_graph_dist(MPI_Comm comm, int size, int rank, const mxn_structure_
 
 void mxn__load_halo_free(mxn_load_halo_t *h, int nb);
 
+/* Add what the dataset read between counters c0 and c1 to ld's stats: the
+ * entries' bytes to bytes_read, id maps and sets to their own counters,
+ * the calls; files_opened becomes c1's. Returns the entries' bytes. */
+static inline int64_t mxn__load_count_reads(mxn_load_t *ld, mxn_io_counters_t c0,
+                                            mxn_io_counters_t c1) {
+  int64_t data = mxn__data_bytes(c1) - mxn__data_bytes(c0);
+  ld->st.bytes_read += data;
+  ld->st.map_bytes_read += c1.map_bytes_read - c0.map_bytes_read;
+  ld->st.set_bytes_read += c1.set_bytes_read - c0.set_bytes_read;
+  ld->st.read_calls += c1.read_calls - c0.read_calls;
+  ld->st.files_opened = c1.files_opened;
+  return data;
+}
+
 #endif /* MXN_LOAD_INTERNAL_H */

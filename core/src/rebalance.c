@@ -1477,12 +1477,7 @@ static int rebalance(mxn_load_t *ld, int step, const mxn_rebalance_opts_t *opts,
 report:
   {
     mxn_io_counters_t c1 = mxn_dataset_counters(ld->ds);
-    rep.bytes_read = mxn__data_bytes(c1) - mxn__data_bytes(c0);
-    ld->st.bytes_read += rep.bytes_read;
-    ld->st.map_bytes_read += c1.map_bytes_read - c0.map_bytes_read;
-    ld->st.set_bytes_read += c1.set_bytes_read - c0.set_bytes_read;
-    ld->st.read_calls += c1.read_calls - c0.read_calls;
-    ld->st.files_opened = c1.files_opened;
+    rep.bytes_read = mxn__load_count_reads(ld, c0, c1);
     double tv[2] = {rep.seconds_balance, rep.seconds_migrate}, tm[2];
     MPI_Allreduce(&rep.bytes_read, &rep.bytes_read_all, 1, MPI_INT64_T, MPI_SUM, ld->comm);
     MPI_Allreduce(tv, tm, 2, MPI_DOUBLE, MPI_MAX, ld->comm);

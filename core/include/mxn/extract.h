@@ -76,9 +76,10 @@ typedef struct mxn_extract_opts {
   /** Gap (in entries) up to which two runs are merged into one read: more
    *  bytes, fewer calls. 0 = read exactly the wanted entries. */
   int64_t gap;
-  /** Cap on what merged gaps may add (0 = none): over all members, the
-   *  entries read beyond the wanted ones stay within gap_share times the
-   *  wanted ones, per entity kind (narrowest gaps merged first). */
+  /** Cap on what merged gaps may add (0 = none): over all members and
+   *  entity kinds, the bytes read beyond the wanted entries stay within
+   *  gap_share times the wanted entries' bytes (narrowest gaps merged
+   *  first, elements, edges and faces before nodes). */
   double gap_share;
   /** Skip attributes / sets when nonzero. */
   int no_attributes, no_sets;

@@ -220,8 +220,7 @@ const mxn_structure_t *mxn_load_structure(const mxn_load_t *ld);
  *                        to leave them in the piece
  * \param [out] elem_ids  its ascending global element ids, or NULL to leave
  *                        them in the piece
- * 
-eturn MXN_OK, or MXN_ERR_ARG (no load, no such block, a dynamic load,
+ * \return MXN_OK, or MXN_ERR_ARG (no load, no such block, a dynamic load,
  *         a poly block) with both outputs NULL. Local.
  */
 int mxn_load_take_block(mxn_load_t *ld, int b, int64_t **conn, mxn_gid_t **elem_ids);
@@ -359,8 +358,7 @@ typedef struct mxn_rebalance_report {
  * after a re-balance that changed the partition.
  * The load must be opened with opts.dynamic.
  * \param [out] rep  the report; may be NULL
- * 
-eturn MXN_OK or the agreed error (bad weights: MXN_ERR_ARG). On error
+ * \return MXN_OK or the agreed error (bad weights: MXN_ERR_ARG). On error
  *   the piece is unchanged unless the error came while rebuilding it (then
  *   the handle only accepts mxn_load_close()). Collective.
  */
@@ -371,9 +369,8 @@ int mxn_load_rebalance(mxn_load_t *ld, int step, const mxn_rebalance_opts_t *opt
  *  "fresh", "refine"). Local. */
 const char *mxn_rebal_strategy_name(mxn_rebal_strategy s);
 
-/** Parse a strategy name (case-insensitive). 
-eturn MXN_OK or
- *  MXN_ERR_ARG. Local. */
+/** Parse a strategy name (case-insensitive).
+ *  \return MXN_OK or MXN_ERR_ARG. Local. */
 int mxn_rebal_strategy_parse(const char *name, mxn_rebal_strategy *s);
 
 /** Close files, free everything, set *ld = NULL. Accepts NULL. Local. */
