@@ -149,6 +149,76 @@ static int same(double a, double b, double tol) {
   return fabs(a - b) <= tol;
 }
 
+/* The copies of the nodes members fbeg..fend-1 state they share, with their
+ * coordinates, and each one's home rank in dest. */
+static int stated_copies(mxn_dataset_t *ds, int fbeg, int fend, int64_t *const *stated,
+                         const int64_t *nstated, int size, copy_t **out, int **dest, int64_t *n) {
+  int status = MXN_OK;
+  int64_t total = 0, k = 0;
+  for (int j = fbeg; j < fend; j++) total += nstated[j - fbeg];
+  copy_t *c = mxn__malloc(((size_t)total + 1) * sizeof *c);
+  int *d = mxn__malloc(((size_t)total + 1) * sizeof *d);
+  if (!c || !d) status = MXN_ERR_NOMEM;
+  for (int j = fbeg; j < fend && status == MXN_OK; j++) {
+    const mxn_file_domain_t *fd;
+    if ((status = mxn_dataset_file_domain(ds, j, &fd)) != MXN_OK) break;
+    int64_t m = nstated[j - fbeg];
+    for (int64_t i = 0; i < m; i++) {
+      int64_t p = stated[j - fbeg][i];
+      c[k + i] = (copy_t){fd->node_map[p], p, {0, 0, 0}, j, 0};
+      d[k + i] = mxn_directory_home(fd->node_map[p], size);
+    }
+    /* stated positions are ascending and distinct: runs read as they come */
+    status = read_copies(ds, j, c + k, m);
+    k += m;
+  }
+  if (status != MXN_OK) {
+    free(c);
+    free(d);
+    return status;
+  }
+  *out = c;
+  *dest = d;
+  *n = total;
+  return MXN_OK;
+}
+
+/* Compare at home the copies of each id (asked[0..n), sorted by id), against
+ * one scale for all; the first differing pair is refused. Collective (the
+ * scale's reduction): every rank calls it. */
+static int compare_copies(MPI_Comm comm, mxn_dataset_t *ds, const copy_t *asked, int64_t nasked,
+                          mxn_error_t *err) {
+  int status = MXN_OK;
+  double mx = 0, scale = 0;
+  for (int64_t i = 0; i < nasked; i++)
+    for (int d = 0; d < 3; d++)
+      if (isfinite(asked[i].x[d]) && fabs(asked[i].x[d]) > mx) mx = fabs(asked[i].x[d]);
+  if (comm != MPI_COMM_NULL)
+    MPI_Allreduce(&mx, &scale, 1, MPI_DOUBLE, MPI_MAX, comm);
+  else
+    scale = mx;
+  double tol = 1e-6 * scale;
+  for (int64_t a = 0, b; status == MXN_OK && a < nasked; a = b) {
+    /* the first copy against each other one; report the lowest id here */
+    for (b = a + 1; b < nasked && asked[b].id == asked[a].id; b++) {
+      const copy_t *p = &asked[a], *q = &asked[b];
+      if (same(p->x[0], q->x[0], tol) && same(p->x[1], q->x[1], tol) && same(p->x[2], q->x[2], tol))
+        continue;
+      const copy_t *lo = p->file < q->file ? p : q, *hi = p->file < q->file ? q : p;
+      status = mxn_error_set(err, MXN_ERR_FORMAT,
+                             "%s: node %lld (its node %lld) is at (%.9g, %.9g, %.9g), but at "
+                             "(%.9g, %.9g, %.9g) in %s (its node %lld): a node several members "
+                             "store must have the same coordinates in each",
+                             mxn_dataset_file_path(ds, hi->file), (long long)hi->id,
+                             (long long)hi->pos + 1, hi->x[0], hi->x[1], hi->x[2], lo->x[0],
+                             lo->x[1], lo->x[2], mxn_dataset_file_path(ds, lo->file),
+                             (long long)lo->pos + 1);
+      break;
+    }
+  }
+  return status;
+}
+
 int mxn__check_shared_nodes(MPI_Comm comm, mxn_dataset_t *ds, int fbeg, int fend, mxn_error_t *err) {
   int status = MXN_OK, size = 1, rank = 0;
   if (comm != MPI_COMM_NULL) {
@@ -170,6 +240,31 @@ int mxn__check_shared_nodes(MPI_Comm comm, mxn_dataset_t *ds, int fbeg, int fend
   for (int j = fbeg; j < fend && status == MXN_OK; j++) {
     status = stated_shared(ds, j, &stated[j - fbeg], &nstated[j - fbeg]);
     ncand += nstated[j - fbeg] >= 0 ? nstated[j - fbeg] : ds->files[j].num_nodes;
+  }
+  /* Where every member states its shared nodes, the stated ones are the
+   * ones to compare: their coordinates are read now and go home in one
+   * exchange (the general way below sends ids, asks the holders of shared
+   * ones and has them send coordinates: three exchanges and two sorts more,
+   * a third of an open of a thousand small members). */
+  int all_stated = 1;
+  for (int j = fbeg; j < fend && status == MXN_OK; j++)
+    if (nstated[j - fbeg] < 0) all_stated = 0;
+  if (status == MXN_ERR_NOMEM)
+    mxn_error_set(err, status, "rank %d: out of memory checking shared nodes", rank);
+  else if (status != MXN_OK)
+    mxn_error_set(err, status, "%s", mxn_dataset_errmsg(ds));
+  if ((status = agree(comm, status, err)) != MXN_OK) goto done;
+  if (comm != MPI_COMM_NULL) MPI_Allreduce(MPI_IN_PLACE, &all_stated, 1, MPI_INT, MPI_LAND, comm);
+  if (all_stated) {
+    status = stated_copies(ds, fbeg, fend, stated, nstated, size, &back, &dest, &nback);
+    if (status == MXN_ERR_NOMEM)
+      mxn_error_set(err, status, "rank %d: out of memory checking shared nodes", rank);
+    else if (status != MXN_OK)
+      mxn_error_set(err, status, "%s", mxn_dataset_errmsg(ds));
+    if ((status = agree(comm, status, err)) != MXN_OK) goto done;
+    status = route(comm, back, sizeof *back, nback, dest, (void **)&asked, &nasked);
+    if (status == MXN_OK) status = mxn__radix_sort(asked, nasked, sizeof *asked);
+    goto compare;
   }
   if (status == MXN_OK) {
     cand = mxn__malloc(((size_t)ncand + 1) * sizeof *cand);
@@ -245,34 +340,10 @@ int mxn__check_shared_nodes(MPI_Comm comm, mxn_dataset_t *ds, int fbeg, int fend
   status = route(comm, back, sizeof *back, nback, dest, (void **)&asked, &nasked);
   if (status == MXN_OK) status = mxn__radix_sort(asked, nasked, sizeof *asked);
 
-  /* 4. Compare at home, against one scale for all. */
-  double mx = 0, scale = 0;
-  for (int64_t i = 0; status == MXN_OK && i < nasked; i++)
-    for (int d = 0; d < 3; d++)
-      if (isfinite(asked[i].x[d]) && fabs(asked[i].x[d]) > mx) mx = fabs(asked[i].x[d]);
-  if (comm != MPI_COMM_NULL)
-    MPI_Allreduce(&mx, &scale, 1, MPI_DOUBLE, MPI_MAX, comm);
-  else
-    scale = mx;
-  double tol = 1e-6 * scale;
-  for (int64_t a = 0, b; status == MXN_OK && a < nasked; a = b) {
-    /* the first copy against each other one; report the lowest id here */
-    for (b = a + 1; b < nasked && asked[b].id == asked[a].id; b++) {
-      const copy_t *p = &asked[a], *q = &asked[b];
-      if (same(p->x[0], q->x[0], tol) && same(p->x[1], q->x[1], tol) && same(p->x[2], q->x[2], tol))
-        continue;
-      const copy_t *lo = p->file < q->file ? p : q, *hi = p->file < q->file ? q : p;
-      status = mxn_error_set(err, MXN_ERR_FORMAT,
-                             "%s: node %lld (its node %lld) is at (%.9g, %.9g, %.9g), but at "
-                             "(%.9g, %.9g, %.9g) in %s (its node %lld): a node several members "
-                             "store must have the same coordinates in each",
-                             mxn_dataset_file_path(ds, hi->file), (long long)hi->id,
-                             (long long)hi->pos + 1, hi->x[0], hi->x[1], hi->x[2], lo->x[0],
-                             lo->x[1], lo->x[2], mxn_dataset_file_path(ds, lo->file),
-                             (long long)lo->pos + 1);
-      break;
-    }
-  }
+  /* 4. Compare at home (collective: every rank calls it). */
+compare:;
+  int cs = compare_copies(comm, ds, asked, status == MXN_OK ? nasked : 0, err);
+  if (status == MXN_OK) status = cs;
   if (status == MXN_ERR_NOMEM) mxn_error_set(err, status, "rank %d: out of memory checking shared nodes", rank);
   status = agree(comm, status, err);
 done:

@@ -197,46 +197,6 @@ TEST(Split, ZeroPaddedNames) {
 // A node two members store with different coordinates is refused by join,
 // naming the node and both members, whether the members state their shared
 // nodes (Nemesis node communication maps) or not; agreeing copies join.
-static void drop_cmaps(const std::string &p) {
-  int id, v;
-  ASSERT_EQ(NC_NOERR, nc_open(p.c_str(), NC_WRITE, &id));
-  ASSERT_EQ(NC_NOERR, nc_inq_varid(id, "n_comm_nids", &v));
-  ASSERT_EQ(NC_NOERR, nc_redef(id));
-  ASSERT_EQ(NC_NOERR, nc_rename_var(id, v, "x_comm_nids"));
-  ASSERT_EQ(NC_NOERR, nc_enddef(id));
-  nc_close(id);
-}
-
-static void move_shared_node(const std::string &a, const std::string &b, long long *moved) {
-  int na = 0, nb = 0, va, vb, dim;
-  size_t la = 0, lb = 0;
-  ASSERT_EQ(NC_NOERR, nc_open(a.c_str(), NC_NOWRITE, &na));
-  ASSERT_EQ(NC_NOERR, nc_open(b.c_str(), NC_WRITE, &nb));
-  ASSERT_EQ(NC_NOERR, nc_inq_varid(na, "node_num_map", &va));
-  ASSERT_EQ(NC_NOERR, nc_inq_varid(nb, "node_num_map", &vb));
-  ASSERT_EQ(NC_NOERR, nc_inq_vardimid(na, va, &dim));
-  ASSERT_EQ(NC_NOERR, nc_inq_dimlen(na, dim, &la));
-  ASSERT_EQ(NC_NOERR, nc_inq_vardimid(nb, vb, &dim));
-  ASSERT_EQ(NC_NOERR, nc_inq_dimlen(nb, dim, &lb));
-  std::vector<long long> ma(la), mb(lb);
-  ASSERT_EQ(NC_NOERR, nc_get_var_longlong(na, va, ma.data()));
-  ASSERT_EQ(NC_NOERR, nc_get_var_longlong(nb, vb, mb.data()));
-  std::set<long long> in_a(ma.begin(), ma.end());
-  size_t at = lb;
-  for (size_t i = 0; i < lb && at == lb; i++)
-    if (in_a.count(mb[i])) at = i;
-  ASSERT_LT(at, lb) << "the members share no node";
-  *moved = mb[at];
-  int vz;
-  ASSERT_EQ(NC_NOERR, nc_inq_varid(nb, "coordz", &vz));
-  double z = 0;
-  ASSERT_EQ(NC_NOERR, nc_get_var1_double(nb, vz, &at, &z));
-  z += 0.5;
-  ASSERT_EQ(NC_NOERR, nc_put_var1_double(nb, vz, &at, &z));
-  nc_close(na);
-  nc_close(nb);
-}
-
 TEST(Join, RefusesConflictingCopiesOfASharedNode) {
   for (bool no_cmaps : {false, true}) {
     std::string dir = tmpdir(no_cmaps ? "conflict_nocmaps" : "conflict_cmaps");

@@ -845,6 +845,35 @@ TEST(LoadErrors, EmptyMember) {
   expect_load_fails(base, base + ".3.0");
 }
 
+// A node two members store at different places fails the load on every
+// rank, naming the node and both members, whether the members state their
+// shared nodes (one exchange of coordinates) or not (ids first, then the
+// copies of shared ones); without the statements agreeing copies load.
+TEST(LoadErrors, ConflictingCopiesOfASharedNode) {
+  for (bool no_cmaps : {false, true}) {
+    std::string base = copy_set(no_cmaps ? "err_conflict_nocmaps" : "err_conflict_cmaps");
+    if (no_cmaps) {
+      if (mpi_rank() == 0)
+        for (const char *m : {".3.0", ".3.1", ".3.2"}) drop_cmaps(base + m);
+      MPI_Barrier(MPI_COMM_WORLD);
+      Watchdog wd(120);
+      mxn_error_t err;
+      mxn_error_clear(&err);
+      mxn_load_t *ld = nullptr;
+      int st = mxn_load_open(MPI_COMM_WORLD, base.c_str(), nullptr, &ld, &err);
+      expect_agreed(st, err.msg);
+      EXPECT_EQ(MXN_OK, st) << err.msg;
+      mxn_load_close(&ld);
+    }
+    long long node = 0;
+    if (mpi_rank() == 0) move_shared_node(base + ".3.0", base + ".3.1", &node);
+    MPI_Bcast(&node, 1, MPI_LONG_LONG, 0, MPI_COMM_WORLD);
+    expect_load_fails(base, "node " + std::to_string(node) + " ");
+    expect_load_fails(base, base + ".3.0");
+    expect_load_fails(base, base + ".3.1");
+  }
+}
+
 // Only the rank that reads member 2's id maps can see that an id repeats:
 // its failure must still reach every rank.
 TEST(LoadErrors, RepeatedIdSeenByOneRank) {

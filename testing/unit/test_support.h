@@ -4,12 +4,14 @@
 #define MXN_TEST_SUPPORT_H
 
 #include <gtest/gtest.h>
+#include <netcdf.h>
 #include <sys/stat.h>
 
 #include "mxn/dataset.h"
 #include "mxn/extract.h"
 
 #include <cstdlib>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -88,6 +90,49 @@ struct WholeMesh {
     return ::testing::AssertionFailure() << error;
   }
 };
+
+// Rename a member's n_comm_nids away: it then states no shared nodes.
+inline void drop_cmaps(const std::string &p) {
+  int id, v;
+  ASSERT_EQ(NC_NOERR, nc_open(p.c_str(), NC_WRITE, &id));
+  ASSERT_EQ(NC_NOERR, nc_inq_varid(id, "n_comm_nids", &v));
+  ASSERT_EQ(NC_NOERR, nc_redef(id));
+  ASSERT_EQ(NC_NOERR, nc_rename_var(id, v, "x_comm_nids"));
+  ASSERT_EQ(NC_NOERR, nc_enddef(id));
+  nc_close(id);
+}
+
+// Move in member b the first node it shares with member a by 0.5 in z;
+// *moved: its global id.
+inline void move_shared_node(const std::string &a, const std::string &b, long long *moved) {
+  int na = 0, nb = 0, va, vb, dim;
+  size_t la = 0, lb = 0;
+  ASSERT_EQ(NC_NOERR, nc_open(a.c_str(), NC_NOWRITE, &na));
+  ASSERT_EQ(NC_NOERR, nc_open(b.c_str(), NC_WRITE, &nb));
+  ASSERT_EQ(NC_NOERR, nc_inq_varid(na, "node_num_map", &va));
+  ASSERT_EQ(NC_NOERR, nc_inq_varid(nb, "node_num_map", &vb));
+  ASSERT_EQ(NC_NOERR, nc_inq_vardimid(na, va, &dim));
+  ASSERT_EQ(NC_NOERR, nc_inq_dimlen(na, dim, &la));
+  ASSERT_EQ(NC_NOERR, nc_inq_vardimid(nb, vb, &dim));
+  ASSERT_EQ(NC_NOERR, nc_inq_dimlen(nb, dim, &lb));
+  std::vector<long long> ma(la), mb(lb);
+  ASSERT_EQ(NC_NOERR, nc_get_var_longlong(na, va, ma.data()));
+  ASSERT_EQ(NC_NOERR, nc_get_var_longlong(nb, vb, mb.data()));
+  std::set<long long> in_a(ma.begin(), ma.end());
+  size_t at = lb;
+  for (size_t i = 0; i < lb && at == lb; i++)
+    if (in_a.count(mb[i])) at = i;
+  ASSERT_LT(at, lb) << "the members share no node";
+  *moved = mb[at];
+  int vz;
+  ASSERT_EQ(NC_NOERR, nc_inq_varid(nb, "coordz", &vz));
+  double z = 0;
+  ASSERT_EQ(NC_NOERR, nc_get_var1_double(nb, vz, &at, &z));
+  z += 0.5;
+  ASSERT_EQ(NC_NOERR, nc_put_var1_double(nb, vz, &at, &z));
+  nc_close(na);
+  nc_close(nb);
+}
 
 }  // namespace mxntest
 
