@@ -28,6 +28,16 @@ static int agree(MPI_Comm comm, int status, mxn_error_t *err) {
   return comm == MPI_COMM_NULL ? status : mxn_agree(comm, status, err);
 }
 
+/* This rank's status, with its message (out of memory, or the dataset's
+ * own), agreed over comm. */
+static int settle(MPI_Comm comm, mxn_dataset_t *ds, int rank, int status, mxn_error_t *err) {
+  if (status == MXN_ERR_NOMEM)
+    mxn_error_set(err, status, "rank %d: out of memory checking shared nodes", rank);
+  else if (status != MXN_OK)
+    mxn_error_set(err, status, "%s", mxn_dataset_errmsg(ds));
+  return agree(comm, status, err);
+}
+
 /* Send items to their ranks, or keep them all (serial). */
 static int route(MPI_Comm comm, const void *items, size_t isz, int64_t n, const int *dest,
                  void **recv, int64_t *nrecv) {
@@ -249,19 +259,11 @@ int mxn__check_shared_nodes(MPI_Comm comm, mxn_dataset_t *ds, int fbeg, int fend
   int all_stated = 1;
   for (int j = fbeg; j < fend && status == MXN_OK; j++)
     if (nstated[j - fbeg] < 0) all_stated = 0;
-  if (status == MXN_ERR_NOMEM)
-    mxn_error_set(err, status, "rank %d: out of memory checking shared nodes", rank);
-  else if (status != MXN_OK)
-    mxn_error_set(err, status, "%s", mxn_dataset_errmsg(ds));
-  if ((status = agree(comm, status, err)) != MXN_OK) goto done;
+  if ((status = settle(comm, ds, rank, status, err)) != MXN_OK) goto done;
   if (comm != MPI_COMM_NULL) MPI_Allreduce(MPI_IN_PLACE, &all_stated, 1, MPI_INT, MPI_LAND, comm);
   if (all_stated) {
     status = stated_copies(ds, fbeg, fend, stated, nstated, size, &back, &dest, &nback);
-    if (status == MXN_ERR_NOMEM)
-      mxn_error_set(err, status, "rank %d: out of memory checking shared nodes", rank);
-    else if (status != MXN_OK)
-      mxn_error_set(err, status, "%s", mxn_dataset_errmsg(ds));
-    if ((status = agree(comm, status, err)) != MXN_OK) goto done;
+    if ((status = settle(comm, ds, rank, status, err)) != MXN_OK) goto done;
     status = route(comm, back, sizeof *back, nback, dest, (void **)&asked, &nasked);
     if (status == MXN_OK) status = mxn__radix_sort(asked, nasked, sizeof *asked);
     goto compare;
@@ -281,11 +283,7 @@ int mxn__check_shared_nodes(MPI_Comm comm, mxn_dataset_t *ds, int fbeg, int fend
       dest[k] = mxn_directory_home(d->node_map[p], size);
     }
   }
-  if (status == MXN_ERR_NOMEM)
-    mxn_error_set(err, status, "rank %d: out of memory checking shared nodes", rank);
-  else if (status != MXN_OK)
-    mxn_error_set(err, status, "%s", mxn_dataset_errmsg(ds));
-  if ((status = agree(comm, status, err)) != MXN_OK) goto done;
+  if ((status = settle(comm, ds, rank, status, err)) != MXN_OK) goto done;
   status = route(comm, cand, sizeof *cand, ncand, dest, (void **)&got, &ngot);
   free(cand);
   free(dest);
