@@ -22,11 +22,6 @@ int mxn__heap_policy_applies(void);
  * they are kept, as for a step's buffers that come back each step. */
 void mxn__heap_trim_at_release(void);
 
-/* Under mxn_heap_hold(): grow the heap by `bytes` at once, backed by huge
- * pages where the system gives them (one populate call), and leave it free
- * for the buffers that follow; nothing happens outside a hold. */
-void mxn__heap_reserve(size_t bytes);
-
 /* Under mxn_heap_hold(): after the last release's trim, keep `bytes`
  * (the largest asked for during the hold) backed for what follows. */
 void mxn__heap_keep(size_t bytes);

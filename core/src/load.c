@@ -1143,25 +1143,6 @@ int mxn_dataset_open_collective(MPI_Comm comm, mxn_dataset_t *ds, const char *pa
 /* mxn_load_open() and mxn_load_open_dataset(): `given` is a dataset
  * already opened collectively (taken over, destroyed on failure), or NULL
  * to open `path`. */
-/* Heap a load on one of N ranks will use at least: twice its share of
- * the connectivity (as 64-bit numbers) plus ids, coordinates and one
- * step's fields. Its high-water marks are 299 bytes per hex element on 1M
- * hex and 256 on 8M (4 fields, N = 4, massif; 375-400 before the
- * extraction's scratch and the id maps went early); this gives 201,
- * below them, so the reserve never raises a load's peak. */
-static size_t heap_estimate(const mxn_structure_t *s, int N) {
-  double conn = 0;
-  for (int b = 0; b < s->num_blocks; b++) {
-    const mxn_block_info_t *bi = &s->blocks[b];
-    conn += bi->poly ? (double)bi->num_conn + (double)bi->num_elements
-                     : (double)bi->num_elements * bi->nodes_per_elem;
-  }
-  double bytes = 2.0 * 8.0 * conn + (double)s->num_elements_sum * (16.0 + 8.0 * s->num_elem_vars) +
-                 (double)s->num_nodes_sum * (24.0 + 8.0 * s->num_node_vars);
-  bytes /= N > 0 ? N : 1;
-  return bytes < (double)SIZE_MAX / 2 ? (size_t)bytes : SIZE_MAX / 2;
-}
-
 static int load_open(MPI_Comm comm, const char *path, mxn_dataset_t *given,
                      const mxn_load_opts_t *opts, mxn_load_t **out, mxn_error_t *err) {
   mxn_load_opts_t defaults;
@@ -1231,7 +1212,6 @@ static int load_open(MPI_Comm comm, const char *path, mxn_dataset_t *given,
   const mxn_structure_t *s = mxn_dataset_structure(ds);
   int M = s->num_files;
   int fbeg = (int)((int64_t)R * M / N), fend = (int)((int64_t)(R + 1) * M / N);
-  mxn__heap_reserve(heap_estimate(s, N));
   ld->st.seconds_open = now() - t0;
 
   /* 2. My files' element domains, published in the directory. */

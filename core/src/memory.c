@@ -112,14 +112,6 @@ int mxn__heap_policy_applies(void) {
 #endif
 }
 
-/* What the caller declared it will allocate after the next load
- * (mxn_heap_expect), added to that load's reserve. */
-static size_t heap_expected;
-
-void mxn_heap_expect(size_t bytes) {
-  if (heap_holds > 0) heap_expected = bytes < SIZE_MAX - heap_expected ? heap_expected + bytes : SIZE_MAX;
-}
-
 #if defined(__GLIBC__) && defined(M_MMAP_THRESHOLD) && defined(M_TRIM_THRESHOLD)
 /* Grow the heap by `bytes`, backed at once (huge pages where given), and
  * leave it free: while the hold's mmap threshold is up, the block comes
@@ -133,16 +125,6 @@ static void grow_heap(size_t bytes) {
   free(p);
 }
 #endif
-
-void mxn__heap_reserve(size_t bytes) {
-#if defined(__GLIBC__) && defined(M_MMAP_THRESHOLD) && defined(M_TRIM_THRESHOLD)
-  bytes = bytes < SIZE_MAX - heap_expected ? bytes + heap_expected : SIZE_MAX;
-  heap_expected = 0;
-  if (heap_holds > 0) grow_heap(bytes);
-#else
-  (void)bytes;
-#endif
-}
 
 void mxn_heap_hold(void) {
   if (heap_holds < 0) return;
@@ -179,7 +161,6 @@ void mxn_heap_release(void) {
     }
     heap_trim = 0;
     heap_keep = 0;
-    heap_expected = 0;
     /* glibc's adaptive thresholds stop at these (64-bit), and setting one
      * ends the adaptation for good: the ceilings are the nearest to what
      * was before. */

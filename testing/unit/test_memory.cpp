@@ -21,7 +21,7 @@
 #include <mxn/mxn.h>
 
 extern "C" {
-#include "alloc.h"  // the core's heap reserve (mxn__heap_reserve, mxn__heap_keep)
+#include "alloc.h"  // the core's heap policy (mxn__heap_keep, mxn__heap_trim_at_release)
 }
 
 namespace {
@@ -241,20 +241,6 @@ TEST(Memory, LoadScratchIsHandedBackAtTheLastRelease) {
   EXPECT_GT(before, after + (n * 3) / 4) << "resident " << before << " -> " << after << " bytes";
 }
 
-// A reserve under the hold backs the heap ahead: the buffers that follow
-// find their pages there.
-TEST(Memory, ReserveBacksTheHeapForTheBuffersThatFollow) {
-  if (!GlibcMallocInUse()) GTEST_SKIP() << "not glibc's malloc";
-  if (HoldTurnedOff()) GTEST_SKIP() << "the environment turns the hold off";
-  const size_t n = size_t(16) << 20;
-  mxn__heap_reserve(n);  // outside a hold: nothing
-  mxn_heap_hold();
-  mxn__heap_reserve(2 * n);
-  const auto r = ResidentInFreshBuffer(n);
-  mxn_heap_release();
-  EXPECT_EQ(r.second, r.first) << "a fresh buffer finds its pages backed";
-}
-
 // After a load's trim, what it asked to keep (a step's buffers) is still
 // backed for the next request; the rest went back to the system.
 TEST(Memory, TrimKeepsWhatTheLoadAskedFor) {
@@ -271,21 +257,3 @@ TEST(Memory, TrimKeepsWhatTheLoadAskedFor) {
   EXPECT_EQ(r.second, r.first) << "the step's buffer is backed already";
 }
 
-// What a caller declares it will allocate after a load is added to that
-// load's reserve, declarations adding up.
-TEST(Memory, ExpectedBytesJoinTheNextReserve) {
-  if (!GlibcMallocInUse()) GTEST_SKIP() << "not glibc's malloc";
-  if (HoldTurnedOff()) GTEST_SKIP() << "the environment turns the hold off";
-  const size_t n = size_t(16) << 20;
-  // Free heap pages the tests before left backed go back first.
-  mxn_heap_hold();
-  mxn__heap_trim_at_release();
-  mxn_heap_release();
-  mxn_heap_hold();
-  mxn_heap_expect(n);
-  mxn_heap_expect(n);
-  mxn__heap_reserve(0);  // a load too small to reserve for itself
-  const auto r = ResidentInFreshBuffer(n + n / 2);
-  mxn_heap_release();
-  EXPECT_EQ(r.second, r.first) << "the declared 32 MiB were backed ahead";
-}

@@ -72,18 +72,6 @@ void mxn_heap_hold(void);
 /** End one mxn_heap_hold(); see there. */
 void mxn_heap_release(void);
 
-/**
- * Under mxn_heap_hold(): declare `bytes` the caller will allocate right
- * after the next load opened in this hold (the reader plugin: its VTK
- * copies of the piece). A load grows the heap once, backed by huge pages
- * where the system gives them, by an estimate of its own buffers (below
- * their high-water mark, so the reserve never raises the peak); declared
- * bytes are added to it, so the caller's arrays find their pages backed
- * too rather than faulting them in one by one. Declarations add up and
- * are used up by the next load; outside a hold this does nothing.
- */
-void mxn_heap_expect(size_t bytes);
-
 #ifdef __cplusplus
 }
 #endif

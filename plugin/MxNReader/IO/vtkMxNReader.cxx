@@ -72,30 +72,6 @@ struct HeapHold
 };
 
 /**
- * About what the grids of one of `nranks` pieces take (bytes): per cell an
- * offset, a type, a global id, a ghost flag and every element variable and
- * attribute; per point its coordinates, id, ghost flag and every nodal
- * variable. Connectivity and element ids are the core's, handed over.
- */
-size_t GridBytes(const mxn_structure_t* s, int nranks)
-{
-  if (!s || nranks < 1)
-  {
-    return 0;
-  }
-  int attrs = 0;
-  for (int b = 0; b < s->num_blocks; ++b)
-  {
-    attrs = std::max(attrs, s->blocks[b].num_attr);
-  }
-  const double cells = static_cast<double>(s->num_elements_sum) / nranks;
-  const double points = static_cast<double>(s->num_nodes_sum) / nranks;
-  const double bytes = cells * (8 + 1 + 8 + 1 + 8.0 * (s->num_elem_vars + attrs)) +
-    points * (24 + 8 + 1 + 8.0 * s->num_node_vars);
-  return bytes > 0 ? static_cast<size_t>(bytes) : 0;
-}
-
-/**
  * MPI initialized by this plugin (see EnsureMPI()) is finalized here at
  * process exit, after every reader is gone. Only if we initialized it: a
  * process that did so itself (pvbatch, pvserver) finalizes it itself.
@@ -2206,9 +2182,6 @@ int vtkMxNReader::RequestData(
     int st;
     if (handOver)
     {
-      int nranks = 1;
-      MPI_Comm_size(comm, &nranks);
-      mxn_heap_expect(GridBytes(mxn_dataset_structure(cache.InfoDataset), nranks));
       st = mxn_load_open_dataset(comm, &cache.InfoDataset, &opts, &ld, &err);
     }
     else
