@@ -1,6 +1,7 @@
 /* Datasets: discovery of spread file sets, merged structure, file domains. */
 #include "internal.h"
 #include "nc3check.h"
+#include "nc3exo.h"
 
 #include <ctype.h>
 #include <dirent.h>
@@ -197,17 +198,29 @@ done:
  * least recently used is the next one needed, so LRU would reopen every
  * member on every pass; closing the most recent keeps the others open and
  * reopens only the excess. 1 if one was closed, 0 if none is open. */
+static int is_open(const mxn__file_t *f) { return f->exoid >= 0 || f->nc3; }
+
+/* Close member f, both ways it may be open. */
+static void close_member(mxn_dataset_t *ds, mxn__file_t *f) {
+  if (f->exoid >= 0) {
+    ex_close(f->exoid);
+    f->exoid = -1;
+    ds->open_count--;
+  }
+  if (f->nc3) {
+    mxn__nc3_close(f->nc3);
+    f->nc3 = NULL;
+    ds->open_count--;
+  }
+}
+
 static int close_one(mxn_dataset_t *ds, int keep) {
   int victim = -1;
   for (int j = 0; j < ds->nfiles; j++)
-    if (j != keep && ds->files[j].exoid >= 0 &&
+    if (j != keep && is_open(&ds->files[j]) &&
         (victim < 0 || ds->files[j].last_use > ds->files[victim].last_use))
       victim = j;
-  if (victim >= 0) {
-    ex_close(ds->files[victim].exoid);
-    ds->files[victim].exoid = -1;
-    ds->open_count--;
-  }
+  if (victim >= 0) close_member(ds, &ds->files[victim]);
   return victim >= 0;
 }
 
@@ -220,22 +233,19 @@ static int64_t sat_mul(int64_t a, uint64_t b) {
 
 static int64_t sat_add(int64_t a, int64_t b) { return a > INT64_MAX - b ? INT64_MAX : a + b; }
 
-/* netCDF-3 reads past the end of a file as zeros, so a cut-off copy would
- * pass for valid data: require at least the bytes its header declares for
- * the variables (the header itself is not counted, so this is a lower bound).
- * netCDF-4 files need no check: HDF5 refuses truncated files on open. */
-static int check_not_truncated(mxn_dataset_t *ds, const char *path, int ncid,
-                               int64_t file_size) {
+/* The data bytes a netCDF-3 header declares (fixed-size variables and
+ * every record), saturating; -1 when it is not netCDF-3 or cannot say. */
+static int64_t nc_data_bytes(int ncid) {
   int fmt = 0, nvars = 0, unlim = -1;
-  if (nc_inq_format(ncid, &fmt) != NC_NOERR) return MXN_OK;
+  if (nc_inq_format(ncid, &fmt) != NC_NOERR) return -1;
   if (fmt != NC_FORMAT_CLASSIC && fmt != NC_FORMAT_64BIT_OFFSET
 #ifdef NC_FORMAT_CDF5
       && fmt != NC_FORMAT_CDF5
 #endif
   )
-    return MXN_OK;
+    return -1;
   size_t nrec = 0;
-  if (nc_inq_nvars(ncid, &nvars) != NC_NOERR) return MXN_OK;
+  if (nc_inq_nvars(ncid, &nvars) != NC_NOERR) return -1;
   if (nc_inq_unlimdim(ncid, &unlim) == NC_NOERR && unlim >= 0)
     nc_inq_dimlen(ncid, unlim, &nrec);
   int64_t fixed = 0, per_rec = 0;
@@ -245,7 +255,7 @@ static int check_not_truncated(mxn_dataset_t *ds, const char *path, int ncid,
     size_t tsize = 0, len = 0;
     if (nc_inq_var(ncid, v, NULL, &t, &nd, dims, NULL) != NC_NOERR ||
         nc_inq_type(ncid, t, NULL, &tsize) != NC_NOERR)
-      return MXN_OK;
+      return -1;
     int64_t bytes = (int64_t)tsize;
     int is_rec = 0;
     for (int d = 0; d < nd; d++) {
@@ -253,7 +263,7 @@ static int check_not_truncated(mxn_dataset_t *ds, const char *path, int ncid,
         is_rec = 1;
         continue;
       }
-      if (nc_inq_dimlen(ncid, dims[d], &len) != NC_NOERR) return MXN_OK;
+      if (nc_inq_dimlen(ncid, dims[d], &len) != NC_NOERR) return -1;
       bytes = sat_mul(bytes, (uint64_t)len);
     }
     if (is_rec)
@@ -261,8 +271,31 @@ static int check_not_truncated(mxn_dataset_t *ds, const char *path, int ncid,
     else
       fixed = sat_add(fixed, bytes);
   }
-  int64_t need = sat_add(fixed, sat_mul(per_rec, (uint64_t)nrec));
-  if (file_size < need)
+  return sat_add(fixed, sat_mul(per_rec, (uint64_t)nrec));
+}
+
+/* The same from the table of a member read directly. */
+static int64_t nc3_data_bytes(const mxn__nc3_t *h) {
+  static const int64_t tsz[] = {0, 1, 1, 2, 4, 4, 8, 1, 2, 4, 8, 8};
+  int64_t fixed = 0, per_rec = 0;
+  for (int v = 0; v < h->nvars; v++) {
+    int64_t bytes = sat_mul(tsz[h->vars[v].type], h->vars[v].inner);
+    if (h->vars[v].rec)
+      per_rec = sat_add(per_rec, bytes);
+    else
+      fixed = sat_add(fixed, bytes);
+  }
+  return sat_add(fixed, sat_mul(per_rec, h->numrecs));
+}
+
+/* netCDF-3 reads past the end of a file as zeros, so a cut-off copy would
+ * pass for valid data: require at least the bytes its header declares for
+ * the variables (`need`: the header itself is not counted, so this is a
+ * lower bound). netCDF-4 files need no check: HDF5 refuses truncated files
+ * on open. */
+static int check_not_truncated(mxn_dataset_t *ds, const char *path, int64_t need,
+                               int64_t file_size) {
+  if (need >= 0 && file_size < need)
     return MXN_DS_ERR(ds, MXN_ERR_FORMAT,
                       "%s: truncated: the file has %lld bytes but its netCDF "
                       "header declares at least %lld bytes of data",
@@ -311,27 +344,58 @@ static const shape_rule_t shape_rules[] = {
     {"dist_fact_els", 1, {"num_df_els#"}},   {"nem_ftype", 0, {NULL}},
 };
 
+/* A member's variables for the shape check: through netCDF (ncid) or
+ * from the direct reads' table (h). */
+typedef struct {
+  int ncid;
+  const mxn__nc3_t *h;
+} mview_t;
+
+static int mv_nvars(mview_t m) {
+  int n = 0;
+  if (m.h) return m.h->nvars;
+  return nc_inq_nvars(m.ncid, &n) == NC_NOERR ? n : 0;
+}
+
+static int mv_varname(mview_t m, int v, char name[NC_MAX_NAME + 1]) {
+  if (m.h) {
+    snprintf(name, NC_MAX_NAME + 1, "%s", mxn__nc3_name(m.h, m.h->vars[v].name));
+    return 1;
+  }
+  return nc_inq_varname(m.ncid, v, name) == NC_NOERR;
+}
+
 /* Entries of variable v (product of its dimensions), -1 on error. */
-static int64_t nc_var_entries(int ncid, int v) {
+static int64_t mv_entries(mview_t m, int v) {
   int nd = 0, dims[NC_MAX_VAR_DIMS];
-  if (nc_inq_varndims(ncid, v, &nd) != NC_NOERR || nd < 0 || nd > NC_MAX_VAR_DIMS ||
-      nc_inq_vardimid(ncid, v, dims) != NC_NOERR)
+  if (m.h) return sat_mul(m.h->vars[v].rec ? (int64_t)m.h->numrecs : 1, m.h->vars[v].inner);
+  if (nc_inq_varndims(m.ncid, v, &nd) != NC_NOERR || nd < 0 || nd > NC_MAX_VAR_DIMS ||
+      nc_inq_vardimid(m.ncid, v, dims) != NC_NOERR)
     return -1;
   int64_t n = 1;
   for (int d = 0; d < nd; d++) {
     size_t len = 0;
-    if (nc_inq_dimlen(ncid, dims[d], &len) != NC_NOERR) return -1;
+    if (nc_inq_dimlen(m.ncid, dims[d], &len) != NC_NOERR) return -1;
     n = sat_mul(n, (uint64_t)len);
   }
   return n;
 }
 
-static int check_var_shapes(mxn_dataset_t *ds, const char *path, int ncid) {
-  int nvars = 0;
-  if (nc_inq_nvars(ncid, &nvars) != NC_NOERR) return MXN_OK;
+static int mv_dimlen(mview_t m, const char *name, int64_t *len) {
+  int did;
+  size_t l = 0;
+  if (m.h) return mxn__nc3_dim(m.h, name, len);
+  if (nc_inq_dimid(m.ncid, name, &did) != NC_NOERR || nc_inq_dimlen(m.ncid, did, &l) != NC_NOERR)
+    return 0;
+  *len = (int64_t)l;
+  return 1;
+}
+
+static int check_var_shapes(mxn_dataset_t *ds, const char *path, mview_t m) {
+  int nvars = mv_nvars(m);
   for (int v = 0; v < nvars; v++) {
     char name[NC_MAX_NAME + 1];
-    if (nc_inq_varname(ncid, v, name) != NC_NOERR) continue;
+    if (!mv_varname(m, v, name)) continue;
     for (size_t r = 0; r < sizeof shape_rules / sizeof *shape_rules; r++) {
       const shape_rule_t *sr = &shape_rules[r];
       size_t pl = strlen(sr->var);
@@ -339,15 +403,14 @@ static int check_var_shapes(mxn_dataset_t *ds, const char *path, int ncid) {
       if (name[0] != sr->var[0] || strncmp(name, sr->var, pl) != 0) continue;
       if (sr->numbered ? (*num == '\0' || strspn(num, "0123456789") != strlen(num)) : *num != '\0')
         continue;
-      int64_t want = 1, have = nc_var_entries(ncid, v);
+      int64_t want = 1, have = mv_entries(m, v);
       char dn[2][NC_MAX_NAME + 1];
       for (int d = 0; d < 2 && sr->dim[d]; d++) {
         const char *hash = strchr(sr->dim[d], '#');
         snprintf(dn[d], sizeof dn[d], "%.*s%s", hash ? (int)(hash - sr->dim[d]) : (int)strlen(sr->dim[d]),
                  sr->dim[d], hash ? num : "");
-        int did;
-        size_t len = 0;
-        if (nc_inq_dimid(ncid, dn[d], &did) != NC_NOERR || nc_inq_dimlen(ncid, did, &len) != NC_NOERR)
+        int64_t len = 0;
+        if (!mv_dimlen(m, dn[d], &len))
           return MXN_DS_ERR(ds, MXN_ERR_FORMAT,
                             "%s: damaged Exodus file: variable '%s' without its dimension '%s'",
                             path, name, dn[d]);
@@ -364,7 +427,6 @@ static int check_var_shapes(mxn_dataset_t *ds, const char *path, int ncid) {
   }
   return MXN_OK;
 }
-
 
 /* The attributes of an open netCDF file (one that is not netCDF-3, whose
  * header walk checks them) against what Exodus 6.02 can hold
@@ -410,13 +472,28 @@ static int open_refused(mxn_dataset_t *ds, const char *path, const char magic[4]
                     nc_strerror(rc));
 }
 
-int mxn__file_exoid(mxn_dataset_t *ds, int j, int *exoid) {
+int mxn__direct_reads = 1;
+long mxn__direct_summaries = 0;
+
+/* What ex_open (6.02) refuses of a sound netCDF file: no "version"
+ * attribute, or no word size of 4 or 8 for its reals. A member the direct
+ * reads could take but Exodus would not goes the Exodus way, whose error
+ * names what is wrong. */
+static int exodus_would_open(const mxn__nc3_t *h) {
+  double x;
+  const mxn__nc3_att_t *ws = mxn__nc3_att(h, -1, "floating_point_word_size");
+  if (!ws) ws = mxn__nc3_att(h, -1, "floating point word size");
+  return mxn__nc3_att_double(h, mxn__nc3_att(h, -1, "version"), &x) &&
+         mxn__nc3_att_double(h, ws, &x) && (x == 4 || x == 8);
+}
+
+/* Open member j: for direct reads where `exodus` is 0 and it is netCDF-3,
+ * else through Exodus (an Exodus id is then kept even where a direct
+ * handle is open). */
+static int open_member(mxn_dataset_t *ds, int j, int exodus) {
   mxn__file_t *f = &ds->files[j];
   f->last_use = ++ds->use_clock;
-  if (f->exoid >= 0) {
-    *exoid = f->exoid;
-    return MXN_OK;
-  }
+  if (f->exoid >= 0 || (!exodus && f->nc3)) return MXN_OK;
   /* room for the Exodus id and, on a first look, a probe's */
   while (ds->open_count + (f->nc_checked ? 1 : 2) > ds->max_open && close_one(ds, j)) continue;
   struct stat st;
@@ -434,12 +511,16 @@ int mxn__file_exoid(mxn_dataset_t *ds, int j, int *exoid) {
    * there: ex_open (Exodus 6.02) leaves a descriptor open when netCDF
    * fails with an errno, and prints to stderr for files that look like
    * HDF5; the core never prints. Once per member: a reopen after the
-   * open-file cap closed it needs no second look. */
+   * open-file cap closed it needs no second look, except that a direct
+   * open walks the header again for its table. */
   int first = !f->nc_checked, probe_id = -1, leak_id = -1;
+  int direct = !exodus && mxn__direct_reads;
   char magic[4] = {0};
-  if (first) {
+  if (first || direct) {
     char why[200];
-    int check = mxn__nc3_header_check(f->path, (int64_t)st.st_size, magic, why, sizeof why);
+    mxn__nc3_t *h = NULL;
+    int check = mxn__nc3_open(f->path, (int64_t)st.st_size, magic, why, sizeof why,
+                              direct ? &h : NULL);
     if (check < 0)
       return MXN_DS_ERR(ds, MXN_ERR_IO, "%s: cannot open: %s", f->path, why);
     if (check == 1)
@@ -449,7 +530,23 @@ int mxn__file_exoid(mxn_dataset_t *ds, int j, int *exoid) {
     if (check == 2)
       return MXN_DS_ERR(ds, MXN_ERR_FORMAT, "%s: not a readable Exodus II file (damaged: %s)",
                         f->path, why);
-    if (check == 0) {
+    if (h && exodus_would_open(h)) {
+      mview_t m = {-1, h};
+      int status = check_not_truncated(ds, f->path, nc3_data_bytes(h), (int64_t)st.st_size);
+      if (status == MXN_OK && first) status = check_var_shapes(ds, f->path, m);
+      if (status != MXN_OK) {
+        mxn__nc3_close(h);
+        return status;
+      }
+      f->nc3 = h;
+      f->open_size = (int64_t)st.st_size;
+      ds->open_count++;
+      f->nc_checked = 1;
+      ds->io.files_opened++;
+      return MXN_OK;
+    }
+    mxn__nc3_close(h);
+    if (check == 0 && first) {
       int rc = nc_open(f->path, NC_NOWRITE, &probe_id);
       if (rc != NC_NOERR)
         return open_refused(ds, f->path, magic, rc);
@@ -459,7 +556,7 @@ int mxn__file_exoid(mxn_dataset_t *ds, int j, int *exoid) {
                           f->path, why);
       }
     }
-    leak_id = next_nc_id();
+    if (first) leak_id = next_nc_id();
   }
   int cpu_ws = 8, io_ws = 0;
   float version = 0;
@@ -489,9 +586,9 @@ int mxn__file_exoid(mxn_dataset_t *ds, int j, int *exoid) {
                       f->path);
   }
   if (probe_id >= 0) nc_close(probe_id);
-  int status = check_not_truncated(ds, f->path, id, (int64_t)st.st_size);
+  int status = check_not_truncated(ds, f->path, nc_data_bytes(id), (int64_t)st.st_size);
   f->open_size = (int64_t)st.st_size;
-  if (status == MXN_OK && first) status = check_var_shapes(ds, f->path, id);
+  if (status == MXN_OK && first) status = check_var_shapes(ds, f->path, (mview_t){id, NULL});
   if (status != MXN_OK) {
     ex_close(id);
     return status;
@@ -502,15 +599,80 @@ int mxn__file_exoid(mxn_dataset_t *ds, int j, int *exoid) {
   ds->open_count++;
   f->nc_checked = 1;
   ds->io.files_opened++;
-  *exoid = id;
   return MXN_OK;
+}
+
+int mxn__file_exoid(mxn_dataset_t *ds, int j, int *exoid) {
+  int status = open_member(ds, j, 1);
+  *exoid = ds->files[j].exoid;
+  return status;
+}
+
+mxn__file_t *mxn__file_open(mxn_dataset_t *ds, int j, int *status) {
+  *status = open_member(ds, j, 0);
+  return *status == MXN_OK ? &ds->files[j] : NULL;
+}
+
+int mxn__m_var(const mxn__file_t *f, const char *name) {
+  int v;
+  if (f->nc3) return mxn__nc3_var(f->nc3, name);
+  return nc_inq_varid(f->exoid, name, &v) == NC_NOERR ? v : -1;
+}
+
+int mxn__m_ndims(const mxn__file_t *f, int v) {
+  int nd;
+  if (f->nc3) return v >= 0 && v < f->nc3->nvars ? f->nc3->vars[v].nd : -1;
+  return nc_inq_varndims(f->exoid, v, &nd) == NC_NOERR ? nd : -1;
+}
+
+int64_t mxn__m_dimlen(const mxn__file_t *f, int v, int d) {
+  int dims[NC_MAX_VAR_DIMS];
+  size_t len;
+  if (f->nc3) return (int64_t)mxn__nc3_var_dim(f->nc3, v, d);
+  if (nc_inq_vardimid(f->exoid, v, dims) != NC_NOERR ||
+      nc_inq_dimlen(f->exoid, dims[d], &len) != NC_NOERR)
+    return -1;
+  return (int64_t)len;
+}
+
+int mxn__m_get(const mxn__file_t *f, int v, const size_t *start, const size_t *count,
+               const ptrdiff_t *stride, void *out, char as) {
+  if (f->nc3) return mxn__nc3_get(f->nc3, v, start, count, stride, out, as);
+  int id = f->exoid;
+  switch (as) {
+    case 'd': return nc_get_vars_double(id, v, start, count, stride, out);
+    case 'l': return nc_get_vars_longlong(id, v, start, count, stride, out);
+    default: return nc_get_vars_text(id, v, start, count, stride, out);
+  }
+}
+
+int mxn__m_coords(const mxn__file_t *f, int nd, int64_t first, int64_t n, int64_t stride,
+                  double *xyz[3]) {
+  static const char *const cname[3] = {"coordx", "coordy", "coordz"};
+  ptrdiff_t st[2] = {1, (ptrdiff_t)stride};
+  int coord = -1;
+  for (int d = 0; d < nd; d++) {
+    int v = coord >= 0 ? -1 : mxn__m_var(f, cname[d]);
+    if (v >= 0) {
+      /* each coordinate a variable of its own */
+      size_t start = (size_t)first, count = (size_t)n;
+      if (mxn__m_get(f, v, &start, &count, &st[1], xyz[d], 'd')) return -1;
+      continue;
+    }
+    /* all in one [num_dim, num_nodes] variable (older files) */
+    if (coord < 0 && ((coord = mxn__m_var(f, "coord")) < 0 || mxn__m_ndims(f, coord) != 2))
+      return -1;
+    size_t start[2] = {(size_t)d, (size_t)first}, count[2] = {1, (size_t)n};
+    if (mxn__m_get(f, coord, start, count, st, xyz[d], 'd')) return -1;
+  }
+  return 0;
 }
 
 int mxn__files_recheck(mxn_dataset_t *ds, int step) {
   for (int j = 0; j < ds->nfiles; j++) {
     const mxn__file_t *f = &ds->files[j];
     struct stat st;
-    if (f->exoid < 0 || stat(f->path, &st) != 0) continue;
+    if (!is_open(f) || stat(f->path, &st) != 0) continue;
     if ((int64_t)st.st_size < f->open_size)
       return MXN_DS_ERR(ds, MXN_ERR_IO,
                         "%s: cut short since it was opened (%lld bytes now, %lld "
@@ -620,7 +782,8 @@ static void r_str(rbuf_t *r, char *out, size_t cap) {
 }
 
 /* Read names of `n` entities/variables into fixed-size slots. */
-static int read_names(int exoid, ex_entity_type t, int n, char (*out)[MXN_NAME_LEN], int is_var) {
+static int read_names(const mxn__nc3_t *x, int exoid, ex_entity_type t, int n,
+                      char (*out)[MXN_NAME_LEN], int is_var) {
   int status = MXN_OK;
   char **ptrs = NULL;
   if (n <= 0) return MXN_OK;
@@ -629,7 +792,9 @@ static int read_names(int exoid, ex_entity_type t, int n, char (*out)[MXN_NAME_L
     memset(out[k], 0, MXN_NAME_LEN);
     ptrs[k] = out[k];
   }
-  int rc = is_var ? ex_get_variable_names(exoid, t, n, ptrs) : ex_get_names(exoid, t, ptrs);
+  int rc = x        ? mxn__x_names(x, t, n, ptrs, is_var)
+           : is_var ? ex_get_variable_names(exoid, t, n, ptrs)
+                    : ex_get_names(exoid, t, ptrs);
   if (rc < 0) {
     /* Unnamed entities are legal; unreadable variable names are not. */
     if (is_var) status = MXN_ERR_FORMAT;
@@ -639,11 +804,6 @@ static int read_names(int exoid, ex_entity_type t, int n, char (*out)[MXN_NAME_L
 done:
   free(ptrs);
   return status;
-}
-
-static int has_nc_var(int exoid, const char *name) {
-  int v;
-  return nc_inq_varid(exoid, name, &v) == NC_NOERR;
 }
 
 static int has_nc_dim(int exoid, const char *name) {
@@ -695,8 +855,8 @@ static const char *const fam_what[MXN__NV] = {"nodal", "element", "global", "edg
 
 /* Member j's blocks of kind k into the stream: per block id, name,
  * topology, sizes, attribute names. */
-static int summarize_blocks(mxn_dataset_t *ds, int j, int exoid, int k, int64_t nblk,
-                            wbuf_t *w) {
+static int summarize_blocks(mxn_dataset_t *ds, int j, const mxn__nc3_t *x, int exoid, int k,
+                            int64_t nblk, wbuf_t *w) {
   const mxn__file_t *f = &ds->files[j];
   const char *what = mxn__blk_what[k];
   ex_entity_type t = mxn__blk_type[k];
@@ -708,18 +868,18 @@ static int summarize_blocks(mxn_dataset_t *ds, int j, int exoid, int k, int64_t 
   MXN_ALLOC(ids, nblk);
   MXN_ALLOC(names, nblk);
   if (nblk > 0) {
-    if (ex_get_ids(exoid, t, ids) < 0) {
+    if ((x ? mxn__x_ids(x, t, nblk, ids) : ex_get_ids(exoid, t, ids)) < 0) {
       status = MXN_DS_ERR(ds, MXN_ERR_FORMAT, "%s: cannot read %s block ids", f->path, what);
       goto done;
     }
-    MXN_CHECK(read_names(exoid, t, (int)nblk, names, 0));
+    MXN_CHECK(read_names(x, exoid, t, (int)nblk, names, 0));
   }
   for (int64_t q = 0; q < nblk; q++) {
     ex_block blk;
     memset(&blk, 0, sizeof blk);
     blk.id = ids[q];
     blk.type = t;
-    if (ex_get_block_param(exoid, &blk) < 0) {
+    if ((x ? mxn__x_block_param(x, &blk) : ex_get_block_param(exoid, &blk)) < 0) {
       status = MXN_DS_ERR(ds, MXN_ERR_FORMAT, "%s: %s block %lld: cannot read its parameters",
                           f->path, what, (long long)ids[q]);
       goto done;
@@ -776,7 +936,7 @@ static int summarize_blocks(mxn_dataset_t *ds, int j, int exoid, int k, int64_t 
       MXN_ALLOC(ap, na);
       for (int a = 0; a < na; a++) ap[a] = an[a];
       /* Unnamed attributes are legal. */
-      if (ex_get_attr_names(exoid, t, blk.id, ap) < 0)
+      if ((x ? mxn__x_attr_names(x, blk.id, na, ap) : ex_get_attr_names(exoid, t, blk.id, ap)) < 0)
         for (int a = 0; a < na; a++) an[a][0] = '\0';
       for (int a = 0; a < na; a++) {
         clean_name(an[a], MXN_NAME_LEN);
@@ -810,11 +970,17 @@ static int summarize_member(mxn_dataset_t *ds, int j, wbuf_t *w) {
   int *truth = NULL, n_glob = 0;
   int64_t *ids = NULL;
   wbuf_t body = {0};
-  MXN_CHECK(mxn__file_exoid(ds, j, &exoid));
+  /* Directly where the member is netCDF-3 and the direct answers are
+   * Exodus's for it (nc3exo.h), else through Exodus. */
+  if (!mxn__file_open(ds, j, &status)) goto done;
+  const mxn__nc3_t *x = f->nc3 && mxn__x_summary_ok(f->nc3) ? f->nc3 : NULL;
+  exoid = -1;
+  if (!x) MXN_CHECK(mxn__file_exoid(ds, j, &exoid));
+  if (x) mxn__direct_summaries++;
 
   ex_init_params p;
   memset(&p, 0, sizeof p);
-  if (ex_get_init_ext(exoid, &p) < 0) {
+  if ((x ? mxn__x_init(x, &p) : ex_get_init_ext(exoid, &p)) < 0) {
     status = MXN_DS_ERR(ds, MXN_ERR_FORMAT,
                         "%s: netCDF file without Exodus II header (no num_dim "
                         "or block counts)",
@@ -860,39 +1026,41 @@ static int summarize_member(mxn_dataset_t *ds, int j, wbuf_t *w) {
     clean_name(title, sizeof title);
     w_str(&body, title);
   }
-  w_i64(&body, ex_inquire_int(exoid, EX_INQ_DB_FLOAT_SIZE) == 4 ? 4 : 8);
+  w_i64(&body, (x ? mxn__x_float_size(x) : ex_inquire_int(exoid, EX_INQ_DB_FLOAT_SIZE)) == 4 ? 4 : 8);
   {
     char cn[3][MXN_NAME_LEN];
     char *cp[3] = {cn[0], cn[1], cn[2]};
     memset(cn, 0, sizeof cn);
-    if (ex_get_coord_names(exoid, cp) < 0)
+    if ((x ? mxn__x_coord_names(x, cp) : ex_get_coord_names(exoid, cp)) < 0)
       for (int d = 0; d < 3; d++) cn[d][0] = '\0';
     for (int d = 0; d < 3; d++) {
       clean_name(cn[d], MXN_NAME_LEN);
       w_str(&body, cn[d]);
     }
   }
-  w_i64(&body, ex_inquire_int(exoid, EX_INQ_QA));
-  w_i64(&body, ex_inquire_int(exoid, EX_INQ_INFO));
-  w_i64(&body, (ex_int64_status(exoid) & EX_IDS_INT64_DB) != 0);
+  w_i64(&body, x ? mxn__x_dim(x, "num_qa_rec") : ex_inquire_int(exoid, EX_INQ_QA));
+  w_i64(&body, x ? mxn__x_dim(x, "num_info") : ex_inquire_int(exoid, EX_INQ_INFO));
+  w_i64(&body, x ? mxn__x_ids_int64(x) : (ex_int64_status(exoid) & EX_IDS_INT64_DB) != 0);
   /* Nemesis: global counts, file count. */
   {
     int64_t nng = 0, neg = 0, nbg = 0, nnsg = 0, nssg = 0;
-    int ok = has_nc_dim(exoid, "num_nodes_global") &&
-             ex_get_init_global(exoid, &nng, &neg, &nbg, &nnsg, &nssg) >= 0;
+    int ok = x ? mxn__x_init_global(x, &nng, &neg)
+               : has_nc_dim(exoid, "num_nodes_global") &&
+                     ex_get_init_global(exoid, &nng, &neg, &nbg, &nnsg, &nssg) >= 0;
     w_i64(&body, ok);
     w_i64(&body, nng);
     w_i64(&body, neg);
     int nproc = 0, nproc_file = 0;
     char ftype[2] = "";
-    ok = has_nc_dim(exoid, "num_processors") &&
-         ex_get_init_info(exoid, &nproc, &nproc_file, ftype) >= 0;
+    ok = x ? mxn__x_init_info(x, &nproc)
+           : has_nc_dim(exoid, "num_processors") &&
+                 ex_get_init_info(exoid, &nproc, &nproc_file, ftype) >= 0;
     w_i64(&body, ok);
     w_i64(&body, nproc);
   }
   /* Blocks. */
   const int64_t nblk_of[MXN__NBK] = {p.num_elem_blk, p.num_edge_blk, p.num_face_blk};
-  for (int k = 0; k < MXN__NBK; k++) MXN_CHECK(summarize_blocks(ds, j, exoid, k, nblk_of[k], &body));
+  for (int k = 0; k < MXN__NBK; k++) MXN_CHECK(summarize_blocks(ds, j, x, exoid, k, nblk_of[k], &body));
   /* Sets: id, name, entries, distribution factors. */
   const int64_t nsets_of[MXN__NSK] = {p.num_node_sets, p.num_side_sets, p.num_edge_sets,
                                       p.num_face_sets, p.num_elem_sets};
@@ -902,15 +1070,16 @@ static int summarize_member(mxn_dataset_t *ds, int j, wbuf_t *w) {
     if (n <= 0) continue;
     MXN_ALLOC(ids, n);
     MXN_ALLOC(names, n);
-    if (ex_get_ids(exoid, t, ids) < 0) {
+    if ((x ? mxn__x_ids(x, t, n, ids) : ex_get_ids(exoid, t, ids)) < 0) {
       status = MXN_DS_ERR(ds, MXN_ERR_FORMAT, "%s: cannot read %s ids", f->path,
                           mxn__set_what[sk]);
       goto done;
     }
-    MXN_CHECK(read_names(exoid, t, n, names, 0));
+    MXN_CHECK(read_names(x, exoid, t, n, names, 0));
     for (int k = 0; k < n; k++) {
       int64_t cnt = 0, ndf = 0;
-      if (ex_get_set_param(exoid, t, ids[k], &cnt, &ndf) < 0) {
+      if ((x ? mxn__x_set_param(x, t, ids[k], &cnt, &ndf)
+             : ex_get_set_param(exoid, t, ids[k], &cnt, &ndf)) < 0) {
         status = MXN_DS_ERR(ds, MXN_ERR_FORMAT, "%s: %s %lld: cannot read its size", f->path,
                             mxn__set_what[sk], (long long)ids[k]);
         goto done;
@@ -935,14 +1104,15 @@ static int summarize_member(mxn_dataset_t *ds, int j, wbuf_t *w) {
                                                            : nsets_of[v - MXN__V_SET0];
     if ((v == MXN__V_EDGE || v == MXN__V_FACE || v >= MXN__V_SET0) && nobj <= 0) continue;
     int n = 0;
-    if (ex_get_variable_param(exoid, fam_type[v], &n) < 0 || n < 0) {
+    if ((x ? mxn__x_var_param(x, fam_type[v], &n) : ex_get_variable_param(exoid, fam_type[v], &n)) < 0 ||
+        n < 0) {
       status = MXN_DS_ERR(ds, MXN_ERR_FORMAT, "%s: cannot read the %s variable count", f->path,
                           fam_what[v]);
       goto done;
     }
     w_i64(&body, n);
     MXN_ALLOC(names, n);
-    if (read_names(exoid, fam_type[v], n, names, 1) != MXN_OK) {
+    if (read_names(x, exoid, fam_type[v], n, names, 1) != MXN_OK) {
       status = MXN_DS_ERR(ds, MXN_ERR_FORMAT, "%s: cannot read %s variable names", f->path,
                           fam_what[v]);
       goto done;
@@ -953,7 +1123,8 @@ static int summarize_member(mxn_dataset_t *ds, int j, wbuf_t *w) {
     if (v == MXN__V_GLOBAL) n_glob = n;
     if (nobj > 0 && n > 0 && v != MXN__V_NODAL && v != MXN__V_GLOBAL) {
       MXN_ALLOC(truth, nobj * n);
-      if (ex_get_truth_table(exoid, fam_type[v], (int)nobj, n, truth) < 0) {
+      if ((x ? mxn__x_truth(x, fam_type[v], (int)nobj, n, truth)
+             : ex_get_truth_table(exoid, fam_type[v], (int)nobj, n, truth)) < 0) {
         status = MXN_DS_ERR(ds, MXN_ERR_FORMAT, "%s: cannot read the %s variable truth table",
                             f->path, fam_what[v]);
         goto done;
@@ -964,10 +1135,10 @@ static int summarize_member(mxn_dataset_t *ds, int j, wbuf_t *w) {
     }
   }
   /* Time values. */
-  int nt = (int)ex_inquire_int(exoid, EX_INQ_TIME);
+  int nt = (int)(x ? mxn__x_dim(x, "time_step") : ex_inquire_int(exoid, EX_INQ_TIME));
   if (nt < 0) nt = 0;
   MXN_ALLOC(times, nt);
-  if (nt > 0 && ex_get_all_times(exoid, times) < 0) {
+  if (nt > 0 && (x ? mxn__x_times(x, nt, times) : ex_get_all_times(exoid, times)) < 0) {
     status = MXN_DS_ERR(ds, MXN_ERR_FORMAT, "%s: cannot read time values", f->path);
     goto done;
   }
@@ -982,8 +1153,8 @@ static int summarize_member(mxn_dataset_t *ds, int j, wbuf_t *w) {
     int varid;
     size_t start[2] = {0, 0}, count[2] = {(size_t)nt, (size_t)n_glob};
     MXN_ALLOC(glob, (int64_t)n_glob * nt);
-    if (nc_inq_varid(exoid, "vals_glo_var", &varid) == NC_NOERR &&
-        nc_get_vara_double(exoid, varid, start, count, glob) == NC_NOERR) {
+    if ((varid = mxn__m_var(f, "vals_glo_var")) >= 0 &&
+        mxn__m_get(f, varid, start, count, NULL, glob, 'd') == 0) {
       nglob = (int64_t)n_glob * nt;
       ds->io.read_calls++;
       ds->io.bytes_read += nglob * (int64_t)sizeof(double);
@@ -992,10 +1163,10 @@ static int summarize_member(mxn_dataset_t *ds, int j, wbuf_t *w) {
   w_i64(&body, nglob);
   for (int64_t k = 0; k < nglob; k++) w_f64(&body, glob[k]);
   /* Id maps present. */
-  w_i64(&body, has_nc_var(exoid, "node_num_map"));
-  w_i64(&body, has_nc_var(exoid, "elem_num_map"));
-  w_i64(&body, has_nc_var(exoid, "edge_num_map"));
-  w_i64(&body, has_nc_var(exoid, "face_num_map"));
+  w_i64(&body, mxn__m_var(f, "node_num_map") >= 0);
+  w_i64(&body, mxn__m_var(f, "elem_num_map") >= 0);
+  w_i64(&body, mxn__m_var(f, "edge_num_map") >= 0);
+  w_i64(&body, mxn__m_var(f, "face_num_map") >= 0);
   /* Numbered maps: ids and names (a member without entities of the kind
    * has no values to give, and exodus 6.02 leaves such maps without an id). */
   const int64_t nmaps_of[MXN__NEK] = {p.num_elem_maps, p.num_edge_maps, p.num_face_maps,
@@ -1006,12 +1177,12 @@ static int summarize_member(mxn_dataset_t *ds, int j, wbuf_t *w) {
     if (nm <= 0 || nents_of[e] == 0) continue;
     MXN_ALLOC(ids, nm);
     MXN_ALLOC(names, nm);
-    if (ex_get_ids(exoid, mxn__map_type[e], ids) < 0) {
+    if ((x ? mxn__x_ids(x, mxn__map_type[e], nm, ids) : ex_get_ids(exoid, mxn__map_type[e], ids)) < 0) {
       status = MXN_DS_ERR(ds, MXN_ERR_FORMAT, "%s: cannot read the %s map ids", f->path,
                           mxn__ent_what[e]);
       goto done;
     }
-    MXN_CHECK(read_names(exoid, mxn__map_type[e], nm, names, 0));
+    MXN_CHECK(read_names(x, exoid, mxn__map_type[e], nm, names, 0));
     for (int k = 0; k < nm; k++) {
       w_i64(&body, ids[k]);
       w_str(&body, names[k]);
@@ -1512,6 +1683,10 @@ int mxn_dataset_create(mxn_dataset_t **ds) {
       (int64_t)rl.rlim_cur / 2 < cap)
     cap = (int64_t)rl.rlim_cur / 2;
   (*ds)->max_open = cap < 16 ? 16 : (int)cap;
+  /* MXN_DIRECT_READS=0 reads every member through Exodus (a diagnosis:
+   * the direct reads of netCDF-3 members are the default) */
+  const char *dr = getenv("MXN_DIRECT_READS");
+  if (dr && *dr) mxn__direct_reads = strcmp(dr, "0") != 0;
   return MXN_OK;
 }
 
@@ -1665,7 +1840,7 @@ void mxn_dataset_destroy(mxn_dataset_t **pds) {
   mxn_dataset_t *ds = *pds;
   for (int j = 0; j < ds->nfiles; j++) {
     mxn__file_t *f = &ds->files[j];
-    if (f->exoid >= 0) ex_close(f->exoid);
+    close_member(ds, f);
     free(f->path);
     for (int k = 0; k < MXN__NBK; k++) {
       free(f->kb[k].blk_of_file);
@@ -1734,7 +1909,7 @@ mxn_io_counters_t mxn_dataset_counters(const mxn_dataset_t *ds) {
 int mxn__poly_offsets(mxn_dataset_t *ds, int j, int k, int b, const int64_t **off) {
   mxn__file_t *f = &ds->files[j];
   mxn__blocks_t *kb = &f->kb[k];
-  int nb, status = MXN_OK, exoid, q = -1, varid;
+  int nb, status = MXN_OK, q = -1, varid;
   const mxn_block_info_t *sb = mxn__sblocks(&ds->s, k, &nb);
   int64_t *o = NULL;
   *off = NULL;
@@ -1750,12 +1925,12 @@ int mxn__poly_offsets(mxn_dataset_t *ds, int j, int k, int b, const int64_t **of
   if (q >= 0 && n > 0) {
     char name[40];
     snprintf(name, sizeof name, "%s%d", k == MXN__FACE ? "fbepecnt" : "ebepecnt", q + 1);
-    MXN_CHECK(mxn__file_exoid(ds, j, &exoid));
-    long long *cnt = (long long *)(o + 1);
+    if (!mxn__file_open(ds, j, &status)) goto done;
+    int64_t *cnt = o + 1;
     /* Read exactly n counts: a damaged file's variable may be longer. */
     size_t start = 0, count = (size_t)n;
-    if (nc_inq_varid(exoid, name, &varid) != NC_NOERR ||
-        nc_get_vara_longlong(exoid, varid, &start, &count, cnt) != NC_NOERR) {
+    if ((varid = mxn__m_var(f, name)) < 0 ||
+        mxn__m_get(f, varid, &start, &count, NULL, cnt, 'l') != 0) {
       status = MXN_DS_ERR(ds, MXN_ERR_FORMAT,
                           "%s: %s block %lld (%s): cannot read its per-entry counts (%s)",
                           f->path, mxn__blk_what[k], (long long)sb[b].id, sb[b].type, name);
@@ -1794,8 +1969,8 @@ done:
 
 /* ---------- file domains ---------- */
 
-static int read_map(mxn_dataset_t *ds, int j, int exoid, ex_entity_type t,
-                    int64_t n, int stored, int64_t **out) {
+static int read_map(mxn_dataset_t *ds, int j, ex_entity_type t, int64_t n, int stored,
+                    int64_t **out) {
   int status = MXN_OK;
   MXN_ALLOC(*out, n);
   if (n == 0) return MXN_OK;
@@ -1804,7 +1979,14 @@ static int read_map(mxn_dataset_t *ds, int j, int exoid, ex_entity_type t,
     for (int64_t i = 0; i < n; i++) (*out)[i] = i + 1;
     return MXN_OK;
   }
-  if (ex_get_id_map(exoid, t, *out) < 0)
+  const mxn__file_t *f = &ds->files[j];
+  const char *name = t == EX_NODE_MAP   ? "node_num_map"
+                     : t == EX_EDGE_MAP ? "edge_num_map"
+                     : t == EX_FACE_MAP ? "face_num_map"
+                                        : "elem_num_map";
+  int v = mxn__m_var(f, name);
+  size_t start = 0, count = (size_t)n;
+  if (v < 0 || mxn__m_get(f, v, &start, &count, NULL, *out, 'l'))
     return MXN_DS_ERR(ds, MXN_ERR_FORMAT, "%s: cannot read the %s id map",
                       ds->files[j].path,
                       t == EX_NODE_MAP   ? "node"
@@ -1825,20 +2007,20 @@ int mxn_dataset_file_domain(mxn_dataset_t *ds, int j, const mxn_file_domain_t **
     *out = f->dom;
     return MXN_OK;
   }
-  int status = MXN_OK, exoid;
+  int status = MXN_OK;
   mxn_file_domain_t *d = NULL;
   MXN_ALLOC(d, 1);
-  MXN_CHECK(mxn__file_exoid(ds, j, &exoid));
+  if (!mxn__file_open(ds, j, &status)) goto done;
   d->num_nodes = f->num_nodes;
   d->num_elements = f->kb[MXN__ELEM].num;
   d->num_edges = f->kb[MXN__EDGE].num;
   d->num_faces = f->kb[MXN__FACE].num;
-  MXN_CHECK(read_map(ds, j, exoid, EX_NODE_MAP, f->num_nodes, f->has_node_map, &d->node_map));
-  MXN_CHECK(read_map(ds, j, exoid, EX_ELEM_MAP, d->num_elements, f->kb[MXN__ELEM].has_map,
+  MXN_CHECK(read_map(ds, j, EX_NODE_MAP, f->num_nodes, f->has_node_map, &d->node_map));
+  MXN_CHECK(read_map(ds, j, EX_ELEM_MAP, d->num_elements, f->kb[MXN__ELEM].has_map,
                      &d->elem_map));
-  MXN_CHECK(read_map(ds, j, exoid, EX_EDGE_MAP, d->num_edges, f->kb[MXN__EDGE].has_map,
+  MXN_CHECK(read_map(ds, j, EX_EDGE_MAP, d->num_edges, f->kb[MXN__EDGE].has_map,
                      &d->edge_map));
-  MXN_CHECK(read_map(ds, j, exoid, EX_FACE_MAP, d->num_faces, f->kb[MXN__FACE].has_map,
+  MXN_CHECK(read_map(ds, j, EX_FACE_MAP, d->num_faces, f->kb[MXN__FACE].has_map,
                      &d->face_map));
   /* from_array_pos maps input -> set; invert to set -> file position, and
    * reject repeated ids (a set shorter than the map). */
@@ -1891,7 +2073,15 @@ int mxn_dataset_file_domain(mxn_dataset_t *ds, int j, const mxn_file_domain_t **
   memcpy(d->blk_present, f->kb[MXN__ELEM].blk_present, sizeof(int) * (size_t)ds->s.num_blocks);
   if (f->have_orig_map && d->num_elements > 0) {
     MXN_ALLOC(d->orig_elem_ids, d->num_elements);
-    if (ex_get_num_map(exoid, EX_ELEM_MAP, f->orig_map_id, d->orig_elem_ids) < 0) {
+    /* Exodus's elem_map<position of the map's id among the member's> */
+    int m = 0;
+    for (int i = 0; i < f->nmap[MXN__ELEM] && !m; i++)
+      if (f->map_ids[MXN__ELEM][i] == f->orig_map_id) m = i + 1;
+    char name[32];
+    snprintf(name, sizeof name, "elem_map%d", m);
+    int v = mxn__m_var(f, name);
+    size_t start = 0, count = (size_t)d->num_elements;
+    if (v < 0 || mxn__m_get(f, v, &start, &count, NULL, d->orig_elem_ids, 'l')) {
       status = MXN_DS_ERR(ds, MXN_ERR_FORMAT, "%s: cannot read original_global_id_map",
                           f->path);
       goto done;

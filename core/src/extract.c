@@ -365,6 +365,35 @@ static int mark_of(mxn_dataset_t *ds, char **mark, int j, int e) {
   return mark[j] ? MXN_OK : MXN_ERR_NOMEM;
 }
 
+/* File-local position (1-based) of structure block b of kind k in member
+ * f, as Exodus numbers its variables; 0 if the member has none. */
+static int file_block(const mxn__file_t *f, int k, int b) {
+  for (int i = 0; i < f->kb[k].nblk; i++)
+    if (f->kb[k].blk_of_file[i] == b) return i + 1;
+  return 0;
+}
+
+/* File-local position (1-based) of the set of kind sk with id `id` in
+ * member f (the first, as Exodus looks ids up); 0 if it has none. */
+static int file_set(const mxn__file_t *f, int sk, int64_t id) {
+  for (int i = 0; i < f->sk[sk].nfile; i++)
+    if (f->sk[sk].ids[i] == id) return i + 1;
+  return 0;
+}
+
+/* Rows start..start+count-1 of the member's variable `fmt`%q, whose rows
+ * hold `width` values (a one-dimensional variable: width 1), as 'l' or
+ * 'd' into out: what ex_get_partial_conn, _attr and _num_map read. */
+static int read_rows(const mxn__file_t *f, const char *fmt, int q, int64_t start, int64_t count,
+                     int64_t width, void *out, char as) {
+  char name[64];
+  snprintf(name, sizeof name, fmt, q);
+  int v = mxn__m_var(f, name), nd = v >= 0 ? mxn__m_ndims(f, v) : -1;
+  if (nd != 1 && nd != 2) return -1;
+  size_t st[2] = {(size_t)start, 0}, ct[2] = {(size_t)count, (size_t)width};
+  return mxn__m_get(f, v, st, ct, NULL, out, as) == 0 ? 0 : -1;
+}
+
 /* Connectivity of a poly block's segment: the members' per-entry counts
  * give each run's range in the flat reference list (NSIDED: nodes,
  * NFACED: faces), read with one netCDF call per run; references stay
@@ -373,7 +402,7 @@ static int mark_of(mxn_dataset_t *ds, char **mark, int j, int e) {
 static int read_poly_conn(mxn_dataset_t *ds, mxn_piece_t *piece, int k, const segment_t *sg,
                           const mxn_block_info_t *bi, mxn_piece_block_t *pb,
                           char **mark[MXN__NEK]) {
-  int status = MXN_OK, exoid, varid, q = -1, nd = 0;
+  int status = MXN_OK, varid, q = -1, nd = 0;
   mxn__file_t *f = &ds->files[sg->file];
   const mxn__blocks_t *kb = &f->kb[k];
   mxn__plan_t *plan = piece->plan;
@@ -384,14 +413,13 @@ static int read_poly_conn(mxn_dataset_t *ds, mxn_piece_t *piece, int k, const se
   int64_t *dst = nfaced ? pb->face_conn : pb->conn;
   const int64_t *doff = nfaced ? pb->face_off : pb->conn_off;
   MXN_CHECK(mxn__poly_offsets(ds, sg->file, k, sg->block, &eo));
-  MXN_CHECK(mxn__file_exoid(ds, sg->file, &exoid));
+  if (!mxn__file_open(ds, sg->file, &status)) goto done;
   for (int i = 0; i < kb->nblk; i++)
     if (kb->blk_of_file[i] == sg->block) q = i;
   char name[40];
   snprintf(name, sizeof name, "%s%d",
            nfaced ? "facconn" : k == MXN__FACE ? "fbconn" : "connect", q + 1);
-  if (q < 0 || nc_inq_varid(exoid, name, &varid) != NC_NOERR ||
-      nc_inq_varndims(exoid, varid, &nd) != NC_NOERR || nd != 1) {
+  if (q < 0 || (varid = mxn__m_var(f, name)) < 0 || (nd = mxn__m_ndims(f, varid)) != 1) {
     status = MXN_DS_ERR(ds, MXN_ERR_FORMAT,
                         "%s: %s block %lld (%s): no one-dimensional connectivity variable %s",
                         f->path, mxn__blk_what[k], (long long)bi->id, bi->type, name);
@@ -403,7 +431,7 @@ static int read_poly_conn(mxn_dataset_t *ds, mxn_piece_t *piece, int k, const se
     MXN_CHECK(mxn__plan_buf(plan, len > 0 ? len : 1));
     long long *v = (long long *)plan->buf;
     size_t start = (size_t)a, count = (size_t)len;
-    if (len > 0 && nc_get_vara_longlong(exoid, varid, &start, &count, v) != NC_NOERR) {
+    if (len > 0 && mxn__m_get(f, varid, &start, &count, NULL, v, 'l') != 0) {
       status = MXN_DS_ERR(ds, MXN_ERR_IO,
                           "%s: %s block %lld (%s): cannot read the references of entries "
                           "%lld..%lld",
@@ -451,7 +479,6 @@ static int read_blocks(mxn_dataset_t *ds, mxn_piece_t *piece, int k, const mxn_i
   mxn_piece_block_t *pblocks = mxn__pblocks(piece, k, &NB);
   mxn__plan_t *plan = piece->plan;
   const char *what = mxn__blk_what[k];
-  ex_entity_type bt = mxn__blk_type[k];
   int status = MXN_OK;
   int *file_of = NULL, *blk_of = NULL;
   int64_t *fpos_of = NULL, *idx_in_blk = NULL, *blk_fill = NULL, *blk_local0 = NULL,
@@ -592,8 +619,8 @@ static int read_blocks(mxn_dataset_t *ds, mxn_piece_t *piece, int k, const mxn_i
     int npe = bi->nodes_per_elem, epe = bi->edges_per_elem, fpe = bi->faces_per_elem;
     int na = pb->attr ? bi->num_attr : 0;
     int64_t nfile[3] = {f->num_nodes, f->kb[MXN__EDGE].num, f->kb[MXN__FACE].num};
-    int exoid;
-    MXN_CHECK(mxn__file_exoid(ds, sg->file, &exoid));
+    int q = file_block(f, k, sg->block);
+    if (!mxn__file_open(ds, sg->file, &status)) goto done;
     MXN_CHECK(mark_of(ds, mark[MXN__NODE], sg->file, MXN__NODE));
     if (epe > 0) MXN_CHECK(mark_of(ds, mark[MXN__EDGE], sg->file, MXN__EDGE));
     if (fpe > 0 || bi->poly == MXN_POLY_NFACED)
@@ -608,8 +635,13 @@ static int read_blocks(mxn_dataset_t *ds, mxn_piece_t *piece, int k, const mxn_i
       MXN_CHECK(mxn__plan_buf(plan, run->count * (per > 0 ? per : 1)));
       int64_t *nconn = (int64_t *)plan->buf;
       int64_t *econn = nconn + run->count * npe, *fconn = econn + run->count * epe;
-      if (!bi->poly && ex_get_partial_conn(exoid, bt, bi->id, run->start + 1, run->count, nconn,
-                              epe > 0 ? econn : NULL, fpe > 0 ? fconn : NULL) < 0) {
+      /* Exodus's variables: a block's node references, and an element
+       * block's edge and face references */
+      static const char *const conn_var[MXN__NBK] = {"connect%d", "ebconn%d", "fbconn%d"};
+      if (!bi->poly &&
+          ((npe > 0 && read_rows(f, conn_var[k], q, run->start, run->count, npe, nconn, 'l')) ||
+           (epe > 0 && read_rows(f, "edgconn%d", q, run->start, run->count, epe, econn, 'l')) ||
+           (fpe > 0 && read_rows(f, "facconn%d", q, run->start, run->count, fpe, fconn, 'l')))) {
         status = MXN_DS_ERR(ds, MXN_ERR_IO,
                             "%s: %s block %lld: cannot read connectivity of entries "
                             "%lld..%lld",
@@ -652,7 +684,8 @@ static int read_blocks(mxn_dataset_t *ds, mxn_piece_t *piece, int k, const mxn_i
                   : pb->elem_ids[sg->dst[e]];
       }
       if (na > 0) {
-        if (ex_get_partial_attr(exoid, bt, bi->id, run->start + 1, run->count, plan->buf) < 0) {
+        static const char *const attr_var[MXN__NBK] = {"attrib%d", "eattrb%d", "fattrb%d"};
+        if (read_rows(f, attr_var[k], q, run->start, run->count, na, plan->buf, 'd')) {
           status = MXN_DS_ERR(ds, MXN_ERR_IO, "%s: %s block %lld: cannot read attributes",
                               f->path, what, (long long)bi->id);
           goto done;
@@ -693,7 +726,9 @@ static int file_map(const mxn__file_t *f, int e, int64_t id) {
 static int read_maps(mxn_dataset_t *ds, mxn_piece_t *piece) {
   const mxn_structure_t *s = &ds->s;
   mxn__plan_t *plan = piece->plan;
-  int status = MXN_OK, exoid;
+  int status = MXN_OK;
+  static const char *const map_var[MXN__NEK] = {"elem_map%d", "edge_map%d", "face_map%d",
+                                                "node_map%d"};
   for (int e = 0; e < MXN__NEK; e++) {
     int nmaps;
     const mxn_map_info_t *maps = mxn__smaps(s, e, &nmaps);
@@ -716,15 +751,15 @@ static int read_maps(mxn_dataset_t *ds, mxn_piece_t *piece) {
       const mxn__file_t *f = &ds->files[sg->file];
       int64_t base = e == MXN__NODE ? 0 : f->kb[e].blk_start[sg->block];
       for (int m = 0; m < nmaps; m++) {
-        if (file_map(f, e, maps[m].id) < 0) continue;
+        int fm = file_map(f, e, maps[m].id);
+        if (fm < 0) continue;
         mxn_gid_t *out = e == MXN__NODE ? piece->node_maps[m] : pblocks[sg->block].maps[m];
-        MXN_CHECK(mxn__file_exoid(ds, sg->file, &exoid));
+        if (!mxn__file_open(ds, sg->file, &status)) goto done;
         for (int64_t r = 0; r < sg->nruns; r++) {
           const run_t *run = &sg->runs[r];
           MXN_CHECK(mxn__plan_buf(plan, run->count));
           int64_t *v = (int64_t *)plan->buf;
-          if (ex_get_partial_num_map(exoid, mxn__map_type[e], maps[m].id, base + run->start + 1,
-                                     run->count, v) < 0) {
+          if (read_rows(f, map_var[e], fm + 1, base + run->start, run->count, 1, v, 'l')) {
             status = MXN_DS_ERR(ds, MXN_ERR_IO, "%s: %s map %lld ('%s'): cannot read entries "
                                 "%lld..%lld",
                                 f->path, mxn__ent_what[e], (long long)maps[m].id, maps[m].name,
@@ -911,43 +946,20 @@ static int read_coords(mxn_dataset_t *ds, mxn_piece_t *piece) {
   const mxn_structure_t *s = &ds->s;
   mxn__plan_t *plan = piece->plan;
   int status = MXN_OK, nd = s->num_dim;
-  static const char *const cname[3] = {"coordx", "coordy", "coordz"};
   for (int d = 0; d < nd; d++) MXN_ALLOC(piece->coord[d], MXN__CAP(piece, piece->num_nodes));
   for (int i = 0; i < plan->nnode_seg; i++) {
     segment_t *sg = &plan->node_seg[i];
-    int exoid, varid[3] = {-1, -1, -1};
-    MXN_CHECK(mxn__file_exoid(ds, sg->file, &exoid));
+    const mxn__file_t *f = mxn__file_open(ds, sg->file, &status);
+    if (!f) goto done;
     MXN_CHECK(step_runs(sg));
-    for (int d = 0; d < nd; d++)
-      if (nc_inq_varid(exoid, cname[d], &varid[d]) != NC_NOERR) varid[d] = -1;
-    /* every coordinate a netCDF variable of its own: read by variable id */
-    const int by_id = varid[0] >= 0 && (nd < 2 || varid[1] >= 0) && (nd < 3 || varid[2] >= 0);
     for (int64_t r = 0; r < sg->nvruns; r++) {
       const run_t *run = &sg->vruns[r];
       int64_t len = run->stride > 1 ? run->n : run->count;
       MXN_CHECK(mxn__plan_buf(plan, len * 3));
       double *x = plan->buf, *y = x + len, *z = y + len, *src[3] = {x, y, z};
-      int bad = 0;
-      if (run->stride <= 1 && by_id) {
-        /* as read_var_run: one netCDF read per coordinate, no look-ups */
-        size_t start = (size_t)run->start, count = (size_t)run->count;
-        for (int d = 0; d < nd && !bad; d++)
-          bad = nc_get_vara_double(exoid, varid[d], &start, &count, src[d]) != NC_NOERR;
-        ds->io.read_calls++;
-      } else if (run->stride <= 1) {
-        bad = ex_get_partial_coord(exoid, run->start + 1, run->count, x, nd > 1 ? y : NULL,
-                                   nd > 2 ? z : NULL) < 0;
-        ds->io.read_calls++;
-      } else if (by_id) {
-        size_t start = (size_t)run->start, count = (size_t)run->n;
-        ptrdiff_t stride = (ptrdiff_t)run->stride;
-        for (int d = 0; d < nd && !bad; d++, ds->io.read_calls++)
-          bad = nc_get_vars_double(exoid, varid[d], &start, &count, &stride, src[d]) != NC_NOERR;
-      } else {
-        for (int64_t q = 0; q < run->n && !bad; q++, ds->io.read_calls++)
-          bad = ex_get_partial_coord(exoid, run->start + q * run->stride + 1, 1, x + q,
-                                     nd > 1 ? y + q : NULL, nd > 2 ? z + q : NULL) < 0;
-      }
+      /* one read per run, per coordinate where strided */
+      int bad = mxn__m_coords(f, nd, run->start, len, run->stride > 1 ? run->stride : 1, src);
+      ds->io.read_calls += run->stride > 1 ? nd : 1;
       if (bad) {
         status = MXN_DS_ERR(ds, MXN_ERR_IO, "%s: cannot read coordinates of nodes %lld..%lld",
                             ds->files[sg->file].path, (long long)run->start + 1,
@@ -1259,7 +1271,7 @@ static int poly_side_nodes(mxn_dataset_t *ds, faces_cache_t *fc, int j, int b, i
                            int side, int *out) {
   const mxn_structure_t *s = &ds->s;
   mxn__file_t *f = &ds->files[j];
-  int status = MXN_OK, exoid, varid, q = -1;
+  int status = MXN_OK, varid, q = -1;
   const int64_t *eo;
   *out = -1;
   MXN_CHECK(mxn__poly_offsets(ds, j, MXN__ELEM, b, &eo));
@@ -1281,10 +1293,10 @@ static int poly_side_nodes(mxn_dataset_t *ds, faces_cache_t *fc, int j, int b, i
     fc->file = fc->block = -1;
     fc->faces = mxn__malloc((size_t)(nref > 0 ? nref : 1) * sizeof *fc->faces);
     if (!fc->faces) return MXN_ERR_NOMEM;
-    MXN_CHECK(mxn__file_exoid(ds, j, &exoid));
+    if (!mxn__file_open(ds, j, &status)) goto done;
     size_t start = 0, count = (size_t)nref; /* exactly nref, whatever the variable holds */
-    if (q < 0 || nc_inq_varid(exoid, name, &varid) != NC_NOERR ||
-        (nref > 0 && nc_get_vara_longlong(exoid, varid, &start, &count, fc->faces) != NC_NOERR)) {
+    if (q < 0 || (varid = mxn__m_var(f, name)) < 0 ||
+        (nref > 0 && mxn__m_get(f, varid, &start, &count, NULL, fc->faces, 'l') != 0)) {
       status = MXN_DS_ERR(ds, MXN_ERR_IO, "%s: element block %lld (NFACED): cannot read %s",
                           f->path, (long long)s->blocks[b].id, name);
       goto done;
@@ -1348,8 +1360,16 @@ static int read_sets(mxn_dataset_t *ds, mxn_piece_t *piece, const char *cand,
     plan->nsets[sk] = nsets;
     int e = ent_of[sk], side = sk == MXN__SSET;
     int has_extra = sk == MXN__SSET || sk == MXN__ESET || sk == MXN__FSET;
-    ex_entity_type t = mxn__set_type[sk];
     const char *what = mxn__set_what[sk];
+    /* Exodus's variables of a set: entries, the second value of each
+     * (sides, orientations), distribution factors */
+    static const char *const ent_var[MXN__NSK] = {"node_ns%d", "elem_ss%d", "edge_es%d",
+                                                  "face_fs%d", "elem_els%d"};
+    static const char *const extra_var[MXN__NSK] = {NULL, "side_ss%d", "ornt_es%d", "ornt_fs%d",
+                                                    NULL};
+    static const char *const df_var[MXN__NSK] = {"dist_fact_ns%d", "dist_fact_ss%d",
+                                                 "dist_fact_es%d", "dist_fact_fs%d",
+                                                 "dist_fact_els%d"};
     for (int q = 0; q < nsets; q++) {
       const mxn_set_info_t *si = &sets[q];
       mxn_piece_set_t *ps = &(*psets)[q];
@@ -1359,11 +1379,12 @@ static int read_sets(mxn_dataset_t *ds, mxn_piece_t *piece, const char *cand,
         int64_t n = f->sk[sk].count[q], nd = f->sk[sk].df[q];
         if (!cand[j] || n <= 0) continue;
         int64_t nfile = e == MXN__NODE ? f->num_nodes : f->kb[e].num;
-        int exoid;
-        MXN_CHECK(mxn__file_exoid(ds, j, &exoid));
+        int fq = file_set(f, sk, si->id);
+        if (!mxn__file_open(ds, j, &status)) goto done;
         MXN_ALLOC(ent, n);
         if (has_extra) MXN_ALLOC(extra, n);
-        if (ex_get_set(exoid, t, si->id, ent, extra) < 0) {
+        if (read_rows(f, ent_var[sk], fq, 0, n, 1, ent, 'l') ||
+            (has_extra && read_rows(f, extra_var[sk], fq, 0, n, 1, extra, 'l'))) {
           status = MXN_DS_ERR(ds, MXN_ERR_IO, "%s: %s %lld: cannot read its entries", f->path,
                               what, (long long)si->id);
           goto done;
@@ -1373,7 +1394,7 @@ static int read_sets(mxn_dataset_t *ds, mxn_piece_t *piece, const char *cand,
         ds->io.set_bytes_read += n * (has_extra ? 2 : 1) * (int64_t)sizeof(int64_t);
         if (nd > 0) {
           MXN_ALLOC(df, nd);
-          if (ex_get_set_dist_fact(exoid, t, si->id, df) < 0) {
+          if (read_rows(f, df_var[sk], fq, 0, nd, 1, df, 'd')) {
             status = MXN_DS_ERR(ds, MXN_ERR_IO, "%s: %s %lld: cannot read distribution factors",
                                 f->path, what, (long long)si->id);
             goto done;
@@ -1579,7 +1600,10 @@ done:
 static int read_set_vars(mxn_dataset_t *ds, mxn_piece_t *piece, int step) {
   const mxn_structure_t *s = &ds->s;
   mxn__plan_t *plan = piece->plan;
-  int status = MXN_OK, exoid;
+  int status = MXN_OK;
+  static const char *const var_name[MXN__NSK] = {"vals_nset_var%dns%d", "vals_sset_var%dss%d",
+                                                 "vals_eset_var%des%d", "vals_fset_var%dfs%d",
+                                                 "vals_elset_var%des%d"};
   int64_t *cur[MXN__NSK] = {NULL};
   int any = 0;
   for (int sk = 0; sk < MXN__NSK; sk++) {
@@ -1608,10 +1632,13 @@ static int read_set_vars(mxn_dataset_t *ds, mxn_piece_t *piece, int step) {
             for (int64_t i = a; i < b; i++) out[ss->dst[i]] = 0.0;
             continue;
           }
-          MXN_CHECK(mxn__file_exoid(ds, j, &exoid));
+          if (!mxn__file_open(ds, j, &status)) goto done;
           MXN_CHECK(mxn__plan_buf(plan, nfile));
-          if (ex_get_var(exoid, step + 1, mxn__set_type[sk], v + 1, sets[q].id, nfile,
-                         plan->buf) < 0) {
+          char name[80];
+          snprintf(name, sizeof name, var_name[sk], v + 1, file_set(f, sk, sets[q].id));
+          int varid = mxn__m_var(f, name);
+          size_t start[2] = {(size_t)step, 0}, count[2] = {1, (size_t)nfile};
+          if (varid < 0 || mxn__m_get(f, varid, start, count, NULL, plan->buf, 'd')) {
             status = MXN_DS_ERR(ds, MXN_ERR_IO, "%s: %s %lld: cannot read variable '%s' at step %d",
                                 f->path, mxn__set_what[sk], (long long)sets[q].id,
                                 vl->names[v], step + 1);
@@ -1629,79 +1656,60 @@ done:
   return status;
 }
 
-/* The netCDF id of variable v (0-based) of structure block b in member j
- * (k: block kind, -1 for nodal variables), for strided reads; -1 when the
- * member stores it otherwise (then entries are read one by one). */
-static int var_nc_id(const mxn_dataset_t *ds, int j, int ncid, int k, int v, int b) {
+/* The variable id of variable v (0-based) of structure block b in member
+ * f (k: block kind, -1 for nodal variables); -1 when the member stores it
+ * otherwise (nodal variables all in one vals_nod_var, older files). */
+static int var_id(const mxn__file_t *f, int k, int v, int b) {
   char name[64];
+  static const char *const fmt[MXN__NBK] = {"vals_elem_var%deb%d", "vals_edge_var%deb%d",
+                                            "vals_face_var%dfb%d"};
   if (k < 0) {
     snprintf(name, sizeof name, "vals_nod_var%d", v + 1);
-  } else if (k == MXN__ELEM) {
-    const mxn__blocks_t *kb = &ds->files[j].kb[k];
-    int q = -1;
-    for (int i = 0; i < kb->nblk; i++)
-      if (kb->blk_of_file[i] == b) q = i;
-    if (q < 0) return -1;
-    snprintf(name, sizeof name, "vals_elem_var%deb%d", v + 1, q + 1);
   } else {
-    return -1;
+    int q = file_block(f, k, b);
+    if (q <= 0) return -1;
+    snprintf(name, sizeof name, fmt[k], v + 1, q);
   }
-  int varid;
-  return nc_inq_varid(ncid, name, &varid) == NC_NOERR ? varid : -1;
+  return mxn__m_var(f, name);
 }
 
-/* var_nc_id() of variable v of nv of segment sg, looked up once: a step
- * read of M = 1024 members asked netCDF for about a thousand names per
- * step and rank (netCDF normalises each). -1 as there; -3 out of memory. */
-static int seg_varid(const mxn_dataset_t *ds, segment_t *sg, int ncid, int k, int v, int nv) {
+/* var_id() of variable v of nv of segment sg, looked up once: a step
+ * read of M = 1024 members asked for about a thousand names per step and
+ * rank. -1 as there; -3 out of memory. */
+static int seg_varid(const mxn__file_t *f, segment_t *sg, int k, int v, int nv) {
   if (!sg->varids) {
     if (!(sg->varids = mxn__malloc(((size_t)nv + 1) * sizeof *sg->varids))) return -3;
     for (int i = 0; i < nv; i++) sg->varids[i] = -2;
   }
-  if (sg->varids[v] == -2) sg->varids[v] = var_nc_id(ds, sg->file, ncid, k, v, sg->block);
+  if (sg->varids[v] == -2) sg->varids[v] = var_id(f, k, v, sg->block);
   return sg->varids[v];
 }
 
 /* One step run of variable v at `step` into plan->buf: run->count values
- * for a contiguous run; run->n values, one per entry, for a strided one.
- * k: block kind (-1 nodal), id: the block's id, varid: var_nc_id() of the
- * variable in member exoid (Exodus ids are netCDF ids). With a
- * variable id the run is one netCDF read: ex_get_partial_var looks the
- * variable (and the block) up again on every call, which cost more than
- * the read for the thousands of short runs of a halo layer. */
-static int read_var_run(mxn_dataset_t *ds, mxn__plan_t *plan, int exoid, int step,
-                        int k, int v, int64_t id, int varid, const run_t *run) {
+ * for a contiguous run; run->n values, one per entry, for a strided one;
+ * one read either way. k: block kind (-1 nodal), varid: var_id() of the
+ * variable in member f; -1 for a nodal variable in the older layout
+ * (vals_nod_var[step][variable][node]). */
+static int read_var_run(mxn_dataset_t *ds, mxn__plan_t *plan, const mxn__file_t *f, int step,
+                        int k, int v, int varid, const run_t *run) {
   int status = MXN_OK;
-  ex_entity_type t = k < 0 ? EX_NODAL : mxn__blk_type[k];
-  if (run->stride <= 1) {
-    MXN_CHECK(mxn__plan_buf(plan, run->count));
-    if (varid >= 0) {
-      size_t start[2] = {(size_t)step, (size_t)run->start}, count[2] = {1, (size_t)run->count};
-      if (nc_get_vara_double(exoid, varid, start, count, plan->buf) != NC_NOERR) return MXN_ERR_IO;
-    } else if (ex_get_partial_var(exoid, step + 1, t, v + 1, k < 0 ? 1 : id, run->start + 1,
-                                  run->count, plan->buf) < 0) {
-      return MXN_ERR_IO;
-    }
-    ds->io.read_calls++;
-    ds->io.bytes_read += run->count * (int64_t)sizeof(double);
-    return MXN_OK;
-  }
-  MXN_CHECK(mxn__plan_buf(plan, run->n));
+  int strided = run->stride > 1;
+  int64_t n = strided ? run->n : run->count;
+  MXN_CHECK(mxn__plan_buf(plan, n));
   if (varid >= 0) {
-    size_t start[2] = {(size_t)step, (size_t)run->start}, count[2] = {1, (size_t)run->n};
-    ptrdiff_t stride[2] = {1, (ptrdiff_t)run->stride};
-    if (nc_get_vars_double(exoid, varid, start, count, stride, plan->buf) != NC_NOERR)
-      return MXN_ERR_IO;
-    ds->io.read_calls++;
+    size_t start[2] = {(size_t)step, (size_t)run->start}, count[2] = {1, (size_t)n};
+    ptrdiff_t stride[2] = {1, strided ? (ptrdiff_t)run->stride : 1};
+    if (mxn__m_get(f, varid, start, count, stride, plan->buf, 'd')) return MXN_ERR_IO;
   } else {
-    for (int64_t i = 0; i < run->n; i++) {
-      if (ex_get_partial_var(exoid, step + 1, t, v + 1, k < 0 ? 1 : id,
-                             run->start + i * run->stride + 1, 1, plan->buf + i) < 0)
-        return MXN_ERR_IO;
-      ds->io.read_calls++;
-    }
+    int all = k < 0 ? mxn__m_var(f, "vals_nod_var") : -1;
+    size_t start[3] = {(size_t)step, (size_t)v, (size_t)run->start}, count[3] = {1, 1, (size_t)n};
+    ptrdiff_t stride[3] = {1, 1, strided ? (ptrdiff_t)run->stride : 1};
+    if (all < 0 || mxn__m_ndims(f, all) != 3 ||
+        mxn__m_get(f, all, start, count, stride, plan->buf, 'd'))
+      return MXN_ERR_IO;
   }
-  ds->io.bytes_read += run->n * (int64_t)sizeof(double);
+  ds->io.read_calls++;
+  ds->io.bytes_read += n * (int64_t)sizeof(double);
 done:
   return status;
 }
@@ -1713,7 +1721,7 @@ int mxn_piece_read_step(mxn_dataset_t *ds, mxn_piece_t *piece, int step) {
     return MXN_DS_ERR(ds, MXN_ERR_ARG, "%s: time step %d does not exist (the dataset has %d)",
                       ds->files[0].path, step + 1, s->num_times);
   mxn__plan_t *plan = piece->plan;
-  int status = MXN_OK, exoid;
+  int status = MXN_OK;
   MXN_CHECK(mxn__files_recheck(ds, step));
   /* File-major order: each member is visited once per step, so sets with
    * more members than the open-file cap are not reopened per variable. */
@@ -1721,16 +1729,17 @@ int mxn_piece_read_step(mxn_dataset_t *ds, mxn_piece_t *piece, int step) {
     for (int v = 0; v < s->num_node_vars; v++) {
       if (!piece->node_vars[v]) continue; /* not selected */
       segment_t *sg = &plan->node_seg[i];
-      MXN_CHECK(mxn__file_exoid(ds, sg->file, &exoid));
+      const mxn__file_t *f = mxn__file_open(ds, sg->file, &status);
+      if (!f) goto done;
       MXN_CHECK(step_runs(sg));
-      int varid = seg_varid(ds, sg, exoid, -1, v, s->num_node_vars);
+      int varid = seg_varid(f, sg, -1, v, s->num_node_vars);
       if (varid == -3) {
         status = MXN_ERR_NOMEM;
         goto done;
       }
       for (int64_t r = 0; r < sg->nvruns; r++) {
         const run_t *run = &sg->vruns[r];
-        if ((status = read_var_run(ds, plan, exoid, step, -1, v, 0, varid, run)) != MXN_OK) {
+        if ((status = read_var_run(ds, plan, f, step, -1, v, varid, run)) != MXN_OK) {
           if (status == MXN_ERR_IO)
             MXN_DS_ERR(ds, MXN_ERR_IO, "%s: cannot read nodal variable '%s' at step %d",
                        ds->files[sg->file].path, s->node_var_names[v], step + 1);
@@ -1756,17 +1765,16 @@ int mxn_piece_read_step(mxn_dataset_t *ds, mxn_piece_t *piece, int step) {
           for (int64_t e = 0; e < sg->n; e++) pb->elem_vars[v][sg->dst[e]] = 0.0;
           continue;
         }
-        MXN_CHECK(mxn__file_exoid(ds, sg->file, &exoid));
+        if (!mxn__file_open(ds, sg->file, &status)) goto done;
         MXN_CHECK(step_runs(sg));
-        int varid = seg_varid(ds, sg, exoid, k, v, vl.num);
+        int varid = seg_varid(f, sg, k, v, vl.num);
         if (varid == -3) {
           status = MXN_ERR_NOMEM;
           goto done;
         }
         for (int64_t r = 0; r < sg->nvruns; r++) {
           const run_t *run = &sg->vruns[r];
-          if ((status = read_var_run(ds, plan, exoid, step, k, v, sb[sg->block].id, varid,
-                                     run)) != MXN_OK) {
+          if ((status = read_var_run(ds, plan, f, step, k, v, varid, run)) != MXN_OK) {
             if (status == MXN_ERR_IO)
               MXN_DS_ERR(ds, MXN_ERR_IO,
                          "%s: %s block %lld: cannot read %s variable '%s' at step %d", f->path,
@@ -1785,8 +1793,11 @@ int mxn_piece_read_step(mxn_dataset_t *ds, mxn_piece_t *piece, int step) {
     memcpy(piece->global_vars, ds->glob_vals + (int64_t)step * s->num_global_vars,
            (size_t)s->num_global_vars * sizeof(double));
   } else if (s->num_global_vars > 0) {
-    MXN_CHECK(mxn__file_exoid(ds, 0, &exoid));
-    if (ex_get_glob_vars(exoid, step + 1, s->num_global_vars, piece->global_vars) < 0) {
+    const mxn__file_t *f = mxn__file_open(ds, 0, &status);
+    if (!f) goto done;
+    int varid = mxn__m_var(f, "vals_glo_var");
+    size_t start[2] = {(size_t)step, 0}, count[2] = {1, (size_t)s->num_global_vars};
+    if (varid < 0 || mxn__m_get(f, varid, start, count, NULL, piece->global_vars, 'd')) {
       status = MXN_DS_ERR(ds, MXN_ERR_IO, "%s: cannot read global variables at step %d",
                           ds->files[0].path, step + 1);
       goto done;

@@ -7,6 +7,7 @@
 
 #include <exodusII.h>
 
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
@@ -125,7 +126,9 @@ typedef struct mxn__sets {
 /* What the dataset knows of one member file. */
 typedef struct mxn__file {
   char *path;
-  int exoid;               /* -1 while closed */
+  int exoid;               /* -1 while closed through Exodus */
+  struct mxn__nc3 *nc3;    /* NULL while not open for direct reads (netCDF-3
+                              members, nc3check.h) */
   int64_t open_size;       /* its size in bytes when it was opened */
   int nc_checked;          /* its header passed mxn__file_exoid's checks, here or (a
                               collective open) on the rank that summarised it */
@@ -164,6 +167,29 @@ struct mxn_dataset {
  * 6.02 opens it in netCDF's share mode: each read goes to the file, and a
  * strided read (nc_get_vars) makes one read call per entry. */
 int mxn__file_exoid(mxn_dataset_t *ds, int j, int *exoid);
+/* Member j open for reads by variable (mxn__m_*): directly where it is
+ * netCDF-3 (no Exodus or netCDF handle), else through Exodus as
+ * mxn__file_exoid. Returns the member; NULL with the error set. */
+mxn__file_t *mxn__file_open(mxn_dataset_t *ds, int j, int *status);
+/* Reads by netCDF variable of a member open either way: its id for
+ * `name` (-1 if absent), its dimension count and lengths, and values at
+ * start/count (stride NULL: 1) as double ('d'), int64 ('l') or text
+ * ('c'), as nc_get_vars_* would; 0 on success. */
+int mxn__m_var(const mxn__file_t *f, const char *name);
+int mxn__m_ndims(const mxn__file_t *f, int v);
+int64_t mxn__m_dimlen(const mxn__file_t *f, int v, int d);
+int mxn__m_get(const mxn__file_t *f, int v, const size_t *start, const size_t *count,
+               const ptrdiff_t *stride, void *out, char as);
+/* Coordinates first, first + stride, ... (n of them, 0-based) of member
+ * f's nodes into xyz[0..nd-1], whether it stores them as coordx/y/z or
+ * as one coord variable (as ex_get_partial_coord); 0 on success. */
+int mxn__m_coords(const mxn__file_t *f, int nd, int64_t first, int64_t n, int64_t stride,
+                  double *xyz[3]);
+/* Switch for the direct reads of netCDF-3 members (1, the default) or
+ * Exodus for every member (0): tests compare the two. */
+extern int mxn__direct_reads;
+/* Member summaries made the direct way (for the tests). */
+extern long mxn__direct_summaries;
 /* Members still open from earlier reads are checked again before a later
  * time step is read: a member cut short since it was opened would read as
  * zeros (netCDF-3 pads reads past the end), so refuse it, naming it. A

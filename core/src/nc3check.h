@@ -45,4 +45,91 @@ int mxn__nc3_header_check(const char *path, int64_t size, char magic[4], char *w
 int mxn__exodus_att_check(const char *var, const char *att, uint64_t len, char *why,
                           size_t whylen);
 
+
+/* ---------- direct reads of netCDF-3 members ----------
+ * The same walk can keep what it reads as a table, and the member is then
+ * read with pread and a byte swap: no netCDF or Exodus handle, no records
+ * held per open member. Offsets follow the classic format specification:
+ * a fixed-size variable's values lie at its begin in row-major order; a
+ * record variable's values of record r at begin + r * recsize. */
+
+typedef struct {
+  uint32_t name;  /* offset of its NUL-terminated name in the arena */
+  uint64_t len;   /* 0 for the record dimension */
+} mxn__nc3_dim_t;
+
+typedef struct {
+  uint32_t name, val; /* arena offsets: name, raw (big-endian) values */
+  int var;            /* the variable it belongs to, -1 for a global one */
+  int type;           /* netCDF type number (NC_CHAR = 2, NC_INT = 4, ...) */
+  uint64_t n;         /* values */
+} mxn__nc3_att_t;
+
+typedef struct {
+  uint32_t name, dim0; /* dimension ids are dimids[dim0 .. dim0 + nd - 1] */
+  int type, nd;
+  int rec;             /* its first dimension is the record dimension */
+  int att0, natt;      /* its attributes: atts[att0 .. att0 + natt - 1] */
+  uint64_t begin;      /* file offset of its first value */
+  uint64_t inner;      /* values per record (record variables) or in all */
+} mxn__nc3_var_t;
+
+typedef struct mxn__nc3 {
+  int fd, wide, off64, rec_dim; /* rec_dim: -1 without one */
+  uint64_t size, numrecs, recsize;
+  int ndims, natts, nvars, nids;
+  int dims_cap, atts_cap, vars_cap, ids_cap;
+  mxn__nc3_dim_t *dims;
+  mxn__nc3_att_t *atts;
+  mxn__nc3_var_t *vars;
+  int *dimids;
+  char *arena;
+  size_t arena_n, arena_cap;
+  int *hash;      /* names of variables and dimensions, open addressing */
+  uint32_t hmask;
+} mxn__nc3_t;
+
+/**
+ * mxn__nc3_header_check() that also keeps the table: with h != NULL and a
+ * sound header (return 3) *h is the member, its descriptor open; NULL
+ * where memory for the table ran out or the header describes something
+ * the direct reads do not take (more dimensions than 8, sizes beyond 64
+ * bits, a streaming record count): read such a member through netCDF.
+ */
+int mxn__nc3_open(const char *path, int64_t size, char magic[4], char *why, size_t whylen,
+                  mxn__nc3_t **h);
+/* Sizes, record size and name index after the walk (nc3file.c); 0 if the
+ * member can be read directly. */
+int mxn__nc3_finish(mxn__nc3_t *h);
+/* Close the descriptor and free the table; accepts NULL. */
+void mxn__nc3_close(mxn__nc3_t *h);
+
+static inline const char *mxn__nc3_name(const mxn__nc3_t *h, uint32_t at) {
+  return h->arena + at;
+}
+/* Variable `name`'s id, or -1. */
+int mxn__nc3_var(const mxn__nc3_t *h, const char *name);
+/* 1 and *len (the record count for the record dimension) if dimension
+ * `name` exists, else 0. */
+int mxn__nc3_dim(const mxn__nc3_t *h, const char *name, int64_t *len);
+/* Length of dimension d of variable v (the record count for the record
+ * dimension). */
+uint64_t mxn__nc3_var_dim(const mxn__nc3_t *h, int v, int d);
+/* Attribute `name` of variable v (-1: global), or NULL. */
+const mxn__nc3_att_t *mxn__nc3_att(const mxn__nc3_t *h, int v, const char *name);
+/* Its first value as a double; 0 if it has none or is text. */
+int mxn__nc3_att_double(const mxn__nc3_t *h, const mxn__nc3_att_t *a, double *x);
+
+/**
+ * Read the values of variable v at start/count (stride: NULL for 1) as
+ * netCDF's nc_get_vars_double / _longlong / _text would: as = 'd', 'l' or
+ * 'c'. Runs contiguous in the file are one pread each.
+ * \return 0; -1 for coordinates outside the variable or text asked of
+ *         numbers (or the other way round); -2 when the file cannot be
+ *         read there (short or failed read); -3 when a value does not fit
+ *         the type asked for (netCDF's NC_ERANGE; the others are written).
+ */
+int mxn__nc3_get(const mxn__nc3_t *h, int v, const size_t *start, const size_t *count,
+                 const ptrdiff_t *stride, void *out, char as);
+
 #endif /* MXN_NC3CHECK_H */

@@ -56,21 +56,21 @@ static int route(MPI_Comm comm, const void *items, size_t isz, int64_t n, const 
 /* The positions member j says it shares (its node communication maps), or
  * all of them (-1 in *n: none stated). */
 static int stated_shared(mxn_dataset_t *ds, int j, int64_t **pos, int64_t *n) {
-  int status = MXN_OK, exoid, varid, dimid;
-  size_t len = 0;
-  long long *v = NULL;
+  int status = MXN_OK, varid;
+  int64_t *v = NULL;
   *pos = NULL;
   *n = -1;
-  MXN_CHECK(mxn__file_exoid(ds, j, &exoid));
-  if (nc_inq_varid(exoid, "n_comm_nids", &varid) != NC_NOERR) return MXN_OK;
-  int nd = 0;
-  if (nc_inq_varndims(exoid, varid, &nd) != NC_NOERR || nd != 1 ||
-      nc_inq_vardimid(exoid, varid, &dimid) != NC_NOERR || nc_inq_dimlen(exoid, dimid, &len) != NC_NOERR)
+  const mxn__file_t *f = mxn__file_open(ds, j, &status);
+  if (!f) return status;
+  if ((varid = mxn__m_var(f, "n_comm_nids")) < 0) return MXN_OK;
+  int64_t dl = mxn__m_ndims(f, varid) == 1 ? mxn__m_dimlen(f, varid, 0) : -1;
+  if (dl < 0)
     return MXN_DS_ERR(ds, MXN_ERR_FORMAT, "%s: n_comm_nids (node communication maps) is not a list",
                       ds->files[j].path);
+  size_t len = (size_t)dl, start = 0;
   MXN_ALLOC(v, len);
   MXN_ALLOC(*pos, len);
-  if (len && nc_get_var_longlong(exoid, varid, v) != NC_NOERR) {
+  if (len && mxn__m_get(f, varid, &start, &len, NULL, v, 'l') != 0) {
     status = MXN_DS_ERR(ds, MXN_ERR_IO, "%s: cannot read n_comm_nids (node communication maps)",
                         ds->files[j].path);
     goto done;
@@ -82,7 +82,7 @@ static int stated_shared(mxn_dataset_t *ds, int j, int64_t **pos, int64_t *n) {
     if (v[i] < 1 || v[i] > nn) {
       status = MXN_DS_ERR(ds, MXN_ERR_FORMAT,
                           "%s: its node communication maps list node %lld, outside its nodes 1..%lld",
-                          ds->files[j].path, v[i], (long long)nn);
+                          ds->files[j].path, (long long)v[i], (long long)nn);
       goto done;
     }
     (*pos)[i] = v[i] - 1;
@@ -104,16 +104,17 @@ done:
 /* Read the coordinates of copies[0..n) (one member, ascending positions)
  * in runs of nearby nodes. */
 static int read_copies(mxn_dataset_t *ds, int j, copy_t *copies, int64_t n) {
-  int status = MXN_OK, exoid, nd = ds->s.num_dim;
+  int status = MXN_OK, nd = ds->s.num_dim;
   double *buf = NULL;
-  MXN_CHECK(mxn__file_exoid(ds, j, &exoid));
+  const mxn__file_t *f = mxn__file_open(ds, j, &status);
+  if (!f) return status;
   for (int64_t a = 0, b; a < n; a = b) {
     for (b = a + 1; b < n && copies[b].pos - copies[b - 1].pos <= RUN_GAP; b++) continue;
     int64_t first = copies[a].pos, count = copies[b - 1].pos - first + 1;
     free(buf);
     MXN_ALLOC(buf, 3 * count);
-    if (ex_get_partial_coord(exoid, first + 1, count, buf, nd > 1 ? buf + count : NULL,
-                             nd > 2 ? buf + 2 * count : NULL) < 0) {
+    double *xyz[3] = {buf, buf + count, buf + 2 * count};
+    if (mxn__m_coords(f, nd, first, count, 1, xyz)) {
       status = MXN_DS_ERR(ds, MXN_ERR_IO, "%s: cannot read coordinates of nodes %lld..%lld",
                           ds->files[j].path, (long long)first + 1, (long long)(first + count));
       goto done;
