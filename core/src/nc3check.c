@@ -333,10 +333,12 @@ int mxn__nc3_open(const char *path, int64_t size, char magic[4], char *why, size
     if (whylen) snprintf(why, whylen, "%s", errno ? strerror(errno) : "read error");
     rc = -1;
   }
-  free(r.buf);
   /* A table is handed out for a sound header only; without memory for it
    * the caller reads the member the other way. */
   if (rc == 3 && r.tab && !r.tab_nomem) {
+    r.tab->head = r.buf;
+    r.tab->head_n = r.have;
+    r.buf = NULL;
     r.tab->fd = fd;
     r.tab->size = r.size;
     r.tab->wide = r.wide;
@@ -347,6 +349,7 @@ int mxn__nc3_open(const char *path, int64_t size, char magic[4], char *why, size
     }
     r.tab->fd = -1;
   }
+  free(r.buf);
   mxn__nc3_close(r.tab);
   close(fd);
   return rc;

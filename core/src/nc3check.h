@@ -87,6 +87,11 @@ typedef struct mxn__nc3 {
   size_t arena_n, arena_cap;
   int *hash;      /* names of variables and dimensions, open addressing */
   uint32_t hmask;
+  /* The file's first bytes as the walk read them (the header and, in
+   * the same reads, the small variables netCDF places right after it:
+   * ids, status flags, names): values there are copied, not read again. */
+  unsigned char *head;
+  uint64_t head_n;
 } mxn__nc3_t;
 
 /**

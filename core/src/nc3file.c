@@ -88,6 +88,7 @@ void mxn__nc3_close(mxn__nc3_t *h) {
   free(h->dimids);
   free(h->arena);
   free(h->hash);
+  free(h->head);
   free(h);
 }
 
@@ -238,6 +239,10 @@ int mxn__nc3_att_double(const mxn__nc3_t *h, const mxn__nc3_att_t *a, double *x)
 
 /* n bytes at offset `at` into buf; 0, or -2 on a short or failed read. */
 static int read_at(const mxn__nc3_t *h, void *buf, uint64_t n, uint64_t at) {
+  if (at <= h->head_n && n <= h->head_n - at) {
+    memcpy(buf, h->head + at, n);
+    return 0;
+  }
   char *p = buf;
   while (n > 0) {
     ssize_t got = pread(h->fd, p, n, (off_t)at);
