@@ -357,12 +357,10 @@ static int mv_nvars(mview_t m) {
   return nc_inq_nvars(m.ncid, &n) == NC_NOERR ? n : 0;
 }
 
-static int mv_varname(mview_t m, int v, char name[NC_MAX_NAME + 1]) {
-  if (m.h) {
-    snprintf(name, NC_MAX_NAME + 1, "%s", mxn__nc3_name(m.h, m.h->vars[v].name));
-    return 1;
-  }
-  return nc_inq_varname(m.ncid, v, name) == NC_NOERR;
+/* Variable v's name: in the table, or copied into buf. NULL if unknown. */
+static const char *mv_varname(mview_t m, int v, char buf[NC_MAX_NAME + 1]) {
+  if (m.h) return mxn__nc3_name(m.h, m.h->vars[v].name);
+  return nc_inq_varname(m.ncid, v, buf) == NC_NOERR ? buf : NULL;
 }
 
 /* Entries of variable v (product of its dimensions), -1 on error. */
@@ -394,8 +392,9 @@ static int mv_dimlen(mview_t m, const char *name, int64_t *len) {
 static int check_var_shapes(mxn_dataset_t *ds, const char *path, mview_t m) {
   int nvars = mv_nvars(m);
   for (int v = 0; v < nvars; v++) {
-    char name[NC_MAX_NAME + 1];
-    if (!mv_varname(m, v, name)) continue;
+    char buf[NC_MAX_NAME + 1];
+    const char *name = mv_varname(m, v, buf);
+    if (!name) continue;
     for (size_t r = 0; r < sizeof shape_rules / sizeof *shape_rules; r++) {
       const shape_rule_t *sr = &shape_rules[r];
       size_t pl = strlen(sr->var);

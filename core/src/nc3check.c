@@ -173,9 +173,32 @@ static int tab_more(nc3_t *r, void **p, int *cap, size_t sz) {
 }
 #define TAB_ROOM(r, arr, n, cap) ((n) < (cap) || tab_more(r, (void **)&(arr), &(cap), sizeof *(arr)))
 
+/* Room for n elements at once where a list states its length (the list's
+ * length was checked against the file's size). */
+static void tab_reserve(nc3_t *r, void **p, int *cap, uint64_t n, size_t sz) {
+  /* a damaged header's counts only fit the file's size: leave those
+   * beyond a sound header's to grow as they are met */
+  if (!r->tab || r->tab_nomem || n <= (uint64_t)*cap || n > 65536) return;
+  void *q = mxn__realloc(*p, (size_t)n * sz);
+  if (!q) {
+    r->tab_nomem = 1;
+    return;
+  }
+  *p = q;
+  *cap = (int)n;
+}
+#define TAB_RESERVE(r, arr, cap, n) \
+  do { \
+    if ((r)->tab) tab_reserve(r, (void **)&(arr), &(cap), n, sizeof *(arr)); \
+  } while (0)
+
 /* Copy n bytes into the table's arena; its offset, or UINT32_MAX. */
 static uint32_t tab_keep(nc3_t *r, const void *x, size_t n) {
   mxn__nc3_t *t = r->tab;
+  if (t->arena_n + n + 1 > UINT32_MAX) { /* offsets are 32-bit */
+    r->tab_nomem = 1;
+    return UINT32_MAX;
+  }
   if (t->arena_n + n + 1 > t->arena_cap) {
     size_t cap = t->arena_cap ? t->arena_cap : 4096;
     while (cap < t->arena_n + n + 1) cap *= 2;
@@ -241,6 +264,7 @@ static int walk(nc3_t *r) {
   NEED(get_n(r, &numrecs), "header cut off");
   int rc = list(r, 10, "dimension", r->wide ? 16 : 8, &ndims);
   if (rc) return rc;
+  if (r->tab) TAB_RESERVE(r, r->tab->dims, r->tab->dims_cap, ndims);
   uint64_t nrecdims = 0;
   for (uint64_t d = 0; d < ndims; d++) {
     if ((rc = name(r, "dimension", d))) return rc;
@@ -260,6 +284,11 @@ static int walk(nc3_t *r) {
   if ((rc = attrs(r, "global", 0))) return rc;
   rc = list(r, 11, "variable", r->wide ? 48 : 24, &nvars);
   if (rc) return rc;
+  if (r->tab) {
+    TAB_RESERVE(r, r->tab->vars, r->tab->vars_cap, nvars);
+    TAB_RESERVE(r, r->tab->dimids, r->tab->ids_cap, 2 * nvars);
+    TAB_RESERVE(r, r->tab->atts, r->tab->atts_cap, r->tab->natts + nvars);
+  }
   for (uint64_t v = 0; v < nvars; v++) {
     if ((rc = name(r, "variable", v))) return rc;
     memcpy(r->var, r->last, sizeof r->var);
