@@ -555,8 +555,10 @@ static int open_member(mxn_dataset_t *ds, int j, int exodus) {
                           f->path, why);
       }
     }
-    if (first) leak_id = next_nc_id();
   }
+  /* also where a direct open went first: ex_open may still refuse what
+   * the direct reads took (a summary they do not mirror asks Exodus) */
+  leak_id = next_nc_id();
   int cpu_ws = 8, io_ws = 0;
   float version = 0;
   /* Exodus 6.02 opens every file for reading in netCDF's share mode,

@@ -184,7 +184,8 @@ static int to_int64(const unsigned char *p, int t, int64_t *out) {
  * this runs over every value a load reads. 1 if a value did not fit. */
 static int convert(const unsigned char *raw, unsigned char *dst, uint64_t n, int t, char as) {
   int bad = 0;
-  if (t == 6 && as == 'd') {
+  if ((t == 6 && as == 'd') || (t == 10 && as == 'l')) {
+    /* same width: a byte swap in place */
     for (uint64_t i = 0; i < n; i++) {
       uint64_t u;
       memcpy(&u, raw + 8 * i, 8);
@@ -197,13 +198,6 @@ static int convert(const unsigned char *raw, unsigned char *dst, uint64_t n, int
       memcpy(&u, raw + 4 * i, 4);
       int64_t l = (int32_t)__builtin_bswap32(u);
       memcpy(dst + 8 * i, &l, 8);
-    }
-  } else if (t == 10 && as == 'l') {
-    for (uint64_t i = 0; i < n; i++) {
-      uint64_t u;
-      memcpy(&u, raw + 8 * i, 8);
-      u = __builtin_bswap64(u);
-      memcpy(dst + 8 * i, &u, 8);
     }
   } else if (t == 5 && as == 'd') {
     for (uint64_t i = 0; i < n; i++) {
