@@ -1111,6 +1111,15 @@ static int summarize_member(mxn_dataset_t *ds, int j, wbuf_t *w) {
                           fam_what[v]);
       goto done;
     }
+    if (n > f->open_size) {
+      /* every variable's name takes bytes of the file (name_*_var): more
+       * variables than bytes is a damaged count, and sizing the names by
+       * it asked for gigabytes (fuzz_dataset) */
+      status = MXN_DS_ERR(ds, MXN_ERR_FORMAT,
+                          "%s: invalid header (%d %s variables in a file of %lld bytes)", f->path,
+                          n, fam_what[v], (long long)f->open_size);
+      goto done;
+    }
     w_i64(&body, n);
     MXN_ALLOC(names, n);
     if (read_names(x, exoid, fam_type[v], n, names, 1) != MXN_OK) {

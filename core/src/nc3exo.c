@@ -87,30 +87,30 @@ static int lookup(const mxn__nc3_t *h, ex_entity_type t, int64_t id, int *null) 
   return at;
 }
 
-/* Row `row` of a names variable [n, len] as Exodus gives it: at most
- * X_NAME_READ characters, up to the first NUL, trailing white space off. */
-static int read_name(const mxn__nc3_t *h, int v, size_t row, char *out) {
-  char buf[X_NAME_READ + 1] = {0};
-  if (h->vars[v].nd != 2) return -1;
-  uint64_t len = mxn__nc3_var_dim(h, v, 1);
-  size_t start[2] = {row, 0}, count[2] = {1, (size_t)(len < X_NAME_READ ? len : X_NAME_READ)};
-  if (count[1] > 0 && mxn__nc3_get(h, v, start, count, NULL, buf, 'c') != 0) return -1;
-  buf[X_NAME_READ] = '\0';
-  size_t n = strlen(buf);
-  while (n > 0 && isspace((unsigned char)buf[n - 1])) buf[--n] = '\0';
-  memcpy(out, buf, n + 1);
-  return 0;
+/* One row of a names variable as Exodus gives it: at most X_NAME_READ
+ * characters, up to the first NUL, trailing white space off. */
+static void take_name(const char *row, uint64_t len, char *out) {
+  size_t n = 0, cap = len < X_NAME_READ ? (size_t)len : X_NAME_READ;
+  while (n < cap && row[n]) n++;
+  while (n > 0 && isspace((unsigned char)row[n - 1])) n--;
+  memcpy(out, row, n);
+  out[n] = '\0';
 }
 
-/* n names from variable `name` (absent: all empty). */
+/* n names from variable `name` [n, len] (absent: all empty), read at once. */
 static int read_names(const mxn__nc3_t *h, const char *name, int n, char **out) {
   int v = mxn__nc3_var(h, name);
   for (int i = 0; i < n; i++) out[i][0] = '\0';
-  if (v < 0) return 0;
+  if (v < 0 || n == 0) return 0;
   if (h->vars[v].nd != 2 || mxn__nc3_var_dim(h, v, 0) < (uint64_t)n) return -1;
-  for (int i = 0; i < n; i++)
-    if (read_name(h, v, (size_t)i, out[i])) return -1;
-  return 0;
+  uint64_t len = mxn__nc3_var_dim(h, v, 1);
+  if (len == 0) return 0;
+  char *rows = malloc((size_t)n * (size_t)len);
+  size_t start[2] = {0, 0}, count[2] = {(size_t)n, (size_t)len};
+  int rc = rows && mxn__nc3_get(h, v, start, count, NULL, rows, 'c') == 0 ? 0 : -1;
+  for (int i = 0; rc == 0 && i < n; i++) take_name(rows + (size_t)i * len, len, out[i]);
+  free(rows);
+  return rc;
 }
 
 static int text_att(const mxn__nc3_t *h, int v, const char *name, char *out, size_t cap) {

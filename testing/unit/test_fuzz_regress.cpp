@@ -113,6 +113,13 @@ TEST(FuzzRegressDataset, DirectOpenThenExodusRefusesLeavesNoDescriptor) {
   ExpectFormatError("block_dim_renamed_exodus_refuses.e", "netCDF opens it, Exodus does not");
 }
 
+// A variable count of ten million in a 5.6 kB file (num_elem_var, no
+// names variable): the summary sized the names by it, 2.5 GB. Counts
+// beyond the file's bytes are refused, as block, set and map counts are.
+TEST(FuzzRegressDataset, VariableCountBeyondTheFileSize) {
+  ExpectFormatError("elem_var_count_beyond_file_size.e", "element variables in a file of");
+}
+
 // Every kept input, the ones above included: opening ends in a status
 // (never a crash), a failure names the file, no descriptor is left open.
 TEST(FuzzRegressDataset, EveryKeptInputFailsCleanly) {
