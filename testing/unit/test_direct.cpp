@@ -9,6 +9,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
+#include <random>
 #include <string>
 #include <vector>
 
@@ -18,6 +19,12 @@
 #include "test_support.h"
 
 extern "C" {
+struct mxn__nc3;
+int mxn__nc3_open(const char *path, int64_t size, char magic[4], char *why, size_t whylen,
+                  struct mxn__nc3 **h);
+void mxn__nc3_close(struct mxn__nc3 *h);
+int mxn__nc3_get(const struct mxn__nc3 *h, int v, const size_t *start, const size_t *count,
+                 const ptrdiff_t *stride, void *out, char as);
 int mxn__dataset_discover(mxn_dataset_t *ds, const char *path);
 int mxn__member_summary(mxn_dataset_t *ds, int j, int skip, char **buf, size_t *len);
 extern int mxn__direct_reads;
@@ -158,4 +165,79 @@ TEST_F(Direct, JoinsAreExodus) {
     free(report);
     n++;
   }
+}
+
+// The direct reads give what netCDF gives: every variable of the netCDF-3
+// datasets (fixed and record, every type they hold), at random start,
+// count and stride, as double, as int64 (integer variables) and as text.
+TEST_F(Direct, ReadsAreNetcdfs) {
+  std::mt19937 rng(12345);
+  long compared = 0;
+  for (const auto &path : sets_) {
+    SCOPED_TRACE(path);
+    int ncid, fmt = 0;
+    ASSERT_EQ(NC_NOERR, nc_open(path.c_str(), NC_NOWRITE, &ncid));
+    nc_inq_format(ncid, &fmt);
+    if (fmt == NC_FORMAT_NETCDF4 || fmt == NC_FORMAT_NETCDF4_CLASSIC) {
+      nc_close(ncid);
+      continue;
+    }
+    struct stat st;
+    ASSERT_EQ(0, stat(path.c_str(), &st));
+    char magic[4], why[200];
+    struct mxn__nc3 *h = nullptr;
+    ASSERT_EQ(3, mxn__nc3_open(path.c_str(), st.st_size, magic, why, sizeof why, &h)) << why;
+    ASSERT_NE(nullptr, h);
+    int nvars = 0;
+    nc_inq_nvars(ncid, &nvars);
+    for (int v = 0; v < nvars; v++) {
+      nc_type t;
+      int nd, dims[NC_MAX_VAR_DIMS];
+      char name[NC_MAX_NAME + 1];
+      nc_inq_var(ncid, v, name, &t, &nd, dims, nullptr);
+      std::vector<size_t> shape(nd);
+      size_t total = 1;
+      for (int d = 0; d < nd; d++) {
+        nc_inq_dimlen(ncid, dims[d], &shape[d]);
+        total *= shape[d];
+      }
+      if (total == 0) continue;
+      for (int trial = 0; trial < 12; trial++) {
+        std::vector<size_t> start(nd), count(nd);
+        std::vector<ptrdiff_t> stride(nd, 1);
+        size_t n = 1;
+        for (int d = 0; d < nd; d++) {
+          start[d] = trial == 0 ? 0 : rng() % shape[d];
+          stride[d] = trial < 4 ? 1 : 1 + rng() % 3;
+          size_t most = (shape[d] - start[d] - 1) / stride[d] + 1;
+          count[d] = trial == 0 ? shape[d] : 1 + rng() % most;
+          if (trial == 0) stride[d] = 1;
+          n *= count[d];
+        }
+        SCOPED_TRACE(std::string(name) + " trial " + std::to_string(trial));
+        if (t == NC_CHAR) {
+          std::string a(n, '\0'), b(n, '\0');
+          ASSERT_EQ(NC_NOERR, nc_get_vars_text(ncid, v, start.data(), count.data(), stride.data(), &a[0]));
+          ASSERT_EQ(0, mxn__nc3_get(h, v, start.data(), count.data(), stride.data(), &b[0], 'c'));
+          EXPECT_EQ(a, b);
+        } else {
+          std::vector<double> a(n), b(n);
+          ASSERT_EQ(NC_NOERR, nc_get_vars_double(ncid, v, start.data(), count.data(), stride.data(), a.data()));
+          ASSERT_EQ(0, mxn__nc3_get(h, v, start.data(), count.data(), stride.data(), b.data(), 'd'));
+          EXPECT_EQ(0, std::memcmp(a.data(), b.data(), n * sizeof(double)));
+          if (t != NC_FLOAT && t != NC_DOUBLE) {
+            std::vector<long long> x(n), y(n);
+            ASSERT_EQ(NC_NOERR, nc_get_vars_longlong(ncid, v, start.data(), count.data(), stride.data(), x.data()));
+            ASSERT_EQ(0, mxn__nc3_get(h, v, start.data(), count.data(), stride.data(), y.data(), 'l'));
+            EXPECT_EQ(x, y);
+          }
+        }
+        compared++;
+      }
+    }
+    mxn__nc3_close(h);
+    nc_close(ncid);
+  }
+  EXPECT_GT(compared, 1000);
+  std::printf("%ld reads compared with netCDF's\n", compared);
 }
