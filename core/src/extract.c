@@ -940,8 +940,8 @@ static inline int64_t run_at(const segment_t *sg, const run_t *run, int64_t e) {
 
 /* Coordinates of the piece's nodes along its node segments. Single nodes
  * at a constant stride (a halo layer cutting across a member's node rows)
- * are read with one strided netCDF read per coordinate; members that store
- * coordinates otherwise are read entry by entry there. */
+ * are read with one strided read per coordinate, in either layout
+ * (mxn__m_coords). */
 static int read_coords(mxn_dataset_t *ds, mxn_piece_t *piece) {
   const mxn_structure_t *s = &ds->s;
   mxn__plan_t *plan = piece->plan;

@@ -162,10 +162,12 @@ struct mxn_dataset {
   int glob_nvars;
 };
 
-/* Exodus id of member j, opening it if needed (LRU-capped). The id is
- * also the member's netCDF id, for reads by netCDF variable id. Exodus
- * 6.02 opens it in netCDF's share mode: each read goes to the file, and a
- * strided read (nc_get_vars) makes one read call per entry. */
+/* Exodus id of member j, opening it through Exodus if needed (LRU-capped),
+ * also where it is open for direct reads: what asks Exodus itself (the
+ * summary of a member the direct answers do not mirror). The id is also
+ * the member's netCDF id. Exodus 6.02 opens it in netCDF's share mode:
+ * each read goes to the file, and a strided read (nc_get_vars) makes one
+ * read call per entry. */
 int mxn__file_exoid(mxn_dataset_t *ds, int j, int *exoid);
 /* Member j open for reads by variable (mxn__m_*): directly where it is
  * netCDF-3 (no Exodus or netCDF handle), else through Exodus as
