@@ -274,20 +274,6 @@ static int64_t nc_data_bytes(int ncid) {
   return sat_add(fixed, sat_mul(per_rec, (uint64_t)nrec));
 }
 
-/* The same from the table of a member read directly. */
-static int64_t nc3_data_bytes(const mxn__nc3_t *h) {
-  static const int64_t tsz[] = {0, 1, 1, 2, 4, 4, 8, 1, 2, 4, 8, 8};
-  int64_t fixed = 0, per_rec = 0;
-  for (int v = 0; v < h->nvars; v++) {
-    int64_t bytes = sat_mul(tsz[h->vars[v].type], h->vars[v].inner);
-    if (h->vars[v].rec)
-      per_rec = sat_add(per_rec, bytes);
-    else
-      fixed = sat_add(fixed, bytes);
-  }
-  return sat_add(fixed, sat_mul(per_rec, h->numrecs));
-}
-
 /* netCDF-3 reads past the end of a file as zeros, so a cut-off copy would
  * pass for valid data: require at least the bytes its header declares for
  * the variables (`need`: the header itself is not counted, so this is a
@@ -531,7 +517,7 @@ static int open_member(mxn_dataset_t *ds, int j, int exodus) {
                         f->path, why);
     if (h && exodus_would_open(h)) {
       mview_t m = {-1, h};
-      int status = check_not_truncated(ds, f->path, nc3_data_bytes(h), (int64_t)st.st_size);
+      int status = check_not_truncated(ds, f->path, h->data_bytes, (int64_t)st.st_size);
       if (status == MXN_OK && first) status = check_var_shapes(ds, f->path, m);
       if (status != MXN_OK) {
         mxn__nc3_close(h);

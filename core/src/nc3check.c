@@ -159,9 +159,8 @@ static int list(nc3_t *r, uint64_t tag, const char *what, uint64_t min_each, uin
 
 /* ---------- the table a direct open keeps ---------- */
 
-/* Room for one more element in a table array of *cap; 0 out of memory. */
-static int tab_more(nc3_t *r, void **p, int *cap, size_t sz) {
-  int c = *cap ? 2 * *cap : 16;
+/* A table array of *cap elements resized to c; 0 out of memory. */
+static int tab_resize(nc3_t *r, void **p, int *cap, int c, size_t sz) {
   void *q = mxn__realloc(*p, (size_t)c * sz);
   if (!q) {
     r->tab_nomem = 1;
@@ -171,25 +170,16 @@ static int tab_more(nc3_t *r, void **p, int *cap, size_t sz) {
   *cap = c;
   return 1;
 }
-#define TAB_ROOM(r, arr, n, cap) ((n) < (cap) || tab_more(r, (void **)&(arr), &(cap), sizeof *(arr)))
-
-/* Room for n elements at once where a list states its length (the list's
- * length was checked against the file's size). */
-static void tab_reserve(nc3_t *r, void **p, int *cap, uint64_t n, size_t sz) {
-  /* a damaged header's counts only fit the file's size: leave those
-   * beyond a sound header's to grow as they are met */
-  if (!r->tab || r->tab_nomem || n <= (uint64_t)*cap || n > 65536) return;
-  void *q = mxn__realloc(*p, (size_t)n * sz);
-  if (!q) {
-    r->tab_nomem = 1;
-    return;
-  }
-  *p = q;
-  *cap = (int)n;
-}
-#define TAB_RESERVE(r, arr, cap, n) \
-  do { \
-    if ((r)->tab) tab_reserve(r, (void **)&(arr), &(cap), n, sizeof *(arr)); \
+/* Room for one more element: doubling from 16. */
+#define TAB_ROOM(r, arr, n, cap) \
+  ((n) < (cap) || tab_resize(r, (void **)&(arr), &(cap), (cap) ? 2 * (cap) : 16, sizeof *(arr)))
+/* Room for n elements at once where a list states its length (checked
+ * against the file's size). A damaged header's counts only fit the file's
+ * size: those beyond a sound header's grow as they are met. */
+#define TAB_RESERVE(r, arr, cap, n)                                                   \
+  do {                                                                                \
+    if ((r)->tab && !(r)->tab_nomem && (n) > (uint64_t)(cap) && (n) <= 65536)         \
+      tab_resize(r, (void **)&(arr), &(cap), (int)(n), sizeof *(arr));                \
   } while (0)
 
 /* Copy n bytes into the table's arena; its offset, or UINT32_MAX. */
@@ -369,9 +359,7 @@ int mxn__nc3_open(const char *path, int64_t size, char magic[4], char *why, size
     r.tab->head_n = r.have;
     r.buf = NULL;
     r.tab->fd = fd;
-    r.tab->size = r.size;
     r.tab->wide = r.wide;
-    r.tab->off64 = r.off64;
     if (mxn__nc3_finish(r.tab) == 0) {
       *h = r.tab;
       return rc;

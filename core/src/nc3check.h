@@ -75,8 +75,10 @@ typedef struct {
 } mxn__nc3_var_t;
 
 typedef struct mxn__nc3 {
-  int fd, wide, off64, rec_dim; /* rec_dim: -1 without one */
-  uint64_t size, numrecs, recsize;
+  int fd, wide, rec_dim; /* wide: CDF5; rec_dim: -1 without one */
+  uint64_t numrecs, recsize;
+  int64_t data_bytes;    /* the bytes of data the header declares (fixed-size
+                            variables and every record; saturating) */
   int ndims, natts, nvars, nids;
   int dims_cap, atts_cap, vars_cap, ids_cap;
   mxn__nc3_dim_t *dims;
@@ -103,8 +105,8 @@ typedef struct mxn__nc3 {
  */
 int mxn__nc3_open(const char *path, int64_t size, char magic[4], char *why, size_t whylen,
                   mxn__nc3_t **h);
-/* Sizes, record size and name index after the walk (nc3file.c); 0 if the
- * member can be read directly. */
+/* Sizes, record size, data bytes and name index after the walk
+ * (nc3file.c); 0 if the member can be read directly. */
 int mxn__nc3_finish(mxn__nc3_t *h);
 /* Close the descriptor and free the table; accepts NULL. */
 void mxn__nc3_close(mxn__nc3_t *h);

@@ -22,6 +22,8 @@ static uint64_t type_size(int t) {
   return t >= 1 && t <= 11 ? sz[t] : 0;
 }
 
+static uint64_t sat_add(uint64_t a, uint64_t b) { return a > UINT64_MAX - b ? UINT64_MAX : a + b; }
+
 static uint32_t name_hash(const char *s) {
   uint32_t x = 2166136261u;
   for (; *s; s++) x = (x ^ (unsigned char)*s) * 16777619u;
@@ -49,7 +51,7 @@ static int hash_find(const mxn__nc3_t *h, const char *name, int dim) {
 int mxn__nc3_finish(mxn__nc3_t *h) {
   /* a streaming file's record count is not in its header */
   if (h->numrecs == (h->wide ? UINT64_MAX : 0xFFFFFFFFu)) return 1;
-  uint64_t recsize = 0, last = 0;
+  uint64_t recsize = 0, last = 0, fixed = 0, per_rec = 0;
   int nrec = 0;
   for (int v = 0; v < h->nvars; v++) {
     mxn__nc3_var_t *x = &h->vars[v];
@@ -63,13 +65,21 @@ int mxn__nc3_finish(mxn__nc3_t *h) {
       n *= len;
     }
     x->inner = n;
+    uint64_t bytes = n * ts; /* fits: n <= UINT64_MAX / 8 */
     if (x->rec) {
-      last = n * ts;
+      last = bytes;
       recsize += (last + 3) / 4 * 4;
+      per_rec = sat_add(per_rec, bytes);
       nrec++;
+    } else {
+      fixed = sat_add(fixed, bytes);
     }
   }
   h->recsize = nrec == 1 ? last : recsize;
+  uint64_t all = per_rec && h->numrecs > (UINT64_MAX - fixed) / per_rec
+                     ? UINT64_MAX
+                     : fixed + per_rec * h->numrecs;
+  h->data_bytes = all > INT64_MAX ? INT64_MAX : (int64_t)all;
   uint32_t cap = 16;
   while (cap < 2u * (uint32_t)(h->nvars + h->ndims) + 1) cap *= 2;
   if (!(h->hash = mxn__calloc(cap, sizeof *h->hash))) return 1;
