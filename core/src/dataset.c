@@ -460,18 +460,6 @@ static int open_refused(mxn_dataset_t *ds, const char *path, const char magic[4]
 int mxn__direct_reads = 1;
 long mxn__direct_summaries = 0;
 
-/* What ex_open (6.02) refuses of a sound netCDF file: no "version"
- * attribute, or no word size of 4 or 8 for its reals. A member the direct
- * reads could take but Exodus would not goes the Exodus way, whose error
- * names what is wrong. */
-static int exodus_would_open(const mxn__nc3_t *h) {
-  double x;
-  const mxn__nc3_att_t *ws = mxn__nc3_att(h, -1, "floating_point_word_size");
-  if (!ws) ws = mxn__nc3_att(h, -1, "floating point word size");
-  return mxn__nc3_att_double(h, mxn__nc3_att(h, -1, "version"), &x) &&
-         mxn__nc3_att_double(h, ws, &x) && (x == 4 || x == 8);
-}
-
 /* Open member j: for direct reads where `exodus` is 0 and it is netCDF-3,
  * else through Exodus (an Exodus id is then kept even where a direct
  * handle is open). */
@@ -515,7 +503,9 @@ static int open_member(mxn_dataset_t *ds, int j, int exodus) {
     if (check == 2)
       return MXN_DS_ERR(ds, MXN_ERR_FORMAT, "%s: not a readable Exodus II file (damaged: %s)",
                         f->path, why);
-    if (h && exodus_would_open(h)) {
+    /* a member the direct reads could take but Exodus would not goes the
+     * Exodus way, whose error names what is wrong */
+    if (h && mxn__x_exodus_opens(h)) {
       mview_t m = {-1, h};
       int status = check_not_truncated(ds, f->path, h->data_bytes, (int64_t)st.st_size);
       if (status == MXN_OK && first) status = check_var_shapes(ds, f->path, m);
@@ -1013,7 +1003,7 @@ static int summarize_member(mxn_dataset_t *ds, int j, wbuf_t *w) {
     clean_name(title, sizeof title);
     w_str(&body, title);
   }
-  w_i64(&body, (x ? mxn__x_float_size(x) : ex_inquire_int(exoid, EX_INQ_DB_FLOAT_SIZE)) == 4 ? 4 : 8);
+  w_i64(&body, (x ? (int)mxn__x_word_size(x) : ex_inquire_int(exoid, EX_INQ_DB_FLOAT_SIZE)) == 4 ? 4 : 8);
   {
     char cn[3][MXN_NAME_LEN];
     char *cp[3] = {cn[0], cn[1], cn[2]};

@@ -59,6 +59,16 @@ static int read_all_l(const mxn__nc3_t *h, const char *name, int64_t n, int64_t 
   return mxn__nc3_get(h, v, &start, &count, NULL, out, 'l') == 0 ? 0 : -1;
 }
 
+/* Whether entry q (1-based) of status variable `name` is 0: Exodus's
+ * NULL (empty) entity. */
+static int status_zero(const mxn__nc3_t *h, const char *name, int q) {
+  int sv = name ? mxn__nc3_var(h, name) : -1;
+  int64_t st = 1;
+  size_t s = (size_t)q - 1, c = 1;
+  return sv >= 0 && h->vars[sv].nd == 1 && mxn__nc3_var_dim(h, sv, 0) >= (uint64_t)q &&
+         mxn__nc3_get(h, sv, &s, &c, NULL, &st, 'l') == 0 && st == 0;
+}
+
 /* Position (1-based) of `id` among the kind's ids and whether its status
  * marks it empty (Exodus's NULL entity), as Exodus looks it up: the first
  * entry with that id. 0 if absent or unreadable. */
@@ -76,14 +86,7 @@ static int lookup(const mxn__nc3_t *h, ex_entity_type t, int64_t id, int *null) 
     for (size_t i = 0; i < n && !at; i++)
       if (ids[i] == id) at = (int)i + 1;
   free(ids);
-  int sv = kn.status ? mxn__nc3_var(h, kn.status) : -1;
-  if (at && sv >= 0) {
-    int64_t st = 1;
-    size_t s = (size_t)at - 1, c = 1;
-    if (h->vars[sv].nd == 1 && mxn__nc3_var_dim(h, sv, 0) >= (uint64_t)at &&
-        mxn__nc3_get(h, sv, &s, &c, NULL, &st, 'l') == 0 && st == 0)
-      *null = 1;
-  }
+  *null = at && status_zero(h, kn.status, at);
   return at;
 }
 
@@ -193,10 +196,7 @@ const char *mxn__x_summary_why(const mxn__nc3_t *h) {
     if (epe || fpe) return "edge or face references";
     if (!have_ne) {
       /* only a block Exodus finds empty by its status may lack it */
-      int sv = mxn__nc3_var(h, "eb_status");
-      int64_t st = 1;
-      size_t s = (size_t)q - 1, c = 1;
-      if (sv < 0 || mxn__nc3_get(h, sv, &s, &c, NULL, &st, 'l') != 0 || st != 0) return "block size";
+      if (!status_zero(h, kind_names(EX_ELEM_BLOCK).status, q)) return "block size";
       continue;
     }
     if (npe > 0) {
@@ -248,12 +248,17 @@ int mxn__x_init(const mxn__nc3_t *h, ex_init_params *p) {
   return 0;
 }
 
-int mxn__x_float_size(const mxn__nc3_t *h) {
-  double x = 8;
+double mxn__x_word_size(const mxn__nc3_t *h) {
+  double x = 0;
   const mxn__nc3_att_t *ws = mxn__nc3_att(h, -1, "floating_point_word_size");
   if (!ws) ws = mxn__nc3_att(h, -1, "floating point word size");
   mxn__nc3_att_double(h, ws, &x);
-  return (int)x;
+  return x;
+}
+
+int mxn__x_exodus_opens(const mxn__nc3_t *h) {
+  double v, ws = mxn__x_word_size(h);
+  return mxn__nc3_att_double(h, mxn__nc3_att(h, -1, "version"), &v) && (ws == 4 || ws == 8);
 }
 
 int64_t mxn__x_dim(const mxn__nc3_t *h, const char *name) { return dim_or_0(h, name); }

@@ -22,7 +22,12 @@ int mxn__x_summary_ok(const mxn__nc3_t *h);
 const char *mxn__x_summary_why(const mxn__nc3_t *h);
 
 int mxn__x_init(const mxn__nc3_t *h, ex_init_params *p);        /* ex_get_init_ext */
-int mxn__x_float_size(const mxn__nc3_t *h);                     /* EX_INQ_DB_FLOAT_SIZE */
+/* The word size of the file's reals (its attribute; 0 if absent): what
+ * EX_INQ_DB_FLOAT_SIZE gives and ex_open checks. */
+double mxn__x_word_size(const mxn__nc3_t *h);
+/* What ex_open (6.02) refuses of a sound netCDF file: no "version"
+ * attribute, or no word size of 4 or 8. 1 if it would open it. */
+int mxn__x_exodus_opens(const mxn__nc3_t *h);
 int64_t mxn__x_dim(const mxn__nc3_t *h, const char *name);      /* a count, 0 if absent */
 int mxn__x_coord_names(const mxn__nc3_t *h, char **names);      /* ex_get_coord_names */
 int mxn__x_ids_int64(const mxn__nc3_t *h);                      /* EX_IDS_INT64_DB */
