@@ -623,6 +623,16 @@ int mxn__m_get(const mxn__file_t *f, int v, const size_t *start, const size_t *c
   }
 }
 
+int mxn__m_rows(const mxn__file_t *f, const char *fmt, int q, int64_t start, int64_t count,
+                int64_t width, void *out, char as) {
+  char name[64];
+  snprintf(name, sizeof name, fmt, q);
+  int v = mxn__m_var(f, name), nd = v >= 0 ? mxn__m_ndims(f, v) : -1;
+  if (nd != 1 && nd != 2) return -1;
+  size_t st[2] = {(size_t)start, 0}, ct[2] = {(size_t)count, (size_t)width};
+  return mxn__m_get(f, v, st, ct, NULL, out, as) == 0 ? 0 : -1;
+}
+
 int mxn__m_coords(const mxn__file_t *f, int nd, int64_t first, int64_t n, int64_t stride,
                   double *xyz[3]) {
   static const char *const cname[3] = {"coordx", "coordy", "coordz"};
@@ -1955,8 +1965,10 @@ done:
 
 /* ---------- file domains ---------- */
 
-static int read_map(mxn_dataset_t *ds, int j, ex_entity_type t, int64_t n, int stored,
-                    int64_t **out) {
+/* Member j's id map of entity kind e (MXN__ELEM...MXN__NODE). */
+static int read_map(mxn_dataset_t *ds, int j, int e, int64_t n, int stored, int64_t **out) {
+  static const char *const map_var[MXN__NEK] = {"elem_num_map", "edge_num_map", "face_num_map",
+                                                "node_num_map"};
   int status = MXN_OK;
   MXN_ALLOC(*out, n);
   if (n == 0) return MXN_OK;
@@ -1965,20 +1977,9 @@ static int read_map(mxn_dataset_t *ds, int j, ex_entity_type t, int64_t n, int s
     for (int64_t i = 0; i < n; i++) (*out)[i] = i + 1;
     return MXN_OK;
   }
-  const mxn__file_t *f = &ds->files[j];
-  const char *name = t == EX_NODE_MAP   ? "node_num_map"
-                     : t == EX_EDGE_MAP ? "edge_num_map"
-                     : t == EX_FACE_MAP ? "face_num_map"
-                                        : "elem_num_map";
-  int v = mxn__m_var(f, name);
-  size_t start = 0, count = (size_t)n;
-  if (v < 0 || mxn__m_get(f, v, &start, &count, NULL, *out, 'l'))
-    return MXN_DS_ERR(ds, MXN_ERR_FORMAT, "%s: cannot read the %s id map",
-                      ds->files[j].path,
-                      t == EX_NODE_MAP   ? "node"
-                      : t == EX_EDGE_MAP ? "edge"
-                      : t == EX_FACE_MAP ? "face"
-                                         : "element");
+  if (mxn__m_rows(&ds->files[j], map_var[e], 0, 0, n, 1, *out, 'l'))
+    return MXN_DS_ERR(ds, MXN_ERR_FORMAT, "%s: cannot read the %s id map", ds->files[j].path,
+                      mxn__ent_what[e]);
   ds->io.read_calls++;
   ds->io.bytes_read += n * (int64_t)sizeof(int64_t);
   ds->io.map_bytes_read += n * (int64_t)sizeof(int64_t);
@@ -2001,12 +2002,12 @@ int mxn_dataset_file_domain(mxn_dataset_t *ds, int j, const mxn_file_domain_t **
   d->num_elements = f->kb[MXN__ELEM].num;
   d->num_edges = f->kb[MXN__EDGE].num;
   d->num_faces = f->kb[MXN__FACE].num;
-  MXN_CHECK(read_map(ds, j, EX_NODE_MAP, f->num_nodes, f->has_node_map, &d->node_map));
-  MXN_CHECK(read_map(ds, j, EX_ELEM_MAP, d->num_elements, f->kb[MXN__ELEM].has_map,
+  MXN_CHECK(read_map(ds, j, MXN__NODE, f->num_nodes, f->has_node_map, &d->node_map));
+  MXN_CHECK(read_map(ds, j, MXN__ELEM, d->num_elements, f->kb[MXN__ELEM].has_map,
                      &d->elem_map));
-  MXN_CHECK(read_map(ds, j, EX_EDGE_MAP, d->num_edges, f->kb[MXN__EDGE].has_map,
+  MXN_CHECK(read_map(ds, j, MXN__EDGE, d->num_edges, f->kb[MXN__EDGE].has_map,
                      &d->edge_map));
-  MXN_CHECK(read_map(ds, j, EX_FACE_MAP, d->num_faces, f->kb[MXN__FACE].has_map,
+  MXN_CHECK(read_map(ds, j, MXN__FACE, d->num_faces, f->kb[MXN__FACE].has_map,
                      &d->face_map));
   /* from_array_pos maps input -> set; invert to set -> file position, and
    * reject repeated ids (a set shorter than the map). */
@@ -2060,14 +2061,8 @@ int mxn_dataset_file_domain(mxn_dataset_t *ds, int j, const mxn_file_domain_t **
   if (f->have_orig_map && d->num_elements > 0) {
     MXN_ALLOC(d->orig_elem_ids, d->num_elements);
     /* Exodus's elem_map<position of the map's id among the member's> */
-    int m = 0;
-    for (int i = 0; i < f->nmap[MXN__ELEM] && !m; i++)
-      if (f->map_ids[MXN__ELEM][i] == f->orig_map_id) m = i + 1;
-    char name[32];
-    snprintf(name, sizeof name, "elem_map%d", m);
-    int v = mxn__m_var(f, name);
-    size_t start = 0, count = (size_t)d->num_elements;
-    if (v < 0 || mxn__m_get(f, v, &start, &count, NULL, d->orig_elem_ids, 'l')) {
+    int m = mxn__file_map(f, MXN__ELEM, f->orig_map_id) + 1;
+    if (mxn__m_rows(f, "elem_map%d", m, 0, d->num_elements, 1, d->orig_elem_ids, 'l')) {
       status = MXN_DS_ERR(ds, MXN_ERR_FORMAT, "%s: cannot read original_global_id_map",
                           f->path);
       goto done;

@@ -381,19 +381,6 @@ static int file_set(const mxn__file_t *f, int sk, int64_t id) {
   return 0;
 }
 
-/* Rows start..start+count-1 of the member's variable `fmt`%q, whose rows
- * hold `width` values (a one-dimensional variable: width 1), as 'l' or
- * 'd' into out: what ex_get_partial_conn, _attr and _num_map read. */
-static int read_rows(const mxn__file_t *f, const char *fmt, int q, int64_t start, int64_t count,
-                     int64_t width, void *out, char as) {
-  char name[64];
-  snprintf(name, sizeof name, fmt, q);
-  int v = mxn__m_var(f, name), nd = v >= 0 ? mxn__m_ndims(f, v) : -1;
-  if (nd != 1 && nd != 2) return -1;
-  size_t st[2] = {(size_t)start, 0}, ct[2] = {(size_t)count, (size_t)width};
-  return mxn__m_get(f, v, st, ct, NULL, out, as) == 0 ? 0 : -1;
-}
-
 /* Connectivity of a poly block's segment: the members' per-entry counts
  * give each run's range in the flat reference list (NSIDED: nodes,
  * NFACED: faces), read with one netCDF call per run; references stay
@@ -639,9 +626,9 @@ static int read_blocks(mxn_dataset_t *ds, mxn_piece_t *piece, int k, const mxn_i
        * block's edge and face references */
       static const char *const conn_var[MXN__NBK] = {"connect%d", "ebconn%d", "fbconn%d"};
       if (!bi->poly &&
-          ((npe > 0 && read_rows(f, conn_var[k], q, run->start, run->count, npe, nconn, 'l')) ||
-           (epe > 0 && read_rows(f, "edgconn%d", q, run->start, run->count, epe, econn, 'l')) ||
-           (fpe > 0 && read_rows(f, "facconn%d", q, run->start, run->count, fpe, fconn, 'l')))) {
+          ((npe > 0 && mxn__m_rows(f, conn_var[k], q, run->start, run->count, npe, nconn, 'l')) ||
+           (epe > 0 && mxn__m_rows(f, "edgconn%d", q, run->start, run->count, epe, econn, 'l')) ||
+           (fpe > 0 && mxn__m_rows(f, "facconn%d", q, run->start, run->count, fpe, fconn, 'l')))) {
         status = MXN_DS_ERR(ds, MXN_ERR_IO,
                             "%s: %s block %lld: cannot read connectivity of entries "
                             "%lld..%lld",
@@ -685,7 +672,7 @@ static int read_blocks(mxn_dataset_t *ds, mxn_piece_t *piece, int k, const mxn_i
       }
       if (na > 0) {
         static const char *const attr_var[MXN__NBK] = {"attrib%d", "eattrb%d", "fattrb%d"};
-        if (read_rows(f, attr_var[k], q, run->start, run->count, na, plan->buf, 'd')) {
+        if (mxn__m_rows(f, attr_var[k], q, run->start, run->count, na, plan->buf, 'd')) {
           status = MXN_DS_ERR(ds, MXN_ERR_IO, "%s: %s block %lld: cannot read attributes",
                               f->path, what, (long long)bi->id);
           goto done;
@@ -711,13 +698,6 @@ done:
   free(pairs);
   free(width);
   return status;
-}
-
-/* Position of numbered map `id` among member f's maps of entity kind e, or -1. */
-static int file_map(const mxn__file_t *f, int e, int64_t id) {
-  for (int m = 0; m < f->nmap[e]; m++)
-    if (f->map_ids[e][m] == id) return m;
-  return -1;
 }
 
 /* Numbered map values of every entity of the piece, read along the same
@@ -751,7 +731,7 @@ static int read_maps(mxn_dataset_t *ds, mxn_piece_t *piece) {
       const mxn__file_t *f = &ds->files[sg->file];
       int64_t base = e == MXN__NODE ? 0 : f->kb[e].blk_start[sg->block];
       for (int m = 0; m < nmaps; m++) {
-        int fm = file_map(f, e, maps[m].id);
+        int fm = mxn__file_map(f, e, maps[m].id);
         if (fm < 0) continue;
         mxn_gid_t *out = e == MXN__NODE ? piece->node_maps[m] : pblocks[sg->block].maps[m];
         if (!mxn__file_open(ds, sg->file, &status)) goto done;
@@ -759,7 +739,7 @@ static int read_maps(mxn_dataset_t *ds, mxn_piece_t *piece) {
           const run_t *run = &sg->runs[r];
           MXN_CHECK(mxn__plan_buf(plan, run->count));
           int64_t *v = (int64_t *)plan->buf;
-          if (read_rows(f, map_var[e], fm + 1, base + run->start, run->count, 1, v, 'l')) {
+          if (mxn__m_rows(f, map_var[e], fm + 1, base + run->start, run->count, 1, v, 'l')) {
             status = MXN_DS_ERR(ds, MXN_ERR_IO, "%s: %s map %lld ('%s'): cannot read entries "
                                 "%lld..%lld",
                                 f->path, mxn__ent_what[e], (long long)maps[m].id, maps[m].name,
@@ -1383,8 +1363,8 @@ static int read_sets(mxn_dataset_t *ds, mxn_piece_t *piece, const char *cand,
         if (!mxn__file_open(ds, j, &status)) goto done;
         MXN_ALLOC(ent, n);
         if (has_extra) MXN_ALLOC(extra, n);
-        if (read_rows(f, ent_var[sk], fq, 0, n, 1, ent, 'l') ||
-            (has_extra && read_rows(f, extra_var[sk], fq, 0, n, 1, extra, 'l'))) {
+        if (mxn__m_rows(f, ent_var[sk], fq, 0, n, 1, ent, 'l') ||
+            (has_extra && mxn__m_rows(f, extra_var[sk], fq, 0, n, 1, extra, 'l'))) {
           status = MXN_DS_ERR(ds, MXN_ERR_IO, "%s: %s %lld: cannot read its entries", f->path,
                               what, (long long)si->id);
           goto done;
@@ -1394,7 +1374,7 @@ static int read_sets(mxn_dataset_t *ds, mxn_piece_t *piece, const char *cand,
         ds->io.set_bytes_read += n * (has_extra ? 2 : 1) * (int64_t)sizeof(int64_t);
         if (nd > 0) {
           MXN_ALLOC(df, nd);
-          if (read_rows(f, df_var[sk], fq, 0, nd, 1, df, 'd')) {
+          if (mxn__m_rows(f, df_var[sk], fq, 0, nd, 1, df, 'd')) {
             status = MXN_DS_ERR(ds, MXN_ERR_IO, "%s: %s %lld: cannot read distribution factors",
                                 f->path, what, (long long)si->id);
             goto done;

@@ -182,6 +182,21 @@ int mxn__m_ndims(const mxn__file_t *f, int v);
 int64_t mxn__m_dimlen(const mxn__file_t *f, int v, int d);
 int mxn__m_get(const mxn__file_t *f, int v, const size_t *start, const size_t *count,
                const ptrdiff_t *stride, void *out, char as);
+/* Rows start..start+count-1 of member f's variable named `fmt` with q
+ * (as printf: Exodus numbers a block's, set's or map's variables by its
+ * position in the member), whose rows hold `width` values (a
+ * one-dimensional variable: width 1), as 'l' or 'd' into out: what
+ * ex_get_partial_conn, _attr, _num_map, ex_get_set and the id maps read.
+ * 0 on success. */
+int mxn__m_rows(const mxn__file_t *f, const char *fmt, int q, int64_t start, int64_t count,
+                int64_t width, void *out, char as);
+/* Position of numbered map `id` among member f's maps of entity kind e
+ * (the first with that id), or -1. */
+static inline int mxn__file_map(const mxn__file_t *f, int e, int64_t id) {
+  for (int m = 0; m < f->nmap[e]; m++)
+    if (f->map_ids[e][m] == id) return m;
+  return -1;
+}
 /* Coordinates first, first + stride, ... (n of them, 0-based) of member
  * f's nodes into xyz[0..nd-1], whether it stores them as coordx/y/z or
  * as one coord variable (as ex_get_partial_coord); 0 on success. */
