@@ -66,6 +66,7 @@ int mxn__radix_sort(void *recs, int64_t n, size_t sz) {
       case 16: RADIX_PASS(16); break;
       case 24: RADIX_PASS(24); break;
       case 32: RADIX_PASS(32); break;
+      case 48: RADIX_PASS(48); break;
       default: RADIX_PASS(sz); break;
     }
     char *t = src;
