@@ -60,12 +60,19 @@ static char *member_name(const char *base, size_t base_len, long M, long r,
 
 /* ---------- discovery ---------- */
 
-/* Members of the set `base.M.*` in `dir`: rejects ranks >= M (stray files
- * from another decomposition would otherwise be silently ignored). */
-static int check_strays(mxn_dataset_t *ds, const char *base, long M) {
+/* One listing of the directory of the set `base.M.*`: marks in present[]
+ * the members ds->files[] names that are regular files there, and rejects
+ * ranks >= M (stray files from another decomposition would otherwise be
+ * silently ignored; reported after any missing member). A member the
+ * listing leaves unsure (no type given, a link) is left unmarked, for a
+ * stat to decide: one stat per member on every rank took as long as a
+ * thousand members' summaries took to merge. */
+static void scan_members(mxn_dataset_t *ds, const char *base, long M, char *present,
+                         char *stray, size_t straylen) {
   const char *slash = strrchr(base, '/');
   char dir[PATH_MAX];
   const char *stem = base;
+  stray[0] = '\0';
   if (slash) {
     snprintf(dir, sizeof dir, "%.*s", (int)(slash - base), base);
     if (dir[0] == '\0') snprintf(dir, sizeof dir, "/");
@@ -74,9 +81,8 @@ static int check_strays(mxn_dataset_t *ds, const char *base, long M) {
     snprintf(dir, sizeof dir, ".");
   }
   DIR *d = opendir(dir);
-  if (!d) return MXN_OK;
+  if (!d) return;
   size_t stem_len = strlen(stem);
-  int status = MXN_OK;
   struct dirent *e;
   while ((e = readdir(d)) != NULL) {
     size_t bl;
@@ -85,20 +91,23 @@ static int check_strays(mxn_dataset_t *ds, const char *base, long M) {
     if (!parse_spread_name(e->d_name, &bl, &m, &r, &w)) continue;
     if (bl != stem_len || strncmp(e->d_name, stem, bl) != 0 || m != M) continue;
     if (r >= M) {
-      status = MXN_DS_ERR(ds, MXN_ERR_FILESET,
-                          "%s/%s: stray member: rank %ld is not below the %ld "
-                          "files its name declares",
-                          dir, e->d_name, r, M);
-      break;
+      if (!stray[0])
+        snprintf(stray, straylen,
+                 "%s/%s: stray member: rank %ld is not below the %ld files its name declares", dir,
+                 e->d_name, r, M);
+      continue;
     }
+    const char *want = strrchr(ds->files[r].path, '/');
+    want = want ? want + 1 : ds->files[r].path;
+    if (e->d_type == DT_REG && strcmp(e->d_name, want) == 0) present[r] = 1;
   }
   closedir(d);
-  return status;
 }
 
 /* Find the member files for `path`; fills ds->files[].path. */
 static int discover(mxn_dataset_t *ds, const char *path) {
   int status = MXN_OK;
+  char *present = NULL;
   size_t bl;
   long M = 1, r;
   int width = 1;
@@ -177,15 +186,24 @@ static int discover(mxn_dataset_t *ds, const char *path) {
       status = MXN_ERR_NOMEM;
       goto done;
     }
-    if (!is_regular_file(ds->files[j].path)) {
+  }
+  char stray[PATH_MAX + 512];
+  if (!(present = mxn__calloc((size_t)M, 1))) {
+    status = MXN_ERR_NOMEM;
+    goto done;
+  }
+  scan_members(ds, base, M, present, stray, sizeof stray);
+  for (long j = 0; j < M; j++) {
+    if (!present[j] && !is_regular_file(ds->files[j].path)) {
       status = MXN_DS_ERR(ds, MXN_ERR_FILESET,
                           "%s: member %ld of the %ld-file set is missing",
                           ds->files[j].path, j, M);
       goto done;
     }
   }
-  status = check_strays(ds, base, M);
+  if (stray[0]) status = MXN_DS_ERR(ds, MXN_ERR_FILESET, "%s", stray);
 done:
+  free(present);
   free(base);
   return status;
 }

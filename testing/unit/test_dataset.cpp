@@ -730,6 +730,22 @@ TEST(DatasetErrors, SpreadSetMemberMissing) {
   Copy(D("nemesis/mug/inertial-M4/mug.e.4.2"), dir / "mug.e.4.2");
   ExpectOpenError((dir / "mug.e").string(), MXN_ERR_FILESET, (dir / "mug.e.4.0").string());
   ExpectOpenError((dir / "mug.e.4.1").string(), MXN_ERR_FILESET, (dir / "mug.e.4.0").string());
+  // Members are found in one listing of the directory: a directory in a
+  // member's place, or a member named with another width of its rank, is
+  // missing; a link to a member is one (the listing does not say, a stat
+  // does).
+  fs::create_directories(dir / "mug.e.4.0");
+  ExpectOpenError((dir / "mug.e").string(), MXN_ERR_FILESET, (dir / "mug.e.4.0").string());
+  fs::remove(dir / "mug.e.4.0");
+  Copy(D("nemesis/mug/inertial-M4/mug.e.4.0"), dir / "mug.e.4.00");
+  ExpectOpenError((dir / "mug.e.4.1").string(), MXN_ERR_FILESET, (dir / "mug.e.4.0").string());
+  fs::create_symlink(dir / "mug.e.4.00", dir / "mug.e.4.0");
+  fs::rename(dir / "mug.e.4.00", dir / "other.e");
+  fs::remove(dir / "mug.e.4.0");
+  fs::create_symlink(dir / "other.e", dir / "mug.e.4.0");
+  Ds linked;
+  EXPECT_EQ(linked.Open((dir / "mug.e.4.1").string()), MXN_OK) << linked.Msg();
+  EXPECT_EQ(mxn_dataset_structure(linked.ds)->num_files, 4);
 }
 
 TEST(DatasetErrors, MembersOfDifferentDatasets) {
