@@ -981,6 +981,7 @@ static int summarize_member(mxn_dataset_t *ds, int j, wbuf_t *w) {
   /* Directly where the member is netCDF-3 and the direct answers are
    * Exodus's for it (nc3exo.h), else through Exodus. */
   if (!mxn__file_open(ds, j, &status)) goto done;
+  if (f->nc3) (void)mxn__nc3_window(f->nc3, 1); /* its small reads, side by side */
   const mxn__nc3_t *x = f->nc3 && mxn__x_summary_ok(f->nc3) ? f->nc3 : NULL;
   exoid = -1;
   if (!x) MXN_CHECK(mxn__file_exoid(ds, j, &exoid));
@@ -1211,6 +1212,7 @@ static int summarize_member(mxn_dataset_t *ds, int j, wbuf_t *w) {
   }
   if (body.nomem) status = MXN_ERR_NOMEM;
 done:
+  if (f->nc3) (void)mxn__nc3_window(f->nc3, 0);
   if (status != MXN_OK && ds->err.status == MXN_OK)
     MXN_DS_ERR(ds, status, "%s: %s", f->path, mxn_strerror(status));
   w_i64(w, status);
@@ -1243,9 +1245,9 @@ static int merge_blocks(mxn_dataset_t *ds, int j, int k, int64_t nblk, rbuf_t *r
   int status = MXN_OK;
   char name[MXN_NAME_LEN], topo[MXN_NAME_LEN], an[MXN_NAME_LEN];
   kb->nblk = (int)nblk;
-  MXN_ALLOC(kb->blk_of_file, kb->nblk);
-  MXN_ALLOC(kb->file_count, kb->nblk);
-  MXN_ALLOC(kb->file_conn, kb->nblk);
+  MXN_ALLOC0(kb->blk_of_file, kb->nblk);
+  MXN_ALLOC0(kb->file_count, kb->nblk);
+  MXN_ALLOC0(kb->file_conn, kb->nblk);
   for (int q = 0; q < kb->nblk && !r->bad; q++) {
     int64_t id = r_i64(r);
     r_str(r, name, sizeof name);
@@ -1434,9 +1436,9 @@ static int merge_member(mxn_dataset_t *ds, int j, const char *buf, size_t len) {
     mxn__sets_t *fs = &f->sk[sk];
     if (n <= 0) continue;
     fs->nfile = n;
-    MXN_ALLOC(fs->ids, n);
-    MXN_ALLOC(fs->file_count, n);
-    MXN_ALLOC(fs->file_df, n);
+    MXN_ALLOC0(fs->ids, n);
+    MXN_ALLOC0(fs->file_count, n);
+    MXN_ALLOC0(fs->file_df, n);
     for (int k = 0; k < n && !r->bad; k++) {
       char name[MXN_NAME_LEN];
       fs->ids[k] = r_i64(r);
@@ -1470,7 +1472,7 @@ static int merge_member(mxn_dataset_t *ds, int j, const char *buf, size_t len) {
     if ((v == MXN__V_EDGE || v == MXN__V_FACE || v >= MXN__V_SET0) && nobj <= 0) continue;
     int n = (int)r_i64(r);
     if (r->bad || n < 0 || n > (int)(r->n - r->at)) goto bad;
-    MXN_ALLOC(names, n);
+    MXN_ALLOC0(names, n);
     for (int k = 0; k < n; k++) r_str(r, names[k], MXN_NAME_LEN);
     if (r->bad) goto bad;
     int empty = v == MXN__V_NODAL    ? num_nodes == 0
@@ -1601,10 +1603,10 @@ static int index_members(mxn_dataset_t *ds) {
       int nb;
       (void)mxn__sblocks(s, k, &nb);
       mxn_var_list_t vl = mxn__bvars(s, k);
-      MXN_ALLOC(kb->blk_count, nb);
-      MXN_ALLOC(kb->blk_start, nb);
-      MXN_ALLOC(kb->blk_present, nb);
-      MXN_ALLOC(truth, (int64_t)nb * vl.num);
+      MXN_ALLOC0(kb->blk_count, nb);
+      MXN_ALLOC0(kb->blk_start, nb);
+      MXN_ALLOC0(kb->blk_present, nb);
+      MXN_ALLOC0(truth, (int64_t)nb * vl.num);
       int64_t pos = 0;
       for (int q = 0; q < kb->nblk; q++) {
         int b = kb->blk_of_file[q];
@@ -1635,9 +1637,9 @@ static int index_members(mxn_dataset_t *ds) {
       int nss;
       const mxn_set_info_t *sets = mxn__ssets(s, sk, &nss);
       const mxn_var_list_t *vl = mxn__svars(s, sk);
-      MXN_ALLOC(fs->count, nss);
-      MXN_ALLOC(fs->df, nss);
-      MXN_ALLOC(truth, (int64_t)nss * vl->num);
+      MXN_ALLOC0(fs->count, nss);
+      MXN_ALLOC0(fs->df, nss);
+      MXN_ALLOC0(truth, (int64_t)nss * vl->num);
       for (int k = 0; k < fs->nfile; k++) {
         int q = find_set(sets, nss, fs->ids[k]);
         if (q < 0) continue;

@@ -94,7 +94,14 @@ typedef struct mxn__nc3 {
    * ids, status flags, names): values there are copied, not read again. */
   unsigned char *head;
   uint64_t head_n;
+  /* While a member is summarized (mxn__nc3_window), small reads beyond
+   * the head go through one window of MXN__NC3_WIN bytes: the names,
+   * tables and first time values Exodus writes side by side. */
+  unsigned char *win;
+  uint64_t win_at, win_n;
 } mxn__nc3_t;
+
+#define MXN__NC3_WIN 1024
 
 /**
  * mxn__nc3_header_check() that also keeps the table: with h != NULL and a
@@ -108,6 +115,12 @@ int mxn__nc3_open(const char *path, int64_t size, char magic[4], char *why, size
 /* Sizes, record size, data bytes and name index after the walk
  * (nc3file.c); 0 if the member can be read directly. */
 int mxn__nc3_finish(mxn__nc3_t *h);
+/* Small reads (up to a quarter of the window) through a window of their
+ * own (on = 1), or as asked (on = 0, the window freed). A summary's dozen
+ * reads of a few bytes each become about half as many; extraction reads
+ * as asked, so its byte counts are what it read. 0, or -1 without memory
+ * (the reads then go as asked). */
+int mxn__nc3_window(mxn__nc3_t *h, int on);
 /* Close the descriptor and free the table; accepts NULL. */
 void mxn__nc3_close(mxn__nc3_t *h);
 

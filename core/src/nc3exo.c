@@ -78,14 +78,17 @@ static int lookup(const mxn__nc3_t *h, ex_entity_type t, int64_t id, int *null) 
   *null = 0;
   if (v < 0 || h->vars[v].nd != 1) return 0;
   size_t n = (size_t)mxn__nc3_var_dim(h, v, 0);
-  int64_t *ids = malloc((n ? n : 1) * sizeof *ids);
+  /* a member's blocks and sets are few: their ids on the stack (asked once
+   * per block and set of every member, on the member's rank) */
+  int64_t few[64];
+  int64_t *ids = n <= 64 ? few : malloc(n * sizeof *ids);
   if (!ids) return 0;
   size_t start = 0;
   int at = 0;
   if (n && mxn__nc3_get(h, v, &start, &n, NULL, ids, 'l') == 0)
     for (size_t i = 0; i < n && !at; i++)
       if (ids[i] == id) at = (int)i + 1;
-  free(ids);
+  if (ids != few) free(ids);
   *null = at && status_zero(h, kn.status, at);
   return at;
 }
@@ -108,11 +111,13 @@ static int read_names(const mxn__nc3_t *h, const char *name, int n, char **out) 
   if (h->vars[v].nd != 2 || mxn__nc3_var_dim(h, v, 0) < (uint64_t)n) return -1;
   uint64_t len = mxn__nc3_var_dim(h, v, 1);
   if (len == 0) return 0;
-  char *rows = malloc((size_t)n * (size_t)len);
+  char few[2048];
+  size_t bytes = (size_t)n * (size_t)len;
+  char *rows = bytes <= sizeof few ? few : malloc(bytes);
   size_t start[2] = {0, 0}, count[2] = {(size_t)n, (size_t)len};
   int rc = rows && mxn__nc3_get(h, v, start, count, NULL, rows, 'c') == 0 ? 0 : -1;
   for (int i = 0; rc == 0 && i < n; i++) take_name(rows + (size_t)i * len, len, out[i]);
-  free(rows);
+  if (rows != few) free(rows);
   return rc;
 }
 

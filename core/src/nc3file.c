@@ -99,6 +99,7 @@ void mxn__nc3_close(mxn__nc3_t *h) {
   free(h->arena);
   free(h->hash);
   free(h->head);
+  free(h->win);
   free(h);
 }
 
@@ -241,11 +242,38 @@ int mxn__nc3_att_double(const mxn__nc3_t *h, const mxn__nc3_att_t *a, double *x)
   return 1;
 }
 
+int mxn__nc3_window(mxn__nc3_t *h, int on) {
+  if (!on) {
+    free(h->win);
+    h->win = NULL;
+  } else if (!h->win && !(h->win = malloc(MXN__NC3_WIN))) {
+    return -1;
+  }
+  h->win_at = h->win_n = 0;
+  return 0;
+}
+
 /* n bytes at offset `at` into buf; 0, or -2 on a short or failed read. */
 static int read_at(const mxn__nc3_t *h, void *buf, uint64_t n, uint64_t at) {
   if (at <= h->head_n && n <= h->head_n - at) {
     memcpy(buf, h->head + at, n);
     return 0;
+  }
+  if (h->win && n <= MXN__NC3_WIN / 4) {
+    /* the window is a cache of the file's bytes: the table is the
+     * caller's const view, its storage is not const */
+    mxn__nc3_t *m = (mxn__nc3_t *)h;
+    if (!(at >= m->win_at && at - m->win_at <= m->win_n && n <= m->win_n - (at - m->win_at))) {
+      ssize_t got;
+      do got = pread(m->fd, m->win, MXN__NC3_WIN, (off_t)at);
+      while (got < 0 && errno == EINTR);
+      m->win_at = at;
+      m->win_n = got > 0 ? (uint64_t)got : 0;
+    }
+    if (at >= m->win_at && at - m->win_at <= m->win_n && n <= m->win_n - (at - m->win_at)) {
+      memcpy(buf, m->win + (at - m->win_at), n);
+      return 0;
+    }
   }
   char *p = buf;
   while (n > 0) {
