@@ -115,8 +115,12 @@ if [ ! -f "$opencount" ] || [ "$bench/opencount.c" -nt "$opencount" ]; then
   cc -shared -fPIC -O2 -o "$opencount" "$bench/opencount.c" -ldl
 fi
 
-commit=$(git -C "$here" rev-parse --short HEAD 2>/dev/null || echo unknown)
-dirty=$(git -C "$here" status --porcelain --untracked-files=no 2>/dev/null | grep -q . && echo 1 || echo 0)
+# The code measured is the build's: the commit of the checkout the build
+# directory was configured from (MXN_BUILD_DIR may be another checkout's).
+src=$(sed -n 's/^CMAKE_HOME_DIRECTORY:INTERNAL=//p' "$build/CMakeCache.txt" 2>/dev/null)
+[ -n "$src" ] && [ -d "$src" ] || src=$here
+commit=$(git -C "$src" rev-parse --short HEAD 2>/dev/null || echo unknown)
+dirty=$(git -C "$src" status --porcelain --untracked-files=no 2>/dev/null | grep -q . && echo 1 || echo 0)
 
 json_env() { # one "env" record: the machine state the figures were taken in
   python3 - "$mode" "$commit" "$dirty" "$1" << 'EOF'
