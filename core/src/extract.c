@@ -1703,6 +1703,15 @@ int mxn_piece_read_step(mxn_dataset_t *ds, mxn_piece_t *piece, int step) {
   mxn__plan_t *plan = piece->plan;
   int status = MXN_OK;
   MXN_CHECK(mxn__files_recheck(ds, step));
+  /* Every member read at this step has its time (compared once). */
+  for (int i = 0; i < plan->nnode_seg; i++)
+    MXN_CHECK(mxn__step_time_check(ds, plan->node_seg[i].file, step));
+  for (int k = 0; k < MXN__NBK; k++)
+    for (int i = 0; i < plan->nseg[k]; i++) MXN_CHECK(mxn__step_time_check(ds, plan->seg[k][i].file, step));
+  for (int sk = 0; sk < MXN__NSK; sk++)
+    for (int q = 0; q < plan->nsets[sk]; q++)
+      for (int64_t i = 0; i < plan->set_src[sk][q].n; i++)
+        MXN_CHECK(mxn__step_time_check(ds, plan->set_src[sk][q].file[i], step));
   /* File-major order: each member is visited once per step, so sets with
    * more members than the open-file cap are not reopened per variable. */
   for (int i = 0; i < plan->nnode_seg; i++)

@@ -154,6 +154,8 @@ typedef struct mxn__file {
   int orig_map_id;         /* id of original_global_id_map, or 0 */
   int have_orig_map;
   mxn_file_domain_t *dom;  /* loaded on demand */
+  unsigned char *time_ok;  /* steps whose time was compared with member 0's
+                              (a bit each; mxn__step_time_check), or NULL */
 } mxn__file_t;
 
 struct mxn_dataset {
@@ -224,6 +226,10 @@ extern long mxn__direct_summaries;
  * zeros (netCDF-3 pads reads past the end), so refuse it, naming it. A
  * member deleted while open is still read through its open handle. */
 int mxn__files_recheck(mxn_dataset_t *ds, int step);
+/* Member j's time at `step` against the dataset's (member 0's), compared
+ * once per member and step: the open compares only a member's first and
+ * last. MXN_ERR_INCONSISTENT naming the member and step if they differ. */
+int mxn__step_time_check(mxn_dataset_t *ds, int j, int step);
 
 /* A collective open in three steps (load.c; mxn_dataset_open does the
  * same serially): find the members; summarize some of them (member j's

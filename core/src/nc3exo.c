@@ -383,6 +383,13 @@ int mxn__x_truth(const mxn__nc3_t *h, ex_entity_type t, int nobj, int n, int *tr
   return rc;
 }
 
+int mxn__x_time(const mxn__nc3_t *h, int k, double *t) {
+  int v = mxn__nc3_var(h, "time_whole");
+  size_t start = (size_t)k, count = 1;
+  if (v < 0 || h->vars[v].nd != 1 || k < 0) return -1;
+  return mxn__nc3_get(h, v, &start, &count, NULL, t, 'd') == 0 ? 0 : -1;
+}
+
 int mxn__x_times(const mxn__nc3_t *h, int nt, double *times) {
   int v = mxn__nc3_var(h, "time_whole");
   size_t start = 0, count = (size_t)nt;

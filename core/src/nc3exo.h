@@ -43,5 +43,6 @@ int mxn__x_set_param(const mxn__nc3_t *h, ex_entity_type t, int64_t id, int64_t 
 int mxn__x_var_param(const mxn__nc3_t *h, ex_entity_type t, int *n); /* ex_get_variable_param */
 int mxn__x_truth(const mxn__nc3_t *h, ex_entity_type t, int nobj, int n, int *truth);
 int mxn__x_times(const mxn__nc3_t *h, int nt, double *times);  /* ex_get_all_times */
+int mxn__x_time(const mxn__nc3_t *h, int k, double *t);         /* ex_get_time, k from 0 */
 
 #endif /* MXN_NC3EXO_H */

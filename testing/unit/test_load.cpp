@@ -874,6 +874,56 @@ TEST(LoadErrors, ConflictingCopiesOfASharedNode) {
   }
 }
 
+// Write time value `t` of step `step` (0-based) into member `path`.
+void set_time(const std::string &path, int step, double t) {
+  int nc = -1, v = -1;
+  ASSERT_EQ(NC_NOERR, nc_open(path.c_str(), NC_WRITE, &nc));
+  ASSERT_EQ(NC_NOERR, nc_inq_varid(nc, "time_whole", &v));
+  size_t i = (size_t)step;
+  ASSERT_EQ(NC_NOERR, nc_put_var1_double(nc, v, &i, &t));
+  ASSERT_EQ(NC_NOERR, nc_close(nc));
+}
+
+// Members must agree on their time values. The open compares member 0's
+// with the first and last of every other member; a member's other steps
+// are compared when a step is first read from it. A middle step that
+// differs fails that step's read on every rank, naming the member and the
+// step, and the other steps still read; a last step that differs fails
+// the open.
+TEST(LoadErrors, TimesOfAMemberDiffer) {
+  Watchdog wd(120);
+  std::string base = copy_set("err_times");
+  if (mpi_rank() == 0) set_time(base + ".3.1", 1, 0.3);  // t = 0.5 in the others
+  MPI_Barrier(MPI_COMM_WORLD);
+  mxn_error_t err;
+  mxn_error_clear(&err);
+  mxn_load_t *ld = nullptr;
+  int st = mxn_load_open(MPI_COMM_WORLD, base.c_str(), nullptr, &ld, &err);
+  expect_agreed(st, err.msg);
+  ASSERT_EQ(MXN_OK, st) << err.msg;
+  st = mxn_load_read_step(ld, 2, &err);
+  expect_agreed(st, err.msg);
+  EXPECT_EQ(MXN_OK, st) << err.msg;
+  st = mxn_load_read_step(ld, 1, &err);
+  expect_agreed(st, err.msg);
+  EXPECT_EQ(MXN_ERR_INCONSISTENT, st);
+  EXPECT_NE(nullptr, strstr(err.msg, (base + ".3.1").c_str())) << err.msg;
+  EXPECT_NE(nullptr, strstr(err.msg, "time step 2 is 0.2999")) << err.msg;
+  st = mxn_load_read_step(ld, 0, &err);
+  expect_agreed(st, err.msg);
+  EXPECT_EQ(MXN_OK, st) << err.msg;
+  mxn_load_close(&ld);
+  if (mpi_rank() == 0) {
+    set_time(base + ".3.1", 1, 0.5);
+    set_time(base + ".3.2", 2, 9.0);
+  }
+  MPI_Barrier(MPI_COMM_WORLD);
+  expect_load_fails(base, base + ".3.2");
+  mxn_error_clear(&err);
+  EXPECT_NE(MXN_OK, open_default(base, &err));
+  EXPECT_NE(nullptr, strstr(err.msg, "time step 3 is 9")) << err.msg;
+}
+
 // Only the rank that reads member 2's id maps can see that an id repeats:
 // its failure must still reach every rank.
 TEST(LoadErrors, RepeatedIdSeenByOneRank) {
