@@ -346,6 +346,8 @@ static const shape_rule_t shape_rules[] = {
     {"face_fs", 1, {"num_face_fs#"}},        {"ornt_fs", 1, {"num_face_fs#"}},
     {"dist_fact_fs", 1, {"num_df_fs#"}},     {"elem_els", 1, {"num_ele_els#"}},
     {"dist_fact_els", 1, {"num_df_els#"}},   {"nem_ftype", 0, {NULL}},
+    {"coordx", 0, {"num_nodes"}},            {"coordy", 0, {"num_nodes"}},
+    {"coordz", 0, {"num_nodes"}},            {"coord", 0, {"num_dim", "num_nodes"}},
 };
 
 /* A member's variables for the shape check: through netCDF (ncid) or
@@ -1180,6 +1182,18 @@ static int summarize_member(mxn_dataset_t *ds, int j, wbuf_t *w) {
       free(truth);
       truth = NULL;
     }
+  }
+  /* Nodes have coordinates: a header declaring nodes without them made
+   * the id map of a member without one (1..n) 10 GB (fuzz_dataset). The
+   * shape check holds them to num_nodes where they are. */
+  if (p.num_nodes > 0 && mxn__m_var(f, "coord") < 0) {
+    static const char *const cname[3] = {"coordx", "coordy", "coordz"};
+    for (int d = 0; d < p.num_dim && status == MXN_OK; d++)
+      if (mxn__m_var(f, cname[d]) < 0)
+        status = MXN_DS_ERR(ds, MXN_ERR_FORMAT,
+                            "%s: damaged Exodus file: %lld nodes but no %s (coordinates)",
+                            f->path, (long long)p.num_nodes, cname[d]);
+    if (status != MXN_OK) goto done;
   }
   /* Time values. */
   int nt = (int)(x ? mxn__x_dim(x, "time_step") : ex_inquire_int(exoid, EX_INQ_TIME));

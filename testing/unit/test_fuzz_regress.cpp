@@ -120,6 +120,13 @@ TEST(FuzzRegressDataset, VariableCountBeyondTheFileSize) {
   ExpectFormatError("elem_var_count_beyond_file_size.e", "element variables in a file of");
 }
 
+// A 1 kB header declaring 1.3 billion nodes and no coordinates, nor a
+// node id map: the file's domain numbered its nodes 1..n, 10 GB. Nodes
+// need their coordinates (and the shape check holds those to num_nodes).
+TEST(FuzzRegressDataset, NodesWithoutCoordinates) {
+  ExpectFormatError("nodes_without_coordinates.e", "1313227075 nodes but no coordx (coordinates)");
+}
+
 // Every kept input, the ones above included: opening ends in a status
 // (never a crash), a failure names the file, no descriptor is left open.
 TEST(FuzzRegressDataset, EveryKeptInputFailsCleanly) {
