@@ -1707,11 +1707,15 @@ int mxn_piece_read_step(mxn_dataset_t *ds, mxn_piece_t *piece, int step) {
   for (int i = 0; i < plan->nnode_seg; i++)
     MXN_CHECK(mxn__step_time_check(ds, plan->node_seg[i].file, step));
   for (int k = 0; k < MXN__NBK; k++)
-    for (int i = 0; i < plan->nseg[k]; i++) MXN_CHECK(mxn__step_time_check(ds, plan->seg[k][i].file, step));
+    for (int i = 0; i < plan->nseg[k]; i++)
+      MXN_CHECK(mxn__step_time_check(ds, plan->seg[k][i].file, step));
   for (int sk = 0; sk < MXN__NSK; sk++)
-    for (int q = 0; q < plan->nsets[sk]; q++)
-      for (int64_t i = 0; i < plan->set_src[sk][q].n; i++)
-        MXN_CHECK(mxn__step_time_check(ds, plan->set_src[sk][q].file[i], step));
+    for (int q = 0; q < plan->nsets[sk]; q++) {
+      const set_src_t *ss = &plan->set_src[sk][q]; /* sorted by member */
+      for (int64_t i = 0; i < ss->n; i++)
+        if (i == 0 || ss->file[i] != ss->file[i - 1])
+          MXN_CHECK(mxn__step_time_check(ds, ss->file[i], step));
+    }
   /* File-major order: each member is visited once per step, so sets with
    * more members than the open-file cap are not reopened per variable. */
   for (int i = 0; i < plan->nnode_seg; i++)

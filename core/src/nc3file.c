@@ -253,6 +253,11 @@ int mxn__nc3_window(mxn__nc3_t *h, int on) {
   return 0;
 }
 
+/* Bytes at..at+n-1 are in the window. */
+static int in_window(const mxn__nc3_t *h, uint64_t at, uint64_t n) {
+  return at >= h->win_at && at - h->win_at <= h->win_n && n <= h->win_n - (at - h->win_at);
+}
+
 /* n bytes at offset `at` into buf; 0, or -2 on a short or failed read. */
 static int read_at(const mxn__nc3_t *h, void *buf, uint64_t n, uint64_t at) {
   if (at <= h->head_n && n <= h->head_n - at) {
@@ -263,14 +268,14 @@ static int read_at(const mxn__nc3_t *h, void *buf, uint64_t n, uint64_t at) {
     /* the window is a cache of the file's bytes: the table is the
      * caller's const view, its storage is not const */
     mxn__nc3_t *m = (mxn__nc3_t *)h;
-    if (!(at >= m->win_at && at - m->win_at <= m->win_n && n <= m->win_n - (at - m->win_at))) {
+    if (!in_window(m, at, n)) {
       ssize_t got;
       do got = pread(m->fd, m->win, MXN__NC3_WIN, (off_t)at);
       while (got < 0 && errno == EINTR);
       m->win_at = at;
       m->win_n = got > 0 ? (uint64_t)got : 0;
     }
-    if (at >= m->win_at && at - m->win_at <= m->win_n && n <= m->win_n - (at - m->win_at)) {
+    if (in_window(m, at, n)) {
       memcpy(buf, m->win + (at - m->win_at), n);
       return 0;
     }

@@ -238,8 +238,9 @@ static int compare_copies(mxn_dataset_t *ds, const copy_t *copies, int64_t n, do
  * goes to the id's home, to be compared there with the other ranks'
  * (most copies of a node are on one rank: with 256 members of 1000 cells
  * a rank, 1M hex on 4, sending and sorting every copy at home made the
- * check 0.028-0.036 s, this 0.019-0.028 s). A copy is within tol of its rank's first copy, which is within tol of
- * the first copy at home. Collective. */
+ * check 0.028-0.036 s, this 0.019-0.028 s). A copy is within tol of its
+ * rank's first copy, which is within tol of the first copy at home.
+ * Collective. */
 static int compare_stated(MPI_Comm comm, mxn_dataset_t *ds, int rank, int size, copy_t *copies,
                           int64_t n, mxn_error_t *err) {
   double tol = tolerance(comm, copies, n);
