@@ -383,16 +383,14 @@ int mxn__x_truth(const mxn__nc3_t *h, ex_entity_type t, int nobj, int n, int *tr
   return rc;
 }
 
-int mxn__x_time(const mxn__nc3_t *h, int k, double *t) {
+/* n time values from step k0 on. */
+static int read_times(const mxn__nc3_t *h, int k0, int n, double *out) {
   int v = mxn__nc3_var(h, "time_whole");
-  size_t start = (size_t)k, count = 1;
-  if (v < 0 || h->vars[v].nd != 1 || k < 0) return -1;
-  return mxn__nc3_get(h, v, &start, &count, NULL, t, 'd') == 0 ? 0 : -1;
+  size_t start = (size_t)k0, count = (size_t)n;
+  if (v < 0 || h->vars[v].nd != 1 || k0 < 0 || n < 0) return -1;
+  return mxn__nc3_get(h, v, &start, &count, NULL, out, 'd') == 0 ? 0 : -1;
 }
 
-int mxn__x_times(const mxn__nc3_t *h, int nt, double *times) {
-  int v = mxn__nc3_var(h, "time_whole");
-  size_t start = 0, count = (size_t)nt;
-  if (v < 0 || h->vars[v].nd != 1) return -1;
-  return mxn__nc3_get(h, v, &start, &count, NULL, times, 'd') == 0 ? 0 : -1;
-}
+int mxn__x_time(const mxn__nc3_t *h, int k, double *t) { return read_times(h, k, 1, t); }
+
+int mxn__x_times(const mxn__nc3_t *h, int nt, double *times) { return read_times(h, 0, nt, times); }
