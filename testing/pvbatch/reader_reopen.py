@@ -8,7 +8,9 @@ DIR holds two sets split from mxn_gen output (the ctest fixture makes
 them): a2.e.3.* (2 time steps) and a4.e.3.* (4 time steps) of the same
 mesh. Rank 0 copies a2 to a fresh live_np<N>.e.3.*; the reader is created
 on it, updated, has a property changed (the pipeline runs the information
-pass again: it must keep 2 steps and the same data), then a4 is copied over
+pass again: it must keep 2 steps and the same data), then a4's last member
+alone is copied over the live one (the pass must notice, whichever rank
+stamped that member, and refuse the mixed set), then a4 is copied over
 the live members (as a simulation that wrote more steps would leave them),
 a property is changed again and the pass must now report 4 steps, and the
 data at the last step must hold that step's values (mxn_gen encodes
@@ -135,6 +137,19 @@ check(list(r.TimestepValues) == times, "unchanged members, same steps: %s" % lis
 owned, good = owned_and_values(r, times[-1], 1)
 check(allsum(owned) == total, "the same cells after a property change")
 check(good, "step 2 values after a property change")
+
+# Only the last member changes on disk (now 4 steps where the others
+# have 2): each rank stamps only its share of the members, so the rank
+# holding the last one must tell the others. The pass opens the set anew
+# and refuses it (its members' times differ): no 2 steps kept from before.
+if rank == 0:
+    last = sorted(glob.glob(os.path.join(src, "a4.e.3.*")))[-1]
+    shutil.copyfile(last, live + last[len(os.path.join(src, "a4.e")):])
+ctrl.Barrier()
+r.GhostLevels = 0
+r.UpdatePipelineInformation()
+check(len(r.TimestepValues) != 2,
+      "one member changed, yet the pass kept the old structure: %s" % list(r.TimestepValues))
 
 # The members change on disk: the next pass reads them anew.
 put("a4")

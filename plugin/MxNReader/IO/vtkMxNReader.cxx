@@ -856,12 +856,20 @@ MemberStamp StampOf(const std::string& path)
   return m;
 }
 
-/** Every member of an open dataset, stamped now. */
-std::vector<MemberStamp> StampMembers(const mxn_dataset_t* ds)
+/** This process's share of an open dataset's members, stamped now: on N
+ *  ranks rank r takes members [r M / N, (r + 1) M / N), the split the
+ *  collective open reads the headers by, so a pass costs each rank
+ *  ceil(M / N) stats rather than M (1024 members on 1024 ranks: a
+ *  thousand stats on the file system's metadata server, not a million)
+ *  and the ranks agree on the answer (MPI_MIN). One process stamps all. */
+std::vector<MemberStamp> StampMembers(const mxn_dataset_t* ds, int rank, int nranks)
 {
   std::vector<MemberStamp> stamps;
   const mxn_structure_t* s = mxn_dataset_structure(ds);
-  for (int j = 0; s && j < s->num_files; ++j)
+  const long long M = s ? s->num_files : 0;
+  const int begin = static_cast<int>(rank * M / nranks);
+  const int end = static_cast<int>((rank + 1) * M / nranks);
+  for (int j = begin; j < end; ++j)
   {
     const char* path = mxn_dataset_file_path(ds, j);
     stamps.push_back(StampOf(path ? path : ""));
@@ -869,7 +877,8 @@ std::vector<MemberStamp> StampMembers(const mxn_dataset_t* ds)
   return stamps;
 }
 
-/** True if every stamped member is still as it was (and there are some). */
+/** True if every member this process stamped is still as it was (a rank
+ *  with no share, M < N, has nothing to check). */
 bool MembersUnchanged(const std::vector<MemberStamp>& stamps)
 {
   for (const auto& m : stamps)
@@ -879,7 +888,7 @@ bool MembersUnchanged(const std::vector<MemberStamp>& stamps)
       return false;
     }
   }
-  return !stamps.empty();
+  return true;
 }
 
 /** The MPI job's communicator when ParaView runs on MPI (pvserver,
@@ -1238,7 +1247,12 @@ int vtkMxNReader::RequestInformation(
         << (err.msg[0] ? err.msg : "out of memory"));
       return 0;
     }
-    cache.InfoStamps = StampMembers(h.ds);
+    int worldRank = 0;
+    if (haveWorld)
+    {
+      MPI_Comm_rank(worldComm, &worldRank);
+    }
+    cache.InfoStamps = StampMembers(h.ds, worldRank, haveWorld ? worldSize : 1);
     cache.InfoDataset = h.ds;
     h.ds = nullptr;
     cache.InfoFile = this->FileName;
