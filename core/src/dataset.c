@@ -680,7 +680,7 @@ int mxn__m_coords(const mxn__file_t *f, int nd, int64_t first, int64_t n, int64_
   return 0;
 }
 
-/* A member's time a the same as the dataset's b: within 1e-9 relative
+/* Whether a member's time a is the dataset's b: within 1e-9 relative
  * (two NaNs, or a NaN against anything, are not told apart, as before). */
 static int same_time(double a, double b) {
   return !(fabs(a - b) > 1e-9 * (fabs(b) + 1e-30) && a != b);
