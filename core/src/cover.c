@@ -106,7 +106,10 @@ int mxn_cover_greedy(const mxn_idset_t *P, const mxn_idset_t *F, int nfiles,
     part->file = j;
     part->E.n = now;
     part->E.ids = mxn__malloc((size_t)now * sizeof *part->E.ids);
-    if (!part->E.ids) goto done;
+    if (!part->E.ids) {
+      status = MXN_ERR_NOMEM; /* the intersections left it MXN_OK */
+      goto done;
+    }
     for (int64_t k = 0; k < now; k++) {
       part->E.ids[k] = P->ids[mp[j][k]];
       covered[mp[j][k]] = 1;
@@ -120,7 +123,10 @@ int mxn_cover_greedy(const mxn_idset_t *P, const mxn_idset_t *F, int nfiles,
     for (int64_t i = 0; i < P->n; i++) left += !covered[i];
     if (left > 0) {
       out->uncovered.ids = mxn__malloc((size_t)left * sizeof *out->uncovered.ids);
-      if (!out->uncovered.ids) goto done;
+      if (!out->uncovered.ids) {
+        status = MXN_ERR_NOMEM;
+        goto done;
+      }
       for (int64_t i = 0; i < P->n; i++)
         if (!covered[i]) out->uncovered.ids[out->uncovered.n++] = P->ids[i];
     }

@@ -1,6 +1,7 @@
 /* Distributed directory of file domains by id-hash rendezvous. */
 #include "mxn/directory.h"
 
+#include "halo.h"
 #include "internal.h"
 
 #include <limits.h>
@@ -38,6 +39,12 @@ int mxn_directory_home(mxn_gid_t id, int size) {
   return (int)(z % (uint64_t)size);
 }
 
+/* Set on a rank that learned from mxn__worst that another rank failed,
+ * while it did not itself: the next agreement lets a rank that failed
+ * first-hand tell the story ("rank 1: out of memory ..."), not the lowest
+ * rank that only heard of it. Cleared by every agreement. */
+static _Thread_local int heard_of_failure;
+
 int mxn_agree(MPI_Comm comm, int status, mxn_error_t *err) {
   int size, rank;
   if (MPI_Comm_size(comm, &size) != MPI_SUCCESS || MPI_Comm_rank(comm, &rank) != MPI_SUCCESS)
@@ -45,10 +52,14 @@ int mxn_agree(MPI_Comm comm, int status, mxn_error_t *err) {
   int worst = status;
   if (MPI_Allreduce(&status, &worst, 1, MPI_INT, MPI_MIN, comm) != MPI_SUCCESS)
     return mxn_error_set(err, MXN_ERR_MPI, "MPI_Allreduce failed while agreeing on a status");
+  int heard = heard_of_failure;
+  heard_of_failure = 0;
   if (worst == MXN_OK) return MXN_OK;
-  /* The lowest rank that failed with the worst status tells its story. */
-  int teller = status == worst ? rank : size, first = size;
+  /* The lowest rank that failed with the worst status tells its story;
+   * one that failed first-hand before one that only heard of it. */
+  int teller = status != worst ? 2 * size : heard ? size + rank : rank, first = 2 * size;
   MPI_Allreduce(&teller, &first, 1, MPI_INT, MPI_MIN, comm);
+  first %= size;
   char msg[MXN_ERRMSG_LEN];
   memset(msg, 0, sizeof msg);
   if (rank == first) {
@@ -67,9 +78,20 @@ int mxn_agree(MPI_Comm comm, int status, mxn_error_t *err) {
   return worst;
 }
 
+int mxn__worst(MPI_Comm comm, int status) {
+  int worst = status;
+  if (MPI_Allreduce(&status, &worst, 1, MPI_INT, MPI_MIN, comm) != MPI_SUCCESS) return MXN_ERR_MPI;
+  if (status == MXN_OK && worst != MXN_OK) heard_of_failure = 1;
+  return worst;
+}
+
+int mxn__all_ok(MPI_Comm comm, int ok) { return mxn__worst(comm, ok ? MXN_OK : MXN_ERR_NOMEM) == MXN_OK; }
+
 /* Send `n` items of `size` bytes, bucketed by destination `dest[k]`, with
  * one all-to-all: returns the received items (malloc'ed) and their count,
- * and the per-source counts (malloc'ed, comm size) when wanted. */
+ * and the per-source counts (malloc'ed, comm size) when wanted. A rank
+ * that cannot allocate its buffers fails the call on every rank (each
+ * learns it before the exchange it would otherwise wait in). */
 static int exchange(MPI_Comm comm, int nranks, const void *items, size_t size, int64_t n,
                     const int *dest, void **recv, int64_t *nrecv, int **rcounts_out,
                     int **order_out) {
@@ -83,25 +105,27 @@ static int exchange(MPI_Comm comm, int nranks, const void *items, size_t size, i
   char *rbuf = NULL;
   *recv = NULL;
   *nrecv = 0;
-  if (!scount || !rcount || !sdisp || !rdisp || !order || !sbuf) goto done;
+  int *fill = mxn__calloc((size_t)nranks, sizeof *fill);
+  if (!mxn__all_ok(comm, scount && rcount && sdisp && rdisp && order && sbuf && fill)) {
+    free(fill);
+    goto done;
+  }
   for (int64_t k = 0; k < n; k++) scount[dest[k]]++;
   for (int r = 0; r < nranks; r++) sdisp[r + 1] = sdisp[r] + scount[r];
-  {
-    int *fill = mxn__calloc((size_t)nranks, sizeof *fill);
-    if (!fill) goto done;
-    for (int64_t k = 0; k < n; k++) {
-      int at = sdisp[dest[k]] + fill[dest[k]]++;
-      order[k] = at;
-      memcpy(sbuf + (size_t)at * size, (const char *)items + (size_t)k * size, size);
-    }
-    free(fill);
+  for (int64_t k = 0; k < n; k++) {
+    int at = sdisp[dest[k]] + fill[dest[k]]++;
+    order[k] = at;
+    memcpy(sbuf + (size_t)at * size, (const char *)items + (size_t)k * size, size);
   }
+  free(fill);
   status = MXN_ERR_MPI;
   if (MPI_Alltoall(scount, 1, MPI_INT, rcount, 1, MPI_INT, comm) != MPI_SUCCESS) goto done;
   for (int r = 0; r < nranks; r++) rdisp[r + 1] = rdisp[r] + rcount[r];
   /* Counts in bytes for MPI_BYTE transfers. */
   int *sb = mxn__malloc(sizeof(int) * (size_t)nranks * 4);
-  if (!sb) {
+  rbuf = mxn__malloc((size_t)rdisp[nranks] * size + 1);
+  if (!mxn__all_ok(comm, sb && rbuf)) {
+    free(sb);
     status = MXN_ERR_NOMEM;
     goto done;
   }
@@ -110,12 +134,6 @@ static int exchange(MPI_Comm comm, int nranks, const void *items, size_t size, i
     sb[nranks + r] = sdisp[r] * (int)size;
     sb[2 * nranks + r] = rcount[r] * (int)size;
     sb[3 * nranks + r] = rdisp[r] * (int)size;
-  }
-  rbuf = mxn__malloc((size_t)rdisp[nranks] * size + 1);
-  if (!rbuf) {
-    free(sb);
-    status = MXN_ERR_NOMEM;
-    goto done;
   }
   int rc = MPI_Alltoallv(sbuf, sb, sb + nranks, MPI_BYTE, rbuf, sb + 2 * nranks,
                          sb + 3 * nranks, MPI_BYTE, comm);

@@ -73,13 +73,18 @@ void mxn__halo_free(mxn__halo_found_t *h) {
 }
 
 /* Variable-length int64 records, already grouped by destination; rcount
- * (size ints) gets the words received from each rank. */
-static int exchange_i64(MPI_Comm comm, int size, const int64_t *sbuf, const int *scount,
-                        int64_t **rbuf, int64_t *rn, int *rcount) {
-  int status = MXN_OK;
+ * (size ints) gets the words received from each rank. `status`: the
+ * caller's so far; as mxn__send_to_if, any rank's failure (or its own
+ * allocations' here) fails the call on every rank before an exchange. */
+static int exchange_i64(MPI_Comm comm, int size, int status, const int64_t *sbuf,
+                        const int *scount, int64_t **rbuf, int64_t *rn, int *rcount) {
   int *sd = NULL, *rd = NULL;
-  MXN_ALLOC(sd, size + 1);
-  MXN_ALLOC(rd, size + 1);
+  if (status == MXN_OK) {
+    sd = mxn__calloc((size_t)size + 1, sizeof *sd);
+    rd = mxn__calloc((size_t)size + 1, sizeof *rd);
+    if (!sd || !rd) status = MXN_ERR_NOMEM;
+  }
+  if ((status = mxn__worst(comm, status)) != MXN_OK) goto done;
   if (MPI_Alltoall((void *)scount, 1, MPI_INT, rcount, 1, MPI_INT, comm) != MPI_SUCCESS) {
     status = MXN_ERR_MPI;
     goto done;
@@ -88,7 +93,8 @@ static int exchange_i64(MPI_Comm comm, int size, const int64_t *sbuf, const int 
     sd[r + 1] = sd[r] + scount[r];
     rd[r + 1] = rd[r] + rcount[r];
   }
-  MXN_ALLOC(*rbuf, rd[size]);
+  *rbuf = mxn__malloc(((size_t)rd[size] + 1) * sizeof **rbuf);
+  if ((status = mxn__worst(comm, *rbuf ? MXN_OK : MXN_ERR_NOMEM)) != MXN_OK) goto done;
   if (MPI_Alltoallv((void *)sbuf, (int *)scount, sd, MPI_INT64_T, *rbuf, rcount, rd, MPI_INT64_T,
                     comm) != MPI_SUCCESS) {
     status = MXN_ERR_MPI;
@@ -102,30 +108,36 @@ done:
 }
 
 /* Ask the rendezvous about `n` nodes (sorted, unique): for each, its owner
- * and the ranks other than mine holding it. Replies come back as nrep_t. */
-static int ask_rendezvous(MPI_Comm comm, int size, int rank, const mxn__halo_found_t *h,
+ * and the ranks other than mine holding it. Replies come back as nrep_t.
+ * `status`: the caller's so far (see exchange_i64); two exchanges, each
+ * agreed. */
+static int ask_rendezvous(MPI_Comm comm, int size, int rank, int status, const mxn__halo_found_t *h,
                           int64_t n, const mxn_gid_t *nodes, nrep_t **rep, int64_t *nrep) {
-  int status = MXN_OK;
   nask_t *q = NULL, *got = NULL;
   nrep_t *out = NULL;
   int *dest = NULL, *odest = NULL;
   int64_t ngot = 0, nout = 0;
-  MXN_ALLOC(q, n);
-  MXN_ALLOC(dest, n);
-  for (int64_t i = 0; i < n; i++) {
+  if (status == MXN_OK) {
+    q = mxn__malloc(((size_t)n + 1) * sizeof *q);
+    dest = mxn__malloc(((size_t)n + 1) * sizeof *dest);
+    if (!q || !dest) status = MXN_ERR_NOMEM;
+  }
+  for (int64_t i = 0; status == MXN_OK && i < n; i++) {
     q[i] = (nask_t){nodes[i], rank, 0};
     dest[i] = home_of(nodes[i], size);
   }
-  MXN_CHECK(mxn__send_to(comm, size, q, sizeof *q, n, dest, (void **)&got, &ngot));
+  status = mxn__send_to_if(comm, size, status, q, sizeof *q, n, dest, (void **)&got, &ngot);
+  if (status != MXN_OK) goto done; /* on every rank alike */
   for (int64_t i = 0; i < ngot; i++) {
     int64_t k = mxn__lower_bound(h->rv_ids, h->rv_n, got[i].node);
     if (k < h->rv_n && h->rv_ids[k] == got[i].node) nout += h->rv_off[k + 1] - h->rv_off[k];
     nout++;
   }
-  MXN_ALLOC(out, nout);
-  MXN_ALLOC(odest, nout);
+  out = mxn__malloc(((size_t)nout + 1) * sizeof *out);
+  odest = mxn__malloc(((size_t)nout + 1) * sizeof *odest);
+  if (!out || !odest) status = MXN_ERR_NOMEM;
   nout = 0;
-  for (int64_t i = 0; i < ngot; i++) {
+  for (int64_t i = 0; status == MXN_OK && i < ngot; i++) {
     int64_t k = mxn__lower_bound(h->rv_ids, h->rv_n, got[i].node);
     int found = k < h->rv_n && h->rv_ids[k] == got[i].node, any = 0;
     int owner = found ? h->rv_owner[k] : -1;
@@ -141,7 +153,7 @@ static int ask_rendezvous(MPI_Comm comm, int size, int rank, const mxn__halo_fou
       odest[nout++] = got[i].rank;
     }
   }
-  MXN_CHECK(mxn__send_to(comm, size, out, sizeof *out, nout, odest, (void **)rep, nrep));
+  status = mxn__send_to_if(comm, size, status, out, sizeof *out, nout, odest, (void **)rep, nrep);
 done:
   free(q);
   free(got);
@@ -384,24 +396,31 @@ int mxn__halo_find(MPI_Comm comm, const mxn_structure_t *s, const mxn_piece_t *p
   int64_t nedge = 0;
   int64_t ngot = 0, nrep = 0, nseen = 0, nfront = 0, nasked = 0;
 
-  MXN_ALLOC(bstart, pc->num_blocks + 1);
+  /* Every collective step below is called by every rank: work between two
+   * steps that fails goes to the next step (the sync_ labels) with its
+   * status, and the step fails on every rank alike (mxn__send_to_if,
+   * exchange_i64, ask_rendezvous agree first). Only after the last step
+   * may a rank leave alone: the caller agrees. */
+  int64_t nreg = 0, nout = 0;
+  nrep_t *out = NULL;
+  int *odest = NULL;
+  MXN_ALLOC_OR(bstart, pc->num_blocks + 1, sync_reg);
   for (int b = 0; b < pc->num_blocks; b++) bstart[b + 1] = bstart[b] + pc->blocks[b].num_elements;
   /* (Answers hold 32-bit element indices: a rank owning 2^31 elements
    * would hold well over 100 GB of connectivity first.) */
   if (ne > INT32_MAX || nn > INT32_MAX) {
     status = MXN_ERR_UNSUPPORTED;
-    goto done;
+    goto sync_reg;
   }
 
   /* 1. Register the nodes other ranks may hold (boundary_nodes), each
    * with the highest element id around it. A node no other rank registers
    * is mine alone. */
-  MXN_ALLOC_RAW(mxe, nn);
-  MXN_CHECK(scan_piece(s, pc, mxe, &bnd, &edge, &nedge));
-  int64_t nreg = 0;
+  MXN_ALLOC_RAW_OR(mxe, nn, sync_reg);
+  MXN_CHECK_OR(scan_piece(s, pc, mxe, &bnd, &edge, &nedge), sync_reg);
   for (int64_t v = 0; v < nn; v++) nreg += !bnd || bnd[v];
-  MXN_ALLOC_RAW(reg, nreg);
-  MXN_ALLOC_RAW(dest, nreg);
+  MXN_ALLOC_RAW_OR(reg, nreg, sync_reg);
+  MXN_ALLOC_RAW_OR(dest, nreg, sync_reg);
   for (int64_t v = 0, q = 0; v < nn; v++)
     if (!bnd || bnd[v]) {
       reg[q] = (nreg_t){pc->node_ids[v], mxe[v], rank, (int32_t)v};
@@ -411,20 +430,22 @@ int mxn__halo_find(MPI_Comm comm, const mxn_structure_t *s, const mxn_piece_t *p
   mxe = NULL;
   free(bnd);
   bnd = NULL;
-  MXN_CHECK(mxn__send_to(comm, size, reg, sizeof *reg, nreg, dest, (void **)&got, &ngot));
+sync_reg:
+  status = mxn__send_to_if(comm, size, status, reg, sizeof *reg, nreg, dest, (void **)&got, &ngot);
+  if (status != MXN_OK) goto done; /* on every rank alike */
   free(reg); /* early: the load's peak memory is here */
   reg = NULL;
   /* by node, then rank: received in rank order, and the sort is stable */
-  MXN_CHECK(mxn__radix_sort(got, ngot, sizeof *got));
+  MXN_CHECK_OR(mxn__radix_sort(got, ngot, sizeof *got), sync_rep);
   {
     int64_t nu = 0;
     for (int64_t i = 0; i < ngot; i++) nu += (i == 0 || got[i].node != got[i - 1].node);
     h->rv_n = nu;
-    MXN_ALLOC(h->rv_ids, nu);
-    MXN_ALLOC(h->rv_off, nu + 1);
-    MXN_ALLOC(h->rv_rank, ngot);
-    MXN_ALLOC(rv_loc, ngot);
-    MXN_ALLOC(h->rv_owner, nu);
+    MXN_ALLOC_OR(h->rv_ids, nu, sync_rep);
+    MXN_ALLOC_OR(h->rv_off, nu + 1, sync_rep);
+    MXN_ALLOC_OR(h->rv_rank, ngot, sync_rep);
+    MXN_ALLOC_OR(rv_loc, ngot, sync_rep);
+    MXN_ALLOC_OR(h->rv_owner, nu, sync_rep);
     int64_t u = -1;
     mxn_gid_t best = 0;
     for (int64_t i = 0; i < ngot; i++) {
@@ -448,39 +469,37 @@ int mxn__halo_find(MPI_Comm comm, const mxn_structure_t *s, const mxn_piece_t *p
   got = NULL;
   /* Each node's owner and sharers, back to its holders (shared ones only:
    * a node no other rank holds is mine). */
-  MXN_ALLOC(h->node_owner, nn);
-  MXN_ALLOC(h->node_shared, nn);
+  MXN_ALLOC_OR(h->node_owner, nn, sync_rep);
+  MXN_ALLOC_OR(h->node_shared, nn, sync_rep);
+  /* the layers' list of nodes already processed (see 2.) */
+  MXN_ALLOC_OR(seen, 1, sync_rep);
   for (int64_t v = 0; v < nn; v++) h->node_owner[v] = rank;
-  {
-    int64_t nout = 0;
-    for (int64_t u = 0; u < h->rv_n; u++) {
-      int64_t g = h->rv_off[u + 1] - h->rv_off[u];
-      if (g > 1) nout += g * (g - 1);
-    }
-    nrep_t *out = NULL;
-    int *odest = NULL;
-    out = mxn__malloc(((size_t)nout + 1) * sizeof *out);
-    odest = mxn__malloc(((size_t)nout + 1) * sizeof *odest);
-    if (!out || !odest) status = MXN_ERR_NOMEM;
-    int64_t q = 0;
-    for (int64_t u = 0; status == MXN_OK && u < h->rv_n; u++)
-      for (int64_t i = h->rv_off[u]; h->rv_off[u + 1] - h->rv_off[u] > 1 && i < h->rv_off[u + 1]; i++)
-        for (int64_t j = h->rv_off[u]; j < h->rv_off[u + 1]; j++)
-          if (i != j) {
-            out[q] = (nrep_t){h->rv_ids[u], h->rv_owner[u], h->rv_rank[j], rv_loc[i], 0};
-            odest[q++] = h->rv_rank[i];
-          }
-    if (status == MXN_OK) status = mxn__send_to(comm, size, out, sizeof *out, q, odest, (void **)&rep, &nrep);
-    free(out);
-    free(odest);
-    if (status != MXN_OK) goto done;
+  for (int64_t u = 0; u < h->rv_n; u++) {
+    int64_t g = h->rv_off[u + 1] - h->rv_off[u];
+    if (g > 1) nout += g * (g - 1);
   }
+  MXN_ALLOC_RAW_OR(out, nout, sync_rep);
+  MXN_ALLOC_RAW_OR(odest, nout, sync_rep);
+  nout = 0;
+  for (int64_t u = 0; u < h->rv_n; u++)
+    for (int64_t i = h->rv_off[u]; h->rv_off[u + 1] - h->rv_off[u] > 1 && i < h->rv_off[u + 1]; i++)
+      for (int64_t j = h->rv_off[u]; j < h->rv_off[u + 1]; j++)
+        if (i != j) {
+          out[nout] = (nrep_t){h->rv_ids[u], h->rv_owner[u], h->rv_rank[j], rv_loc[i], 0};
+          odest[nout++] = h->rv_rank[i];
+        }
+sync_rep:
+  status = mxn__send_to_if(comm, size, status, out, sizeof *out, nout, odest, (void **)&rep, &nrep);
+  free(out);
+  free(odest);
+  out = NULL;
+  odest = NULL;
+  if (status != MXN_OK) goto done;
 
   /* 2. Layers. The frontier of layer 1 is every shared node of mine (the
    * registration replies); of layer k, the nodes layer k-1 added. */
   /* Nodes already processed: the piece's (ascending) and `seen`, the
    * ones the layers added (kept sorted; far fewer). */
-  MXN_ALLOC(seen, 1);
   nseen = 0;
   for (int64_t i = 0; i < nrep; i++) {
     int64_t v = rep[i].loc; /* a registration reply: my own node */
@@ -490,11 +509,14 @@ int mxn__halo_find(MPI_Comm comm, const mxn_structure_t *s, const mxn_piece_t *p
     }
   }
   for (int layer = 1; layer <= L; layer++) {
-    /* 2a. (node, holder) pairs of the frontier. */
+    int64_t nreq = 0, nslot = 0, nans = 0, words = 0, m = 0, rn = 0;
+    /* 2a. (node, holder) pairs of the frontier; `status` carries what the
+     * last layer's local work found (it continues here on a failure). */
     if (layer > 1) {
       free(rep);
       rep = NULL;
-      MXN_CHECK(ask_rendezvous(comm, size, rank, h, nfront, front, &rep, &nrep));
+      status = ask_rendezvous(comm, size, rank, status, h, nfront, front, &rep, &nrep);
+      if (status != MXN_OK) goto done; /* on every rank alike */
     }
     /* 2b. Ask each holder for its elements around those nodes. For layer
      * 1 the registration replies have done it: a holder told that another
@@ -503,19 +525,18 @@ int mxn__halo_find(MPI_Comm comm, const mxn_structure_t *s, const mxn_piece_t *p
     free(asked);
     asked = NULL;
     if (layer == 1) {
-      MXN_ALLOC(asked, nrep);
+      MXN_ALLOC_OR(asked, nrep, sync_ans); /* layer 1 has no ask exchange */
       nasked = 0;
       for (int64_t i = 0; i < nrep; i++)
         if (rep[i].other >= 0 && rep[i].other != rank)
           asked[nasked++] = (nask_t){rep[i].node, rep[i].other, rep[i].loc};
     }
-    int64_t nreq = 0;
     free(req);
     free(dest);
     req = NULL;
     dest = NULL;
-    if (layer > 1) MXN_ALLOC(req, nrep);
-    if (layer > 1) MXN_ALLOC(dest, nrep);
+    if (layer > 1) MXN_ALLOC_OR(req, nrep, sync_ask);
+    if (layer > 1) MXN_ALLOC_OR(dest, nrep, sync_ask);
     for (int64_t i = 0; layer > 1 && i < nrep; i++) {
       int to = rep[i].other;
       if (rep[i].owner < 0) {
@@ -529,17 +550,20 @@ int mxn__halo_find(MPI_Comm comm, const mxn_structure_t *s, const mxn_piece_t *p
         dest[nreq++] = to;
       }
     }
-    if (layer > 1)
-      MXN_CHECK(mxn__send_to(comm, size, req, sizeof *req, nreq, dest, (void **)&asked, &nasked));
+  sync_ask:
+    if (layer > 1) {
+      status = mxn__send_to_if(comm, size, status, req, sizeof *req, nreq, dest, (void **)&asked,
+                               &nasked);
+      if (status != MXN_OK) goto done; /* on every rank alike */
+    }
     /* 2c. Holders answer: each element once per requester, with its nodes
      * by global id. The elements around the asked nodes only. */
     if (!slot) {
-      MXN_ALLOC(slot, nn);
+      MXN_ALLOC_OR(slot, nn, sync_ans);
       for (int64_t v = 0; v < nn; v++) slot[v] = -1;
     }
     free(aloc);
-    MXN_ALLOC(aloc, nasked);
-    int64_t nslot = 0;
+    MXN_ALLOC_OR(aloc, nasked, sync_ans);
     for (int64_t i = 0; i < nasked; i++) {
       /* layer 1's asks are my registration replies: they know the node */
       int64_t v = layer == 1 ? asked[i].pad : mxn__lower_bound(pc->node_ids, nn, asked[i].node);
@@ -551,13 +575,13 @@ int mxn__halo_find(MPI_Comm comm, const mxn_structure_t *s, const mxn_piece_t *p
     n2e_off = NULL;
     n2e = NULL;
     /* Layer 1 asks about registered nodes only: the edge cells hold them. */
-    MXN_CHECK(asked_elements(s, pc, bstart, layer == 1 ? edge : NULL, nedge, slot, nslot, &n2e_off,
-                             &n2e));
-    int64_t nans = 0;
+    MXN_CHECK_OR(asked_elements(s, pc, bstart, layer == 1 ? edge : NULL, nedge, slot, nslot,
+                                &n2e_off, &n2e),
+                 sync_ans);
     for (int64_t i = 0; i < nasked; i++)
       if (aloc[i] >= 0) nans += n2e_off[slot[aloc[i]] + 1] - n2e_off[slot[aloc[i]]];
     free(ans);
-    MXN_ALLOC(ans, nans);
+    MXN_ALLOC_OR(ans, nans, sync_ans);
     nans = 0;
     for (int64_t i = 0; i < nasked; i++)
       if (aloc[i] >= 0)
@@ -565,10 +589,9 @@ int mxn__halo_find(MPI_Comm comm, const mxn_structure_t *s, const mxn_piece_t *p
           ans[nans++] = ANS_KEY(asked[i].rank, n2e[j]);
     for (int64_t i = 0; i < nasked; i++)
       if (aloc[i] >= 0) slot[aloc[i]] = -1; /* clean for the next layer */
-    MXN_CHECK(mxn__radix_sort(ans, nans, sizeof *ans));
+    MXN_CHECK_OR(mxn__radix_sort(ans, nans, sizeof *ans), sync_ans);
     free(cnt);
-    MXN_ALLOC(cnt, size);
-    int64_t words = 0, m = 0;
+    MXN_ALLOC_OR(cnt, size, sync_ans);
     for (int64_t i = 0; i < nans; i++) {
       if (m > 0 && ans[i] == ans[m - 1]) continue;
       ans[m++] = ans[i];
@@ -578,7 +601,7 @@ int mxn__halo_find(MPI_Comm comm, const mxn_structure_t *s, const mxn_piece_t *p
     }
     nans = m;
     free(sbuf);
-    MXN_ALLOC(sbuf, words);
+    MXN_ALLOC_OR(sbuf, words, sync_ans);
     words = 0;
     for (int64_t i = 0; i < nans; i++) {
       int64_t e = ANS_ELEM(ans[i]);
@@ -608,12 +631,13 @@ int mxn__halo_find(MPI_Comm comm, const mxn_structure_t *s, const mxn_piece_t *p
       words += len;
       cnt[ANS_TO(ans[i])] += (int)len;
     }
+    free(rcnt);
+    MXN_ALLOC_OR(rcnt, size, sync_ans);
+  sync_ans:
     free(rbuf);
     rbuf = NULL;
-    int64_t rn = 0;
-    free(rcnt);
-    MXN_ALLOC(rcnt, size);
-    MXN_CHECK(exchange_i64(comm, size, sbuf, cnt, &rbuf, &rn, rcnt));
+    status = exchange_i64(comm, size, status, sbuf, cnt, &rbuf, &rn, rcnt);
+    if (status != MXN_OK) goto done; /* on every rank alike */
     /* 2d. New elements become this layer; their unseen nodes the next
      * frontier. The sender of each record is its owner. */
     int64_t nf = 0, ncand = 0;
@@ -622,13 +646,18 @@ int mxn__halo_find(MPI_Comm comm, const mxn_structure_t *s, const mxn_piece_t *p
     cand_t *cand = mxn__malloc(((size_t)ncand + 1) * sizeof *cand);
     if (!cand) {
       status = MXN_ERR_NOMEM;
-      goto done;
+      if (layer == L) goto done; /* no collective step left here */
+      continue;                  /* the next layer's ask fails everywhere */
     }
     ncand = 0;
     for (int64_t r = 0, at = 0; r < size; r++)
       for (int64_t end = at + rcnt[r]; at < end; at += mxn__halo_rec_len(s, rbuf[at + 2], rbuf[at + 1]))
         cand[ncand++] = (cand_t){rbuf[at], at, (int32_t)r, 0};
-    MXN_CHECK(mxn__radix_sort(cand, ncand, sizeof *cand));
+    if ((status = mxn__radix_sort(cand, ncand, sizeof *cand)) != MXN_OK) {
+      free(cand);
+      if (layer == L) goto done;
+      continue;
+    }
     int64_t nnew = 0, nodes_new = 0, rec_words = 0;
     for (int64_t i = 0; i < ncand; i++) {
       mxn_gid_t g = cand[i].gid;
@@ -658,7 +687,8 @@ int mxn__halo_find(MPI_Comm comm, const mxn_structure_t *s, const mxn_piece_t *p
     if (!a1 || !d1 || !o1 || !k1 || !fr || !ra || !rw) {
       free(cand);
       status = MXN_ERR_NOMEM;
-      goto done;
+      if (layer == L) goto done;
+      continue;
     }
     for (int64_t i = 0; i < nnew; i++) {
       int64_t len = mxn__halo_rec_len(s, rbuf[cand[i].at + 2], rbuf[cand[i].at + 1]);
@@ -675,16 +705,16 @@ int mxn__halo_find(MPI_Comm comm, const mxn_structure_t *s, const mxn_piece_t *p
     free(cand);
     if (layer == L) break; /* no next layer to ask for */
     nknown += nnew;
-    MXN_CHECK(mxn__radix_sort(known, nknown, sizeof *known));
+    if ((status = mxn__radix_sort(known, nknown, sizeof *known)) != MXN_OK) continue;
     /* next frontier: unique, unseen */
-    MXN_CHECK(mxn__radix_sort(fr, nf, sizeof *fr));
+    if ((status = mxn__radix_sort(fr, nf, sizeof *fr)) != MXN_OK) continue;
     free(front);
     free(front_rank);
     front = mxn__malloc(((size_t)nf + 1) * sizeof *front);
     front_rank = mxn__malloc(((size_t)nf + 1) * sizeof *front_rank);
     if (!front || !front_rank) {
       status = MXN_ERR_NOMEM;
-      goto done;
+      continue;
     }
     int64_t u = 0;
     for (int64_t i = 0; i < nf; i++) {
@@ -700,16 +730,17 @@ int mxn__halo_find(MPI_Comm comm, const mxn_structure_t *s, const mxn_piece_t *p
     mxn_gid_t *ns = mxn__realloc(seen, (size_t)(nseen + nfront + 1) * sizeof *ns);
     if (!ns) {
       status = MXN_ERR_NOMEM;
-      goto done;
+      continue;
     }
     seen = ns;
     if (nfront) memcpy(seen + nseen, front, (size_t)nfront * sizeof *seen);
     nseen += nfront;
-    MXN_CHECK(mxn__radix_sort(seen, nseen, sizeof *seen));
+    if ((status = mxn__radix_sort(seen, nseen, sizeof *seen)) != MXN_OK) continue;
   }
 done:
   if (status != MXN_OK)
-    mxn_error_set(err, status, "finding the ghost layers failed on rank %d", rank);
+    mxn_error_set(err, status, "finding the ghost layers failed on rank %d: %s", rank,
+                  mxn_strerror(status));
   free(reg);
   free(got);
   free(rep);
@@ -863,7 +894,7 @@ int mxn__halo_xchg_build(MPI_Comm comm, const mxn_structure_t *s, const mxn_piec
 done:
   if (status != MXN_OK && !e.msg[0]) mxn_error_set(&e, status, "out of memory on rank %d", rank);
   if ((status = mxn_agree(comm, status, &e)) != MXN_OK) goto fail;
-  if ((status = exchange_i64(comm, size, req, scnt, &got, &ngot, rcnt)) != MXN_OK) {
+  if ((status = exchange_i64(comm, size, MXN_OK, req, scnt, &got, &ngot, rcnt)) != MXN_OK) {
     mxn_error_set(&e, status, "rank %d: the ghost requests failed", rank);
     goto fail;
   }

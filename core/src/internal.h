@@ -12,23 +12,30 @@
 #include <string.h>
 #include <strings.h>
 
-/* Run `expr`; on a non-OK status jump to the function's single cleanup
- * label `done` with `status` set. */
-#define MXN_CHECK(expr)                \
+/* Run `expr`; on a non-OK status jump to `label` with `status` set. The
+ * _OR forms name the label: in a function with collective steps, work
+ * between two steps that fails goes on to the next step (which every
+ * rank calls, and which fails on all of them when one brings a failure)
+ * rather than to the cleanup, where a rank alone would leave the others
+ * waiting. */
+#define MXN_CHECK_OR(expr, label)      \
   do {                                 \
     status = (expr);                   \
-    if (status != MXN_OK) goto done;   \
+    if (status != MXN_OK) goto label;  \
   } while (0)
+#define MXN_CHECK(expr) MXN_CHECK_OR(expr, done)
 
-/* Allocate n elements of *ptr's type (n may be 0: returns a valid pointer). */
-#define MXN_ALLOC(ptr, n)                                                   \
+/* Allocate n elements of *ptr's type (n may be 0: returns a valid pointer);
+ * on failure jump to `label` (MXN_ALLOC: `done`) with MXN_ERR_NOMEM. */
+#define MXN_ALLOC_OR(ptr, n, label)                                         \
   do {                                                                      \
     (ptr) = mxn__calloc((size_t)(n) > 0 ? (size_t)(n) : 1, sizeof *(ptr));  \
     if (!(ptr)) {                                                           \
       status = MXN_ERR_NOMEM;                                               \
-      goto done;                                                            \
+      goto label;                                                           \
     }                                                                       \
   } while (0)
+#define MXN_ALLOC(ptr, n) MXN_ALLOC_OR(ptr, n, done)
 
 /* As MXN_ALLOC, but NULL for n == 0: for the per-member arrays every rank
  * builds for every member, indexed only below counts that are then 0 (a
@@ -42,16 +49,17 @@
     }                                                                       \
   } while (0)
 
-/* As MXN_ALLOC, not zeroed: for arrays written before they are read (a
- * calloc from the heap clears every byte first). */
-#define MXN_ALLOC_RAW(ptr, n)                                               \
-  do {                                                                      \
+/* As MXN_ALLOC(_OR), not zeroed: for arrays written before they are read
+ * (a calloc from the heap clears every byte first). */
+#define MXN_ALLOC_RAW_OR(ptr, n, label)                                       \
+  do {                                                                        \
     (ptr) = mxn__malloc(((size_t)(n) > 0 ? (size_t)(n) : 1) * sizeof *(ptr)); \
-    if (!(ptr)) {                                                           \
-      status = MXN_ERR_NOMEM;                                               \
-      goto done;                                                            \
-    }                                                                       \
+    if (!(ptr)) {                                                             \
+      status = MXN_ERR_NOMEM;                                                 \
+      goto label;                                                             \
+    }                                                                         \
   } while (0)
+#define MXN_ALLOC_RAW(ptr, n) MXN_ALLOC_RAW_OR(ptr, n, done)
 
 /* Free a buffer early and forget it, so a later cleanup path frees nothing
  * twice. */

@@ -110,18 +110,30 @@ static int cmp_key_index(const void *a, const void *b) {
   return (x->k > y->k) - (x->k < y->k);
 }
 
-/* Send each item to rank dest[k] (MPI_Alltoallv of fixed-size records). */
+/* Send each item to rank dest[k] (MPI_Alltoallv of fixed-size records).
+ * Every rank learns whether all could allocate their buffers (and, with
+ * _if, whether all arrived without a failure) before each exchange, so one
+ * rank out of memory fails the call on all of them rather than leaving the
+ * others waiting in the exchange. */
 int mxn__send_to(MPI_Comm comm, int size, const void *items, size_t isz, int64_t n,
-                   const int *dest, void **recv, int64_t *nrecv) {
-  int status = MXN_OK;
+                 const int *dest, void **recv, int64_t *nrecv) {
+  return mxn__send_to_if(comm, size, MXN_OK, items, isz, n, dest, recv, nrecv);
+}
+
+int mxn__send_to_if(MPI_Comm comm, int size, int status, const void *items, size_t isz,
+                    int64_t n, const int *dest, void **recv, int64_t *nrecv) {
   int *sc = NULL, *rc = NULL, *sd = NULL, *rd = NULL, *fill = NULL;
   char *sbuf = NULL, *rbuf = NULL;
-  MXN_ALLOC(sc, size);
-  MXN_ALLOC(rc, size);
-  MXN_ALLOC(sd, size + 1);
-  MXN_ALLOC(rd, size + 1);
-  MXN_ALLOC(fill, size);
-  MXN_ALLOC(sbuf, n * (int64_t)isz);
+  if (status == MXN_OK) {
+    sc = mxn__calloc((size_t)size, sizeof *sc);
+    rc = mxn__calloc((size_t)size, sizeof *rc);
+    sd = mxn__calloc((size_t)size + 1, sizeof *sd);
+    rd = mxn__calloc((size_t)size + 1, sizeof *rd);
+    fill = mxn__calloc((size_t)size, sizeof *fill);
+    sbuf = mxn__malloc((size_t)n * isz + 1);
+    if (!sc || !rc || !sd || !rd || !fill || !sbuf) status = MXN_ERR_NOMEM;
+  }
+  if ((status = mxn__worst(comm, status)) != MXN_OK) goto done;
   for (int64_t k = 0; k < n; k++) sc[dest[k]] += (int)isz;
   for (int r = 0; r < size; r++) sd[r + 1] = sd[r] + sc[r];
   for (int64_t k = 0; k < n; k++) {
@@ -133,7 +145,8 @@ int mxn__send_to(MPI_Comm comm, int size, const void *items, size_t isz, int64_t
     goto done;
   }
   for (int r = 0; r < size; r++) rd[r + 1] = rd[r] + rc[r];
-  MXN_ALLOC(rbuf, rd[size]);
+  rbuf = mxn__malloc((size_t)rd[size] + 1);
+  if ((status = mxn__worst(comm, rbuf ? MXN_OK : MXN_ERR_NOMEM)) != MXN_OK) goto done;
   if (MPI_Alltoallv(sbuf, sc, sd, MPI_BYTE, rbuf, rc, rd, MPI_BYTE, comm) != MPI_SUCCESS) {
     status = MXN_ERR_MPI;
     goto done;
@@ -719,9 +732,13 @@ static int parts_from_whole_files(MPI_Comm comm, int N, int M, int64_t n, const 
   int *group = NULL;
   *ok = 0;
   if (M < N) return MXN_OK; /* some rank would get no file */
-  MXN_ALLOC(fw, M);
-  MXN_ALLOC(all, M);
-  MXN_ALLOC(group, M);
+  fw = mxn__calloc((size_t)M, sizeof *fw);
+  all = mxn__calloc((size_t)M, sizeof *all);
+  group = mxn__calloc((size_t)M, sizeof *group);
+  if (!mxn__all_ok(comm, fw && all && group)) { /* before the sum all take part in */
+    status = MXN_ERR_NOMEM;
+    goto done;
+  }
   for (int64_t k = 0; k < n; k++) fw[file[k]] += w[k];
   if (MPI_Allreduce(fw, all, M, MPI_DOUBLE, MPI_SUM, comm) != MPI_SUCCESS) {
     status = MXN_ERR_MPI;
@@ -863,7 +880,8 @@ int mxn__load_halo(mxn_load_t *ld, const mxn_load_opts_t *opts, mxn_directory_t 
     status = mxn__piece_permute_elems(pc, s, b, perm);
   }
   if (status != MXN_OK && !e->msg[0])
-    mxn_error_set(e, status, "ordering the owned cells failed on rank %d", R);
+    mxn_error_set(e, status, "ordering the owned cells failed on rank %d: %s", R,
+                  mxn_strerror(status));
   for (int b = 0; status == MXN_OK && b < nb; b++) h->block_off[b][1] = pc->blocks[b].num_elements;
 
   /* Each layer appended after the last. */
@@ -919,7 +937,8 @@ int mxn__load_halo(mxn_load_t *ld, const mxn_load_opts_t *opts, mxn_directory_t 
     at += (int)n;
     if (status == MXN_OK && more) status = mxn__piece_append(s, pc, &more, xo.gap, e);
     if (status != MXN_OK && !e->msg[0])
-      mxn_error_set(e, status, "reading ghost layer %d failed on rank %d", k, R);
+      mxn_error_set(e, status, "reading ghost layer %d failed on rank %d: %s", k, R,
+                    mxn_strerror(status));
     if ((status = mxn_agree(ld->comm, status, e)) != MXN_OK) {
       free(recs);
       goto done;
@@ -1300,9 +1319,16 @@ static int load_open(MPI_Comm comm, const char *path, mxn_dataset_t *given,
     status = mxn_directory_query(dir, npub, pub_ids, &qoff, &qfile, &qpos, &e);
     if (status != MXN_OK) goto done;
   }
-  MXN_ALLOC(ids0, npub);
-  MXN_ALLOC(file0, npub);
-  for (int64_t k = 0; k < npub; k++)
+  /* From here to the partition's agreement no rank may leave alone: an
+   * allocation that fails is agreed there (the others would wait in the
+   * partition's exchanges). */
+  ids0 = mxn__malloc(((size_t)npub + 1) * sizeof *ids0);
+  file0 = mxn__malloc(((size_t)npub + 1) * sizeof *file0);
+  part = mxn__malloc(((size_t)npub + 1) * sizeof *part);
+  if (!ids0 || !file0 || !part)
+    status = mxn_error_set(&e, MXN_ERR_NOMEM, "rank %d: out of memory for %lld element ids", R,
+                           (long long)npub);
+  for (int64_t k = 0; status == MXN_OK && k < npub; k++)
     if ((unique || (qoff[k + 1] > qoff[k] && qfile[qoff[k]] == pub_file[k] &&
                     qpos[qoff[k]] == pub_pos[k])) &&
         block_selected(ds, opts->block_selection, pub_file[k], pub_pos[k])) {
@@ -1324,10 +1350,10 @@ static int load_open(MPI_Comm comm, const char *path, mxn_dataset_t *given,
   mxn_part_method method = opts->method;
   int need_geom = method == MXN_PART_SFC || method == MXN_PART_RCB || method == MXN_PART_RIB ||
                   method == MXN_PART_HSFC || method == MXN_PART_GRAPH;
-  if (method == MXN_PART_MAP && !opts->map_file)
+  if (status == MXN_OK && method == MXN_PART_MAP && !opts->map_file)
     status = mxn_error_set(&e, MXN_ERR_ARG, "the map method needs a map file");
   if ((status = mxn_agree(ld->comm, status, &e)) != MXN_OK) goto done;
-  MXN_ALLOC(part, n0);
+  memset(part, 0, ((size_t)n0 + 1) * sizeof *part);
   /* w0 comes from geometry_and_weights() when geometry or weights are read
    * (allocating it here too leaked n0 doubles per load: ASan), else 1.0. */
   mxn_io_counters_t cp0 = mxn_dataset_counters(ds);
@@ -1338,10 +1364,13 @@ static int load_open(MPI_Comm comm, const char *path, mxn_dataset_t *given,
     xo.gap = opts->gap >= 0 ? opts->gap : 4096;
     xo.no_sets = 1;
     xo.no_attributes = 1;
-    MXN_ALLOC(mask0, M);
-    for (int j = fbeg; j < fend; j++) mask0[j] = 1;
+    /* (failures agreed below, before anything collective) */
+    if (!(mask0 = mxn__calloc((size_t)M + 1, 1)))
+      status = mxn_error_set(&e, MXN_ERR_NOMEM, "rank %d: out of memory", R);
+    for (int j = fbeg; mask0 && j < fend; j++) mask0[j] = 1;
     xo.file_mask = mask0; /* my elements are all in my files: open no other */
-    status = mxn_idset_from_array(ids0, n0, &S0);
+    if (status == MXN_OK && (status = mxn_idset_from_array(ids0, n0, &S0)) != MXN_OK)
+      mxn_error_set(&e, status, "rank %d: out of memory", R);
     if (status == MXN_OK && (status = mxn_extract(ds, &S0, &xo, &pc0)) != MXN_OK)
       mxn_error_set(&e, status, "%s", mxn_dataset_errmsg(ds));
     /* Reads of my members may fail here alone (a damaged member): agree
@@ -1394,7 +1423,12 @@ static int load_open(MPI_Comm comm, const char *path, mxn_dataset_t *given,
       }
     }
     mxn_piece_destroy(&pc0);
-    if (status == MXN_OK && opts->weight_field) {
+    /* the weights' scaling below is collective: what failed so far first */
+    if (status != MXN_OK && !e.msg[0])
+      mxn_error_set(&e, status, "rank %d: reading the partition's weights failed: %s", R,
+                    mxn_strerror(status));
+    if ((status = mxn_agree(ld->comm, status, &e)) != MXN_OK) goto done;
+    if (opts->weight_field) {
       /* Only ratios matter: scale by the largest weight first, so sums of
        * weights near DBL_MAX stay finite. No element may weigh 0: floor at
        * 1e-6 of the mean. */
@@ -1431,7 +1465,9 @@ static int load_open(MPI_Comm comm, const char *path, mxn_dataset_t *given,
     status = parts_from_whole_files(ld->comm, N, M, n0, file0, w0,
                                     opts->imbalance_tol > 1 ? opts->imbalance_tol : 1.05, part,
                                     &whole);
-    if (status != MXN_OK) mxn_error_set(&e, status, "partitioning by files failed on rank %d", R);
+    if (status != MXN_OK)
+      mxn_error_set(&e, status, "partitioning by files failed on rank %d: %s", R,
+                    mxn_strerror(status));
     /* Every step below is agreed before the next collective one, so a rank
      * that failed alone (a member it read is damaged) never leaves the
      * others waiting in a collective it skipped. */
@@ -1439,7 +1475,9 @@ static int load_open(MPI_Comm comm, const char *path, mxn_dataset_t *given,
   }
   if (method == MXN_PART_FILES && !whole) {
     status = parts_from_files(ld->comm, N, n0, w0, part);
-    if (status != MXN_OK) mxn_error_set(&e, status, "partitioning by files failed on rank %d", R);
+    if (status != MXN_OK)
+      mxn_error_set(&e, status, "partitioning by files failed on rank %d: %s", R,
+                    mxn_strerror(status));
     if ((status = mxn_agree(ld->comm, status, &e)) != MXN_OK) goto done;
     /* A file the string cuts is cut along the Hilbert curve of its
      * elements, not along its storage order: reorder such files' elements
@@ -1451,7 +1489,9 @@ static int load_open(MPI_Comm comm, const char *path, mxn_dataset_t *given,
     int any = cut_any;
     MPI_Allreduce(&cut_any, &any, 1, MPI_INT, MPI_MAX, ld->comm);
     if (any) status = parts_from_files(ld->comm, N, n0, w0, part);
-    if (status != MXN_OK) mxn_error_set(&e, status, "partitioning by files failed on rank %d", R);
+    if (status != MXN_OK)
+      mxn_error_set(&e, status, "partitioning by files failed on rank %d: %s", R,
+                    mxn_strerror(status));
   } else if (method == MXN_PART_FILES) {
     /* whole files: the parts are decided (and agreed) above */
   } else if (method == MXN_PART_MAP) {
@@ -1488,10 +1528,17 @@ static int load_open(MPI_Comm comm, const char *path, mxn_dataset_t *given,
     status = mxn_partition(ld->comm, method, &in, N, &po, part, &e);
   }
   if ((status = mxn_agree(ld->comm, status, &e)) != MXN_OK) goto done;
-  MXN_ALLOC(mv, n0);
-  for (int64_t k = 0; k < n0; k++) mv[k] = (moving_t){ids0[k], w0[k], file0[k], 0};
-  status = mxn__send_to(ld->comm, N, mv, sizeof *mv, n0, part, (void **)&mine, &nmine);
-  if (status != MXN_OK) mxn_error_set(&e, status, "moving element ids to their owners failed");
+  /* short of memory, a rank still takes part in the exchange (sending
+   * nothing) and the failure is agreed after it */
+  mv = mxn__malloc(((size_t)n0 + 1) * sizeof *mv);
+  if (!mv)
+    status = mxn_error_set(&e, MXN_ERR_NOMEM, "rank %d: out of memory moving %lld element ids", R,
+                           (long long)n0);
+  for (int64_t k = 0; mv && k < n0; k++) mv[k] = (moving_t){ids0[k], w0[k], file0[k], 0};
+  int sent = mxn__send_to(ld->comm, N, mv, sizeof *mv, mv ? n0 : 0, part, (void **)&mine, &nmine);
+  if (status == MXN_OK && sent != MXN_OK)
+    status = mxn_error_set(&e, sent, "moving element ids to their owners failed: %s",
+                           mxn_strerror(sent));
   if ((status = mxn_agree(ld->comm, status, &e)) != MXN_OK) goto done;
   /* Sent: the partition's inputs are done with. */
   MXN_FREE(mv);
@@ -1501,9 +1548,10 @@ static int load_open(MPI_Comm comm, const char *path, mxn_dataset_t *given,
   MXN_FREE(cent);
   MXN_FREE(part);
   if (mxn__radix_sort(mine, nmine, sizeof *mine) != MXN_OK) status = MXN_ERR_NOMEM;
-  MXN_ALLOC(pids, nmine);
+  /* agreed below, before the collective query */
+  if (!(pids = mxn__malloc(((size_t)nmine + 1) * sizeof *pids))) status = MXN_ERR_NOMEM;
   ld->st.owned_weight = 0;
-  for (int64_t k = 0; k < nmine; k++) {
+  for (int64_t k = 0; status == MXN_OK && k < nmine; k++) {
     pids[k] = mine[k].id;
     ld->st.owned_weight += mine[k].w;
   }
@@ -1535,14 +1583,15 @@ static int load_open(MPI_Comm comm, const char *path, mxn_dataset_t *given,
     status = mxn_directory_query(dir, P.n, P.ids, &qoff, &qfile, &qpos, &e);
   }
   if ((status = mxn_agree(ld->comm, status, &e)) != MXN_OK) goto done;
-  MXN_ALLOC(mask, M);
   {
-    /* F_j ∩ P for every file j that holds some of P */
-    int64_t *cnt = NULL;
-    MXN_ALLOC(cnt, M);
-    for (int64_t i = 0; i < qoff[P.n]; i++) cnt[qfile[i]]++;
-    MXN_ALLOC(F, M);
-    for (int j = 0; j < M; j++) {
+    /* F_j ∩ P for every file j that holds some of P (a failure here is
+     * agreed after the cover: no collective call comes before) */
+    mask = mxn__calloc((size_t)M + 1, sizeof *mask);
+    int64_t *cnt = mxn__calloc((size_t)M + 1, sizeof *cnt);
+    F = mxn__calloc((size_t)M + 1, sizeof *F);
+    if (!mask || !cnt || !F) status = MXN_ERR_NOMEM;
+    for (int64_t i = 0; status == MXN_OK && i < qoff[P.n]; i++) cnt[qfile[i]]++;
+    for (int j = 0; status == MXN_OK && j < M; j++) {
       if (cnt[j] > 0) ld->st.files_overlapping++;
       F[j].ids = cnt[j] ? mxn__malloc((size_t)cnt[j] * sizeof *F[j].ids) : NULL;
       if (cnt[j] && !F[j].ids) status = MXN_ERR_NOMEM;
@@ -1555,6 +1604,8 @@ static int load_open(MPI_Comm comm, const char *path, mxn_dataset_t *given,
       status = mxn_error_set(&e, MXN_ERR_NOTFOUND, "element %lld is in no file of %s",
                              (long long)cov.uncovered.ids[0], path);
     for (int c = 0; status == MXN_OK && c < cov.nparts; c++) mask[cov.parts[c].file] = 1;
+    if (status == MXN_ERR_NOMEM)
+      mxn_error_set(&e, status, "rank %d: out of memory choosing the files to read", R);
   }
   if ((status = mxn_agree(ld->comm, status, &e)) != MXN_OK) goto done;
   /* The cover is decided (mask): its inputs go before the piece is read. */

@@ -174,10 +174,14 @@ static int part_imbalance(MPI_Comm comm, int N, int R, int64_t n, const double *
   int status = MXN_OK;
   double *sum = NULL, *gsum = NULL;
   int64_t *cnt = NULL, *gcnt = NULL;
-  MXN_ALLOC(sum, N);
-  MXN_ALLOC(gsum, N);
-  MXN_ALLOC(cnt, N);
-  MXN_ALLOC(gcnt, N);
+  sum = mxn__calloc((size_t)N + 1, sizeof *sum);
+  gsum = mxn__calloc((size_t)N + 1, sizeof *gsum);
+  cnt = mxn__calloc((size_t)N + 1, sizeof *cnt);
+  gcnt = mxn__calloc((size_t)N + 1, sizeof *gcnt);
+  if (!mxn__all_ok(comm, sum && gsum && cnt && gcnt)) { /* before the sums */
+    status = MXN_ERR_NOMEM;
+    goto done;
+  }
   for (int64_t k = 0; k < n; k++) {
     int p = part ? part[k] : R;
     sum[p] += w[k];
@@ -247,10 +251,12 @@ static int string_order(mxn_load_t *ld, const owned_t *ow, int64_t *perm, mxn_er
     memcpy(perm, ld->str_perm, (size_t)ow->n * sizeof *perm);
     return MXN_OK;
   }
-  MXN_ALLOC(ip, ow->n);
-  for (int64_t i = 0; i < ow->n; i++) ip[i] = (idpos_t){ow->ids[i], i};
-  qsort(ip, (size_t)ow->n, sizeof *ip, cmp_idpos);
-  for (int64_t i = 0; ok && i < ow->n; i++) {
+  /* ok: 1 the kept string holds, 0 it does not, -1 out of memory (the
+   * agreement below tells every rank) */
+  if (!(ip = mxn__malloc(((size_t)ow->n + 1) * sizeof *ip))) ok = -1;
+  for (int64_t i = 0; ip && i < ow->n; i++) ip[i] = (idpos_t){ow->ids[i], i};
+  if (ip) qsort(ip, (size_t)ow->n, sizeof *ip, cmp_idpos);
+  for (int64_t i = 0; ok == 1 && i < ow->n; i++) {
     /* every string id must be owned */
     idpos_t key = {ld->str[i], 0};
     idpos_t *f = bsearch(&key, ip, (size_t)ow->n, sizeof *ip, cmp_idpos);
@@ -262,9 +268,16 @@ static int string_order(mxn_load_t *ld, const owned_t *ow, int64_t *perm, mxn_er
     status = MXN_ERR_MPI;
     goto done;
   }
+  if (all < 0) status = MXN_ERR_NOMEM;
   if (all) goto done;
-  MXN_ALLOC(sk, ow->n);
   mxn_part_method m = ld->o.method;
+  sk = mxn__calloc((size_t)ow->n + 1, sizeof *sk);
+  /* the Hilbert keys' box is collective: every rank learns first */
+  int geometric = m != MXN_PART_FILES && m != MXN_PART_LINEAR;
+  if (geometric ? !mxn__all_ok(ld->comm, sk != NULL) : !sk) {
+    status = MXN_ERR_NOMEM;
+    goto done;
+  }
   if (m == MXN_PART_FILES) {
     const mxn__plan_t *plan = ld->piece->plan;
     int64_t *boff = NULL;
@@ -344,9 +357,13 @@ static int shift_cuts(MPI_Comm comm, int N, int R, int64_t n, const double *ws, 
   double *W = NULL, *c = NULL, *cold = NULL;
   double mine = 0;
   for (int64_t k = 0; k < n; k++) mine += ws[k];
-  MXN_ALLOC(W, N);
-  MXN_ALLOC(c, N + 1);
-  MXN_ALLOC(cold, N + 1);
+  W = mxn__calloc((size_t)N + 1, sizeof *W);
+  c = mxn__calloc((size_t)N + 1, sizeof *c);
+  cold = mxn__calloc((size_t)N + 1, sizeof *cold);
+  if (!mxn__all_ok(comm, W && c && cold)) { /* before the gather all take part in */
+    status = MXN_ERR_NOMEM;
+    goto done;
+  }
   if (MPI_Allgather(&mine, 1, MPI_DOUBLE, W, 1, MPI_DOUBLE, comm) != MPI_SUCCESS) {
     status = MXN_ERR_MPI;
     goto done;
@@ -543,22 +560,28 @@ static int tree_shift(MPI_Comm comm, int N, int R, const owned_t *ow, double tol
   for (int64_t i = 0; i < n; i++) Wall += ow->w[i];
   if (MPI_Allreduce(&Wall, &Wtot, 1, MPI_DOUBLE, MPI_SUM, comm) != MPI_SUCCESS) return MXN_ERR_MPI;
   double U = Wtot / N * (1.0 + frac * (tol - 1.0));
-  MXN_ALLOC(noff, n);
-  MXN_ALLOC(nend, n);
-  MXN_ALLOC(k, n);
-  MXN_ALLOC(prefix, n + 1);
-  MXN_ALLOC(queue, 4 * N + 4); /* 2N - 1 nodes */
-  MXN_ALLOC(pl, N);
-  MXN_ALLOC(where, N);
-  MXN_ALLOC(tmp, N);
-  MXN_ALLOC(ord, N);
+  /* (one agreement on them all: the cuts below are collective) */
+  noff = mxn__calloc((size_t)n + 1, sizeof *noff);
+  nend = mxn__calloc((size_t)n + 1, sizeof *nend);
+  k = mxn__calloc((size_t)n + 1, sizeof *k);
+  prefix = mxn__calloc((size_t)n + 2, sizeof *prefix);
+  queue = mxn__calloc(4 * (size_t)N + 4, sizeof *queue); /* 2N - 1 nodes */
+  pl = mxn__calloc((size_t)N + 1, sizeof *pl);
+  where = mxn__calloc((size_t)N + 1, sizeof *where);
+  tmp = mxn__calloc((size_t)N + 1, sizeof *tmp);
+  ord = mxn__calloc((size_t)N + 1, sizeof *ord);
   /* per slot of the node: box (lo, -hi per axis), then the node's own box */
-  MXN_ALLOC(box, 6 * (N + 1));
-  MXN_ALLOC(gbox, 6 * (N + 1));
-  MXN_ALLOC(pre, 6 * (N + 1));
-  MXN_ALLOC(suf, 6 * (N + 1));
-  MXN_ALLOC(wp, N + 1);
-  MXN_ALLOC(gwp, N + 1);
+  box = mxn__calloc(6 * ((size_t)N + 1), sizeof *box);
+  gbox = mxn__calloc(6 * ((size_t)N + 1), sizeof *gbox);
+  pre = mxn__calloc(6 * ((size_t)N + 1), sizeof *pre);
+  suf = mxn__calloc(6 * ((size_t)N + 1), sizeof *suf);
+  wp = mxn__calloc((size_t)N + 1, sizeof *wp);
+  gwp = mxn__calloc((size_t)N + 1, sizeof *gwp);
+  if (!mxn__all_ok(comm, noff && nend && k && prefix && queue && pl && where && tmp && ord && box &&
+                             gbox && pre && suf && wp && gwp)) {
+    status = MXN_ERR_NOMEM;
+    goto done;
+  }
   for (int p = 0; p < N; p++) pl[p] = where[p] = p;
   for (int64_t i = 0; i < n; i++) nend[i] = N;
   int qh = 0, qt = 0;
@@ -736,26 +759,28 @@ static int owners_of(MPI_Comm comm, int N, int R, const diff_rec_t *mine, int64_
   int status = MXN_OK;
   id_owner_t *reg = NULL, *got = NULL, *q = NULL, *ans = NULL, *back = NULL;
   int *dest = NULL, *qdest = NULL, *adest = NULL;
-  int64_t ngot = 0, nback = 0;
-  MXN_ALLOC(reg, nmine);
-  MXN_ALLOC(dest, nmine);
-  int64_t nreg = 0;
+  int64_t ngot = 0, nback = 0, nreg = 0, nasked = 0;
+  id_owner_t *asked = NULL;
+  /* three exchanges every rank calls: a failure between them goes on to
+   * the next, which then fails everywhere (mxn__send_to_if) */
+  MXN_ALLOC_OR(reg, nmine, sync_reg);
+  MXN_ALLOC_OR(dest, nmine, sync_reg);
   for (int64_t i = 0; i < nmine; i++)
     if (border[i]) {
       reg[nreg] = (id_owner_t){mine[i].id, R};
       dest[nreg++] = hash_rank(mine[i].id, N);
     }
-  MXN_CHECK(mxn__send_to(comm, N, reg, sizeof *reg, nreg, dest, (void **)&got, &ngot));
+sync_reg:
+  MXN_CHECK(mxn__send_to_if(comm, N, status, reg, sizeof *reg, nreg, dest, (void **)&got, &ngot));
   qsort(got, (size_t)ngot, sizeof *got, cmp_id_owner);
-  MXN_ALLOC(q, n);
-  MXN_ALLOC(qdest, n);
+  MXN_ALLOC_OR(q, n, sync_ask);
+  MXN_ALLOC_OR(qdest, n, sync_ask);
   for (int64_t i = 0; i < n; i++) {
     q[i] = (id_owner_t){ids[i], R}; /* owner field: who asks */
     qdest[i] = hash_rank(ids[i], N);
   }
-  id_owner_t *asked = NULL;
-  int64_t nasked = 0;
-  MXN_CHECK(mxn__send_to(comm, N, q, sizeof *q, n, qdest, (void **)&asked, &nasked));
+sync_ask:
+  MXN_CHECK(mxn__send_to_if(comm, N, status, q, sizeof *q, n, qdest, (void **)&asked, &nasked));
   ans = mxn__malloc(((size_t)nasked + 1) * sizeof *ans);
   adest = mxn__malloc(((size_t)nasked + 1) * sizeof *adest);
   if (!ans || !adest) status = MXN_ERR_NOMEM;
@@ -764,9 +789,8 @@ static int owners_of(MPI_Comm comm, int N, int R, const diff_rec_t *mine, int64_
     ans[i] = (id_owner_t){asked[i].id, f ? f->owner : -1};
     adest[i] = (int)asked[i].owner;
   }
-  free(asked);
-  if (status != MXN_OK) goto done;
-  MXN_CHECK(mxn__send_to(comm, N, ans, sizeof *ans, nasked, adest, (void **)&back, &nback));
+  MXN_CHECK(mxn__send_to_if(comm, N, status, ans, sizeof *ans, nasked, adest, (void **)&back,
+                            &nback));
   qsort(back, (size_t)nback, sizeof *back, cmp_id_owner);
   for (int64_t i = 0; i < n; i++) {
     id_owner_t key = {ids[i], 0};
@@ -777,6 +801,7 @@ done:
   free(reg);
   free(got);
   free(q);
+  free(asked);
   free(ans);
   free(back);
   free(dest);
@@ -817,6 +842,12 @@ static int diffuse(mxn_load_t *ld, const owned_t *ow, double tol, int max_rounds
     status = mxn_error_set(e, MXN_ERR_MPI, "diffusion: MPI_Allreduce failed");
     goto done;
   }
+  /* the rounds' arrays; a failure is agreed with the setup's below */
+  nb = mxn__calloc((size_t)N + 1, sizeof *nb);
+  nbw = mxn__calloc((size_t)N + 1, sizeof *nbw);
+  give = mxn__calloc((size_t)N + 1, sizeof *give);
+  req = mxn__calloc(2 * (size_t)N + 1, sizeof *req);
+  if (!nb || !nbw || !give || !req) status = MXN_ERR_NOMEM;
   if (allc) {
     /* the owned set the last diffusion left: its records, this step's
      * weights (looked up by id) */
@@ -835,12 +866,20 @@ static int diffuse(mxn_load_t *ld, const owned_t *ow, double tol, int max_rounds
       else mine[i].w = ow->w[f->e];
     }
     free(byid);
-    if (status != MXN_OK) mxn_error_set(e, status, "rank %d: diffusion cache does not match", R);
+    if (status == MXN_ERR_NOMEM)
+      mxn_error_set(e, status, "rank %d: out of memory in diffusion", R);
+    else if (status != MXN_OK)
+      mxn_error_set(e, status, "rank %d: diffusion cache does not match", R);
     if ((status = mxn_agree(ld->comm, status, e)) != MXN_OK) goto done;
   } else {
     mxn_piece_t view;
-    MXN_CHECK(owned_view(ld, &view, &vb));
-    MXN_ALLOC(ones, ow->n);
+    if (status == MXN_OK) status = owned_view(ld, &view, &vb);
+    if (status == MXN_OK && !(ones = mxn__calloc((size_t)ow->n + 1, sizeof *ones)))
+      status = MXN_ERR_NOMEM;
+    if (status != MXN_OK)
+      mxn_error_set(e, status, "rank %d: diffusion setup failed: %s", R, mxn_strerror(status));
+    /* the dual graph is collective */
+    if ((status = mxn_agree(ld->comm, status, e)) != MXN_OK) goto done;
     status = mxn__dual_graph_dist(ld->comm, N, R, s, &view, ow->ids, ones, &adj_off, &adj_ids,
                                   &adj_ranks, &adj_q);
     if (status == MXN_OK) {
@@ -858,10 +897,6 @@ static int diffuse(mxn_load_t *ld, const owned_t *ow, double tol, int max_rounds
     if (status != MXN_OK) mxn_error_set(e, status, "rank %d: diffusion setup failed", R);
     if ((status = mxn_agree(ld->comm, status, e)) != MXN_OK) goto done;
   }
-  MXN_ALLOC(nb, N);
-  MXN_ALLOC(nbw, N);
-  MXN_ALLOC(give, N);
-  MXN_ALLOC(req, 2 * N);
   if (max_rounds <= 0) max_rounds = 20;
   for (int round = 0; round < max_rounds; round++) {
     /* stop when balanced */
@@ -1098,10 +1133,12 @@ static int rebuild(mxn_load_t *ld, int step, const mxn_idset_t *mine, const owne
   if ((status = mxn_agree(ld->comm, status, e)) != MXN_OK) goto done;
   if (G.n > 0) {
     int64_t *cnt = NULL;
-    MXN_ALLOC(mask, M);
-    MXN_ALLOC(cnt, M);
-    MXN_ALLOC(F, M);
-    for (int64_t i = 0; i < qoff[G.n]; i++) cnt[qfile[i]]++;
+    /* (agreed below: no collective step before) */
+    mask = mxn__calloc((size_t)M + 1, sizeof *mask);
+    cnt = mxn__calloc((size_t)M + 1, sizeof *cnt);
+    F = mxn__calloc((size_t)M + 1, sizeof *F);
+    if (!mask || !cnt || !F) status = MXN_ERR_NOMEM;
+    for (int64_t i = 0; status == MXN_OK && i < qoff[G.n]; i++) cnt[qfile[i]]++;
     for (int j = 0; j < M && status == MXN_OK; j++) {
       F[j].ids = cnt[j] ? mxn__malloc((size_t)cnt[j] * sizeof *F[j].ids) : NULL;
       if (cnt[j] && !F[j].ids) status = MXN_ERR_NOMEM;
@@ -1128,7 +1165,9 @@ static int rebuild(mxn_load_t *ld, int step, const mxn_idset_t *mine, const owne
     if (status == MXN_OK) status = mxn__piece_append(s, np, &more, gap, e);
   }
   if (status == MXN_OK) status = mxn__piece_sort(np, s);
-  if (status != MXN_OK && !e->msg[0]) mxn_error_set(e, status, "rank %d: reading its gained elements failed", R);
+  if (status != MXN_OK && !e->msg[0])
+    mxn_error_set(e, status, "rank %d: reading its gained elements failed: %s", R,
+                  mxn_strerror(status));
   if ((status = mxn_agree(ld->comm, status, e)) != MXN_OK) goto done;
   rep->elements_reused = kept;
   /* swap in; then the halo around the new owned piece */
@@ -1259,10 +1298,13 @@ static int rebalance(mxn_load_t *ld, int step, const mxn_rebalance_opts_t *opts,
     ld->st.owned_weight = mw;
     ld->st.imbalance = rep.imbalance_before;
   }
-  MXN_ALLOC(part, ow.n);
-  MXN_ALLOC(perm, ow.n);
-  MXN_ALLOC(ws, ow.n);
-  MXN_ALLOC(spart, ow.n);
+  part = mxn__calloc((size_t)ow.n + 1, sizeof *part);
+  perm = mxn__calloc((size_t)ow.n + 1, sizeof *perm);
+  ws = mxn__calloc((size_t)ow.n + 1, sizeof *ws);
+  spart = mxn__calloc((size_t)ow.n + 1, sizeof *spart);
+  if (!part || !perm || !ws || !spart)
+    status = mxn_error_set(&e, MXN_ERR_NOMEM, "rank %d: out of memory re-balancing", R);
+  if ((status = mxn_agree(ld->comm, status, &e)) != MXN_OK) goto done; /* collective steps next */
   int need_string = strat == MXN_REBAL_SHIFT || (!zoltan && (o->measure_fresh || strat == MXN_REBAL_FRESH));
   if (need_string) {
     status = string_order(ld, &ow, perm, &e);
@@ -1343,7 +1385,8 @@ static int rebalance(mxn_load_t *ld, int step, const mxn_rebalance_opts_t *opts,
     MPI_Allreduce(&cnt, &min_count, 1, MPI_INT64_T, MPI_MIN, ld->comm);
     after = Wsum > 0 ? Wmax / (Wsum / N) : 1.0;
   }
-  if (status != MXN_OK) mxn_error_set(&e, status, "computing new owners failed on rank %d", R);
+  if (status != MXN_OK)
+    mxn_error_set(&e, status, "computing new owners failed on rank %d: %s", R, mxn_strerror(status));
   if ((status = mxn_agree(ld->comm, status, &e)) != MXN_OK) goto done;
   int64_t ntot = 0;
   MPI_Allreduce(&ow.n, &ntot, 1, MPI_INT64_T, MPI_SUM, ld->comm);
@@ -1380,30 +1423,38 @@ static int rebalance(mxn_load_t *ld, int step, const mxn_rebalance_opts_t *opts,
       rep.fell_back = 2;
     }
     for (int64_t i = 0; i < ow.n; i++) part[perm[i]] = spart[i];
-    if (status != MXN_OK) mxn_error_set(&e, status, "the fallback partition failed on rank %d", R);
+    if (status != MXN_OK)
+      mxn_error_set(&e, status, "the fallback partition failed on rank %d: %s", R,
+                    mxn_strerror(status));
     if ((status = mxn_agree(ld->comm, status, &e)) != MXN_OK) goto done;
   }
   rep.imbalance_after = after;
 
   /* 5. my new owned set (ids move, nothing else) */
   if (drec) {
-    MXN_ALLOC(recv, ndrec);
-    nrecv = ndrec;
-    for (int64_t i = 0; i < ndrec; i++) recv[i] = (mover_t){drec[i].id, drec[i].w, 0};
+    /* (a failure is agreed below, before the next collective step) */
+    if (!(recv = mxn__malloc(((size_t)ndrec + 1) * sizeof *recv)))
+      status = mxn_error_set(&e, MXN_ERR_NOMEM, "rank %d: out of memory re-balancing", R);
+    nrecv = recv ? ndrec : 0;
+    for (int64_t i = 0; i < nrecv; i++) recv[i] = (mover_t){drec[i].id, drec[i].w, 0};
   } else {
     int64_t before = 0;
     MPI_Exscan(&ow.n, &before, 1, MPI_INT64_T, MPI_SUM, ld->comm);
     if (R == 0) before = 0;
-    MXN_ALLOC(mv, ow.n);
+    /* short of memory, a rank still takes part in the exchange (sending
+     * nothing) and the failure is agreed after it */
+    mv = mxn__malloc(((size_t)ow.n + 1) * sizeof *mv);
+    if (!mv) status = mxn_error_set(&e, MXN_ERR_NOMEM, "rank %d: out of memory re-balancing", R);
     int *dst = spart;
     if (strat == MXN_REBAL_SHIFT) {
-      for (int64_t i = 0; i < ow.n; i++) mv[i] = (mover_t){ow.ids[perm[i]], ws[i], before + i};
+      for (int64_t i = 0; mv && i < ow.n; i++) mv[i] = (mover_t){ow.ids[perm[i]], ws[i], before + i};
     } else {
-      for (int64_t i = 0; i < ow.n; i++) mv[i] = (mover_t){ow.ids[i], ow.w[i], 0};
+      for (int64_t i = 0; mv && i < ow.n; i++) mv[i] = (mover_t){ow.ids[i], ow.w[i], 0};
       dst = part;
     }
-    status = mxn__send_to(ld->comm, N, mv, sizeof *mv, ow.n, dst, (void **)&recv, &nrecv);
-    if (status != MXN_OK) mxn_error_set(&e, status, "moving element ids failed");
+    int sent = mxn__send_to(ld->comm, N, mv, sizeof *mv, mv ? ow.n : 0, dst, (void **)&recv, &nrecv);
+    if (status == MXN_OK && sent != MXN_OK)
+      status = mxn_error_set(&e, sent, "moving element ids failed: %s", mxn_strerror(sent));
     if ((status = mxn_agree(ld->comm, status, &e)) != MXN_OK) goto done;
   }
   {
@@ -1413,11 +1464,11 @@ static int rebalance(mxn_load_t *ld, int step, const mxn_rebalance_opts_t *opts,
     if (drec) {
       /* elements I hold now that I did not own */
       mxn_idset_t was = MXN_IDSET_INIT;
-      status = mxn_idset_from_array(ow.ids, ow.n, &was);
+      if (status == MXN_OK) status = mxn_idset_from_array(ow.ids, ow.n, &was);
       for (int64_t i = 0; status == MXN_OK && i < nrecv; i++) moved += mxn_idset_find(&was, recv[i].id) < 0;
       mxn_idset_free(&was);
     }
-    if (status != MXN_OK) mxn_error_set(&e, status, "out of memory on rank %d", R);
+    if (status != MXN_OK && !e.msg[0]) mxn_error_set(&e, status, "out of memory on rank %d", R);
     if ((status = mxn_agree(ld->comm, status, &e)) != MXN_OK) goto done;
     MPI_Allreduce(&moved, &all, 1, MPI_INT64_T, MPI_SUM, ld->comm);
     rep.migrated = all;

@@ -1,0 +1,128 @@
+/* failalloc: an LD_PRELOAD library that makes one allocation of the core
+ * fail on one MPI rank, to show that running out of memory anywhere in a
+ * load ends every rank with an error (no hang, no crash, nothing left
+ * behind). run_failalloc.py drives it.
+ *
+ * Counted are malloc, calloc and realloc calls made directly from the
+ * main executable's code (the mxn CLI, into which the core is linked
+ * statically): libc's, MPI's and netCDF's own allocations are passed
+ * through, so the failure always lands on a path the project handles.
+ *
+ * Environment (read at load):
+ *   MXN_FAILALLOC_RANK  the rank (OMPI_COMM_WORLD_RANK, PMI_RANK) that
+ *                       counts; other ranks pass everything through
+ *   MXN_FAILALLOC_NTH   fail the n-th counted call (1-based); 0 or unset:
+ *                       count only
+ *   MXN_FAILALLOC_AFTER also fail every counted call after the n-th (a
+ *                       memory that stays exhausted), when set to 1
+ *   MXN_FAILALLOC_MIN   count only calls of at least this many bytes
+ *                       (default 1)
+ *   MXN_FAILALLOC_REPORT print "failalloc: rank R counted C failed F" on
+ *                       stderr at exit, when set to 1
+ *   MXN_FAILALLOC_TRACE print the call stack of the (first) failed call on
+ *                       stderr, when set to 1 (addresses as exe(+offset):
+ *                       addr2line -f -e EXE OFFSET names them)
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <execinfo.h>
+#include <link.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+extern void *__libc_malloc(size_t);
+extern void *__libc_calloc(size_t, size_t);
+extern void *__libc_realloc(void *, size_t);
+
+static int active;        /* this rank counts */
+static long nth;          /* the call to fail, 0: none */
+static int after;         /* and every one after it */
+static size_t min_bytes = 1;
+static int report;
+static int trace;
+static int rank = -1;
+static long counted, failed;
+static uintptr_t text_lo, text_hi; /* the main executable's code */
+
+static int first_object(struct dl_phdr_info *info, size_t size, void *data) {
+  (void)size;
+  (void)data;
+  /* the first object reported is the main program */
+  for (int i = 0; i < info->dlpi_phnum; i++) {
+    const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+    if (ph->p_type != PT_LOAD || !(ph->p_flags & PF_X)) continue;
+    uintptr_t lo = info->dlpi_addr + ph->p_vaddr, hi = lo + ph->p_memsz;
+    if (!text_lo || lo < text_lo) text_lo = lo;
+    if (hi > text_hi) text_hi = hi;
+  }
+  return 1;
+}
+
+static long env_long(const char *name, long def) {
+  const char *v = getenv(name);
+  return v && *v ? strtol(v, NULL, 10) : def;
+}
+
+__attribute__((constructor)) static void failalloc_init(void) {
+  rank = (int)env_long("OMPI_COMM_WORLD_RANK", env_long("PMI_RANK", 0));
+  long want = env_long("MXN_FAILALLOC_RANK", -1);
+  nth = env_long("MXN_FAILALLOC_NTH", 0);
+  after = env_long("MXN_FAILALLOC_AFTER", 0) == 1;
+  min_bytes = (size_t)env_long("MXN_FAILALLOC_MIN", 1);
+  report = env_long("MXN_FAILALLOC_REPORT", 0) == 1;
+  trace = env_long("MXN_FAILALLOC_TRACE", 0) == 1;
+  dl_iterate_phdr(first_object, NULL);
+  active = want == rank && text_hi > text_lo;
+}
+
+__attribute__((destructor)) static void failalloc_fini(void) {
+  if (report && active) {
+    char line[128];
+    int n = snprintf(line, sizeof line, "failalloc: rank %d counted %ld failed %ld\n", rank,
+                     counted, failed);
+    if (n > 0 && write(2, line, (size_t)n) < 0) return;
+  }
+}
+
+/* Whether this call (from `from`, of `bytes`) fails. */
+static int fails(const void *from, size_t bytes) {
+  uintptr_t a = (uintptr_t)from;
+  if (!active || bytes < min_bytes || a < text_lo || a >= text_hi) return 0;
+  counted++;
+  if (nth > 0 && (counted == nth || (after && counted > nth))) {
+    if (failed++ == 0 && trace) {
+      void *frames[32];
+      int nf = backtrace(frames, 32);
+      backtrace_symbols_fd(frames, nf, 2);
+    }
+    return 1;
+  }
+  return 0;
+}
+
+void *malloc(size_t bytes) {
+  if (fails(__builtin_return_address(0), bytes)) {
+    errno = ENOMEM;
+    return NULL;
+  }
+  return __libc_malloc(bytes);
+}
+
+void *calloc(size_t n, size_t size) {
+  if (fails(__builtin_return_address(0), n * size)) {
+    errno = ENOMEM;
+    return NULL;
+  }
+  return __libc_calloc(n, size);
+}
+
+void *realloc(void *old, size_t bytes) {
+  if (fails(__builtin_return_address(0), bytes)) {
+    errno = ENOMEM;
+    return NULL;
+  }
+  return __libc_realloc(old, bytes);
+}

@@ -1,0 +1,216 @@
+"""Out of memory on one rank, anywhere in a parallel load or rewrite: every
+run must end (no hang), with exit status 1 and the CLI's error line, or
+succeed with the same result as without the failure (an allocation the
+code can do without); never a crash, and `repart` leaves no member behind
+when it fails.
+
+failalloc.so (LD_PRELOAD, one rank) fails the n-th allocation the mxn
+executable's own code makes (the core is linked into it). A first run
+counts them; then n is swept: every count with --all, otherwise an even
+sample of --sample values (and the first few, where the open's paths
+are). Every --persist-th run fails that allocation and every later one
+(memory that stays exhausted: the error paths must not need any).
+
+usage: run_failalloc.py MXN MXN_GEN MPIEXEC FAILALLOC_SO WORKDIR
+           [--np 3] [--ranks 1] [--sample 40] [--all] [--persist 4] [--timeout 20]
+           [--scenarios stats,repart,steps,shift,diffusion]
+"""
+import argparse
+import glob
+import json
+import os
+import re
+import shutil
+import signal
+import subprocess
+import sys
+
+
+def parse():
+    p = argparse.ArgumentParser()
+    p.add_argument("mxn")
+    p.add_argument("gen")
+    p.add_argument("mpiexec")
+    p.add_argument("shim")
+    p.add_argument("work")
+    p.add_argument("--np", type=int, default=3)
+    p.add_argument("--ranks", default="1")
+    p.add_argument("--sample", type=int, default=40)
+    p.add_argument("--all", action="store_true")
+    p.add_argument("--persist", type=int, default=4,
+                   help="every K-th run also fails every later allocation (0: never)")
+    p.add_argument("--timeout", type=float, default=20)
+    p.add_argument("--scenarios", default="stats,repart,steps,shift,diffusion")
+    return p.parse_args()
+
+
+A = parse()
+ENV = dict(os.environ, OMPI_ALLOW_RUN_AS_ROOT="1", OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1",
+           OMPI_MCA_rmaps_base_oversubscribe="1")
+
+
+def run(cmd, extra_env=None, timeout=None):
+    """(returncode or None on timeout, output)."""
+    env = dict(ENV)
+    env.update(extra_env or {})
+    p = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, env=env,
+                         start_new_session=True, text=True, errors="replace")
+    try:
+        out, _ = p.communicate(timeout=timeout)
+        return p.returncode, out
+    except subprocess.TimeoutExpired:
+        os.killpg(p.pid, signal.SIGKILL)
+        out, _ = p.communicate()
+        return None, out
+
+
+def mpi(args, fail_rank=None, nth=0, report=False, timeout=None, trace=False, after=False):
+    cmd = [A.mpiexec, "-n", str(A.np)]
+    extra = {}
+    if fail_rank is not None:
+        extra = {"LD_PRELOAD": A.shim, "MXN_FAILALLOC_RANK": str(fail_rank),
+                 "MXN_FAILALLOC_NTH": str(nth), "MXN_FAILALLOC_REPORT": "1" if report else "0",
+                 "MXN_FAILALLOC_TRACE": "1" if trace else "0",
+                 "MXN_FAILALLOC_AFTER": "1" if after else "0"}
+        for k in extra:
+            cmd += ["-x", k]
+    return run(cmd + [A.mxn] + args, extra, timeout)
+
+
+os.makedirs(A.work, exist_ok=True)
+data = os.path.join(A.work, "set.e")
+mesh = os.path.join(A.work, "mesh.e")
+for f in glob.glob(os.path.join(A.work, "*")):
+    if os.path.isfile(f):
+        os.remove(f)
+# Three blocks of hex, wedge and tet with sets, variables and 3 steps,
+# in 6 members: every kind of read the load has; a load that moves over
+# the steps (hot_spot) for the re-balances to shift.
+for cmd in ([A.gen, "--type", "mixed", "--dims", "12", "10", "8", "--blocks", "3", "--steps", "3",
+             "--hot-spot", mesh],
+            [A.mxn, "split", mesh, data, "-n", "6"]):
+    rc, out = run(cmd, timeout=120)
+    if rc != 0:
+        sys.exit("setup failed: %s\n%s" % (" ".join(cmd), out))
+
+out_base = os.path.join(A.work, "out.e")
+SCEN = {
+    # the load: open, partition, cover, extraction, the ghost layer
+    "stats": ["stats", data, "--ghosts", "1", "--json"],
+    # the rewrite: the load, then each rank writes its member
+    "repart": ["repart", data, out_base, "--ghosts", "1", "--quiet"],
+    # re-balancing at every step by a field (new owners, migration)
+    "steps": ["stats", data, "--method", "rcb", "--steps", "all", "--weights", "hot_spot",
+              "--tolerance", "1.05", "--json"],
+    # ... by the files string's cut points (RankDLB shift) and by
+    # neighbour diffusion (LuNA Patch)
+    "shift": ["stats", data, "--steps", "all", "--weights", "hot_spot", "--tolerance", "1.05",
+              "--ghosts", "1", "--json"],
+    "diffusion": ["stats", data, "--method", "sfc", "--steps", "all", "--weights", "hot_spot",
+                  "--tolerance", "1.05", "--rebalance", "diffusion", "--json"],
+}
+
+
+def where(args, rank, n, after):
+    """The failed allocation's callers in the core (function file:line), by
+    a run with the stack printed."""
+    rc, out = mpi(args, rank, n, timeout=A.timeout, trace=True, after=after)
+    offs = re.findall(r"\(\+(0x[0-9a-f]+)\)", out)
+    if not offs:
+        return "?"
+    rc, names = run(["addr2line", "-f", "-s", "-e", A.mxn] + offs, timeout=60)
+    lines = names.splitlines()
+    frames = ["%s %s" % (lines[i], lines[i + 1]) for i in range(0, len(lines) - 1, 2)]
+    frames = [f for f in frames if not f.startswith(("mxn__malloc", "mxn__calloc", "mxn__realloc"))]
+    return " < ".join(frames[:4])
+
+
+def strip_seconds(o):
+    """The result without times and read counters: an allocation the code
+    can do without (the gap weighing's scratch) may change how it reads,
+    not what it gives."""
+    if isinstance(o, dict):
+        return {k: strip_seconds(v) for k, v in o.items()
+                if not k.startswith("seconds") and "bytes" not in k and k != "read_calls"}
+    if isinstance(o, list):
+        return [strip_seconds(v) for v in o]
+    return o
+
+
+def result_of(name, out):
+    """What a successful run produced, to compare with the reference."""
+    if name == "repart":
+        files = sorted(glob.glob(out_base + ".*"))
+        rc, d = run([A.mxn, "diff", data, out_base], timeout=120)
+        return (len(files), rc)
+    at = out.find("{")
+    if at < 0:
+        return None
+    try:
+        return strip_seconds(json.JSONDecoder().raw_decode(out[at:])[0])
+    except ValueError:
+        return None
+
+
+def clean_out():
+    for f in glob.glob(out_base + ".*"):
+        os.remove(f)
+
+
+failures = []
+total_runs = 0
+for name in A.scenarios.split(","):
+    args = SCEN[name]
+    clean_out()
+    rc, out = mpi(args, timeout=120)
+    if rc != 0:
+        sys.exit("%s: the run without failures failed (%s):\n%s" % (name, rc, out))
+    ref = result_of(name, out)
+    for rank in [int(r) for r in A.ranks.split(",")]:
+        clean_out()
+        rc, out = mpi(args, rank, 0, True, timeout=120)
+        counted = [l for l in out.splitlines() if l.startswith("failalloc: rank %d " % rank)]
+        if rc != 0 or not counted:
+            sys.exit("%s: the counting run failed (%s):\n%s" % (name, rc, out))
+        k = int(counted[0].split()[4])
+        if A.all or k <= A.sample:
+            ns = list(range(1, k + 1))
+        else:
+            ns = sorted(set(list(range(1, 9)) +
+                            [1 + (i * (k - 1)) // (A.sample - 1) for i in range(A.sample)]))
+        print("%s: rank %d makes %d allocations; failing %d of them, one per run%s" %
+              (name, rank, k, len(ns),
+               " (every %d-th run also every later one)" % A.persist if A.persist else ""),
+              flush=True)
+        for i, n in enumerate(ns):
+            clean_out()
+            after = A.persist > 0 and i % A.persist == A.persist - 1
+            rc, out = mpi(args, rank, n, timeout=A.timeout, after=after)
+            total_runs += 1
+            what = None
+            if rc is None:
+                what = "hung (killed after %g s)" % A.timeout
+            elif rc == 0:
+                got = result_of(name, out)
+                if got != ref:
+                    what = "succeeded with a different result"
+            else:
+                errs = [l for l in out.splitlines() if "error" in l and l.startswith("mxn ")]
+                if "signal" in out or "Segmentation" in out or "core dumped" in out:
+                    what = "crashed"
+                elif rc != 1 and not errs:
+                    what = "exit %d without the CLI's error line" % rc
+                elif not errs:
+                    what = "failed without the CLI's error line"
+                elif name == "repart" and glob.glob(out_base + ".*"):
+                    what = "left members behind: %s" % sorted(glob.glob(out_base + ".*"))
+            if what:
+                failures.append("%s, rank %d, allocation %d%s: %s" %
+                                (name, rank, n, " and after" if after else "", what))
+                print("FAIL " + failures[-1], flush=True)
+                print("  at " + where(args, rank, n, after), flush=True)
+                if rc is not None:
+                    print("  " + "\n  ".join(out.strip().splitlines()[-8:]), flush=True)
+clean_out()
+print("%d runs, %d failures" % (total_runs, len(failures)))
+sys.exit(1 if failures else 0)
