@@ -37,11 +37,12 @@ if(MXN_BUILD_PLUGIN AND PVBATCH)
 endif()
 
 # Out of memory on one rank (failalloc.so fails the n-th allocation the mxn
-# executable makes on rank 1 of 3): the load (stats), the rewrite (repart)
-# and per-step re-balancing must each end on every rank with the CLI's
-# error line or the same result, never hang or crash, and a failed repart
-# leaves no member behind. A sample of 80 allocations per command here
-# (every 4th run also fails all later ones); run_failalloc.py --all tries
+# executable, or the plugin's library, makes on rank 1 of 3): the load
+# (stats), the rewrite (repart), per-step re-balancing three ways and
+# MxNReader in pvbatch must each end on every rank with an error or the
+# same result, never hang or crash, and a failed repart leaves no member
+# behind. A sample of 48 allocations per command here (every 4th run also
+# fails all later ones), 24 for the reader; run_failalloc.py --all tries
 # every one.
 # Not in the sanitizer build: ASan's allocator must come before any
 # preloaded one.
@@ -49,11 +50,15 @@ if(NOT MXN_SANITIZE)
   add_library(mxn_failalloc MODULE reliability/failalloc.c)
   set_target_properties(mxn_failalloc PROPERTIES PREFIX "" OUTPUT_NAME failalloc)
   target_link_libraries(mxn_failalloc PRIVATE ${CMAKE_DL_LIBS})
+  set(mxn_failalloc_args --np 3 --ranks 1 --sample 48 --timeout 60)
+  if(MXN_BUILD_PLUGIN AND PVBATCH)
+    list(APPEND mxn_failalloc_args --scenarios stats,repart,steps,shift,diffusion,plugin
+         --pvbatch ${PVBATCH} --plugin $<TARGET_FILE:MxNReader> --plugin-sample 24)
+  endif()
   add_test(NAME reliability_failalloc_np3
     COMMAND ${Python3_EXECUTABLE} ${CMAKE_CURRENT_SOURCE_DIR}/reliability/run_failalloc.py
             $<TARGET_FILE:mxn_cli> $<TARGET_FILE:mxn_gen> ${MXN_MPIEXEC}
-            $<TARGET_FILE:mxn_failalloc> ${MXN_TEST_TMP}/failalloc --np 3 --ranks 1
-            --sample 80 --timeout 30)
-  set_tests_properties(reliability_failalloc_np3 PROPERTIES TIMEOUT 900
+            $<TARGET_FILE:mxn_failalloc> ${MXN_TEST_TMP}/failalloc ${mxn_failalloc_args})
+  set_tests_properties(reliability_failalloc_np3 PROPERTIES TIMEOUT 1200
     ENVIRONMENT "OMPI_ALLOW_RUN_AS_ROOT=1;OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1")
 endif()

@@ -395,7 +395,9 @@ int mxn__dual_graph_dist(MPI_Comm comm, int size, int rank, const mxn_structure_
   int *dest = NULL, *pdest = NULL;
   int64_t nsides = 0, ngot = 0, npairs = 0, nback = 0, n = pc->num_elements;
   int64_t *fstart = NULL;
-  MXN_ALLOC(fstart, pc->num_face_blocks + 1);
+  /* Two exchanges every rank calls: work that fails before one goes on to
+   * it (sync_), where the failure is agreed. */
+  MXN_ALLOC_OR(fstart, pc->num_face_blocks + 1, sync_sides);
   for (int fb = 0; fb < pc->num_face_blocks; fb++)
     fstart[fb + 1] = fstart[fb] + pc->face_blocks[fb].num_elements;
   for (int b = 0; b < pc->num_blocks; b++) {
@@ -408,8 +410,8 @@ int mxn__dual_graph_dist(MPI_Comm comm, int size, int rank, const mxn_structure_
     else
       nsides += pb->num_elements * mxn__side_corners(s->blocks[b].type, s->num_dim, &tab);
   }
-  MXN_ALLOC(sides, nsides);
-  MXN_ALLOC(dest, nsides);
+  MXN_ALLOC_OR(sides, nsides, sync_sides);
+  MXN_ALLOC_OR(dest, nsides, sync_sides);
   {
     int64_t q = 0;
     for (int b = 0, e = 0; b < pc->num_blocks; b++) {
@@ -471,7 +473,9 @@ int mxn__dual_graph_dist(MPI_Comm comm, int size, int rank, const mxn_structure_
       }
     }
   }
-  MXN_CHECK(mxn__send_to(comm, size, sides, sizeof *sides, nsides, dest, (void **)&got, &ngot));
+sync_sides:
+  MXN_CHECK(mxn__send_to_if(comm, size, status, sides, sizeof *sides, nsides, dest, (void **)&got,
+                            &ngot));
   qsort(got, (size_t)ngot, sizeof *got, cmp_side_rec);
   /* Pairs within each group of equal sides. */
   for (int64_t a = 0, b2; a < ngot; a = b2) {
@@ -479,8 +483,8 @@ int mxn__dual_graph_dist(MPI_Comm comm, int size, int rank, const mxn_structure_
     }
     npairs += (b2 - a) * (b2 - a - 1);
   }
-  MXN_ALLOC(pairs, npairs);
-  MXN_ALLOC(pdest, npairs);
+  MXN_ALLOC_OR(pairs, npairs, sync_pairs);
+  MXN_ALLOC_OR(pdest, npairs, sync_pairs);
   {
     int64_t q = 0;
     for (int64_t a = 0, b2; a < ngot; a = b2) {
@@ -496,7 +500,9 @@ int mxn__dual_graph_dist(MPI_Comm comm, int size, int rank, const mxn_structure_
     }
     npairs = q;
   }
-  MXN_CHECK(mxn__send_to(comm, size, pairs, sizeof *pairs, npairs, pdest, (void **)&back, &nback));
+sync_pairs:
+  MXN_CHECK(mxn__send_to_if(comm, size, status, pairs, sizeof *pairs, npairs, pdest,
+                            (void **)&back, &nback));
   qsort(back, (size_t)nback, sizeof *back, cmp_nbr_rec);
   {
     /* CSR in the order of ids: find each element's run of neighbours. */
@@ -1387,7 +1393,9 @@ static int load_open(MPI_Comm comm, const char *path, mxn_dataset_t *given,
         if ((status = mxn_agree(ld->comm, status, &e)) == MXN_OK) {
           status = mxn__dual_graph_dist(ld->comm, N, R, s, pc0, gid_order, quality, &adj_off, &adj_ids,
                                    &adj_ranks, &edge_w);
-          if (status != MXN_OK) mxn_error_set(&e, status, "rank %d: building the dual graph failed", R);
+          if (status != MXN_OK)
+            mxn_error_set(&e, status, "rank %d: building the dual graph failed: %s", R,
+                          mxn_strerror(status));
           if ((status = mxn_agree(ld->comm, status, &e)) == MXN_OK)
             status = quality_edge_weights(ld->comm, pc0->num_elements, adj_off, edge_w);
         }

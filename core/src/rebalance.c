@@ -894,7 +894,8 @@ static int diffuse(mxn_load_t *ld, const owned_t *ow, double tol, int max_rounds
       mine[i].nadj = na < DIFF_MAXADJ ? na : DIFF_MAXADJ;
       for (int64_t j = 0; j < mine[i].nadj; j++) mine[i].adj[j] = adj_ids[adj_off[i] + j];
     }
-    if (status != MXN_OK) mxn_error_set(e, status, "rank %d: diffusion setup failed", R);
+    if (status != MXN_OK && !e->msg[0])
+      mxn_error_set(e, status, "rank %d: diffusion setup failed: %s", R, mxn_strerror(status));
     if ((status = mxn_agree(ld->comm, status, e)) != MXN_OK) goto done;
   }
   if (max_rounds <= 0) max_rounds = 20;

@@ -4,9 +4,12 @@
  * behind). run_failalloc.py drives it.
  *
  * Counted are malloc, calloc and realloc calls made directly from the
- * main executable's code (the mxn CLI, into which the core is linked
- * statically): libc's, MPI's and netCDF's own allocations are passed
- * through, so the failure always lands on a path the project handles.
+ * code of one object: the main executable (the mxn CLI, into which the
+ * core is linked statically) or, with MXN_FAILALLOC_OBJ, the first loaded
+ * object whose path contains that string (the reader plugin's library,
+ * loaded by pvbatch after start: looked for after every dlopen). libc's,
+ * MPI's, netCDF's and VTK's own allocations are passed through, so the
+ * failure always lands on a path the project handles.
  *
  * Environment (read at load):
  *   MXN_FAILALLOC_RANK  the rank (OMPI_COMM_WORLD_RANK, PMI_RANK) that
@@ -19,11 +22,14 @@
  *                       (default 1)
  *   MXN_FAILALLOC_REPORT print "failalloc: rank R counted C failed F" on
  *                       stderr at exit, when set to 1
+ *   MXN_FAILALLOC_OBJ   count calls from this object instead of the main
+ *                       executable (a substring of its path)
  *   MXN_FAILALLOC_TRACE print the call stack of the (first) failed call on
  *                       stderr, when set to 1 (addresses as exe(+offset):
  *                       addr2line -f -e EXE OFFSET names them)
  */
 #define _GNU_SOURCE
+#include <dlfcn.h>
 #include <errno.h>
 #include <execinfo.h>
 #include <link.h>
@@ -47,10 +53,13 @@ static int rank = -1;
 static long counted, failed;
 static uintptr_t text_lo, text_hi; /* the main executable's code */
 
-static int first_object(struct dl_phdr_info *info, size_t size, void *data) {
+static const char *target; /* MXN_FAILALLOC_OBJ, or NULL: the main program */
+
+static int find_object(struct dl_phdr_info *info, size_t size, void *data) {
   (void)size;
   (void)data;
   /* the first object reported is the main program */
+  if (target && !(info->dlpi_name && strstr(info->dlpi_name, target))) return 0;
   for (int i = 0; i < info->dlpi_phnum; i++) {
     const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
     if (ph->p_type != PT_LOAD || !(ph->p_flags & PF_X)) continue;
@@ -59,6 +68,15 @@ static int first_object(struct dl_phdr_info *info, size_t size, void *data) {
     if (hi > text_hi) text_hi = hi;
   }
   return 1;
+}
+
+/* dlopen, then look for the target among the objects now loaded. */
+void *dlopen(const char *file, int flags) {
+  static void *(*real)(const char *, int);
+  if (!real) *(void **)&real = dlsym(RTLD_NEXT, "dlopen");
+  void *h = real ? real(file, flags) : NULL;
+  if (target && !text_hi) dl_iterate_phdr(find_object, NULL);
+  return h;
 }
 
 static long env_long(const char *name, long def) {
@@ -74,8 +92,10 @@ __attribute__((constructor)) static void failalloc_init(void) {
   min_bytes = (size_t)env_long("MXN_FAILALLOC_MIN", 1);
   report = env_long("MXN_FAILALLOC_REPORT", 0) == 1;
   trace = env_long("MXN_FAILALLOC_TRACE", 0) == 1;
-  dl_iterate_phdr(first_object, NULL);
-  active = want == rank && text_hi > text_lo;
+  target = getenv("MXN_FAILALLOC_OBJ");
+  if (target && !*target) target = NULL;
+  dl_iterate_phdr(find_object, NULL);
+  active = want == rank;
 }
 
 __attribute__((destructor)) static void failalloc_fini(void) {
@@ -90,7 +110,7 @@ __attribute__((destructor)) static void failalloc_fini(void) {
 /* Whether this call (from `from`, of `bytes`) fails. */
 static int fails(const void *from, size_t bytes) {
   uintptr_t a = (uintptr_t)from;
-  if (!active || bytes < min_bytes || a < text_lo || a >= text_hi) return 0;
+  if (!active || bytes < min_bytes || a < text_lo || a >= text_hi) return 0; /* also: not loaded */
   counted++;
   if (nth > 0 && (counted == nth || (after && counted > nth))) {
     if (failed++ == 0 && trace) {

@@ -11,9 +11,16 @@ sample of --sample values (and the first few, where the open's paths
 are). Every --persist-th run fails that allocation and every later one
 (memory that stays exhausted: the error paths must not need any).
 
+With --pvbatch and --plugin, the scenario "plugin" does the same to
+MxNReader in pvbatch (failalloc_plugin.py: a load with one ghost layer,
+then the second time step), failing allocations of the plugin's library
+(libvtkMxNIO): every rank must print its result, and either every rank
+reports an error or the owned cells add up as without the failure.
+
 usage: run_failalloc.py MXN MXN_GEN MPIEXEC FAILALLOC_SO WORKDIR
            [--np 3] [--ranks 1] [--sample 40] [--all] [--persist 4] [--timeout 20]
-           [--scenarios stats,repart,steps,shift,diffusion]
+           [--scenarios stats,repart,steps,shift,diffusion[,plugin]]
+           [--pvbatch PVBATCH --plugin MXNREADER_SO [--plugin-sample K]]
 """
 import argparse
 import glob
@@ -41,6 +48,10 @@ def parse():
                    help="every K-th run also fails every later allocation (0: never)")
     p.add_argument("--timeout", type=float, default=20)
     p.add_argument("--scenarios", default="stats,repart,steps,shift,diffusion")
+    p.add_argument("--pvbatch", default="")
+    p.add_argument("--plugin", default="")
+    p.add_argument("--plugin-sample", type=int, default=0,
+                   help="--sample for the plugin scenario (default: --sample)")
     return p.parse_args()
 
 
@@ -67,13 +78,18 @@ def run(cmd, extra_env=None, timeout=None):
 def mpi(args, fail_rank=None, nth=0, report=False, timeout=None, trace=False, after=False):
     cmd = [A.mpiexec, "-n", str(A.np)]
     extra = {}
+    plugin = args[0] == "plugin"
     if fail_rank is not None:
         extra = {"LD_PRELOAD": A.shim, "MXN_FAILALLOC_RANK": str(fail_rank),
+                 "MXN_FAILALLOC_OBJ": "libvtkMxNIO" if plugin else "",
                  "MXN_FAILALLOC_NTH": str(nth), "MXN_FAILALLOC_REPORT": "1" if report else "0",
                  "MXN_FAILALLOC_TRACE": "1" if trace else "0",
                  "MXN_FAILALLOC_AFTER": "1" if after else "0"}
         for k in extra:
             cmd += ["-x", k]
+    if plugin:
+        script = os.path.join(os.path.dirname(os.path.abspath(__file__)), "failalloc_plugin.py")
+        return run(cmd + [A.pvbatch, "--symmetric", script, A.plugin] + args[1:], extra, timeout)
     return run(cmd + [A.mxn] + args, extra, timeout)
 
 
@@ -108,20 +124,34 @@ SCEN = {
               "--ghosts", "1", "--json"],
     "diffusion": ["stats", data, "--method", "sfc", "--steps", "all", "--weights", "hot_spot",
                   "--tolerance", "1.05", "--rebalance", "diffusion", "--json"],
+    # MxNReader in pvbatch (failalloc_plugin.py)
+    "plugin": ["plugin", data],
 }
+
+
+def plugin_rows(out):
+    """rank -> (errors, cells, first error) from failalloc_plugin.py's lines."""
+    rows = {}
+    for m in re.finditer(r"FAILALLOC_RESULT rank (\d+) errors (\d+) cells (\d+) first: (.*)", out):
+        rows[int(m.group(1))] = (int(m.group(2)), int(m.group(3)), m.group(4))
+    return rows
 
 
 def where(args, rank, n, after):
     """The failed allocation's callers in the core (function file:line), by
     a run with the stack printed."""
     rc, out = mpi(args, rank, n, timeout=A.timeout, trace=True, after=after)
-    offs = re.findall(r"\(\+(0x[0-9a-f]+)\)", out)
-    if not offs:
-        return "?"
-    rc, names = run(["addr2line", "-f", "-s", "-e", A.mxn] + offs, timeout=60)
-    lines = names.splitlines()
-    frames = ["%s %s" % (lines[i], lines[i + 1]) for i in range(0, len(lines) - 1, 2)]
+    frames = []
+    for obj, off in re.findall(r"([^\s\[\]()]+)\(\+(0x[0-9a-f]+)\)", out):
+        if "failalloc" in obj or not os.path.exists(obj):
+            continue
+        rc, names = run(["addr2line", "-f", "-s", "-e", obj, off], timeout=60)
+        lines = names.splitlines()
+        if len(lines) >= 2:
+            frames.append("%s %s" % (lines[0], lines[1]))
     frames = [f for f in frames if not f.startswith(("mxn__malloc", "mxn__calloc", "mxn__realloc"))]
+    if not frames:
+        return "?"
     return " < ".join(frames[:4])
 
 
@@ -139,6 +169,9 @@ def strip_seconds(o):
 
 def result_of(name, out):
     """What a successful run produced, to compare with the reference."""
+    if name == "plugin":
+        rows = plugin_rows(out)
+        return sum(r[1] for r in rows.values()) if len(rows) == A.np else None
     if name == "repart":
         files = sorted(glob.glob(out_base + ".*"))
         rc, d = run([A.mxn, "diff", data, out_base], timeout=120)
@@ -162,6 +195,8 @@ total_runs = 0
 for name in A.scenarios.split(","):
     args = SCEN[name]
     clean_out()
+    if name == "plugin" and not (A.pvbatch and A.plugin):
+        sys.exit("plugin: needs --pvbatch and --plugin")
     rc, out = mpi(args, timeout=120)
     if rc != 0:
         sys.exit("%s: the run without failures failed (%s):\n%s" % (name, rc, out))
@@ -173,11 +208,12 @@ for name in A.scenarios.split(","):
         if rc != 0 or not counted:
             sys.exit("%s: the counting run failed (%s):\n%s" % (name, rc, out))
         k = int(counted[0].split()[4])
-        if A.all or k <= A.sample:
+        sample = A.plugin_sample if name == "plugin" and A.plugin_sample > 0 else A.sample
+        if A.all or k <= sample:
             ns = list(range(1, k + 1))
         else:
             ns = sorted(set(list(range(1, 9)) +
-                            [1 + (i * (k - 1)) // (A.sample - 1) for i in range(A.sample)]))
+                            [1 + (i * (k - 1)) // (sample - 1) for i in range(sample)]))
         print("%s: rank %d makes %d allocations; failing %d of them, one per run%s" %
               (name, rank, k, len(ns),
                " (every %d-th run also every later one)" % A.persist if A.persist else ""),
@@ -190,6 +226,16 @@ for name in A.scenarios.split(","):
             what = None
             if rc is None:
                 what = "hung (killed after %g s)" % A.timeout
+            elif name == "plugin":
+                rows = plugin_rows(out)
+                erred = [r for r in rows if rows[r][0] > 0]
+                if rc != 0 or len(rows) != A.np:
+                    what = "exit %s with results from ranks %s only" % (rc, sorted(rows))
+                elif erred and len(erred) != A.np:
+                    what = "errors on ranks %s only" % erred
+                elif not erred and result_of(name, out) != ref:
+                    what = "no error, but %s owned cells (%s without the failure)" % (
+                        result_of(name, out), ref)
             elif rc == 0:
                 got = result_of(name, out)
                 if got != ref:
