@@ -38,10 +38,10 @@ endif()
 
 # Out of memory on one rank (failalloc.so fails the n-th allocation the mxn
 # executable, or the plugin's library, makes on rank 1 of 3): the load
-# (stats), the rewrite (repart), per-step re-balancing three ways and
-# MxNReader in pvbatch must each end on every rank with an error or the
-# same result, never hang or crash, and a failed repart leaves no member
-# behind. A sample of 48 allocations per command here (every 4th run also
+# (stats), the rewrite (repart), per-step re-balancing three ways, the
+# serial join and split, and MxNReader in pvbatch must each end on every
+# rank with an error or the same result, never hang or crash, and a
+# failed repart, join or split leaves no output file behind. A sample of 48 allocations per command here (every 4th run also
 # fails all later ones), 24 for the reader; run_failalloc.py --all tries
 # every one.
 # Not in the sanitizer build: ASan's allocator must come before any
@@ -52,7 +52,7 @@ if(NOT MXN_SANITIZE)
   target_link_libraries(mxn_failalloc PRIVATE ${CMAKE_DL_LIBS})
   set(mxn_failalloc_args --np 3 --ranks 1 --sample 48 --timeout 60)
   if(MXN_BUILD_PLUGIN AND PVBATCH)
-    list(APPEND mxn_failalloc_args --scenarios stats,repart,steps,shift,diffusion,plugin
+    list(APPEND mxn_failalloc_args --scenarios stats,repart,steps,shift,diffusion,join,split,plugin
          --pvbatch ${PVBATCH} --plugin $<TARGET_FILE:MxNReader> --plugin-sample 24)
   endif()
   add_test(NAME reliability_failalloc_np3

@@ -1,8 +1,9 @@
 """Out of memory on one rank, anywhere in a parallel load or rewrite: every
 run must end (no hang), with exit status 1 and the CLI's error line, or
 succeed with the same result as without the failure (an allocation the
-code can do without); never a crash, and `repart` leaves no member behind
-when it fails.
+code can do without); never a crash, and a failed `repart`, `join` or
+`split` leaves no output file behind (the serial `join` and `split` run
+as one process, the failure on it).
 
 failalloc.so (LD_PRELOAD, one rank) fails the n-th allocation the mxn
 executable's own code makes (the core is linked into it). A first run
@@ -19,7 +20,7 @@ reports an error or the owned cells add up as without the failure.
 
 usage: run_failalloc.py MXN MXN_GEN MPIEXEC FAILALLOC_SO WORKDIR
            [--np 3] [--ranks 1] [--sample 40] [--all] [--persist 4] [--timeout 20]
-           [--scenarios stats,repart,steps,shift,diffusion[,plugin]]
+           [--scenarios stats,repart,steps,shift,diffusion,join,split[,plugin]]
            [--pvbatch PVBATCH --plugin MXNREADER_SO [--plugin-sample K]]
 """
 import argparse
@@ -47,7 +48,7 @@ def parse():
     p.add_argument("--persist", type=int, default=4,
                    help="every K-th run also fails every later allocation (0: never)")
     p.add_argument("--timeout", type=float, default=20)
-    p.add_argument("--scenarios", default="stats,repart,steps,shift,diffusion")
+    p.add_argument("--scenarios", default="stats,repart,steps,shift,diffusion,join,split")
     p.add_argument("--pvbatch", default="")
     p.add_argument("--plugin", default="")
     p.add_argument("--plugin-sample", type=int, default=0,
@@ -75,6 +76,9 @@ def run(cmd, extra_env=None, timeout=None):
         return None, out
 
 
+SERIAL = ("join", "split")  # single-process commands: run without mpiexec, rank 0
+
+
 def mpi(args, fail_rank=None, nth=0, report=False, timeout=None, trace=False, after=False):
     cmd = [A.mpiexec, "-n", str(A.np)]
     extra = {}
@@ -90,6 +94,8 @@ def mpi(args, fail_rank=None, nth=0, report=False, timeout=None, trace=False, af
     if plugin:
         script = os.path.join(os.path.dirname(os.path.abspath(__file__)), "failalloc_plugin.py")
         return run(cmd + [A.pvbatch, "--symmetric", script, A.plugin] + args[1:], extra, timeout)
+    if args[0] in SERIAL:
+        return run([A.mxn] + args, extra, timeout)
     return run(cmd + [A.mxn] + args, extra, timeout)
 
 
@@ -110,6 +116,8 @@ for cmd in ([A.gen, "--type", "mixed", "--dims", "12", "10", "8", "--blocks", "3
         sys.exit("setup failed: %s\n%s" % (" ".join(cmd), out))
 
 out_base = os.path.join(A.work, "out.e")
+joined = os.path.join(A.work, "joined.e")
+resplit = os.path.join(A.work, "resplit.e")
 SCEN = {
     # the load: open, partition, cover, extraction, the ghost layer
     "stats": ["stats", data, "--ghosts", "1", "--json"],
@@ -126,6 +134,9 @@ SCEN = {
                   "--tolerance", "1.05", "--rebalance", "diffusion", "--json"],
     # MxNReader in pvbatch (failalloc_plugin.py)
     "plugin": ["plugin", data],
+    # the single-process forms: M -> 1 and 1 -> M files
+    "join": ["join", data, joined, "--quiet"],
+    "split": ["split", mesh, resplit, "-n", "4", "--quiet"],
 }
 
 
@@ -172,9 +183,11 @@ def result_of(name, out):
     if name == "plugin":
         rows = plugin_rows(out)
         return sum(r[1] for r in rows.values()) if len(rows) == A.np else None
-    if name == "repart":
-        files = sorted(glob.glob(out_base + ".*"))
-        rc, d = run([A.mxn, "diff", data, out_base], timeout=120)
+    if name in ("repart", "join", "split"):
+        base, orig = {"repart": (out_base, data), "join": (joined, data),
+                      "split": (resplit, mesh)}[name]
+        files = sorted(glob.glob(base + "*"))
+        rc, d = run([A.mxn, "diff", orig, base], timeout=120)
         return (len(files), rc)
     at = out.find("{")
     if at < 0:
@@ -185,8 +198,12 @@ def result_of(name, out):
         return None
 
 
+def outputs():
+    return sorted(glob.glob(out_base + ".*") + glob.glob(joined + "*") + glob.glob(resplit + "*"))
+
+
 def clean_out():
-    for f in glob.glob(out_base + ".*"):
+    for f in outputs():
         os.remove(f)
 
 
@@ -201,7 +218,7 @@ for name in A.scenarios.split(","):
     if rc != 0:
         sys.exit("%s: the run without failures failed (%s):\n%s" % (name, rc, out))
     ref = result_of(name, out)
-    for rank in [int(r) for r in A.ranks.split(",")]:
+    for rank in ([0] if name in SERIAL else [int(r) for r in A.ranks.split(",")]):
         clean_out()
         rc, out = mpi(args, rank, 0, True, timeout=120)
         counted = [l for l in out.splitlines() if l.startswith("failalloc: rank %d " % rank)]
@@ -241,15 +258,15 @@ for name in A.scenarios.split(","):
                 if got != ref:
                     what = "succeeded with a different result"
             else:
-                errs = [l for l in out.splitlines() if "error" in l and l.startswith("mxn ")]
+                errs = [l for l in out.splitlines() if "error" in l and l.startswith("mxn")]
                 if "signal" in out or "Segmentation" in out or "core dumped" in out:
                     what = "crashed"
                 elif rc != 1 and not errs:
                     what = "exit %d without the CLI's error line" % rc
                 elif not errs:
                     what = "failed without the CLI's error line"
-                elif name == "repart" and glob.glob(out_base + ".*"):
-                    what = "left members behind: %s" % sorted(glob.glob(out_base + ".*"))
+                elif outputs():
+                    what = "left output behind: %s" % [os.path.basename(f) for f in outputs()]
             if what:
                 failures.append("%s, rank %d, allocation %d%s: %s" %
                                 (name, rank, n, " and after" if after else "", what))
