@@ -41,9 +41,9 @@ endif()
 # (stats), the rewrite (repart), per-step re-balancing three ways, the
 # serial join and split, and MxNReader in pvbatch must each end on every
 # rank with an error or the same result, never hang or crash, and a
-# failed repart, join or split leaves no output file behind. A sample of 48 allocations per command here (every 4th run also
-# fails all later ones), 24 for the reader; run_failalloc.py --all tries
-# every one.
+# failed repart, join or split leaves no output file behind. A sample of
+# 48 allocations per command here (every 4th run also fails all later
+# ones), 24 for the reader; run_failalloc.py --all tries every one.
 # Not in the sanitizer build: ASan's allocator must come before any
 # preloaded one.
 if(NOT MXN_SANITIZE)

@@ -1536,14 +1536,14 @@ static int load_open(MPI_Comm comm, const char *path, mxn_dataset_t *given,
     status = mxn_partition(ld->comm, method, &in, N, &po, part, &e);
   }
   if ((status = mxn_agree(ld->comm, status, &e)) != MXN_OK) goto done;
-  /* short of memory, a rank still takes part in the exchange (sending
-   * nothing) and the failure is agreed after it */
+  /* short of memory, a rank still calls the exchange, which then fails
+   * everywhere (mxn__send_to_if) */
   mv = mxn__malloc(((size_t)n0 + 1) * sizeof *mv);
   if (!mv)
     status = mxn_error_set(&e, MXN_ERR_NOMEM, "rank %d: out of memory moving %lld element ids", R,
                            (long long)n0);
   for (int64_t k = 0; mv && k < n0; k++) mv[k] = (moving_t){ids0[k], w0[k], file0[k], 0};
-  int sent = mxn__send_to(ld->comm, N, mv, sizeof *mv, mv ? n0 : 0, part, (void **)&mine, &nmine);
+  int sent = mxn__send_to_if(ld->comm, N, status, mv, sizeof *mv, n0, part, (void **)&mine, &nmine);
   if (status == MXN_OK && sent != MXN_OK)
     status = mxn_error_set(&e, sent, "moving element ids to their owners failed: %s",
                            mxn_strerror(sent));

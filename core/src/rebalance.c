@@ -1442,8 +1442,8 @@ static int rebalance(mxn_load_t *ld, int step, const mxn_rebalance_opts_t *opts,
     int64_t before = 0;
     MPI_Exscan(&ow.n, &before, 1, MPI_INT64_T, MPI_SUM, ld->comm);
     if (R == 0) before = 0;
-    /* short of memory, a rank still takes part in the exchange (sending
-     * nothing) and the failure is agreed after it */
+    /* short of memory, a rank still calls the exchange, which then fails
+     * everywhere (mxn__send_to_if) */
     mv = mxn__malloc(((size_t)ow.n + 1) * sizeof *mv);
     if (!mv) status = mxn_error_set(&e, MXN_ERR_NOMEM, "rank %d: out of memory re-balancing", R);
     int *dst = spart;
@@ -1453,7 +1453,8 @@ static int rebalance(mxn_load_t *ld, int step, const mxn_rebalance_opts_t *opts,
       for (int64_t i = 0; mv && i < ow.n; i++) mv[i] = (mover_t){ow.ids[i], ow.w[i], 0};
       dst = part;
     }
-    int sent = mxn__send_to(ld->comm, N, mv, sizeof *mv, mv ? ow.n : 0, dst, (void **)&recv, &nrecv);
+    int sent = mxn__send_to_if(ld->comm, N, status, mv, sizeof *mv, ow.n, dst, (void **)&recv,
+                               &nrecv);
     if (status == MXN_OK && sent != MXN_OK)
       status = mxn_error_set(&e, sent, "moving element ids failed: %s", mxn_strerror(sent));
     if ((status = mxn_agree(ld->comm, status, &e)) != MXN_OK) goto done;
