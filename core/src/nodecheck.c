@@ -209,28 +209,54 @@ static double tolerance(MPI_Comm comm, const copy_t *copies, int64_t n) {
   return 1e-6 * scale;
 }
 
-/* Compare the copies of each id (copies[0..n), sorted by id): the first of
- * a group against each other one; the first differing pair (lowest id) is
- * refused. */
-static int compare_copies(mxn_dataset_t *ds, const copy_t *copies, int64_t n, double tol,
-                          mxn_error_t *err) {
-  for (int64_t a = 0, b; a < n; a = b) {
-    for (b = a + 1; b < n && copies[b].id == copies[a].id; b++) {
-      const copy_t *p = &copies[a], *q = &copies[b];
-      if (same(p->x[0], q->x[0], tol) && same(p->x[1], q->x[1], tol) && same(p->x[2], q->x[2], tol))
-        continue;
-      const copy_t *lo = p->file < q->file ? p : q, *hi = p->file < q->file ? q : p;
-      return mxn_error_set(err, MXN_ERR_FORMAT,
-                           "%s: node %lld (its node %lld) is at (%.9g, %.9g, %.9g), but at "
-                           "(%.9g, %.9g, %.9g) in %s (its node %lld): a node several members "
-                           "store must have the same coordinates in each",
-                           mxn_dataset_file_path(ds, hi->file), (long long)hi->id,
-                           (long long)hi->pos + 1, hi->x[0], hi->x[1], hi->x[2], lo->x[0],
-                           lo->x[1], lo->x[2], mxn_dataset_file_path(ds, lo->file),
-                           (long long)lo->pos + 1);
+/* Compare each copy with the first copy of its id (copies[0..n), any
+ * order; the first is the earliest): a table of first copies by id, open
+ * addressing, instead of a sort by id (radix-sorting the 48-byte copies
+ * was the check's largest item with a thousand small members). Of the
+ * differing pairs, the one of the lowest id is refused, the pair a sort
+ * would have found first. With nfirst, the first copies are moved to the
+ * front of copies, in order, and *nfirst counts them. */
+static int compare_copies(mxn_dataset_t *ds, copy_t *copies, int64_t n, double tol,
+                          int64_t *nfirst, mxn_error_t *err) {
+  int bits = 4;
+  while (bits < 62 && ((int64_t)1 << bits) < 2 * n) bits++;
+  uint64_t mask = ((uint64_t)1 << bits) - 1;
+  int64_t *slot = mxn__calloc((size_t)mask + 1, sizeof *slot); /* index + 1; 0: empty */
+  if (!slot) return MXN_ERR_NOMEM;
+  copy_t bad_first = {0}, bad_other = {0};
+  int bad = 0;
+  int64_t nf = 0;
+  for (int64_t i = 0; i < n; i++) {
+    const copy_t *c = &copies[i];
+    uint64_t h = ((uint64_t)c->id * UINT64_C(0x9E3779B97F4A7C15)) >> (64 - bits);
+    while (slot[h] && copies[slot[h] - 1].id != c->id) h = (h + 1) & mask;
+    if (!slot[h]) { /* the first copy of its id */
+      if (nfirst) copies[nf] = *c; /* nf <= i: that place is done with */
+      slot[h] = (nfirst ? nf : i) + 1;
+      nf++;
+      continue;
+    }
+    const copy_t *p = &copies[slot[h] - 1];
+    if (same(p->x[0], c->x[0], tol) && same(p->x[1], c->x[1], tol) && same(p->x[2], c->x[2], tol))
+      continue;
+    if (!bad || c->id < bad_first.id) {
+      bad = 1;
+      bad_first = *p;
+      bad_other = *c;
     }
   }
-  return MXN_OK;
+  free(slot);
+  if (nfirst) *nfirst = nf;
+  if (!bad) return MXN_OK;
+  const copy_t *p = &bad_first, *q = &bad_other;
+  const copy_t *lo = p->file < q->file ? p : q, *hi = p->file < q->file ? q : p;
+  return mxn_error_set(err, MXN_ERR_FORMAT,
+                       "%s: node %lld (its node %lld) is at (%.9g, %.9g, %.9g), but at "
+                       "(%.9g, %.9g, %.9g) in %s (its node %lld): a node several members "
+                       "store must have the same coordinates in each",
+                       mxn_dataset_file_path(ds, hi->file), (long long)hi->id,
+                       (long long)hi->pos + 1, hi->x[0], hi->x[1], hi->x[2], lo->x[0], lo->x[1],
+                       lo->x[2], mxn_dataset_file_path(ds, lo->file), (long long)lo->pos + 1);
 }
 
 /* Where every member states its shared nodes: the copies of this rank's
@@ -247,24 +273,18 @@ static int compare_stated(MPI_Comm comm, mxn_dataset_t *ds, int rank, int size, 
   copy_t *asked = NULL;
   int64_t nasked = 0, nrep = 0;
   int *dest = NULL;
-  int status = mxn__radix_sort(copies, n, sizeof *copies);
-  if (status == MXN_OK) status = compare_copies(ds, copies, n, tol, err);
+  int status = compare_copies(ds, copies, n, tol, &nrep, err);
   if (status == MXN_OK && size > 1) {
-    dest = mxn__malloc(((size_t)n + 1) * sizeof *dest);
+    dest = mxn__malloc(((size_t)nrep + 1) * sizeof *dest);
     if (!dest) status = MXN_ERR_NOMEM;
-    for (int64_t i = 0; status == MXN_OK && i < n; i++)
-      if (i == 0 || copies[i].id != copies[i - 1].id) {
-        copies[nrep] = copies[i];
-        dest[nrep++] = mxn_directory_home(copies[i].id, size);
-      }
+    for (int64_t i = 0; status == MXN_OK && i < nrep; i++) dest[i] = mxn_directory_home(copies[i].id, size);
   }
   if (size > 1) {
     /* every rank sends, failed or not (nothing then), so none waits alone */
     int rs = route(comm, copies, sizeof *copies, status == MXN_OK ? nrep : 0, dest,
                    (void **)&asked, &nasked);
     if (status == MXN_OK) status = rs;
-    if (status == MXN_OK) status = mxn__radix_sort(asked, nasked, sizeof *asked);
-    if (status == MXN_OK) status = compare_copies(ds, asked, nasked, tol, err);
+    if (status == MXN_OK) status = compare_copies(ds, asked, nasked, tol, NULL, err);
   }
   free(asked);
   free(dest);
@@ -378,11 +398,10 @@ int mxn__check_shared_nodes(MPI_Comm comm, mxn_dataset_t *ds, int fbeg, int fend
   if (status == MXN_ERR_NOMEM) mxn_error_set(err, status, "rank %d: out of memory checking shared nodes", rank);
   if ((status = agree(comm, status, err)) != MXN_OK) goto done;
   status = route(comm, back, sizeof *back, nback, dest, (void **)&asked, &nasked);
-  if (status == MXN_OK) status = mxn__radix_sort(asked, nasked, sizeof *asked);
 
   /* 4. Compare at home (the tolerance is collective: every rank asks). */
   double tol = tolerance(comm, asked, status == MXN_OK ? nasked : 0);
-  if (status == MXN_OK) status = compare_copies(ds, asked, nasked, tol, err);
+  if (status == MXN_OK) status = compare_copies(ds, asked, nasked, tol, NULL, err);
   if (status == MXN_ERR_NOMEM) mxn_error_set(err, status, "rank %d: out of memory checking shared nodes", rank);
   status = agree(comm, status, err);
 done:

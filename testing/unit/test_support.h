@@ -102,9 +102,10 @@ inline void drop_cmaps(const std::string &p) {
   nc_close(id);
 }
 
-// Move in member b the first node it shares with member a by 0.5 in z;
-// *moved: its global id.
-inline void move_shared_node(const std::string &a, const std::string &b, long long *moved) {
+// Move in member b the first node it shares with member a (the last one,
+// with `last`) by 0.5 in z; *moved: its global id.
+inline void move_shared_node(const std::string &a, const std::string &b, long long *moved,
+                             bool last = false) {
   int na = 0, nb = 0, va, vb, dim;
   size_t la = 0, lb = 0;
   ASSERT_EQ(NC_NOERR, nc_open(a.c_str(), NC_NOWRITE, &na));
@@ -120,7 +121,7 @@ inline void move_shared_node(const std::string &a, const std::string &b, long lo
   ASSERT_EQ(NC_NOERR, nc_get_var_longlong(nb, vb, mb.data()));
   std::set<long long> in_a(ma.begin(), ma.end());
   size_t at = lb;
-  for (size_t i = 0; i < lb && at == lb; i++)
+  for (size_t i = 0; i < lb && (last || at == lb); i++)
     if (in_a.count(mb[i])) at = i;
   ASSERT_LT(at, lb) << "the members share no node";
   *moved = mb[at];
