@@ -663,6 +663,15 @@ int mxn__m_coords(const mxn__file_t *f, int nd, int64_t first, int64_t n, int64_
                   double *xyz[3]) {
   ptrdiff_t st[2] = {1, (ptrdiff_t)stride};
   int coord = -1;
+  if (f->nc3 && stride == 1 && nd >= 1 && nd <= 3 && first >= 0 && n > 0) {
+    /* the axes side by side in the file: one read for all of them */
+    int v[3] = {-1, -1, -1};
+    for (int d = 0; d < nd; d++) v[d] = mxn__m_var(f, coord_var[d]);
+    if (v[nd - 1] >= 0 && v[0] >= 0 && (nd < 3 || v[1] >= 0)) {
+      int rc = mxn__nc3_get_each(f->nc3, nd, v, (uint64_t)first, (uint64_t)n, (void *const *)xyz, 'd');
+      if (rc != 0) return rc == 1 ? 0 : -1;
+    }
+  }
   for (int d = 0; d < nd; d++) {
     int v = coord >= 0 ? -1 : mxn__m_var(f, coord_var[d]);
     if (v >= 0) {

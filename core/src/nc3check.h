@@ -95,10 +95,14 @@ typedef struct mxn__nc3 {
   unsigned char *head;
   uint64_t head_n;
   /* While a member is summarized (mxn__nc3_window), small reads beyond
-   * the head go through one window of MXN__NC3_WIN bytes: the names,
-   * tables and first time values Exodus writes side by side. */
+   * the head go through two windows of MXN__NC3_WIN bytes each: the
+   * names, tables and first time values Exodus writes side by side. A
+   * window starts a quarter of its size before the read that filled it
+   * (the summary reads names in an order that steps back a little), and
+   * the one used less recently is refilled. */
   unsigned char *win;
-  uint64_t win_at, win_n;
+  uint64_t win_at[2], win_n[2];
+  int win_next;
 } mxn__nc3_t;
 
 #define MXN__NC3_WIN 1024
@@ -151,5 +155,21 @@ int mxn__nc3_att_double(const mxn__nc3_t *h, const mxn__nc3_att_t *a, double *x)
  */
 int mxn__nc3_get(const mxn__nc3_t *h, int v, const size_t *start, const size_t *count,
                  const ptrdiff_t *stride, void *out, char as);
+
+/* Most bytes between two variables mxn__nc3_get_each reads in one call. */
+#define MXN__NC3_GAP 4096
+
+/**
+ * Values first..first+n-1 of each of the nv (<= 3) one-dimensional,
+ * fixed-size variables v[] of one numeric type, into out[k], as
+ * mxn__nc3_get would read them one by one, in a single system call
+ * (preadv) when the variables lie in the file in that order less than
+ * MXN__NC3_GAP bytes apart: a node's coordinates, stored one variable per
+ * axis, are three reads otherwise.
+ * eturn 1 done; 0 not so placed (nothing read: read them one by one);
+ *         -2 when the file cannot be read there; -3 as mxn__nc3_get.
+ */
+int mxn__nc3_get_each(const mxn__nc3_t *h, int nv, const int *v, uint64_t first, uint64_t n,
+                      void *const *out, char as);
 
 #endif /* MXN_NC3CHECK_H */

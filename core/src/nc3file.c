@@ -12,6 +12,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/uio.h>
 #include <unistd.h>
 
 #define NC3_READ_DIMS 8 /* more dimensions: read through netCDF */
@@ -246,16 +247,18 @@ int mxn__nc3_window(mxn__nc3_t *h, int on) {
   if (!on) {
     free(h->win);
     h->win = NULL;
-  } else if (!h->win && !(h->win = malloc(MXN__NC3_WIN))) {
+  } else if (!h->win && !(h->win = malloc(2 * MXN__NC3_WIN))) {
     return -1;
   }
-  h->win_at = h->win_n = 0;
+  h->win_at[0] = h->win_at[1] = h->win_n[0] = h->win_n[1] = 0;
+  h->win_next = 0;
   return 0;
 }
 
-/* Bytes at..at+n-1 are in the window. */
-static int in_window(const mxn__nc3_t *h, uint64_t at, uint64_t n) {
-  return at >= h->win_at && at - h->win_at <= h->win_n && n <= h->win_n - (at - h->win_at);
+/* Bytes at..at+n-1 are in window w. */
+static int in_window(const mxn__nc3_t *h, int w, uint64_t at, uint64_t n) {
+  return at >= h->win_at[w] && at - h->win_at[w] <= h->win_n[w] &&
+         n <= h->win_n[w] - (at - h->win_at[w]);
 }
 
 /* n bytes at offset `at` into buf; 0, or -2 on a short or failed read. */
@@ -268,15 +271,19 @@ static int read_at(const mxn__nc3_t *h, void *buf, uint64_t n, uint64_t at) {
     /* the window is a cache of the file's bytes: the table is the
      * caller's const view, its storage is not const */
     mxn__nc3_t *m = (mxn__nc3_t *)h;
-    if (!in_window(m, at, n)) {
+    int w = in_window(m, 0, at, n) ? 0 : in_window(m, 1, at, n) ? 1 : -1;
+    if (w < 0) {
+      w = m->win_next;
+      uint64_t from = at > MXN__NC3_WIN / 4 ? at - MXN__NC3_WIN / 4 : 0;
       ssize_t got;
-      do got = pread(m->fd, m->win, MXN__NC3_WIN, (off_t)at);
+      do got = pread(m->fd, m->win + w * MXN__NC3_WIN, MXN__NC3_WIN, (off_t)from);
       while (got < 0 && errno == EINTR);
-      m->win_at = at;
-      m->win_n = got > 0 ? (uint64_t)got : 0;
+      m->win_at[w] = from;
+      m->win_n[w] = got > 0 ? (uint64_t)got : 0;
     }
-    if (in_window(m, at, n)) {
-      memcpy(buf, m->win + (at - m->win_at), n);
+    m->win_next = !w;
+    if (in_window(m, w, at, n)) {
+      memcpy(buf, m->win + w * MXN__NC3_WIN + (at - m->win_at[w]), n);
       return 0;
     }
   }
@@ -343,6 +350,58 @@ int mxn__nc3_get(const mxn__nc3_t *h, int v, const size_t *start, const size_t *
       if (++idx[d] < count[d]) break;
       idx[d] = 0;
     }
+  }
+  return rc;
+}
+
+int mxn__nc3_get_each(const mxn__nc3_t *h, int nv, const int *v, uint64_t first, uint64_t n,
+                      void *const *out, char as) {
+  if (nv < 1 || nv > 3 || n == 0 || as == 'c') return 0;
+  const mxn__nc3_var_t *x0 = &h->vars[v[0]];
+  uint64_t ts = type_size(x0->type);
+  size_t osz = 8;
+  unsigned char gap[MXN__NC3_GAP];
+  struct iovec iov[5];
+  int niov = 0;
+  uint64_t end = 0, from = 0;
+  for (int k = 0; k < nv; k++) {
+    if (v[k] < 0 || v[k] >= h->nvars) return 0;
+    const mxn__nc3_var_t *x = &h->vars[v[k]];
+    if (x->nd != 1 || x->rec || x->type != x0->type || x->type == 2 ||
+        first > mxn__nc3_var_dim(h, v[k], 0) || n > mxn__nc3_var_dim(h, v[k], 0) - first)
+      return 0;
+    uint64_t at = x->begin + first * ts;
+    if (k == 0) {
+      from = at;
+    } else {
+      if (at < end || at - end > MXN__NC3_GAP) return 0;
+      if (at > end) iov[niov++] = (struct iovec){gap, (size_t)(at - end)};
+    }
+    /* raw values at the end of their place in out, converted forward */
+    iov[niov++] = (struct iovec){(unsigned char *)out[k] + n * (osz - ts), (size_t)(n * ts)};
+    end = at + n * ts;
+  }
+  uint64_t want = end - from, got_all = 0;
+  while (got_all < want) {
+    ssize_t got = preadv(h->fd, iov, niov, (off_t)(from + got_all));
+    if (got < 0 && errno == EINTR) continue;
+    if (got <= 0) return -2;
+    got_all += (uint64_t)got;
+    /* a short read: skip what arrived and ask for the rest */
+    uint64_t skip = (uint64_t)got;
+    int i = 0;
+    while (i < niov && skip >= iov[i].iov_len) skip -= iov[i++].iov_len;
+    memmove(iov, iov + i, (size_t)(niov - i) * sizeof *iov);
+    niov -= i;
+    if (niov > 0) {
+      iov[0].iov_base = (unsigned char *)iov[0].iov_base + skip;
+      iov[0].iov_len -= skip;
+    }
+  }
+  int rc = 1;
+  for (int k = 0; k < nv; k++) {
+    unsigned char *dst = out[k];
+    if (convert(dst + n * (osz - ts), dst, n, x0->type, as)) rc = -3;
   }
   return rc;
 }

@@ -26,6 +26,8 @@ void mxn__nc3_close(struct mxn__nc3 *h);
 int mxn__nc3_window(struct mxn__nc3 *h, int on);
 int mxn__nc3_get(const struct mxn__nc3 *h, int v, const size_t *start, const size_t *count,
                  const ptrdiff_t *stride, void *out, char as);
+int mxn__nc3_get_each(const struct mxn__nc3 *h, int nv, const int *v, uint64_t first, uint64_t n,
+                      void *const *out, char as);
 int mxn__dataset_discover(mxn_dataset_t *ds, const char *path);
 int mxn__member_summary(mxn_dataset_t *ds, int j, int skip, char **buf, size_t *len);
 extern int mxn__direct_reads;
@@ -244,4 +246,68 @@ TEST_F(Direct, ReadsAreNetcdfs) {
   }
   EXPECT_GT(compared, 1000);
   std::printf("%ld reads compared with netCDF's\n", compared);
+}
+
+// A node's coordinates, one variable per axis side by side in the file,
+// come in one read (mxn__nc3_get_each) with the values netCDF gives, for
+// any range of nodes whose axes lie less than MXN__NC3_GAP bytes apart;
+// a range with more between its axes is left to reads one by one.
+TEST_F(Direct, CoordinatesInOneReadAreNetcdfs) {
+  std::mt19937 rng(777);
+  long together = 0, apart = 0;
+  for (const auto &path : sets_) {
+    SCOPED_TRACE(path);
+    int ncid, fmt = 0;
+    ASSERT_EQ(NC_NOERR, nc_open(path.c_str(), NC_NOWRITE, &ncid));
+    nc_inq_format(ncid, &fmt);
+    int v[3], nd = 0;
+    for (const char *name : {"coordx", "coordy", "coordz"})
+      if (nc_inq_varid(ncid, name, &v[nd]) == NC_NOERR) nd++;
+    if (fmt == NC_FORMAT_NETCDF4 || fmt == NC_FORMAT_NETCDF4_CLASSIC || nd == 0) {
+      nc_close(ncid);
+      continue;
+    }
+    int dim;
+    size_t nn = 0;
+    nc_inq_vardimid(ncid, v[0], &dim);
+    nc_inq_dimlen(ncid, dim, &nn);
+    struct stat st;
+    ASSERT_EQ(0, stat(path.c_str(), &st));
+    char magic[4], why[200];
+    struct mxn__nc3 *h = nullptr;
+    ASSERT_EQ(3, mxn__nc3_open(path.c_str(), st.st_size, magic, why, sizeof why, &h)) << why;
+    for (int trial = 0; trial < 20 && nn > 0; trial++) {
+      size_t first = trial == 0 ? 0 : rng() % nn;
+      size_t n = trial == 0 ? nn : 1 + rng() % (nn - first);
+      std::vector<double> want[3], got[3];
+      void *out[3];
+      for (int d = 0; d < nd; d++) {
+        want[d].resize(n);
+        got[d].assign(n, -1.0);
+        out[d] = got[d].data();
+        ASSERT_EQ(NC_NOERR, nc_get_vara_double(ncid, v[d], &first, &n, want[d].data()));
+      }
+      int rc = mxn__nc3_get_each(h, nd, v, first, n, out, 'd');
+      ASSERT_GE(rc, 0);
+      if (rc == 0) {
+        apart++;
+        continue;
+      }
+      together++;
+      for (int d = 0; d < nd; d++)
+        EXPECT_EQ(0, std::memcmp(want[d].data(), got[d].data(), n * sizeof(double)))
+            << "axis " << d << " nodes " << first << " + " << n;
+    }
+    if (nd > 1 && nn > 1000) {
+      // one node of a large mesh: the rest of an axis lies between
+      double x[3];
+      void *one[3] = {&x[0], &x[1], &x[2]};
+      EXPECT_EQ(0, mxn__nc3_get_each(h, nd, v, 0, 1, one, 'd'));
+    }
+    mxn__nc3_close(h);
+    nc_close(ncid);
+  }
+  EXPECT_GT(together, 20);
+  std::printf("%ld coordinate ranges read in one call, %ld left to reads one by one\n", together,
+              apart);
 }
