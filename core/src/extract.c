@@ -41,12 +41,56 @@ int mxn__cmp_seg_file(const void *a, const void *b) {
   return (x->file > y->file) - (x->file < y->file);
 }
 
-static void segment_free(segment_t *s) {
-  free(s->off);
-  free(s->dst);
-  free(s->runs);
-  free(s->vruns);
-  free(s->varids);
+struct mxn__plan_mem {
+  mxn__plan_mem_t *next;
+  size_t used, cap, pad; /* the data after this header stays 16-byte aligned */
+};
+
+/* Blocks grow from 64 KiB to 8 MiB; a request of more than a quarter of
+ * the next block gets a block of its own behind the current one, so the
+ * current one's room is not left unused. */
+#define PLAN_MEM_FIRST ((size_t)64 << 10)
+#define PLAN_MEM_LAST ((size_t)8 << 20)
+/* Under AddressSanitizer every request is a block of its own, so writes
+ * past a segment's arrays are still caught. */
+#if defined(__SANITIZE_ADDRESS__)
+#define PLAN_MEM_EACH 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define PLAN_MEM_EACH 1
+#endif
+#endif
+#ifndef PLAN_MEM_EACH
+#define PLAN_MEM_EACH 0
+#endif
+
+void *mxn__plan_alloc(mxn__plan_t *p, size_t bytes) {
+  size_t asked = bytes ? bytes : 1;
+  if (bytes > SIZE_MAX - 15) return NULL;
+  bytes = bytes ? (bytes + 15) & ~(size_t)15 : 16;
+  mxn__plan_mem_t *m = p->mem;
+  if (m && bytes <= m->cap - m->used) {
+    void *r = (char *)(m + 1) + m->used;
+    m->used += bytes;
+    return r;
+  }
+  size_t cap = m ? 2 * m->cap : PLAN_MEM_FIRST;
+  if (cap > PLAN_MEM_LAST) cap = PLAN_MEM_LAST;
+  int own = PLAN_MEM_EACH || bytes > cap / 4;
+  if (own) cap = PLAN_MEM_EACH ? asked : bytes;
+  if (cap > SIZE_MAX - sizeof *m) return NULL;
+  mxn__plan_mem_t *b = mxn__malloc(sizeof *b + cap);
+  if (!b) return NULL;
+  b->cap = cap;
+  b->used = own ? cap : bytes; /* a block of its own is full */
+  if (own && m) { /* behind the current block, which keeps its room */
+    b->next = m->next;
+    m->next = b;
+  } else {
+    b->next = m;
+    p->mem = b;
+  }
+  return b + 1;
 }
 
 static void set_src_free(set_src_t *s) {
@@ -57,11 +101,7 @@ static void set_src_free(set_src_t *s) {
 
 void mxn__plan_free(mxn__plan_t *p) {
   if (!p) return;
-  for (int k = 0; k < MXN__NBK; k++) {
-    for (int i = 0; i < p->nseg[k]; i++) segment_free(&p->seg[k][i]);
-    free(p->seg[k]);
-  }
-  for (int i = 0; i < p->nnode_seg; i++) segment_free(&p->node_seg[i]);
+  for (int k = 0; k < MXN__NBK; k++) free(p->seg[k]);
   free(p->node_seg);
   for (int k = 0; k < MXN__NSK; k++) {
     if (p->set_src[k])
@@ -69,17 +109,25 @@ void mxn__plan_free(mxn__plan_t *p) {
     free(p->set_src[k]);
   }
   free(p->buf);
+  for (mxn__plan_mem_t *m = p->mem, *next; m; m = next) {
+    next = m->next;
+    free(m);
+  }
   free(p);
 }
 
 /* Sort a segment's (offset, destination) pairs into s->off / s->dst. */
-int mxn__segment_sort(segment_t *s, pair_t *pairs, int64_t n) {
+int mxn__segment_sort(mxn__plan_t *p, segment_t *s, pair_t *pairs, int64_t n) {
   int status = MXN_OK;
   MXN_CHECK(mxn__radix_sort(pairs, n, sizeof *pairs));
   mxn__sort_ties(pairs, n, sizeof *pairs, cmp_pair);
   s->n = n;
-  MXN_ALLOC(s->off, n);
-  MXN_ALLOC(s->dst, n);
+  s->off = mxn__plan_alloc(p, (size_t)n * sizeof *s->off);
+  s->dst = mxn__plan_alloc(p, (size_t)n * sizeof *s->dst);
+  if (!s->off || !s->dst) {
+    status = MXN_ERR_NOMEM;
+    goto done;
+  }
   for (int64_t i = 0; i < n; i++) {
     s->off[i] = pairs[i].off;
     s->dst[i] = pairs[i].dst;
@@ -90,7 +138,7 @@ done:
 
 /* Coalesce a sorted segment's offsets into runs: offsets closer than `gap`
  * entries share one read. */
-int mxn__segment_runs(segment_t *s, int64_t gap) {
+int mxn__segment_runs(mxn__plan_t *p, segment_t *s, int64_t gap) {
   int status = MXN_OK;
   const int64_t n = s->n;
   /* Count the runs first: room for one per entry would be mostly unused
@@ -108,7 +156,10 @@ int mxn__segment_runs(segment_t *s, int64_t gap) {
       }
     }
   }
-  MXN_ALLOC(s->runs, nruns);
+  if (!(s->runs = mxn__plan_alloc(p, (size_t)nruns * sizeof *s->runs))) {
+    status = MXN_ERR_NOMEM;
+    goto done;
+  }
   s->nruns = 0;
   for (int64_t i = 0; i < n; i++) {
     run_t *r = s->nruns ? &s->runs[s->nruns - 1] : NULL;
@@ -124,10 +175,10 @@ done:
   return status;
 }
 
-int mxn__segment_build(segment_t *s, pair_t *pairs, int64_t n, int64_t gap) {
+int mxn__segment_build(mxn__plan_t *p, segment_t *s, pair_t *pairs, int64_t n, int64_t gap) {
   int status = MXN_OK;
-  MXN_CHECK(mxn__segment_sort(s, pairs, n));
-  MXN_CHECK(mxn__segment_runs(s, gap));
+  MXN_CHECK(mxn__segment_sort(p, s, pairs, n));
+  MXN_CHECK(mxn__segment_runs(p, s, gap));
 done:
   return status;
 }
@@ -568,7 +619,7 @@ static int read_blocks(mxn_dataset_t *ds, mxn_piece_t *piece, int k, const mxn_i
       segment_t *sg = &plan->seg[k][plan->nseg[k]++];
       sg->file = j;
       sg->block = b;
-      MXN_CHECK(mxn__segment_sort(sg, pairs + start[key], seg_count[key]));
+      MXN_CHECK(mxn__segment_sort(plan, sg, pairs + start[key], seg_count[key]));
     }
   {
     /* Bytes per entry of each segment: its block's references, attributes
@@ -587,7 +638,7 @@ static int read_blocks(mxn_dataset_t *ds, mxn_piece_t *piece, int k, const mxn_i
     int64_t gap = plan_gap(plan, opts, plan->seg[k], plan->nseg[k], width);
     for (int i = 0; i < plan->nseg[k]; i++) {
       segment_t *sg = &plan->seg[k][i];
-      MXN_CHECK(mxn__segment_runs(sg, gap));
+      MXN_CHECK(mxn__segment_runs(plan, sg, gap));
       if (k == MXN__ELEM)
         piece->stats.elem_runs += sg->nruns;
       else if (k == MXN__EDGE)
@@ -884,9 +935,9 @@ done:
 /* The strided runs of a segment (time steps, and coordinates and
  * attributes of a halo layer): its runs, with 3 or more consecutive single
  * entries at one stride joined into a strided run. */
-static int step_runs(segment_t *sg) {
+static int step_runs(mxn__plan_t *plan, segment_t *sg) {
   if (sg->vruns || sg->nruns == 0) return MXN_OK;
-  sg->vruns = mxn__malloc((size_t)sg->nruns * sizeof *sg->vruns);
+  sg->vruns = mxn__plan_alloc(plan, (size_t)sg->nruns * sizeof *sg->vruns);
   if (!sg->vruns) return MXN_ERR_NOMEM;
   int64_t m = 0;
   for (int64_t r = 0; r < sg->nruns;) {
@@ -931,7 +982,7 @@ static int read_coords(mxn_dataset_t *ds, mxn_piece_t *piece) {
     segment_t *sg = &plan->node_seg[i];
     const mxn__file_t *f = mxn__file_open(ds, sg->file, &status);
     if (!f) goto done;
-    MXN_CHECK(step_runs(sg));
+    MXN_CHECK(step_runs(plan, sg));
     for (int64_t r = 0; r < sg->nvruns; r++) {
       const run_t *run = &sg->vruns[r];
       int64_t len = run->stride > 1 ? run->n : run->count;
@@ -1105,7 +1156,7 @@ int mxn_extract(mxn_dataset_t *ds, const mxn_idset_t *want,
     segment_t *sg = &plan->node_seg[plan->nnode_seg++];
     sg->file = cp->file;
     sg->block = -1;
-    MXN_CHECK(mxn__segment_sort(sg, pairs, cp->E.n));
+    MXN_CHECK(mxn__segment_sort(plan, sg, pairs, cp->E.n));
   }
   {
     double *width = NULL;
@@ -1116,7 +1167,7 @@ int mxn_extract(mxn_dataset_t *ds, const mxn_idset_t *want,
     int64_t gap = plan_gap(plan, opts, plan->node_seg, plan->nnode_seg, width);
     free(width);
     for (int i = 0; i < plan->nnode_seg; i++) {
-      MXN_CHECK(mxn__segment_runs(&plan->node_seg[i], gap));
+      MXN_CHECK(mxn__segment_runs(plan, &plan->node_seg[i], gap));
       piece->stats.node_runs += plan->node_seg[i].nruns;
     }
   }
@@ -1656,9 +1707,10 @@ static int var_id(const mxn__file_t *f, int k, int v, int b) {
 /* var_id() of variable v of nv of segment sg, looked up once: a step
  * read of M = 1024 members asked for about a thousand names per step and
  * rank. -1 as there; -3 out of memory. */
-static int seg_varid(const mxn__file_t *f, segment_t *sg, int k, int v, int nv) {
+static int seg_varid(mxn__plan_t *plan, const mxn__file_t *f, segment_t *sg, int k, int v,
+                     int nv) {
   if (!sg->varids) {
-    if (!(sg->varids = mxn__malloc(((size_t)nv + 1) * sizeof *sg->varids))) return -3;
+    if (!(sg->varids = mxn__plan_alloc(plan, ((size_t)nv + 1) * sizeof *sg->varids))) return -3;
     for (int i = 0; i < nv; i++) sg->varids[i] = -2;
   }
   if (sg->varids[v] == -2) sg->varids[v] = var_id(f, k, v, sg->block);
@@ -1724,8 +1776,8 @@ int mxn_piece_read_step(mxn_dataset_t *ds, mxn_piece_t *piece, int step) {
       segment_t *sg = &plan->node_seg[i];
       const mxn__file_t *f = mxn__file_open(ds, sg->file, &status);
       if (!f) goto done;
-      MXN_CHECK(step_runs(sg));
-      int varid = seg_varid(f, sg, -1, v, s->num_node_vars);
+      MXN_CHECK(step_runs(plan, sg));
+      int varid = seg_varid(plan, f, sg, -1, v, s->num_node_vars);
       if (varid == -3) {
         status = MXN_ERR_NOMEM;
         goto done;
@@ -1759,8 +1811,8 @@ int mxn_piece_read_step(mxn_dataset_t *ds, mxn_piece_t *piece, int step) {
           continue;
         }
         if (!mxn__file_open(ds, sg->file, &status)) goto done;
-        MXN_CHECK(step_runs(sg));
-        int varid = seg_varid(f, sg, k, v, vl.num);
+        MXN_CHECK(step_runs(plan, sg));
+        int varid = seg_varid(plan, f, sg, k, v, vl.num);
         if (varid == -3) {
           status = MXN_ERR_NOMEM;
           goto done;

@@ -141,8 +141,8 @@ static int grow(void *arr, int64_t n_new, size_t sz) {
 
 /* The new entities of b's segment `sg` (kind map m, block q) as a segment
  * of a: offsets kept, destinations renumbered. */
-static int segment_take(const segment_t *sg, const kind_map_t *m, int q, int64_t gap,
-                        segment_t *out, int *kept) {
+static int segment_take(mxn__plan_t *plan, const segment_t *sg, const kind_map_t *m, int q,
+                        int64_t gap, segment_t *out, int *kept) {
   int status = MXN_OK;
   pair_t *pairs = NULL;
   MXN_ALLOC(pairs, sg->n);
@@ -156,7 +156,7 @@ static int segment_take(const segment_t *sg, const kind_map_t *m, int q, int64_t
   if (n > 0) {
     out->file = sg->file;
     out->block = sg->block;
-    MXN_CHECK(mxn__segment_build(out, pairs, n, gap));
+    MXN_CHECK(mxn__segment_build(plan, out, pairs, n, gap));
   }
 done:
   free(pairs);
@@ -164,15 +164,16 @@ done:
 }
 
 /* Append b's segments of one kind to a's plan. */
-static int plan_take(segment_t **aseg, int *anseg, const segment_t *bseg, int bnseg,
-                     const kind_map_t *m, int is_node, int64_t gap) {
+static int plan_take(mxn__plan_t *plan, segment_t **aseg, int *anseg, const segment_t *bseg,
+                     int bnseg, const kind_map_t *m, int is_node, int64_t gap) {
   int status = MXN_OK;
   segment_t *grown = mxn__realloc(*aseg, (size_t)(*anseg + bnseg + 1) * sizeof *grown);
   if (!grown) return MXN_ERR_NOMEM;
   *aseg = grown;
   for (int i = 0; i < bnseg; i++) {
     int kept = 0;
-    MXN_CHECK(segment_take(&bseg[i], m, is_node ? 0 : bseg[i].block, gap, &grown[*anseg], &kept));
+    MXN_CHECK(segment_take(plan, &bseg[i], m, is_node ? 0 : bseg[i].block, gap, &grown[*anseg],
+                           &kept));
     if (kept) (*anseg)++;
   }
   qsort(*aseg, (size_t)*anseg, sizeof **aseg, mxn__cmp_seg_file);
@@ -535,7 +536,7 @@ static int append_impl(const mxn_structure_t *s, mxn_piece_t *a, const mxn_piece
             a->node_vars[v][slot] = b->node_vars && b->node_vars[v] ? b->node_vars[v][i] : 0.0;
     }
     a->num_nodes = n;
-    MXN_CHECK(plan_take(&a->plan->node_seg, &a->plan->nnode_seg, b->plan->node_seg,
+    MXN_CHECK(plan_take(a->plan, &a->plan->node_seg, &a->plan->nnode_seg, b->plan->node_seg,
                         b->plan->nnode_seg, m, 1, gap));
   }
   /* Edges and faces (they refer to nodes), then elements (to all). */
@@ -543,7 +544,7 @@ static int append_impl(const mxn_structure_t *s, mxn_piece_t *a, const mxn_piece
   for (int o = 0; o < MXN__NBK; o++) {
     int k = order[o];
     MXN_CHECK(merge_blocks(s, a, b, k, &km[k], &km[MXN__NODE], &km[MXN__EDGE], &km[MXN__FACE]));
-    MXN_CHECK(plan_take(&a->plan->seg[k], &a->plan->nseg[k], b->plan->seg[k], b->plan->nseg[k],
+    MXN_CHECK(plan_take(a->plan, &a->plan->seg[k], &a->plan->nseg[k], b->plan->seg[k], b->plan->nseg[k],
                         &km[k], 0, gap));
   }
   a->num_elements = km[MXN__ELEM].r_off[km[MXN__ELEM].nb];

@@ -41,7 +41,17 @@ typedef struct {
   int64_t *pos, *dst;
 } set_src_t;
 
+/* Memory of a plan's segment arrays (off, dst, runs, vruns, varids):
+ * blocks handed out in order and freed with the plan. Made one by one with
+ * malloc, a thousand members' small arrays, which live as long as the
+ * plan, landed among the members' id maps and kept the memory those free
+ * at the end of the extraction in pieces: the ghost layer then took new
+ * pages (1M hex, M = 1024, N = 4: the heap grew 12 MB across it with
+ * 26 MB free before it, in 392 pieces). */
+typedef struct mxn__plan_mem mxn__plan_mem_t;
+
 struct mxn__plan {
+  mxn__plan_mem_t *mem;
   int nseg[MXN__NBK], nnode_seg;
   segment_t *seg[MXN__NBK];   /* per block kind, in file order */
   segment_t *node_seg;
@@ -63,13 +73,17 @@ typedef struct {
   int64_t off, dst;
 } pair_t;
 
+/* `bytes` of plan p's memory (16-byte aligned, not zeroed), freed with the
+ * plan and only then; NULL when out of memory. */
+void *mxn__plan_alloc(mxn__plan_t *p, size_t bytes);
 /* Sort pairs by offset and coalesce them into runs of s (gap: entries up
- * to which two runs merge): mxn__segment_sort, then mxn__segment_runs. */
-int mxn__segment_build(segment_t *s, pair_t *pairs, int64_t n, int64_t gap);
+ * to which two runs merge): mxn__segment_sort, then mxn__segment_runs.
+ * The segment's arrays are plan p's memory. */
+int mxn__segment_build(mxn__plan_t *p, segment_t *s, pair_t *pairs, int64_t n, int64_t gap);
 /* Sort pairs by offset into s's off and dst (no runs yet). */
-int mxn__segment_sort(segment_t *s, pair_t *pairs, int64_t n);
+int mxn__segment_sort(mxn__plan_t *p, segment_t *s, pair_t *pairs, int64_t n);
 /* Coalesce the sorted s into runs: gaps of up to `gap` entries merge. */
-int mxn__segment_runs(segment_t *s, int64_t gap);
+int mxn__segment_runs(mxn__plan_t *p, segment_t *s, int64_t gap);
 /* The widest gap, at most `gap`, up to which the sorted segments can merge
  * their runs while the bytes read beyond the wanted entries stay within
  * `budget` (width[i]: bytes per entry of segs[i]); *spent: those bytes.
