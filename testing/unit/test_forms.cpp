@@ -194,18 +194,27 @@ TEST(Split, ZeroPaddedNames) {
   EXPECT_FALSE(exists(dir + "/p.e.12.0"));
 }
 
+// A small hex mesh in `dir` split into two members *a and *b (linear).
+static void split_in_two(const std::string &dir, std::string *mesh, std::string *a,
+                         std::string *b) {
+  *mesh = generate(dir, "m.e", "--type hex --dims 4 3 2 --steps 1");
+  mxn_error_t err;
+  ASSERT_EQ(MXN_OK, mxn_split(mesh->c_str(), (dir + "/s.e").c_str(), 2, MXN_PART_LINEAR, nullptr,
+                              nullptr, &err))
+      << err.msg;
+  *a = dir + "/s.e.2.0";
+  *b = dir + "/s.e.2.1";
+}
+
 // A node two members store with different coordinates is refused by join,
 // naming the node and both members, whether the members state their shared
 // nodes (Nemesis node communication maps) or not; agreeing copies join.
 TEST(Join, RefusesConflictingCopiesOfASharedNode) {
   for (bool no_cmaps : {false, true}) {
     std::string dir = tmpdir(no_cmaps ? "conflict_nocmaps" : "conflict_cmaps");
-    std::string mesh = generate(dir, "m.e", "--type hex --dims 4 3 2 --steps 1");
+    std::string mesh, a, b;
+    ASSERT_NO_FATAL_FAILURE(split_in_two(dir, &mesh, &a, &b));
     mxn_error_t err;
-    ASSERT_EQ(MXN_OK, mxn_split(mesh.c_str(), (dir + "/s.e").c_str(), 2, MXN_PART_LINEAR, nullptr,
-                                nullptr, &err))
-        << err.msg;
-    std::string a = dir + "/s.e.2.0", b = dir + "/s.e.2.1";
     if (no_cmaps) {
       // without stated shared nodes every node is compared: agreeing copies join exactly
       drop_cmaps(a);
@@ -229,27 +238,16 @@ TEST(Join, RefusesConflictingCopiesOfASharedNode) {
 // Swap, in member b, the id and coordinates of the first and the last node
 // it shares with member a: b then stores a higher id before a lower one.
 static void swap_first_last_shared(const std::string &a, const std::string &b) {
-  int na = 0, nb = 0, va, vb;
+  int na = 0, nb = 0, vb;
   ASSERT_EQ(NC_NOERR, nc_open(a.c_str(), NC_NOWRITE, &na));
   ASSERT_EQ(NC_NOERR, nc_open(b.c_str(), NC_WRITE, &nb));
-  ASSERT_EQ(NC_NOERR, nc_inq_varid(na, "node_num_map", &va));
-  ASSERT_EQ(NC_NOERR, nc_inq_varid(nb, "node_num_map", &vb));
-  int dim;
-  size_t la = 0, lb = 0;
-  ASSERT_EQ(NC_NOERR, nc_inq_vardimid(na, va, &dim));
-  ASSERT_EQ(NC_NOERR, nc_inq_dimlen(na, dim, &la));
-  ASSERT_EQ(NC_NOERR, nc_inq_vardimid(nb, vb, &dim));
-  ASSERT_EQ(NC_NOERR, nc_inq_dimlen(nb, dim, &lb));
-  std::vector<long long> ma(la), mb(lb);
-  ASSERT_EQ(NC_NOERR, nc_get_var_longlong(na, va, ma.data()));
-  ASSERT_EQ(NC_NOERR, nc_get_var_longlong(nb, vb, mb.data()));
-  std::set<long long> in_a(ma.begin(), ma.end());
   std::vector<size_t> shared_at;
-  for (size_t i = 0; i < lb; i++)
-    if (in_a.count(mb[i])) shared_at.push_back(i);
+  std::vector<long long> mb;
+  ASSERT_NO_FATAL_FAILURE(shared_positions(na, nb, &shared_at, &mb));
   ASSERT_GE(shared_at.size(), 2u);
   size_t p = shared_at.front(), q = shared_at.back();
   std::swap(mb[p], mb[q]);
+  ASSERT_EQ(NC_NOERR, nc_inq_varid(nb, "node_num_map", &vb));
   ASSERT_EQ(NC_NOERR, nc_put_var_longlong(nb, vb, mb.data()));
   for (const char *name : {"coordx", "coordy", "coordz"}) {
     int vc;
@@ -270,12 +268,9 @@ static void swap_first_last_shared(const std::string &a, const std::string &b) {
 TEST(Join, NamesTheLowestIdOfSeveralConflictingNodes) {
   for (bool no_cmaps : {false, true}) {
     std::string dir = tmpdir(no_cmaps ? "conflict2_nocmaps" : "conflict2_cmaps");
-    std::string mesh = generate(dir, "m.e", "--type hex --dims 4 3 2 --steps 1");
+    std::string mesh, a, b;
+    ASSERT_NO_FATAL_FAILURE(split_in_two(dir, &mesh, &a, &b));
     mxn_error_t err;
-    ASSERT_EQ(MXN_OK, mxn_split(mesh.c_str(), (dir + "/s.e").c_str(), 2, MXN_PART_LINEAR, nullptr,
-                                nullptr, &err))
-        << err.msg;
-    std::string a = dir + "/s.e.2.0", b = dir + "/s.e.2.1";
     if (no_cmaps) {
       drop_cmaps(a);
       drop_cmaps(b);

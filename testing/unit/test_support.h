@@ -102,28 +102,41 @@ inline void drop_cmaps(const std::string &p) {
   nc_close(id);
 }
 
+// A member's node id map (node_num_map).
+inline void node_map_of(int nc, std::vector<long long> *map) {
+  int v, dim;
+  size_t n = 0;
+  ASSERT_EQ(NC_NOERR, nc_inq_varid(nc, "node_num_map", &v));
+  ASSERT_EQ(NC_NOERR, nc_inq_vardimid(nc, v, &dim));
+  ASSERT_EQ(NC_NOERR, nc_inq_dimlen(nc, dim, &n));
+  map->assign(n, 0);
+  ASSERT_EQ(NC_NOERR, nc_get_var_longlong(nc, v, map->data()));
+}
+
+// The positions, ascending, of the nodes member b (open as nb) shares with
+// member a (open as na), and b's node id map.
+inline void shared_positions(int na, int nb, std::vector<size_t> *at, std::vector<long long> *mb) {
+  std::vector<long long> ma;
+  ASSERT_NO_FATAL_FAILURE(node_map_of(na, &ma));
+  ASSERT_NO_FATAL_FAILURE(node_map_of(nb, mb));
+  std::set<long long> in_a(ma.begin(), ma.end());
+  at->clear();
+  for (size_t i = 0; i < mb->size(); i++)
+    if (in_a.count((*mb)[i])) at->push_back(i);
+}
+
 // Move in member b the first node it shares with member a (the last one,
 // with `last`) by 0.5 in z; *moved: its global id.
 inline void move_shared_node(const std::string &a, const std::string &b, long long *moved,
                              bool last = false) {
-  int na = 0, nb = 0, va, vb, dim;
-  size_t la = 0, lb = 0;
+  int na = 0, nb = 0;
   ASSERT_EQ(NC_NOERR, nc_open(a.c_str(), NC_NOWRITE, &na));
   ASSERT_EQ(NC_NOERR, nc_open(b.c_str(), NC_WRITE, &nb));
-  ASSERT_EQ(NC_NOERR, nc_inq_varid(na, "node_num_map", &va));
-  ASSERT_EQ(NC_NOERR, nc_inq_varid(nb, "node_num_map", &vb));
-  ASSERT_EQ(NC_NOERR, nc_inq_vardimid(na, va, &dim));
-  ASSERT_EQ(NC_NOERR, nc_inq_dimlen(na, dim, &la));
-  ASSERT_EQ(NC_NOERR, nc_inq_vardimid(nb, vb, &dim));
-  ASSERT_EQ(NC_NOERR, nc_inq_dimlen(nb, dim, &lb));
-  std::vector<long long> ma(la), mb(lb);
-  ASSERT_EQ(NC_NOERR, nc_get_var_longlong(na, va, ma.data()));
-  ASSERT_EQ(NC_NOERR, nc_get_var_longlong(nb, vb, mb.data()));
-  std::set<long long> in_a(ma.begin(), ma.end());
-  size_t at = lb;
-  for (size_t i = 0; i < lb && (last || at == lb); i++)
-    if (in_a.count(mb[i])) at = i;
-  ASSERT_LT(at, lb) << "the members share no node";
+  std::vector<size_t> shared;
+  std::vector<long long> mb;
+  ASSERT_NO_FATAL_FAILURE(shared_positions(na, nb, &shared, &mb));
+  ASSERT_FALSE(shared.empty()) << "the members share no node";
+  size_t at = last ? shared.back() : shared.front();
   *moved = mb[at];
   int vz;
   ASSERT_EQ(NC_NOERR, nc_inq_varid(nb, "coordz", &vz));
