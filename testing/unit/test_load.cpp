@@ -925,22 +925,23 @@ TEST(LoadErrors, TimesOfAMemberDiffer) {
 }
 
 // Only the rank that reads member 2's id maps can see that an id repeats:
-// its failure must still reach every rank.
+// its failure must still reach every rank, naming the member and the id.
 TEST(LoadErrors, RepeatedIdSeenByOneRank) {
   std::string base = copy_set("err_repeated");
+  long long first = 0;
   if (mpi_rank() == 0) [&] {
     std::string f = base + ".3.2";
     int nc = -1, v = -1;
     ASSERT_EQ(NC_NOERR, nc_open(f.c_str(), NC_WRITE, &nc));
     ASSERT_EQ(NC_NOERR, nc_inq_varid(nc, "elem_num_map", &v));
     size_t i0 = 0, i1 = 1;
-    long long first = 0;
     ASSERT_EQ(NC_NOERR, nc_get_var1_longlong(nc, v, &i0, &first));
     ASSERT_EQ(NC_NOERR, nc_put_var1_longlong(nc, v, &i1, &first));
     ASSERT_EQ(NC_NOERR, nc_close(nc));
   }();
-  MPI_Barrier(MPI_COMM_WORLD);
+  MPI_Bcast(&first, 1, MPI_LONG_LONG, 0, MPI_COMM_WORLD);
   expect_load_fails(base, base + ".3.2");
+  expect_load_fails(base, "element id " + std::to_string(first) + " appears more than once");
 }
 
 // A dataset missing or unopened on one rank: every rank refuses alike,
