@@ -356,7 +356,7 @@ int mxn__nc3_get(const mxn__nc3_t *h, int v, const size_t *start, const size_t *
 
 int mxn__nc3_get_each(const mxn__nc3_t *h, int nv, const int *v, uint64_t first, uint64_t n,
                       void *const *out, char as) {
-  if (nv < 1 || nv > 3 || n == 0 || as == 'c') return 0;
+  if (nv < 1 || nv > 3 || n == 0 || as == 'c' || v[0] < 0 || v[0] >= h->nvars) return 0;
   const mxn__nc3_var_t *x0 = &h->vars[v[0]];
   uint64_t ts = type_size(x0->type);
   size_t osz = 8;
