@@ -1867,26 +1867,8 @@ void mxn__dataset_drop_domains(mxn_dataset_t *ds) {
   }
 }
 
-void mxn__file_domain_free(mxn_file_domain_t *d) {
-  if (!d) return;
-  free(d->node_map);
-  free(d->elem_map);
-  mxn_idset_free(&d->nodes);
-  mxn_idset_free(&d->elems);
-  free(d->node_pos);
-  free(d->elem_pos);
-  free(d->blk_count);
-  free(d->blk_start);
-  free(d->blk_present);
-  free(d->orig_elem_ids);
-  free(d->edge_map);
-  free(d->face_map);
-  mxn_idset_free(&d->edges);
-  mxn_idset_free(&d->faces);
-  free(d->edge_pos);
-  free(d->face_pos);
-  free(d);
-}
+/* A domain is one block (mxn_dataset_file_domain): its arrays go with it. */
+void mxn__file_domain_free(mxn_file_domain_t *d) { free(d); }
 
 static void free_var_list(mxn_var_list_t *v) {
   free(v->names);
@@ -2060,25 +2042,23 @@ done:
 /* ---------- file domains ---------- */
 
 /* Member j's id map of entity kind e (MXN__ELEM...MXN__NODE). */
-static int read_map(mxn_dataset_t *ds, int j, int e, int64_t n, int stored, int64_t **out) {
+/* Member j's id map of entity kind e (n ids) into out. */
+static int read_map(mxn_dataset_t *ds, int j, int e, int64_t n, int stored, int64_t *out) {
   static const char *const map_var[MXN__NEK] = {"elem_num_map", "edge_num_map", "face_num_map",
                                                 "node_num_map"};
-  int status = MXN_OK;
-  MXN_ALLOC(*out, n);
   if (n == 0) return MXN_OK;
   if (!stored) {
     /* A single file without maps numbers its entities 1..n. */
-    for (int64_t i = 0; i < n; i++) (*out)[i] = i + 1;
+    for (int64_t i = 0; i < n; i++) out[i] = i + 1;
     return MXN_OK;
   }
-  if (mxn__m_rows(&ds->files[j], map_var[e], 0, 0, n, 1, *out, 'l'))
+  if (mxn__m_rows(&ds->files[j], map_var[e], 0, 0, n, 1, out, 'l'))
     return MXN_DS_ERR(ds, MXN_ERR_FORMAT, "%s: cannot read the %s id map", ds->files[j].path,
                       mxn__ent_what[e]);
   ds->io.read_calls++;
   ds->io.bytes_read += n * (int64_t)sizeof(int64_t);
   ds->io.map_bytes_read += n * (int64_t)sizeof(int64_t);
-done:
-  return status;
+  return MXN_OK;
 }
 
 int mxn_dataset_file_domain(mxn_dataset_t *ds, int j, const mxn_file_domain_t **out) {
@@ -2090,22 +2070,38 @@ int mxn_dataset_file_domain(mxn_dataset_t *ds, int j, const mxn_file_domain_t **
   }
   int status = MXN_OK;
   mxn_file_domain_t *d = NULL;
-  MXN_ALLOC(d, 1);
-  if (!mxn__file_open(ds, j, &status)) goto done;
-  d->num_nodes = f->num_nodes;
-  d->num_elements = f->kb[MXN__ELEM].num;
-  d->num_edges = f->kb[MXN__EDGE].num;
-  d->num_faces = f->kb[MXN__FACE].num;
-  MXN_CHECK(read_map(ds, j, MXN__NODE, f->num_nodes, f->has_node_map, &d->node_map));
-  MXN_CHECK(read_map(ds, j, MXN__ELEM, d->num_elements, f->kb[MXN__ELEM].has_map,
-                     &d->elem_map));
-  MXN_CHECK(read_map(ds, j, MXN__EDGE, d->num_edges, f->kb[MXN__EDGE].has_map,
-                     &d->edge_map));
-  MXN_CHECK(read_map(ds, j, MXN__FACE, d->num_faces, f->kb[MXN__FACE].has_map,
-                     &d->face_map));
-  /* from_array_pos maps input -> set; invert to set -> file position, and
-   * reject repeated ids (a set shorter than the map). */
+  mxn_idset_t tmp = MXN_IDSET_INIT;
+  int64_t *tpos = NULL;
+  if (!mxn__file_open(ds, j, &status)) return status;
+  /* The domain is one block: its maps, sets and positions lie side by
+   * side and go back to the heap in one piece (mxn__file_domain_free).
+   * Made one array at a time, a thousand small members' domains left the
+   * memory they free after the extraction in pieces that the plan's and
+   * the piece's long-lived small arrays kept apart. The block comes before
+   * the temporaries that build it, which go back to the heap's top. */
+  int64_t nk[MXN__NEK];
+  nk[MXN__NODE] = f->num_nodes;
+  nk[MXN__ELEM] = f->kb[MXN__ELEM].num;
+  nk[MXN__EDGE] = f->kb[MXN__EDGE].num;
+  nk[MXN__FACE] = f->kb[MXN__FACE].num;
+  int NB = ds->s.num_blocks, orig = f->have_orig_map && nk[MXN__ELEM] > 0;
+  size_t words = 2 * (size_t)NB + (orig ? (size_t)nk[MXN__ELEM] : 0);
+  for (int e = 0; e < MXN__NEK; e++) words += 3 * (size_t)nk[e]; /* map, ids, positions */
+  size_t head = (sizeof *d + 7) & ~(size_t)7;
+  size_t bytes = head + words * sizeof(int64_t) + (size_t)NB * sizeof(int);
+  char *block = mxn__malloc(bytes);
+  if (!block) return MXN_ERR_NOMEM;
+  d = (mxn_file_domain_t *)block;
+  memset(d, 0, sizeof *d);
+  int64_t *next = (int64_t *)(block + head);
+#define TAKE(n) (next += (n), next - (n))
+  d->num_nodes = nk[MXN__NODE];
+  d->num_elements = nk[MXN__ELEM];
+  d->num_edges = nk[MXN__EDGE];
+  d->num_faces = nk[MXN__FACE];
   for (int e = 0; e < MXN__NEK; e++) {
+    int64_t n = nk[e];
+    mxn_gid_t *map = TAKE(n);
     mxn_idset_t *set = e == MXN__NODE ? &d->nodes
                        : e == MXN__ELEM ? &d->elems
                        : e == MXN__EDGE ? &d->edges
@@ -2114,20 +2110,22 @@ int mxn_dataset_file_domain(mxn_dataset_t *ds, int j, const mxn_file_domain_t **
                     : e == MXN__ELEM ? &d->elem_pos
                     : e == MXN__EDGE ? &d->edge_pos
                                      : &d->face_pos;
-    const int64_t *map = e == MXN__NODE ? d->node_map
-                         : e == MXN__ELEM ? d->elem_map
-                         : e == MXN__EDGE ? d->edge_map
-                                          : d->face_map;
-    int64_t n = e == MXN__NODE ? d->num_nodes
-                : e == MXN__ELEM ? d->num_elements
-                : e == MXN__EDGE ? d->num_edges
-                                 : d->num_faces;
-    MXN_CHECK(mxn_idset_from_array_pos(map, n, set, pos));
-    if (set->n != n) {
+    *(e == MXN__NODE ? &d->node_map
+      : e == MXN__ELEM ? &d->elem_map
+      : e == MXN__EDGE ? &d->edge_map
+                       : &d->face_map) = map;
+    set->ids = TAKE(n);
+    *pos = TAKE(n);
+    int stored = e == MXN__NODE ? f->has_node_map : f->kb[e].has_map;
+    MXN_CHECK(read_map(ds, j, e, n, stored, map));
+    /* from_array_pos maps input -> set; invert to set -> file position, and
+     * reject repeated ids (a set shorter than the map). */
+    MXN_CHECK(mxn_idset_from_array_pos(map, n, &tmp, &tpos));
+    if (tmp.n != n) {
       /* Find one repeated id to name it. */
       int64_t dup = 0;
       for (int64_t i = 0, seen = -1; i < n && seen < 0; i++)
-        if (set->ids[(*pos)[i]] == map[i] && i > 0) {
+        if (tmp.ids[tpos[i]] == map[i] && i > 0) {
           for (int64_t k = 0; k < i; k++)
             if (map[k] == map[i]) {
               dup = map[i];
@@ -2140,20 +2138,22 @@ int mxn_dataset_file_domain(mxn_dataset_t *ds, int j, const mxn_file_domain_t **
                           f->path, mxn__ent_what[e], (long long)dup);
       goto done;
     }
-    int64_t *inv = NULL;
-    MXN_ALLOC(inv, n);
-    for (int64_t i = 0; i < n; i++) inv[(*pos)[i]] = i;
-    free(*pos);
-    *pos = inv;
+    if (n > 0) memcpy(set->ids, tmp.ids, (size_t)n * sizeof *set->ids);
+    set->n = n;
+    for (int64_t i = 0; i < n; i++) (*pos)[tpos[i]] = i;
+    mxn_idset_free(&tmp);
+    free(tpos);
+    tpos = NULL;
   }
-  MXN_ALLOC(d->blk_count, ds->s.num_blocks);
-  MXN_ALLOC(d->blk_start, ds->s.num_blocks);
-  MXN_ALLOC(d->blk_present, ds->s.num_blocks);
-  memcpy(d->blk_count, f->kb[MXN__ELEM].blk_count, sizeof(int64_t) * (size_t)ds->s.num_blocks);
-  memcpy(d->blk_start, f->kb[MXN__ELEM].blk_start, sizeof(int64_t) * (size_t)ds->s.num_blocks);
-  memcpy(d->blk_present, f->kb[MXN__ELEM].blk_present, sizeof(int) * (size_t)ds->s.num_blocks);
-  if (f->have_orig_map && d->num_elements > 0) {
-    MXN_ALLOC(d->orig_elem_ids, d->num_elements);
+  d->blk_count = TAKE(NB);
+  d->blk_start = TAKE(NB);
+  memcpy(d->blk_count, f->kb[MXN__ELEM].blk_count, sizeof(int64_t) * (size_t)NB);
+  memcpy(d->blk_start, f->kb[MXN__ELEM].blk_start, sizeof(int64_t) * (size_t)NB);
+  if (orig) d->orig_elem_ids = TAKE(d->num_elements);
+  d->blk_present = (int *)next;
+  memcpy(d->blk_present, f->kb[MXN__ELEM].blk_present, sizeof(int) * (size_t)NB);
+#undef TAKE
+  if (orig) {
     /* Exodus's elem_map<position of the map's id among the member's> */
     int m = mxn__file_map(f, MXN__ELEM, f->orig_map_id) + 1;
     if (mxn__m_rows(f, "elem_map%d", m, 0, d->num_elements, 1, d->orig_elem_ids, 'l')) {
@@ -2169,6 +2169,8 @@ int mxn_dataset_file_domain(mxn_dataset_t *ds, int j, const mxn_file_domain_t **
   d = NULL;
   *out = f->dom;
 done:
+  mxn_idset_free(&tmp);
+  free(tpos);
   mxn__file_domain_free(d);
   return status;
 }
