@@ -1867,7 +1867,9 @@ void mxn__dataset_drop_domains(mxn_dataset_t *ds) {
   }
 }
 
-/* A domain is one block (mxn_dataset_file_domain): its arrays go with it. */
+/* A domain is one block (mxn_dataset_file_domain): its arrays go with it
+ * (under ASan the padding between them is poisoned: the allocator's own
+ * free accepts that). */
 void mxn__file_domain_free(mxn_file_domain_t *d) { free(d); }
 
 static void free_var_list(mxn_var_list_t *v) {
@@ -2061,6 +2063,32 @@ static int read_map(mxn_dataset_t *ds, int j, int e, int64_t n, int stored, int6
   return MXN_OK;
 }
 
+/* Under AddressSanitizer each array of a domain's block is followed by
+ * DOM_PAD poisoned words, so an overrun into the next array is caught. */
+#if defined(__SANITIZE_ADDRESS__)
+#define DOM_ASAN 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define DOM_ASAN 1
+#endif
+#endif
+#ifdef DOM_ASAN
+#include <sanitizer/asan_interface.h>
+#define DOM_PAD 2
+#else
+#define DOM_PAD 0
+#endif
+
+/* The next n words of a domain's block. */
+static int64_t *dom_take(int64_t **next, int64_t n) {
+  int64_t *r = *next;
+  *next += n + DOM_PAD;
+#ifdef DOM_ASAN
+  ASAN_POISON_MEMORY_REGION(r + n, DOM_PAD * sizeof *r);
+#endif
+  return r;
+}
+
 int mxn_dataset_file_domain(mxn_dataset_t *ds, int j, const mxn_file_domain_t **out) {
   if (!ds || !out || !ds->opened || j < 0 || j >= ds->nfiles) return MXN_ERR_ARG;
   mxn__file_t *f = &ds->files[j];
@@ -2085,7 +2113,7 @@ int mxn_dataset_file_domain(mxn_dataset_t *ds, int j, const mxn_file_domain_t **
   nk[MXN__EDGE] = f->kb[MXN__EDGE].num;
   nk[MXN__FACE] = f->kb[MXN__FACE].num;
   int NB = ds->s.num_blocks, orig = f->have_orig_map && nk[MXN__ELEM] > 0;
-  size_t words = 2 * (size_t)NB + (orig ? (size_t)nk[MXN__ELEM] : 0);
+  size_t words = 2 * (size_t)NB + (orig ? (size_t)nk[MXN__ELEM] : 0) + 15 * DOM_PAD;
   for (int e = 0; e < MXN__NEK; e++) words += 3 * (size_t)nk[e]; /* map, ids, positions */
   size_t head = (sizeof *d + 7) & ~(size_t)7;
   size_t bytes = head + words * sizeof(int64_t) + (size_t)NB * sizeof(int);
@@ -2094,7 +2122,7 @@ int mxn_dataset_file_domain(mxn_dataset_t *ds, int j, const mxn_file_domain_t **
   d = (mxn_file_domain_t *)block;
   memset(d, 0, sizeof *d);
   int64_t *next = (int64_t *)(block + head);
-#define TAKE(n) (next += (n), next - (n))
+#define TAKE(n) dom_take(&next, (n))
   d->num_nodes = nk[MXN__NODE];
   d->num_elements = nk[MXN__ELEM];
   d->num_edges = nk[MXN__EDGE];
