@@ -13,6 +13,21 @@ void *mxn__malloc(size_t bytes);
 void *mxn__calloc(size_t n, size_t size);
 void *mxn__realloc(void *old, size_t bytes);
 
+/* MXN_ASAN: 1 when built with AddressSanitizer (GCC or Clang), else 0.
+ * Memory the core carves out of one block of its own (a plan's segment
+ * arrays, a member's domain) is then laid out so ASan still sees each
+ * array apart. */
+#if defined(__SANITIZE_ADDRESS__)
+#define MXN_ASAN 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define MXN_ASAN 1
+#endif
+#endif
+#ifndef MXN_ASAN
+#define MXN_ASAN 0
+#endif
+
 /* Whether mxn_heap_hold() does anything here: glibc, and neither
  * MXN_HEAP_HOLD=0 nor glibc malloc tunables of the user's own. */
 int mxn__heap_policy_applies(void);

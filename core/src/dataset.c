@@ -2043,8 +2043,7 @@ done:
 
 /* ---------- file domains ---------- */
 
-/* Member j's id map of entity kind e (MXN__ELEM...MXN__NODE). */
-/* Member j's id map of entity kind e (n ids) into out. */
+/* Member j's id map of entity kind e (MXN__ELEM...MXN__NODE; n ids) into out. */
 static int read_map(mxn_dataset_t *ds, int j, int e, int64_t n, int stored, int64_t *out) {
   static const char *const map_var[MXN__NEK] = {"elem_num_map", "edge_num_map", "face_num_map",
                                                 "node_num_map"};
@@ -2065,14 +2064,7 @@ static int read_map(mxn_dataset_t *ds, int j, int e, int64_t n, int stored, int6
 
 /* Under AddressSanitizer each array of a domain's block is followed by
  * DOM_PAD poisoned words, so an overrun into the next array is caught. */
-#if defined(__SANITIZE_ADDRESS__)
-#define DOM_ASAN 1
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer)
-#define DOM_ASAN 1
-#endif
-#endif
-#ifdef DOM_ASAN
+#if MXN_ASAN
 #include <sanitizer/asan_interface.h>
 #define DOM_PAD 2
 #else
@@ -2083,7 +2075,7 @@ static int read_map(mxn_dataset_t *ds, int j, int e, int64_t n, int stored, int6
 static int64_t *dom_take(int64_t **next, int64_t n) {
   int64_t *r = *next;
   *next += n + DOM_PAD;
-#ifdef DOM_ASAN
+#if MXN_ASAN
   ASAN_POISON_MEMORY_REGION(r + n, DOM_PAD * sizeof *r);
 #endif
   return r;

@@ -53,16 +53,7 @@ struct mxn__plan_mem {
 #define PLAN_MEM_LAST ((size_t)8 << 20)
 /* Under AddressSanitizer every request is a block of its own, so writes
  * past a segment's arrays are still caught. */
-#if defined(__SANITIZE_ADDRESS__)
-#define PLAN_MEM_EACH 1
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer)
-#define PLAN_MEM_EACH 1
-#endif
-#endif
-#ifndef PLAN_MEM_EACH
-#define PLAN_MEM_EACH 0
-#endif
+#define PLAN_MEM_EACH MXN_ASAN
 
 void *mxn__plan_alloc(mxn__plan_t *p, size_t bytes) {
   size_t asked = bytes ? bytes : 1;
