@@ -2115,25 +2115,13 @@ int mxn_dataset_file_domain(mxn_dataset_t *ds, int j, const mxn_file_domain_t **
   memset(d, 0, sizeof *d);
   int64_t *next = (int64_t *)(block + head);
 #define TAKE(n) dom_take(&next, (n))
-  d->num_nodes = nk[MXN__NODE];
-  d->num_elements = nk[MXN__ELEM];
-  d->num_edges = nk[MXN__EDGE];
-  d->num_faces = nk[MXN__FACE];
   for (int e = 0; e < MXN__NEK; e++) {
     int64_t n = nk[e];
-    mxn_gid_t *map = TAKE(n);
-    mxn_idset_t *set = e == MXN__NODE ? &d->nodes
-                       : e == MXN__ELEM ? &d->elems
-                       : e == MXN__EDGE ? &d->edges
-                                        : &d->faces;
-    int64_t **pos = e == MXN__NODE ? &d->node_pos
-                    : e == MXN__ELEM ? &d->elem_pos
-                    : e == MXN__EDGE ? &d->edge_pos
-                                     : &d->face_pos;
-    *(e == MXN__NODE ? &d->node_map
-      : e == MXN__ELEM ? &d->elem_map
-      : e == MXN__EDGE ? &d->edge_map
-                       : &d->face_map) = map;
+    mxn__dom_kind_t dk = mxn__dom_kind(d, e);
+    mxn_gid_t *map = *dk.map = TAKE(n);
+    mxn_idset_t *set = dk.set;
+    int64_t **pos = dk.pos;
+    *dk.n = n;
     set->ids = TAKE(n);
     *pos = TAKE(n);
     int stored = e == MXN__NODE ? f->has_node_map : f->kb[e].has_map;

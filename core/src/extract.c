@@ -297,36 +297,16 @@ void mxn_piece_destroy(mxn_piece_t **pp) {
   *pp = NULL;
 }
 
-/* A file domain's ids of entity kind e: sorted set, file position of each
- * member, file-order map, count. */
-static const mxn_idset_t *dom_set(const mxn_file_domain_t *d, int e) {
-  return e == MXN__NODE ? &d->nodes : e == MXN__ELEM ? &d->elems : e == MXN__EDGE ? &d->edges
-                                                                                   : &d->faces;
-}
-static const int64_t *dom_pos(const mxn_file_domain_t *d, int e) {
-  return e == MXN__NODE ? d->node_pos : e == MXN__ELEM ? d->elem_pos : e == MXN__EDGE ? d->edge_pos
-                                                                                      : d->face_pos;
-}
-static const mxn_gid_t *dom_map(const mxn_file_domain_t *d, int e) {
-  return e == MXN__NODE ? d->node_map : e == MXN__ELEM ? d->elem_map : e == MXN__EDGE ? d->edge_map
-                                                                                      : d->face_map;
-}
-static int64_t dom_n(const mxn_file_domain_t *d, int e) {
-  return e == MXN__NODE ? d->num_nodes : e == MXN__ELEM ? d->num_elements
-                                     : e == MXN__EDGE ? d->num_edges
-                                                      : d->num_faces;
-}
-
 /* Union of all members' ids of entity kind e. */
 static int all_ids(mxn_dataset_t *ds, int e, mxn_idset_t *out) {
   int status = MXN_OK;
   int64_t total = 0;
   mxn_gid_t *cat = NULL;
-  for (int j = 0; j < ds->nfiles; j++) total += dom_set(ds->files[j].dom, e)->n;
+  for (int j = 0; j < ds->nfiles; j++) total += mxn__dom_set(ds->files[j].dom, e)->n;
   MXN_ALLOC(cat, total);
   int64_t k = 0;
   for (int j = 0; j < ds->nfiles; j++) {
-    const mxn_idset_t *s = dom_set(ds->files[j].dom, e);
+    const mxn_idset_t *s = mxn__dom_set(ds->files[j].dom, e);
     if (s->n) memcpy(cat + k, s->ids, (size_t)s->n * sizeof *cat);
     k += s->n;
   }
@@ -345,13 +325,13 @@ static int marked_ids(mxn_dataset_t *ds, int e, char **mark, const mxn_idset_t *
   int64_t total = extra ? extra->n : 0;
   for (int j = 0; j < ds->nfiles; j++)
     if (mark && mark[j])
-      for (int64_t l = 0; l < dom_n(ds->files[j].dom, e); l++) total += mark[j][l];
+      for (int64_t l = 0; l < mxn__dom_n(ds->files[j].dom, e); l++) total += mark[j][l];
   MXN_ALLOC(gids, total);
   int64_t k = 0;
   for (int j = 0; j < ds->nfiles; j++)
     if (mark && mark[j]) {
-      const mxn_gid_t *map = dom_map(ds->files[j].dom, e);
-      for (int64_t l = 0; l < dom_n(ds->files[j].dom, e); l++)
+      const mxn_gid_t *map = mxn__dom_map(ds->files[j].dom, e);
+      for (int64_t l = 0; l < mxn__dom_n(ds->files[j].dom, e); l++)
         if (mark[j][l]) gids[k++] = map[l];
     }
   if (extra && extra->n) memcpy(gids + k, extra->ids, (size_t)extra->n * sizeof *gids);
@@ -371,17 +351,18 @@ static int cover_pref(mxn_dataset_t *ds, int e, const mxn_idset_t *P, char *cand
   mxn_cover_t rest;
   memset(&rest, 0, sizeof rest);
   for (int j = 0; j < M; j++)
-    F[j] = cand[j] ? *dom_set(ds->files[j].dom, e) : (mxn_idset_t)MXN_IDSET_INIT;
+    F[j] = cand[j] ? *mxn__dom_set(ds->files[j].dom, e) : (mxn_idset_t)MXN_IDSET_INIT;
   MXN_CHECK(mxn_cover_greedy(P, F, M, out));
   if (out->uncovered.n == 0) goto done;
   for (int j = 0; j < M; j++)
-    F[j] = (allowed && !allowed[j]) ? (mxn_idset_t)MXN_IDSET_INIT : *dom_set(ds->files[j].dom, e);
+    F[j] = (allowed && !allowed[j]) ? (mxn_idset_t)MXN_IDSET_INIT
+                                    : *mxn__dom_set(ds->files[j].dom, e);
   MXN_CHECK(mxn_cover_greedy(&out->uncovered, F, M, &rest));
   if (rest.nparts == 0) goto done;
   for (int c = 0; c < rest.nparts; c++) cand[rest.parts[c].file] = 1;
   mxn_cover_free(out);
   for (int j = 0; j < M; j++)
-    F[j] = cand[j] ? *dom_set(ds->files[j].dom, e) : (mxn_idset_t)MXN_IDSET_INIT;
+    F[j] = cand[j] ? *mxn__dom_set(ds->files[j].dom, e) : (mxn_idset_t)MXN_IDSET_INIT;
   MXN_CHECK(mxn_cover_greedy(P, F, M, out));
 done:
   mxn_cover_free(&rest);
@@ -522,7 +503,7 @@ static int read_blocks(mxn_dataset_t *ds, mxn_piece_t *piece, int k, const mxn_i
   for (int c = 0; c < cov->nparts; c++) {
     const mxn_cover_part_t *cp = &cov->parts[c];
     const mxn__file_t *f = &ds->files[cp->file];
-    const int64_t *pos = dom_pos(f->dom, k);
+    const int64_t *pos = mxn__dom_pos(f->dom, k);
     for (int64_t i = 0; i < cp->E.n; i++) {
       int64_t p = cp->mp[i], fpos = pos[cp->mf[i]];
       file_of[p] = cp->file;
@@ -1176,14 +1157,14 @@ int mxn_extract(mxn_dataset_t *ds, const mxn_idset_t *want,
     for (int j = 0; j < M; j++) {
       if (!cand[j]) continue;
       const mxn_file_domain_t *d = ds->files[j].dom;
-      int64_t n = dom_n(d, e);
+      int64_t n = mxn__dom_n(d, e);
       MXN_ALLOC(l2p[e][j], n);
       for (int64_t l = 0; l < n; l++) l2p[e][j][l] = -1;
       mxn_idset_t E = MXN_IDSET_INIT;
       int64_t *pa = NULL, *pb = NULL;
-      status = mxn_idset_intersect(dom_set(d, e), &P[e], &E, &pa, &pb);
+      status = mxn_idset_intersect(mxn__dom_set(d, e), &P[e], &E, &pa, &pb);
       if (status == MXN_OK) {
-        const int64_t *pos = dom_pos(d, e);
+        const int64_t *pos = mxn__dom_pos(d, e);
         for (int64_t i = 0; i < E.n; i++)
           l2p[e][j][pos[pa[i]]] = e == MXN__NODE ? pb[i] : p2local[e][pb[i]];
       }

@@ -117,6 +117,40 @@ static const ex_entity_type mxn__map_type[MXN__NEK] = {EX_ELEM_MAP, EX_EDGE_MAP,
                                                        EX_NODE_MAP};
 static const char *const mxn__ent_what[MXN__NEK] = {"element", "edge", "face", "node"};
 
+/* Where a file domain keeps entity kind e's ids: their count, the
+ * file-order map, the sorted set and each set entry's file position. The
+ * domain's builder (dataset.c) writes through these; readers take the
+ * const views below. */
+typedef struct {
+  int64_t *n;
+  mxn_gid_t **map;
+  mxn_idset_t *set;
+  int64_t **pos;
+} mxn__dom_kind_t;
+
+static inline mxn__dom_kind_t mxn__dom_kind(mxn_file_domain_t *d, int e) {
+  switch (e) {
+    case MXN__NODE: return (mxn__dom_kind_t){&d->num_nodes, &d->node_map, &d->nodes, &d->node_pos};
+    case MXN__ELEM:
+      return (mxn__dom_kind_t){&d->num_elements, &d->elem_map, &d->elems, &d->elem_pos};
+    case MXN__EDGE: return (mxn__dom_kind_t){&d->num_edges, &d->edge_map, &d->edges, &d->edge_pos};
+    default: return (mxn__dom_kind_t){&d->num_faces, &d->face_map, &d->faces, &d->face_pos};
+  }
+}
+/* Read-only views of the same fields. */
+static inline const mxn_idset_t *mxn__dom_set(const mxn_file_domain_t *d, int e) {
+  return mxn__dom_kind((mxn_file_domain_t *)d, e).set;
+}
+static inline const int64_t *mxn__dom_pos(const mxn_file_domain_t *d, int e) {
+  return *mxn__dom_kind((mxn_file_domain_t *)d, e).pos;
+}
+static inline const mxn_gid_t *mxn__dom_map(const mxn_file_domain_t *d, int e) {
+  return *mxn__dom_kind((mxn_file_domain_t *)d, e).map;
+}
+static inline int64_t mxn__dom_n(const mxn_file_domain_t *d, int e) {
+  return *mxn__dom_kind((mxn_file_domain_t *)d, e).n;
+}
+
 /* One member's blocks of one kind. */
 typedef struct mxn__blocks {
   int64_t num;             /* entities of the kind in the file */
