@@ -486,7 +486,11 @@ long mxn__direct_summaries = 0;
 /* Open member j: for direct reads where `exodus` is 0 and it is netCDF-3,
  * else through Exodus (an Exodus id is then kept even where a direct
  * handle is open). */
-static int open_member(mxn_dataset_t *ds, int j, int exodus) {
+/* Open member j for reads (its Exodus id with `exodus`, else a direct
+ * table where it has one). `summary`: the open is its summary's, whose
+ * small reads the header's bytes serve (mxn__nc3_t head); other opens
+ * drop them. */
+static int open_member(mxn_dataset_t *ds, int j, int exodus, int summary) {
   mxn__file_t *f = &ds->files[j];
   f->last_use = ++ds->use_clock;
   if (f->exoid >= 0 || (!exodus && f->nc3)) return MXN_OK;
@@ -536,6 +540,7 @@ static int open_member(mxn_dataset_t *ds, int j, int exodus) {
         mxn__nc3_close(h);
         return status;
       }
+      if (!summary) mxn__nc3_drop_head(h);
       f->nc3 = h;
       f->open_size = (int64_t)st.st_size;
       ds->open_count++;
@@ -603,13 +608,13 @@ static int open_member(mxn_dataset_t *ds, int j, int exodus) {
 }
 
 int mxn__file_exoid(mxn_dataset_t *ds, int j, int *exoid) {
-  int status = open_member(ds, j, 1);
+  int status = open_member(ds, j, 1, 0);
   *exoid = ds->files[j].exoid;
   return status;
 }
 
 mxn__file_t *mxn__file_open(mxn_dataset_t *ds, int j, int *status) {
-  *status = open_member(ds, j, 0);
+  *status = open_member(ds, j, 0, 0);
   return *status == MXN_OK ? &ds->files[j] : NULL;
 }
 
@@ -1022,7 +1027,7 @@ static int summarize_member(mxn_dataset_t *ds, int j, wbuf_t *w) {
   wbuf_t body = {0};
   /* Directly where the member is netCDF-3 and the direct answers are
    * Exodus's for it (nc3exo.h), else through Exodus. */
-  if (!mxn__file_open(ds, j, &status)) goto done;
+  if ((status = open_member(ds, j, 0, 1)) != MXN_OK) goto done;
   if (f->nc3) (void)mxn__nc3_window(f->nc3, 1); /* its small reads, side by side */
   const mxn__nc3_t *x = f->nc3 && mxn__x_summary_ok(f->nc3) ? f->nc3 : NULL;
   exoid = -1;

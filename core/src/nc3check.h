@@ -89,6 +89,8 @@ typedef struct mxn__nc3 {
   size_t arena_n, arena_cap;
   int *hash;      /* names of variables and dimensions, open addressing */
   uint32_t hmask;
+  char *block;    /* once finished: the arrays, arena and hash above, in one
+                     block (NULL while walking, and under AddressSanitizer) */
   /* The file's first bytes as the walk read them (the header and, in
    * the same reads, the small variables netCDF places right after it:
    * ids, status flags, names): values there are copied, not read again. */
@@ -120,11 +122,17 @@ int mxn__nc3_open(const char *path, int64_t size, char magic[4], char *why, size
  * (nc3file.c); 0 if the member can be read directly. */
 int mxn__nc3_finish(mxn__nc3_t *h);
 /* Small reads (up to a quarter of the window) through a window of their
- * own (on = 1), or as asked (on = 0, the window freed). A summary's dozen
- * reads of a few bytes each become about half as many; extraction reads
- * as asked, so its byte counts are what it read. 0, or -1 without memory
- * (the reads then go as asked). */
+ * own (on = 1), or as asked (on = 0: the window and the head freed, the
+ * summary that used them being done). A summary's dozen reads of a few
+ * bytes each become about half as many; extraction reads as asked, so
+ * its byte counts are what it read. 0, or -1 without memory (the reads
+ * then go as asked). */
 int mxn__nc3_window(mxn__nc3_t *h, int on);
+/* Free the head (the file's first bytes the walk read): after a member's
+ * summary a load serves a few reads a rank from it, and 256 open members
+ * held 2 MB of heads a rank (1M hex in 1024 members, 4 ranks). Reads
+ * then go to the file. */
+void mxn__nc3_drop_head(mxn__nc3_t *h);
 /* Close the descriptor and free the table; accepts NULL. */
 void mxn__nc3_close(mxn__nc3_t *h);
 
@@ -166,7 +174,7 @@ int mxn__nc3_get(const mxn__nc3_t *h, int v, const size_t *start, const size_t *
  * (preadv) when the variables lie in the file in that order less than
  * MXN__NC3_GAP bytes apart: a node's coordinates, stored one variable per
  * axis, are three reads otherwise.
- * eturn 1 done; 0 not so placed (nothing read: read them one by one);
+ * \return 1 done; 0 not so placed (nothing read: read them one by one);
  *         -2 when the file cannot be read there; -3 as mxn__nc3_get.
  */
 int mxn__nc3_get_each(const mxn__nc3_t *h, int nv, const int *v, uint64_t first, uint64_t n,
