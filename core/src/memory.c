@@ -21,7 +21,8 @@
 #define MADV_POPULATE_WRITE 23
 #endif
 
-/* From this size on, a new buffer's pages are backed in one call. */
+/* From this size on, a buffer written whole (mxn_advise_whole) and the
+ * heap's kept top (grow_heap) are backed in one call. */
 #define POPULATE_FROM ((size_t)256 << 10)
 
 /* A buffer about to be written: from MXN_LARGE_BUFFER bytes on, the whole
@@ -58,6 +59,10 @@ static void advise(void *p, size_t bytes, int populate) {
 
 void mxn_advise_large(void *p, size_t bytes) {
   if (bytes >= MXN_LARGE_BUFFER) advise(p, bytes, 1);
+}
+
+void mxn_advise_whole(void *p, size_t bytes) {
+  if (bytes >= POPULATE_FROM) advise(p, bytes, 1);
 }
 
 void *mxn__malloc(size_t bytes) {

@@ -147,6 +147,36 @@ TEST(Memory, LargeBufferIsBackedBeforeItIsWritten) {
   EXPECT_EQ(0u, ResidentPages(buf + n, m.size - n - (size_t(2) << 20))) << "memory after it";
 }
 
+// A buffer written whole is backed from 256 KiB on, in small pages under
+// MXN_LARGE_BUFFER (no huge-page advice there); a smaller one is left to
+// fault in as it is written.
+namespace {
+// Whether this kernel backs pages on request (MADV_POPULATE_WRITE, Linux
+// 5.14), asked of a mapping of its own.
+bool PopulateSupported() {
+  Mapping t(size_t(64) << 10);
+  return t.p && madvise(t.p, t.size, 23 /* MADV_POPULATE_WRITE */) == 0;
+}
+}  // namespace
+
+TEST(Memory, WholeBufferIsBackedFrom256KiB) {
+  if (!PopulateSupported()) GTEST_SKIP() << "this kernel has no MADV_POPULATE_WRITE (Linux < 5.14)";
+  Mapping m(size_t(4) << 20);
+  ASSERT_NE(m.p, nullptr);
+  const size_t n = size_t(1) << 20, small = (size_t(256) << 10) - 4096;
+  unsigned char* buf = m.p;
+  unsigned char* other = m.p + (size_t(2) << 20);
+  buf[7] = 9;
+  mxn_advise_whole(buf, n);
+  EXPECT_EQ(n / 4096, ResidentPages(buf, n)) << "every page of the 1 MiB buffer is backed";
+  EXPECT_EQ(9, buf[7]);
+  EXPECT_FALSE(HasHugeAdvice(buf)) << "under MXN_LARGE_BUFFER: no huge-page advice";
+  EXPECT_EQ(0u, ResidentPages(buf + n, (size_t(1) << 20))) << "memory after it";
+  mxn_advise_whole(other, small);
+  EXPECT_EQ(0u, ResidentPages(other, small)) << "a buffer under 256 KiB is left alone";
+  mxn_advise_whole(nullptr, n);  // no crash, nothing to do
+}
+
 namespace {
 // Resident set size of this process, bytes (/proc/self/statm).
 size_t ResidentBytes() {
