@@ -508,11 +508,9 @@ long mxn__direct_summaries = 0;
 
 /* Open member j: for direct reads where `exodus` is 0 and it is netCDF-3,
  * else through Exodus (an Exodus id is then kept even where a direct
- * handle is open). */
-/* Open member j for reads (its Exodus id with `exodus`, else a direct
- * table where it has one). `summary`: the open is its summary's, whose
+ * handle is open). `summary`: the open is the member's summary's, whose
  * small reads the header's bytes serve (mxn__nc3_t head); other opens
- * drop them. */
+ * drop those bytes. */
 static int open_member(mxn_dataset_t *ds, int j, int exodus, int summary) {
   mxn__file_t *f = &ds->files[j];
   f->last_use = ++ds->use_clock;

@@ -61,9 +61,11 @@ static size_t part(size_t n, size_t size) { return (n * size + 15) & ~(size_t)15
  * 0, or 1 without memory. */
 static int compact(mxn__nc3_t *h, uint32_t hcap) {
   if (MXN_ASAN) return !(h->hash = mxn__calloc(hcap, sizeof *h->hash));
-  size_t sd = part((size_t)h->ndims, sizeof *h->dims), sa = part((size_t)h->natts, sizeof *h->atts),
-         sv = part((size_t)h->nvars, sizeof *h->vars), si = part((size_t)h->nids, sizeof *h->dimids),
-         sh = part(hcap, sizeof *h->hash), sr = part(h->arena_n, 1);
+  size_t sd = part((size_t)h->ndims, sizeof *h->dims);
+  size_t sa = part((size_t)h->natts, sizeof *h->atts);
+  size_t sv = part((size_t)h->nvars, sizeof *h->vars);
+  size_t si = part((size_t)h->nids, sizeof *h->dimids);
+  size_t sh = part(hcap, sizeof *h->hash), sr = part(h->arena_n, 1);
   char *b = mxn__malloc(sd + sa + sv + si + sh + sr);
   if (!b) return 1;
   char *at = b;
