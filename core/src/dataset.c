@@ -2126,10 +2126,7 @@ int mxn_dataset_file_domain(mxn_dataset_t *ds, int j, const mxn_file_domain_t **
    * the piece's long-lived small arrays kept apart. The block comes before
    * the temporaries that build it, which go back to the heap's top. */
   int64_t nk[MXN__NEK];
-  nk[MXN__NODE] = f->num_nodes;
-  nk[MXN__ELEM] = f->kb[MXN__ELEM].num;
-  nk[MXN__EDGE] = f->kb[MXN__EDGE].num;
-  nk[MXN__FACE] = f->kb[MXN__FACE].num;
+  for (int e = 0; e < MXN__NEK; e++) nk[e] = mxn__file_count(f, e);
   int NB = ds->s.num_blocks, orig = f->have_orig_map && nk[MXN__ELEM] > 0;
   size_t words = 2 * (size_t)NB + (orig ? (size_t)nk[MXN__ELEM] : 0) + 15 * DOM_PAD;
   for (int e = 0; e < MXN__NEK; e++) words += 3 * (size_t)nk[e]; /* map, ids, positions */

@@ -383,7 +383,7 @@ static int block_of(const mxn__file_t *f, int k, int64_t fpos) {
 /* Lazily allocated per-member marks of used entries of entity kind e. */
 static int mark_of(mxn_dataset_t *ds, char **mark, int j, int e) {
   if (mark[j]) return MXN_OK;
-  int64_t n = e == MXN__NODE ? ds->files[j].num_nodes : ds->files[j].kb[e].num;
+  int64_t n = mxn__file_count(&ds->files[j], e);
   mark[j] = mxn__calloc((size_t)n + 1, 1);
   return mark[j] ? MXN_OK : MXN_ERR_NOMEM;
 }
@@ -1381,7 +1381,7 @@ static int read_sets(mxn_dataset_t *ds, mxn_piece_t *piece, const char *cand,
         mxn__file_t *f = &ds->files[j];
         int64_t n = f->sk[sk].count[q], nd = f->sk[sk].df[q];
         if (!cand[j] || n <= 0) continue;
-        int64_t nfile = e == MXN__NODE ? f->num_nodes : f->kb[e].num;
+        int64_t nfile = mxn__file_count(f, e);
         int fq = file_set(f, sk, si->id);
         if (!mxn__file_open(ds, j, &status)) goto done;
         MXN_ALLOC(ent, n);

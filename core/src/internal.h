@@ -200,6 +200,11 @@ typedef struct mxn__file {
                               (a bit each; mxn__step_time_check), or NULL */
 } mxn__file_t;
 
+/* Entries of entity kind e (MXN__ELEM ... MXN__NODE) member f stores. */
+static inline int64_t mxn__file_count(const mxn__file_t *f, int e) {
+  return e == MXN__NODE ? f->num_nodes : f->kb[e].num;
+}
+
 struct mxn_dataset {
   mxn_error_t err;
   mxn_structure_t s;
