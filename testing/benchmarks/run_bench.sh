@@ -34,6 +34,9 @@
 #   --out FILE            results JSONL (default testing/benchmarks/results/<mode>.jsonl;
 #                         appended to)
 #   --timeout S           per run (default 3600)
+#   --no-warm             do not read the set's members before each run (by
+#                         default they are read once, so every variant starts
+#                         from a warm page cache; see warm_set below)
 #   --no-report           do not run report.py at the end
 #   --dry-run             print the runs, run nothing
 # Environment: MXN_BUILD_DIR (default ../<checkout>-build), MXN_SHARED_DATA (default
@@ -54,7 +57,7 @@ export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 
 mode=quick
 sizes="" Ms="" Ns="" splits="" variants="A B C" repeats="" steps="" method=Files ghosts=1
-spread="" spreadN="" out="" timeout_s=3600 report=1 dry=0
+spread="" spreadN="" out="" timeout_s=3600 report=1 dry=0 warm=1
 while [ $# -gt 0 ]; do
   case "$1" in
     --quick) mode=quick ;;
@@ -77,6 +80,7 @@ while [ $# -gt 0 ]; do
     --out) out=$2; shift ;;
     --timeout) timeout_s=$2; shift ;;
     --no-report) report=0 ;;
+    --no-warm) warm=0 ;;
     --dry-run) dry=1 ;;
     -h|--help) sed -n '2,/^set -euo/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 0 ;;
     *) echo "run_bench: unknown option $1 (see --help)" >&2; exit 2 ;;
@@ -124,18 +128,46 @@ dirty=$(git -C "$src" status --porcelain --untracked-files=no 2>/dev/null | grep
 
 json_env() { # one "env" record: the machine state the figures were taken in
   python3 - "$mode" "$commit" "$dirty" "$1" << 'EOF'
-import json, os, platform, subprocess, sys, time
+import glob, json, os, platform, subprocess, sys, time
 mode, commit, dirty, when = sys.argv[1:5]
 up = subprocess.run(["uptime"], capture_output=True, text=True).stdout.strip()
 try:
     pv = subprocess.run(["pvbatch", "--version"], capture_output=True, text=True).stdout.strip()
 except OSError:
     pv = None
+# A proactive reclaim of the page cache (DAMON schemes), if the kernel runs one.
+def rd(p):
+    try:
+        return open(p).read().strip()
+    except OSError:
+        return None
+damon = []
+for k in sorted(glob.glob("/sys/kernel/mm/damon/admin/kdamonds/*/")):
+    for c in sorted(glob.glob(k + "contexts/*/")):
+        for sch in sorted(glob.glob(c + "schemes/*/")):
+            damon.append({"kdamond": rd(k + "state"), "action": rd(sch + "action"),
+                          "min_age_aggregations": rd(sch + "access_pattern/age/min"),
+                          "aggregation_us": rd(c + "monitoring_attrs/intervals/aggr_us")})
 print(json.dumps({"kind": "env", "when": when, "mode": mode, "commit": commit,
                   "dirty": dirty == "1", "uptime": up, "loadavg": list(os.getloadavg()),
                   "nproc": os.cpu_count(), "host": platform.node(), "paraview": pv,
-                  "unix_time": time.time()}, sort_keys=True))
+                  "unix_time": time.time(), "damon_schemes": damon}, sort_keys=True))
 EOF
+}
+
+# The issue's floor is the page cache delivering the set, and the variants
+# compare on equal terms only if each starts from the same cache. That
+# does not hold by itself: the machines this ran on page out memory left
+# unused for about a minute (a DAMON scheme: the env record's
+# damon_schemes), file cache included, and reads of a set paged out in
+# part slept in the kernel. So each run first reads the set's members
+# once, and records how much of the set was cached before (fincore).
+warm_set() { # BASE: prints the fraction of the set cached, then reads every member
+  local frac
+  frac=$(fincore -b -n -o RES,SIZE "$1".*.* 2> /dev/null |
+         awk '{r += $1; s += $2} END {if (s > 0) printf "%.3f", r / s; else print "null"}') || frac=null
+  cat "$1".*.* > /dev/null
+  echo "${frac:-null}"
 }
 
 dataset_record() { # NAME MEMBER TAGS: a "dataset" record (mxn info --json, bytes on disk)
@@ -196,7 +228,7 @@ fi
 
 # Every variant alternates within a repeat, and the order rotates between
 # repeats (ABC, BCA, CAB) so no variant always runs first (warm caches,
-# machine drift). The page cache is warm for all but the very first read.
+# machine drift). Each run starts from a warm page cache (warm_set).
 read -r -a V <<< "$variants"
 nv=${#V[@]}
 [ "$dry" = 1 ] || json_env start >> "$out"
@@ -247,6 +279,8 @@ print(json.dumps({"kind": "core_stats", "source": "mxn stats --json", "ranks": i
           continue
         fi
         printf 'run_bench: %-28s N=%-2s %s rep %d ... ' "$name" "$N" "$v" "$rep"
+        cached=null
+        [ "$warm" = 1 ] && cached=$(warm_set "$base")
         t0=$(date +%s.%N)
         rc=0
         # Only the set's members count as opened files (netCDF also probes
@@ -259,8 +293,9 @@ print(json.dumps({"kind": "core_stats", "source": "mxn stats --json", "ranks": i
           # The job's own wall time (pvbatch start-up included) and load.
           python3 -c 'import json,os,sys
 r = json.loads(sys.argv[1]); r["job_s"] = float(sys.argv[2])
+r["warmed"] = sys.argv[3] == "1"; r["cached_before_warm"] = json.loads(sys.argv[4])
 r["loadavg_after_job"] = list(os.getloadavg()); print(json.dumps(r, sort_keys=True))' \
-            "$line" "$secs" >> "$out"
+            "$line" "$secs" "$warm" "$cached" >> "$out"
           python3 -c 'import json,sys
 r = json.loads(sys.argv[1])
 print("first %.2f s, step %s s, peak RSS max %.0f MB, ghosts %d, imbalance %.3f%s (job %s s)" % (
