@@ -511,6 +511,9 @@ def many_files_table(w, configs, set_info, extra):
                                              key=lambda r: r.get("unix_time", 0))]
         turns = sum(1 for x, y in zip(seq, seq[1:]) if x != y)
         order = "taking turns" if turns * 2 >= len(seq) else "one set's runs, then the next's"
+        runs = [r for r in recs if r.get("kind") == "run"]
+        if runs and all(r.get("warmed") for r in runs):
+            order += ", each from a warm page cache"
         add("A alone at %s, %s (`a-only/%s`)" % (commit, order, os.path.basename(path)),
             cfgs, info_of)
     w("## Many files: M = 1024 against M = 64, per byte on disk")
@@ -520,7 +523,9 @@ def many_files_table(w, configs, set_info, extra):
       "stored in every member that has it. *per byte* = (M = 1024 seconds per byte) / "
       "(M = 64 seconds per byte); the goal (at N = 4) is at most 1. Runs of A alone "
       "(`run_bench.sh --variants A`, one set per call) give more repeats than the matrix "
-      "affords; the source says whether the two sets took turns.")
+      "affords; the source says whether the two sets took turns, and whether each run "
+      "first read its set so that it started from a warm page cache (`run_bench.sh` does "
+      "since 139384b: these machines page out file cache left unused for a minute).")
     w("")
     w("| source | cells | N | M = 64 first s | M = 1024 first s | MB on disk (64 / 1024) "
       "| per byte |")

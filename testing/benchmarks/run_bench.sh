@@ -165,7 +165,7 @@ EOF
 warm_set() { # BASE: prints the fraction of the set cached, then reads every member
   local frac
   frac=$(fincore -b -n -o RES,SIZE "$1".*.* 2> /dev/null |
-         awk '{r += $1; s += $2} END {if (s > 0) printf "%.3f", r / s; else print "null"}') || frac=null
+         awk '{r += $1; s += int(($2 + 4095) / 4096) * 4096} END {if (s > 0) printf "%.3f", r / s; else print "null"}') || frac=null
   cat "$1".*.* > /dev/null
   echo "${frac:-null}"
 }
