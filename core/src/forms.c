@@ -1,4 +1,5 @@
 /* JOIN and SPLIT: the single-process forms, on the shared routines. */
+#include "nemmaps.h"
 #include "nodecheck.h"
 #include "varview.h"
 
@@ -142,31 +143,10 @@ static int cmp_node_part(const void *a, const void *b) {
   return (x->part > y->part) - (x->part < y->part);
 }
 
-/* Everything a part's Nemesis metadata needs, built from the global
- * node -> parts relation. */
-typedef struct {
-  int64_t *int_nodes, *bor_nodes, *int_elems, *bor_elems;
-  int64_t nint_n, nbor_n, nint_e, nbor_e;
-  int ncmaps;
-  int *cmap_parts;
-  int64_t *cmap_off, *cmap_nodes;
-} nem_build_t;
-
-static void nem_free(nem_build_t *n) {
-  free(n->int_nodes);
-  free(n->bor_nodes);
-  free(n->int_elems);
-  free(n->bor_elems);
-  free(n->cmap_parts);
-  free(n->cmap_off);
-  free(n->cmap_nodes);
-  memset(n, 0, sizeof *n);
-}
-
 /* np_off/np_part: CSR of global node (index in `all`) -> sorted parts. */
 static int nem_build(const mxn_structure_t *s, const mxn_piece_t *all,
                      const mxn_piece_t *pc, int part, const int64_t *np_off,
-                     const int *np_part, int nparts, nem_build_t *nb) {
+                     const int *np_part, int nparts, mxn__nem_maps_t *nb) {
   int status = MXN_OK;
   int64_t *g = NULL; /* piece node -> global node index */
   int64_t *cnt = NULL;
@@ -178,15 +158,8 @@ static int nem_build(const mxn_structure_t *s, const mxn_piece_t *all,
     g[i] = k;
   }
   MXN_ALLOC(bor, pc->num_nodes);
-  MXN_ALLOC(nb->int_nodes, pc->num_nodes);
-  MXN_ALLOC(nb->bor_nodes, pc->num_nodes);
-  for (int64_t i = 0; i < pc->num_nodes; i++) {
-    bor[i] = np_off[g[i] + 1] - np_off[g[i]] > 1;
-    if (bor[i])
-      nb->bor_nodes[nb->nbor_n++] = i;
-    else
-      nb->int_nodes[nb->nint_n++] = i;
-  }
+  for (int64_t i = 0; i < pc->num_nodes; i++) bor[i] = np_off[g[i] + 1] - np_off[g[i]] > 1;
+  MXN_CHECK(mxn__nem_maps_split(s, pc, bor, nb));
   /* One node communication map per neighbouring part, in part order. */
   MXN_ALLOC(cnt, nparts);
   for (int64_t i = 0; i < pc->num_nodes; i++)
@@ -208,27 +181,11 @@ static int nem_build(const mxn_structure_t *s, const mxn_piece_t *all,
     if (bor[i])
       for (int64_t k = np_off[g[i]]; k < np_off[g[i] + 1]; k++)
         if (np_part[k] != part) nb->cmap_nodes[cnt[np_part[k]]++] = i;
-  /* Border elements are those touching a border node. */
-  MXN_ALLOC(nb->int_elems, pc->num_elements);
-  MXN_ALLOC(nb->bor_elems, pc->num_elements);
-  for (int b = 0, e = 0; b < pc->num_blocks; b++) {
-    const mxn_piece_block_t *pb = &pc->blocks[b];
-    int bnpe = s->blocks[b].nodes_per_elem;
-    for (int64_t k = 0; k < pb->num_elements; k++, e++) {
-      int is_bor = 0, npe = mxn__conn_n(pb, bnpe, k);
-      const int64_t *ec = pb->conn + mxn__conn_at(pb, bnpe, k);
-      for (int c = 0; c < npe && !is_bor; c++) is_bor = bor[ec[c]];
-      if (is_bor)
-        nb->bor_elems[nb->nbor_e++] = e;
-      else
-        nb->int_elems[nb->nint_e++] = e;
-    }
-  }
 done:
   free(g);
   free(cnt);
   free(bor);
-  if (status != MXN_OK) nem_free(nb);
+  if (status != MXN_OK) mxn__nem_maps_free(nb);
   return status;
 }
 
@@ -450,7 +407,7 @@ int mxn_split(const char *in, const char *outbase, int nparts, mxn_part_method m
   memset(orph, 0, sizeof orph);
   int64_t *blk_g = NULL, *ns_g = NULL, *nsdf_g = NULL, *ss_g = NULL, *ssdf_g = NULL;
   int64_t *psize = NULL;
-  nem_build_t nb;
+  mxn__nem_maps_t nb;
   memset(&nb, 0, sizeof nb);
   char *path = NULL;
   int parts_written = 0;
@@ -574,18 +531,7 @@ int mxn_split(const char *in, const char *outbase, int nparts, mxn_part_method m
     nm.ns_df_count_global = nsdf_g;
     nm.ss_count_global = ss_g;
     nm.ss_df_count_global = ssdf_g;
-    nm.num_int_nodes = nb.nint_n;
-    nm.num_bor_nodes = nb.nbor_n;
-    nm.int_nodes = nb.int_nodes;
-    nm.bor_nodes = nb.bor_nodes;
-    nm.num_int_elems = nb.nint_e;
-    nm.num_bor_elems = nb.nbor_e;
-    nm.int_elems = nb.int_elems;
-    nm.bor_elems = nb.bor_elems;
-    nm.num_node_cmaps = nb.ncmaps;
-    nm.node_cmap_parts = nb.cmap_parts;
-    nm.node_cmap_off = nb.cmap_off;
-    nm.node_cmap_nodes = nb.cmap_nodes;
+    mxn__nem_maps_lend(&nb, &nm);
     mxn_write_opts_t wo;
     memset(&wo, 0, sizeof wo);
     wo.int64 = opts->int64 || s->int64_ids;
@@ -593,7 +539,7 @@ int mxn_split(const char *in, const char *outbase, int nparts, mxn_part_method m
     wo.nemesis = &nm;
     mxn_member_name(outbase, nparts, p, path, plen);
     status = write_all(ds, pc, path, &wo, rep, err);
-    nem_free(&nb);
+    mxn__nem_maps_free(&nb);
     mxn_piece_destroy(&pc);
     if (status != MXN_OK) goto done;
     parts_written++;
@@ -618,7 +564,7 @@ done:
       mxn_member_name(outbase, nparts, p, path, strlen(outbase) + 32);
       remove(path);
     }
-  nem_free(&nb);
+  mxn__nem_maps_free(&nb);
   mxn_piece_destroy(&pc);
   mxn_piece_destroy(&all);
   mxn_dataset_destroy(&ds);

@@ -1,6 +1,7 @@
 /* REPART (repart.h): every rank writes its loaded piece as one member of a
  * new spread set, with the Nemesis metadata found through the distributed
  * directory, all or nothing. */
+#include "nemmaps.h"
 #include "varview.h"
 
 #include "alloc.h"
@@ -28,26 +29,15 @@ static int cmp_cpair(const void *a, const void *b) {
 
 /* This rank's Nemesis maps, and which of its nodes it counts globally. */
 typedef struct {
-  int64_t *int_nodes, *bor_nodes, *int_elems, *bor_elems;
-  int64_t nint_n, nbor_n, nint_e, nbor_e;
-  int ncmaps;
-  int *cmap_parts;
-  int64_t *cmap_off, *cmap_nodes;
+  mxn__nem_maps_t m;
   /* Per local node: 1 when this rank is the lowest rank holding it, so
    * that each distinct node is counted by exactly one rank. */
   char *counts_node;
 } nem_local_t;
 
 static void nem_local_free(nem_local_t *n) {
-  free(n->int_nodes);
-  free(n->bor_nodes);
-  free(n->int_elems);
-  free(n->bor_elems);
-  free(n->cmap_parts);
-  free(n->cmap_off);
-  free(n->cmap_nodes);
-  free(n->counts_node);
-  memset(n, 0, sizeof *n);
+  mxn__nem_maps_free(&n->m);
+  MXN_FREE(n->counts_node);
 }
 
 /* Build the maps from the holders of each local node (holder[off[i] ..
@@ -60,11 +50,10 @@ static int nem_local_build(const mxn_structure_t *s, const mxn_piece_t *pc, int 
   cpair_t *pairs = NULL;
   int64_t npairs = 0;
   memset(nb, 0, sizeof *nb);
+  mxn__nem_maps_t *m = &nb->m;
   int64_t nn = pc->num_nodes;
   MXN_ALLOC(bor, nn);
   MXN_ALLOC(nb->counts_node, nn);
-  MXN_ALLOC(nb->int_nodes, nn);
-  MXN_ALLOC(nb->bor_nodes, nn);
   for (int64_t i = 0; i < nn; i++) {
     int found = 0;
     for (int64_t k = off[i]; k < off[i + 1]; k++) found |= holder[k] == rank;
@@ -78,13 +67,10 @@ static int nem_local_build(const mxn_structure_t *s, const mxn_piece_t *pc, int 
     }
     bor[i] = off[i + 1] - off[i] > 1;
     nb->counts_node[i] = holder[off[i]] == rank;
-    if (bor[i]) {
-      nb->bor_nodes[nb->nbor_n++] = i;
-      npairs += off[i + 1] - off[i] - 1;
-    } else {
-      nb->int_nodes[nb->nint_n++] = i;
-    }
+    if (bor[i]) npairs += off[i + 1] - off[i] - 1;
   }
+  /* Interior and border nodes and elements (as nem_slice). */
+  MXN_CHECK(mxn__nem_maps_split(s, pc, bor, m));
   /* One node communication map per neighbouring rank, in rank order; nodes
    * in ascending local index, which is ascending global id on both sides. */
   MXN_ALLOC(pairs, npairs);
@@ -94,31 +80,14 @@ static int nem_local_build(const mxn_structure_t *s, const mxn_piece_t *pc, int 
       for (int64_t k = off[i]; k < off[i + 1]; k++)
         if (holder[k] != rank) pairs[npairs++] = (cpair_t){holder[k], i};
   qsort(pairs, (size_t)npairs, sizeof *pairs, cmp_cpair);
-  for (int64_t k = 0; k < npairs; k++) nb->ncmaps += k == 0 || pairs[k].part != pairs[k - 1].part;
-  MXN_ALLOC(nb->cmap_parts, nb->ncmaps);
-  MXN_ALLOC(nb->cmap_off, nb->ncmaps + 1);
-  MXN_ALLOC(nb->cmap_nodes, npairs);
+  for (int64_t k = 0; k < npairs; k++) m->ncmaps += k == 0 || pairs[k].part != pairs[k - 1].part;
+  MXN_ALLOC(m->cmap_parts, m->ncmaps);
+  MXN_ALLOC(m->cmap_off, m->ncmaps + 1);
+  MXN_ALLOC(m->cmap_nodes, npairs);
   for (int64_t k = 0, c = -1; k < npairs; k++) {
-    if (k == 0 || pairs[k].part != pairs[k - 1].part) nb->cmap_parts[++c] = pairs[k].part;
-    nb->cmap_off[c + 1] = k + 1;
-    nb->cmap_nodes[k] = pairs[k].node;
-  }
-  /* Border elements are those touching a border node (as nem_slice). */
-  MXN_ALLOC(nb->int_elems, pc->num_elements);
-  MXN_ALLOC(nb->bor_elems, pc->num_elements);
-  int64_t e = 0; /* over the concatenated blocks */
-  for (int b = 0; b < pc->num_blocks; b++) {
-    const mxn_piece_block_t *pb = &pc->blocks[b];
-    int bnpe = s->blocks[b].nodes_per_elem;
-    for (int64_t k = 0; k < pb->num_elements; k++, e++) {
-      int is_bor = 0, npe = mxn__conn_n(pb, bnpe, k);
-      const int64_t *ec = pb->conn + mxn__conn_at(pb, bnpe, k);
-      for (int c = 0; c < npe && !is_bor; c++) is_bor = bor[ec[c]];
-      if (is_bor)
-        nb->bor_elems[nb->nbor_e++] = e;
-      else
-        nb->int_elems[nb->nint_e++] = e;
-    }
+    if (k == 0 || pairs[k].part != pairs[k - 1].part) m->cmap_parts[++c] = pairs[k].part;
+    m->cmap_off[c + 1] = k + 1;
+    m->cmap_nodes[k] = pairs[k].node;
   }
 done:
   if (status == MXN_ERR_NOMEM)
@@ -274,18 +243,7 @@ int mxn_repart(MPI_Comm comm, const char *in, const char *outbase, const mxn_loa
   nm.ns_df_count_global = nm.ns_count_global + s->num_node_sets;
   nm.ss_count_global = nm.ns_df_count_global + s->num_node_sets;
   nm.ss_df_count_global = nm.ss_count_global + s->num_side_sets;
-  nm.num_int_nodes = nb.nint_n;
-  nm.num_bor_nodes = nb.nbor_n;
-  nm.int_nodes = nb.int_nodes;
-  nm.bor_nodes = nb.bor_nodes;
-  nm.num_int_elems = nb.nint_e;
-  nm.num_bor_elems = nb.nbor_e;
-  nm.int_elems = nb.int_elems;
-  nm.bor_elems = nb.bor_elems;
-  nm.num_node_cmaps = nb.ncmaps;
-  nm.node_cmap_parts = nb.cmap_parts;
-  nm.node_cmap_off = nb.cmap_off;
-  nm.node_cmap_nodes = nb.cmap_nodes;
+  mxn__nem_maps_lend(&nb.m, &nm);
   mxn_write_opts_t wo;
   memset(&wo, 0, sizeof wo);
   wo.int64 = s->int64_ids;
