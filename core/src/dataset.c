@@ -1805,14 +1805,14 @@ int mxn_dataset_create(mxn_dataset_t **ds) {
   return MXN_OK;
 }
 
-/* The pieces of mxn_dataset_open, for a collective open (load.c). */
+/* The pieces of mxn_dataset_open, also for a collective open (load.c). */
 int mxn__dataset_discover(mxn_dataset_t *ds, const char *path) {
   if (!ds) return MXN_ERR_ARG;
   if (!path || !*path) return MXN_DS_ERR(ds, MXN_ERR_ARG, "no dataset path given");
   if (ds->opened || ds->files)
     return MXN_DS_ERR(ds, MXN_ERR_ARG, "%s: this handle already holds a dataset", path);
   mxn_error_clear(&ds->err);
-  ex_opts(EX_DEFAULT);
+  ex_opts(EX_DEFAULT); /* the core never prints: keep the Exodus library quiet too */
   int status = discover(ds, path);
   if (status != MXN_OK && ds->err.status == MXN_OK)
     MXN_DS_ERR(ds, status, "%s: %s", path, mxn_strerror(status));
@@ -1840,50 +1840,37 @@ int mxn__member_summary(mxn_dataset_t *ds, int j, int skip, char **buf, size_t *
   return status;
 }
 
-int mxn__dataset_merge(mxn_dataset_t *ds, char *const *bufs, const size_t *lens) {
-  int status = MXN_OK;
-  mxn_error_clear(&ds->err);
-  for (int j = 0; j < ds->nfiles && status == MXN_OK; j++)
-    status = merge_member(ds, j, bufs[j], lens[j]);
+/* The end of an open after its members' merge: the index over them, or
+ * the error, naming `path` where nothing more precise was said. */
+static int finish_open(mxn_dataset_t *ds, int status, const char *path) {
   if (status == MXN_OK) status = index_members(ds);
   if (status == MXN_OK) {
     ds->s.num_files = ds->nfiles;
     ds->opened = 1;
   } else if (ds->err.status == MXN_OK) {
-    MXN_DS_ERR(ds, status, "%s: %s", ds->files[0].path, mxn_strerror(status));
+    MXN_DS_ERR(ds, status, "%s: %s", path, mxn_strerror(status));
   }
   return status;
 }
 
-int mxn_dataset_open(mxn_dataset_t *ds, const char *path) {
-  if (!ds) return MXN_ERR_ARG;
-  if (!path || !*path) return MXN_DS_ERR(ds, MXN_ERR_ARG, "no dataset path given");
-  if (ds->opened || ds->files)
-    return MXN_DS_ERR(ds, MXN_ERR_ARG, "%s: this handle already holds a dataset", path);
+int mxn__dataset_merge(mxn_dataset_t *ds, char *const *bufs, const size_t *lens) {
+  int status = MXN_OK;
   mxn_error_clear(&ds->err);
-  /* The core never prints: keep the Exodus library quiet too. */
-  ex_opts(EX_DEFAULT);
-  int status = discover(ds, path);
-  if (status != MXN_OK) {
-    if (ds->err.status == MXN_OK) MXN_DS_ERR(ds, status, "%s: %s", path, mxn_strerror(status));
-    return status;
-  }
-  for (int j = 0; j < ds->nfiles; j++) {
+  for (int j = 0; j < ds->nfiles && status == MXN_OK; j++)
+    status = merge_member(ds, j, bufs[j], lens[j]);
+  return finish_open(ds, status, ds->files[0].path);
+}
+
+int mxn_dataset_open(mxn_dataset_t *ds, const char *path) {
+  int status = mxn__dataset_discover(ds, path);
+  if (status != MXN_OK) return status; /* it has said what it could not find */
+  for (int j = 0; status == MXN_OK && j < ds->nfiles; j++) {
     wbuf_t w = {0};
     status = summarize_member(ds, j, &w);
     if (status == MXN_OK) status = merge_member(ds, j, w.p, w.n);
     free(w.p);
-    if (status != MXN_OK) goto fail;
   }
-  status = index_members(ds);
-  if (status != MXN_OK) goto fail;
-  ds->s.num_files = ds->nfiles;
-  ds->opened = 1;
-  return MXN_OK;
-fail:
-  if (ds->err.status == MXN_OK)
-    MXN_DS_ERR(ds, status, "%s: %s", path, mxn_strerror(status));
-  return status;
+  return finish_open(ds, status, path);
 }
 
 void mxn__dataset_drop_domains(mxn_dataset_t *ds) {
