@@ -12,14 +12,6 @@ void mxn__nem_maps_free(mxn__nem_maps_t *m) {
   memset(m, 0, sizeof *m);
 }
 
-static void free_lists(mxn__nem_maps_t *m) {
-  MXN_FREE(m->int_nodes);
-  MXN_FREE(m->bor_nodes);
-  MXN_FREE(m->int_elems);
-  MXN_FREE(m->bor_elems);
-  m->nint_n = m->nbor_n = m->nint_e = m->nbor_e = 0;
-}
-
 int mxn__nem_maps_split(const mxn_structure_t *s, const mxn_piece_t *pc, const char *bor,
                         mxn__nem_maps_t *m) {
   int status = MXN_OK;
@@ -49,7 +41,6 @@ int mxn__nem_maps_split(const mxn_structure_t *s, const mxn_piece_t *pc, const c
     }
   }
 done:
-  if (status != MXN_OK) free_lists(m);
   return status;
 }
 

@@ -22,7 +22,8 @@ void mxn__nem_maps_free(mxn__nem_maps_t *m);
 /* m's interior and border lists of pc: node i is a border node where
  * bor[i] (another part holds it too), an element a border element where
  * it touches a border node. Leaves the communication maps alone. MXN_OK,
- * or MXN_ERR_NOMEM with the lists freed. */
+ * or MXN_ERR_NOMEM with what was allocated left in m for the caller's
+ * mxn__nem_maps_free. */
 int mxn__nem_maps_split(const mxn_structure_t *s, const mxn_piece_t *pc, const char *bor,
                         mxn__nem_maps_t *m);
 
