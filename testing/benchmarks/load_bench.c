@@ -5,19 +5,22 @@
  * wall time to the piece, time per step, owned elements, imbalance, cover
  * size against ceil(M/N), files opened, bytes read / bytes needed, bytes
  * read only to partition, peak RSS, and the CPU seconds (user + system)
- * the process spent to the piece. Exit 1 on a load error. */
+ * the process spent to the piece (and the user part of it: the page
+ * clearing of memory a fresh VM has not backed yet is system time, and
+ * varies from run to run). Exit 1 on a load error. */
 #include <mxn/mxn.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
 
-/* User and system CPU seconds of this process so far. */
-static double cpu_seconds(void) {
+/* User and system CPU seconds of this process so far (user alone in
+ * *user). */
+static double cpu_seconds(double *user) {
   struct rusage r;
   getrusage(RUSAGE_SELF, &r);
-  return (double)(r.ru_utime.tv_sec + r.ru_stime.tv_sec) +
-         1e-6 * (double)(r.ru_utime.tv_usec + r.ru_stime.tv_usec);
+  *user = (double)r.ru_utime.tv_sec + 1e-6 * (double)r.ru_utime.tv_usec;
+  return *user + (double)r.ru_stime.tv_sec + 1e-6 * (double)r.ru_stime.tv_usec;
 }
 
 int main(int argc, char **argv) {
@@ -41,7 +44,8 @@ int main(int argc, char **argv) {
   mxn_error_t err;
   mxn_error_clear(&err);
   MPI_Barrier(MPI_COMM_WORLD);
-  double c0 = cpu_seconds();
+  double u0, u1;
+  double c0 = cpu_seconds(&u0);
   double t0 = MPI_Wtime();
   mxn_load_t *ld = NULL;
   if (mxn_load_open(MPI_COMM_WORLD, argv[1], &o, &ld, &err) != MXN_OK) {
@@ -50,7 +54,7 @@ int main(int argc, char **argv) {
     return 1;
   }
   double t_open = MPI_Wtime() - t0;
-  double c_open = cpu_seconds() - c0;
+  double c_open = cpu_seconds(&u1) - c0, u_open = u1 - u0;
   const mxn_structure_t *s = mxn_load_structure(ld);
   int steps = argc > 3 ? atoi(argv[3]) : s->num_times;
   if (steps > s->num_times) steps = s->num_times;
@@ -72,14 +76,14 @@ int main(int argc, char **argv) {
            "imbalance %.4f, cover %d (ceil(M/N)=%d), files opened %lld, read/needed %.3f "
            "(%lld/%lld B), partition reads %lld B, node check %lld B %.3f s, ghosts %lld (L=%d, %.3f s), "
            "phases open %.3f partition %.3f plan %.3f read %.3f s, peak RSS %ld MB, "
-           "cpu %.3f s",
+           "cpu %.3f s (user %.3f s)",
            rank, size, M, mxn_part_method_name(o.method), t_open, t_step,
            (long long)x.owned_elements, x.imbalance, x.cover_files, ideal,
            (long long)x.files_opened, x.bytes_needed ? (double)x.bytes_read / x.bytes_needed : 0.0,
            (long long)x.bytes_read, (long long)x.bytes_needed, (long long)x.partition_bytes_read,
            (long long)x.check_bytes_read, x.seconds_check,
            (long long)x.ghost_elements, o.ghost_levels, x.seconds_ghost, x.seconds_open,
-           x.seconds_partition, x.seconds_plan, x.seconds_read, ru.ru_maxrss / 1024, c_open);
+           x.seconds_partition, x.seconds_plan, x.seconds_read, ru.ru_maxrss / 1024, c_open, u_open);
   /* Print in rank order. */
   for (int r = 0; r < size; r++) {
     if (r == rank) {
