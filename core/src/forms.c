@@ -30,6 +30,33 @@ static int open_ds(const char *in, mxn_dataset_t **ds, mxn_error_t *err) {
   return status;
 }
 
+/* Extraction options of the forms: the given gap, or 4096 entries. */
+static mxn_extract_opts_t form_extract_opts(const mxn_form_opts_t *opts) {
+  mxn_extract_opts_t eo;
+  memset(&eo, 0, sizeof eo);
+  eo.gap = opts->gap >= 0 ? opts->gap : 4096;
+  return eo;
+}
+
+/* The dataset at `in` opened and read whole into one piece, for join and
+ * split: a node id several members store must have the same coordinates
+ * in each (checked before, a single file has nothing to check). The
+ * reading time goes to rep->seconds_read. */
+static int read_whole(const char *in, const mxn_form_opts_t *opts, mxn_dataset_t **ds,
+                      mxn_piece_t **piece, mxn_form_report_t *rep, mxn_error_t *err) {
+  int status = open_ds(in, ds, err);
+  if (status != MXN_OK) return status;
+  const mxn_structure_t *s = mxn_dataset_structure(*ds);
+  if ((status = mxn__check_shared_nodes(MPI_COMM_NULL, *ds, 0, s->num_files, err)) != MXN_OK)
+    return status;
+  mxn_extract_opts_t eo = form_extract_opts(opts);
+  double t0 = now();
+  if ((status = mxn_extract(*ds, NULL, &eo, piece)) != MXN_OK)
+    return mxn_error_set(err, status, "%s", mxn_dataset_errmsg(*ds));
+  rep->seconds_read = now() - t0;
+  return MXN_OK;
+}
+
 /* Write `piece` and every time step of it to `path`. */
 /* Write `piece` of ds at every step to path; `view` (or NULL) is how the
  * structure and piece are written (variables dropped or added). */
@@ -77,26 +104,16 @@ int mxn_join(const char *in, const char *out, const mxn_form_opts_t *opts,
   if (!in || !out) return mxn_error_set(err, MXN_ERR_ARG, "join: input and output paths needed");
   mxn_form_opts_t defaults;
   memset(&defaults, 0, sizeof defaults);
+  defaults.gap = -1; /* the default gap, as the header says */
   if (!opts) opts = &defaults;
   mxn_form_report_t local;
   if (!rep) rep = &local;
   memset(rep, 0, sizeof *rep);
   mxn_dataset_t *ds = NULL;
   mxn_piece_t *piece = NULL;
-  int status = open_ds(in, &ds, err);
+  int status = read_whole(in, opts, &ds, &piece, rep, err);
   if (status != MXN_OK) goto done;
   const mxn_structure_t *s = mxn_dataset_structure(ds);
-  if ((status = mxn__check_shared_nodes(MPI_COMM_NULL, ds, 0, s->num_files, err)) != MXN_OK) goto done;
-  mxn_extract_opts_t eo;
-  memset(&eo, 0, sizeof eo);
-  eo.gap = opts->gap >= 0 ? opts->gap : 4096;
-  double t0 = now();
-  status = mxn_extract(ds, NULL, &eo, &piece);
-  if (status != MXN_OK) {
-    mxn_error_set(err, status, "%s", mxn_dataset_errmsg(ds));
-    goto done;
-  }
-  rep->seconds_read = now() - t0;
   mxn_write_opts_t wo;
   memset(&wo, 0, sizeof wo);
   wo.int64 = opts->int64 || s->int64_ids;
@@ -392,6 +409,7 @@ int mxn_split(const char *in, const char *outbase, int nparts, mxn_part_method m
     return mxn_error_set(err, MXN_ERR_ARG, "split: need input, output base and a part count >= 1");
   mxn_form_opts_t defaults;
   memset(&defaults, 0, sizeof defaults);
+  defaults.gap = -1; /* the default gap, as the header says */
   if (!opts) opts = &defaults;
   mxn_form_report_t local;
   if (!rep) rep = &local;
@@ -411,21 +429,12 @@ int mxn_split(const char *in, const char *outbase, int nparts, mxn_part_method m
   memset(&nb, 0, sizeof nb);
   char *path = NULL;
   int parts_written = 0;
-  int status = open_ds(in, &ds, err);
+  /* The whole mesh once: geometry for the partitioner, global counts. */
+  int status = read_whole(in, opts, &ds, &all, rep, err);
   if (status != MXN_OK) goto done;
   const mxn_structure_t *s = mxn_dataset_structure(ds);
-  mxn_extract_opts_t eo;
-  memset(&eo, 0, sizeof eo);
-  eo.gap = opts->gap >= 0 ? opts->gap : 4096;
-
-  /* The whole mesh once: geometry for the partitioner, global counts. */
-  double t0 = now();
-  status = mxn_extract(ds, NULL, &eo, &all);
-  if (status != MXN_OK) {
-    mxn_error_set(err, status, "%s", mxn_dataset_errmsg(ds));
-    goto done;
-  }
-  rep->seconds_read = now() - t0;
+  mxn_extract_opts_t eo = form_extract_opts(opts);
+  double t0;
   int64_t n = all->num_elements;
   MXN_CHECK(centroids(s, all, &cent));
   MXN_ALLOC(ids, n);

@@ -238,6 +238,59 @@ TEST(Join, RefusesConflictingCopiesOfASharedNode) {
   }
 }
 
+// Split checks the same: a spread set whose members disagree on a shared
+// node's coordinates is refused, naming the node and both members, and no
+// part is written.
+TEST(Split, RefusesConflictingCopiesOfASharedNode) {
+  std::string dir = tmpdir("split_conflict");
+  std::string mesh, a, b;
+  ASSERT_NO_FATAL_FAILURE(split_in_two(dir, false, &mesh, &a, &b));
+  mxn_error_t err;
+  std::string out = dir + "/re.e";
+  // agreeing copies split (2 -> 3) into parts that join back to the mesh
+  ASSERT_EQ(MXN_OK, mxn_split(a.c_str(), out.c_str(), 3, MXN_PART_LINEAR, nullptr, nullptr, &err))
+      << err.msg;
+  std::string joined = dir + "/re_joined.e";
+  ASSERT_EQ(MXN_OK, mxn_join((out + ".3.0").c_str(), joined.c_str(), nullptr, nullptr, &err))
+      << err.msg;
+  char *rep = nullptr;
+  EXPECT_EQ(MXN_OK, mxn_compare(mesh.c_str(), joined.c_str(), nullptr, &rep, &err)) << rep;
+  free(rep);
+  long long node = 0;
+  move_shared_node(a, b, &node);
+  std::string bad = dir + "/bad.e";
+  ASSERT_NE(MXN_OK, mxn_split(a.c_str(), bad.c_str(), 3, MXN_PART_LINEAR, nullptr, nullptr, &err));
+  EXPECT_NE(nullptr, strstr(err.msg, ("node " + std::to_string(node) + " ").c_str())) << err.msg;
+  EXPECT_NE(nullptr, strstr(err.msg, "s.e.2.0")) << err.msg;
+  EXPECT_NE(nullptr, strstr(err.msg, "s.e.2.1")) << err.msg;
+  for (int j = 0; j < 3; j++)
+    EXPECT_FALSE(exists(bad + ".3." + std::to_string(j))) << "nothing is written";
+}
+
+// Without options (nullptr) a split reads as with the documented defaults
+// (gap < 0: the default gap), not with a gap of 0 entries.
+TEST(Split, NullOptionsReadWithTheDefaultGap) {
+  std::string dir = tmpdir("split_null_opts");
+  std::string mesh = generate(dir, "m.e", "--type hex --dims 8 8 8 --steps 1");
+  mxn_form_opts_t dflt, zero;
+  memset(&dflt, 0, sizeof dflt);
+  dflt.gap = -1;
+  zero = dflt;
+  zero.gap = 0;
+  mxn_form_report_t r_null, r_dflt, r_zero;
+  mxn_error_t err;
+  const char *m = mesh.c_str();
+  ASSERT_EQ(MXN_OK, mxn_split(m, (dir + "/n.e").c_str(), 3, MXN_PART_RCB, nullptr, &r_null, &err))
+      << err.msg;
+  ASSERT_EQ(MXN_OK, mxn_split(m, (dir + "/d.e").c_str(), 3, MXN_PART_RCB, &dflt, &r_dflt, &err))
+      << err.msg;
+  ASSERT_EQ(MXN_OK, mxn_split(m, (dir + "/z.e").c_str(), 3, MXN_PART_RCB, &zero, &r_zero, &err))
+      << err.msg;
+  EXPECT_EQ(r_dflt.read.read_calls, r_null.read.read_calls);
+  EXPECT_EQ(r_dflt.read.bytes_read, r_null.read.bytes_read);
+  EXPECT_LT(r_dflt.read.read_calls, r_zero.read.read_calls) << "the test's premise: gaps merge reads";
+}
+
 // Swap, in member b, the id and coordinates of the first and the last node
 // it shares with member a: b then stores a higher id before a lower one.
 static void swap_first_last_shared(const std::string &a, const std::string &b) {
