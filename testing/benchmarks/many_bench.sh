@@ -39,7 +39,7 @@ for s in "$few" "$many"; do
 done
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 bytes() { cat "$1".*.* | wc -c; }
-member0() { ls "$1".*.* | head -1; }
+member0() { local f=("$1".*.*); echo "${f[0]}"; } # (ls | head can fail under pipefail)
 echo "many_bench: $few ($(ls "$few".*.* | wc -l) members, $(bytes "$few") B) against"
 echo "            $many ($(ls "$many".*.* | wc -l) members, $(bytes "$many") B), N=$N, $R runs each, taking turns"
 echo "            commit $(git -C "$here" rev-parse --short HEAD 2> /dev/null || echo unknown); uptime:$(uptime)"
