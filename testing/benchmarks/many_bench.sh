@@ -22,7 +22,9 @@
 #   MANY  base of the set of more members (default .../hex1m-rcb-M1024.e)
 #   N     ranks (default 4)
 # Environment: MXN_BUILD_DIR (default ../<checkout>-build), MXN_BENCH_DATA
-# (default /tmp/mxn-bench).
+# (default /tmp/mxn-bench), MXN_BENCH_LOADS (default 1: loads per run, the
+# last one measured; later loads reuse the memory the first touched, as a
+# long-running pvserver does).
 set -euo pipefail
 here=$(cd "$(dirname "$0")/../.." && pwd)
 . "$here/testing/build_dir.sh"
@@ -32,6 +34,7 @@ R=${1:-8}
 few=${2:-$data/hex1m-rcb-M64.e}
 many=${3:-$data/hex1m-rcb-M1024.e}
 N=${4:-4}
+loads=${MXN_BENCH_LOADS:-1}
 bench=$build/bin/load_bench
 [ -x "$bench" ] || { echo "many_bench: no $bench (build first)" >&2; exit 2; }
 for s in "$few" "$many"; do
@@ -41,13 +44,13 @@ export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 bytes() { cat "$1".*.* | wc -c; }
 member0() { local f=("$1".*.*); echo "${f[0]}"; } # (ls | head can fail under pipefail)
 echo "many_bench: $few ($(ls "$few".*.* | wc -l) members, $(bytes "$few") B) against"
-echo "            $many ($(ls "$many".*.* | wc -l) members, $(bytes "$many") B), N=$N, $R runs each, taking turns"
+echo "            $many ($(ls "$many".*.* | wc -l) members, $(bytes "$many") B), N=$N, $R runs each, taking turns, load $loads of $loads measured"
 echo "            commit $(git -C "$here" rev-parse --short HEAD 2> /dev/null || echo unknown); uptime:$(uptime)"
 echo "set first_s cpu_s user_s"
 for i in $(seq "$R"); do
   for s in "$few" "$many"; do
     cat "$s".*.* > /dev/null
-    out=$(mpiexec --oversubscribe -n "$N" "$bench" "$(member0 "$s")" files 1 1 2>&1) ||
+    out=$(mpiexec --oversubscribe -n "$N" "$bench" "$(member0 "$s")" files 1 1 "$loads" 2>&1) ||
       { echo "many_bench: load_bench failed: $out" >&2; exit 1; }
     echo "$out" | awk -v set="$(basename "$s")" '
       /^rank / {
