@@ -30,6 +30,10 @@ static int open_ds(const char *in, mxn_dataset_t **ds, mxn_error_t *err) {
   return status;
 }
 
+/* The options of a join or split given none: every default the header
+ * documents (gap < 0: the default gap). */
+static const mxn_form_opts_t form_defaults = {.gap = -1};
+
 /* Extraction options of the forms: the given gap, or 4096 entries. */
 static mxn_extract_opts_t form_extract_opts(const mxn_form_opts_t *opts) {
   mxn_extract_opts_t eo;
@@ -102,10 +106,7 @@ static int write_all(mxn_dataset_t *ds, mxn_piece_t *piece, const char *path,
 int mxn_join(const char *in, const char *out, const mxn_form_opts_t *opts,
              mxn_form_report_t *rep, mxn_error_t *err) {
   if (!in || !out) return mxn_error_set(err, MXN_ERR_ARG, "join: input and output paths needed");
-  mxn_form_opts_t defaults;
-  memset(&defaults, 0, sizeof defaults);
-  defaults.gap = -1; /* the default gap, as the header says */
-  if (!opts) opts = &defaults;
+  if (!opts) opts = &form_defaults;
   mxn_form_report_t local;
   if (!rep) rep = &local;
   memset(rep, 0, sizeof *rep);
@@ -407,10 +408,7 @@ int mxn_split(const char *in, const char *outbase, int nparts, mxn_part_method m
               const mxn_form_opts_t *opts, mxn_form_report_t *rep, mxn_error_t *err) {
   if (!in || !outbase || nparts < 1)
     return mxn_error_set(err, MXN_ERR_ARG, "split: need input, output base and a part count >= 1");
-  mxn_form_opts_t defaults;
-  memset(&defaults, 0, sizeof defaults);
-  defaults.gap = -1; /* the default gap, as the header says */
-  if (!opts) opts = &defaults;
+  if (!opts) opts = &form_defaults;
   mxn_form_report_t local;
   if (!rep) rep = &local;
   memset(rep, 0, sizeof *rep);

@@ -47,7 +47,7 @@ int main(int argc, char **argv) {
   if (loads < 1) loads = 1;
   mxn_error_t err;
   mxn_error_clear(&err);
-  for (int pass = 1;; pass++) {
+  for (int pass = 1; pass <= loads; pass++) {
     MPI_Barrier(MPI_COMM_WORLD);
     double u0, u1;
     double c0 = cpu_seconds(&u0);
@@ -102,7 +102,6 @@ int main(int argc, char **argv) {
       MPI_Barrier(MPI_COMM_WORLD);
     }
     mxn_load_close(&ld);
-    break;
   }
   MPI_Finalize();
   return 0;

@@ -41,10 +41,13 @@ for s in "$few" "$many"; do
   ls "$s".*.* > /dev/null 2>&1 || { echo "many_bench: no members $s.*.* (run run_bench.sh first)" >&2; exit 2; }
 done
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
-bytes() { cat "$1".*.* | wc -c; }
+# (sizes by stat: reading a 2 GB set to count its bytes cost seconds)
+bytes() { stat -c %s "$1".*.* | awk '{ s += $1 } END { print s }'; }
 member0() { local f=("$1".*.*); echo "${f[0]}"; } # (ls | head can fail under pipefail)
-echo "many_bench: $few ($(ls "$few".*.* | wc -l) members, $(bytes "$few") B) against"
-echo "            $many ($(ls "$many".*.* | wc -l) members, $(bytes "$many") B), N=$N, $R runs each, taking turns, load $loads of $loads measured"
+few_bytes=$(bytes "$few")
+many_bytes=$(bytes "$many")
+echo "many_bench: $few ($(ls "$few".*.* | wc -l) members, $few_bytes B) against"
+echo "            $many ($(ls "$many".*.* | wc -l) members, $many_bytes B), N=$N, $R runs each, taking turns, load $loads of $loads measured"
 echo "            commit $(git -C "$here" rev-parse --short HEAD 2> /dev/null || echo unknown); uptime:$(uptime)"
 echo "set first_s cpu_s user_s"
 for i in $(seq "$R"); do
@@ -79,4 +82,4 @@ for k, name in enumerate(["first step (max over ranks)", "CPU (sum over ranks)",
     ma, mb = statistics.median(a), statistics.median(b)
     print(f"{name}: {ma:.3f} s [{min(a):.3f}-{max(a):.3f}] against {mb:.3f} s [{min(b):.3f}-{max(b):.3f}]: "
           f"{mb / ma:.3f}x the time, {mb / ma / bytes_ratio:.3f}x per byte")
-' "$(basename "$few")" "$(basename "$many")" "$(bytes "$few")" "$(bytes "$many")"
+' "$(basename "$few")" "$(basename "$many")" "$few_bytes" "$many_bytes"
