@@ -379,6 +379,46 @@ TEST_P(IdsetRandom, CopyIsDeepAndEqual) {
 INSTANTIATE_TEST_SUITE_P(Kinds, IdsetRandom, ::testing::ValuesIn(kAllKinds),
                          [](const ::testing::TestParamInfo<Kind> &i) { return KindName(i.param); });
 
+// Runs of consecutive ids, as a member's cells are within a rank's part:
+// each side alternates between runs it has and runs it lacks, of lengths
+// from 1 to 300, so the walk switches sides at every run end and gallops
+// over the other's runs; checked against std::set_intersection, with the
+// positions, both ways round.
+TEST(IdsetRuns, IntersectOfRunsMatchesStd) {
+  std::mt19937_64 rng(0x12a5);
+  for (int trial = 0; trial < 200; trial++) {
+    SCOPED_TRACE("trial " + std::to_string(trial));
+    const int64_t maxrun = trial < 100 ? 4 : 300;
+    Ids va, vb;
+    int64_t id = static_cast<int64_t>(rng() % 1000) - 500;
+    for (int r = 0; r < 60; r++) {
+      const int64_t len = 1 + static_cast<int64_t>(rng() % maxrun);
+      const unsigned who = rng() % 4; // 0: a only, 1: b only, 2: both, 3: neither
+      for (int64_t k = 0; k < len; k++, id++) {
+        if (who == 0 || who == 2) va.push_back(id);
+        if (who == 1 || who == 2) vb.push_back(id);
+      }
+    }
+    Ids want;
+    std::set_intersection(va.begin(), va.end(), vb.begin(), vb.end(), std::back_inserter(want));
+    Set a, b;
+    Make(va, a);
+    Make(vb, b);
+    for (int swap = 0; swap < 2; swap++) {
+      const Set &x = swap ? b : a, &y = swap ? a : b;
+      Set e;
+      Pos px, py;
+      ASSERT_EQ(mxn_idset_intersect(&x.s, &y.s, &e.s, &px.p, &py.p), MXN_OK);
+      ASSERT_TRUE(SameSet(e.s, want));
+      for (int64_t k = 0; k < e.s.n; k++) {
+        ASSERT_EQ(x.s.ids[px.p[k]], e.s.ids[k]) << "k = " << k;
+        ASSERT_EQ(y.s.ids[py.p[k]], e.s.ids[k]) << "k = " << k;
+      }
+      EXPECT_EQ(mxn_idset_intersect_count(&x.s, &y.s), int64_t(want.size()));
+    }
+  }
+}
+
 // ------------------------------------------------------------ fixed cases --
 
 TEST(Idset, ExtremesAndSignsOrderCorrectly) {
