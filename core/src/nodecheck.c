@@ -4,6 +4,7 @@
 #include "halo.h"
 #include "mxn/directory.h"
 
+#include <float.h>
 #include <math.h>
 #include <netcdf.h>
 #include <stdio.h>
@@ -69,8 +70,8 @@ static int stated_shared(mxn_dataset_t *ds, int j, int64_t **pos, int64_t *n) {
     return MXN_DS_ERR(ds, MXN_ERR_FORMAT, "%s: n_comm_nids (node communication maps) is not a list",
                       ds->files[j].path);
   size_t len = (size_t)dl, start = 0;
-  MXN_ALLOC(v, len);
-  MXN_ALLOC(*pos, len);
+  MXN_ALLOC_RAW(v, len);    /* read whole below */
+  MXN_ALLOC_RAW(*pos, len); /* its first *n are set, and only they are read */
   if (len && mxn__m_get(f, varid, &start, &len, NULL, v, 'l') != 0) {
     status = MXN_DS_ERR(ds, MXN_ERR_IO, "%s: cannot read n_comm_nids (node communication maps)",
                         ds->files[j].path);
@@ -117,7 +118,7 @@ static int read_copies(mxn_dataset_t *ds, int j, copy_t *copies, int64_t n) {
     for (b = a + 1; b < n && copies[b].pos - copies[b - 1].pos <= RUN_GAP; b++) continue;
     int64_t first = copies[a].pos, count = copies[b - 1].pos - first + 1;
     free(buf);
-    MXN_ALLOC(buf, 3 * count);
+    MXN_ALLOC_RAW(buf, 3 * count); /* its first nd columns are read whole, only they are used */
     double *xyz[3] = {buf, buf + count, buf + 2 * count};
     if (mxn__m_coords(f, nd, first, count, 1, xyz)) {
       status = MXN_DS_ERR(ds, MXN_ERR_IO, "%s: cannot read coordinates of nodes %lld..%lld",
@@ -126,8 +127,10 @@ static int read_copies(mxn_dataset_t *ds, int j, copy_t *copies, int64_t n) {
     }
     ds->io.read_calls++;
     ds->io.bytes_read += count * nd * (int64_t)sizeof(double);
-    for (int64_t k = a; k < b; k++)
-      for (int d = 0; d < 3; d++) copies[k].x[d] = d < nd ? buf[d * count + copies[k].pos - first] : 0;
+    for (int d = 0; d < 3; d++) {
+      const double *col = xyz[d] - first; /* indexed by position */
+      for (int64_t k = a; k < b; k++) copies[k].x[d] = d < nd ? col[copies[k].pos] : 0;
+    }
   }
 done:
   free(buf);
@@ -200,8 +203,10 @@ static int stated_copies(mxn_dataset_t *ds, int fbeg, int fend, int64_t *const *
 static double tolerance(MPI_Comm comm, const copy_t *copies, int64_t n) {
   double mx = 0, scale = 0;
   for (int64_t i = 0; i < n; i++)
-    for (int d = 0; d < 3; d++)
-      if (isfinite(copies[i].x[d]) && fabs(copies[i].x[d]) > mx) mx = fabs(copies[i].x[d]);
+    for (int d = 0; d < 3; d++) {
+      double a = fabs(copies[i].x[d]);
+      if (a <= DBL_MAX && a > mx) mx = a; /* finite: NaN and infinity fail the first test */
+    }
   if (comm != MPI_COMM_NULL)
     MPI_Allreduce(&mx, &scale, 1, MPI_DOUBLE, MPI_MAX, comm);
   else
