@@ -497,9 +497,9 @@ static int read_blocks(mxn_dataset_t *ds, mxn_piece_t *piece, int k, const mxn_i
   double *width = NULL;
 
   /* Where each wanted entity is: file, position, block. */
-  MXN_ALLOC(file_of, P->n);
-  MXN_ALLOC(fpos_of, P->n);
-  MXN_ALLOC(blk_of, P->n);
+  MXN_ALLOC_RAW(file_of, P->n);
+  MXN_ALLOC_RAW(fpos_of, P->n);
+  MXN_ALLOC_RAW(blk_of, P->n);
   for (int c = 0; c < cov->nparts; c++) {
     const mxn_cover_part_t *cp = &cov->parts[c];
     const mxn__file_t *f = &ds->files[cp->file];
@@ -518,7 +518,7 @@ static int read_blocks(mxn_dataset_t *ds, mxn_piece_t *piece, int k, const mxn_i
   }
 
   /* Piece blocks: entities of each block in global id order. */
-  MXN_ALLOC(idx_in_blk, P->n);
+  MXN_ALLOC_RAW(idx_in_blk, P->n);
   MXN_ALLOC(blk_fill, NB);
   for (int64_t p = 0; p < P->n; p++) idx_in_blk[p] = blk_fill[blk_of[p]]++;
   MXN_ALLOC(blk_local0, NB + 1);
@@ -528,7 +528,7 @@ static int read_blocks(mxn_dataset_t *ds, mxn_piece_t *piece, int k, const mxn_i
     int64_t n = blk_fill[b];
     pb->num_elements = n;
     blk_local0[b + 1] = blk_local0[b] + n;
-    MXN_ALLOC(pb->elem_ids, MXN__CAP(piece, n));
+    MXN_ALLOC_RAW(pb->elem_ids, MXN__CAP(piece, n));
     if (bi->poly) {
       /* Offsets from the members' per-entry counts (NFACED: into the
        * faces; its nodes are derived once the faces are known). */
@@ -536,7 +536,7 @@ static int read_blocks(mxn_dataset_t *ds, mxn_piece_t *piece, int k, const mxn_i
       if (bi->poly == MXN_POLY_NFACED) MXN_ALLOC(pb->face_off, n + 1);
       continue;
     }
-    MXN_ALLOC(pb->conn, MXN__CAP(piece, n) * bi->nodes_per_elem);
+    MXN_ALLOC_RAW(pb->conn, MXN__CAP(piece, n) * bi->nodes_per_elem);
     if (bi->edges_per_elem > 0) MXN_ALLOC(pb->edge_conn, MXN__CAP(piece, n) * bi->edges_per_elem);
     if (bi->faces_per_elem > 0) MXN_ALLOC(pb->face_conn, MXN__CAP(piece, n) * bi->faces_per_elem);
     if (bi->num_attr > 0 && !opts->no_attributes) MXN_ALLOC(pb->attr, MXN__CAP(piece, n) * bi->num_attr);
@@ -574,7 +574,7 @@ static int read_blocks(mxn_dataset_t *ds, mxn_piece_t *piece, int k, const mxn_i
   int nseg = 0;
   for (int64_t i = 0; i < (int64_t)M * NB; i++) nseg += seg_count[i] > 0;
   MXN_ALLOC(plan->seg[k], nseg);
-  MXN_ALLOC(pairs, P->n);
+  MXN_ALLOC_RAW(pairs, P->n);
   MXN_ALLOC(start, (int64_t)M * NB + 1);
   MXN_ALLOC(fill, (int64_t)M * NB + 1);
   for (int64_t i = 0; i < (int64_t)M * NB; i++) start[i + 1] = start[i] + seg_count[i];
@@ -949,7 +949,7 @@ static int read_coords(mxn_dataset_t *ds, mxn_piece_t *piece) {
   const mxn_structure_t *s = &ds->s;
   mxn__plan_t *plan = piece->plan;
   int status = MXN_OK, nd = s->num_dim;
-  for (int d = 0; d < nd; d++) MXN_ALLOC(piece->coord[d], MXN__CAP(piece, piece->num_nodes));
+  for (int d = 0; d < nd; d++) MXN_ALLOC_RAW(piece->coord[d], MXN__CAP(piece, piece->num_nodes));
   for (int i = 0; i < plan->nnode_seg; i++) {
     segment_t *sg = &plan->node_seg[i];
     const mxn__file_t *f = mxn__file_open(ds, sg->file, &status);
@@ -1081,7 +1081,7 @@ int mxn_extract(mxn_dataset_t *ds, const mxn_idset_t *want,
   for (int c = 0; c < cov[MXN__ELEM].nparts; c++) cand[cov[MXN__ELEM].parts[c].file] = 1;
   if (!want)
     for (int j = 0; j < M; j++) cand[j] = 1; /* a join reads every member */
-  MXN_ALLOC(p2local[MXN__ELEM], P[MXN__ELEM].n);
+  MXN_ALLOC_RAW(p2local[MXN__ELEM], P[MXN__ELEM].n);
   MXN_CHECK(read_blocks(ds, piece, MXN__ELEM, &P[MXN__ELEM], &cov[MXN__ELEM], opts, mark,
                         p2local[MXN__ELEM]));
   piece->num_elements = P[MXN__ELEM].n;
@@ -1105,7 +1105,7 @@ int mxn_extract(mxn_dataset_t *ds, const mxn_idset_t *want,
       goto done;
     }
     if (e == MXN__NODE) break;
-    MXN_ALLOC(p2local[e], P[e].n);
+    MXN_ALLOC_RAW(p2local[e], P[e].n);
     MXN_CHECK(read_blocks(ds, piece, e, &P[e], &cov[e], opts, mark, p2local[e]));
     mxn_cover_free(&cov[e]);
     if (e == MXN__EDGE)
@@ -1115,12 +1115,12 @@ int mxn_extract(mxn_dataset_t *ds, const mxn_idset_t *want,
   }
   const mxn_idset_t *PN = &P[MXN__NODE];
   piece->num_nodes = PN->n;
-  MXN_ALLOC(piece->node_ids, MXN__CAP(piece, PN->n));
+  MXN_ALLOC_RAW(piece->node_ids, MXN__CAP(piece, PN->n));
   if (PN->n) memcpy(piece->node_ids, PN->ids, (size_t)PN->n * sizeof *PN->ids);
 
   /* Node segments, then coordinates. */
   MXN_ALLOC(plan->node_seg, cov[MXN__NODE].nparts);
-  MXN_ALLOC(pairs, PN->n);
+  MXN_ALLOC_RAW(pairs, PN->n);
   for (int c = 0; c < cov[MXN__NODE].nparts; c++) {
     const mxn_cover_part_t *cp = &cov[MXN__NODE].parts[c];
     const mxn_file_domain_t *d = ds->files[cp->file].dom;
