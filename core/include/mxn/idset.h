@@ -65,7 +65,9 @@ int64_t mxn_idset_find(const mxn_idset_t *s, mxn_gid_t id);
  * \param [out] pos_a   if not NULL: malloc'ed array of E.n positions into A
  *                      (MF when A is a file domain); caller frees
  * \param [out] pos_b   if not NULL: positions into B (MP when B is P_i)
- * \return MXN_OK, MXN_ERR_ARG, MXN_ERR_NOMEM. Local. O(|A| + |B|).
+ * \return MXN_OK, MXN_ERR_ARG, MXN_ERR_NOMEM. Local. O(|A| + |B|) at most;
+ * where the sets interleave in runs (a member's ids in a rank's part) about
+ * |E| plus a logarithm per run, since the walk gallops over the other's runs.
  */
 int mxn_idset_intersect(const mxn_idset_t *a, const mxn_idset_t *b,
                         mxn_idset_t *out, int64_t **pos_a, int64_t **pos_b);
