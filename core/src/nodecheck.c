@@ -127,10 +127,8 @@ static int read_copies(mxn_dataset_t *ds, int j, copy_t *copies, int64_t n) {
     }
     ds->io.read_calls++;
     ds->io.bytes_read += count * nd * (int64_t)sizeof(double);
-    for (int d = 0; d < 3; d++) {
-      const double *col = xyz[d] - first; /* indexed by position */
-      for (int64_t k = a; k < b; k++) copies[k].x[d] = d < nd ? col[copies[k].pos] : 0;
-    }
+    for (int d = 0; d < 3; d++)
+      for (int64_t k = a; k < b; k++) copies[k].x[d] = d < nd ? xyz[d][copies[k].pos - first] : 0;
   }
 done:
   free(buf);
