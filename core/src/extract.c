@@ -7,6 +7,7 @@
  * connectivity" says. Nodes follow elements, edges and faces alike. Each
  * kind gets its own greedy cover, preferring the members already read. */
 #include "internal.h"
+#include "nc3check.h"
 
 #include <netcdf.h>
 #include <stdio.h>
@@ -427,8 +428,8 @@ static int read_poly_conn(mxn_dataset_t *ds, mxn_piece_t *piece, int k, const se
   for (int i = 0; i < kb->nblk; i++)
     if (kb->blk_of_file[i] == sg->block) q = i;
   char name[40];
-  snprintf(name, sizeof name, "%s%d",
-           nfaced ? "facconn" : k == MXN__FACE ? "fbconn" : "connect", q + 1);
+  mxn__name_d(name, sizeof name, nfaced ? "facconn%d" : k == MXN__FACE ? "fbconn%d" : "connect%d",
+              q + 1);
   if (q < 0 || (varid = mxn__m_var(f, name)) < 0 || (nd = mxn__m_ndims(f, varid)) != 1) {
     status = MXN_DS_ERR(ds, MXN_ERR_FORMAT,
                         "%s: %s block %lld (%s): no one-dimensional connectivity variable %s",
@@ -1287,7 +1288,7 @@ static int poly_side_nodes(mxn_dataset_t *ds, faces_cache_t *fc, int j, int b, i
   for (int i = 0; i < kb->nblk; i++)
     if (kb->blk_of_file[i] == b) q = i;
   char name[40];
-  snprintf(name, sizeof name, "facconn%d", q + 1);
+  mxn__name_d(name, sizeof name, "facconn%d", q + 1);
   /* The block's face list, read whole once per member and block: side
    * sets name sides all over a block, one read each would be many. */
   if (fc->file != j || fc->block != b) {
@@ -1667,7 +1668,7 @@ static int var_id(const mxn__file_t *f, int k, int v, int b) {
   static const char *const fmt[MXN__NBK] = {"vals_elem_var%deb%d", "vals_edge_var%deb%d",
                                             "vals_face_var%dfb%d"};
   if (k < 0) {
-    snprintf(name, sizeof name, "vals_nod_var%d", v + 1);
+    mxn__name_d(name, sizeof name, "vals_nod_var%d", v + 1);
   } else {
     int q = file_block(f, k, b);
     if (q <= 0) return -1;

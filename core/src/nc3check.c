@@ -33,13 +33,13 @@ typedef struct {
   int tab_nomem;
 } nc3_t;
 
-/* Make n more bytes available at pos; 0 when the file has no more. The
- * buffer grows by doubling from 8 KiB: a header is a few KiB, and reading
- * far past it cost more than the walk for a dataset of many small members
- * (the copy lands in pages touched for the first time). */
-static int avail(nc3_t *r, uint64_t n) {
+/* Make n more bytes available at pos when they are not yet in the buffer;
+ * 0 when the file has no more. The buffer grows by doubling from 8 KiB: a
+ * header is a few KiB, and reading far past it cost more than the walk for
+ * a dataset of many small members (the copy lands in pages touched for the
+ * first time). */
+static int refill(nc3_t *r, uint64_t n) {
   if (n > r->size || r->pos > r->size - n) return 0;
-  if (r->pos + n <= r->have) return 1;
   uint64_t want = r->have < 4096 ? 8192 : 2 * r->have;
   if (want < r->pos + n) want = r->pos + n;
   if (want > r->size) want = r->size;
@@ -59,25 +59,39 @@ static int avail(nc3_t *r, uint64_t n) {
   return r->pos + n <= r->have ? 1 : -1;
 }
 
-static int get_u32(nc3_t *r, uint64_t *v) {
+/* 1 when n bytes from pos are in the buffer (read there if need be), 0
+ * when the file has no more, -1 on a read error. The buffer holds only
+ * bytes of the file (have <= size) and pos <= have: bytes already read
+ * need no other test. Inline, as the walk asks for every 4-byte word (a
+ * call for each was a fifth of a small member's walk). */
+static inline int avail(nc3_t *r, uint64_t n) {
+  return n <= r->have - r->pos ? 1 : refill(r, n);
+}
+
+static inline uint32_t be32(const unsigned char *p) {
+  return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3];
+}
+
+static inline int get_u32(nc3_t *r, uint64_t *v) {
   int a = avail(r, 4);
+  *v = 0; /* on every path: the callers' tests of a read value follow a test of a */
   if (a != 1) return a;
-  const unsigned char *p = r->buf + r->pos;
-  *v = (uint64_t)p[0] << 24 | (uint64_t)p[1] << 16 | (uint64_t)p[2] << 8 | p[3];
+  *v = be32(r->buf + r->pos);
   r->pos += 4;
   return 1;
 }
 
-static int get_u64(nc3_t *r, uint64_t *v) {
-  uint64_t hi, lo;
-  int a = get_u32(r, &hi);
-  if (a == 1) a = get_u32(r, &lo);
-  if (a == 1) *v = hi << 32 | lo;
-  return a;
+static inline int get_u64(nc3_t *r, uint64_t *v) {
+  int a = avail(r, 8);
+  *v = 0;
+  if (a != 1) return a;
+  *v = (uint64_t)be32(r->buf + r->pos) << 32 | be32(r->buf + r->pos + 4);
+  r->pos += 8;
+  return 1;
 }
 
 /* A count or length: 4 bytes, 8 in CDF5. */
-static int get_n(nc3_t *r, uint64_t *v) { return r->wide ? get_u64(r, v) : get_u32(r, v); }
+static inline int get_n(nc3_t *r, uint64_t *v) { return r->wide ? get_u64(r, v) : get_u32(r, v); }
 
 static uint64_t pad4(uint64_t n) { return (n + 3) / 4 * 4; }
 

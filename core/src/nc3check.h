@@ -180,4 +180,15 @@ int mxn__nc3_get(const mxn__nc3_t *h, int v, const size_t *start, const size_t *
 int mxn__nc3_get_each(const mxn__nc3_t *h, int nv, const int *v, uint64_t first, uint64_t n,
                       void *const *out, char as);
 
+/**
+ * A variable or dimension name numbered q: fmt with its first "%d"
+ * replaced by q's decimal digits, every other character as it is, into
+ * out (cap > 0 bytes, always terminated, cut short like snprintf): what
+ * snprintf gives for the one-"%d" formats the core names things by.
+ * Names of blocks, sets and maps are made this way dozens of times a
+ * member, where snprintf's own parsing cost more than the lookup the
+ * name was for.
+ */
+void mxn__name_d(char *out, size_t cap, const char *fmt, long long q);
+
 #endif /* MXN_NC3CHECK_H */

@@ -134,15 +134,15 @@ static int text_att(const mxn__nc3_t *h, int v, const char *name, char *out, siz
 static void block_dims(int q, int64_t *ne, int64_t *npe, int64_t *epe, int64_t *fpe,
                        int64_t *na, const mxn__nc3_t *h, int *have_ne) {
   char name[64];
-  snprintf(name, sizeof name, "num_el_in_blk%d", q);
+  mxn__name_d(name, sizeof name, "num_el_in_blk%d", q);
   *have_ne = mxn__nc3_dim(h, name, ne);
-  snprintf(name, sizeof name, "num_nod_per_el%d", q);
+  mxn__name_d(name, sizeof name, "num_nod_per_el%d", q);
   *npe = dim_or_0(h, name);
-  snprintf(name, sizeof name, "num_edg_per_el%d", q);
+  mxn__name_d(name, sizeof name, "num_edg_per_el%d", q);
   *epe = dim_or_0(h, name);
-  snprintf(name, sizeof name, "num_fac_per_el%d", q);
+  mxn__name_d(name, sizeof name, "num_fac_per_el%d", q);
   *fpe = dim_or_0(h, name);
-  snprintf(name, sizeof name, "num_att_in_blk%d", q);
+  mxn__name_d(name, sizeof name, "num_att_in_blk%d", q);
   *na = dim_or_0(h, name);
 }
 
@@ -152,7 +152,7 @@ static int sets_sized(const mxn__nc3_t *h, ex_entity_type t, const char *count, 
   int v = mxn__nc3_var(h, kind_names(t).ids);
   for (int q = 1; q <= n; q++) {
     char name[64];
-    snprintf(name, sizeof name, fmt, q);
+    mxn__name_d(name, sizeof name, fmt, q);
     if (mxn__nc3_dim(h, name, &x)) continue;
     int null;
     int64_t id;
@@ -196,7 +196,7 @@ const char *mxn__x_summary_why(const mxn__nc3_t *h) {
     int have_ne;
     block_dims(q, &ne, &npe, &epe, &fpe, &na, h, &have_ne);
     char name[64];
-    snprintf(name, sizeof name, "connect%d", q);
+    mxn__name_d(name, sizeof name, "connect%d", q);
     int cv = mxn__nc3_var(h, name);
     if (epe || fpe) return "edge or face references";
     if (!have_ne) {
@@ -322,7 +322,7 @@ int mxn__x_block_param(const mxn__nc3_t *h, ex_block *blk) {
   blk->num_attribute = na;
   if (npe > 0) {
     char name[64];
-    snprintf(name, sizeof name, "connect%d", q);
+    mxn__name_d(name, sizeof name, "connect%d", q);
     char type[MAX_STR_LENGTH + 2];
     if (text_att(h, mxn__nc3_var(h, name), "elem_type", type, sizeof type)) return -1;
     size_t n = strlen(type);
@@ -335,7 +335,7 @@ int mxn__x_block_param(const mxn__nc3_t *h, ex_block *blk) {
 int mxn__x_attr_names(const mxn__nc3_t *h, int64_t id, int n, char **names) {
   int null, q = lookup(h, EX_ELEM_BLOCK, id, &null);
   char name[64];
-  snprintf(name, sizeof name, "attrib_name%d", q);
+  mxn__name_d(name, sizeof name, "attrib_name%d", q);
   if (q <= 0) return -1;
   return read_names(h, name, n, names);
 }
@@ -348,15 +348,15 @@ int mxn__x_set_param(const mxn__nc3_t *h, ex_entity_type t, int64_t id, int64_t 
   if (q <= 0) return -1;
   if (null) return 0;
   if (t == EX_NODE_SET) {
-    snprintf(name, sizeof name, "num_nod_ns%d", q);
+    mxn__name_d(name, sizeof name, "num_nod_ns%d", q);
     if (!mxn__nc3_dim(h, name, cnt)) return -1;
-    snprintf(name, sizeof name, "dist_fact_ns%d", q);
+    mxn__name_d(name, sizeof name, "dist_fact_ns%d", q);
     if (mxn__nc3_var(h, name) >= 0) *ndf = *cnt;
     return 0;
   }
-  snprintf(name, sizeof name, "num_side_ss%d", q);
+  mxn__name_d(name, sizeof name, "num_side_ss%d", q);
   if (!mxn__nc3_dim(h, name, cnt)) return -1;
-  snprintf(name, sizeof name, "num_df_ss%d", q);
+  mxn__name_d(name, sizeof name, "num_df_ss%d", q);
   *ndf = dim_or_0(h, name);
   return 0;
 }

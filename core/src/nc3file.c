@@ -17,6 +17,26 @@
 
 #define NC3_READ_DIMS 8 /* more dimensions: read through netCDF */
 
+void mxn__name_d(char *out, size_t cap, const char *fmt, long long q) {
+  const char *pc = strstr(fmt, "%d");
+  if (!cap) return;
+  char digits[24];
+  int nd = 0;
+  unsigned long long u = q < 0 ? 0ull - (unsigned long long)q : (unsigned long long)q;
+  do digits[nd++] = (char)('0' + u % 10); while (u /= 10);
+  if (q < 0) digits[nd++] = '-';
+  size_t n = 0;
+  for (const char *c = fmt; *c && n + 1 < cap; c++) {
+    if (c == pc) {
+      while (nd > 0 && n + 1 < cap) out[n++] = digits[--nd];
+      c++; /* past the 'd' */
+    } else {
+      out[n++] = *c;
+    }
+  }
+  out[n] = '\0';
+}
+
 /* Bytes per value of netCDF type t, 0 if unknown. */
 static uint64_t type_size(int t) {
   static const uint64_t sz[] = {0, 1, 1, 2, 4, 4, 8, 1, 2, 4, 8, 8};

@@ -28,6 +28,7 @@ int mxn__nc3_get(const struct mxn__nc3 *h, int v, const size_t *start, const siz
                  const ptrdiff_t *stride, void *out, char as);
 int mxn__nc3_get_each(const struct mxn__nc3 *h, int nv, const int *v, uint64_t first, uint64_t n,
                       void *const *out, char as);
+void mxn__name_d(char *out, size_t cap, const char *fmt, long long q);
 int mxn__dataset_discover(mxn_dataset_t *ds, const char *path);
 int mxn__member_summary(mxn_dataset_t *ds, int j, int skip, char **buf, size_t *len);
 extern int mxn__direct_reads;
@@ -121,6 +122,26 @@ std::vector<std::string> Direct::sets_;
 
 // Byte for byte the summary Exodus gives, member by member; the generated
 // members and nearly every shared one take the direct way.
+// The names made without snprintf are snprintf's, cut short alike.
+TEST(DirectNames, NameDIsSnprintf) {
+  const char *const fmts[] = {"connect%d", "num_el_in_blk%d", "%d", "vals_elem_var%deb", "node_num_map",
+                              "x%dy%d"};
+  const long long qs[] = {0, 1, 9, 10, 99, 100, 12345, 2147483647LL, -1, -4096};
+  for (const char *fmt : fmts)
+    for (long long q : qs)
+      for (size_t cap : {size_t{1}, size_t{2}, size_t{5}, size_t{8}, size_t{12}, size_t{64}}) {
+        char want[64], got[64];
+        memset(got, 'z', sizeof got);
+        // the "%d" after the first is copied as it is: the reference writes it so
+        std::string ref = fmt;
+        size_t at = ref.find("%d");
+        if (at != std::string::npos) ref.replace(at, 2, std::to_string(q));
+        snprintf(want, cap, "%s", ref.c_str());
+        mxn__name_d(got, cap, fmt, q);
+        EXPECT_STREQ(got, want) << fmt << " " << q << " cap " << cap;
+      }
+}
+
 TEST_F(Direct, SummariesAreExodus) {
   long direct = 0, exodus = 0, members = 0;
   for (const auto &path : sets_) {
