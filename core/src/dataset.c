@@ -423,24 +423,34 @@ static void rule_dim(char out[NC_MAX_NAME + 1], const char *dim, const char *num
 }
 
 #define NSHAPE_RULES ((int)(sizeof shape_rules / sizeof *shape_rules))
+#define SHAPE_BUCKETS 64
+
+/* A name's bucket among the shape rules: of its first two bytes (the
+ * second may be its terminating NUL; no rule matches a name that short). */
+static int shape_bucket(const char *name) {
+  unsigned b0 = (unsigned char)name[0], b1 = (unsigned char)name[1];
+  return (int)((b0 * 31u + b1) & (SHAPE_BUCKETS - 1));
+}
 
 static int check_var_shapes(mxn_dataset_t *ds, const char *path, mview_t m) {
-  /* The rules by first letter, chained in table order: a variable is held
-   * against those of its letter only (against all 49 in turn, the scan was
-   * two thirds of this check: 28 k instructions a member). */
-  int head[128], next[NSHAPE_RULES];
-  for (int c = 0; c < 128; c++) head[c] = -1;
+  /* The rules by their first two letters, chained in table order: a
+   * variable is held against those of its letters only (against all 49 in
+   * turn, the scan was two thirds of this check: 28 k instructions a
+   * member; by first letter alone, a third of it was still the "e" and
+   * "n" rules). Every rule's name has two letters or more. */
+  int head[SHAPE_BUCKETS], next[NSHAPE_RULES];
+  for (int b = 0; b < SHAPE_BUCKETS; b++) head[b] = -1;
   for (int r = NSHAPE_RULES - 1; r >= 0; r--) {
-    unsigned char c = (unsigned char)shape_rules[r].var[0] & 127;
-    next[r] = head[c];
-    head[c] = r;
+    int b = shape_bucket(shape_rules[r].var);
+    next[r] = head[b];
+    head[b] = r;
   }
   int nvars = mv_nvars(m);
   for (int v = 0; v < nvars; v++) {
     char buf[NC_MAX_NAME + 1];
     const char *name = mv_varname(m, v, buf);
-    if (!name || (unsigned char)name[0] > 127) continue; /* the rules' names are ASCII */
-    for (int r = head[(unsigned char)name[0]]; r >= 0; r = next[r]) {
+    if (!name || !name[0]) continue;
+    for (int r = head[shape_bucket(name)]; r >= 0; r = next[r]) {
       const shape_rule_t *sr = &shape_rules[r];
       size_t pl = starts_with(name, sr->var);
       if (!pl) continue;
