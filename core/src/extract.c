@@ -673,21 +673,35 @@ static int read_blocks(mxn_dataset_t *ds, mxn_piece_t *piece, int k, const mxn_i
                            pb->face_conn ? pb->face_conn + sg->dst[e] * fpe : NULL};
         const int width[3] = {npe, epe, fpe};
         const int ent[3] = {MXN__NODE, MXN__EDGE, MXN__FACE};
-        for (int t = 0; t < 3 && !bi->poly; t++)
-          for (int c = 0; c < width[t]; c++) {
-            int64_t v = src[t][c];
-            if (v < 1 || v > nfile[t]) {
-              status = MXN_DS_ERR(ds, MXN_ERR_FORMAT,
-                                  "%s: %s block %lld: %s %lld refers to %s %lld, the "
-                                  "file has %lld %ss",
-                                  f->path, what, (long long)bi->id, what,
-                                  (long long)pb->elem_ids[sg->dst[e]], mxn__ent_what[ent[t]],
-                                  (long long)v, (long long)nfile[t], mxn__ent_what[ent[t]]);
-              goto done;
+        for (int t = 0; t < 3 && !bi->poly; t++) {
+          if (width[t] <= 0) continue; /* and its marks may not exist */
+          /* in locals: a store through the char marks may alias anything,
+           * and the compiler reloaded every pointer and bound after each */
+          const int64_t *restrict in = src[t];
+          int64_t *restrict out = dst[t];
+          char *restrict mk = mark[ent[t]][sg->file];
+          const uint64_t nf = (uint64_t)nfile[t];
+          const int w = width[t];
+          int bad = -1;
+          for (int c = 0; c < w; c++) {
+            int64_t v = in[c];
+            if ((uint64_t)v - 1 >= nf) { /* v < 1 or v > nf */
+              bad = c;
+              break;
             }
-            dst[t][c] = v;
-            mark[ent[t]][sg->file][v - 1] = 1;
+            out[c] = v;
+            mk[v - 1] = 1;
           }
+          if (bad >= 0) {
+            status = MXN_DS_ERR(ds, MXN_ERR_FORMAT,
+                                "%s: %s block %lld: %s %lld refers to %s %lld, the "
+                                "file has %lld %ss",
+                                f->path, what, (long long)bi->id, what,
+                                (long long)pb->elem_ids[sg->dst[e]], mxn__ent_what[ent[t]],
+                                (long long)in[bad], (long long)nfile[t], mxn__ent_what[ent[t]]);
+            goto done;
+          }
+        }
         if (pb->orig_ids)
           pb->orig_ids[sg->dst[e]] =
               f->dom->orig_elem_ids
