@@ -86,16 +86,21 @@ int mxn_cover_greedy(const mxn_idset_t *P, const mxn_idset_t *F, int nfiles,
    * date and still on top; otherwise it goes back with its true count. */
   while (nheap > 0) {
     int j = heap_pop(heap, &nheap, hits);
+    /* The loops below through restrict locals: a store to the char marks
+     * may alias anything, and the compiler reloaded mp[j], P->ids and the
+     * output pointer after each. */
+    int64_t *restrict fj = mf[j], *restrict pj = mp[j];
+    const int64_t hj = hits[j];
     int64_t now = 0;
-    for (int64_t k = 0; k < hits[j]; k++) now += !covered[mp[j][k]];
+    for (int64_t k = 0; k < hj; k++) now += !covered[pj[k]];
     if (now == 0) continue;
-    if (now < hits[j]) {
+    if (now < hj) {
       /* Compact to the still uncovered members, then re-queue. */
       int64_t m = 0;
-      for (int64_t k = 0; k < hits[j]; k++)
-        if (!covered[mp[j][k]]) {
-          mf[j][m] = mf[j][k];
-          mp[j][m] = mp[j][k];
+      for (int64_t k = 0; k < hj; k++)
+        if (!covered[pj[k]]) {
+          fj[m] = fj[k];
+          pj[m] = pj[k];
           m++;
         }
       hits[j] = m;
@@ -110,9 +115,14 @@ int mxn_cover_greedy(const mxn_idset_t *P, const mxn_idset_t *F, int nfiles,
       status = MXN_ERR_NOMEM; /* the intersections left it MXN_OK */
       goto done;
     }
-    for (int64_t k = 0; k < now; k++) {
-      part->E.ids[k] = P->ids[mp[j][k]];
-      covered[mp[j][k]] = 1;
+    {
+      mxn_gid_t *restrict out = part->E.ids;
+      const mxn_gid_t *restrict pids = P->ids;
+      char *restrict cov = covered;
+      for (int64_t k = 0; k < now; k++) {
+        out[k] = pids[pj[k]];
+        cov[pj[k]] = 1;
+      }
     }
     part->mf = mf[j];
     part->mp = mp[j];
