@@ -469,7 +469,7 @@ sync_reg:
   got = NULL;
   /* Each node's owner and sharers, back to its holders (shared ones only:
    * a node no other rank holds is mine). */
-  MXN_ALLOC_OR(h->node_owner, nn, sync_rep);
+  MXN_ALLOC_RAW_OR(h->node_owner, nn, sync_rep); /* every entry set below */
   MXN_ALLOC_OR(h->node_shared, nn, sync_rep);
   /* the layers' list of nodes already processed (see 2.) */
   MXN_ALLOC_OR(seen, 1, sync_rep);

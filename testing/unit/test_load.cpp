@@ -874,6 +874,48 @@ TEST(LoadErrors, ConflictingCopiesOfASharedNode) {
   }
 }
 
+// The largest finite coordinate magnitude over the members of `base`
+// (.3.0 .. .3.2), read on the calling rank.
+double largest_coordinate(const std::string &base) {
+  double mx = 0;
+  for (const char *m : {".3.0", ".3.1", ".3.2"}) {
+    int nc = -1;
+    EXPECT_EQ(NC_NOERR, nc_open((base + m).c_str(), NC_NOWRITE, &nc));
+    for (const char *c : {"coordx", "coordy", "coordz"}) {
+      int v = -1, dim = -1;
+      size_t n = 0;
+      if (nc_inq_varid(nc, c, &v) != NC_NOERR) continue;
+      EXPECT_EQ(NC_NOERR, nc_inq_vardimid(nc, v, &dim));
+      EXPECT_EQ(NC_NOERR, nc_inq_dimlen(nc, dim, &n));
+      std::vector<double> x(n);
+      EXPECT_EQ(NC_NOERR, nc_get_var_double(nc, v, x.data()));
+      for (double a : x) mx = std::max(mx, std::fabs(a));
+    }
+    nc_close(nc);
+  }
+  return mx;
+}
+
+// Copies of a shared node agree within 1e-6 of the largest coordinate any
+// rank holds: a copy moved by a thousandth of that loads, one moved by a
+// thousand times it fails naming the node.
+TEST(LoadErrors, SharedNodeToleranceIsOfTheLargestCoordinate) {
+  double scale = 0;
+  std::string base = copy_set("tol_scale");
+  if (mpi_rank() == 0) scale = largest_coordinate(base);
+  MPI_Bcast(&scale, 1, MPI_DOUBLE, 0, MPI_COMM_WORLD);
+  ASSERT_GT(scale, 0);
+  long long node = 0;
+  if (mpi_rank() == 0) move_shared_node(base + ".3.0", base + ".3.1", &node, false, 1e-9 * scale);
+  MPI_Barrier(MPI_COMM_WORLD);
+  mxn_error_t err;
+  EXPECT_EQ(MXN_OK, open_default(base, &err)) << err.msg;
+  std::string far = copy_set("tol_scale_far");
+  if (mpi_rank() == 0) move_shared_node(far + ".3.0", far + ".3.1", &node, false, 1e-3 * scale);
+  MPI_Bcast(&node, 1, MPI_LONG_LONG, 0, MPI_COMM_WORLD);
+  expect_load_fails(far, "node " + std::to_string(node) + " ");
+}
+
 // Write time value `t` of step `step` (0-based) into member `path`.
 void set_time(const std::string &path, int step, double t) {
   int nc = -1, v = -1;

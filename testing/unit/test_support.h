@@ -128,7 +128,7 @@ inline void shared_positions(int na, int nb, std::vector<size_t> *at, std::vecto
 // Move in member b the first node it shares with member a (the last one,
 // with `last`) by 0.5 in z; *moved: its global id.
 inline void move_shared_node(const std::string &a, const std::string &b, long long *moved,
-                             bool last = false) {
+                             bool last = false, double dz = 0.5) {
   int na = 0, nb = 0;
   ASSERT_EQ(NC_NOERR, nc_open(a.c_str(), NC_NOWRITE, &na));
   ASSERT_EQ(NC_NOERR, nc_open(b.c_str(), NC_WRITE, &nb));
@@ -142,7 +142,7 @@ inline void move_shared_node(const std::string &a, const std::string &b, long lo
   ASSERT_EQ(NC_NOERR, nc_inq_varid(nb, "coordz", &vz));
   double z = 0;
   ASSERT_EQ(NC_NOERR, nc_get_var1_double(nb, vz, &at, &z));
-  z += 0.5;
+  z += dz;
   ASSERT_EQ(NC_NOERR, nc_put_var1_double(nb, vz, &at, &z));
   nc_close(na);
   nc_close(nb);
