@@ -434,7 +434,7 @@ static int shape_bucket(const char *name) {
 
 static int check_var_shapes(mxn_dataset_t *ds, const char *path, mview_t m) {
   /* The rules by their first two letters, chained in table order: a
-   * variable is held against those of its letters only (against all 49 in
+   * variable is held against those of its letters only (against all 47 in
    * turn, the scan was two thirds of this check: 28 k instructions a
    * member; by first letter alone, a third of it was still the "e" and
    * "n" rules). Every rule's name has two letters or more. */

@@ -63,7 +63,8 @@ static int refill(nc3_t *r, uint64_t n) {
  * when the file has no more, -1 on a read error. The buffer holds only
  * bytes of the file (have <= size) and pos <= have: bytes already read
  * need no other test. Inline, as the walk asks for every 4-byte word (a
- * call for each was a fifth of a small member's walk). */
+ * call for each: 139 k calls and about 10 M of the walk's 22 M
+ * instructions on a rank summarising 256 members of 1M hex). */
 static inline int avail(nc3_t *r, uint64_t n) {
   return n <= r->have - r->pos ? 1 : refill(r, n);
 }
@@ -74,7 +75,7 @@ static inline uint32_t be32(const unsigned char *p) {
 
 static inline int get_u32(nc3_t *r, uint64_t *v) {
   int a = avail(r, 4);
-  *v = 0; /* on every path: the callers' tests of a read value follow a test of a */
+  *v = 0; /* set on every path: the compiler cannot see that callers read it only after a 1 */
   if (a != 1) return a;
   *v = be32(r->buf + r->pos);
   r->pos += 4;
