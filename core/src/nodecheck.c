@@ -4,7 +4,6 @@
 #include "halo.h"
 #include "mxn/directory.h"
 
-#include <float.h>
 #include <math.h>
 #include <netcdf.h>
 #include <stdio.h>

@@ -120,8 +120,6 @@ std::vector<std::string> Direct::sets_;
 
 }  // namespace
 
-// Byte for byte the summary Exodus gives, member by member; the generated
-// members and nearly every shared one take the direct way.
 // The names made without snprintf are snprintf's, cut short alike.
 TEST(DirectNames, NameDIsSnprintf) {
   const char *const fmts[] = {"connect%d", "num_el_in_blk%d", "%d", "vals_elem_var%deb", "node_num_map",
@@ -142,6 +140,8 @@ TEST(DirectNames, NameDIsSnprintf) {
       }
 }
 
+// Byte for byte the summary Exodus gives, member by member; the generated
+// members and nearly every shared one take the direct way.
 TEST_F(Direct, SummariesAreExodus) {
   long direct = 0, exodus = 0, members = 0;
   for (const auto &path : sets_) {

@@ -126,7 +126,7 @@ inline void shared_positions(int na, int nb, std::vector<size_t> *at, std::vecto
 }
 
 // Move in member b the first node it shares with member a (the last one,
-// with `last`) by 0.5 in z; *moved: its global id.
+// with `last`) by dz (0.5 unless given) in z; *moved: its global id.
 inline void move_shared_node(const std::string &a, const std::string &b, long long *moved,
                              bool last = false, double dz = 0.5) {
   int na = 0, nb = 0;
