@@ -2,6 +2,7 @@
 #include "mxn/cover.h"
 
 #include "alloc.h"
+#include "internal.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -53,6 +54,11 @@ static int heap_pop(int *h, int *n, const int64_t *hits) {
 
 int mxn_cover_greedy(const mxn_idset_t *P, const mxn_idset_t *F, int nfiles,
                      mxn_cover_t *out) {
+  return mxn__cover_greedy_each(P, F, nfiles, out, NULL, NULL);
+}
+
+int mxn__cover_greedy_each(const mxn_idset_t *P, const mxn_idset_t *F, int nfiles,
+                           mxn_cover_t *out, mxn__cover_each_fn each, void *ctx) {
   if (!P || !out || nfiles < 0 || (nfiles > 0 && !F)) return MXN_ERR_ARG;
   /* Malformed sets (n < 0, or members without an array) are caller bugs;
    * without this check they surface as NOMEM or are silently ignored. */
@@ -77,6 +83,7 @@ int mxn_cover_greedy(const mxn_idset_t *P, const mxn_idset_t *F, int nfiles,
     if ((status = mxn_idset_intersect(&F[j], P, &E, &mf[j], &mp[j])) != MXN_OK) goto done;
     hits[j] = E.n;
     mxn_idset_free(&E);
+    if (each && (status = each(ctx, j, mf[j], mp[j], hits[j])) != MXN_OK) goto done;
     if (hits[j] > 0) heap_push(heap, &nheap, hits, j);
   }
 
