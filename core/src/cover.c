@@ -54,10 +54,10 @@ static int heap_pop(int *h, int *n, const int64_t *hits) {
 
 int mxn_cover_greedy(const mxn_idset_t *P, const mxn_idset_t *F, int nfiles,
                      mxn_cover_t *out) {
-  return mxn__cover_greedy_each(P, F, nfiles, out, NULL, NULL);
+  return mxn__cover_greedy_each(P, F, nfiles, 1, out, NULL, NULL);
 }
 
-int mxn__cover_greedy_each(const mxn_idset_t *P, const mxn_idset_t *F, int nfiles,
+int mxn__cover_greedy_each(const mxn_idset_t *P, const mxn_idset_t *F, int nfiles, int ids,
                            mxn_cover_t *out, mxn__cover_each_fn each, void *ctx) {
   if (!P || !out || nfiles < 0 || (nfiles > 0 && !F)) return MXN_ERR_ARG;
   /* Malformed sets (n < 0, or members without an array) are caller bugs;
@@ -117,8 +117,7 @@ int mxn__cover_greedy_each(const mxn_idset_t *P, const mxn_idset_t *F, int nfile
     mxn_cover_part_t *part = &out->parts[out->nparts++];
     part->file = j;
     part->E.n = now;
-    part->E.ids = mxn__malloc((size_t)now * sizeof *part->E.ids);
-    if (!part->E.ids) {
+    if (ids && !(part->E.ids = mxn__malloc((size_t)now * sizeof *part->E.ids))) {
       status = MXN_ERR_NOMEM; /* the intersections left it MXN_OK */
       goto done;
     }
@@ -126,10 +125,9 @@ int mxn__cover_greedy_each(const mxn_idset_t *P, const mxn_idset_t *F, int nfile
       mxn_gid_t *restrict out = part->E.ids;
       const mxn_gid_t *restrict pids = P->ids;
       char *restrict cov = covered;
-      for (int64_t k = 0; k < now; k++) {
-        out[k] = pids[pj[k]];
-        cov[pj[k]] = 1;
-      }
+      if (out)
+        for (int64_t k = 0; k < now; k++) out[k] = pids[pj[k]];
+      for (int64_t k = 0; k < now; k++) cov[pj[k]] = 1;
     }
     part->mf = mf[j];
     part->mp = mp[j];

@@ -384,18 +384,18 @@ static int cover_pref(mxn_dataset_t *ds, int e, const mxn_idset_t *P, char *cand
   memset(&rest, 0, sizeof rest);
   for (int j = 0; j < M; j++)
     F[j] = cand[j] ? *mxn__dom_set(ds->files[j].dom, e) : (mxn_idset_t)MXN_IDSET_INIT;
-  MXN_CHECK(mxn__cover_greedy_each(P, F, M, out, each, fill));
+  MXN_CHECK(mxn__cover_greedy_each(P, F, M, 0, out, each, fill));
   if (out->uncovered.n == 0) goto done;
   for (int j = 0; j < M; j++)
     F[j] = (allowed && !allowed[j]) ? (mxn_idset_t)MXN_IDSET_INIT
                                     : *mxn__dom_set(ds->files[j].dom, e);
-  MXN_CHECK(mxn_cover_greedy(&out->uncovered, F, M, &rest));
+  MXN_CHECK(mxn__cover_greedy_each(&out->uncovered, F, M, 0, &rest, NULL, NULL));
   if (rest.nparts == 0) goto done;
   for (int c = 0; c < rest.nparts; c++) cand[rest.parts[c].file] = 1;
   mxn_cover_free(out);
   for (int j = 0; j < M; j++)
     F[j] = cand[j] ? *mxn__dom_set(ds->files[j].dom, e) : (mxn_idset_t)MXN_IDSET_INIT;
-  MXN_CHECK(mxn__cover_greedy_each(P, F, M, out, each, fill));
+  MXN_CHECK(mxn__cover_greedy_each(P, F, M, 0, out, each, fill));
 done:
   mxn_cover_free(&rest);
   return status;
@@ -1114,7 +1114,7 @@ int mxn_extract(mxn_dataset_t *ds, const mxn_idset_t *want,
   }
   for (int j = 0; j < M; j++) /* borrowed */
     F[j] = (allowed && !allowed[j]) ? (mxn_idset_t)MXN_IDSET_INIT : ds->files[j].dom->elems;
-  MXN_CHECK(mxn_cover_greedy(&P[MXN__ELEM], F, M, &cov[MXN__ELEM]));
+  MXN_CHECK(mxn__cover_greedy_each(&P[MXN__ELEM], F, M, 0, &cov[MXN__ELEM], NULL, NULL));
   if (cov[MXN__ELEM].uncovered.n > 0) {
     status = MXN_DS_ERR(ds, MXN_ERR_NOTFOUND,
                         "%s: %lld wanted element ids are in no file of the set "
