@@ -768,7 +768,10 @@ int mxn__files_recheck(mxn_dataset_t *ds, int step) {
   for (int j = 0; j < ds->nfiles; j++) {
     const mxn__file_t *f = &ds->files[j];
     struct stat st;
-    if (!is_open(f) || stat(f->path, &st) != 0) continue;
+    /* The file a direct read holds open is the one to look at (fstat: no
+     * path walk; a file put in its place since is not what is read), else
+     * the path Exodus opened. */
+    if (!is_open(f) || (f->nc3 ? fstat(f->nc3->fd, &st) : stat(f->path, &st)) != 0) continue;
     if ((int64_t)st.st_size < f->open_size)
       return MXN_DS_ERR(ds, MXN_ERR_IO,
                         "%s: cut short since it was opened (%lld bytes now, %lld "
