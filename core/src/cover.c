@@ -115,11 +115,11 @@ static int intersect_by_table(const mxn_idset_t *F, const mxn_idset_t *P, const 
 
 int mxn_cover_greedy(const mxn_idset_t *P, const mxn_idset_t *F, int nfiles,
                      mxn_cover_t *out) {
-  return mxn__cover_greedy_each(P, F, nfiles, 1, out, NULL, NULL);
+  return mxn__cover_greedy(P, F, nfiles, 1, out);
 }
 
-int mxn__cover_greedy_each(const mxn_idset_t *P, const mxn_idset_t *F, int nfiles, int ids,
-                           mxn_cover_t *out, mxn__cover_each_fn each, void *ctx) {
+int mxn__cover_greedy(const mxn_idset_t *P, const mxn_idset_t *F, int nfiles, int ids,
+                      mxn_cover_t *out) {
   if (!P || !out || nfiles < 0 || (nfiles > 0 && !F)) return MXN_ERR_ARG;
   /* Malformed sets (n < 0, or members without an array) are caller bugs;
    * without this check they surface as NOMEM or are silently ignored. */
@@ -151,7 +151,6 @@ int mxn__cover_greedy_each(const mxn_idset_t *P, const mxn_idset_t *F, int nfile
       hits[j] = E.n;
       mxn_idset_free(&E);
     }
-    if (each && (status = each(ctx, j, mf[j], mp[j], hits[j])) != MXN_OK) goto done;
     if (hits[j] > 0) heap_push(heap, &nheap, hits, j);
   }
 

@@ -342,60 +342,29 @@ done:
   return status;
 }
 
-/* What l2p_of_cover needs: the member-local -> piece numbering of kind e
- * to fill for the members in cand. */
-typedef struct {
-  mxn_dataset_t *ds;
-  int e;
-  const char *cand;
-  int64_t **l2p;
-} l2p_fill_t;
-
-/* A cover's hook (mxn__cover_greedy_each): member j's numbering from its
- * whole intersection with P, which the cover finds anyway (finding it again
- * afterwards took 7 ms a rank of a 1M-hex load from 1024 members on 2
- * ranks). Members outside cand are skipped, and so are members done by an
- * earlier cover of the same P. */
-static int l2p_of_cover(void *ctx, int j, const int64_t *mf, const int64_t *mp, int64_t n) {
-  l2p_fill_t *c = ctx;
-  if (!c->cand[j] || c->l2p[j]) return MXN_OK;
-  const mxn_file_domain_t *d = c->ds->files[j].dom;
-  int64_t nl = mxn__dom_n(d, c->e);
-  int64_t *l2p = mxn__malloc(((size_t)nl + 1) * sizeof *l2p);
-  if (!l2p) return MXN_ERR_NOMEM;
-  for (int64_t l = 0; l < nl; l++) l2p[l] = -1;
-  const int64_t *pos = mxn__dom_pos(d, c->e);
-  for (int64_t i = 0; i < n; i++) l2p[pos[mf[i]]] = mp[i];
-  c->l2p[j] = l2p;
-  return MXN_OK;
-}
-
 /* Greedy cover of P by the domains of entity kind e, preferring the
  * members already read (cand): other members are used only for what those
  * lack (ids no chosen element refers to), and then join cand. F is scratch
- * of ds->nfiles entries. The caller reports out->uncovered. With fill,
- * the covers of P fill its numberings (l2p_of_cover). */
+ * of ds->nfiles entries. The caller reports out->uncovered. */
 static int cover_pref(mxn_dataset_t *ds, int e, const mxn_idset_t *P, char *cand,
-                      const char *allowed, mxn_idset_t *F, l2p_fill_t *fill,
-                      mxn_cover_t *out) {
-  mxn__cover_each_fn each = fill ? l2p_of_cover : NULL;
+                      const char *allowed, mxn_idset_t *F, mxn_cover_t *out) {
   int status = MXN_OK, M = ds->nfiles;
   mxn_cover_t rest;
   memset(&rest, 0, sizeof rest);
   for (int j = 0; j < M; j++)
     F[j] = cand[j] ? *mxn__dom_set(ds->files[j].dom, e) : (mxn_idset_t)MXN_IDSET_INIT;
-  MXN_CHECK(mxn__cover_greedy_each(P, F, M, 0, out, each, fill));
+  MXN_CHECK(mxn__cover_greedy(P, F, M, 0, out));
   if (out->uncovered.n == 0) goto done;
   for (int j = 0; j < M; j++)
     F[j] = (allowed && !allowed[j]) ? (mxn_idset_t)MXN_IDSET_INIT
                                     : *mxn__dom_set(ds->files[j].dom, e);
-  MXN_CHECK(mxn__cover_greedy_each(&out->uncovered, F, M, 0, &rest, NULL, NULL));
+  MXN_CHECK(mxn__cover_greedy(&out->uncovered, F, M, 0, &rest));
   if (rest.nparts == 0) goto done;
   for (int c = 0; c < rest.nparts; c++) cand[rest.parts[c].file] = 1;
   mxn_cover_free(out);
   for (int j = 0; j < M; j++)
     F[j] = cand[j] ? *mxn__dom_set(ds->files[j].dom, e) : (mxn_idset_t)MXN_IDSET_INIT;
-  MXN_CHECK(mxn__cover_greedy_each(P, F, M, 0, out, each, fill));
+  MXN_CHECK(mxn__cover_greedy(P, F, M, 0, out));
 done:
   mxn_cover_free(&rest);
   return status;
@@ -1114,7 +1083,7 @@ int mxn_extract(mxn_dataset_t *ds, const mxn_idset_t *want,
   }
   for (int j = 0; j < M; j++) /* borrowed */
     F[j] = (allowed && !allowed[j]) ? (mxn_idset_t)MXN_IDSET_INIT : ds->files[j].dom->elems;
-  MXN_CHECK(mxn__cover_greedy_each(&P[MXN__ELEM], F, M, 0, &cov[MXN__ELEM], NULL, NULL));
+  MXN_CHECK(mxn__cover_greedy(&P[MXN__ELEM], F, M, 0, &cov[MXN__ELEM]));
   if (cov[MXN__ELEM].uncovered.n > 0) {
     status = MXN_DS_ERR(ds, MXN_ERR_NOTFOUND,
                         "%s: %lld wanted element ids are in no file of the set "
@@ -1143,10 +1112,7 @@ int mxn_extract(mxn_dataset_t *ds, const mxn_idset_t *want,
       MXN_CHECK(all_ids(ds, e, &P[e]));
     else
       MXN_CHECK(marked_ids(ds, e, mark[e], extra, &P[e]));
-    /* nodes: their numbering needs nothing read (edges' and faces' needs
-     * the piece blocks read_blocks makes) */
-    l2p_fill_t fill = {ds, e, cand, l2p[e]};
-    MXN_CHECK(cover_pref(ds, e, &P[e], cand, allowed, F, e == MXN__NODE ? &fill : NULL, &cov[e]));
+    MXN_CHECK(cover_pref(ds, e, &P[e], cand, allowed, F, &cov[e]));
     if (cov[e].uncovered.n > 0) {
       status = MXN_DS_ERR(ds, MXN_ERR_NOTFOUND, "%s: %s %lld is in no file of the set",
                           ds->files[0].path, mxn__ent_what[e],
@@ -1204,7 +1170,7 @@ int mxn_extract(mxn_dataset_t *ds, const mxn_idset_t *want,
   for (int e = MXN__EDGE; e < MXN__NEK; e++) {
     if (P[e].n == 0) continue;
     for (int j = 0; j < M; j++) {
-      if (!cand[j] || l2p[e][j]) continue; /* done: nodes, by the cover */
+      if (!cand[j]) continue;
       const mxn_file_domain_t *d = ds->files[j].dom;
       int64_t n = mxn__dom_n(d, e);
       MXN_ALLOC(l2p[e][j], n);

@@ -293,18 +293,12 @@ int mxn__radix_sort(void *recs, int64_t n, size_t sz);
 /* Then order runs of equal leading keys by cmp. */
 void mxn__sort_ties(void *recs, int64_t n, size_t sz, int (*cmp)(const void *, const void *));
 
-/* mxn_cover_greedy, handing each file's whole intersection with P to
- * `each` (if not NULL) as soon as it is found, before the greedy rule
- * trims it: MF and MP positions of its n members; a status other than
- * MXN_OK from `each` ends the cover with that status. ids 0: the parts'
- * E.ids are not built (NULL; E.n, MF and MP are), for callers that use
- * the positions or the files alone; gathering the ids from P's scattered
- * positions was a third of the greedy loop's time (perf, 1M hex in 1024
- * members, 2 ranks). each NULL and ids 1: mxn_cover_greedy. */
-typedef int (*mxn__cover_each_fn)(void *ctx, int j, const int64_t *mf, const int64_t *mp,
-                                  int64_t n);
-int mxn__cover_greedy_each(const mxn_idset_t *P, const mxn_idset_t *F, int nfiles, int ids,
-                           mxn_cover_t *out, mxn__cover_each_fn each, void *ctx);
+/* mxn_cover_greedy, where ids 0 leaves the parts' E.ids unbuilt (NULL;
+ * E.n, MF and MP are set), for callers that use the positions or the
+ * files alone: gathering the ids from P's scattered positions was a third
+ * of the greedy loop's time (perf, 1M hex in 1024 members, 2 ranks). */
+int mxn__cover_greedy(const mxn_idset_t *P, const mxn_idset_t *F, int nfiles, int ids,
+                      mxn_cover_t *out);
 
 /* Record an error in the dataset and return it. */
 #define MXN_DS_ERR(ds, code, ...) mxn_error_set(&(ds)->err, (code), __VA_ARGS__)

@@ -1617,7 +1617,7 @@ static int load_open(MPI_Comm comm, const char *path, mxn_dataset_t *given,
     if (!unique) {
       for (int64_t k = 0; k < P.n && status == MXN_OK; k++)
         for (int64_t i = qoff[k]; i < qoff[k + 1]; i++) F[qfile[i]].ids[F[qfile[i]].n++] = P.ids[k];
-      if (status == MXN_OK) status = mxn__cover_greedy_each(&P, F, M, 0, &cov, NULL, NULL);
+      if (status == MXN_OK) status = mxn__cover_greedy(&P, F, M, 0, &cov);
       if (status == MXN_OK && cov.uncovered.n > 0)
         status = mxn_error_set(&e, MXN_ERR_NOTFOUND, "element %lld is in no file of %s",
                                (long long)cov.uncovered.ids[0], path);

@@ -1147,7 +1147,7 @@ static int rebuild(mxn_load_t *ld, int step, const mxn_idset_t *mine, const owne
     free(cnt);
     for (int64_t k = 0; k < G.n && status == MXN_OK; k++)
       for (int64_t i = qoff[k]; i < qoff[k + 1]; i++) F[qfile[i]].ids[F[qfile[i]].n++] = G.ids[k];
-    if (status == MXN_OK) status = mxn__cover_greedy_each(&G, F, M, 0, &cov, NULL, NULL);
+    if (status == MXN_OK) status = mxn__cover_greedy(&G, F, M, 0, &cov);
     if (status == MXN_OK && cov.uncovered.n > 0)
       status = mxn_error_set(e, MXN_ERR_NOTFOUND, "element %lld is in no file of %s",
                              (long long)cov.uncovered.ids[0], mxn_dataset_file_path(ds, 0));
