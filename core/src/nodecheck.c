@@ -127,8 +127,16 @@ static int read_copies(mxn_dataset_t *ds, int j, copy_t *copies, int64_t n) {
     }
     ds->io.read_calls++;
     ds->io.bytes_read += count * nd * (int64_t)sizeof(double);
-    for (int d = 0; d < 3; d++)
-      for (int64_t k = a; k < b; k++) copies[k].x[d] = d < nd ? xyz[d][copies[k].pos - first] : 0;
+    /* one pass over the copies; the columns a mesh of fewer dimensions
+     * lacks are zero */
+    const double *restrict cx = nd > 0 ? xyz[0] : NULL, *restrict cy = nd > 1 ? xyz[1] : NULL,
+                           *restrict cz = nd > 2 ? xyz[2] : NULL;
+    for (int64_t k = a; k < b; k++) {
+      int64_t at = copies[k].pos - first;
+      copies[k].x[0] = cx ? cx[at] : 0;
+      copies[k].x[1] = cy ? cy[at] : 0;
+      copies[k].x[2] = cz ? cz[at] : 0;
+    }
   }
 done:
   free(buf);
