@@ -8,7 +8,8 @@
 //    P.ids[mp[k]] == E.ids[k], uncovered == P − ∪F_j;
 //  - the exact greedy sequence, recomputed by brute force straight from the
 //    seed: at each step the unchosen j with the smallest |R − F_j| (ties: the
-//    lowest j), skipping files that would not shrink R.
+//    lowest j), skipping files that would not shrink R;
+// and the core's private form without E.ids must give the same parts.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -186,6 +187,21 @@ void CheckCover(const Ids &P, const std::vector<Ids> &F, Cover *keep = nullptr) 
   for (int k = 0; k < cov.c.nparts; k++)
     EXPECT_EQ(ToVec(cov.c.parts[k].E), ref.E[k]) << "E of part " << k;
   EXPECT_EQ(ToVec(cov.c.uncovered), ref.uncovered);
+
+  // The core's private form without ids: the same parts (files, counts,
+  // MF, MP) with E.ids NULL, and the same uncovered ids.
+  Cover priv;
+  ASSERT_EQ(mxn__cover_greedy(&Pset.s[0], Fset.data(), Fset.size(), 0, &priv.c), MXN_OK);
+  ASSERT_EQ(priv.c.nparts, cov.c.nparts);
+  for (int k = 0; k < cov.c.nparts; k++) {
+    const mxn_cover_part_t &a = cov.c.parts[k], &b = priv.c.parts[k];
+    EXPECT_EQ(a.file, b.file) << "private form, part " << k;
+    ASSERT_EQ(a.E.n, b.E.n) << "private form, part " << k;
+    EXPECT_EQ(nullptr, b.E.ids) << "private form, part " << k;
+    EXPECT_TRUE(std::equal(a.mf, a.mf + a.E.n, b.mf)) << "private form, part " << k;
+    EXPECT_TRUE(std::equal(a.mp, a.mp + a.E.n, b.mp)) << "private form, part " << k;
+  }
+  EXPECT_EQ(ToVec(priv.c.uncovered), ref.uncovered) << "private form";
 }
 
 int64_t Uni(std::mt19937_64 &rng, int64_t lo, int64_t hi) {
@@ -299,39 +315,6 @@ TEST(CoverRandom, LargerScenariosMatchBruteForceGreedy) {
     std::vector<Ids> F;
     RandomScenario(rng, u, nfiles, P, F);
     CheckCover(P, F);
-    if (HasFailure()) return;
-  }
-}
-
-// The private form without ids gives the public cover's parts (files,
-// counts, MF, MP) with E.ids NULL, and the same uncovered ids.
-TEST(CoverRandom, PrivateFormWithoutIdsMatches) {
-  std::mt19937_64 rng(99);
-  for (int rep = 0; rep < 300; rep++) {
-    const size_t u = size_t(Uni(rng, 0, 400));
-    const int nfiles = int(Uni(rng, 0, 12));
-    SCOPED_TRACE("u = " + std::to_string(u) + ", nfiles = " + std::to_string(nfiles) +
-                 ", rep = " + std::to_string(rep));
-    Ids P;
-    std::vector<Ids> F;
-    RandomScenario(rng, u, nfiles, P, F);
-    Sets Pset, Fset;
-    Pset.Add(P);
-    for (const Ids &f : F) Fset.Add(f);
-    if (HasFailure()) return;
-    Cover pub, priv;
-    ASSERT_EQ(MXN_OK, mxn_cover_greedy(Pset.data(), Fset.data(), nfiles, &pub.c));
-    ASSERT_EQ(MXN_OK, mxn__cover_greedy(Pset.data(), Fset.data(), nfiles, 0, &priv.c));
-    ASSERT_EQ(pub.c.nparts, priv.c.nparts);
-    for (int k = 0; k < pub.c.nparts; k++) {
-      const mxn_cover_part_t &a = pub.c.parts[k], &b = priv.c.parts[k];
-      EXPECT_EQ(a.file, b.file) << "part " << k;
-      ASSERT_EQ(a.E.n, b.E.n) << "part " << k;
-      EXPECT_EQ(nullptr, b.E.ids) << "part " << k;
-      EXPECT_TRUE(std::equal(a.mf, a.mf + a.E.n, b.mf)) << "part " << k;
-      EXPECT_TRUE(std::equal(a.mp, a.mp + a.E.n, b.mp)) << "part " << k;
-    }
-    EXPECT_EQ(ToVec(pub.c.uncovered), ToVec(priv.c.uncovered));
     if (HasFailure()) return;
   }
 }
