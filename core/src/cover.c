@@ -52,18 +52,14 @@ static int heap_pop(int *h, int *n, const int64_t *hits) {
   return top;
 }
 
-/* P's ids spread over at most this many a member get a position table. */
-#define TABLE_SPREAD 16
-
-/* P's positions by id, where P's ids spread over at most TABLE_SPREAD ids
- * a member: at[id - P->ids[0]] = position + 1, 0 where the id is not in P
- * (4 bytes an id of the range). NULL where they spread wider, or out of
- * memory: the intersections then walk the sets. */
+/* P's positions by id, where its ids are compact (mxn__id_table_span):
+ * at[id - P->ids[0]] = position + 1, 0 where the id is not in P. NULL
+ * where they spread wider, or out of memory: the intersections then walk
+ * the sets. */
 static uint32_t *position_table(const mxn_idset_t *P) {
-  if (P->n == 0 || P->n >= (int64_t)UINT32_MAX) return NULL;
-  uint64_t span = (uint64_t)P->ids[P->n - 1] - (uint64_t)P->ids[0];
-  if (span >= (uint64_t)TABLE_SPREAD * (uint64_t)P->n) return NULL;
-  uint32_t *at = mxn__calloc((size_t)span + 1, sizeof *at);
+  uint64_t span = P->n ? mxn__id_table_span(P->ids[0], P->ids[P->n - 1], P->n) : 0;
+  if (!span) return NULL;
+  uint32_t *at = mxn__calloc((size_t)span, sizeof *at);
   if (!at) return NULL;
   const mxn_gid_t lo = P->ids[0];
   for (int64_t i = 0; i < P->n; i++) at[(uint64_t)P->ids[i] - (uint64_t)lo] = (uint32_t)(i + 1);

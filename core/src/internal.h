@@ -293,6 +293,17 @@ int mxn__radix_sort(void *recs, int64_t n, size_t sz);
 /* Then order runs of equal leading keys by cmp. */
 void mxn__sort_ties(void *recs, int64_t n, size_t sz, int (*cmp)(const void *, const void *));
 
+/* Tables indexed by an id less the lowest one, 4 bytes an id of the range
+ * (the covers' positions of P, cover.c; the shared-node check's first
+ * copies, nodecheck.c), serve n entries whose ids span at most 16 ids an
+ * entry: at most 64 bytes an entry. The range's size, or 0 where the ids
+ * spread wider, n is 0, or n does not fit the 4-byte entries. */
+static inline uint64_t mxn__id_table_span(int64_t lo, int64_t hi, int64_t n) {
+  if (n <= 0 || n >= (int64_t)UINT32_MAX || hi < lo) return 0;
+  uint64_t d = (uint64_t)hi - (uint64_t)lo;
+  return d < (uint64_t)16 * (uint64_t)n ? d + 1 : 0;
+}
+
 /* mxn_cover_greedy, where ids 0 leaves the parts' E.ids unbuilt (NULL;
  * E.n, MF and MP are set), for callers that use the positions or the
  * files alone: gathering the ids from P's scattered positions was a third

@@ -255,18 +255,15 @@ static void id_range(const copy_t *copies, int64_t n, int64_t *lo, int64_t *hi) 
   *hi = b;
 }
 
-/* Ids spread over at most this many a copy are their own slots. */
-#define DIRECT_SPREAD 16
-
 /* Compare each copy with the first copy of its id (copies[0..n), any
  * order; the first is the earliest), ids within [id_lo, id_hi]: a table
  * of first copies by id instead of a sort by id (radix-sorting the 48-byte
  * copies was the check's largest item with a thousand small members).
- * Where the range is at most DIRECT_SPREAD ids a copy, the table is
- * indexed by id - id_lo (4 bytes an id: at most 64 a copy, about what the
- * copy itself takes): a member's copies come in position order, which
- * follows its ids, and neighbouring members share faces, so most lookups
- * find their line in cache. A hash of the id placed consecutive ids far
+ * Where the ids are compact (mxn__id_table_span), the table is indexed by
+ * id - id_lo (at most 64 bytes a copy, about what the copy itself takes):
+ * a member's copies come in position order, which follows its ids, and
+ * neighbouring members share faces, so most lookups find their line in
+ * cache. A hash of the id placed consecutive ids far
  * apart and missed the cache on nearly every first probe (perf, 1M hex on
  * 2 ranks, a rank's time in this function: 1024 members 12.8 ms with the
  * hash, 6.6 ms so; 64 members 2.6 and 1.3 ms). Other ranges: open
@@ -276,9 +273,8 @@ static void id_range(const copy_t *copies, int64_t n, int64_t *lo, int64_t *hi) 
  * counts them. */
 static int compare_copies(mxn_dataset_t *ds, copy_t *copies, int64_t n, int64_t id_lo,
                           int64_t id_hi, double tol, int64_t *nfirst, mxn_error_t *err) {
-  uint64_t span = n > 0 ? (uint64_t)id_hi - (uint64_t)id_lo + 1 : 0;
-  int direct = n > 0 && n < (int64_t)UINT32_MAX &&
-               span <= (uint64_t)DIRECT_SPREAD * (uint64_t)n;
+  uint64_t span = mxn__id_table_span(id_lo, id_hi, n);
+  int direct = span > 0;
   int bits = 4;
   while (!direct && bits < 62 && ((int64_t)1 << bits) < 2 * n) bits++;
   uint64_t mask = ((uint64_t)1 << bits) - 1;
