@@ -1175,18 +1175,8 @@ int mxn_extract(mxn_dataset_t *ds, const mxn_idset_t *want,
       int64_t n = mxn__dom_n(d, e);
       MXN_ALLOC(l2p[e][j], n);
       for (int64_t l = 0; l < n; l++) l2p[e][j][l] = -1;
-      mxn_idset_t E = MXN_IDSET_INIT;
-      int64_t *pa = NULL, *pb = NULL;
-      status = mxn_idset_intersect(mxn__dom_set(d, e), &P[e], &E, &pa, &pb);
-      if (status == MXN_OK) {
-        const int64_t *pos = mxn__dom_pos(d, e);
-        for (int64_t i = 0; i < E.n; i++)
-          l2p[e][j][pos[pa[i]]] = e == MXN__NODE ? pb[i] : p2local[e][pb[i]];
-      }
-      mxn_idset_free(&E);
-      free(pa);
-      free(pb);
-      if (status != MXN_OK) goto done;
+      (void)mxn__idset_match(mxn__dom_set(d, e), &P[e], mxn__dom_pos(d, e),
+                             e == MXN__NODE ? NULL : p2local[e], l2p[e][j]);
     }
   }
   for (int k = 0; k < MXN__NBK; k++) {

@@ -224,8 +224,12 @@ static int64_t gallop(const mxn_gid_t *a, int64_t n, int64_t lo, mxn_gid_t x) {
  * load's instructions at M = 64, N = 4) or a small set through a large
  * one both cost little. Any output may be NULL. Returns the number of
  * common members. */
+/* The walk over a ∩ b: each common id's value and positions i in a and j
+ * in b to v, pa and pb (any NULL), and with dst, dst[at ? at[i] : i] =
+ * val ? val[j] : j. */
 static int64_t intersect_walk(const mxn_idset_t *a, const mxn_idset_t *b, mxn_gid_t *v,
-                              int64_t *pa, int64_t *pb) {
+                              int64_t *pa, int64_t *pb, const int64_t *at, const int64_t *val,
+                              int64_t *dst) {
   int64_t k = 0, i = 0, j = 0;
   const mxn_gid_t *x = a->ids, *y = b->ids;
   while (i < a->n && j < b->n) {
@@ -237,6 +241,7 @@ static int64_t intersect_walk(const mxn_idset_t *a, const mxn_idset_t *b, mxn_gi
       if (v) v[k] = x[i];
       if (pa) pa[k] = i;
       if (pb) pb[k] = j;
+      if (dst) dst[at ? at[i] : i] = val ? val[j] : j;
       k++;
       i++;
       j++;
@@ -245,9 +250,15 @@ static int64_t intersect_walk(const mxn_idset_t *a, const mxn_idset_t *b, mxn_gi
   return k;
 }
 
+int64_t mxn__idset_match(const mxn_idset_t *a, const mxn_idset_t *b, const int64_t *at,
+                         const int64_t *val, int64_t *dst) {
+  if (!set_ok(a) || !set_ok(b) || !dst) return 0;
+  return intersect_walk(a, b, NULL, NULL, NULL, at, val, dst);
+}
+
 int64_t mxn_idset_intersect_count(const mxn_idset_t *a, const mxn_idset_t *b) {
   if (!set_ok(a) || !set_ok(b)) return 0;
-  return intersect_walk(a, b, NULL, NULL, NULL);
+  return intersect_walk(a, b, NULL, NULL, NULL, NULL, NULL, NULL);
 }
 
 int mxn_idset_intersect(const mxn_idset_t *a, const mxn_idset_t *b,
@@ -264,7 +275,7 @@ int mxn_idset_intersect(const mxn_idset_t *a, const mxn_idset_t *b,
   int64_t *pa = pos_a ? mxn__malloc((size_t)cap * sizeof *pa) : NULL;
   int64_t *pb = pos_b ? mxn__malloc((size_t)cap * sizeof *pb) : NULL;
   if (!v || (pos_a && !pa) || (pos_b && !pb)) goto done;
-  int64_t k = intersect_walk(a, b, v, pa, pb);
+  int64_t k = intersect_walk(a, b, v, pa, pb, NULL, NULL, NULL);
   if (k == 0) {
     status = MXN_OK;
     goto done;

@@ -314,6 +314,14 @@ int mxn__cover_greedy(const mxn_idset_t *P, const mxn_idset_t *F, int nfiles, in
 /* Record an error in the dataset and return it. */
 #define MXN_DS_ERR(ds, code, ...) mxn_error_set(&(ds)->err, (code), __VA_ARGS__)
 
+/* For each id of a also in b, at positions i in a and j in b: dst[at ?
+ * at[i] : i] = val ? val[j] : j; the number of such ids (0 for a
+ * malformed set). mxn_idset_intersect without its three arrays, for
+ * callers that only store through the positions (a thousand small
+ * members' node numbers, extract.c). */
+int64_t mxn__idset_match(const mxn_idset_t *a, const mxn_idset_t *b, const int64_t *at,
+                         const int64_t *val, int64_t *dst);
+
 /* Position of the first element >= v in sorted a[0..n). */
 int64_t mxn__lower_bound(const int64_t *a, int64_t n, int64_t v);
 

@@ -334,14 +334,23 @@ static int walk(nc3_t *r) {
 
 int mxn__nc3_open(const char *path, int64_t size, char magic[4], char *why, size_t whylen,
                   mxn__nc3_t **h) {
+  int fd;
+  do fd = open(path, O_RDONLY | O_CLOEXEC);
+  while (fd < 0 && errno == EINTR);
+  if (fd < 0) {
+    if (whylen) snprintf(why, whylen, "%s", strerror(errno));
+    memset(magic, 0, 4);
+    if (h) *h = NULL;
+    return -1;
+  }
+  return mxn__nc3_open_fd(fd, size, magic, why, whylen, h);
+}
+
+int mxn__nc3_open_fd(int fd, int64_t size, char magic[4], char *why, size_t whylen,
+                     mxn__nc3_t **h) {
   if (whylen) why[0] = 0;
   memset(magic, 0, 4);
   if (h) *h = NULL;
-  int fd = open(path, O_RDONLY | O_CLOEXEC);
-  if (fd < 0) {
-    if (whylen) snprintf(why, whylen, "%s", strerror(errno));
-    return -1;
-  }
   nc3_t r;
   memset(&r, 0, sizeof r);
   r.fd = fd;

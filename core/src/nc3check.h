@@ -118,6 +118,10 @@ typedef struct mxn__nc3 {
  */
 int mxn__nc3_open(const char *path, int64_t size, char magic[4], char *why, size_t whylen,
                   mxn__nc3_t **h);
+/* mxn__nc3_open() of a descriptor the caller opened for reading: it is
+ * the table's where *h is set, and closed on every other return. */
+int mxn__nc3_open_fd(int fd, int64_t size, char magic[4], char *why, size_t whylen,
+                     mxn__nc3_t **h);
 /* Sizes, record size, data bytes and name index after the walk
  * (nc3file.c); 0 if the member can be read directly. */
 int mxn__nc3_finish(mxn__nc3_t *h);

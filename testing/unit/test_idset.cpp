@@ -20,6 +20,11 @@
 
 #include "mxn/idset.h"
 
+// The core's private form of the intersection that stores through the
+// positions (internal.h).
+extern "C" int64_t mxn__idset_match(const mxn_idset_t *a, const mxn_idset_t *b, const int64_t *at,
+                                    const int64_t *val, int64_t *dst);
+
 namespace {
 
 using Ids = std::vector<int64_t>;
@@ -415,6 +420,21 @@ TEST(IdsetRuns, IntersectOfRunsMatchesStd) {
         ASSERT_EQ(y.s.ids[py.p[k]], e.s.ids[k]) << "k = " << k;
       }
       EXPECT_EQ(mxn_idset_intersect_count(&x.s, &y.s), int64_t(want.size()));
+      // mxn__idset_match: dst[at[i]] = val[j] for the common ids (at a
+      // permutation of x's positions), dst[i] = j without at and val;
+      // every other entry untouched.
+      std::vector<int64_t> at(x.s.n), val(y.s.n), got(x.s.n, -1), plain(x.s.n, -1);
+      std::vector<int64_t> want_at(x.s.n, -1), want_plain(x.s.n, -1);
+      for (int64_t i = 0; i < x.s.n; i++) at[i] = x.s.n - 1 - i;
+      for (int64_t j = 0; j < y.s.n; j++) val[j] = 7 * j + 3;
+      for (int64_t k = 0; k < e.s.n; k++) {
+        want_at[at[px.p[k]]] = val[py.p[k]];
+        want_plain[px.p[k]] = py.p[k];
+      }
+      ASSERT_EQ(mxn__idset_match(&x.s, &y.s, at.data(), val.data(), got.data()), e.s.n);
+      ASSERT_EQ(mxn__idset_match(&x.s, &y.s, nullptr, nullptr, plain.data()), e.s.n);
+      EXPECT_EQ(got, want_at);
+      EXPECT_EQ(plain, want_plain);
     }
   }
 }
