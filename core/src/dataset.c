@@ -1846,6 +1846,25 @@ int mxn_dataset_create(mxn_dataset_t **ds) {
   return MXN_OK;
 }
 
+void mxn__fd_reserve(const mxn_dataset_t *ds, int n) {
+  if (n > ds->max_open) n = ds->max_open;
+  if (n <= 32) return;
+  int lo;
+  do lo = open("/dev/null", O_RDONLY | O_CLOEXEC); /* the lowest free descriptor */
+  while (lo < 0 && errno == EINTR);
+  if (lo < 0) return;
+  struct rlimit rl;
+  int64_t target = (int64_t)lo + n;
+  if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY &&
+      (int64_t)rl.rlim_cur - 1 < target)
+    target = (int64_t)rl.rlim_cur - 1;
+  if (target > lo && target <= INT_MAX) {
+    int hi = fcntl(lo, F_DUPFD_CLOEXEC, (int)target);
+    if (hi >= 0) close(hi);
+  }
+  close(lo);
+}
+
 /* The pieces of mxn_dataset_open, also for a collective open (load.c). */
 int mxn__dataset_discover(mxn_dataset_t *ds, const char *path) {
   if (!ds) return MXN_ERR_ARG;
@@ -1905,6 +1924,7 @@ int mxn__dataset_merge(mxn_dataset_t *ds, char *const *bufs, const size_t *lens)
 int mxn_dataset_open(mxn_dataset_t *ds, const char *path) {
   int status = mxn__dataset_discover(ds, path);
   if (status != MXN_OK) return status; /* it has said what it could not find */
+  mxn__fd_reserve(ds, ds->nfiles); /* the members stay open, up to the cap */
   for (int j = 0; status == MXN_OK && j < ds->nfiles; j++) {
     wbuf_t w = {0};
     status = summarize_member(ds, j, &w);

@@ -1064,6 +1064,7 @@ static int open_members(MPI_Comm comm, mxn_dataset_t *ds, const char *path, mxn_
   if ((status = mxn_agree(comm, status, e)) != MXN_OK) return status;
   int M = ds->nfiles;
   int fbeg = (int)((int64_t)R * M / N), fend = (int)((int64_t)(R + 1) * M / N);
+  mxn__fd_reserve(ds, fend - fbeg); /* the members summarised here stay open */
   bufs = mxn__calloc((size_t)M + 1, sizeof *bufs);
   lens = mxn__calloc((size_t)M + 1, sizeof *lens);
   alllens = mxn__calloc((size_t)M + 1, sizeof *alllens);

@@ -10,6 +10,7 @@
 // MXN_TEST_TMP and check the status AND that the message names the file.
 #include <gtest/gtest.h>
 
+#include <sys/resource.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -29,6 +30,9 @@
 #include <netcdf.h>
 
 #include "test_support.h"
+
+// The core's descriptor-table reservation (internal.h).
+extern "C" void mxn__fd_reserve(const mxn_dataset_t *ds, int n);
 
 namespace fs = std::filesystem;
 
@@ -920,6 +924,52 @@ TEST(ExtractErrors, ReadStepOutOfRange) {
   // In range: the last step reads.
   EXPECT_EQ(mxn_piece_read_step(d.ds, pc.p, 20), MXN_OK) << d.Msg();
   EXPECT_EQ(pc.p->step, 20);
+}
+
+// ---------- the descriptor table ----------
+
+// Entries in this process's descriptor table (FDSize in /proc/self/status),
+// or -1 where the system does not say.
+long FdTableSize() {
+  std::ifstream in("/proc/self/status");
+  std::string line;
+  while (std::getline(in, line))
+    if (line.rfind("FDSize:", 0) == 0) return std::stol(line.substr(7));
+  return -1;
+}
+
+long OpenDescriptors() {
+  long n = 0;
+  for (const auto &e : std::filesystem::directory_iterator("/proc/self/fd")) {
+    (void)e;
+    n++;
+  }
+  return n;
+}
+
+// mxn__fd_reserve grows the table to hold the lowest free descriptor plus
+// as many as asked (at most the dataset's open-file cap, half the
+// process's limit up to 4096) in one go, and leaves nothing open.
+TEST(DatasetFds, ReserveGrowsTheTableAndLeaksNothing) {
+  if (FdTableSize() < 0) GTEST_SKIP() << "no FDSize in /proc/self/status";
+  struct rlimit rl;
+  ASSERT_EQ(getrlimit(RLIMIT_NOFILE, &rl), 0);
+  long cap = 4096;
+  if (rl.rlim_cur != RLIM_INFINITY && long(rl.rlim_cur / 2) < cap) cap = long(rl.rlim_cur / 2);
+  if (cap <= 32) GTEST_SKIP() << "open-file limit " << rl.rlim_cur << " leaves nothing to reserve";
+  const int lo = dup(2); // the lowest free descriptor, as the reservation finds it
+  ASSERT_GE(lo, 0);
+  close(lo);
+  long target = lo + cap;
+  if (rl.rlim_cur != RLIM_INFINITY && long(rl.rlim_cur) - 1 < target) target = long(rl.rlim_cur) - 1;
+  if (FdTableSize() > target) GTEST_SKIP() << "the table already holds " << FdTableSize();
+  mxn_dataset_t *ds = nullptr;
+  ASSERT_EQ(mxn_dataset_create(&ds), MXN_OK);
+  const long open_before = OpenDescriptors();
+  mxn__fd_reserve(ds, 1 << 20); // more than the cap: the cap is reserved
+  EXPECT_GT(FdTableSize(), target);
+  EXPECT_EQ(OpenDescriptors(), open_before);
+  mxn_dataset_destroy(&ds);
 }
 
 }  // namespace
