@@ -216,17 +216,16 @@ static int64_t gallop(const mxn_gid_t *a, int64_t n, int64_t lo, mxn_gid_t x) {
   return lo + mxn__lower_bound(a + lo, hi - lo, x);
 }
 
-/* The one intersection walk behind count and intersect: a merge that
- * gallops on whichever side falls behind by more than one step, so it
- * costs about the common members plus a logarithm per switch between
+/* The one intersection walk behind count, intersect and match: a merge
+ * that gallops on whichever side falls behind by more than one step, so
+ * it costs about the common members plus a logarithm per switch between
  * runs. A member's few thousand ids against a rank's part of 250 k (a
  * linear merge walked the whole part for every member: a seventh of a
  * load's instructions at M = 64, N = 4) or a small set through a large
- * one both cost little. Any output may be NULL. Returns the number of
- * common members. */
-/* The walk over a ∩ b: each common id's value and positions i in a and j
- * in b to v, pa and pb (any NULL), and with dst, dst[at ? at[i] : i] =
- * val ? val[j] : j. */
+ * one both cost little. Each common id goes to v, its positions i in a
+ * and j in b to pa and pb, and with dst, dst[at ? at[i] : i] = val ?
+ * val[j] : j; any output may be NULL. Returns the number of common
+ * members. */
 static int64_t intersect_walk(const mxn_idset_t *a, const mxn_idset_t *b, mxn_gid_t *v,
                               int64_t *pa, int64_t *pb, const int64_t *at, const int64_t *val,
                               int64_t *dst) {
