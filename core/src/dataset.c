@@ -549,11 +549,7 @@ static int open_member(mxn_dataset_t *ds, int j, int exodus, int summary) {
    * descriptor: a stat of the path before the open looked the path up a
    * second time (1M hex in 1024 members: 6% of a member's summary). */
   struct stat st;
-  int fd = -1;
-  if (first || direct) {
-    do fd = open(f->path, O_RDONLY | O_CLOEXEC);
-    while (fd < 0 && errno == EINTR);
-  }
+  int fd = first || direct ? mxn__open_read(f->path) : -1;
   if ((first || direct) ? fd < 0 || fstat(fd, &st) != 0 : stat(f->path, &st) != 0) {
     int e = errno;
     if (fd >= 0) close(fd);
@@ -1849,9 +1845,7 @@ int mxn_dataset_create(mxn_dataset_t **ds) {
 void mxn__fd_reserve(const mxn_dataset_t *ds, int n) {
   if (n > ds->max_open) n = ds->max_open;
   if (n <= 32) return;
-  int lo;
-  do lo = open("/dev/null", O_RDONLY | O_CLOEXEC); /* the lowest free descriptor */
-  while (lo < 0 && errno == EINTR);
+  int lo = mxn__open_read("/dev/null"); /* the lowest free descriptor */
   if (lo < 0) return;
   struct rlimit rl;
   int64_t target = (int64_t)lo + n;

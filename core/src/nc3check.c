@@ -332,11 +332,16 @@ static int walk(nc3_t *r) {
   return 0;
 }
 
-int mxn__nc3_open(const char *path, int64_t size, char magic[4], char *why, size_t whylen,
-                  mxn__nc3_t **h) {
+int mxn__open_read(const char *path) {
   int fd;
   do fd = open(path, O_RDONLY | O_CLOEXEC);
   while (fd < 0 && errno == EINTR);
+  return fd;
+}
+
+int mxn__nc3_open(const char *path, int64_t size, char magic[4], char *why, size_t whylen,
+                  mxn__nc3_t **h) {
+  int fd = mxn__open_read(path);
   if (fd < 0) {
     if (whylen) snprintf(why, whylen, "%s", strerror(errno));
     memset(magic, 0, 4);

@@ -118,6 +118,9 @@ typedef struct mxn__nc3 {
  */
 int mxn__nc3_open(const char *path, int64_t size, char magic[4], char *why, size_t whylen,
                   mxn__nc3_t **h);
+/* A file opened for reading (close-on-exec), the open retried when a
+ * signal interrupts it: its descriptor, or -1 with errno set. */
+int mxn__open_read(const char *path);
 /* mxn__nc3_open() of a descriptor the caller opened for reading: it is
  * the table's where *h is set, and closed on every other return. */
 int mxn__nc3_open_fd(int fd, int64_t size, char magic[4], char *why, size_t whylen,
