@@ -817,6 +817,62 @@ static int grow(void **p, size_t elem, int n) {
   return MXN_OK;
 }
 
+/* The dataset's arena (struct mxn_dataset): chunks of ARENA_CHUNK bytes,
+ * zeroed, each array 16-byte aligned; one larger than a quarter chunk gets
+ * a chunk of its own, behind the newest so that one's room stays in use.
+ * Under AddressSanitizer every array is a chunk of its own, so an overrun
+ * from one into the next is still caught. */
+struct mxn__chunk {
+  struct mxn__chunk *next;
+  size_t pad; /* the data 16-byte aligned */
+  unsigned char data[];
+};
+#define ARENA_CHUNK ((size_t)32 << 10)
+
+/* n zeroed elements of `size` from the arena; NULL out of memory. */
+static void *arena_calloc(mxn_dataset_t *ds, size_t n, size_t size) {
+  if (size && n > (SIZE_MAX - 2 * ARENA_CHUNK) / size) return NULL;
+  size_t bytes = (n * size + 15) & ~(size_t)15;
+  if (ds->arena && bytes <= ds->arena_cap - ds->arena_used) {
+    void *p = ds->arena->data + ds->arena_used;
+    ds->arena_used += bytes;
+    return p;
+  }
+  int own = MXN_ASAN || bytes > ARENA_CHUNK / 4;
+  size_t cap = own ? bytes : ARENA_CHUNK;
+  struct mxn__chunk *c = mxn__calloc(1, sizeof *c + cap);
+  if (!c) return NULL;
+  if (own && ds->arena) { /* behind the newest chunk */
+    c->next = ds->arena->next;
+    ds->arena->next = c;
+  } else {
+    c->next = ds->arena;
+    ds->arena = c;
+    ds->arena_used = bytes;
+    ds->arena_cap = cap;
+  }
+  return c->data;
+}
+
+/* As MXN_ALLOC0, from the dataset's arena (freed only with the dataset). */
+#define ARENA_ALLOC0(ptr, n)                                               \
+  do {                                                                     \
+    (ptr) = NULL;                                                          \
+    if ((n) > 0 && !((ptr) = arena_calloc(ds, (size_t)(n), sizeof *(ptr)))) { \
+      status = MXN_ERR_NOMEM;                                              \
+      goto done;                                                           \
+    }                                                                      \
+  } while (0)
+
+static void arena_free(mxn_dataset_t *ds) {
+  while (ds->arena) {
+    struct mxn__chunk *c = ds->arena;
+    ds->arena = c->next;
+    free(c);
+  }
+  ds->arena_used = ds->arena_cap = 0;
+}
+
 /* ---------- member summaries ----------
  * Everything the structure needs from one member's header is read with
  * the Exodus API into a byte stream (summarize_member) and merged into the
@@ -1374,9 +1430,9 @@ static int merge_blocks(mxn_dataset_t *ds, int j, int k, int64_t nblk, rbuf_t *r
   int status = MXN_OK;
   char name[MXN_NAME_LEN], topo[MXN_NAME_LEN], an[MXN_NAME_LEN];
   kb->nblk = (int)nblk;
-  MXN_ALLOC0(kb->blk_of_file, kb->nblk);
-  MXN_ALLOC0(kb->file_count, kb->nblk);
-  MXN_ALLOC0(kb->file_conn, kb->nblk);
+  ARENA_ALLOC0(kb->blk_of_file, kb->nblk);
+  ARENA_ALLOC0(kb->file_count, kb->nblk);
+  ARENA_ALLOC0(kb->file_conn, kb->nblk);
   for (int q = 0; q < kb->nblk && !r->bad; q++) {
     int64_t id = r_i64(r);
     r_str(r, name, sizeof name);
@@ -1486,8 +1542,10 @@ static int merge_member(mxn_dataset_t *ds, int j, const char *buf, size_t len) {
   mxn__file_t *f = &ds->files[j];
   rbuf_t rb = {buf, len, 0, 0}, *r = &rb;
   int status = (int)r_i64(r);
-  char(*names)[MXN_NAME_LEN] = NULL;
-  double *times = NULL;
+  /* a family's variable names, side by side here where there are few of
+   * them (a calloc and free each, three times a member on every rank) */
+  char few[8][MXN_NAME_LEN], (*many)[MXN_NAME_LEN] = NULL;
+  double two[2], *times = NULL;
   if (r->bad) return MXN_DS_ERR(ds, MXN_ERR_MPI, "%s: empty member summary", f->path);
   if (status != MXN_OK) {
     char msg[sizeof ds->err.msg];
@@ -1565,9 +1623,9 @@ static int merge_member(mxn_dataset_t *ds, int j, const char *buf, size_t len) {
     mxn__sets_t *fs = &f->sk[sk];
     if (n <= 0) continue;
     fs->nfile = n;
-    MXN_ALLOC0(fs->ids, n);
-    MXN_ALLOC0(fs->file_count, n);
-    MXN_ALLOC0(fs->file_df, n);
+    ARENA_ALLOC0(fs->ids, n);
+    ARENA_ALLOC0(fs->file_count, n);
+    ARENA_ALLOC0(fs->file_df, n);
     for (int k = 0; k < n && !r->bad; k++) {
       char name[MXN_NAME_LEN];
       fs->ids[k] = r_i64(r);
@@ -1601,7 +1659,14 @@ static int merge_member(mxn_dataset_t *ds, int j, const char *buf, size_t len) {
     if ((v == MXN__V_EDGE || v == MXN__V_FACE || v >= MXN__V_SET0) && nobj <= 0) continue;
     int n = (int)r_i64(r);
     if (r->bad || n < 0 || n > (int)(r->n - r->at)) goto bad;
-    MXN_ALLOC0(names, n);
+    char(*names)[MXN_NAME_LEN] = few;
+    if (n > 8) {
+      free(many);
+      MXN_ALLOC(many, n);
+      names = many;
+    } else {
+      memset(few, 0, (size_t)n * sizeof *few);
+    }
     for (int k = 0; k < n; k++) r_str(r, names[k], MXN_NAME_LEN);
     if (r->bad) goto bad;
     int empty = v == MXN__V_NODAL    ? num_nodes == 0
@@ -1611,11 +1676,9 @@ static int merge_member(mxn_dataset_t *ds, int j, const char *buf, size_t len) {
                 : v == MXN__V_FACE   ? num_face == 0
                                      : set_entries[v - MXN__V_SET0] == 0;
     MXN_CHECK(merge_vars(ds, j, v, n, names, empty));
-    free(names);
-    names = NULL;
     if (nobj > 0 && n > 0 && v != MXN__V_NODAL && v != MXN__V_GLOBAL) {
-      int *truth = NULL;
-      MXN_ALLOC(truth, nobj * n);
+      int *truth;
+      ARENA_ALLOC0(truth, nobj * n);
       for (int64_t i = 0; i < nobj * n; i++) truth[i] = (int)r_i64(r);
       if (v == MXN__V_ELEM) f->kb[MXN__ELEM].truth = truth;
       else if (v == MXN__V_EDGE) f->kb[MXN__EDGE].truth = truth;
@@ -1631,8 +1694,9 @@ static int merge_member(mxn_dataset_t *ds, int j, const char *buf, size_t len) {
   if (r->bad || nt < 0 || nw < 0 || nw > nt || (j == 0 && nw != nt) ||
       (nw < nt && nw != 2) || (size_t)nw > (r->n - r->at) / sizeof(double))
     goto bad;
-  MXN_ALLOC(times, nw);
-  for (int k = 0; k < nw; k++) times[k] = r_f64(r);
+  if (j == 0 || nw > 2) MXN_ALLOC(times, nw); /* member 0's are kept */
+  double *tv = times ? times : two;
+  for (int k = 0; k < nw; k++) tv[k] = r_f64(r);
   if (j == 0) {
     s->num_times = nt;
     s->times = times;
@@ -1645,9 +1709,9 @@ static int merge_member(mxn_dataset_t *ds, int j, const char *buf, size_t len) {
     }
     for (int i = 0; i < nw; i++) {
       int k = nw < nt && i == 1 ? nt - 1 : i; /* first and last only: the last second */
-      if (!same_time(times[i], s->times[k])) {
+      if (!same_time(tv[i], s->times[k])) {
         status = MXN_DS_ERR(ds, MXN_ERR_INCONSISTENT, "%s: time step %d is %.17g, in %s it is %.17g",
-                            f->path, k + 1, times[i], ds->files[0].path, s->times[k]);
+                            f->path, k + 1, tv[i], ds->files[0].path, s->times[k]);
         goto done;
       }
     }
@@ -1679,7 +1743,7 @@ static int merge_member(mxn_dataset_t *ds, int j, const char *buf, size_t len) {
     int nm = (int)nm_of[e];
     if (nm <= 0 || nents_of[e] == 0) continue;
     f->nmap[e] = nm;
-    MXN_ALLOC(f->map_ids[e], nm);
+    ARENA_ALLOC0(f->map_ids[e], nm);
     mxn_map_info_t **maps = map_list(s, e);
     int *nmaps = map_count(s, e);
     for (int k = 0; k < nm && !r->bad; k++) {
@@ -1703,11 +1767,11 @@ static int merge_member(mxn_dataset_t *ds, int j, const char *buf, size_t len) {
   }
   if (r->bad || r->at != r->n) goto bad;
 done:
-  free(names);
+  free(many);
   free(times);
   return status;
 bad:
-  free(names);
+  free(many);
   free(times);
   return MXN_DS_ERR(ds, MXN_ERR_MPI, "%s: member summary is malformed", f->path);
 }
@@ -1736,10 +1800,10 @@ static int index_members(mxn_dataset_t *ds) {
       int nb;
       (void)mxn__sblocks(s, k, &nb);
       mxn_var_list_t vl = mxn__bvars(s, k);
-      MXN_ALLOC0(kb->blk_count, nb);
-      MXN_ALLOC0(kb->blk_start, nb);
-      MXN_ALLOC0(kb->blk_present, nb);
-      MXN_ALLOC0(truth, (int64_t)nb * vl.num);
+      ARENA_ALLOC0(kb->blk_count, nb);
+      ARENA_ALLOC0(kb->blk_start, nb);
+      ARENA_ALLOC0(kb->blk_present, nb);
+      ARENA_ALLOC0(truth, (int64_t)nb * vl.num);
       int64_t pos = 0;
       for (int q = 0; q < kb->nblk; q++) {
         int b = kb->blk_of_file[q];
@@ -1760,9 +1824,7 @@ static int index_members(mxn_dataset_t *ds) {
                             f->path, mxn__blk_what[k], (long long)pos, (long long)kb->num);
         goto done;
       }
-      free(kb->truth);
-      kb->truth = truth;
-      truth = NULL;
+      kb->truth = truth; /* the one by file block stays in the arena */
     }
 
     for (int sk = 0; sk < MXN__NSK; sk++) {
@@ -1770,9 +1832,9 @@ static int index_members(mxn_dataset_t *ds) {
       int nss;
       const mxn_set_info_t *sets = mxn__ssets(s, sk, &nss);
       const mxn_var_list_t *vl = mxn__svars(s, sk);
-      MXN_ALLOC0(fs->count, nss);
-      MXN_ALLOC0(fs->df, nss);
-      MXN_ALLOC0(truth, (int64_t)nss * vl->num);
+      ARENA_ALLOC0(fs->count, nss);
+      ARENA_ALLOC0(fs->df, nss);
+      ARENA_ALLOC0(truth, (int64_t)nss * vl->num);
       for (int k = 0; k < fs->nfile; k++) {
         int q = find_set(sets, nss, fs->ids[k]);
         if (q < 0) continue;
@@ -1785,9 +1847,7 @@ static int index_members(mxn_dataset_t *ds) {
           if (t && c > 0) vl->truth[(int64_t)q * vl->num + v] = 1;
         }
       }
-      free(fs->truth);
       fs->truth = truth;
-      truth = NULL;
     }
     /* A member without elements has no original ids to record. */
     if (!f->have_orig_map && f->kb[MXN__ELEM].num > 0) all_orig = 0;
@@ -1816,7 +1876,6 @@ static int index_members(mxn_dataset_t *ds) {
   }
   s->has_original_elem_ids = all_orig && any_orig;
 done:
-  free(truth);
   return status;
 }
 
@@ -1983,14 +2042,8 @@ void mxn_dataset_destroy(mxn_dataset_t **pds) {
     mxn__file_t *f = &ds->files[j];
     close_member(ds, f);
     free(f->path);
+    /* their blocks', sets' and maps' arrays are in the arena */
     for (int k = 0; k < MXN__NBK; k++) {
-      free(f->kb[k].blk_of_file);
-      free(f->kb[k].file_count);
-      free(f->kb[k].blk_count);
-      free(f->kb[k].blk_start);
-      free(f->kb[k].blk_present);
-      free(f->kb[k].truth);
-      free(f->kb[k].file_conn);
       if (f->kb[k].ent_off) {
         int nb;
         (void)mxn__sblocks(&ds->s, k, &nb);
@@ -1998,20 +2051,12 @@ void mxn_dataset_destroy(mxn_dataset_t **pds) {
         free(f->kb[k].ent_off);
       }
     }
-    for (int k = 0; k < MXN__NSK; k++) {
-      free(f->sk[k].ids);
-      free(f->sk[k].file_count);
-      free(f->sk[k].file_df);
-      free(f->sk[k].count);
-      free(f->sk[k].df);
-      free(f->sk[k].truth);
-    }
-    for (int e = 0; e < MXN__NEK; e++) free(f->map_ids[e]);
     free(f->time_ok);
     mxn__file_domain_free(f->dom);
   }
   free(ds->files);
   free(ds->glob_vals);
+  arena_free(ds);
   free_structure(&ds->s);
   free(ds);
   *pds = NULL;

@@ -221,6 +221,11 @@ struct mxn_dataset {
    * a time step then needs no rank to open member 0 for them. */
   double *glob_vals;
   int glob_nvars;
+  /* The members' small arrays (blocks, sets, truth tables, map ids: the
+   * merge and index_members make two dozen a member on every rank), carved
+   * from chunks mxn_dataset_destroy frees together (dataset.c). */
+  struct mxn__chunk *arena;
+  size_t arena_used, arena_cap; /* bytes of the newest chunk */
 };
 
 /* Exodus id of member j, opening it through Exodus if needed (LRU-capped),
