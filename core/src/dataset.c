@@ -854,7 +854,9 @@ static void *arena_calloc(mxn_dataset_t *ds, size_t n, size_t size) {
   return c->data;
 }
 
-/* As MXN_ALLOC0, from the dataset's arena (freed only with the dataset). */
+/* n zeroed elements for ptr from the dataset's arena (freed only with the
+ * dataset), NULL for n == 0: the arrays are indexed only below counts that
+ * are then 0. Out of memory: MXN_ERR_NOMEM, to `done`. */
 #define ARENA_ALLOC0(ptr, n)                                               \
   do {                                                                     \
     (ptr) = NULL;                                                          \

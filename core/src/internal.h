@@ -37,18 +37,6 @@
   } while (0)
 #define MXN_ALLOC(ptr, n) MXN_ALLOC_OR(ptr, n, done)
 
-/* As MXN_ALLOC, but NULL for n == 0: for the per-member arrays every rank
- * builds for every member, indexed only below counts that are then 0 (a
- * thousand members had 25 one-byte callocs each, on each rank). */
-#define MXN_ALLOC0(ptr, n)                                                  \
-  do {                                                                      \
-    if ((n) > 0) {                                                          \
-      MXN_ALLOC(ptr, n);                                                    \
-    } else {                                                                \
-      (ptr) = NULL;                                                         \
-    }                                                                       \
-  } while (0)
-
 /* As MXN_ALLOC(_OR), not zeroed: for arrays written before they are read
  * (a calloc from the heap clears every byte first). */
 #define MXN_ALLOC_RAW_OR(ptr, n, label)                                       \
