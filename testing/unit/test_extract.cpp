@@ -392,4 +392,61 @@ TEST(ExtractGlobals, KeptOrReadPerStepGiveTheSameValues) {
   }
 }
 
+// A member with more blocks than fit a quarter of the dataset's arena
+// chunk per array (1100 blocks: 8.8 KB of counts, truth tables of more):
+// those arrays take chunks of their own beside the shared ones. The spread
+// set must give what the single file gives, block by block.
+TEST(ExtractBlocks, ManyBlocksGiveWhatTheSingleFileGives) {
+  std::string dir = mxntest::tmpdir("extract_many_blocks");
+  std::string mesh = mxntest::generate(dir, "b.e", "--type quad --dims 1100 2 --blocks 1100 --steps 2");
+  std::string set = dir + "/s.e";
+  mxn_error_t err;
+  ASSERT_EQ(MXN_OK, mxn_split(mesh.c_str(), set.c_str(), 3, MXN_PART_LINEAR, nullptr, nullptr, &err))
+      << err.msg;
+  mxntest::WholeMesh one(mesh), spread(set);
+  ASSERT_TRUE(one.ok());
+  ASSERT_TRUE(spread.ok());
+  const mxn_structure_t *a = one.s(), *b = spread.s();
+  ASSERT_EQ(1100, a->num_blocks);
+  ASSERT_EQ(1100, b->num_blocks);
+  ASSERT_EQ(3, b->num_files);
+  ASSERT_EQ(a->num_elem_vars, b->num_elem_vars);
+  ASSERT_GT(b->num_elem_vars, 0);
+  ASSERT_EQ(MXN_OK, mxn_piece_read_step(one.ds, one.pc, 1)) << mxn_dataset_errmsg(one.ds);
+  ASSERT_EQ(MXN_OK, mxn_piece_read_step(spread.ds, spread.pc, 1)) << mxn_dataset_errmsg(spread.ds);
+  std::map<int64_t, int> at;
+  for (int q = 0; q < b->num_blocks; q++) at[b->blocks[q].id] = q;
+  int64_t members_elems = 0;
+  for (int j = 0; j < b->num_files; j++) {
+    const mxn_file_domain_t *d = nullptr;
+    ASSERT_EQ(MXN_OK, mxn_dataset_file_domain(spread.ds, j, &d)) << mxn_dataset_errmsg(spread.ds);
+    int64_t in_blocks = 0;
+    for (int q = 0; q < b->num_blocks; q++) {
+      if (!d->blk_present[q]) continue;
+      EXPECT_EQ(in_blocks, d->blk_start[q]) << "member " << j << " block " << b->blocks[q].id;
+      in_blocks += d->blk_count[q];
+    }
+    EXPECT_EQ(d->num_elements, in_blocks) << "member " << j;
+    members_elems += in_blocks;
+  }
+  EXPECT_EQ(2200, members_elems);
+  for (int p = 0; p < a->num_blocks; p++) {
+    SCOPED_TRACE("block " + std::to_string(a->blocks[p].id));
+    ASSERT_EQ(1u, at.count(a->blocks[p].id));
+    int q = at[a->blocks[p].id];
+    const mxn_piece_block_t &x = one.pc->blocks[p], &y = spread.pc->blocks[q];
+    ASSERT_EQ(2, x.num_elements);
+    ASSERT_EQ(x.num_elements, y.num_elements);
+    for (int64_t e = 0; e < x.num_elements; e++) {
+      EXPECT_EQ(x.elem_ids[e], y.elem_ids[e]);
+      for (int v = 0; v < a->num_elem_vars; v++) {
+        EXPECT_EQ(a->elem_var_truth[(int64_t)p * a->num_elem_vars + v],
+                  b->elem_var_truth[(int64_t)q * b->num_elem_vars + v]);
+        ASSERT_EQ(x.elem_vars[v] == nullptr, y.elem_vars[v] == nullptr);
+        if (x.elem_vars[v]) EXPECT_EQ(x.elem_vars[v][e], y.elem_vars[v][e]) << "variable " << v;
+      }
+    }
+  }
+}
+
 }  // namespace
