@@ -47,9 +47,11 @@ def per_rank(mpiexec, np, rdir, argv, runas=None, timeout=TIMEOUT, cwd=None):
     cmd = [mpiexec, "--oversubscribe", "-n", str(np), "sh", "-c", script] + argv
     if runas == "nobody":
         # The whole job drops privileges (a single rank as another user
-        # cannot join the job's PMIx session).
+        # cannot join the job's PMIx session). Its session files go where
+        # Open MPI puts them by default (/tmp/ompi.<host>.65534, this
+        # user's alone): the test's own base, made by root, is closed to it.
         cmd = ["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups",
-               "env", "HOME=/tmp"] + cmd
+               "env", "-u", "OMPI_MCA_orte_tmpdir_base", "HOME=/tmp"] + cmd
     # Its own process group, killed whole on timeout: ranks left behind
     # would otherwise hold the output open and stall the harness.
     with open(os.path.join(rdir, "mpiexec.log"), "w+b") as log:
