@@ -52,6 +52,16 @@ static int parse_spread_name(const char *name, size_t *base_len, long *M,
   return 1;
 }
 
+/* Whether a directory entry is stem.M.r, and its parts. The stem is
+ * compared first: in a directory of several sets (or other files) most
+ * names are rejected before they are parsed. */
+static int stem_member(const char *name, const char *stem, size_t stem_len, long *M,
+                       long *rank, int *width) {
+  size_t bl;
+  return strncmp(name, stem, stem_len) == 0 && name[stem_len] == '.' &&
+         parse_spread_name(name, &bl, M, rank, width) && bl == stem_len;
+}
+
 static char *member_name(const char *base, size_t base_len, long M, long r,
                          int width) {
   size_t cap = base_len + 48;
@@ -87,14 +97,9 @@ static void scan_members(mxn_dataset_t *ds, const char *base, long M, char *pres
   size_t stem_len = strlen(stem);
   struct dirent *e;
   while ((e = readdir(d)) != NULL) {
-    size_t bl;
     long m, r;
     int w;
-    /* the stem first: a directory of several sets (or other files) has
-     * most of its names rejected before they are parsed */
-    if (strncmp(e->d_name, stem, stem_len) != 0 || e->d_name[stem_len] != '.') continue;
-    if (!parse_spread_name(e->d_name, &bl, &m, &r, &w)) continue;
-    if (bl != stem_len || m != M) continue;
+    if (!stem_member(e->d_name, stem, stem_len, &m, &r, &w) || m != M) continue;
     if (r >= M) {
       if (!stray[0])
         snprintf(stray, straylen,
@@ -142,10 +147,7 @@ static int discover(mxn_dataset_t *ds, const char *path) {
       while ((e = readdir(d)) != NULL) {
         long m, rr;
         int w;
-        size_t b;
-        if (strncmp(e->d_name, stem, stem_len) != 0 || e->d_name[stem_len] != '.') continue;
-        if (!parse_spread_name(e->d_name, &b, &m, &rr, &w)) continue;
-        if (b != stem_len) continue;
+        if (!stem_member(e->d_name, stem, stem_len, &m, &rr, &w)) continue;
         if (found_M >= 0 && m != found_M) ambiguous = 1;
         if (found_M < 0 || rr == 0) {
           found_M = m;

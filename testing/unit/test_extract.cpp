@@ -437,14 +437,15 @@ TEST(ExtractBlocks, ManyBlocksGiveWhatTheSingleFileGives) {
     const mxn_piece_block_t &x = one.pc->blocks[p], &y = spread.pc->blocks[q];
     ASSERT_EQ(2, x.num_elements);
     ASSERT_EQ(x.num_elements, y.num_elements);
+    for (int v = 0; v < a->num_elem_vars; v++) {
+      EXPECT_EQ(a->elem_var_truth[(int64_t)p * a->num_elem_vars + v],
+                b->elem_var_truth[(int64_t)q * b->num_elem_vars + v]);
+      ASSERT_EQ(x.elem_vars[v] == nullptr, y.elem_vars[v] == nullptr);
+    }
     for (int64_t e = 0; e < x.num_elements; e++) {
       EXPECT_EQ(x.elem_ids[e], y.elem_ids[e]);
-      for (int v = 0; v < a->num_elem_vars; v++) {
-        EXPECT_EQ(a->elem_var_truth[(int64_t)p * a->num_elem_vars + v],
-                  b->elem_var_truth[(int64_t)q * b->num_elem_vars + v]);
-        ASSERT_EQ(x.elem_vars[v] == nullptr, y.elem_vars[v] == nullptr);
+      for (int v = 0; v < a->num_elem_vars; v++)
         if (x.elem_vars[v]) EXPECT_EQ(x.elem_vars[v][e], y.elem_vars[v][e]) << "variable " << v;
-      }
     }
   }
 }
