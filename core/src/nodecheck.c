@@ -195,47 +195,6 @@ static double max_coord(const copy_t *copies, int64_t n) {
   return x;
 }
 
-/* The copies of the nodes members fbeg..fend-1 state they share, with their
- * coordinates, in member order; *lo and *hi (from INT64_MAX and INT64_MIN)
- * widened to hold their ids; *mx: their largest finite coordinate, taken
- * from each member's copies just read (a pass over all of them afterwards
- * missed the cache on every one: 1M hex in 1024 members, 4 ranks, 150 k
- * copies a rank). */
-static int stated_copies(mxn_dataset_t *ds, int fbeg, int fend, int64_t *const *stated,
-                         const int64_t *nstated, copy_t **out, int64_t *n, double *mx,
-                         int64_t *lo, int64_t *hi) {
-  int status = MXN_OK;
-  int64_t total = 0, k = 0;
-  for (int j = fbeg; j < fend; j++) total += nstated[j - fbeg];
-  copy_t *c = mxn__malloc(((size_t)total + 1) * sizeof *c);
-  if (!c) status = MXN_ERR_NOMEM;
-  for (int j = fbeg; j < fend && status == MXN_OK; j++) {
-    const mxn_file_domain_t *fd;
-    if ((status = mxn_dataset_file_domain(ds, j, &fd)) != MXN_OK) break;
-    int64_t m = nstated[j - fbeg];
-    for (int64_t i = 0; i < m; i++) {
-      int64_t p = stated[j - fbeg][i], id = fd->node_map[p];
-      c[k + i] = (copy_t){id, p, {0, 0, 0}, j, 0};
-      *lo = id < *lo ? id : *lo;
-      *hi = id > *hi ? id : *hi;
-    }
-    /* stated positions are ascending and distinct: runs read as they come */
-    status = read_copies(ds, j, c + k, m);
-    if (status == MXN_OK) {
-      double mj = max_coord(c + k, m);
-      if (mj > *mx) *mx = mj;
-    }
-    k += m;
-  }
-  if (status != MXN_OK) {
-    free(c);
-    return status;
-  }
-  *out = c;
-  *n = total;
-  return MXN_OK;
-}
-
 /* The tolerance of the comparison: 1e-6 of the largest finite coordinate
  * any rank holds, mx being this rank's. Collective: every rank calls it. */
 static double tolerance_of(MPI_Comm comm, double mx) {
@@ -255,72 +214,79 @@ static void id_range(const copy_t *copies, int64_t n, int64_t *lo, int64_t *hi) 
   *hi = b;
 }
 
-/* Compare each copy with the first copy of its id (copies[0..n), any
- * order; the first is the earliest), ids within [id_lo, id_hi]: a table
- * of first copies by id instead of a sort by id (radix-sorting the 48-byte
- * copies was the check's largest item with a thousand small members).
- * Where the ids are compact (mxn__id_table_span), the table is indexed by
- * id - id_lo (at most 64 bytes a copy, about what the copy itself takes):
- * a member's copies come in position order, which follows its ids, and
- * neighbouring members share faces, so most lookups find their line in
- * cache. A hash of the id placed consecutive ids far
- * apart and missed the cache on nearly every first probe (perf, 1M hex on
- * 2 ranks, a rank's time in this function: 1024 members 12.8 ms with the
- * hash, 6.6 ms so; 64 members 2.6 and 1.3 ms). Other ranges: open
- * addressing on a hash. Of the differing pairs, the one of the lowest id
- * is refused, the pair a sort would have found first. With nfirst, the
- * first copies are moved to the front of copies, in order, and *nfirst
- * counts them. */
-static int compare_copies(mxn_dataset_t *ds, copy_t *copies, int64_t n, int64_t id_lo,
-                          int64_t id_hi, double tol, int64_t *nfirst, mxn_error_t *err) {
-  uint64_t span = mxn__id_table_span(id_lo, id_hi, n);
-  int direct = span > 0;
-  int bits = 4;
-  while (!direct && bits < 62 && ((int64_t)1 << bits) < 2 * n) bits++;
-  uint64_t mask = ((uint64_t)1 << bits) - 1;
-  /* index + 1 of an id's first copy; 0: none yet */
-  uint32_t *near = direct ? mxn__calloc((size_t)span, sizeof *near) : NULL;
-  int64_t *slot = direct ? NULL : mxn__calloc((size_t)mask + 1, sizeof *slot);
-  if (!near && !slot) return MXN_ERR_NOMEM;
-  copy_t bad_first = {0}, bad_other = {0};
-  int bad = 0;
-  int64_t nf = 0;
-  for (int64_t i = 0; i < n; i++) {
-    const copy_t *c = &copies[i];
-    int64_t first;
-    uint64_t h = 0;
-    if (direct) {
-      h = (uint64_t)c->id - (uint64_t)id_lo;
-      first = near[h];
-    } else {
-      h = ((uint64_t)c->id * UINT64_C(0x9E3779B97F4A7C15)) >> (64 - bits);
-      while (slot[h] && copies[slot[h] - 1].id != c->id) h = (h + 1) & mask;
-      first = slot[h];
-    }
-    if (!first) { /* the first copy of its id */
-      if (nfirst) copies[nf] = *c; /* nf <= i: that place is done with */
-      first = (nfirst ? nf : i) + 1;
-      if (direct)
-        near[h] = (uint32_t)first;
-      else
-        slot[h] = first;
-      nf++;
-      continue;
-    }
-    const copy_t *p = &copies[first - 1];
-    if (same(p->x[0], c->x[0], tol) && same(p->x[1], c->x[1], tol) && same(p->x[2], c->x[2], tol))
-      continue;
-    if (!bad || c->id < bad_first.id) {
-      bad = 1;
-      bad_first = *p;
-      bad_other = *c;
-    }
+/* Where the first copy of each id is: a table by id instead of a sort by
+ * id (radix-sorting the 48-byte copies was the check's largest item with a
+ * thousand small members). Where the ids are compact
+ * (mxn__id_table_span), it is indexed by id - lo (at most 64 bytes a
+ * copy, about what the copy itself takes): a member's copies come in
+ * position order, which follows its ids, and neighbouring members share
+ * faces, so most lookups find their line in cache. A hash of the id placed
+ * consecutive ids far apart and missed the cache on nearly every first
+ * probe (perf, 1M hex on 2 ranks, a rank's time comparing: 1024 members
+ * 12.8 ms with the hash, 6.6 ms so; 64 members 2.6 and 1.3 ms). Other
+ * ranges: open addressing on a hash. Entries are index + 1 in the array
+ * of first copies; 0: none yet. */
+typedef struct {
+  int64_t lo;
+  uint32_t *near; /* compact ids: by id - lo */
+  int64_t *slot;  /* others: open addressing */
+  uint64_t mask;
+  int bits;
+} firsts_t;
+
+/* A table for n copies of ids within [lo, hi]; MXN_ERR_NOMEM. */
+static int firsts_init(firsts_t *t, int64_t lo, int64_t hi, int64_t n) {
+  memset(t, 0, sizeof *t);
+  t->lo = lo;
+  uint64_t span = mxn__id_table_span(lo, hi, n);
+  if (span > 0) return (t->near = mxn__calloc((size_t)span, sizeof *t->near)) ? MXN_OK : MXN_ERR_NOMEM;
+  t->bits = 4;
+  while (t->bits < 62 && ((int64_t)1 << t->bits) < 2 * n) t->bits++;
+  t->mask = ((uint64_t)1 << t->bits) - 1;
+  return (t->slot = mxn__calloc((size_t)t->mask + 1, sizeof *t->slot)) ? MXN_OK : MXN_ERR_NOMEM;
+}
+
+/* Index + 1 in `firsts` of the first copy of `id`, 0 if none; *at: the
+ * table's place for it. */
+static inline int64_t firsts_find(const firsts_t *t, const copy_t *firsts, int64_t id, uint64_t *at) {
+  if (t->near) {
+    *at = (uint64_t)id - (uint64_t)t->lo;
+    return t->near[*at];
   }
-  free(near);
-  free(slot);
-  if (nfirst) *nfirst = nf;
-  if (!bad) return MXN_OK;
-  const copy_t *p = &bad_first, *q = &bad_other;
+  uint64_t h = ((uint64_t)id * UINT64_C(0x9E3779B97F4A7C15)) >> (64 - t->bits);
+  while (t->slot[h] && firsts[t->slot[h] - 1].id != id) h = (h + 1) & t->mask;
+  *at = h;
+  return t->slot[h];
+}
+
+static inline void firsts_put(firsts_t *t, uint64_t at, int64_t first) {
+  if (t->near)
+    t->near[at] = (uint32_t)first; /* below UINT32_MAX: mxn__id_table_span */
+  else
+    t->slot[at] = first;
+}
+
+static void firsts_free(firsts_t *t) {
+  free(t->near);
+  free(t->slot);
+}
+
+/* Of the differing pairs, the one of the lowest id is refused: the pair a
+ * sort by id would have found first, whatever order the copies came in. */
+typedef struct {
+  int bad;
+  copy_t first, other;
+} conflict_t;
+
+static void conflict_note(conflict_t *w, const copy_t *first, const copy_t *other) {
+  if (w->bad && other->id >= w->first.id) return;
+  w->bad = 1;
+  w->first = *first;
+  w->other = *other;
+}
+
+static int conflict_error(mxn_dataset_t *ds, const conflict_t *w, mxn_error_t *err) {
+  const copy_t *p = &w->first, *q = &w->other;
   const copy_t *lo = p->file < q->file ? p : q, *hi = p->file < q->file ? q : p;
   return mxn_error_set(err, MXN_ERR_FORMAT,
                        "%s: node %lld (its node %lld) is at (%.9g, %.9g, %.9g), but at "
@@ -331,34 +297,159 @@ static int compare_copies(mxn_dataset_t *ds, copy_t *copies, int64_t n, int64_t 
                        lo->x[2], mxn_dataset_file_path(ds, lo->file), (long long)lo->pos + 1);
 }
 
-/* Where every member states its shared nodes: the copies of this rank's
- * members are compared here first, and only the first copy of each id
+static int within(const copy_t *p, const copy_t *c, double tol) {
+  return same(p->x[0], c->x[0], tol) && same(p->x[1], c->x[1], tol) && same(p->x[2], c->x[2], tol);
+}
+
+/* Compare each copy with the first copy of its id (copies[0..n), any
+ * order; the first is the earliest), ids within [id_lo, id_hi]. */
+static int compare_copies(mxn_dataset_t *ds, const copy_t *copies, int64_t n, int64_t id_lo,
+                          int64_t id_hi, double tol, mxn_error_t *err) {
+  firsts_t t;
+  if (firsts_init(&t, id_lo, id_hi, n) != MXN_OK) return MXN_ERR_NOMEM;
+  conflict_t w = {0};
+  for (int64_t i = 0; i < n; i++) {
+    uint64_t at;
+    int64_t first = firsts_find(&t, copies, copies[i].id, &at);
+    if (!first)
+      firsts_put(&t, at, i + 1);
+    else if (!within(&copies[first - 1], &copies[i], tol))
+      conflict_note(&w, &copies[first - 1], &copies[i]);
+  }
+  firsts_free(&t);
+  return w.bad ? conflict_error(ds, &w, err) : MXN_OK;
+}
+
+/* A copy that differs from its rank's first copy of the id in some bit,
+ * kept until the tolerance is known. */
+typedef struct {
+  copy_t copy;
+  int64_t first;
+} pending_t;
+
+/* Where every member states its shared nodes: the copies of the nodes
+ * members fbeg..fend-1 state, read member by member and compared at once
+ * with this rank's first copy of their id. Only the first copies are kept
+ * (*firsts, *nfirst, in member order): at 1M hex in 1024 members on 4
+ * ranks, 75 k of a rank's 156 k copies, where keeping every copy for a
+ * comparison afterwards backed 7.5 MB a rank and walked them twice more.
+ * A copy equal to its first copy passes; one that differs in some bit
+ * waits in *pend (*npend) for the tolerance, which needs every rank's
+ * largest coordinate (*mx: this rank's, over all its copies). */
+static int stated_firsts(mxn_dataset_t *ds, int fbeg, int fend, int64_t *const *stated,
+                         const int64_t *nstated, copy_t **firsts, int64_t *nfirst,
+                         pending_t **pend, int64_t *npend, double *mx) {
+  int status = MXN_OK;
+  int64_t total = 0, most = 0, lo = INT64_MAX, hi = INT64_MIN, nf = 0, np = 0, pcap = 0;
+  copy_t *f = NULL, *c = NULL;
+  pending_t *pd = NULL;
+  firsts_t t;
+  memset(&t, 0, sizeof t);
+  *firsts = NULL;
+  *pend = NULL;
+  *nfirst = *npend = 0;
+  /* the ids' range first, for the table */
+  for (int j = fbeg; j < fend && status == MXN_OK; j++) {
+    const mxn_file_domain_t *fd;
+    if ((status = mxn_dataset_file_domain(ds, j, &fd)) != MXN_OK) break;
+    int64_t m = nstated[j - fbeg];
+    for (int64_t i = 0; i < m; i++) {
+      int64_t id = fd->node_map[stated[j - fbeg][i]];
+      lo = id < lo ? id : lo;
+      hi = id > hi ? id : hi;
+    }
+    total += m;
+    most = m > most ? m : most;
+  }
+  if (status != MXN_OK) return status;
+  /* room for every copy, backed only as first copies arrive (realloc does
+   * not back its buffer at once) */
+  f = mxn__realloc(NULL, ((size_t)total + 1) * sizeof *f);
+  c = mxn__malloc(((size_t)most + 1) * sizeof *c);
+  if (!f || !c || firsts_init(&t, lo, hi, total) != MXN_OK) status = MXN_ERR_NOMEM;
+  for (int j = fbeg; j < fend && status == MXN_OK; j++) {
+    const mxn_file_domain_t *fd = ds->files[j].dom; /* made above */
+    int64_t m = nstated[j - fbeg];
+    for (int64_t i = 0; i < m; i++) {
+      int64_t p = stated[j - fbeg][i];
+      c[i] = (copy_t){fd->node_map[p], p, {0, 0, 0}, j, 0};
+    }
+    /* stated positions are ascending and distinct: runs read as they come */
+    if ((status = read_copies(ds, j, c, m)) != MXN_OK) break;
+    double mj = max_coord(c, m);
+    if (mj > *mx) *mx = mj;
+    for (int64_t i = 0; i < m; i++) {
+      uint64_t at;
+      int64_t first = firsts_find(&t, f, c[i].id, &at);
+      if (!first) {
+        f[nf++] = c[i];
+        firsts_put(&t, at, nf);
+        continue;
+      }
+      const copy_t *q = &f[first - 1];
+      if (q->x[0] == c[i].x[0] && q->x[1] == c[i].x[1] && q->x[2] == c[i].x[2]) continue;
+      if (np == pcap) {
+        int64_t cap = pcap ? 2 * pcap : 64;
+        pending_t *g = mxn__realloc(pd, (size_t)cap * sizeof *g);
+        if (!g) {
+          status = MXN_ERR_NOMEM;
+          break;
+        }
+        pd = g;
+        pcap = cap;
+      }
+      pd[np++] = (pending_t){c[i], first - 1};
+    }
+  }
+  firsts_free(&t);
+  free(c);
+  if (status != MXN_OK) {
+    free(f);
+    free(pd);
+    return status;
+  }
+  *firsts = f;
+  *nfirst = nf;
+  *pend = pd;
+  *npend = np;
+  return MXN_OK;
+}
+
+/* Where every member states its shared nodes: this rank's copies are
+ * compared here first (stated_firsts), and only the first copy of each id
  * goes to the id's home, to be compared there with the other ranks'
  * (most copies of a node are on one rank: with 256 members of 1000 cells
  * a rank, 1M hex on 4, sending and sorting every copy at home made the
  * check 0.028-0.036 s, this 0.019-0.028 s). A copy is within tol of its
  * rank's first copy, which is within tol of the first copy at home.
  * Collective. */
-static int compare_stated(MPI_Comm comm, mxn_dataset_t *ds, int rank, int size, copy_t *copies,
-                          int64_t n, double mx, int64_t lo, int64_t hi, mxn_error_t *err) {
-  double tol = tolerance_of(comm, mx); /* mx: max_coord(copies, n) */
+static int compare_stated(MPI_Comm comm, mxn_dataset_t *ds, int rank, int size, copy_t *firsts,
+                          int64_t nfirst, const pending_t *pend, int64_t npend, double mx,
+                          mxn_error_t *err) {
+  double tol = tolerance_of(comm, mx);
   copy_t *asked = NULL;
-  int64_t nasked = 0, nrep = 0;
+  int64_t nasked = 0;
   int *dest = NULL;
-  int status = compare_copies(ds, copies, n, lo, hi, tol, &nrep, err); /* lo, hi: id_range */
+  int status = MXN_OK;
+  conflict_t w = {0};
+  for (int64_t i = 0; i < npend; i++)
+    if (!within(&firsts[pend[i].first], &pend[i].copy, tol))
+      conflict_note(&w, &firsts[pend[i].first], &pend[i].copy);
+  if (w.bad) status = conflict_error(ds, &w, err);
   if (status == MXN_OK && size > 1) {
-    dest = mxn__malloc(((size_t)nrep + 1) * sizeof *dest);
+    dest = mxn__malloc(((size_t)nfirst + 1) * sizeof *dest);
     if (!dest) status = MXN_ERR_NOMEM;
-    for (int64_t i = 0; status == MXN_OK && i < nrep; i++) dest[i] = mxn_directory_home(copies[i].id, size);
+    for (int64_t i = 0; status == MXN_OK && i < nfirst; i++) dest[i] = mxn_directory_home(firsts[i].id, size);
   }
   if (size > 1) {
     /* every rank sends, failed or not (nothing then), so none waits alone */
-    int rs = route(comm, copies, sizeof *copies, status == MXN_OK ? nrep : 0, dest,
+    int rs = route(comm, firsts, sizeof *firsts, status == MXN_OK ? nfirst : 0, dest,
                    (void **)&asked, &nasked);
     if (status == MXN_OK) status = rs;
     if (status == MXN_OK) {
+      int64_t lo, hi;
       id_range(asked, nasked, &lo, &hi);
-      status = compare_copies(ds, asked, nasked, lo, hi, tol, NULL, err);
+      status = compare_copies(ds, asked, nasked, lo, hi, tol, err);
     }
   }
   free(asked);
@@ -401,10 +492,12 @@ int mxn__check_shared_nodes(MPI_Comm comm, mxn_dataset_t *ds, int fbeg, int fend
   if (comm != MPI_COMM_NULL) MPI_Allreduce(MPI_IN_PLACE, &all_stated, 1, MPI_INT, MPI_LAND, comm);
   if (all_stated) {
     double mx = 0;
-    int64_t lo = INT64_MAX, hi = INT64_MIN;
-    status = stated_copies(ds, fbeg, fend, stated, nstated, &back, &nback, &mx, &lo, &hi);
-    if ((status = settle(comm, ds, rank, status, err)) != MXN_OK) goto done;
-    status = compare_stated(comm, ds, rank, size, back, nback, mx, lo, hi, err);
+    pending_t *pend = NULL;
+    int64_t npend = 0;
+    status = stated_firsts(ds, fbeg, fend, stated, nstated, &back, &nback, &pend, &npend, &mx);
+    if ((status = settle(comm, ds, rank, status, err)) == MXN_OK)
+      status = compare_stated(comm, ds, rank, size, back, nback, pend, npend, mx, err);
+    free(pend);
     goto done;
   }
   if (status == MXN_OK) {
@@ -481,7 +574,7 @@ int mxn__check_shared_nodes(MPI_Comm comm, mxn_dataset_t *ds, int fbeg, int fend
   if (status == MXN_OK) {
     int64_t lo, hi;
     id_range(asked, nasked, &lo, &hi);
-    status = compare_copies(ds, asked, nasked, lo, hi, tol, NULL, err);
+    status = compare_copies(ds, asked, nasked, lo, hi, tol, err);
   }
   if (status == MXN_ERR_NOMEM) mxn_error_set(err, status, "rank %d: out of memory checking shared nodes", rank);
   status = agree(comm, status, err);
