@@ -1978,17 +1978,26 @@ int mxn__dataset_merge(mxn_dataset_t *ds, char *const *bufs, const size_t *lens)
   return finish_open(ds, status, ds->files[0].path);
 }
 
+void mxn__open_heap_hold(const mxn_dataset_t *ds, int nsum) {
+  int kept = nsum < ds->max_open ? nsum : ds->max_open;
+  mxn_heap_hold();
+  mxn__heap_grow((size_t)(kept > 0 ? kept : 0) * 8192 + (size_t)ds->nfiles * 1024);
+}
+
 int mxn_dataset_open(mxn_dataset_t *ds, const char *path) {
   int status = mxn__dataset_discover(ds, path);
   if (status != MXN_OK) return status; /* it has said what it could not find */
   mxn__fd_reserve(ds, ds->nfiles); /* the members stay open, up to the cap */
+  mxn__open_heap_hold(ds, ds->nfiles);
   for (int j = 0; status == MXN_OK && j < ds->nfiles; j++) {
     wbuf_t w = {0};
     status = summarize_member(ds, j, &w);
     if (status == MXN_OK) status = merge_member(ds, j, w.p, w.n);
     free(w.p);
   }
-  return finish_open(ds, status, path);
+  status = finish_open(ds, status, path);
+  mxn_heap_release();
+  return status;
 }
 
 void mxn__dataset_drop_domains(mxn_dataset_t *ds) {

@@ -1065,6 +1065,7 @@ static int open_members(MPI_Comm comm, mxn_dataset_t *ds, const char *path, mxn_
   int M = ds->nfiles;
   int fbeg = (int)((int64_t)R * M / N), fend = (int)((int64_t)(R + 1) * M / N);
   mxn__fd_reserve(ds, fend - fbeg); /* the members summarised here stay open */
+  mxn__open_heap_hold(ds, fend - fbeg); /* released at done */
   bufs = mxn__calloc((size_t)M + 1, sizeof *bufs);
   lens = mxn__calloc((size_t)M + 1, sizeof *lens);
   alllens = mxn__calloc((size_t)M + 1, sizeof *alllens);
@@ -1150,6 +1151,7 @@ done:
   free(bdisp);
   free(mine);
   free(all);
+  mxn_heap_release();
   return status;
 }
 

@@ -131,6 +131,14 @@ static void grow_heap(size_t bytes) {
 }
 #endif
 
+void mxn__heap_grow(size_t bytes) {
+#if defined(__GLIBC__) && defined(M_MMAP_THRESHOLD) && defined(M_TRIM_THRESHOLD)
+  if (heap_holds > 0) grow_heap(bytes);
+#else
+  (void)bytes;
+#endif
+}
+
 void mxn_heap_hold(void) {
   if (heap_holds < 0) return;
   if (heap_holds == 0 && !mxn__heap_policy_applies()) {
