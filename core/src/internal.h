@@ -278,8 +278,8 @@ int mxn__step_time_check(mxn_dataset_t *ds, int j, int step);
  * and every member of the set adds about 1 KB (summary, merged arrays).
  * Otherwise those pages are faulted in one by one: 1M hex in 1024
  * members on 4 ranks, the first open in a process backed about 1000 pages
- * a rank so, and took 46-64 ms (CPU 79 ms over the ranks) against 42-48
- * ms (70 ms) grown first. */
+ * a rank so and took 52.4 ms (median wall; CPU 71 ms over the ranks)
+ * against 44.4 ms (63 ms) grown first, 12 runs each taking turns. */
 void mxn__open_heap_hold(const mxn_dataset_t *ds, int nsum);
 
 /* A collective open in three steps (load.c; mxn_dataset_open does the
