@@ -6,7 +6,8 @@
 # set's members are read just before: these machines page out file cache
 # left idle for about a minute, see results/profile.md). Per run: the
 # time to the piece (max over ranks), the CPU seconds summed over the
-# ranks and their user part. At the end the medians of each set, their
+# ranks, their user part and the collective open's part (load_bench's
+# open-cpu: the part that grows with the members). At the end the medians of each set, their
 # ratio, the ratio of the bytes on disk, and each time ratio per byte
 # (time ratio / bytes ratio: at most 1.0 is the goal).
 #
@@ -49,7 +50,7 @@ many_bytes=$(bytes "$many")
 echo "many_bench: $few ($(ls "$few".*.* | wc -l) members, $few_bytes B) against"
 echo "            $many ($(ls "$many".*.* | wc -l) members, $many_bytes B), N=$N, $R runs each, taking turns, load $loads of $loads measured"
 echo "            commit $(git -C "$here" rev-parse --short HEAD 2> /dev/null || echo unknown); uptime:$(uptime)"
-echo "set first_s cpu_s user_s"
+echo "set first_s cpu_s user_s open_cpu_s"
 for i in $(seq "$R"); do
   for s in "$few" "$many"; do
     cat "$s".*.* > /dev/null
@@ -61,9 +62,10 @@ for i in $(seq "$R"); do
           if ($i == "first") { v = $(i + 1) + 0; if (v > first) first = v }
           if ($i == "cpu") cpu += $(i + 1)
           if ($i == "(user") user += $(i + 1)
+          if ($i == "open-cpu") open += $(i + 1)
         }
       }
-      END { printf "%s %.3f %.3f %.3f\n", set, first, cpu, user }'
+      END { printf "%s %.3f %.3f %.3f %.3f\n", set, first, cpu, user, open }'
   done
 done | python3 -c '
 import statistics, sys
@@ -73,10 +75,11 @@ for line in sys.stdin:
     print(line, end="")
     p = line.split()
     if p[0] in runs:
-        runs[p[0]].append([float(x) for x in p[1:4]])
+        runs[p[0]].append([float(x) for x in p[1:5]])
 bytes_ratio = int(bm) / int(bf)
 print(f"bytes on disk: {int(bf) / 1e6:.1f} against {int(bm) / 1e6:.1f} MB, {bytes_ratio:.3f}x")
-for k, name in enumerate(["first step (max over ranks)", "CPU (sum over ranks)", "user CPU (sum over ranks)"]):
+for k, name in enumerate(["first step (max over ranks)", "CPU (sum over ranks)", "user CPU (sum over ranks)",
+                          "open CPU (sum over ranks)"]):
     a = [r[k] for r in runs[few]]
     b = [r[k] for r in runs[many]]
     ma, mb = statistics.median(a), statistics.median(b)
