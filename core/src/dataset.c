@@ -11,6 +11,8 @@
 #include <limits.h>
 #include <math.h>
 #include <netcdf.h>
+#include <pthread.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
@@ -234,10 +236,38 @@ static void close_member(mxn_dataset_t *ds, mxn__file_t *f) {
     ds->open_count--;
   }
   if (f->nc3) {
-    mxn__nc3_close(f->nc3);
+    mxn__nc3_close(f->nc3); /* a parked one's descriptor is -1 */
     f->nc3 = NULL;
+    f->parked = 0;
     ds->open_count--;
   }
+}
+
+/* Member f, open for direct reads, takes a descriptor again after
+ * mxn__member_park gave its up: the file at its path, if it is still the
+ * one summarised (device, inode and size); else f is closed and the
+ * error says why. */
+static int unpark(mxn_dataset_t *ds, mxn__file_t *f) {
+  struct stat st;
+  int fd = mxn__open_read(f->path);
+  if (fd < 0 || fstat(fd, &st) != 0) {
+    int e = errno;
+    if (fd >= 0) close(fd);
+    close_member(ds, f);
+    return MXN_DS_ERR(ds, MXN_ERR_IO, "%s: cannot open again: %s", f->path, strerror(e));
+  }
+  if ((uint64_t)st.st_dev != f->open_dev || (uint64_t)st.st_ino != f->open_ino ||
+      (int64_t)st.st_size != f->open_size) {
+    close(fd);
+    close_member(ds, f);
+    return MXN_DS_ERR(ds, MXN_ERR_IO,
+                      "%s: replaced or changed while the dataset was opened (%lld bytes now, "
+                      "%lld when read)",
+                      f->path, (long long)st.st_size, (long long)f->open_size);
+  }
+  f->nc3->fd = fd;
+  f->parked = 0;
+  return MXN_OK;
 }
 
 static int close_one(mxn_dataset_t *ds, int keep) {
@@ -542,6 +572,10 @@ long mxn__direct_summaries = 0;
 static int open_member(mxn_dataset_t *ds, int j, int exodus, int summary) {
   mxn__file_t *f = &ds->files[j];
   f->last_use = ++ds->use_clock;
+  if (f->parked) {
+    int status = unpark(ds, f);
+    if (status != MXN_OK) return status;
+  }
   if (f->exoid >= 0 || (!exodus && f->nc3)) return MXN_OK;
   /* room for the Exodus id and, on a first look, a probe's */
   while (ds->open_count + (f->nc_checked ? 1 : 2) > ds->max_open && close_one(ds, j)) continue;
@@ -600,6 +634,8 @@ static int open_member(mxn_dataset_t *ds, int j, int exodus, int summary) {
       if (!summary) mxn__nc3_drop_head(h);
       f->nc3 = h;
       f->open_size = (int64_t)st.st_size;
+      f->open_dev = (uint64_t)st.st_dev;
+      f->open_ino = (uint64_t)st.st_ino;
       ds->open_count++;
       f->nc_checked = 1;
       ds->io.files_opened++;
@@ -1905,21 +1941,78 @@ int mxn_dataset_create(mxn_dataset_t **ds) {
   return MXN_OK;
 }
 
-void mxn__fd_reserve(const mxn_dataset_t *ds, int n) {
+struct mxn__fd_room {
+  pthread_t thread;
+  int lo, want;     /* the lowest free descriptor, and the one to make */
+  atomic_int ready; /* the table has grown */
+};
+
+/* The room's thread: a descriptor numbered `want` made and dropped grows
+ * the table to hold it (F_DUPFD takes the lowest free one from there). */
+static void *grow_fd_table(void *arg) {
+  mxn__fd_room_t *r = arg;
+  int hi = fcntl(r->lo, F_DUPFD_CLOEXEC, r->want);
+  if (hi >= 0) close(hi);
+  atomic_store(&r->ready, 1);
+  return NULL;
+}
+
+mxn__fd_room_t *mxn__fd_room_start(const mxn_dataset_t *ds, int n) {
   if (n > ds->max_open) n = ds->max_open;
-  if (n <= 32) return;
+  if (n <= 32) return NULL;
   int lo = mxn__open_read("/dev/null"); /* the lowest free descriptor */
-  if (lo < 0) return;
+  if (lo < 0) return NULL;
   struct rlimit rl;
   int64_t target = (int64_t)lo + n;
   if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY &&
       (int64_t)rl.rlim_cur - 1 < target)
     target = (int64_t)rl.rlim_cur - 1;
-  if (target > lo && target <= INT_MAX) {
+  mxn__fd_room_t *r = NULL;
+  if (target > lo && target <= INT_MAX && (r = mxn__calloc(1, sizeof *r))) {
+    r->lo = lo;
+    r->want = (int)target;
+    atomic_init(&r->ready, 0);
+    if (pthread_create(&r->thread, NULL, grow_fd_table, r) == 0) return r;
+    free(r);
+    r = NULL;
+  }
+  if (target > lo && target <= INT_MAX) { /* no memory or no thread: grow it here, waiting */
     int hi = fcntl(lo, F_DUPFD_CLOEXEC, (int)target);
     if (hi >= 0) close(hi);
   }
   close(lo);
+  return NULL;
+}
+
+void mxn__member_park_now(mxn_dataset_t *ds, int j) {
+  mxn__file_t *f = &ds->files[j];
+  if (!f->nc3 || f->parked) return;
+  close(f->nc3->fd);
+  f->nc3->fd = -1;
+  f->parked = 1;
+}
+
+void mxn__member_park(mxn_dataset_t *ds, int j, mxn__fd_room_t *r) {
+  /* (a relaxed look: a late one only parks a member more) */
+  if (r && !atomic_load_explicit(&r->ready, memory_order_relaxed) && ds->files[j].nc3 &&
+      ds->files[j].nc3->fd >= MXN__PARK_FROM)
+    mxn__member_park_now(ds, j);
+}
+
+int mxn__fd_room_finish(mxn__fd_room_t *r, mxn_dataset_t *ds, int reopen) {
+  if (r) {
+    pthread_join(r->thread, NULL);
+    close(r->lo);
+    free(r);
+  }
+  int status = MXN_OK;
+  for (int j = 0; j < ds->nfiles; j++) {
+    mxn__file_t *f = &ds->files[j];
+    if (!f->parked) continue;
+    if (reopen && status == MXN_OK) status = unpark(ds, f);
+    else close_member(ds, f);
+  }
+  return status;
 }
 
 /* The pieces of mxn_dataset_open, also for a collective open (load.c). */
@@ -1987,15 +2080,18 @@ void mxn__open_heap_hold(const mxn_dataset_t *ds, int nsum) {
 int mxn_dataset_open(mxn_dataset_t *ds, const char *path) {
   int status = mxn__dataset_discover(ds, path);
   if (status != MXN_OK) return status; /* it has said what it could not find */
-  mxn__fd_reserve(ds, ds->nfiles); /* the members stay open, up to the cap */
+  /* the members stay open, up to the cap */
+  mxn__fd_room_t *room = mxn__fd_room_start(ds, ds->nfiles);
   mxn__open_heap_hold(ds, ds->nfiles);
   for (int j = 0; status == MXN_OK && j < ds->nfiles; j++) {
     wbuf_t w = {0};
     status = summarize_member(ds, j, &w);
+    mxn__member_park(ds, j, room);
     if (status == MXN_OK) status = merge_member(ds, j, w.p, w.n);
     free(w.p);
   }
-  status = finish_open(ds, status, path);
+  int st = mxn__fd_room_finish(room, ds, status == MXN_OK);
+  status = finish_open(ds, status != MXN_OK ? status : st, path);
   mxn_heap_release();
   return status;
 }

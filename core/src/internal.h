@@ -172,6 +172,9 @@ typedef struct mxn__file {
   struct mxn__nc3 *nc3;    /* NULL while not open for direct reads (netCDF-3
                               members, nc3check.h) */
   int64_t open_size;       /* its size in bytes when it was opened */
+  uint64_t open_dev, open_ino; /* and which file it was (direct reads) */
+  int parked;              /* open for direct reads, its descriptor given up
+                              while the table grows (mxn__member_park) */
   int nc_checked;          /* its header passed mxn__file_exoid's checks, here or (a
                               collective open) on the rank that summarised it */
   uint64_t last_use;       /* for closing the least recently used */
@@ -288,15 +291,42 @@ void mxn__open_heap_hold(const mxn_dataset_t *ds, int nsum);
  * a stream saying it was not read); merge every member's summary, in
  * order, into the structure. *buf is malloc'd. */
 int mxn__dataset_discover(mxn_dataset_t *ds, const char *path);
-/* Room in the process's descriptor table for n more descriptors (at most
- * the dataset's open-file cap), grown at once. Linux grows the table by
- * doubling from 64 entries, and in a process with threads (an MPI
- * library's, ParaView's) each growth waits for an RCU grace period
- * (fs/file.c, expand_fdtable): a rank opening 256 of 1024 members grew it
- * three times, the first collective open taking 0.052-0.063 s where a
- * second one took 0.025-0.035 s (1M hex, 4 ranks). One growth to the size
- * needed waits once. Nothing happens below 33 descriptors or on failure. */
-void mxn__fd_reserve(const mxn_dataset_t *ds, int n);
+/* Room in the process's descriptor table for the members an open keeps
+ * open. Linux grows the table by doubling from 64 entries, and in a
+ * process with threads (an MPI library's, ParaView's) each growth waits
+ * for an RCU grace period (fs/file.c, expand_fdtable), on these machines
+ * 8-20 ms in which the process does nothing: a rank keeping 256 of 1024
+ * members open spent that in every first open. So the table is grown at
+ * once to the size needed (one wait, not three) by a thread of its own
+ * while the open goes on: mxn__fd_room_start, then mxn__member_park after
+ * each member's summary, and mxn__fd_room_finish once the members are
+ * summarised. Until the table has grown, a member whose descriptor lies
+ * near the end of the 64 first ones gives it up (its table and summary
+ * stay), so the next member takes the same one instead of waiting for the
+ * growth; mxn__fd_room_finish waits for the thread and opens those
+ * members again by path (about 3 us each), checking that each is the file
+ * that was summarised. */
+typedef struct mxn__fd_room mxn__fd_room_t;
+/* Start growing the table for n more descriptors (at most the dataset's
+ * open-file cap): the room, or NULL when there is nothing to wait for
+ * (below 33 descriptors the 64 first suffice; without memory or a thread
+ * the table was grown here, waiting). */
+mxn__fd_room_t *mxn__fd_room_start(const mxn_dataset_t *ds, int n);
+/* Member j was just summarised: while room r's table is still growing,
+ * it gives up a descriptor numbered from MXN__PARK_FROM on
+ * (mxn__member_park_now). Nothing with r NULL. */
+void mxn__member_park(mxn_dataset_t *ds, int j, mxn__fd_room_t *r);
+#define MXN__PARK_FROM 56
+/* Member j, open for direct reads, gives up its descriptor whatever its
+ * number; its next read, or mxn__fd_room_finish, opens it again. */
+void mxn__member_park_now(mxn_dataset_t *ds, int j);
+/* Wait for room r's thread and free r (NULL: none), then open the parked
+ * members again (with `reopen`; 0 after a failure: they are closed, each
+ * as a member the open-file cap closed). MXN_OK, or the error naming the
+ * first member that could not be opened again or is no longer the file
+ * that was summarised (device, inode, size; ds's error set, and the rest
+ * closed). */
+int mxn__fd_room_finish(mxn__fd_room_t *r, mxn_dataset_t *ds, int reopen);
 int mxn__member_summary(mxn_dataset_t *ds, int j, int skip, char **buf, size_t *len);
 int mxn__dataset_merge(mxn_dataset_t *ds, char *const *bufs, const size_t *lens);
 

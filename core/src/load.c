@@ -1064,7 +1064,8 @@ static int open_members(MPI_Comm comm, mxn_dataset_t *ds, const char *path, mxn_
   if ((status = mxn_agree(comm, status, e)) != MXN_OK) return status;
   int M = ds->nfiles;
   int fbeg = (int)((int64_t)R * M / N), fend = (int)((int64_t)(R + 1) * M / N);
-  mxn__fd_reserve(ds, fend - fbeg); /* the members summarised here stay open */
+  /* the members summarised here stay open; the room ends at done */
+  mxn__fd_room_t *room = mxn__fd_room_start(ds, fend - fbeg);
   mxn__open_heap_hold(ds, fend - fbeg); /* released at done */
   bufs = mxn__calloc((size_t)M + 1, sizeof *bufs);
   lens = mxn__calloc((size_t)M + 1, sizeof *lens);
@@ -1082,6 +1083,7 @@ static int open_members(MPI_Comm comm, mxn_dataset_t *ds, const char *path, mxn_
   size_t mytotal = 0;
   for (int j = fbeg; status == MXN_OK && j < fend; j++) {
     int st = mxn__member_summary(ds, j, failed, &bufs[j], &lens[j]);
+    mxn__member_park(ds, j, room);
     if (st == MXN_ERR_NOMEM && !bufs[j])
       status = mxn_error_set(e, MXN_ERR_NOMEM, "out of memory on rank %d", R);
     failed |= st != MXN_OK;
@@ -1134,12 +1136,20 @@ static int open_members(MPI_Comm comm, mxn_dataset_t *ds, const char *path, mxn_
     free(views);
     free(vlens);
   }
+  /* The members parked while the table grew get their descriptors back
+   * only now: the exchange and the merge went on meanwhile. */
+  if (status == MXN_OK) {
+    status = mxn__fd_room_finish(room, ds, 1);
+    room = NULL;
+    if (status != MXN_OK) mxn_error_set(e, status, "rank %d: %s", R, mxn_dataset_errmsg(ds));
+  }
   status = mxn_agree(comm, status, e);
   /* Every member's header passed mxn__file_exoid's checks on the rank that
    * summarised it: a later first open here (a ghost layer, a re-balance)
    * needs no second look. */
   for (int j = 0; status == MXN_OK && j < M; j++) ds->files[j].nc_checked = 1;
 done:
+  (void)mxn__fd_room_finish(room, ds, 0); /* (after a failure: closes the parked) */
   for (int j = 0; bufs && j < M; j++) free(bufs[j]);
   free(bufs);
   free(lens);
