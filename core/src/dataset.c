@@ -12,6 +12,7 @@
 #include <math.h>
 #include <netcdf.h>
 #include <pthread.h>
+#include <signal.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <sys/resource.h>
@@ -1972,7 +1973,13 @@ mxn__fd_room_t *mxn__fd_room_start(const mxn_dataset_t *ds, int n) {
     r->lo = lo;
     r->want = (int)target;
     atomic_init(&r->ready, 0);
-    if (pthread_create(&r->thread, NULL, grow_fd_table, r) == 0) return r;
+    /* the thread takes no signals: they stay the caller's threads' */
+    sigset_t all, old;
+    sigfillset(&all);
+    int masked = pthread_sigmask(SIG_SETMASK, &all, &old) == 0;
+    int made = pthread_create(&r->thread, NULL, grow_fd_table, r) == 0;
+    if (masked) pthread_sigmask(SIG_SETMASK, &old, NULL);
+    if (made) return r;
     free(r);
     r = NULL;
   }

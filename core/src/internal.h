@@ -304,8 +304,10 @@ int mxn__dataset_discover(mxn_dataset_t *ds, const char *path);
  * near the end of the 64 first ones gives it up (its table and summary
  * stay), so the next member takes the same one instead of waiting for the
  * growth; mxn__fd_room_finish waits for the thread and opens those
- * members again by path (about 3 us each), checking that each is the file
- * that was summarised. */
+ * members again by path (an open and an fstat each), checking that each
+ * is the file that was summarised. The first collective open of 1M hex
+ * in 1024 members on 4 ranks: 47.8 ms with the growth waited for, 33.5
+ * ms so (medians of 12 fresh runs each, taking turns). */
 typedef struct mxn__fd_room mxn__fd_room_t;
 /* Start growing the table for n more descriptors (at most the dataset's
  * open-file cap): the room, or NULL when there is nothing to wait for
