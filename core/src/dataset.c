@@ -1958,6 +1958,21 @@ static void *grow_fd_table(void *arg) {
   return NULL;
 }
 
+/* 1 when this process runs more than one thread, or cannot tell: only
+ * then does a growth of the descriptor table wait (a single thread's
+ * table is not shared, and grows at once). */
+static int has_threads(void) {
+  char buf[4096];
+  int fd = mxn__open_read("/proc/self/status");
+  if (fd < 0) return 1;
+  ssize_t n = read(fd, buf, sizeof buf - 1);
+  close(fd);
+  if (n <= 0) return 1;
+  buf[n] = '\0';
+  const char *t = strstr(buf, "\nThreads:");
+  return !t || atoi(t + 9) != 1;
+}
+
 mxn__fd_room_t *mxn__fd_room_start(const mxn_dataset_t *ds, int n) {
   if (n > ds->max_open) n = ds->max_open;
   if (n <= 32) return NULL;
@@ -1969,7 +1984,7 @@ mxn__fd_room_t *mxn__fd_room_start(const mxn_dataset_t *ds, int n) {
       (int64_t)rl.rlim_cur - 1 < target)
     target = (int64_t)rl.rlim_cur - 1;
   mxn__fd_room_t *r = NULL;
-  if (target > lo && target <= INT_MAX && (r = mxn__calloc(1, sizeof *r))) {
+  if (target > lo && target <= INT_MAX && has_threads() && (r = mxn__calloc(1, sizeof *r))) {
     r->lo = lo;
     r->want = (int)target;
     atomic_init(&r->ready, 0);
@@ -1983,7 +1998,7 @@ mxn__fd_room_t *mxn__fd_room_start(const mxn_dataset_t *ds, int n) {
     free(r);
     r = NULL;
   }
-  if (target > lo && target <= INT_MAX) { /* no memory or no thread: grow it here, waiting */
+  if (target > lo && target <= INT_MAX) { /* one thread, no memory or no new thread: grow it here */
     int hi = fcntl(lo, F_DUPFD_CLOEXEC, (int)target);
     if (hi >= 0) close(hi);
   }

@@ -311,8 +311,8 @@ int mxn__dataset_discover(mxn_dataset_t *ds, const char *path);
 typedef struct mxn__fd_room mxn__fd_room_t;
 /* Start growing the table for n more descriptors (at most the dataset's
  * open-file cap): the room, or NULL when there is nothing to wait for
- * (below 33 descriptors the 64 first suffice; without memory or a thread
- * the table was grown here, waiting). */
+ * (below 33 descriptors the 64 first suffice; in a process of one
+ * thread, or without memory or a new thread, the table was grown here). */
 mxn__fd_room_t *mxn__fd_room_start(const mxn_dataset_t *ds, int n);
 /* Member j was just summarised: while room r's table is still growing,
  * it gives up a descriptor numbered from MXN__PARK_FROM on
