@@ -1948,12 +1948,18 @@ struct mxn__fd_room {
   atomic_int ready; /* the table has grown */
 };
 
-/* The room's thread: a descriptor numbered `want` made and dropped grows
- * the table to hold it (F_DUPFD takes the lowest free one from there). */
-static void *grow_fd_table(void *arg) {
-  mxn__fd_room_t *r = arg;
-  int hi = fcntl(r->lo, F_DUPFD_CLOEXEC, r->want);
+/* Grow the table to hold descriptor `want`: one made from there and
+ * dropped (F_DUPFD takes the lowest free one from `want` on; lo is any
+ * open descriptor). */
+static void grow_fd_table(int lo, int want) {
+  int hi = fcntl(lo, F_DUPFD_CLOEXEC, want);
   if (hi >= 0) close(hi);
+}
+
+/* The room's thread. */
+static void *room_thread(void *arg) {
+  mxn__fd_room_t *r = arg;
+  grow_fd_table(r->lo, r->want);
   atomic_store(&r->ready, 1);
   return NULL;
 }
@@ -1983,8 +1989,12 @@ mxn__fd_room_t *mxn__fd_room_start(const mxn_dataset_t *ds, int n) {
   if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY &&
       (int64_t)rl.rlim_cur - 1 < target)
     target = (int64_t)rl.rlim_cur - 1;
+  if (target <= lo || target > INT_MAX) {
+    close(lo);
+    return NULL;
+  }
   mxn__fd_room_t *r = NULL;
-  if (target > lo && target <= INT_MAX && has_threads() && (r = mxn__calloc(1, sizeof *r))) {
+  if (has_threads() && (r = mxn__calloc(1, sizeof *r))) {
     r->lo = lo;
     r->want = (int)target;
     atomic_init(&r->ready, 0);
@@ -1992,16 +2002,12 @@ mxn__fd_room_t *mxn__fd_room_start(const mxn_dataset_t *ds, int n) {
     sigset_t all, old;
     sigfillset(&all);
     int masked = pthread_sigmask(SIG_SETMASK, &all, &old) == 0;
-    int made = pthread_create(&r->thread, NULL, grow_fd_table, r) == 0;
+    int made = pthread_create(&r->thread, NULL, room_thread, r) == 0;
     if (masked) pthread_sigmask(SIG_SETMASK, &old, NULL);
     if (made) return r;
     free(r);
-    r = NULL;
   }
-  if (target > lo && target <= INT_MAX) { /* one thread, no memory or no new thread: grow it here */
-    int hi = fcntl(lo, F_DUPFD_CLOEXEC, (int)target);
-    if (hi >= 0) close(hi);
-  }
+  grow_fd_table(lo, (int)target); /* one thread, no memory or no new thread: grow it here */
   close(lo);
   return NULL;
 }
