@@ -17,9 +17,11 @@ Measured, per rank, gathered on rank 0 with the global
 vtkMultiProcessController:
   * first: seconds from before the reader proxy is created to the end of
     UpdatePipeline(t0) of the last filter (balanced ghosted data at the
-    first step); phases: the same clock after the reader's and each
-    filter's UpdatePipeline (the filters run in order, each update reusing
-    the previous ones). Reported max over ranks.
+    first step); phases: the same clock once the proxies exist and the
+    reader's information pass has given its time steps ("create": for A
+    that is the collective open of the members), then after the reader's
+    and each filter's UpdatePipeline (the filters run in order, each
+    update reusing the previous ones). Reported max over ranks.
   * steps: seconds of UpdatePipeline(t_k) of the last filter for each
     further step (up to --steps, default all), max over ranks per step.
   * peak RSS: getrusage(RUSAGE_SELF).ru_maxrss at the end, and before the
@@ -266,6 +268,8 @@ if args.variant in ("B", "C"):
 last = stages[-1][1]
 times = as_times(src.TimestepValues)
 t0 = times[0] if times else None
+phase_names = ["create"] + [name for name, _ in stages]
+phase_t.append(clock() - t_start)
 for name, proxy in stages:
     if t0 is None:
         proxy.UpdatePipeline()
@@ -312,7 +316,7 @@ if rank == 0:
 
     base = 1 + np_ + ns
     first = col(0)
-    phases = {stages[k][0]: max(col(1 + k)) for k in range(np_)}
+    phases = {phase_names[k]: max(col(1 + k)) for k in range(np_)}
     steps_max = [max(col(1 + np_ + k)) for k in range(ns)]
     rss_base, rss_first, rss_end = col(base), col(base + 1), col(base + 2)
     rchar_first, rchar_steps = col(base + 3), col(base + 4)
