@@ -1,0 +1,81 @@
+#!/usr/bin/env bash
+# Two builds of the reader side by side, in one run on one machine: the
+# way a change is checked against the commit before it (a script, not a
+# CI test). For each round, each set and each build, in turn:
+#   mpiexec -n N pvbatch --symmetric bench.py --variant A --dataset SET
+# with that build's plugin, from a warm page cache. At the end, per set and
+# build: the median first-step time (max over ranks), the median peak RSS
+# per rank (max over ranks) and the same above pvbatch's own base (what the
+# reader adds), and each build's ratio to the first build.
+#
+# usage: bash testing/benchmarks/ab_bench.sh [-r ROUNDS] [-n N] \
+#          NAME=BUILD_DIR[:ENV=VALUE,...] ... -- SET_BASE ...
+#   NAME=BUILD_DIR  a label and a build tree holding
+#                   lib/paraview-plugins/MxNReader/MxNReader.so; the first
+#                   one is the reference of the ratios. ":ENV=VALUE" sets
+#                   environment variables for that build's runs only.
+#   SET_BASE        base name of a spread set (SET_BASE.M.j), e.g. the
+#                   /tmp/mxn-bench/hex1m-rcb-M64.e that run_bench.sh makes.
+# Records go to $MXN_AB_OUT (default /tmp/mxn-ab.jsonl), one JSON line each.
+set -euo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
+rounds=5 N=4
+builds=()
+while [ $# -gt 0 ]; do
+  case $1 in
+    -r) rounds=$2; shift 2 ;;
+    -n) N=$2; shift 2 ;;
+    --) shift; break ;;
+    *=*) builds+=("$1"); shift ;;
+    *) echo "ab_bench: unknown argument $1" >&2; exit 2 ;;
+  esac
+done
+sets=("$@")
+[ ${#builds[@]} -ge 1 ] && [ ${#sets[@]} -ge 1 ] ||
+  { echo "usage: ab_bench.sh [-r R] [-n N] NAME=BUILD[:ENV=V,...] ... -- SET_BASE ..." >&2; exit 2; }
+out=${MXN_AB_OUT:-/tmp/mxn-ab.jsonl}
+: > "$out"
+export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+echo "ab_bench: $rounds rounds, N=$N, builds: ${builds[*]}; uptime:$(uptime)"
+for r in $(seq "$rounds"); do
+  for s in "${sets[@]}"; do
+    members=("$s".*.*)
+    [ -e "${members[0]}" ] || { echo "ab_bench: no members $s.*.*" >&2; exit 2; }
+    for b in "${builds[@]}"; do
+      name=${b%%=*} rest=${b#*=}
+      dir=${rest%%:*} envs=""
+      [ "$rest" != "$dir" ] && envs=${rest#*:}
+      plugin=$dir/lib/paraview-plugins/MxNReader/MxNReader.so
+      [ -f "$plugin" ] || { echo "ab_bench: no plugin $plugin" >&2; exit 2; }
+      cat "${members[@]}" > /dev/null
+      envargs=()
+      IFS=, read -ra kv <<< "$envs"
+      for e in "${kv[@]}"; do [ -n "$e" ] && envargs+=(-x "$e"); done
+      line=$(env ${envs//,/ } mpiexec --oversubscribe -n "$N" "${envargs[@]}" \
+        pvbatch --symmetric "$here/bench.py" --variant A --dataset "${members[0]}" \
+        --plugin "$plugin" --steps 1 2>&1 | sed -n 's/^BENCH_JSON //p' | tail -1)
+      [ -n "$line" ] || { echo "ab_bench: run of $name on $s gave no record" >&2; exit 1; }
+      python3 -c 'import json,sys; d=json.loads(sys.argv[1]); d.update(build=sys.argv[2], set=sys.argv[3]); print(json.dumps(d))' \
+        "$line" "$name" "$(basename "$s")" >> "$out"
+      echo "round $r $(basename "$s") $name: $(python3 -c 'import json,sys; d=json.loads(sys.argv[1]); print("first %.3f s, peak %.0f MB/rank" % (d["first_s"], d["rss_peak_max_kb"]/1024))' "$line")"
+    done
+  done
+done
+python3 - "$out" << 'EOF'
+import json, statistics, sys
+recs = [json.loads(l) for l in open(sys.argv[1])]
+order = []
+for r in recs:
+    if r["build"] not in order: order.append(r["build"])
+for s in dict.fromkeys(r["set"] for r in recs):
+    print(f"\n{s}")
+    print(f"{'build':>12} {'first s':>9} {'ratio':>6} {'peak MB':>8} {'above base MB':>14} {'ratio':>6}")
+    ref = None
+    for b in order:
+        rr = [r for r in recs if r["set"] == s and r["build"] == b]
+        t = statistics.median(r["first_s"] for r in rr)
+        m = statistics.median(r["rss_peak_max_kb"] for r in rr) / 1024
+        a = statistics.median((r["rss_peak_sum_kb"] - r["rss_base_sum_kb"]) / len(r["rss_peak_kb"]) for r in rr) / 1024
+        ref = ref or (t, a)
+        print(f"{b:>12} {t:9.3f} {t / ref[0]:6.3f} {m:8.0f} {a:14.0f} {a / ref[1]:6.3f}   ({len(rr)} runs, first {min(r['first_s'] for r in rr):.3f}-{max(r['first_s'] for r in rr):.3f})")
+EOF
