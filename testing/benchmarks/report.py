@@ -540,7 +540,7 @@ def many_files_table(w, configs, set_info, extra):
         runs = [r for r in recs if r.get("kind") == "run"]
         if runs and all(r.get("warmed") for r in runs):
             order += ", each from a warm page cache"
-        add("A alone at %s, %s (`a-only/%s`)" % (commit, order, os.path.basename(path)),
+        add("A alone at %s, %s (`results/a-only/%s`)" % (commit, order, os.path.basename(path)),
             cfgs, info_of)
     w("## Many files: M = 1024 against M = 64, per byte on disk")
     w("")
