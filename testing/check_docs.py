@@ -16,8 +16,9 @@ Scans every Markdown file of the repository (those git tracks, or every
     document, the repository root or core/include), or match a glob.
 
 And the comments of core/include/mxn/*.h and core/src/*.h for citations of a
-Markdown file, `some/FILE.md` optionally followed by `, "Section"` or
-`#anchor`: the file must exist and have that section as a heading.
+Markdown file, `some/FILE.md` (or `README`, the top README.md) optionally
+followed by `, "Section"` or `#anchor`: the file must exist and have that
+section as a heading.
 
 Paths outside the repository (`../shared/data`, the build tree beside the
 checkout), absolute paths, URLs, placeholders (`<commit>`, `...`) and
@@ -42,8 +43,9 @@ LINK = re.compile(r"!?\[(?:[^\]\\]|\\.)*\]\(\s*<?([^)\s>]+)>?(?:\s+\"[^\"]*\")?\
 CODE_SPAN = re.compile(r"(`+)(.+?)\1")
 HEADING = re.compile(r"^ {0,3}(#{1,6})\s+(.*?)\s*#*\s*$")
 FENCE = re.compile(r"^ {0,3}(```|~~~)")
-# In C comments: a .md path, then optionally `, "Section"` or `#anchor`.
-C_CITE = re.compile(r"([\w./-]*\w\.md)(?:#([\w-]+)|,?\s*\"([^\"]+)\")?")
+# In C comments: a .md path (or the bare word README, the top README.md),
+# then optionally `, "Section"` or `#anchor`.
+C_CITE = re.compile(r"([\w./-]*\w\.md|\bREADME\b)(?:#([\w-]+)|,?\s*\"([^\"]+)\")?")
 
 
 def tracked_md():
@@ -196,7 +198,12 @@ def check_headers(problems):
             for m in C_CITE.finditer(body):
                 path, anchor, section = m.group(1), m.group(2), m.group(3)
                 where = "%s:%d" % (rel, src.count("\n", 0, cm.start()) + 1)  # the comment's line
-                p = resolve(os.path.dirname(h), path, [ROOT])
+                if path == "README":
+                    path = "README.md"
+                    p = os.path.join(ROOT, path) if os.path.isfile(os.path.join(ROOT, path)) \
+                        else None
+                else:
+                    p = resolve(os.path.dirname(h), path, [ROOT])
                 if p is None:
                     problems.append("%s: cites missing %s" % (where, path))
                     continue
