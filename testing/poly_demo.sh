@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Polyhedral meshes end to end (README "Polyhedral meshes"): generate a
+# Polyhedral meshes end to end (core/README.md, "Polyhedral meshes"): generate a
 # mixed hexahedron / prism / pyramid mesh written as NFACED polyhedra over
 # shared NSIDED faces, split it into M files, join it back and compare,
 # then load the M files on N ranks through the ParaView plugin (pvbatch

@@ -4,7 +4,7 @@
 # Runs `load_bench SET files 1 1` under mpiexec on two spread sets of one
 # mesh, taking turns, R times each, each run from a warm page cache (the
 # set's members are read just before: these machines page out file cache
-# left idle for about a minute, see results/profile.md). Per run: the
+# left idle for about a minute). Per run: the
 # time to the piece (max over ranks), the CPU seconds summed over the
 # ranks, their user part and the collective open's part (load_bench's
 # open-cpu: the part that grows with the members). At the end the medians of each set, their

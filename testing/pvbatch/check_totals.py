@@ -26,6 +26,8 @@ import os
 import re
 import sys
 
+from timesteps import as_list, same_times
+
 SKIP = 77
 
 # Suffixes the readers strip when they group scalar variables into vectors
@@ -64,20 +66,6 @@ def first_member(dataset):
         return dataset
     zero = "%s.%s.%s" % (m.group(1), m.group(2), "0" * len(m.group(3)))
     return zero if os.path.isfile(zero) else dataset
-
-
-def as_list(prop):
-    if prop is None:
-        return []
-    try:
-        return [float(v) for v in prop]
-    except TypeError:
-        return [float(prop)]
-
-
-def same_times(a, b):
-    return len(a) == len(b) and all(
-        abs(x - y) <= 1e-9 * max(1.0, abs(x), abs(y)) for x, y in zip(a, b))
 
 
 def find_variable(name, arrays):

@@ -15,6 +15,8 @@ import glob
 import os
 import sys
 
+from timesteps import as_list, same_times
+
 SKIP = 77
 
 
@@ -22,21 +24,6 @@ def fail(msg):
     print("load_plugin: FAIL: %s" % msg)
     sys.stdout.flush()
     sys.exit(1)
-
-
-def as_list(prop):
-    """TimestepValues as a list of floats (a scalar when there is one step)."""
-    if prop is None:
-        return []
-    try:
-        return [float(v) for v in prop]
-    except TypeError:
-        return [float(prop)]
-
-
-def same_times(a, b):
-    return len(a) == len(b) and all(
-        abs(x - y) <= 1e-12 * max(1.0, abs(x), abs(y)) for x, y in zip(a, b))
 
 
 class ErrorCatcher:

@@ -2,7 +2,7 @@
  * \file load.h
  * The parallel MxN load: N ranks open a dataset written as M files and each
  * ends up with its own balanced piece, read by itself through the minimal
- * cover of its piece by the files (ARCHITECTURE.md, "A collective load").
+ * cover of its piece by the files (core/README.md, "The load, phase by phase").
  *
  * Steps inside mxn_load_open():
  *  1. member files are dealt to ranks in contiguous ranges (rank R gets

@@ -1,7 +1,7 @@
 /**
  * \file mxn.h
  * Umbrella header of libmxn, the core of the MxN reader: load-time MxN
- * repartitioning of Exodus II datasets (see ARCHITECTURE in README.md).
+ * repartitioning of Exodus II datasets (see core/README.md).
  */
 #ifndef MXN_MXN_H
 #define MXN_MXN_H
