@@ -44,6 +44,8 @@ cd "$TMP" || exit 1
 # (default 3) run at once. Each writes its verdict to OUT.result; they are
 # printed and counted in launch order at the end.
 jobs_max=${MXN_ROUNDTRIP_JOBS:-3}
+session_parent=${OMPI_MCA_orte_tmpdir_base:-${TMPDIR:-/tmp}}
+mkdir -p "$session_parent" || exit 1
 nfail=0 nok=0 nref=0
 results=()
 bad() {
@@ -84,7 +86,16 @@ roundtrip_run() {
 roundtrip() {
   local out=rt_${6}_n${3}_${4}_g${5}
   while [ "$(jobs -rp | wc -l)" -ge "$jobs_max" ]; do wait -n; done
-  roundtrip_run "$@" "$out" > "$out.result" 2>&1 &
+  # Open MPI's session base of its own for this round trip: up to three
+  # run at once, and two jobs (mpiexec or a singleton mxn) creating and
+  # removing their session directories in one base at once can stop one
+  # of them with "orte_session_dir failed" (see testing/mpiexec.sh).
+  (
+    export OMPI_MCA_orte_tmpdir_base
+    OMPI_MCA_orte_tmpdir_base=$(mktemp -d "$session_parent/r.XXXXXX") || exit 1
+    roundtrip_run "$@" "$out"
+    rm -rf "$OMPI_MCA_orte_tmpdir_base"
+  ) > "$out.result" 2>&1 &
   results+=("$out.result")
 }
 

@@ -329,79 +329,81 @@ void expect_small_migration(const Totals &t, const char *what) {
       << what << ": the re-balanced steps moved more than 30% of what fresh partitions would";
 }
 
-TEST(Rebalance, ShiftSfcKeepsToleranceAndEqualsAFreshLoad) {
-  Totals t = animate(MXN_PART_SFC, MXN_REBAL_SHIFT, 1, 3, true, kMoveTol);
-  if (mpi_size() > 1) EXPECT_GE(t.rebalanced, 5);
-  expect_small_migration(t, "sfc shift");
-}
+// One re-balancing run of animate(): the partition method and strategy,
+// ghost levels, every how many steps the piece is compared with a fresh
+// load, whether the imbalance must stay within the tolerance, and the
+// tolerance; at least min_rebalanced steps re-balance on more than one
+// rank; the migration is checked (at most 30% of fresh partitions') or
+// only reported under the label `what`.
+enum Migration { kReport, kExpectSmall };
+struct AnimateCase {
+  const char *name;  // the test's name: what the case shows
+  mxn_part_method method;
+  mxn_rebal_strategy strategy;
+  int ghosts, cmp_every;
+  bool keep_tol;
+  double tol;
+  int min_rebalanced;
+  Migration migration;
+  const char *what;  // nullptr: migration neither checked nor reported
+  bool inner_first;
+};
 
-TEST(Rebalance, ShiftWithInnerCellsFirst) {
-  g_inner_first = 1;
-  Totals t = animate(MXN_PART_SFC, MXN_REBAL_SHIFT, 1, 2, true, kTol);
+// gtest prints a case by its name (not its bytes) in listings and failures.
+void PrintTo(const AnimateCase &c, std::ostream *os) { *os << c.name; }
+
+class RebalanceAnimate : public ::testing::TestWithParam<AnimateCase> {};
+
+TEST_P(RebalanceAnimate, Steps) {
+  const AnimateCase &c = GetParam();
+  g_inner_first = c.inner_first;
+  Totals t = animate(c.method, c.strategy, c.ghosts, c.cmp_every, c.keep_tol, c.tol);
   g_inner_first = 0;
-  if (mpi_size() > 1) EXPECT_GE(t.rebalanced, 5);
+  if (mpi_size() > 1) EXPECT_GE(t.rebalanced, c.min_rebalanced);
+  if (!c.what) return;
+  if (c.migration == kExpectSmall)
+    expect_small_migration(t, c.what);
+  else
+    report_migration(t, c.what);
 }
 
-TEST(Rebalance, ShiftFilesWithTwoGhostLayers) {
-  Totals t = animate(MXN_PART_FILES, MXN_REBAL_SHIFT, 2, 4, true, kMoveTol);
-  if (mpi_size() > 1) EXPECT_GE(t.rebalanced, 5);
-  expect_small_migration(t, "files shift");
-}
+const AnimateCase kAnimateCases[] = {
+  {"ShiftSfcKeepsToleranceAndEqualsAFreshLoad", MXN_PART_SFC, MXN_REBAL_SHIFT, 1, 3, true,
+   kMoveTol, 5, kExpectSmall, "sfc shift", false},
+  {"ShiftWithInnerCellsFirst", MXN_PART_SFC, MXN_REBAL_SHIFT, 1, 2, true, kTol, 5, kReport,
+   nullptr, true},
+  {"ShiftFilesWithTwoGhostLayers", MXN_PART_FILES, MXN_REBAL_SHIFT, 2, 4, true, kMoveTol, 5,
+   kExpectSmall, "files shift", false},
+  {"ZoltanRepartitionRib", MXN_PART_RIB, MXN_REBAL_REPARTITION, 1, 3, true, kMoveTol, 2,
+   kExpectSmall, "rib repartition", false},
+  // RCB under REPARTITION keeps the bisection tree of the current owners and
+  // shifts each cut only as far as the tolerance needs (Zoltan's own RCB
+  // recomputes every median whatever LB_APPROACH says, moving as much as a
+  // fresh RCB). At the tolerance the test can reach, 1.25, it moves at most
+  // 30% of what fresh RCBs of the same steps would; at the open's 1.1 its
+  // imbalance is within the tolerance at every step.
+  {"ZoltanRepartitionRcb", MXN_PART_RCB, MXN_REBAL_REPARTITION, 1, 4, true, kMoveTol, 2,
+   kExpectSmall, "rcb repartition", false},
+  {"ZoltanRepartitionRcbAtTheOpensTolerance", MXN_PART_RCB, MXN_REBAL_REPARTITION, 1, 5, true,
+   kTol, 3, kReport, "rcb repartition at 1.1", false},
+  {"GraphRepartition", MXN_PART_GRAPH, MXN_REBAL_REPARTITION, 0, 6, true, kTol, 3, kReport,
+   "graph repartition", false},
+  // PHG REFINE on the dual graph improves the owners any method made; its
+  // migration is reported only (13-59% of a fresh RCB's at its steps here).
+  {"ZoltanRefineAfterRcb", MXN_PART_RCB, MXN_REBAL_REFINE, 1, 4, true, kMoveTol, 2, kReport,
+   "rcb + refine", false},
+  {"ZoltanRefineAfterSfc", MXN_PART_SFC, MXN_REBAL_REFINE, 0, 5, true, kTol, 3, kReport,
+   "sfc + refine", false},
+  {"DiffusionImprovesAndNeverEmptiesARank", MXN_PART_SFC, MXN_REBAL_DIFFUSION, 1, 5, false, kTol,
+   3, kReport, "diffusion", false},
+  {"FreshWithoutGhostsEqualsAFreshLoad", MXN_PART_SFC, MXN_REBAL_FRESH, 0, 2, true, kTol, 3,
+   kReport, nullptr, false},
+};
 
-TEST(Rebalance, ZoltanRepartitionRib) {
-  Totals t = animate(MXN_PART_RIB, MXN_REBAL_REPARTITION, 1, 3, true, kMoveTol);
-  if (mpi_size() > 1) EXPECT_GE(t.rebalanced, 2);
-  expect_small_migration(t, "rib repartition");
-}
-
-// RCB under REPARTITION keeps the bisection tree of the current owners and
-// shifts each cut only as far as the tolerance needs (Zoltan's own RCB
-// recomputes every median whatever LB_APPROACH says, moving as much as a
-// fresh RCB). At the tolerance the test can reach, 1.25, it moves at most
-// 30% of what fresh RCBs of the same steps would; at the open's 1.1 its
-// imbalance is within the tolerance at every step.
-TEST(Rebalance, ZoltanRepartitionRcb) {
-  Totals t = animate(MXN_PART_RCB, MXN_REBAL_REPARTITION, 1, 4, true, kMoveTol);
-  if (mpi_size() > 1) EXPECT_GE(t.rebalanced, 2);
-  expect_small_migration(t, "rcb repartition");
-}
-
-TEST(Rebalance, ZoltanRepartitionRcbAtTheOpensTolerance) {
-  Totals t = animate(MXN_PART_RCB, MXN_REBAL_REPARTITION, 1, 5, true, kTol);
-  if (mpi_size() > 1) EXPECT_GE(t.rebalanced, 3);
-  report_migration(t, "rcb repartition at 1.1");
-}
-
-TEST(Rebalance, GraphRepartition) {
-  Totals t = animate(MXN_PART_GRAPH, MXN_REBAL_REPARTITION, 0, 6, true, kTol);
-  if (mpi_size() > 1) EXPECT_GE(t.rebalanced, 3);
-  report_migration(t, "graph repartition");
-}
-
-// PHG REFINE on the dual graph improves the owners any method made; its
-// migration is reported only (13-59% of a fresh RCB's at its steps here).
-TEST(Rebalance, ZoltanRefineAfterRcb) {
-  Totals t = animate(MXN_PART_RCB, MXN_REBAL_REFINE, 1, 4, true, kMoveTol);
-  if (mpi_size() > 1) EXPECT_GE(t.rebalanced, 2);
-  report_migration(t, "rcb + refine");
-}
-
-TEST(Rebalance, ZoltanRefineAfterSfc) {
-  Totals t = animate(MXN_PART_SFC, MXN_REBAL_REFINE, 0, 5, true, kTol);
-  if (mpi_size() > 1) EXPECT_GE(t.rebalanced, 3);
-  report_migration(t, "sfc + refine");
-}
-
-TEST(Rebalance, DiffusionImprovesAndNeverEmptiesARank) {
-  Totals t = animate(MXN_PART_SFC, MXN_REBAL_DIFFUSION, 1, 5, false, kTol);
-  if (mpi_size() > 1) EXPECT_GE(t.rebalanced, 3);
-  report_migration(t, "diffusion");
-}
-
-TEST(Rebalance, FreshWithoutGhostsEqualsAFreshLoad) {
-  Totals t = animate(MXN_PART_SFC, MXN_REBAL_FRESH, 0, 2, true, kTol);
-  if (mpi_size() > 1) EXPECT_GE(t.rebalanced, 3);
-}
+INSTANTIATE_TEST_SUITE_P(Rebalance, RebalanceAnimate, ::testing::ValuesIn(kAnimateCases),
+                         [](const ::testing::TestParamInfo<AnimateCase> &i) {
+                           return std::string(i.param.name);
+                         });
 
 // The last resort: one element carries all but a 1e-9 of the weight (a
 // measured cost), so every cut at every tolerance leaves the parts inside
@@ -449,15 +451,32 @@ void expect_last_resort(mxn_part_method m, mxn_rebal_strategy strat, bool must_f
   mxn_load_close(&ld);
 }
 
-TEST(Rebalance, LastResortShiftLeavesNoRankEmpty) { expect_last_resort(MXN_PART_SFC, MXN_REBAL_SHIFT, true); }
+struct LastResortCase {
+  const char *name;
+  mxn_part_method method;
+  mxn_rebal_strategy strategy;
+  bool must_fall_back;
+};
 
-TEST(Rebalance, LastResortRcbLeavesNoRankEmpty) {
-  expect_last_resort(MXN_PART_RCB, MXN_REBAL_REPARTITION, true);
+void PrintTo(const LastResortCase &c, std::ostream *os) { *os << c.name; }
+
+class RebalanceLastResort : public ::testing::TestWithParam<LastResortCase> {};
+
+TEST_P(RebalanceLastResort, LeavesNoRankEmpty) {
+  const LastResortCase &c = GetParam();
+  expect_last_resort(c.method, c.strategy, c.must_fall_back);
 }
 
-TEST(Rebalance, LastResortRibLeavesNoRankEmpty) {
-  expect_last_resort(MXN_PART_RIB, MXN_REBAL_REPARTITION, false);
-}
+const LastResortCase kLastResortCases[] = {
+  {"Shift", MXN_PART_SFC, MXN_REBAL_SHIFT, true},
+  {"Rcb", MXN_PART_RCB, MXN_REBAL_REPARTITION, true},
+  {"Rib", MXN_PART_RIB, MXN_REBAL_REPARTITION, false},
+};
+
+INSTANTIATE_TEST_SUITE_P(Rebalance, RebalanceLastResort, ::testing::ValuesIn(kLastResortCases),
+                         [](const ::testing::TestParamInfo<LastResortCase> &i) {
+                           return std::string(i.param.name);
+                         });
 
 TEST(Rebalance, UnderTheToleranceNothingMovesOrIsRead) {
   std::string path = hot_spot_set();
