@@ -19,6 +19,7 @@
 #include "mxn/directory.h"
 #include "mxn/load.h"
 #include "mxn/repart.h"
+#include "mxn/topology.h"
 
 #define MXN_VERSION_STRING "0.1.0"
 

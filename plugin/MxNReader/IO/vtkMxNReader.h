@@ -58,6 +58,12 @@
  * The load (partition, cover and extraction plan) is cached: a new time
  * step only reads that step's fields. Changing the file, the method, the
  * ghost levels, the balance options or any selection re-opens it.
+ *
+ * This class holds the properties and the pipeline passes only. The load
+ * and what is kept between requests are in vtkMxNReaderInternals, the
+ * conversion of a piece to VTK objects in vtkMxNPieceConverter, element
+ * types and sides in vtkMxNCellTypes (sides from the core's tables), names
+ * and the grouping of variables into arrays in vtkMxNVariables.
  */
 #ifndef vtkMxNReader_h
 #define vtkMxNReader_h
@@ -65,11 +71,9 @@
 #include "vtkMxNIOModule.h" // for export macro
 #include "vtkPartitionedDataSetCollectionAlgorithm.h"
 
-#include <string> // for std::string
-#include <vector> // for std::vector
-
 class vtkCallbackCommand;
 class vtkDataArraySelection;
+class vtkMxNReaderInternals;
 
 class VTKMXNIO_EXPORT vtkMxNReader : public vtkPartitionedDataSetCollectionAlgorithm
 {
@@ -217,9 +221,14 @@ public:
   ///@}
 
   /**
-   * Returns 1 if the core can open `fname` as an Exodus II dataset (plain
-   * file or complete spread set), 0 otherwise. Used by ParaView's reader
-   * factory. Reads the structure of every member, no bulk data.
+   * Returns 1 if `fname` looks like a dataset this reader reads, 0
+   * otherwise. Used by ParaView's reader factory, on every click in the
+   * file dialog, so it is cheap: it decides from the name and at most one
+   * file's header, never the other members of a set. A file (plain, or a
+   * member of a spread set) is accepted if Exodus opens it; a base name
+   * (`mesh.e` with no such file) if one spread set `mesh.e.M.r` lies
+   * beside it and its rank-0 member opens. Whether the set is complete and
+   * consistent is only known when the reader reads it.
    */
   int CanReadFile(const char* fname);
 
@@ -254,22 +263,13 @@ private:
    *  the selections itself). */
   static void SelectionModifiedCallback(vtkObject*, unsigned long, void* clientdata, void*);
 
-  /** Time values of the dataset, from the last RequestInformation. */
-  std::vector<double> TimeSteps;
-  /** The file the selections were last filled from. */
-  std::string InformationFileName;
   /** True while RequestInformation fills the selections. */
   bool FillingSelections = false;
   vtkCallbackCommand* SelectionObserver;
 
-  /** The cached load (core handle and what it was opened with). */
-  struct LoadCache;
-  LoadCache* Cache;
-
-  /** What the selections map to in the last structure read by
-   *  RequestInformation (entity names, variable groups). */
-  struct Catalog;
-  Catalog* Info;
+  /** The cached load and what is kept between requests (the structure's
+   *  time steps and what the selections map to). */
+  vtkMxNReaderInternals* Internals;
 };
 
 #endif

@@ -1,0 +1,1043 @@
+// The piece -> VTK conversion of vtkMxNReader (see vtkMxNPieceConverter.h).
+#include "vtkMxNPieceConverter.h"
+
+#include "vtkCellArray.h"
+#include "vtkCellData.h"
+#include "vtkCellType.h"
+#include "vtkDataArraySelection.h"
+#include "vtkDataAssembly.h"
+#include "vtkDataSetAttributes.h"
+#include "vtkDoubleArray.h"
+#include "vtkFieldData.h"
+#include "vtkIdTypeArray.h"
+#include "vtkInformation.h"
+#include "vtkNew.h"
+#include "vtkPartitionedDataSet.h"
+#include "vtkPartitionedDataSetCollection.h"
+#include "vtkPointData.h"
+#include "vtkPoints.h"
+#include "vtkStringArray.h"
+#include "vtkTypeInt32Array.h"
+#include "vtkTypeInt64Array.h"
+#include "vtkUnsignedCharArray.h"
+#include "vtkUnstructuredGrid.h"
+
+#include <algorithm>
+#include <cstring>
+#include <limits>
+#include <sstream>
+#include <utility>
+
+using vtkMxNCellTypes::CellMapping;
+using vtkMxNCellTypes::SideShape;
+using vtkMxNVariables::VarGroup;
+
+// Connectivity and ids handed over by the core become vtkIdType arrays as
+// they are.
+static_assert(sizeof(vtkIdType) == sizeof(int64_t) && sizeof(mxn_gid_t) == sizeof(int64_t),
+  "vtkIdType must be 64-bit (VTK_USE_64BIT_IDS)");
+
+namespace
+{
+/** The storage of an array about to be filled whole backed at once (from
+ *  256 KiB; huge pages from MXN_LARGE_BUFFER), before it is first written
+ *  (mxn/memory.h: one call, not a page fault per 4 KiB). 1M hex on 4
+ *  ranks: about 4k faults a rank fewer, the peak the same. */
+void AdviseLarge(vtkDataArray* a)
+{
+  mxn_advise_whole(a->GetVoidPointer(0),
+    static_cast<size_t>(a->GetDataSize()) * static_cast<size_t>(a->GetDataTypeSize()));
+}
+
+vtkSmartPointer<vtkIdTypeArray> IdArray(const char* name, vtkIdType n)
+{
+  auto a = vtkSmartPointer<vtkIdTypeArray>::New();
+  a->SetName(name);
+  a->SetNumberOfTuples(n);
+  AdviseLarge(a);
+  return a;
+}
+
+vtkSmartPointer<vtkUnsignedCharArray> GhostArray(vtkIdType n)
+{
+  auto a = vtkSmartPointer<vtkUnsignedCharArray>::New();
+  a->SetName(vtkDataSetAttributes::GhostArrayName());
+  a->SetNumberOfTuples(n);
+  a->FillValue(0);
+  return a;
+}
+
+const double NaN = std::numeric_limits<double>::quiet_NaN();
+
+/** A named array of `g`'s components for `n` entries, its pages backed. */
+vtkSmartPointer<vtkDoubleArray> NewGroupArray(const VarGroup& g, vtkIdType n)
+{
+  auto a = vtkSmartPointer<vtkDoubleArray>::New();
+  a->SetName(g.name.c_str());
+  a->SetNumberOfComponents(static_cast<int>(g.vars.size()));
+  a->SetNumberOfTuples(n);
+  AdviseLarge(a);
+  return a;
+}
+
+/** An array of `g` components filled by value(component variable, entry)
+ *  for `n` entries; a missing component array (NULL) gives NaN. */
+template <typename Getter>
+vtkSmartPointer<vtkDoubleArray> GroupArray(const VarGroup& g, vtkIdType n, Getter value)
+{
+  auto a = NewGroupArray(g, n);
+  double* out = a->GetPointer(0);
+  const size_t nc = g.vars.size();
+  for (size_t c = 0; c < nc; ++c)
+  {
+    for (vtkIdType i = 0; i < n; ++i)
+    {
+      out[static_cast<size_t>(i) * nc + c] = value(g.vars[c], i);
+    }
+  }
+  return a;
+}
+
+/** An array of `g` components for `n` entries, component variable v's
+ *  values being column(v)[index[i]] (column(v)[i] without an index); a
+ *  missing column (NULL) gives NaN. The values are copied column by
+ *  column, a one-component array without index in one memcpy: per step
+ *  this is the reader's share of the time. */
+template <typename Column>
+vtkSmartPointer<vtkDoubleArray> ColumnArray(
+  const VarGroup& g, vtkIdType n, Column column, const int64_t* index)
+{
+  auto a = NewGroupArray(g, n);
+  double* out = a->GetPointer(0);
+  const size_t nc = g.vars.size();
+  for (size_t c = 0; c < nc; ++c)
+  {
+    const double* vals = column(g.vars[c]);
+    double* o = out + c;
+    if (!vals)
+    {
+      for (vtkIdType i = 0; i < n; ++i)
+      {
+        o[static_cast<size_t>(i) * nc] = NaN;
+      }
+    }
+    else if (index)
+    {
+      for (vtkIdType i = 0; i < n; ++i)
+      {
+        o[static_cast<size_t>(i) * nc] = vals[index[i]];
+      }
+    }
+    else if (nc == 1)
+    {
+      std::memcpy(out, vals, static_cast<size_t>(n) * sizeof(double));
+    }
+    else
+    {
+      for (vtkIdType i = 0; i < n; ++i)
+      {
+        o[static_cast<size_t>(i) * nc] = vals[i];
+      }
+    }
+  }
+  return a;
+}
+
+/** An `object_id` cell array of n entries, all `id`. */
+vtkSmartPointer<vtkIdTypeArray> ObjectIds(vtkIdType n, mxn_gid_t id)
+{
+  auto oids = IdArray("object_id", n);
+  oids->FillValue(static_cast<vtkIdType>(id));
+  return oids;
+}
+}
+
+//----------------------------------------------------------------------------
+vtkMxNPieceConverter::vtkMxNPieceConverter(const mxn_structure_t* s, const mxn_piece_t* p,
+  const mxn_load_halo_t* halo, int rank, vtkDataArraySelection* points,
+  vtkDataArraySelection* cells, mxn_load_t* give, const std::vector<vtkMxNBlockTopology>& topos)
+  : S(s)
+  , P(p)
+  , Halo(halo)
+  , Rank(rank)
+  , CellSel(cells)
+  , Give(give)
+  , HaveFields(p->step >= 0)
+{
+  for (int b = 0; b < p->num_blocks; ++b)
+  {
+    const bool kept = b < static_cast<int>(topos.size()) && topos[b].Conn;
+    this->Conn.push_back(kept ? topos[b].Conn : p->blocks[b].conn);
+    this->ElemIds.push_back(kept ? topos[b].ElemIds : p->blocks[b].elem_ids);
+  }
+  for (auto& g : vtkMxNVariables::GroupVariables(s->node_var_names, s->num_node_vars, nullptr))
+  {
+    // (a stored vtkGhostType is never in the selection: see NamesOf)
+    if (points->ArrayIsEnabled(g.name.c_str()) && g.name != MXN_GHOST_VAR)
+    {
+      this->NodeGroups.push_back(g);
+    }
+  }
+  int64_t at = 0;
+  for (int b = 0; b < p->num_blocks; ++b)
+  {
+    this->BlockStart.push_back(at);
+    at += p->blocks[b].num_elements;
+  }
+  this->BlockStart.push_back(at);
+}
+
+//----------------------------------------------------------------------------
+std::vector<vtkMxNPieceConverter::Leaf> vtkMxNPieceConverter::Leaves(const mxn_structure_t* s,
+  const std::vector<int>& blocks, vtkDataArraySelection* nodeSets,
+  vtkDataArraySelection* sideSets)
+{
+  using vtkMxNVariables::EntityName;
+  std::vector<Leaf> leaves;
+  for (int b = 0; b < s->num_blocks; ++b)
+  {
+    if (blocks[b])
+    {
+      leaves.push_back(
+        { Leaf::BLOCK, b, EntityName(s->blocks[b].name, "block", s->blocks[b].id) });
+    }
+  }
+  for (int q = 0; q < s->num_node_sets; ++q)
+  {
+    std::string name = EntityName(s->node_sets[q].name, "nodelist", s->node_sets[q].id);
+    if (nodeSets->ArrayIsEnabled(name.c_str()))
+    {
+      leaves.push_back({ Leaf::NODE_SET, q, name });
+    }
+  }
+  for (int q = 0; q < s->num_side_sets; ++q)
+  {
+    std::string name = EntityName(s->side_sets[q].name, "surface", s->side_sets[q].id);
+    if (sideSets->ArrayIsEnabled(name.c_str()))
+    {
+      leaves.push_back({ Leaf::SIDE_SET, q, name });
+    }
+  }
+  return leaves;
+}
+
+//----------------------------------------------------------------------------
+bool vtkMxNPieceConverter::Fill(vtkPartitionedDataSetCollection* output,
+  const std::vector<Leaf>& leaves, const std::vector<CellMapping>& mappings,
+  std::vector<vtkMxNBlockTopology>& topos, const std::function<void(double)>& progress)
+{
+  vtkNew<vtkDataAssembly> assembly;
+  assembly->SetRootNodeName("IOSS"); // as vtkIOSSReader, for selectors written for it
+  const char* groupNames[3] = { "element_blocks", "node_sets", "side_sets" };
+  int groups[3] = { assembly->AddNode(groupNames[0]), -1, -1 };
+  output->SetNumberOfPartitionedDataSets(static_cast<unsigned int>(leaves.size()));
+  for (size_t i = 0; i < leaves.size(); ++i)
+  {
+    const Leaf& leaf = leaves[i];
+    vtkSmartPointer<vtkUnstructuredGrid> grid;
+    switch (leaf.kind)
+    {
+      case Leaf::BLOCK:
+        grid = this->Block(leaf.index, mappings[leaf.index], &topos[leaf.index]);
+        break;
+      case Leaf::NODE_SET:
+        grid = this->NodeSet(leaf.index);
+        break;
+      default:
+        grid = this->SideSet(leaf.index);
+        break;
+    }
+    if (!grid)
+    {
+      // Inconsistent data in the piece (a core bug or a corrupt file). (A
+      // block handed over before kept its arrays in topos: the next
+      // request builds from there.)
+      output->Initialize();
+      return false;
+    }
+    vtkNew<vtkPartitionedDataSet> pds;
+    pds->SetNumberOfPartitions(1);
+    pds->SetPartition(0, grid);
+    const unsigned int index = static_cast<unsigned int>(i);
+    output->SetPartitionedDataSet(index, pds);
+    output->GetMetaData(index)->Set(vtkCompositeDataSet::NAME(), leaf.name.c_str());
+    if (groups[leaf.kind] < 0)
+    {
+      groups[leaf.kind] = assembly->AddNode(groupNames[leaf.kind]);
+    }
+    const int node = assembly->AddNode(
+      vtkDataAssembly::MakeValidNodeName(leaf.name.c_str()).c_str(), groups[leaf.kind]);
+    assembly->SetAttribute(node, "label", leaf.name.c_str());
+    assembly->AddDataSetIndex(node, index);
+    progress(static_cast<double>(i + 1) / leaves.size());
+  }
+  output->SetDataAssembly(assembly);
+  return true;
+}
+
+//----------------------------------------------------------------------------
+std::vector<vtkIdType>& vtkMxNPieceConverter::Local()
+{
+  if (this->LocalIndex.empty())
+  {
+    this->LocalIndex.assign(static_cast<size_t>(this->P->num_nodes), -1);
+  }
+  return this->LocalIndex;
+}
+
+//----------------------------------------------------------------------------
+// Points of the grid: the piece nodes flagged in LocalIndex (>= 0),
+// numbered in piece order; returns them. Resets LocalIndex to those
+// numbers.
+std::vector<int64_t> vtkMxNPieceConverter::NumberUsedNodes()
+{
+  std::vector<vtkIdType>& local = this->Local();
+  std::vector<int64_t> used;
+  for (int64_t n = 0; n < this->P->num_nodes; ++n)
+  {
+    if (local[n] >= 0)
+    {
+      local[n] = static_cast<vtkIdType>(used.size());
+      used.push_back(n);
+    }
+  }
+  return used;
+}
+
+//----------------------------------------------------------------------------
+void vtkMxNPieceConverter::ClearUsed(const std::vector<int64_t>& used)
+{
+  std::vector<vtkIdType>& local = this->Local();
+  for (int64_t n : used)
+  {
+    local[n] = -1;
+  }
+}
+
+//----------------------------------------------------------------------------
+// The selected nodal variables of the piece nodes `used`, as point arrays.
+void vtkMxNPieceConverter::AddPointFields(vtkPointData* pd, const std::vector<int64_t>& used)
+{
+  const mxn_piece_t* p = this->P;
+  const vtkIdType npts = static_cast<vtkIdType>(used.size());
+  if (!this->HaveFields)
+  {
+    return;
+  }
+  for (const auto& g : this->NodeGroups)
+  {
+    pd->AddArray(ColumnArray(
+      g, npts,
+      [&](int v) -> const double* {
+        return v < p->plan_num_node_vars && p->node_vars ? p->node_vars[v] : nullptr;
+      },
+      used.data()));
+  }
+}
+
+//----------------------------------------------------------------------------
+// Block b's selected element variables and attributes, as cell arrays.
+void vtkMxNPieceConverter::AddCellFields(vtkCellData* cd, int b)
+{
+  const mxn_structure_t* s = this->S;
+  const mxn_block_info_t& bi = s->blocks[b];
+  const mxn_piece_block_t& pb = this->P->blocks[b];
+  const vtkIdType ncells = static_cast<vtkIdType>(pb.num_elements);
+  if (this->HaveFields)
+  {
+    for (const auto& g : vtkMxNVariables::BlockVariables(s, b))
+    {
+      if (this->CellSel->ArrayIsEnabled(g.name.c_str()) && g.name != MXN_GHOST_VAR)
+      {
+        cd->AddArray(ColumnArray(
+          g, ncells,
+          [&](int v) -> const double* {
+            return v < this->P->plan_num_elem_vars && pb.elem_vars ? pb.elem_vars[v] : nullptr;
+          },
+          nullptr));
+      }
+    }
+  }
+  for (const auto& g : vtkMxNVariables::AttributeGroups(bi))
+  {
+    if (this->CellSel->ArrayIsEnabled(g.name.c_str()))
+    {
+      cd->AddArray(GroupArray(g, ncells, [&](int a, vtkIdType e) {
+        return pb.attr ? pb.attr[e * bi.num_attr + a] : NaN;
+      }));
+    }
+  }
+}
+
+//----------------------------------------------------------------------------
+// A grid with the piece nodes `used` as points: coordinates, `ids` and,
+// with a halo, vtkGhostType (no field arrays: AddPointFields).
+vtkSmartPointer<vtkUnstructuredGrid> vtkMxNPieceConverter::PointGrid(
+  const std::vector<int64_t>& used)
+{
+  const mxn_piece_t* p = this->P;
+  const vtkIdType npts = static_cast<vtkIdType>(used.size());
+  auto grid = vtkSmartPointer<vtkUnstructuredGrid>::New();
+  vtkNew<vtkDoubleArray> xyz;
+  xyz->SetNumberOfComponents(3);
+  xyz->SetNumberOfTuples(npts);
+  AdviseLarge(xyz);
+  for (vtkIdType i = 0; i < npts; ++i)
+  {
+    for (int d = 0; d < 3; ++d)
+    {
+      xyz->SetTypedComponent(i, d, d < p->num_dim ? p->coord[d][used[i]] : 0.0);
+    }
+  }
+  vtkNew<vtkPoints> points;
+  points->SetData(xyz);
+  grid->SetPoints(points);
+
+  vtkPointData* pd = grid->GetPointData();
+  auto ids = IdArray("ids", npts);
+  for (vtkIdType i = 0; i < npts; ++i)
+  {
+    ids->SetValue(i, static_cast<vtkIdType>(p->node_ids[used[i]]));
+  }
+  pd->SetGlobalIds(ids);
+  pd->SetPedigreeIds(ids);
+  if (this->Halo && this->Halo->node_owner)
+  {
+    auto ghost = GhostArray(npts);
+    for (vtkIdType i = 0; i < npts; ++i)
+    {
+      if (this->Halo->node_owner[used[i]] != this->Rank)
+      {
+        ghost->SetValue(i, vtkDataSetAttributes::DUPLICATEPOINT);
+      }
+    }
+    pd->AddArray(ghost);
+  }
+  return grid;
+}
+
+//----------------------------------------------------------------------------
+vtkSmartPointer<vtkUnstructuredGrid> vtkMxNPieceConverter::Block(
+  int b, const CellMapping& map, vtkMxNBlockTopology* topo)
+{
+  if (topo && topo->Grid)
+  {
+    return this->BlockFromTopology(b, *topo);
+  }
+  const mxn_block_info_t& bi = this->S->blocks[b];
+  const mxn_piece_block_t& pb = this->P->blocks[b];
+  const vtkIdType ncells = static_cast<vtkIdType>(pb.num_elements);
+  if (!this->MarkBlockNodes(b))
+  {
+    return nullptr;
+  }
+  const std::vector<int64_t> used = this->NumberUsedNodes();
+  auto grid = this->PointGrid(used);
+  mxn_gid_t* givenIds = nullptr; // the element ids, if handed over with the connectivity
+  if (ncells > 0 && bi.poly == MXN_POLY_NSIDED)
+  {
+    this->PolygonCells(grid, b);
+  }
+  else if (ncells > 0 && bi.poly == MXN_POLY_NFACED)
+  {
+    this->PolyhedronCells(grid, b);
+  }
+  else if (ncells > 0)
+  {
+    givenIds = this->FixedCells(grid, b, map, used.size());
+  }
+  else
+  {
+    // An empty grid still carries the arrays, so that every rank offers
+    // the same arrays.
+    vtkNew<vtkCellArray> cells;
+    grid->SetCells(VTK_EMPTY_CELL, cells);
+  }
+  this->ClearUsed(used);
+
+  vtkCellData* cd = grid->GetCellData();
+  this->BlockCellArrays(cd, b, givenIds);
+  if (topo)
+  {
+    topo->Grid = vtkSmartPointer<vtkUnstructuredGrid>::New();
+    topo->Grid->CopyStructure(grid);
+    topo->Grid->GetPointData()->ShallowCopy(grid->GetPointData());
+    topo->Grid->GetCellData()->ShallowCopy(cd);
+    topo->Used = used;
+    if (givenIds)
+    {
+      topo->Conn = this->Conn[b];
+      topo->ElemIds = givenIds;
+    }
+  }
+  this->AddPointFields(grid->GetPointData(), used);
+  this->AddCellFields(cd, b);
+  return grid;
+}
+
+//----------------------------------------------------------------------------
+// A further time step of the same piece: the kept structure, this step's
+// field arrays.
+vtkSmartPointer<vtkUnstructuredGrid> vtkMxNPieceConverter::BlockFromTopology(
+  int b, const vtkMxNBlockTopology& topo)
+{
+  auto grid = vtkSmartPointer<vtkUnstructuredGrid>::New();
+  grid->CopyStructure(topo.Grid); // the same points and cells
+  grid->GetPointData()->ShallowCopy(topo.Grid->GetPointData());
+  grid->GetCellData()->ShallowCopy(topo.Grid->GetCellData());
+  this->AddPointFields(grid->GetPointData(), topo.Used);
+  this->AddCellFields(grid->GetCellData(), b);
+  return grid;
+}
+
+//----------------------------------------------------------------------------
+// Flags in LocalIndex the piece nodes block b's connectivity uses; false
+// (flags cleared, Err set) if it refers to a node the piece does not have.
+bool vtkMxNPieceConverter::MarkBlockNodes(int b)
+{
+  const mxn_block_info_t& bi = this->S->blocks[b];
+  const mxn_piece_block_t& pb = this->P->blocks[b];
+  // Poly blocks list their nodes by offsets (a polyhedron's: the distinct
+  // nodes of its faces).
+  const int64_t nconn =
+    pb.conn_off ? pb.conn_off[pb.num_elements] : pb.num_elements * bi.nodes_per_elem;
+  std::vector<vtkIdType>& local = this->Local();
+  for (int64_t k = 0; k < nconn; ++k)
+  {
+    const int64_t c = pb.conn[k];
+    if (c < 0 || c >= this->P->num_nodes)
+    {
+      std::ostringstream m;
+      m << "element block " << bi.id << " refers to local node " << c << " of "
+        << this->P->num_nodes;
+      this->Err = m.str();
+      for (int64_t j = 0; j < k; ++j)
+      {
+        local[pb.conn[j]] = -1;
+      }
+      return false;
+    }
+    local[c] = 0;
+  }
+  return true;
+}
+
+//----------------------------------------------------------------------------
+// The polygons of block b (MXN_POLY_NSIDED) as the grid's cells.
+void vtkMxNPieceConverter::PolygonCells(vtkUnstructuredGrid* grid, int b)
+{
+  const mxn_piece_block_t& pb = this->P->blocks[b];
+  const vtkIdType ncells = static_cast<vtkIdType>(pb.num_elements);
+  const int64_t nconn = pb.conn_off[pb.num_elements];
+  const std::vector<vtkIdType>& local = this->LocalIndex;
+  auto offsets = vtkSmartPointer<vtkIdTypeArray>::New();
+  auto conn = vtkSmartPointer<vtkIdTypeArray>::New();
+  offsets->SetNumberOfTuples(ncells + 1);
+  conn->SetNumberOfTuples(static_cast<vtkIdType>(nconn));
+  AdviseLarge(offsets);
+  AdviseLarge(conn);
+  for (vtkIdType e = 0; e <= ncells; ++e)
+  {
+    offsets->SetValue(e, static_cast<vtkIdType>(pb.conn_off[e]));
+  }
+  for (int64_t k = 0; k < nconn; ++k)
+  {
+    conn->SetValue(static_cast<vtkIdType>(k), local[pb.conn[k]]);
+  }
+  vtkNew<vtkCellArray> cells;
+  cells->SetData(offsets, conn);
+  grid->SetCells(VTK_POLYGON, cells);
+}
+
+//----------------------------------------------------------------------------
+// The polyhedra of block b (MXN_POLY_NFACED) as the grid's cells: face
+// streams, each face's nodes as the face block stores them.
+void vtkMxNPieceConverter::PolyhedronCells(vtkUnstructuredGrid* grid, int b)
+{
+  const mxn_piece_block_t& pb = this->P->blocks[b];
+  const vtkIdType ncells = static_cast<vtkIdType>(pb.num_elements);
+  const std::vector<vtkIdType>& local = this->LocalIndex;
+  std::vector<int64_t> fstart(this->P->num_face_blocks + 1, 0);
+  for (int fb = 0; fb < this->P->num_face_blocks; ++fb)
+  {
+    fstart[fb + 1] = fstart[fb] + this->P->face_blocks[fb].num_elements;
+  }
+  grid->Allocate(ncells);
+  std::vector<vtkIdType> pts, stream;
+  for (vtkIdType e = 0; e < ncells; ++e)
+  {
+    pts.clear();
+    stream.clear();
+    for (int64_t c = pb.conn_off[e]; c < pb.conn_off[e + 1]; ++c)
+    {
+      pts.push_back(local[pb.conn[c]]);
+    }
+    const int64_t nf = pb.face_off[e + 1] - pb.face_off[e];
+    for (int64_t x = pb.face_off[e]; x < pb.face_off[e + 1]; ++x)
+    {
+      const int64_t face = pb.face_conn[x];
+      const int fb = static_cast<int>(
+        std::upper_bound(fstart.begin() + 1, fstart.end(), face) - (fstart.begin() + 1));
+      const mxn_piece_block_t& pf = this->P->face_blocks[fb];
+      const int fnpe = this->S->face_blocks[fb].nodes_per_elem;
+      const int64_t fk = face - fstart[fb];
+      const int64_t a = pf.conn_off ? pf.conn_off[fk] : fk * fnpe;
+      const int64_t z = pf.conn_off ? pf.conn_off[fk + 1] : a + fnpe;
+      stream.push_back(static_cast<vtkIdType>(z - a));
+      for (int64_t c = a; c < z; ++c)
+      {
+        stream.push_back(local[pf.conn[c]]);
+      }
+    }
+    grid->InsertNextCell(VTK_POLYHEDRON, static_cast<vtkIdType>(pts.size()), pts.data(),
+      static_cast<vtkIdType>(nf), stream.data());
+  }
+}
+
+//----------------------------------------------------------------------------
+// The cells of a block with a fixed node count, in VTK's node order;
+// returns the element ids if the load handed them over with the
+// connectivity, else null.
+mxn_gid_t* vtkMxNPieceConverter::FixedCells(
+  vtkUnstructuredGrid* grid, int b, const CellMapping& map, size_t numUsed)
+{
+  const mxn_piece_block_t& pb = this->P->blocks[b];
+  const int npe = this->S->blocks[b].nodes_per_elem;
+  const vtkIdType ncells = static_cast<vtkIdType>(pb.num_elements);
+  const std::vector<vtkIdType>& local = this->LocalIndex;
+  mxn_gid_t* givenIds = nullptr;
+  auto conn = vtkSmartPointer<vtkIdTypeArray>::New();
+  // A block whose grid has every piece node as its points, in piece
+  // order (one block, or one that reaches every node), with VTK's node
+  // order: its connectivity is already the grid's, and the load hands
+  // it over (with the element ids) instead of it being copied.
+  int64_t* given = nullptr;
+  if (this->Give && map.order.empty() && static_cast<int64_t>(numUsed) == this->P->num_nodes &&
+    mxn_load_take_block(this->Give, b, &given, &givenIds) == MXN_OK)
+  {
+    conn->SetArray(reinterpret_cast<vtkIdType*>(given), ncells * npe, 0,
+      vtkAbstractArray::VTK_DATA_ARRAY_FREE);
+  }
+  else
+  {
+    conn->SetNumberOfTuples(ncells * npe);
+    AdviseLarge(conn);
+    vtkIdType* out = conn->GetPointer(0);
+    for (vtkIdType e = 0; e < ncells; ++e)
+    {
+      const int64_t* in = pb.conn + e * npe;
+      for (int k = 0; k < npe; ++k)
+      {
+        out[e * npe + k] = local[in[map.order.empty() ? k : map.order[k]]];
+      }
+    }
+  }
+  vtkNew<vtkCellArray> cells;
+  cells->SetData(npe, conn);
+  grid->SetCells(map.vtkType, cells);
+  return givenIds;
+}
+
+//----------------------------------------------------------------------------
+// A block's `ids` (GlobalIds and PedigreeIds), `object_id` and, with a
+// halo, vtkGhostType.
+void vtkMxNPieceConverter::BlockCellArrays(vtkCellData* cd, int b, mxn_gid_t* givenIds)
+{
+  const mxn_block_info_t& bi = this->S->blocks[b];
+  const mxn_piece_block_t& pb = this->P->blocks[b];
+  const vtkIdType ncells = static_cast<vtkIdType>(pb.num_elements);
+  vtkSmartPointer<vtkIdTypeArray> ids;
+  if (givenIds)
+  {
+    ids = vtkSmartPointer<vtkIdTypeArray>::New();
+    ids->SetName("ids");
+    ids->SetArray(reinterpret_cast<vtkIdType*>(givenIds), ncells, 0,
+      vtkAbstractArray::VTK_DATA_ARRAY_FREE);
+  }
+  else
+  {
+    ids = IdArray("ids", ncells);
+    for (vtkIdType e = 0; e < ncells; ++e)
+    {
+      ids->SetValue(e, static_cast<vtkIdType>(pb.elem_ids[e]));
+    }
+  }
+  cd->SetGlobalIds(ids);
+  cd->SetPedigreeIds(ids);
+  cd->AddArray(ObjectIds(ncells, bi.id));
+  if (this->Halo && this->Halo->elem_depth)
+  {
+    auto ghost = GhostArray(ncells);
+    const unsigned char* depth = this->Halo->elem_depth[b];
+    for (vtkIdType e = 0; depth && e < ncells; ++e)
+    {
+      if (depth[e] > 0)
+      {
+        ghost->SetValue(e, vtkDataSetAttributes::DUPLICATECELL);
+      }
+    }
+    cd->AddArray(ghost);
+  }
+}
+
+//----------------------------------------------------------------------------
+// Set variables of set q of a kind, as cell arrays of the set's entries.
+void vtkMxNPieceConverter::SetVariables(
+  vtkCellData* cd, const mxn_var_list_t& list, int q, const mxn_piece_set_t& ps)
+{
+  if (!this->HaveFields || list.num <= 0)
+  {
+    return;
+  }
+  const int* truth = list.truth ? list.truth + q * list.num : nullptr;
+  for (const auto& g : vtkMxNVariables::GroupVariables(list.names, list.num, truth))
+  {
+    cd->AddArray(ColumnArray(
+      g, static_cast<vtkIdType>(ps.n),
+      [&](int v) -> const double* { return v < ps.num_vars && ps.vars ? ps.vars[v] : nullptr; },
+      nullptr));
+  }
+}
+
+//----------------------------------------------------------------------------
+vtkSmartPointer<vtkUnstructuredGrid> vtkMxNPieceConverter::NodeSet(int q)
+{
+  std::vector<vtkIdType>& local = this->Local();
+  const mxn_set_info_t& si = this->S->node_sets[q];
+  const mxn_piece_set_t& ps = this->P->node_sets[q];
+  for (int64_t i = 0; i < ps.n; ++i)
+  {
+    if (ps.entries[i] < 0 || ps.entries[i] >= this->P->num_nodes)
+    {
+      std::ostringstream m;
+      m << "node set " << si.id << " refers to local node " << ps.entries[i] << " of "
+        << this->P->num_nodes;
+      this->Err = m.str();
+      return nullptr;
+    }
+  }
+  // Points in set order (a node listed twice is one point, two vertices).
+  std::vector<int64_t> used;
+  for (int64_t i = 0; i < ps.n; ++i)
+  {
+    if (local[ps.entries[i]] < 0)
+    {
+      local[ps.entries[i]] = static_cast<vtkIdType>(used.size());
+      used.push_back(ps.entries[i]);
+    }
+  }
+  auto grid = this->PointGrid(used);
+  this->AddPointFields(grid->GetPointData(), used);
+  const vtkIdType n = static_cast<vtkIdType>(ps.n);
+  auto conn = vtkSmartPointer<vtkIdTypeArray>::New();
+  conn->SetNumberOfTuples(n);
+  for (vtkIdType i = 0; i < n; ++i)
+  {
+    conn->SetValue(i, local[ps.entries[i]]);
+  }
+  this->ClearUsed(used);
+  vtkNew<vtkCellArray> cells;
+  cells->SetData(1, conn);
+  grid->SetCells(n > 0 ? VTK_VERTEX : VTK_EMPTY_CELL, cells);
+
+  vtkCellData* cd = grid->GetCellData();
+  this->SetVariables(cd, this->S->node_set_vars, q, ps);
+  cd->AddArray(ObjectIds(n, si.id));
+  if (this->Halo && this->Halo->node_owner)
+  {
+    auto ghost = GhostArray(n);
+    for (vtkIdType i = 0; i < n; ++i)
+    {
+      if (this->Halo->node_owner[ps.entries[i]] != this->Rank)
+      {
+        ghost->SetValue(i, vtkDataSetAttributes::DUPLICATECELL);
+      }
+    }
+    cd->AddArray(ghost);
+  }
+  return grid;
+}
+
+//----------------------------------------------------------------------------
+// Side `side` (1-based) of entry e of poly block b as piece node indices:
+// a polygon's edge (2D) or a polyhedron's face.
+bool vtkMxNPieceConverter::PolySide(int b, int64_t e, int side, SideShape& out)
+{
+  const mxn_structure_t* s = this->S;
+  const mxn_piece_block_t& pb = this->P->blocks[b];
+  out.nodes.clear();
+  if (s->blocks[b].poly == MXN_POLY_NSIDED)
+  {
+    const int64_t n = pb.conn_off[e + 1] - pb.conn_off[e];
+    if (s->num_dim != 2 || side < 1 || side > n)
+    {
+      return false;
+    }
+    out.vtkType = VTK_LINE;
+    out.nodes.push_back(static_cast<int>(pb.conn[pb.conn_off[e] + side - 1]));
+    out.nodes.push_back(static_cast<int>(pb.conn[pb.conn_off[e] + side % n]));
+    return true;
+  }
+  if (side < 1 || side > pb.face_off[e + 1] - pb.face_off[e])
+  {
+    return false;
+  }
+  int64_t face = pb.face_conn[pb.face_off[e] + side - 1];
+  int fb = 0;
+  while (fb < this->P->num_face_blocks && face >= this->P->face_blocks[fb].num_elements)
+  {
+    face -= this->P->face_blocks[fb].num_elements;
+    ++fb;
+  }
+  if (fb == this->P->num_face_blocks)
+  {
+    return false;
+  }
+  const mxn_piece_block_t& pf = this->P->face_blocks[fb];
+  const int fnpe = s->face_blocks[fb].nodes_per_elem;
+  const int64_t a = pf.conn_off ? pf.conn_off[face] : face * fnpe;
+  const int64_t z = pf.conn_off ? pf.conn_off[face + 1] : a + fnpe;
+  out.vtkType = z - a == 3 ? VTK_TRIANGLE : z - a == 4 ? VTK_QUAD : VTK_POLYGON;
+  for (int64_t c = a; c < z; ++c)
+  {
+    out.nodes.push_back(static_cast<int>(pf.conn[c]));
+  }
+  return true;
+}
+
+//----------------------------------------------------------------------------
+// The shape of each side of side set q as piece node indices, flagged in
+// LocalIndex, and the block of each side's element; false (Err set) for an
+// entry the piece or the element type does not have.
+bool vtkMxNPieceConverter::SideShapes(
+  int q, std::vector<SideShape>& shapes, std::vector<int>& blockOf)
+{
+  std::vector<vtkIdType>& local = this->Local();
+  const mxn_structure_t* s = this->S;
+  const mxn_set_info_t& si = s->side_sets[q];
+  const mxn_piece_set_t& ps = this->P->side_sets[q];
+  const int64_t numElems = this->BlockStart.back();
+  shapes.assign(static_cast<size_t>(ps.n), SideShape());
+  blockOf.assign(static_cast<size_t>(ps.n), 0);
+  for (int64_t i = 0; i < ps.n; ++i)
+  {
+    const int64_t g = ps.entries[i];
+    const int side = ps.sides ? ps.sides[i] : 0;
+    if (g < 0 || g >= numElems)
+    {
+      std::ostringstream m;
+      m << "side set " << si.id << " refers to local element " << g << " of " << numElems;
+      this->Err = m.str();
+      return false;
+    }
+    const int b = static_cast<int>(
+      std::upper_bound(this->BlockStart.begin(), this->BlockStart.end(), g) -
+      this->BlockStart.begin() - 1);
+    const int64_t e = g - this->BlockStart[b];
+    const mxn_block_info_t& bi = s->blocks[b];
+    if (bi.poly)
+    {
+      // A polygon's side k: its edge from node k to k+1; a polyhedron's:
+      // its k-th face. Piece node indices straight away.
+      if (!this->PolySide(b, e, side, shapes[i]))
+      {
+        std::ostringstream m;
+        m << "side set " << si.id << " names side " << side << " of element "
+          << this->ElemIds[b][e] << " (block " << bi.id << ", " << bi.type
+          << "), which it does not have";
+        this->Err = m.str();
+        return false;
+      }
+      blockOf[i] = b;
+      for (int k : shapes[i].nodes)
+      {
+        local[k] = 0;
+      }
+      continue;
+    }
+    if (!vtkMxNCellTypes::SideOf(bi.type, bi.nodes_per_elem, s->num_dim, side, shapes[i]))
+    {
+      std::ostringstream m;
+      m << "side set " << si.id << " names side " << side << " of element "
+        << this->ElemIds[b][e] << " (block " << bi.id << ", type " << bi.type << " with "
+        << bi.nodes_per_elem << " nodes), which this reader does not know";
+      this->Err = m.str();
+      return false;
+    }
+    blockOf[i] = b;
+    const int64_t* conn = this->Conn[b] + e * bi.nodes_per_elem;
+    for (int& k : shapes[i].nodes)
+    {
+      k = static_cast<int>(conn[k]); // now a piece node index
+      local[k] = 0;
+    }
+  }
+  return true;
+}
+
+//----------------------------------------------------------------------------
+vtkSmartPointer<vtkUnstructuredGrid> vtkMxNPieceConverter::SideSet(int q)
+{
+  std::vector<SideShape> shapes;
+  std::vector<int> blockOf;
+  if (!this->SideShapes(q, shapes, blockOf))
+  {
+    return nullptr;
+  }
+  const mxn_piece_set_t& ps = this->P->side_sets[q];
+  const std::vector<int64_t> used = this->NumberUsedNodes();
+  const std::vector<vtkIdType>& local = this->LocalIndex;
+  auto grid = this->PointGrid(used);
+  this->AddPointFields(grid->GetPointData(), used);
+  const vtkIdType n = static_cast<vtkIdType>(ps.n);
+  grid->Allocate(n);
+  std::vector<vtkIdType> ptIds;
+  for (vtkIdType i = 0; i < n; ++i)
+  {
+    ptIds.clear();
+    for (int k : shapes[i].nodes)
+    {
+      ptIds.push_back(local[k]);
+    }
+    grid->InsertNextCell(shapes[i].vtkType, static_cast<vtkIdType>(ptIds.size()), ptIds.data());
+  }
+  this->ClearUsed(used);
+  this->SideCellArrays(grid->GetCellData(), q, blockOf);
+  return grid;
+}
+
+//----------------------------------------------------------------------------
+// Side set q's cell arrays: `element_side`, the set variables,
+// `object_id` and, with a halo, vtkGhostType.
+void vtkMxNPieceConverter::SideCellArrays(vtkCellData* cd, int q, const std::vector<int>& blockOf)
+{
+  const mxn_set_info_t& si = this->S->side_sets[q];
+  const mxn_piece_set_t& ps = this->P->side_sets[q];
+  const vtkIdType n = static_cast<vtkIdType>(ps.n);
+  // (element id, side) as vtkIOSSReader gives them: 32-bit when the ids fit.
+  bool fits32 = true;
+  for (vtkIdType i = 0; i < n; ++i)
+  {
+    const int b = blockOf[i];
+    const mxn_gid_t id = this->ElemIds[b][ps.entries[i] - this->BlockStart[b]];
+    fits32 = fits32 && id <= std::numeric_limits<int32_t>::max() &&
+      id >= std::numeric_limits<int32_t>::min();
+  }
+  vtkSmartPointer<vtkDataArray> es;
+  if (fits32)
+  {
+    es = vtkSmartPointer<vtkTypeInt32Array>::New();
+  }
+  else
+  {
+    es = vtkSmartPointer<vtkTypeInt64Array>::New();
+  }
+  es->SetName("element_side");
+  es->SetNumberOfComponents(2);
+  es->SetNumberOfTuples(n);
+  for (vtkIdType i = 0; i < n; ++i)
+  {
+    const int b = blockOf[i];
+    const mxn_gid_t id = this->ElemIds[b][ps.entries[i] - this->BlockStart[b]];
+    es->SetComponent(i, 0, static_cast<double>(id));
+    es->SetComponent(i, 1, ps.sides ? ps.sides[i] : 0);
+  }
+  cd->AddArray(es);
+  this->SetVariables(cd, this->S->side_set_vars, q, ps);
+  cd->AddArray(ObjectIds(n, si.id));
+  if (this->Halo && this->Halo->elem_depth)
+  {
+    auto ghost = GhostArray(n);
+    for (vtkIdType i = 0; i < n; ++i)
+    {
+      const int b = blockOf[i];
+      const unsigned char* depth = this->Halo->elem_depth[b];
+      if (depth && depth[ps.entries[i] - this->BlockStart[b]] > 0)
+      {
+        ghost->SetValue(i, vtkDataSetAttributes::DUPLICATECELL);
+      }
+    }
+    cd->AddArray(ghost);
+  }
+}
+
+//----------------------------------------------------------------------------
+void vtkMxNPieceConverter::AddGlobalVariables(
+  vtkPartitionedDataSetCollection* output, const mxn_structure_t* s, const mxn_piece_t* p)
+{
+  if (p->step < 0 || !p->global_vars)
+  {
+    return;
+  }
+  for (auto& g : vtkMxNVariables::GroupVariables(s->global_var_names, s->num_global_vars, nullptr))
+  {
+    output->GetFieldData()->AddArray(
+      GroupArray(g, 1, [&](int v, vtkIdType) { return p->global_vars[v]; }));
+  }
+}
+
+//----------------------------------------------------------------------------
+void vtkMxNPieceConverter::AddLoadStats(
+  vtkPartitionedDataSetCollection* output, const mxn_load_stats_t& x)
+{
+  // One component each, so a script can see what the load read and how
+  // long it took.
+  const std::pair<const char*, double> fields[] = { { "rank", x.rank }, { "nranks", x.nranks },
+    { "owned_elements", double(x.owned_elements) }, { "owned_weight", x.owned_weight },
+    { "cover_files", x.cover_files }, { "files_overlapping", x.files_overlapping },
+    { "num_nodes", double(x.num_nodes) }, { "bytes_read", double(x.bytes_read) },
+    { "bytes_needed", double(x.bytes_needed) }, { "map_bytes_read", double(x.map_bytes_read) },
+    { "set_bytes_read", double(x.set_bytes_read) }, { "read_calls", double(x.read_calls) },
+    { "files_opened", double(x.files_opened) },
+    { "partition_bytes_read", double(x.partition_bytes_read) },
+    { "seconds_open", x.seconds_open }, { "seconds_partition", x.seconds_partition },
+    { "seconds_plan", x.seconds_plan }, { "seconds_read", x.seconds_read },
+    { "seconds_step", x.seconds_step }, { "ghost_elements", double(x.ghost_elements) },
+    { "ghost_nodes", double(x.ghost_nodes) }, { "ghost_files", x.ghost_files },
+    { "seconds_ghost", x.seconds_ghost }, { "ghost_bytes_read", double(x.ghost_bytes_read) },
+    { "total_elements", double(x.total_elements) }, { "imbalance", x.imbalance },
+    { "check_bytes_read", double(x.check_bytes_read) }, { "seconds_check", x.seconds_check } };
+  const int nf = static_cast<int>(sizeof fields / sizeof fields[0]);
+  vtkNew<vtkDoubleArray> a;
+  a->SetName("mxn_load_stats");
+  a->SetNumberOfComponents(nf);
+  a->SetNumberOfTuples(1);
+  for (int c = 0; c < nf; ++c)
+  {
+    a->SetComponentName(c, fields[c].first);
+    a->SetTypedComponent(0, c, fields[c].second);
+  }
+  output->GetFieldData()->AddArray(a);
+}
+
+//----------------------------------------------------------------------------
+void vtkMxNPieceConverter::AddRebalanceReport(vtkPartitionedDataSetCollection* output,
+  const mxn_rebalance_report_t& rp, double measuredSeconds, const std::string& costSource)
+{
+  auto scalar = [&](const char* name, double v) {
+    vtkNew<vtkDoubleArray> a;
+    a->SetName(name);
+    a->SetNumberOfTuples(1);
+    a->SetValue(0, v);
+    output->GetFieldData()->AddArray(a);
+  };
+  auto count = [&](const char* name, long long v) {
+    vtkNew<vtkTypeInt64Array> a;
+    a->SetName(name);
+    a->SetNumberOfTuples(1);
+    a->SetValue(0, v);
+    output->GetFieldData()->AddArray(a);
+  };
+  scalar("MxNImbalanceBefore", rp.imbalance_before);
+  scalar("MxNImbalanceAfter", rp.imbalance_after);
+  count("MxNMigratedElements", rp.migrated);
+  count("MxNBytesReRead", rp.bytes_read_all);
+  scalar("MxNRebalanceSeconds", rp.seconds_balance + rp.seconds_migrate);
+  count("MxNRebalanced", rp.rebalanced);
+  count("MxNRebalanceStep", rp.step + 1);
+  scalar("MxNMeasuredSeconds", measuredSeconds);
+  vtkNew<vtkStringArray> src;
+  src->SetName("MxNLoadBalanceCost");
+  src->InsertNextValue(costSource);
+  output->GetFieldData()->AddArray(src);
+}

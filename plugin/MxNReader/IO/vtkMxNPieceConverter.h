@@ -1,0 +1,156 @@
+// The piece -> VTK conversion of vtkMxNReader: one rank's piece, as the
+// core's load hands it over, becomes the unstructured grids, assembly and
+// field data of the reader's output. No algorithm: every decision (who
+// owns what, which cells are ghosts) was made by the core. Internal to the
+// reader's module.
+#ifndef vtkMxNPieceConverter_h
+#define vtkMxNPieceConverter_h
+
+#include "vtkMxNCellTypes.h"
+#include "vtkMxNVariables.h"
+#include "vtkSmartPointer.h" // for vtkSmartPointer
+#include "vtkType.h"         // for vtkIdType
+
+#include <mxn/mxn.h>
+
+#include <functional> // for std::function
+#include <string>     // for std::string
+#include <vector>     // for std::vector
+
+class vtkCellData;
+class vtkDataArraySelection;
+class vtkPartitionedDataSetCollection;
+class vtkPointData;
+class vtkUnstructuredGrid;
+
+/** An element block's grid structure as built for one piece (points,
+ *  cells, global and object ids, vtkGhostType) and the piece node of each
+ *  point: further time steps of the same piece share it and build only
+ *  their field arrays. */
+struct vtkMxNBlockTopology
+{
+  vtkSmartPointer<vtkUnstructuredGrid> Grid;
+  std::vector<int64_t> Used;
+  // The block's connectivity and element ids when the load handed them
+  // over to Grid's arrays (mxn_load_take_block), else null: side sets
+  // selected later still read them here.
+  const int64_t* Conn = nullptr;
+  const mxn_gid_t* ElemIds = nullptr;
+};
+
+/**
+ * Converts one rank's piece into the grids of the collection. Every grid
+ * has the piece nodes it uses as points (ascending piece order), with the
+ * point arrays of the selected nodal variables.
+ */
+class vtkMxNPieceConverter
+{
+public:
+  /** One leaf of the output: a selected block, node set or side set. */
+  struct Leaf
+  {
+    enum Kind
+    {
+      BLOCK = 0,
+      NODE_SET = 1,
+      SIDE_SET = 2
+    };
+    int kind;
+    int index; // in the structure's list of its kind
+    std::string name;
+  };
+
+  /**
+   * `give`: the load whose blocks' connectivity and element ids may be
+   * handed over to the grids' arrays (mxn_load_take_block), or null to
+   * copy them. `topos`: the block structures kept from earlier requests
+   * of this piece (their Conn / ElemIds stand for the piece's, which are
+   * null once handed over).
+   */
+  vtkMxNPieceConverter(const mxn_structure_t* s, const mxn_piece_t* p,
+    const mxn_load_halo_t* halo, int rank, vtkDataArraySelection* points,
+    vtkDataArraySelection* cells, mxn_load_t* give,
+    const std::vector<vtkMxNBlockTopology>& topos);
+
+  /** The selected blocks, node sets and side sets, in this order. */
+  static std::vector<Leaf> Leaves(const mxn_structure_t* s, const std::vector<int>& blocks,
+    vtkDataArraySelection* nodeSets, vtkDataArraySelection* sideSets);
+
+  /**
+   * Fill `output` with one partitioned dataset per leaf and the `IOSS`
+   * assembly. `mappings` and `topos` are per block; `progress` is told
+   * the fraction of leaves done. False (output emptied, Error() says why)
+   * if the piece is inconsistent.
+   */
+  bool Fill(vtkPartitionedDataSetCollection* output, const std::vector<Leaf>& leaves,
+    const std::vector<vtkMxNCellTypes::CellMapping>& mappings,
+    std::vector<vtkMxNBlockTopology>& topos, const std::function<void(double)>& progress);
+
+  /** Element block b with the selected element variables and attributes.
+   *  With `topo`: its structure is taken from there when it holds one (a
+   *  further time step of the same piece), else saved there. */
+  vtkSmartPointer<vtkUnstructuredGrid> Block(
+    int b, const vtkMxNCellTypes::CellMapping& map, vtkMxNBlockTopology* topo);
+  /** Node set q: one vertex per node of the set on this piece. */
+  vtkSmartPointer<vtkUnstructuredGrid> NodeSet(int q);
+  /** Side set q: one face (3D) or edge (2D, shell edges) per side, built
+   *  from the element's topology. */
+  vtkSmartPointer<vtkUnstructuredGrid> SideSet(int q);
+
+  /** Why the last grid could not be built. */
+  const std::string& Error() const { return this->Err; }
+
+  /** Global variables (grouped like the others), one tuple each, as the
+   *  collection's field data (as vtkIOSSReader). */
+  static void AddGlobalVariables(
+    vtkPartitionedDataSetCollection* output, const mxn_structure_t* s, const mxn_piece_t* p);
+  /** This rank's load counters as the one-tuple array `mxn_load_stats`,
+   *  one named component each. */
+  static void AddLoadStats(vtkPartitionedDataSetCollection* output, const mxn_load_stats_t& x);
+  /** What the re-balance of this step did (MxNImbalanceBefore, ...), what
+   *  it was weighed by and this rank's measured time. */
+  static void AddRebalanceReport(vtkPartitionedDataSetCollection* output,
+    const mxn_rebalance_report_t& rp, double measuredSeconds, const std::string& costSource);
+
+private:
+  std::vector<vtkIdType>& Local();
+  std::vector<int64_t> NumberUsedNodes();
+  void ClearUsed(const std::vector<int64_t>& used);
+  void AddPointFields(vtkPointData* pd, const std::vector<int64_t>& used);
+  void AddCellFields(vtkCellData* cd, int b);
+  vtkSmartPointer<vtkUnstructuredGrid> PointGrid(const std::vector<int64_t>& used);
+
+  vtkSmartPointer<vtkUnstructuredGrid> BlockFromTopology(int b, const vtkMxNBlockTopology& topo);
+  bool MarkBlockNodes(int b);
+  void PolygonCells(vtkUnstructuredGrid* grid, int b);
+  void PolyhedronCells(vtkUnstructuredGrid* grid, int b);
+  mxn_gid_t* FixedCells(vtkUnstructuredGrid* grid, int b,
+    const vtkMxNCellTypes::CellMapping& map, size_t numUsed);
+  void BlockCellArrays(vtkCellData* cd, int b, mxn_gid_t* givenIds);
+
+  void SetVariables(vtkCellData* cd, const mxn_var_list_t& list, int q, const mxn_piece_set_t& ps);
+  bool PolySide(int b, int64_t e, int side, vtkMxNCellTypes::SideShape& out);
+  bool SideShapes(int q, std::vector<vtkMxNCellTypes::SideShape>& shapes, std::vector<int>& blockOf);
+  void SideCellArrays(vtkCellData* cd, int q, const std::vector<int>& blockOf);
+
+  const mxn_structure_t* S;
+  const mxn_piece_t* P;
+  const mxn_load_halo_t* Halo; // null without ghost layers
+  int Rank;
+  vtkDataArraySelection* CellSel;
+  mxn_load_t* Give;
+  std::vector<vtkMxNVariables::VarGroup> NodeGroups; // selected ones
+  // piece node -> grid point, -1 if unused: made on first use (Local()),
+  // since a time step that reuses the grids' topology needs none
+  std::vector<vtkIdType> LocalIndex;
+  std::vector<int64_t> BlockStart; // first concatenated element index per block
+  // Each block's connectivity and element ids: the piece's, or where a
+  // grid of an earlier request owns them since the load handed them over
+  // (the piece's pointers are null then).
+  std::vector<const int64_t*> Conn;
+  std::vector<const mxn_gid_t*> ElemIds;
+  bool HaveFields;
+  std::string Err;
+};
+
+#endif

@@ -1,0 +1,232 @@
+// Entity names and variable grouping for vtkMxNReader (see
+// vtkMxNVariables.h).
+#include "vtkMxNVariables.h"
+
+#include <algorithm>
+#include <cctype>
+#include <cstring>
+#include <set>
+#include <sstream>
+
+namespace vtkMxNVariables
+{
+namespace
+{
+/**
+ * Component suffix lists that make a multi-component array, in component
+ * order, compared case-insensitively. These are the composite variable
+ * types of SEACAS IOSS (vectors, quaternions, symmetric / full /
+ * asymmetric tensors, matrices; Ioss::VariableType and its standard
+ * types), which vtkIOSSReader uses to group Exodus variables. Numbered
+ * suffixes (`_1 _2 ...`) are not grouped: ParaView 5.11's IOSS reader
+ * leaves GroupNumericVectorFieldComponents off.
+ */
+const std::vector<std::vector<std::string>>& SuffixTypes()
+{
+  static const std::vector<std::vector<std::string>> types = {
+    { "x", "y" },
+    { "x", "y", "z" },
+    { "s", "q" },
+    { "x", "y", "z", "q" },
+    { "xx", "yy", "zz", "xy", "yz", "zx", "yx", "zy", "xz" },
+    { "xx", "yy", "zz", "xy", "yx" },
+    { "xx", "yy", "xy", "yx" },
+    { "xx", "xy", "yz", "zx", "yx", "zy", "xz" },
+    { "xx", "xy", "yx" },
+    { "xx", "yy", "zz", "xy", "yz", "zx" },
+    { "xx", "yy", "zz", "xy" },
+    { "xx", "yy", "xy" },
+    { "xx", "xy", "yz", "zx" },
+    { "xx", "xy" },
+    { "xy", "yz", "zx" },
+    { "xy", "yz" },
+    { "xx", "xy", "yx", "yy" },
+    { "xx", "xy", "xz", "yx", "yy", "yz", "zx", "zy", "zz" },
+  };
+  return types;
+}
+
+bool SameNoCase(const std::string& a, const std::string& b)
+{
+  return a.size() == b.size() &&
+    std::equal(a.begin(), a.end(), b.begin(),
+      [](char x, char y) { return std::tolower(x) == std::tolower(y); });
+}
+
+bool IsSuffixType(const std::vector<std::string>& suffixes)
+{
+  for (const auto& type : SuffixTypes())
+  {
+    if (type.size() == suffixes.size() &&
+      std::equal(type.begin(), type.end(), suffixes.begin(), SameNoCase))
+    {
+      return true;
+    }
+  }
+  return false;
+}
+}
+
+//----------------------------------------------------------------------------
+std::string EntityName(const char* name, const char* prefix, mxn_gid_t id)
+{
+  if (name && name[0])
+  {
+    std::string n(name);
+    for (char& c : n)
+    {
+      c = c == ' ' ? '_' : static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    }
+    return n;
+  }
+  std::ostringstream s;
+  s << prefix << "_" << id;
+  return s.str();
+}
+
+//----------------------------------------------------------------------------
+std::vector<VarGroup> GroupVariables(
+  const char (*names)[MXN_NAME_LEN], int n, const int* defined, const char* skip)
+{
+  std::vector<VarGroup> groups;
+  auto isDefined = [defined, skip, names](int v)
+  { return (!defined || defined[v]) && !(skip && std::strcmp(names[v], skip) == 0); };
+  int i = 0;
+  while (i < n)
+  {
+    if (!isDefined(i))
+    {
+      ++i;
+      continue;
+    }
+    const std::string first = names[i];
+    std::vector<int> run{ i };
+    size_t lead = 0;
+    for (int j = i + 1; j < n && isDefined(j); ++j)
+    {
+      const std::string other = names[j];
+      if (other.size() != first.size())
+      {
+        break;
+      }
+      size_t m = 0;
+      while (m < first.size() && first[m] == other[m])
+      {
+        ++m;
+      }
+      if (m == 0 || m == first.size() || (lead > 0 && m < lead))
+      {
+        break;
+      }
+      if (lead == 0)
+      {
+        lead = m;
+      }
+      run.push_back(j);
+    }
+    if (run.size() > 1)
+    {
+      std::vector<std::string> suffixes;
+      for (int v : run)
+      {
+        suffixes.emplace_back(names[v] + lead);
+      }
+      if (IsSuffixType(suffixes))
+      {
+        std::string base = first.substr(0, lead);
+        if (base.size() > 1 && base.back() == '_')
+        {
+          base.pop_back();
+        }
+        groups.push_back({ base, run });
+        i = run.back() + 1;
+        continue;
+      }
+    }
+    groups.push_back({ first, { i } });
+    ++i;
+  }
+  return groups;
+}
+
+//----------------------------------------------------------------------------
+std::vector<VarGroup> BlockVariables(const mxn_structure_t* s, int b)
+{
+  const int* truth = s->elem_var_truth ? s->elem_var_truth + b * s->num_elem_vars : nullptr;
+  return GroupVariables(s->elem_var_names, s->num_elem_vars, truth, MXN_GHOST_VAR);
+}
+
+//----------------------------------------------------------------------------
+std::vector<VarGroup> AttributeGroups(const mxn_block_info_t& b)
+{
+  std::vector<VarGroup> groups;
+  if (b.num_attr <= 0)
+  {
+    return groups;
+  }
+  VarGroup all{ "attribute", {} };
+  for (int a = 0; a < b.num_attr; ++a)
+  {
+    all.vars.push_back(a);
+  }
+  groups.push_back(all);
+  if (b.attr_names)
+  {
+    std::vector<int> named(b.num_attr);
+    for (int a = 0; a < b.num_attr; ++a)
+    {
+      named[a] = b.attr_names[a][0] != '\0';
+    }
+    for (auto& g : GroupVariables(b.attr_names, b.num_attr, named.data()))
+    {
+      if (g.name != "attribute")
+      {
+        groups.push_back(g);
+      }
+    }
+  }
+  return groups;
+}
+
+//----------------------------------------------------------------------------
+SelectionNames NamesOf(const mxn_structure_t* s)
+{
+  SelectionNames n;
+  std::set<std::string> seen;
+  for (int b = 0; b < s->num_blocks; ++b)
+  {
+    n.Blocks.push_back(EntityName(s->blocks[b].name, "block", s->blocks[b].id));
+    std::vector<VarGroup> groups = BlockVariables(s, b);
+    for (auto& g : AttributeGroups(s->blocks[b]))
+    {
+      groups.push_back(g);
+    }
+    for (auto& g : groups)
+    {
+      if (seen.insert(g.name).second)
+      {
+        n.Cells.push_back(g.name);
+      }
+    }
+  }
+  for (int q = 0; q < s->num_node_sets; ++q)
+  {
+    n.NodeSets.push_back(EntityName(s->node_sets[q].name, "nodelist", s->node_sets[q].id));
+  }
+  for (int q = 0; q < s->num_side_sets; ++q)
+  {
+    n.SideSets.push_back(EntityName(s->side_sets[q].name, "surface", s->side_sets[q].id));
+  }
+  for (auto& g : GroupVariables(s->node_var_names, s->num_node_vars, nullptr))
+  {
+    n.Points.push_back(g.name);
+  }
+  // A set written with ghost copies (mxn repart --ghosts) stores
+  // vtkGhostType as a variable; the reader's own halo decides instead.
+  for (auto* names : { &n.Points, &n.Cells })
+  {
+    names->erase(std::remove(names->begin(), names->end(), MXN_GHOST_VAR), names->end());
+  }
+  return n;
+}
+}

@@ -1,0 +1,63 @@
+// Names for vtkMxNReader: entity names and the grouping of Exodus variables
+// into multi-component VTK arrays, both as ParaView's IOSS reader gives
+// them, and the names the reader's selections offer. Internal to the
+// reader's module.
+#ifndef vtkMxNVariables_h
+#define vtkMxNVariables_h
+
+#include <mxn/mxn.h>
+
+#include <string> // for std::string
+#include <vector> // for std::vector
+
+namespace vtkMxNVariables
+{
+/** Scalars grouped into one array: its name and the variables (indices in
+ *  the Exodus list) that are its components, in order. */
+struct VarGroup
+{
+  std::string name;
+  std::vector<int> vars;
+};
+
+/** The name of an entity as vtkIOSSReader gives it: its Exodus name
+ *  lower-cased with blanks as '_' (IOSS does so to every entity name), else
+ *  `<prefix>_<id>`. */
+std::string EntityName(const char* name, const char* prefix, mxn_gid_t id);
+
+/**
+ * Group the variables `names` (Exodus order) defined on one entity
+ * (`defined[v]` != 0, or all when `defined` is null) the way vtkIOSSReader
+ * does with its default empty suffix separator: a run of consecutive
+ * defined names of equal length sharing a leading part (the first pair's
+ * common prefix, no shorter for the others) whose remainders form one of
+ * IOSS's component suffix lists becomes one array named after the leading
+ * part, without a trailing '_' (`VX VY VZ` -> `V`, `vel_x vel_y vel_z` ->
+ * `vel`, `s_xx ... s_zx` -> `s`); any other name is a scalar of its own. A
+ * variable named `skip` is left out (element variables: a vtkGhostType
+ * stored by `mxn repart --ghosts` says which copy is a ghost in *that*
+ * set; this load's own halo decides here).
+ */
+std::vector<VarGroup> GroupVariables(
+  const char (*names)[MXN_NAME_LEN], int n, const int* defined, const char* skip = nullptr);
+
+/** The element variables of block b grouped (GroupVariables over the
+ *  variables its truth table defines, without a stored vtkGhostType). */
+std::vector<VarGroup> BlockVariables(const mxn_structure_t* s, int b);
+
+/** Attributes of a block as vtkIOSSReader shows them: `attribute` with
+ *  every attribute as a component, then the named attributes grouped like
+ *  variables. Entries index the block's attributes. */
+std::vector<VarGroup> AttributeGroups(const mxn_block_info_t& b);
+
+/** Names offered by the reader's selections for a structure, in file
+ *  order: entity names, and the grouped point and cell array names (cell
+ *  arrays include attributes; a stored vtkGhostType is never offered). */
+struct SelectionNames
+{
+  std::vector<std::string> Blocks, NodeSets, SideSets, Points, Cells;
+};
+SelectionNames NamesOf(const mxn_structure_t* s);
+}
+
+#endif
