@@ -3,7 +3,7 @@
  * A distributed directory of file domains: global id → every (file, file
  * position) holding it, spread over the ranks of a communicator by a hash
  * of the id (a rendezvous), so that no rank holds entries for the whole
- * mesh (ARCHITECTURE.md, "File domains").
+ * mesh (core/README.md, the load's phases).
  *
  * Each file's id map is published by the one rank that read it; any rank
  * then asks for the ids it needs. Only ids travel, never bulk data.

@@ -2,7 +2,7 @@
  * \file load.h
  * The parallel MxN load: N ranks open a dataset written as M files and each
  * ends up with its own balanced piece, read by itself through the minimal
- * cover of its piece by the files (ARCHITECTURE.md, "A collective load").
+ * cover of its piece by the files (core/README.md describes the phases).
  *
  * Steps inside mxn_load_open():
  *  1. member files are dealt to ranks in contiguous ranges (rank R gets
@@ -34,10 +34,10 @@
 extern "C" {
 #endif
 
-/** Options of a load; zero-initialize, then set what you need. */
+/** Options of a load: start from mxn_load_opts_init(), then set what you
+ *  need. (Zero-initialised they are the same but for `gap`, then 0.) */
 typedef struct mxn_load_opts {
-  /** Partitioning method. MXN_PART_FILES (0 after zero-init is LINEAR:
-   *  set it explicitly; see mxn_load_opts_init()). */
+  /** Partitioning method; MXN_PART_FILES (0) by default. */
   mxn_part_method method;
   double imbalance_tol;       /**< <= 1: default 1.05 */
   /** Element weights from this element variable (absolute value, floored
@@ -120,6 +120,9 @@ typedef struct mxn_load_stats {
    *  the copies compared) and its seconds. */
   int64_t check_bytes_read;
   double seconds_check;
+  /** Publishing the members' element domains in the directory (and
+   *  counting the distinct ids), after seconds_open. */
+  double seconds_directory;
 } mxn_load_stats_t;
 
 /** VTK's ghost flags (vtkDataSetAttributes::DUPLICATECELL and
