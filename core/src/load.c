@@ -361,6 +361,7 @@ static int phase_owners(mxn__load_ctx_t *c, int *pending) {
   mxn_load_t *ld = c->ld;
   mxn_dataset_t *ds = ld->ds;
   int status = MXN_OK;
+  double t1 = now();
   int32_t *qfile = NULL;
   int64_t *qoff = NULL, *qpos = NULL, npub = c->npub;
   if (!c->unique) {
@@ -390,6 +391,7 @@ static int phase_owners(mxn__load_ctx_t *c, int *pending) {
   MXN_FREE(c->pub_file);
   MXN_FREE(c->pub_pos);
   *pending = status;
+  ld->st.seconds_directory += now() - t1;
   return MXN_OK;
 }
 

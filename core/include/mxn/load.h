@@ -120,8 +120,9 @@ typedef struct mxn_load_stats {
    *  the copies compared) and its seconds. */
   int64_t check_bytes_read;
   double seconds_check;
-  /** Publishing the members' element domains in the directory (and
-   *  counting the distinct ids), after seconds_open. */
+  /** The directory: the members' element domains published, the distinct
+   *  ids counted, each element's initial owner found (the shared-node
+   *  check between them is seconds_check). */
   double seconds_directory;
 } mxn_load_stats_t;
 
