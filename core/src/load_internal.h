@@ -1,5 +1,6 @@
-/* Private: the load handle, shared by load.c (open, steps) and
- * rebalance.c (per-step re-balancing). */
+/* Private: the load handle, shared by load.c (open, steps), the files of
+ * its phases (load_partition.c, dualgraph.c, ghosts.c) and rebalance.c
+ * (per-step re-balancing). */
 #ifndef MXN_LOAD_INTERNAL_H
 #define MXN_LOAD_INTERNAL_H
 
@@ -40,7 +41,7 @@ struct mxn_load {
 };
 
 /* The halo of the owned piece ld->piece, appended layer by layer (see
- * load.c). Meshes of cells with nodes only take each ghost from its
+ * ghosts.c). Meshes of cells with nodes only take each ghost from its
  * owner's record (nothing read) and set up ld->hx, the per-step exchange
  * of their fields; others read the layers from the files. With step >= 0
  * (the step the owned piece holds, after a re-balance) the ghosts get that
