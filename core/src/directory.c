@@ -1,7 +1,7 @@
 /* Distributed directory of file domains by id-hash rendezvous. */
 #include "mxn/directory.h"
 
-#include "halo.h"
+#include "comm.h"
 #include "internal.h"
 
 #include <limits.h>
@@ -39,126 +39,22 @@ int mxn_directory_home(mxn_gid_t id, int size) {
   return (int)(z % (uint64_t)size);
 }
 
-/* Set on a rank that learned from mxn__worst that another rank failed,
- * while it did not itself: the next agreement lets a rank that failed
- * first-hand tell the story ("rank 1: out of memory ..."), not the lowest
- * rank that only heard of it. Cleared by every agreement. */
-static _Thread_local int heard_of_failure;
-
-int mxn_agree(MPI_Comm comm, int status, mxn_error_t *err) {
-  int size, rank;
-  if (MPI_Comm_size(comm, &size) != MPI_SUCCESS || MPI_Comm_rank(comm, &rank) != MPI_SUCCESS)
-    return mxn_error_set(err, MXN_ERR_MPI, "MPI communicator unusable");
-  int worst = status;
-  if (MPI_Allreduce(&status, &worst, 1, MPI_INT, MPI_MIN, comm) != MPI_SUCCESS)
-    return mxn_error_set(err, MXN_ERR_MPI, "MPI_Allreduce failed while agreeing on a status");
-  int heard = heard_of_failure;
-  heard_of_failure = 0;
-  if (worst == MXN_OK) return MXN_OK;
-  /* The lowest rank that failed with the worst status tells its story;
-   * one that failed first-hand before one that only heard of it. */
-  int teller = status != worst ? 2 * size : heard ? size + rank : rank, first = 2 * size;
-  MPI_Allreduce(&teller, &first, 1, MPI_INT, MPI_MIN, comm);
-  first %= size;
-  char msg[MXN_ERRMSG_LEN];
-  memset(msg, 0, sizeof msg);
-  if (rank == first) {
-    if (err && strncmp(err->msg, "rank ", 5) == 0)
-      memcpy(msg, err->msg, sizeof msg); /* already agreed once */
-    else if (err && err->msg[0])
-      snprintf(msg, sizeof msg, "rank %d: %.1000s", rank, err->msg);
-    else
-      snprintf(msg, sizeof msg, "rank %d: %s", rank, mxn_strerror(worst));
-  }
-  MPI_Bcast(msg, (int)sizeof msg, MPI_CHAR, first, comm);
-  if (err) {
-    memcpy(err->msg, msg, sizeof msg);
-    err->status = worst;
-  }
-  return worst;
-}
-
-int mxn__worst(MPI_Comm comm, int status) {
-  int worst = status;
-  if (MPI_Allreduce(&status, &worst, 1, MPI_INT, MPI_MIN, comm) != MPI_SUCCESS) return MXN_ERR_MPI;
-  if (status == MXN_OK && worst != MXN_OK) heard_of_failure = 1;
-  return worst;
-}
-
-int mxn__all_ok(MPI_Comm comm, int ok) { return mxn__worst(comm, ok ? MXN_OK : MXN_ERR_NOMEM) == MXN_OK; }
-
-/* Send `n` items of `size` bytes, bucketed by destination `dest[k]`, with
- * one all-to-all: returns the received items (malloc'ed) and their count,
- * and the per-source counts (malloc'ed, comm size) when wanted. A rank
- * that cannot allocate its buffers fails the call on every rank (each
- * learns it before the exchange it would otherwise wait in). */
+/* Send `n` items of `size` bytes to rank dest[k] (comm.c): the received
+ * items (malloc'ed) and their count, and the per-source counts (malloc'ed,
+ * comm size) when wanted. A rank that cannot allocate its buffers fails
+ * the call on every rank. */
 static int exchange(MPI_Comm comm, int nranks, const void *items, size_t size, int64_t n,
-                    const int *dest, void **recv, int64_t *nrecv, int **rcounts_out,
-                    int **order_out) {
-  int status = MXN_ERR_NOMEM;
-  int *scount = mxn__calloc((size_t)nranks, sizeof *scount);
-  int *rcount = mxn__calloc((size_t)nranks, sizeof *rcount);
-  int *sdisp = mxn__calloc((size_t)nranks + 1, sizeof *sdisp);
-  int *rdisp = mxn__calloc((size_t)nranks + 1, sizeof *rdisp);
-  int *order = mxn__malloc(((size_t)n + 1) * sizeof *order);
-  char *sbuf = mxn__malloc((size_t)n * size + 1);
-  char *rbuf = NULL;
+                    const int *dest, void **recv, int64_t *nrecv, int64_t **rcounts_out) {
+  int64_t *rc = rcounts_out ? mxn__malloc(((size_t)nranks + 1) * sizeof *rc) : NULL;
   *recv = NULL;
   *nrecv = 0;
-  int *fill = mxn__calloc((size_t)nranks, sizeof *fill);
-  if (!mxn__all_ok(comm, scount && rcount && sdisp && rdisp && order && sbuf && fill)) {
-    free(fill);
-    goto done;
+  int status = rcounts_out && !rc ? MXN_ERR_NOMEM : MXN_OK;
+  status = mxn__comm_send_items(comm, status, items, size, n, dest, recv, nrecv, rc);
+  if (status == MXN_OK && rcounts_out) {
+    *rcounts_out = rc;
+    rc = NULL;
   }
-  for (int64_t k = 0; k < n; k++) scount[dest[k]]++;
-  for (int r = 0; r < nranks; r++) sdisp[r + 1] = sdisp[r] + scount[r];
-  for (int64_t k = 0; k < n; k++) {
-    int at = sdisp[dest[k]] + fill[dest[k]]++;
-    order[k] = at;
-    memcpy(sbuf + (size_t)at * size, (const char *)items + (size_t)k * size, size);
-  }
-  free(fill);
-  status = MXN_ERR_MPI;
-  if (MPI_Alltoall(scount, 1, MPI_INT, rcount, 1, MPI_INT, comm) != MPI_SUCCESS) goto done;
-  for (int r = 0; r < nranks; r++) rdisp[r + 1] = rdisp[r] + rcount[r];
-  /* Counts in bytes for MPI_BYTE transfers. */
-  int *sb = mxn__malloc(sizeof(int) * (size_t)nranks * 4);
-  rbuf = mxn__malloc((size_t)rdisp[nranks] * size + 1);
-  if (!mxn__all_ok(comm, sb && rbuf)) {
-    free(sb);
-    status = MXN_ERR_NOMEM;
-    goto done;
-  }
-  for (int r = 0; r < nranks; r++) {
-    sb[r] = scount[r] * (int)size;
-    sb[nranks + r] = sdisp[r] * (int)size;
-    sb[2 * nranks + r] = rcount[r] * (int)size;
-    sb[3 * nranks + r] = rdisp[r] * (int)size;
-  }
-  int rc = MPI_Alltoallv(sbuf, sb, sb + nranks, MPI_BYTE, rbuf, sb + 2 * nranks,
-                         sb + 3 * nranks, MPI_BYTE, comm);
-  free(sb);
-  if (rc != MPI_SUCCESS) goto done;
-  *recv = rbuf;
-  *nrecv = rdisp[nranks];
-  rbuf = NULL;
-  if (rcounts_out) {
-    *rcounts_out = rcount;
-    rcount = NULL;
-  }
-  if (order_out) {
-    *order_out = order;
-    order = NULL;
-  }
-  status = MXN_OK;
-done:
-  free(scount);
-  free(rcount);
-  free(sdisp);
-  free(rdisp);
-  free(order);
-  free(sbuf);
-  free(rbuf);
+  free(rc);
   return status;
 }
 
@@ -194,7 +90,7 @@ int mxn_directory_create(MPI_Comm comm, int64_t n, const mxn_gid_t *ids, const i
     mine[k] = (entry_t){ids[k], pos[k], file[k], 0};
     dest[k] = mxn_directory_home(ids[k], d->size);
   }
-  status = exchange(d->comm, d->size, mine, sizeof *mine, n, dest, &got, &d->n, NULL, NULL);
+  status = exchange(d->comm, d->size, mine, sizeof *mine, n, dest, &got, &d->n, NULL);
   if (status != MXN_OK) mxn_error_set(err, status, "directory: exchanging %lld entries failed", (long long)n);
   if ((status = mxn_agree(comm, status, err)) != MXN_OK) goto done;
   d->e = got;
@@ -283,7 +179,8 @@ int mxn_directory_query(mxn_directory_t *d, int64_t n, const mxn_gid_t *ids, int
   int status = MXN_OK;
   ask_t *asks = NULL, *got = NULL;
   reply_t *rep = NULL, *back = NULL;
-  int *dest = NULL, *rcounts = NULL, *rdest = NULL;
+  int *dest = NULL, *rdest = NULL;
+  int64_t *rcounts = NULL;
   int64_t ngot = 0, nrep = 0, nback = 0;
   if (!d || !off || !file || !pos) return mxn_error_set(err, MXN_ERR_ARG, "directory query: missing argument");
   *off = NULL;
@@ -299,7 +196,7 @@ int mxn_directory_query(mxn_directory_t *d, int64_t n, const mxn_gid_t *ids, int
     asks[k] = (ask_t){ids[k], k};
     dest[k] = mxn_directory_home(ids[k], d->size);
   }
-  status = exchange(d->comm, d->size, asks, sizeof *asks, n, dest, (void **)&got, &ngot, &rcounts, NULL);
+  status = exchange(d->comm, d->size, asks, sizeof *asks, n, dest, (void **)&got, &ngot, &rcounts);
   if ((status = mxn_agree(d->comm, status, err)) != MXN_OK) goto done;
 
   /* Answer every ask with all entries of its id, addressed to the asker. */
@@ -352,7 +249,7 @@ int mxn_directory_query(mxn_directory_t *d, int64_t n, const mxn_gid_t *ids, int
   }
   if (status != MXN_OK) mxn_error_set(err, status, "directory query: out of memory answering");
   if ((status = mxn_agree(d->comm, status, err)) != MXN_OK) goto done;
-  status = exchange(d->comm, d->size, rep, sizeof *rep, nrep, rdest, (void **)&back, &nback, NULL, NULL);
+  status = exchange(d->comm, d->size, rep, sizeof *rep, nrep, rdest, (void **)&back, &nback, NULL);
   if ((status = mxn_agree(d->comm, status, err)) != MXN_OK) goto done;
   if (mxn__radix_sort(back, nback, sizeof *back) != MXN_OK)
     status = mxn_error_set(err, MXN_ERR_NOMEM, "directory query: out of memory");

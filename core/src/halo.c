@@ -8,8 +8,10 @@
  * comes from its owner as a record with its connectivity by global node id,
  * coordinates, attributes and maps (plan.h), so the files are not read
  * for it; its fields follow every step by the exchange
- * (mxn__halo_xchg_run). */
+ * (mxn__halo_xchg_run, halo_xchg.c). */
 #include "halo.h"
+
+#include "comm.h"
 #include "plan.h"
 
 #include <stdint.h>
@@ -72,44 +74,9 @@ void mxn__halo_free(mxn__halo_found_t *h) {
   memset(h, 0, sizeof *h);
 }
 
-/* Variable-length int64 records, already grouped by destination; rcount
- * (size ints) gets the words received from each rank. `status`: the
- * caller's so far; as mxn__send_to_if, any rank's failure (or its own
- * allocations' here) fails the call on every rank before an exchange. */
-static int exchange_i64(MPI_Comm comm, int size, int status, const int64_t *sbuf,
-                        const int *scount, int64_t **rbuf, int64_t *rn, int *rcount) {
-  int *sd = NULL, *rd = NULL;
-  if (status == MXN_OK) {
-    sd = mxn__calloc((size_t)size + 1, sizeof *sd);
-    rd = mxn__calloc((size_t)size + 1, sizeof *rd);
-    if (!sd || !rd) status = MXN_ERR_NOMEM;
-  }
-  if ((status = mxn__worst(comm, status)) != MXN_OK) goto done;
-  if (MPI_Alltoall((void *)scount, 1, MPI_INT, rcount, 1, MPI_INT, comm) != MPI_SUCCESS) {
-    status = MXN_ERR_MPI;
-    goto done;
-  }
-  for (int r = 0; r < size; r++) {
-    sd[r + 1] = sd[r] + scount[r];
-    rd[r + 1] = rd[r] + rcount[r];
-  }
-  *rbuf = mxn__malloc(((size_t)rd[size] + 1) * sizeof **rbuf);
-  if ((status = mxn__worst(comm, *rbuf ? MXN_OK : MXN_ERR_NOMEM)) != MXN_OK) goto done;
-  if (MPI_Alltoallv((void *)sbuf, (int *)scount, sd, MPI_INT64_T, *rbuf, rcount, rd, MPI_INT64_T,
-                    comm) != MPI_SUCCESS) {
-    status = MXN_ERR_MPI;
-    goto done;
-  }
-  *rn = rd[size];
-done:
-  free(sd);
-  free(rd);
-  return status;
-}
-
 /* Ask the rendezvous about `n` nodes (sorted, unique): for each, its owner
  * and the ranks other than mine holding it. Replies come back as nrep_t.
- * `status`: the caller's so far (see exchange_i64); two exchanges, each
+ * `status`: the caller's so far (see mxn__comm_exchange); two exchanges, each
  * agreed. */
 static int ask_rendezvous(MPI_Comm comm, int size, int rank, int status, const mxn__halo_found_t *h,
                           int64_t n, const mxn_gid_t *nodes, nrep_t **rep, int64_t *nrep) {
@@ -292,11 +259,13 @@ static int scan_piece(const mxn_structure_t *s, const mxn_piece_t *pc, mxn_gid_t
     const mxn_piece_block_t *pb = &pc->blocks[b];
     int npe = s->blocks[b].nodes_per_elem;
     int ns = pb->num_elements ? solid_sides(s, &s->blocks[b], &sides, &corners) : 0;
-    static const int hex[6][4] = {{0, 1, 5, 4}, {1, 2, 6, 5}, {2, 3, 7, 6},
-                                  {0, 4, 7, 3}, {0, 3, 2, 1}, {4, 5, 6, 7}};
-    if (ns == 6 && npe == 8 && memcmp(sides, hex, sizeof hex) == 0) {
+    const int(*hex)[4] = NULL;
+    mxn__side_corners("HEX", 3, &hex);
+    if (ns == 6 && npe == 8 && sides == hex) {
       /* Hexahedra, the common case, unrolled: each corner gets the XOR of
-       * its three sides' hashes in one update. */
+       * its three sides' hashes in one update. The sides are topology.c's
+       * hex table: {0,1,5,4} {1,2,6,5} {2,3,7,6} {0,4,7,3} {0,3,2,1}
+       * {4,5,6,7}. */
       for (int64_t k = 0; k < pb->num_elements; k++) {
         const int64_t *ec = pb->conn + k * 8;
         uint64_t h0 = hv[ec[0]], h1 = hv[ec[1]], h2 = hv[ec[2]], h3 = hv[ec[3]];
@@ -380,7 +349,8 @@ int mxn__halo_find(MPI_Comm comm, const mxn_structure_t *s, const mxn_piece_t *p
   nrep_t *rep = NULL;
   nask_t *req = NULL, *asked = NULL;
   ans_t *ans = NULL;
-  int *dest = NULL, *cnt = NULL, *rcnt = NULL;
+  int *dest = NULL;
+  int64_t *cnt = NULL, *rcnt = NULL;
   int64_t *n2e_off = NULL, *sbuf = NULL, *rbuf = NULL;
   int32_t *n2e = NULL; /* element indices: 4 bytes each */
   int32_t *slot = NULL; /* per piece node: its index among the asked nodes, or -1 */
@@ -399,7 +369,7 @@ int mxn__halo_find(MPI_Comm comm, const mxn_structure_t *s, const mxn_piece_t *p
   /* Every collective step below is called by every rank: work between two
    * steps that fails goes to the next step (the sync_ labels) with its
    * status, and the step fails on every rank alike (mxn__send_to_if,
-   * exchange_i64, ask_rendezvous agree first). Only after the last step
+   * mxn__comm_exchange_i64, ask_rendezvous agree first). Only after the last step
    * may a rank leave alone: the caller agrees. */
   int64_t nreg = 0, nout = 0;
   nrep_t *out = NULL;
@@ -629,14 +599,14 @@ sync_rep:
       else memset(att, 0, (size_t)na * sizeof(double));
       for (int q = 0; q < s->num_elem_maps; q++) emap[q] = pb->maps ? pb->maps[q][k] : 0;
       words += len;
-      cnt[ANS_TO(ans[i])] += (int)len;
+      cnt[ANS_TO(ans[i])] += len;
     }
     free(rcnt);
     MXN_ALLOC_OR(rcnt, size, sync_ans);
   sync_ans:
     free(rbuf);
     rbuf = NULL;
-    status = exchange_i64(comm, size, status, sbuf, cnt, &rbuf, &rn, rcnt);
+    status = mxn__comm_exchange_i64(comm, status, sbuf, cnt, &rbuf, &rn, rcnt);
     if (status != MXN_OK) goto done; /* on every rank alike */
     /* 2d. New elements become this layer; their unseen nodes the next
      * frontier. The sender of each record is its owner. */
@@ -770,270 +740,3 @@ done:
 }
 
 /* ------------------------------------------------------------------ */
-/* The per-step exchange of the ghosts' fields (halo.h). */
-
-void mxn__halo_xchg_free(mxn__halo_xchg_t **px) {
-  if (!px || !*px) return;
-  mxn__halo_xchg_t *x = *px;
-  free(x->send_off);
-  free(x->recv_off);
-  free(x->send_blk);
-  free(x->recv_blk);
-  free(x->send_at);
-  free(x->recv_at);
-  free(x->own_elems);
-  free(x);
-  *px = NULL;
-}
-
-/* Values a step moves per entry of block blk (-1: nodes): one per
- * variable the piece holds there. The same on every rank: the structure's
- * truth table and the load's selection decide which arrays exist. */
-static int64_t vals_per_entry(const mxn_piece_t *pc, int blk) {
-  int64_t n = 0;
-  if (blk < 0) {
-    for (int v = 0; pc->node_vars && v < pc->plan_num_node_vars; v++) n += pc->node_vars[v] != NULL;
-  } else {
-    const mxn_piece_block_t *pb = &pc->blocks[blk];
-    for (int v = 0; pb->elem_vars && v < pc->plan_num_elem_vars; v++) n += pb->elem_vars[v] != NULL;
-  }
-  return n;
-}
-
-/* An owned element of a block by id: ids sorted with their positions. */
-typedef struct {
-  mxn_gid_t id;
-  int64_t at;
-} id_at_t;
-
-int mxn__halo_xchg_build(MPI_Comm comm, const mxn_structure_t *s, const mxn_piece_t *pc,
-                         int64_t own_nodes, const int64_t *own_elems, int *const *elem_owner,
-                         mxn__halo_xchg_t **out, mxn_error_t *err) {
-  int status = MXN_OK, size, rank, nb = pc->num_blocks;
-  MPI_Comm_size(comm, &size);
-  MPI_Comm_rank(comm, &rank);
-  mxn__halo_xchg_t *x = NULL;
-  int *src = NULL, *fill = NULL, *scnt = NULL, *rcnt = NULL;
-  int64_t *req = NULL, *got = NULL, ngot = 0;
-  id_at_t *ix = NULL;
-  *out = NULL;
-  mxn_error_t e;
-  mxn_error_clear(&e);
-
-  MXN_ALLOC(x, 1);
-  x->size = size;
-  x->own_nodes = own_nodes;
-  MXN_ALLOC(x->own_elems, nb);
-  for (int b = 0; b < nb; b++) x->own_elems[b] = own_elems[b];
-  MXN_ALLOC(x->recv_off, size + 1);
-  MXN_ALLOC(x->send_off, size + 1);
-  /* What comes from where: every ghost element from its owner, every
-   * ghost node from the owner of the first ghost element using it. */
-  int64_t ngn = pc->num_nodes - own_nodes;
-  MXN_ALLOC_RAW(src, ngn);
-  for (int64_t v = 0; v < ngn; v++) src[v] = -1;
-  for (int pass = 0; pass < 2; pass++) {
-    for (int b = 0; b < nb; b++) {
-      const mxn_piece_block_t *pb = &pc->blocks[b];
-      int npe = s->blocks[b].nodes_per_elem;
-      for (int64_t i = own_elems[b]; i < pb->num_elements; i++) {
-        int o = elem_owner[b][i];
-        if (o < 0 || o >= size || o == rank) {
-          status = mxn_error_set(&e, MXN_ERR_INCONSISTENT, "rank %d: ghost element %lld has owner %d",
-                                 rank, (long long)pb->elem_ids[i], o);
-          goto done;
-        }
-        if (pass == 0) {
-          x->recv_off[o + 1]++;
-        } else {
-          int64_t k = x->recv_off[o] + fill[o]++;
-          x->recv_blk[k] = b;
-          x->recv_at[k] = i;
-          req[2 * k] = pb->elem_ids[i];
-          req[2 * k + 1] = b;
-        }
-        const int64_t *ec = pb->conn + mxn__conn_at(pb, npe, i);
-        for (int c = 0, m = mxn__conn_n(pb, npe, i); c < m; c++) {
-          int64_t v = ec[c] - own_nodes;
-          if (v < 0) continue;
-          if (pass == 0 && src[v] < 0) {
-            src[v] = o;
-            x->recv_off[o + 1]++;
-          } else if (pass == 1 && src[v] == o) {
-            int64_t k = x->recv_off[o] + fill[o]++;
-            x->recv_blk[k] = -1;
-            x->recv_at[k] = ec[c];
-            req[2 * k] = pc->node_ids[ec[c]];
-            req[2 * k + 1] = -1;
-            src[v] = -2 - o; /* asked once */
-          }
-        }
-      }
-    }
-    if (pass == 0) {
-      for (int64_t v = 0; v < ngn; v++)
-        if (src[v] < 0) {
-          status = mxn_error_set(&e, MXN_ERR_INCONSISTENT, "rank %d: ghost node %lld is in no ghost element",
-                                 rank, (long long)pc->node_ids[own_nodes + v]);
-          goto done;
-        }
-      for (int r = 0; r < size; r++) x->recv_off[r + 1] += x->recv_off[r];
-      if (x->recv_off[size] > INT32_MAX / 2) {
-        status = mxn_error_set(&e, MXN_ERR_UNSUPPORTED, "rank %d: over 2^30 ghost entries", rank);
-        goto done;
-      }
-      MXN_ALLOC_RAW(x->recv_blk, x->recv_off[size]);
-      MXN_ALLOC_RAW(x->recv_at, x->recv_off[size]);
-      MXN_ALLOC_RAW(req, 2 * x->recv_off[size]);
-      MXN_ALLOC(fill, size);
-      MXN_ALLOC(scnt, size);
-      MXN_ALLOC(rcnt, size);
-    }
-  }
-  for (int r = 0; r < size; r++) scnt[r] = (int)(2 * (x->recv_off[r + 1] - x->recv_off[r]));
-done:
-  if (status != MXN_OK && !e.msg[0]) mxn_error_set(&e, status, "out of memory on rank %d", rank);
-  if ((status = mxn_agree(comm, status, &e)) != MXN_OK) goto fail;
-  if ((status = exchange_i64(comm, size, MXN_OK, req, scnt, &got, &ngot, rcnt)) != MXN_OK) {
-    mxn_error_set(&e, status, "rank %d: the ghost requests failed", rank);
-    goto fail;
-  }
-  /* The entries asked of me, looked up among my own. */
-  for (int r = 0; r < size; r++) x->send_off[r + 1] = x->send_off[r] + rcnt[r] / 2;
-  int64_t ns = x->send_off[size];
-  x->send_blk = mxn__malloc(((size_t)ns + 1) * sizeof *x->send_blk);
-  x->send_at = mxn__malloc(((size_t)ns + 1) * sizeof *x->send_at);
-  if (!x->send_blk || !x->send_at) status = mxn_error_set(&e, MXN_ERR_NOMEM, "out of memory on rank %d", rank);
-  for (int b = 0; status == MXN_OK && b < nb; b++) {
-    const mxn_piece_block_t *pb = &pc->blocks[b];
-    free(ix);
-    ix = mxn__malloc(((size_t)own_elems[b] + 1) * sizeof *ix);
-    if (!ix) {
-      status = mxn_error_set(&e, MXN_ERR_NOMEM, "out of memory on rank %d", rank);
-      break;
-    }
-    for (int64_t i = 0; i < own_elems[b]; i++) ix[i] = (id_at_t){pb->elem_ids[i], i};
-    if (mxn__radix_sort(ix, own_elems[b], sizeof *ix) != MXN_OK) {
-      status = mxn_error_set(&e, MXN_ERR_NOMEM, "out of memory on rank %d", rank);
-      break;
-    }
-    for (int64_t k = 0; k < ns; k++) {
-      mxn_gid_t id = got[2 * k];
-      int64_t blk = got[2 * k + 1], lo = 0, hi = own_elems[b];
-      if (blk != b) continue;
-      while (lo < hi) {
-        int64_t mid = lo + (hi - lo) / 2;
-        if (ix[mid].id < id) lo = mid + 1;
-        else hi = mid;
-      }
-      if (lo == own_elems[b] || ix[lo].id != id) {
-        status = mxn_error_set(&e, MXN_ERR_INCONSISTENT, "rank %d: asked for element %lld of block "
-                               "%lld, which it does not own", rank, (long long)id,
-                               (long long)s->blocks[b].id);
-        break;
-      }
-      x->send_blk[k] = b;
-      x->send_at[k] = ix[lo].at;
-    }
-  }
-  for (int64_t k = 0; status == MXN_OK && k < ns; k++) {
-    mxn_gid_t id = got[2 * k];
-    int64_t blk = got[2 * k + 1];
-    if (blk >= 0 && blk < nb) continue;
-    int64_t v = mxn__lower_bound(pc->node_ids, own_nodes, id);
-    if (blk != -1 || v == own_nodes || pc->node_ids[v] != id) {
-      status = mxn_error_set(&e, MXN_ERR_INCONSISTENT, "rank %d: asked for node %lld, which its "
-                             "elements do not use", rank, (long long)id);
-      break;
-    }
-    x->send_blk[k] = -1;
-    x->send_at[k] = v;
-  }
-  if ((status = mxn_agree(comm, status, &e)) != MXN_OK) goto fail;
-  *out = x;
-  x = NULL;
-fail:
-  if (status != MXN_OK && err) *err = e;
-  mxn__halo_xchg_free(&x);
-  free(src);
-  free(fill);
-  free(scnt);
-  free(rcnt);
-  free(req);
-  free(got);
-  free(ix);
-  return status;
-}
-
-int mxn__halo_xchg_run(MPI_Comm comm, const mxn__halo_xchg_t *x, mxn_piece_t *pc,
-                       mxn_error_t *err) {
-  int status = MXN_OK, size = x->size, rank, nb = pc->num_blocks;
-  MPI_Comm_rank(comm, &rank);
-  int *sc = NULL, *sd = NULL, *rc = NULL, *rd = NULL;
-  int64_t *per = NULL;
-  double *sbuf = NULL, *rbuf = NULL;
-  mxn_error_t e;
-  mxn_error_clear(&e);
-  MXN_ALLOC(per, nb + 1); /* per[b + 1]: values per entry of block b; per[0] nodes */
-  for (int b = -1; b < nb; b++) per[b + 1] = vals_per_entry(pc, b);
-  MXN_ALLOC(sc, size);
-  MXN_ALLOC(sd, size + 1);
-  MXN_ALLOC(rc, size);
-  MXN_ALLOC(rd, size + 1);
-  for (int r = 0; r < size; r++) {
-    int64_t a = 0, z = 0;
-    for (int64_t k = x->send_off[r]; k < x->send_off[r + 1]; k++) a += per[x->send_blk[k] + 1];
-    for (int64_t k = x->recv_off[r]; k < x->recv_off[r + 1]; k++) z += per[x->recv_blk[k] + 1];
-    if (sd[r] + a > INT32_MAX || rd[r] + z > INT32_MAX) {
-      status = mxn_error_set(&e, MXN_ERR_UNSUPPORTED, "rank %d: over 2^31 ghost values in a step", rank);
-      goto done;
-    }
-    sc[r] = (int)a;
-    rc[r] = (int)z;
-    sd[r + 1] = sd[r] + sc[r];
-    rd[r + 1] = rd[r] + rc[r];
-  }
-  MXN_ALLOC_RAW(sbuf, sd[size]);
-  MXN_ALLOC_RAW(rbuf, rd[size]);
-  for (int64_t k = 0, w = 0; k < x->send_off[size]; k++) {
-    int blk = x->send_blk[k];
-    int64_t at = x->send_at[k];
-    if (blk < 0) {
-      for (int v = 0; v < pc->plan_num_node_vars; v++)
-        if (pc->node_vars[v]) sbuf[w++] = pc->node_vars[v][at];
-    } else {
-      double **ev = pc->blocks[blk].elem_vars;
-      for (int v = 0; ev && v < pc->plan_num_elem_vars; v++)
-        if (ev[v]) sbuf[w++] = ev[v][at];
-    }
-  }
-done:
-  if (status != MXN_OK && !e.msg[0]) mxn_error_set(&e, status, "out of memory on rank %d", rank);
-  if ((status = mxn_agree(comm, status, &e)) != MXN_OK) goto fail;
-  if (MPI_Alltoallv(sbuf, sc, sd, MPI_DOUBLE, rbuf, rc, rd, MPI_DOUBLE, comm) != MPI_SUCCESS) {
-    status = mxn_error_set(&e, MXN_ERR_MPI, "rank %d: the ghost field exchange failed", rank);
-    goto fail;
-  }
-  for (int64_t k = 0, w = 0; k < x->recv_off[size]; k++) {
-    int blk = x->recv_blk[k];
-    int64_t at = x->recv_at[k];
-    if (blk < 0) {
-      for (int v = 0; v < pc->plan_num_node_vars; v++)
-        if (pc->node_vars[v]) pc->node_vars[v][at] = rbuf[w++];
-    } else {
-      double **ev = pc->blocks[blk].elem_vars;
-      for (int v = 0; ev && v < pc->plan_num_elem_vars; v++)
-        if (ev[v]) ev[v][at] = rbuf[w++];
-    }
-  }
-fail:
-  if (status != MXN_OK && err) *err = e;
-  free(per);
-  free(sc);
-  free(sd);
-  free(rc);
-  free(rd);
-  free(sbuf);
-  free(rbuf);
-  return status;
-}

@@ -71,27 +71,4 @@ int mxn__halo_xchg_run(MPI_Comm comm, const mxn__halo_xchg_t *x, mxn_piece_t *pc
 
 void mxn__halo_xchg_free(mxn__halo_xchg_t **x);
 
-
-/* The worst (most negative) status any rank of comm passed: one
- * MPI_Allreduce (directory.c). Collective; MXN_ERR_MPI if it fails. */
-int mxn__worst(MPI_Comm comm, int status);
-
-/* Whether every rank of comm passed ok != 0 (mxn__worst of MXN_OK or
- * MXN_ERR_NOMEM), before an exchange that a rank short of memory cannot
- * take part in. Collective. */
-int mxn__all_ok(MPI_Comm comm, int ok);
-
-/* Send each fixed-size item to rank dest[k] (alltoallv); load.c. A rank
- * out of memory for its buffers fails the call on every rank. */
-int mxn__send_to(MPI_Comm comm, int size, const void *items, size_t isz, int64_t n,
-                 const int *dest, void **recv, int64_t *nrecv);
-
-/* As mxn__send_to, for a caller whose own status so far is `status`: a
- * rank that failed before the exchange still calls it (items are then not
- * read), and every rank returns the worst status of all, without
- * exchanging anything, when any failed. So work between collective steps
- * need not leave early: its failure is agreed at the next exchange. */
-int mxn__send_to_if(MPI_Comm comm, int size, int status, const void *items, size_t isz,
-                    int64_t n, const int *dest, void **recv, int64_t *nrecv);
-
 #endif /* MXN_HALO_H */

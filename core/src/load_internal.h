@@ -1,10 +1,14 @@
-/* Private: the load handle, shared by load.c (open, steps) and
- * rebalance.c (per-step re-balancing). */
+/* Private: the load handle, shared by load.c (open, steps), the files of
+ * its phases (load_partition.c, dualgraph.c, ghosts.c) and rebalance.c
+ * (per-step re-balancing). */
 #ifndef MXN_LOAD_INTERNAL_H
 #define MXN_LOAD_INTERNAL_H
 
+#include "comm.h"
 #include "halo.h"
 #include "plan.h"
+
+#include <time.h>
 
 struct mxn_load {
   MPI_Comm comm;
@@ -37,7 +41,7 @@ struct mxn_load {
 };
 
 /* The halo of the owned piece ld->piece, appended layer by layer (see
- * load.c). Meshes of cells with nodes only take each ghost from its
+ * ghosts.c). Meshes of cells with nodes only take each ghost from its
  * owner's record (nothing read) and set up ld->hx, the per-step exchange
  * of their fields; others read the layers from the files. With step >= 0
  * (the step the owned piece holds, after a re-balance) the ghosts get that
@@ -48,13 +52,90 @@ int mxn__load_halo(mxn_load_t *ld, const mxn_load_opts_t *opts, mxn_directory_t 
 /* The dual graph (elements sharing a side) of elements spread over the
  * ranks, in the order of `ids` (pc's concatenated order): neighbour ids,
  * their ranks and the poorer quality of each pair (quality may be any
- * per-element array). Collective; errors not agreed. load.c. */
+ * per-element array). Collective; errors not agreed. dualgraph.c. */
 int mxn__dual_graph_dist(MPI_Comm comm, int size, int rank, const mxn_structure_t *s,
                          const mxn_piece_t *pc, const mxn_gid_t *ids, const double *quality,
                          int64_t **adj_off, mxn_gid_t **adj_ids, int **adj_ranks,
                          double **adj_q);
 
+/* Per element of pc, in concatenated order: the shortest over the longest
+ * distance between two of its nodes, in (0, 1] (*out malloc'ed). Local.
+ * dualgraph.c. */
+int mxn__element_quality(const mxn_structure_t *s, const mxn_piece_t *pc, double **out);
+
+/* Edge weights from the qualities `w` of the dual graph's pairs (in
+ * place): 1/q, and edges within 10% of the heaviest anywhere uncuttable.
+ * Collective. dualgraph.c. */
+int mxn__quality_edge_weights(MPI_Comm comm, int64_t n, const int64_t *adj_off, double *w);
+
 void mxn__load_halo_free(mxn_load_halo_t *h, int nb);
+
+/* Whether ghost elements are built from their owners' records (no element
+ * refers to edges or faces, none is a polygon or polyhedron); otherwise
+ * they are read through the id maps, which queries the directory.
+ * ghosts.c. */
+int mxn__halo_from_owners(const mxn_structure_t *s);
+
+/* Seconds on a monotonic clock, for the phase timers. */
+static inline double mxn__load_now(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+/* An element id on its way to its owner, with its weight and (ids stored
+ * once in the set) the member holding it. */
+typedef struct {
+  mxn_gid_t id;
+  double w;
+  int32_t file, pad;
+} mxn__moving_t;
+
+/* What the phases of mxn_load_open() hand on to each other (load.c): each
+ * phase takes it, fills its part and frees what the next ones no longer
+ * need; mxn__load_ctx_free() frees the rest. */
+typedef struct {
+  mxn_load_t *ld;
+  const mxn_load_opts_t *opts;
+  mxn_error_t *e;
+  const char *path;
+  int N, R;                 /* ranks, this rank */
+  int M, fbeg, fend;        /* members; this rank's are fbeg..fend-1 */
+  int unique;               /* every element id is stored once over the set */
+  mxn_directory_t *dir;     /* NULL once nothing queries it */
+  mxn_io_counters_t c0;     /* the dataset's counters when the directory began */
+  /* published: my members' elements, their member and position */
+  int64_t npub;
+  mxn_gid_t *pub_ids;
+  int32_t *pub_file;
+  int64_t *pub_pos;
+  /* the partition's input: the elements this rank starts with (ids0,
+   * file0, weights w0) and their parts */
+  int64_t n0;
+  mxn_gid_t *ids0;
+  int32_t *file0;
+  double *w0;
+  int *part;
+  double wscale;            /* weights were divided by their maximum */
+  /* the partition's output: my part (mine sorted by id, pids its ids) */
+  mxn__moving_t *mine;
+  int64_t nmine;
+  mxn_gid_t *pids;
+  double ow_scaled;         /* my owned weight in the scaled units */
+  /* the cover: P my part's ids, mask the members to read them from */
+  mxn_idset_t P;
+  char *mask;
+  double t_cover;           /* when the cover began (seconds_plan, _read) */
+  mxn_io_counters_t c1;     /* counters before the piece is read */
+  int drop_early;           /* the id maps went before the ghost layers */
+} mxn__load_ctx_t;
+
+/* Partition the elements ids0 of the context (status: the caller's so
+ * far, not yet agreed) and move their ids to their parts: fills mine,
+ * nmine, pids, the partition's stats. Collective; returns an agreed
+ * status, and in *pending one not yet agreed (sorting my part), for the
+ * next phase to agree. load_partition.c. */
+int mxn__load_partition(mxn__load_ctx_t *c, int status, int *pending);
 
 /* Add what the dataset read between counters c0 and c1 to ld's stats: the
  * entries' bytes to bytes_read, id maps and sets to their own counters,

@@ -1,7 +1,7 @@
 /* The shared-node check: see nodecheck.h. */
 #include "nodecheck.h"
 
-#include "halo.h"
+#include "comm.h"
 #include "mxn/directory.h"
 
 #include <math.h>
@@ -25,10 +25,6 @@ typedef struct {
 /* Nodes of a member closer than this are read in one run. */
 #define RUN_GAP 256
 
-static int agree(MPI_Comm comm, int status, mxn_error_t *err) {
-  return comm == MPI_COMM_NULL ? status : mxn_agree(comm, status, err);
-}
-
 /* This rank's status, with its message (out of memory, or the dataset's
  * own), agreed over comm. */
 static int settle(MPI_Comm comm, mxn_dataset_t *ds, int rank, int status, mxn_error_t *err) {
@@ -36,7 +32,7 @@ static int settle(MPI_Comm comm, mxn_dataset_t *ds, int rank, int status, mxn_er
     mxn_error_set(err, status, "rank %d: out of memory checking shared nodes", rank);
   else if (status != MXN_OK)
     mxn_error_set(err, status, "%s", mxn_dataset_errmsg(ds));
-  return agree(comm, status, err);
+  return mxn__agree_or_local(comm, status, err);
 }
 
 /* Send items to their ranks, or keep them all (serial). */
@@ -455,7 +451,7 @@ static int compare_stated(MPI_Comm comm, mxn_dataset_t *ds, int rank, int size, 
   free(asked);
   free(dest);
   if (status == MXN_ERR_NOMEM) mxn_error_set(err, status, "rank %d: out of memory checking shared nodes", rank);
-  return agree(comm, status, err);
+  return mxn__agree_or_local(comm, status, err);
 }
 
 int mxn__check_shared_nodes(MPI_Comm comm, mxn_dataset_t *ds, int fbeg, int fend, mxn_error_t *err) {
@@ -541,7 +537,7 @@ int mxn__check_shared_nodes(MPI_Comm comm, mxn_dataset_t *ds, int fbeg, int fend
   free(got);
   got = NULL;
   if (status != MXN_OK) mxn_error_set(err, status, "rank %d: out of memory checking shared nodes", rank);
-  if ((status = agree(comm, status, err)) != MXN_OK) goto done;
+  if ((status = mxn__agree_or_local(comm, status, err)) != MXN_OK) goto done;
   status = route(comm, ask, sizeof *ask, nask, dest, (void **)&asked, &nasked);
   free(ask);
   free(dest);
@@ -566,7 +562,7 @@ int mxn__check_shared_nodes(MPI_Comm comm, mxn_dataset_t *ds, int fbeg, int fend
   }
   for (int64_t i = 0; status == MXN_OK && i < nback; i++) dest[i] = mxn_directory_home(back[i].id, size);
   if (status == MXN_ERR_NOMEM) mxn_error_set(err, status, "rank %d: out of memory checking shared nodes", rank);
-  if ((status = agree(comm, status, err)) != MXN_OK) goto done;
+  if ((status = mxn__agree_or_local(comm, status, err)) != MXN_OK) goto done;
   status = route(comm, back, sizeof *back, nback, dest, (void **)&asked, &nasked);
 
   /* 4. Compare at home (the tolerance is collective: every rank asks). */
@@ -577,7 +573,7 @@ int mxn__check_shared_nodes(MPI_Comm comm, mxn_dataset_t *ds, int fbeg, int fend
     status = compare_copies(ds, asked, nasked, lo, hi, tol, err);
   }
   if (status == MXN_ERR_NOMEM) mxn_error_set(err, status, "rank %d: out of memory checking shared nodes", rank);
-  status = agree(comm, status, err);
+  status = mxn__agree_or_local(comm, status, err);
 done:
   for (int j = 0; stated && j < nmine; j++) free(stated[j]);
   free(stated);

@@ -490,6 +490,35 @@ TEST(Load, OnTheDatasetAnInformationPassOpened) {
   }
 }
 
+// A zero-initialised mxn_load_opts_t partitions like mxn_load_opts_init()'s
+// defaults (MXN_PART_FILES is the enum's zero): the same piece on every
+// rank, and every phase timed.
+TEST(Load, ZeroInitialisedOptionsUseTheDefaultMethod) {
+  mxn_load_opts_t z, d;
+  memset(&z, 0, sizeof z);
+  mxn_load_opts_init(&d);
+  EXPECT_EQ(MXN_PART_FILES, d.method);
+  EXPECT_EQ(d.method, z.method);
+  std::string path = resolve("gen/hex/M7");
+  ASSERT_FALSE(path.empty());
+  check_load(path, z);
+  mxn_error_t err;
+  mxn_error_clear(&err);
+  mxn_load_t *a = nullptr, *b = nullptr;
+  ASSERT_EQ(MXN_OK, mxn_load_open(MPI_COMM_WORLD, path.c_str(), &z, &a, &err)) << err.msg;
+  ASSERT_EQ(MXN_OK, mxn_load_open(MPI_COMM_WORLD, path.c_str(), &d, &b, &err)) << err.msg;
+  EXPECT_EQ(std::vector<mxn_gid_t>(mxn_load_piece(a)->blocks[0].elem_ids,
+                                   mxn_load_piece(a)->blocks[0].elem_ids +
+                                       mxn_load_piece(a)->blocks[0].num_elements),
+            std::vector<mxn_gid_t>(mxn_load_piece(b)->blocks[0].elem_ids,
+                                   mxn_load_piece(b)->blocks[0].elem_ids +
+                                       mxn_load_piece(b)->blocks[0].num_elements));
+  mxn_load_stats_t st = mxn_load_stats(b);
+  EXPECT_GE(st.seconds_directory, 0.0);
+  mxn_load_close(&a);
+  mxn_load_close(&b);
+}
+
 // A load without re-balances drops the members' id maps before it builds
 // ghost layers from their owners' records (the layers need none of them):
 // the same piece, layer and fields as a dynamic load, which keeps them, and

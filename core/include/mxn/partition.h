@@ -20,13 +20,15 @@ extern "C" {
 #endif
 
 typedef enum mxn_part_method {
-  MXN_PART_LINEAR = 0, /**< contiguous runs in global id order */
+  /** Whole files to ranks, cut only where needed (parallel load). First,
+   *  so that a zero-initialised mxn_load_opts_t has the load's default. */
+  MXN_PART_FILES = 0,
+  MXN_PART_LINEAR,     /**< contiguous runs in global id order */
   MXN_PART_SFC,        /**< Hilbert order of centroids cut into equal-weight pieces */
   MXN_PART_RCB,        /**< Zoltan recursive coordinate bisection */
   MXN_PART_RIB,        /**< Zoltan recursive inertial bisection */
   MXN_PART_HSFC,       /**< Zoltan Hilbert space-filling curve */
   MXN_PART_GRAPH,      /**< Zoltan graph partitioning (PHG) of the dual graph */
-  MXN_PART_FILES,      /**< whole files to ranks, cut only where needed (parallel load) */
   MXN_PART_MAP         /**< a user-given element -> part file (parallel load) */
 } mxn_part_method;
 
