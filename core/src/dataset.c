@@ -11,9 +11,6 @@
 #include <limits.h>
 #include <math.h>
 #include <netcdf.h>
-#include <pthread.h>
-#include <signal.h>
-#include <stdatomic.h>
 #include <stdio.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
@@ -232,43 +229,17 @@ static int is_open(const mxn__file_t *f) { return f->exoid >= 0 || f->nc3; }
 /* Close member f, both ways it may be open. */
 static void close_member(mxn_dataset_t *ds, mxn__file_t *f) {
   if (f->exoid >= 0) {
+    int ex_was = mxn__ex_quiet();
     ex_close(f->exoid);
+    mxn__ex_restore(ex_was);
     f->exoid = -1;
     ds->open_count--;
   }
   if (f->nc3) {
-    mxn__nc3_close(f->nc3); /* a parked one's descriptor is -1 */
+    mxn__nc3_close(f->nc3);
     f->nc3 = NULL;
-    f->parked = 0;
     ds->open_count--;
   }
-}
-
-/* Member f, open for direct reads, takes a descriptor again after
- * mxn__member_park gave its up: the file at its path, if it is still the
- * one summarised (device, inode and size); else f is closed and the
- * error says why. */
-static int unpark(mxn_dataset_t *ds, mxn__file_t *f) {
-  struct stat st;
-  int fd = mxn__open_read(f->path);
-  if (fd < 0 || fstat(fd, &st) != 0) {
-    int e = errno;
-    if (fd >= 0) close(fd);
-    close_member(ds, f);
-    return MXN_DS_ERR(ds, MXN_ERR_IO, "%s: cannot open again: %s", f->path, strerror(e));
-  }
-  if ((uint64_t)st.st_dev != f->open_dev || (uint64_t)st.st_ino != f->open_ino ||
-      (int64_t)st.st_size != f->open_size) {
-    close(fd);
-    close_member(ds, f);
-    return MXN_DS_ERR(ds, MXN_ERR_IO,
-                      "%s: replaced or changed while the dataset was opened (%lld bytes now, "
-                      "%lld when read)",
-                      f->path, (long long)st.st_size, (long long)f->open_size);
-  }
-  f->nc3->fd = fd;
-  f->parked = 0;
-  return MXN_OK;
 }
 
 static int close_one(mxn_dataset_t *ds, int keep) {
@@ -570,14 +541,19 @@ long mxn__direct_summaries = 0;
  * handle is open). `summary`: the open is the member's summary's, whose
  * small reads the header's bytes serve (mxn__nc3_t head); other opens
  * drop those bytes. */
+static int open_member_quiet(mxn_dataset_t *ds, int j, int exodus, int summary);
 static int open_member(mxn_dataset_t *ds, int j, int exodus, int summary) {
   mxn__file_t *f = &ds->files[j];
   f->last_use = ++ds->use_clock;
-  if (f->parked) {
-    int status = unpark(ds, f);
-    if (status != MXN_OK) return status;
-  }
   if (f->exoid >= 0 || (!exodus && f->nc3)) return MXN_OK;
+  int ex_was = mxn__ex_quiet();
+  int status = open_member_quiet(ds, j, exodus, summary);
+  mxn__ex_restore(ex_was);
+  return status;
+}
+
+static int open_member_quiet(mxn_dataset_t *ds, int j, int exodus, int summary) {
+  mxn__file_t *f = &ds->files[j];
   /* room for the Exodus id and, on a first look, a probe's */
   while (ds->open_count + (f->nc_checked ? 1 : 2) > ds->max_open && close_one(ds, j)) continue;
   int first = !f->nc_checked, probe_id = -1, leak_id = -1;
@@ -1177,7 +1153,7 @@ static int summarize_member(mxn_dataset_t *ds, int j, wbuf_t *w) {
   int status = MXN_OK, exoid;
   char(*names)[MXN_NAME_LEN] = NULL;
   double *times = NULL, *glob = NULL;
-  int *truth = NULL, n_glob = 0;
+  int *truth = NULL, n_glob = 0, ex_was = mxn__ex_quiet();
   int64_t *ids = NULL;
   wbuf_t body = {0};
   /* Directly where the member is netCDF-3 and the direct answers are
@@ -1454,6 +1430,7 @@ done:
   free(glob);
   free(truth);
   free(ids);
+  mxn__ex_restore(ex_was);
   return status;
 }
 
@@ -1942,107 +1919,6 @@ int mxn_dataset_create(mxn_dataset_t **ds) {
   return MXN_OK;
 }
 
-struct mxn__fd_room {
-  pthread_t thread;
-  int lo, want;     /* the lowest free descriptor, and the one to make */
-  atomic_int ready; /* the table has grown */
-};
-
-/* Grow the table to hold descriptor `want`: one made from there and
- * dropped (F_DUPFD takes the lowest free one from `want` on; lo is any
- * open descriptor). */
-static void grow_fd_table(int lo, int want) {
-  int hi = fcntl(lo, F_DUPFD_CLOEXEC, want);
-  if (hi >= 0) close(hi);
-}
-
-/* The room's thread. */
-static void *room_thread(void *arg) {
-  mxn__fd_room_t *r = arg;
-  grow_fd_table(r->lo, r->want);
-  atomic_store(&r->ready, 1);
-  return NULL;
-}
-
-/* 1 when this process runs more than one thread, or cannot tell: only
- * then does a growth of the descriptor table wait (a single thread's
- * table is not shared, and grows at once). */
-static int has_threads(void) {
-  char buf[4096];
-  int fd = mxn__open_read("/proc/self/status");
-  if (fd < 0) return 1;
-  ssize_t n = read(fd, buf, sizeof buf - 1);
-  close(fd);
-  if (n <= 0) return 1;
-  buf[n] = '\0';
-  const char *t = strstr(buf, "\nThreads:");
-  return !t || atoi(t + 9) != 1;
-}
-
-mxn__fd_room_t *mxn__fd_room_start(const mxn_dataset_t *ds, int n) {
-  if (n > ds->max_open) n = ds->max_open;
-  if (n <= 32) return NULL;
-  int lo = mxn__open_read("/dev/null"); /* the lowest free descriptor */
-  if (lo < 0) return NULL;
-  struct rlimit rl;
-  int64_t target = (int64_t)lo + n;
-  if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY &&
-      (int64_t)rl.rlim_cur - 1 < target)
-    target = (int64_t)rl.rlim_cur - 1;
-  if (target <= lo || target > INT_MAX) {
-    close(lo);
-    return NULL;
-  }
-  mxn__fd_room_t *r = NULL;
-  if (has_threads() && (r = mxn__calloc(1, sizeof *r))) {
-    r->lo = lo;
-    r->want = (int)target;
-    atomic_init(&r->ready, 0);
-    /* the thread takes no signals: they stay the caller's threads' */
-    sigset_t all, old;
-    sigfillset(&all);
-    int masked = pthread_sigmask(SIG_SETMASK, &all, &old) == 0;
-    int made = pthread_create(&r->thread, NULL, room_thread, r) == 0;
-    if (masked) pthread_sigmask(SIG_SETMASK, &old, NULL);
-    if (made) return r;
-    free(r);
-  }
-  grow_fd_table(lo, (int)target); /* one thread, no memory or no new thread: grow it here */
-  close(lo);
-  return NULL;
-}
-
-void mxn__member_park_now(mxn_dataset_t *ds, int j) {
-  mxn__file_t *f = &ds->files[j];
-  if (!f->nc3 || f->parked) return;
-  close(f->nc3->fd);
-  f->nc3->fd = -1;
-  f->parked = 1;
-}
-
-void mxn__member_park(mxn_dataset_t *ds, int j, mxn__fd_room_t *r) {
-  /* (a relaxed look: a late one only parks a member more) */
-  if (r && !atomic_load_explicit(&r->ready, memory_order_relaxed) && ds->files[j].nc3 &&
-      ds->files[j].nc3->fd >= MXN__PARK_FROM)
-    mxn__member_park_now(ds, j);
-}
-
-int mxn__fd_room_finish(mxn__fd_room_t *r, mxn_dataset_t *ds, int reopen) {
-  if (r) {
-    pthread_join(r->thread, NULL);
-    close(r->lo);
-    free(r);
-  }
-  int status = MXN_OK;
-  for (int j = 0; j < ds->nfiles; j++) {
-    mxn__file_t *f = &ds->files[j];
-    if (!f->parked) continue;
-    if (reopen && status == MXN_OK) status = unpark(ds, f);
-    else close_member(ds, f);
-  }
-  return status;
-}
-
 /* The pieces of mxn_dataset_open, also for a collective open (load.c). */
 int mxn__dataset_discover(mxn_dataset_t *ds, const char *path) {
   if (!ds) return MXN_ERR_ARG;
@@ -2050,7 +1926,6 @@ int mxn__dataset_discover(mxn_dataset_t *ds, const char *path) {
   if (ds->opened || ds->files)
     return MXN_DS_ERR(ds, MXN_ERR_ARG, "%s: this handle already holds a dataset", path);
   mxn_error_clear(&ds->err);
-  ex_opts(EX_DEFAULT); /* the core never prints: keep the Exodus library quiet too */
   int status = discover(ds, path);
   if (status != MXN_OK && ds->err.status == MXN_OK)
     MXN_DS_ERR(ds, status, "%s: %s", path, mxn_strerror(status));
@@ -2099,29 +1974,17 @@ int mxn__dataset_merge(mxn_dataset_t *ds, char *const *bufs, const size_t *lens)
   return finish_open(ds, status, ds->files[0].path);
 }
 
-void mxn__open_heap_hold(const mxn_dataset_t *ds, int nsum) {
-  int kept = nsum < ds->max_open ? nsum : ds->max_open;
-  mxn_heap_hold();
-  mxn__heap_grow((size_t)(kept > 0 ? kept : 0) * 8192 + (size_t)ds->nfiles * 1024);
-}
-
 int mxn_dataset_open(mxn_dataset_t *ds, const char *path) {
   int status = mxn__dataset_discover(ds, path);
   if (status != MXN_OK) return status; /* it has said what it could not find */
   /* the members stay open, up to the cap */
-  mxn__fd_room_t *room = mxn__fd_room_start(ds, ds->nfiles);
-  mxn__open_heap_hold(ds, ds->nfiles);
   for (int j = 0; status == MXN_OK && j < ds->nfiles; j++) {
     wbuf_t w = {0};
     status = summarize_member(ds, j, &w);
-    mxn__member_park(ds, j, room);
     if (status == MXN_OK) status = merge_member(ds, j, w.p, w.n);
     free(w.p);
   }
-  int st = mxn__fd_room_finish(room, ds, status == MXN_OK);
-  status = finish_open(ds, status != MXN_OK ? status : st, path);
-  mxn_heap_release();
-  return status;
+  return finish_open(ds, status, path);
 }
 
 void mxn__dataset_drop_domains(mxn_dataset_t *ds) {

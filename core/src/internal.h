@@ -173,8 +173,6 @@ typedef struct mxn__file {
                               members, nc3check.h) */
   int64_t open_size;       /* its size in bytes when it was opened */
   uint64_t open_dev, open_ino; /* and which file it was (direct reads) */
-  int parked;              /* open for direct reads, its descriptor given up
-                              while the table grows (mxn__member_park) */
   int nc_checked;          /* its header passed mxn__file_exoid's checks, here or (a
                               collective open) on the rank that summarised it */
   uint64_t last_use;       /* for closing the least recently used */
@@ -274,61 +272,12 @@ int mxn__files_recheck(mxn_dataset_t *ds, int step);
  * last. MXN_ERR_INCONSISTENT naming the member and step if they differ. */
 int mxn__step_time_check(mxn_dataset_t *ds, int j, int step);
 
-/* An open of ds's members is about to summarise `nsum` of them: its
- * heap is held (mxn_heap_hold; the caller ends it with mxn_heap_release)
- * and grown, backed at once, by what it will fill: each summarised member
- * still open (up to the cap) keeps a table of its names, about 7.5 KB,
- * and every member of the set adds about 1 KB (summary, merged arrays).
- * Otherwise those pages are faulted in one by one: 1M hex in 1024
- * members on 4 ranks, the first open in a process backed about 1000 pages
- * a rank so and took 52.4 ms (median wall; CPU 71 ms over the ranks)
- * against 44.4 ms (63 ms) grown first, 12 runs each taking turns. */
-void mxn__open_heap_hold(const mxn_dataset_t *ds, int nsum);
-
 /* A collective open in three steps (load.c; mxn_dataset_open does the
  * same serially): find the members; summarize some of them (member j's
  * header as a byte stream holding its error if it cannot be read; skip:
  * a stream saying it was not read); merge every member's summary, in
  * order, into the structure. *buf is malloc'd. */
 int mxn__dataset_discover(mxn_dataset_t *ds, const char *path);
-/* Room in the process's descriptor table for the members an open keeps
- * open. Linux grows the table by doubling from 64 entries, and in a
- * process with threads (an MPI library's, ParaView's) each growth waits
- * for an RCU grace period (fs/file.c, expand_fdtable), on these machines
- * 8-20 ms in which the process does nothing: a rank keeping 256 of 1024
- * members open spent that in every first open. So the table is grown at
- * once to the size needed (one wait, not three) by a thread of its own
- * while the open goes on: mxn__fd_room_start, then mxn__member_park after
- * each member's summary, and mxn__fd_room_finish once the members are
- * summarised. Until the table has grown, a member whose descriptor lies
- * near the end of the 64 first ones gives it up (its table and summary
- * stay), so the next member takes the same one instead of waiting for the
- * growth; mxn__fd_room_finish waits for the thread and opens those
- * members again by path (an open and an fstat each), checking that each
- * is the file that was summarised. The first collective open of 1M hex
- * in 1024 members on 4 ranks: 47.8 ms with the growth waited for, 33.5
- * ms so (medians of 12 fresh runs each, taking turns). */
-typedef struct mxn__fd_room mxn__fd_room_t;
-/* Start growing the table for n more descriptors (at most the dataset's
- * open-file cap): the room, or NULL when there is nothing to wait for
- * (below 33 descriptors the 64 first suffice; in a process of one
- * thread, or without memory or a new thread, the table was grown here). */
-mxn__fd_room_t *mxn__fd_room_start(const mxn_dataset_t *ds, int n);
-/* Member j was just summarised: while room r's table is still growing,
- * it gives up a descriptor numbered from MXN__PARK_FROM on
- * (mxn__member_park_now). Nothing with r NULL. */
-void mxn__member_park(mxn_dataset_t *ds, int j, mxn__fd_room_t *r);
-#define MXN__PARK_FROM 56
-/* Member j, open for direct reads, gives up its descriptor whatever its
- * number; its next read, or mxn__fd_room_finish, opens it again. */
-void mxn__member_park_now(mxn_dataset_t *ds, int j);
-/* Wait for room r's thread and free r (NULL: none), then open the parked
- * members again (with `reopen`; 0 after a failure: they are closed, each
- * as a member the open-file cap closed). MXN_OK, or the error naming the
- * first member that could not be opened again or is no longer the file
- * that was summarised (device, inode, size; ds's error set, and the rest
- * closed). */
-int mxn__fd_room_finish(mxn__fd_room_t *r, mxn_dataset_t *ds, int reopen);
 int mxn__member_summary(mxn_dataset_t *ds, int j, int skip, char **buf, size_t *len);
 int mxn__dataset_merge(mxn_dataset_t *ds, char *const *bufs, const size_t *lens);
 
@@ -355,6 +304,13 @@ static inline uint64_t mxn__id_table_span(int64_t lo, int64_t hi, int64_t n) {
  * of the greedy loop's time (perf, 1M hex in 1024 members, 2 ranks). */
 int mxn__cover_greedy(const mxn_idset_t *P, const mxn_idset_t *F, int nfiles, int ids,
                       mxn_cover_t *out);
+
+/* Exodus's error reporting is one option of the whole process (ex_opts):
+ * the core, which never prints, asks for the quiet default around its own
+ * Exodus calls and gives the caller's setting back after them. ex_opts
+ * (Exodus 6.02) returns the options it replaces. */
+static inline int mxn__ex_quiet(void) { return ex_opts(EX_DEFAULT); }
+static inline void mxn__ex_restore(int was) { (void)ex_opts(was); }
 
 /* Record an error in the dataset and return it. */
 #define MXN_DS_ERR(ds, code, ...) mxn_error_set(&(ds)->err, (code), __VA_ARGS__)

@@ -1064,9 +1064,6 @@ static int open_members(MPI_Comm comm, mxn_dataset_t *ds, const char *path, mxn_
   if ((status = mxn_agree(comm, status, e)) != MXN_OK) return status;
   int M = ds->nfiles;
   int fbeg = (int)((int64_t)R * M / N), fend = (int)((int64_t)(R + 1) * M / N);
-  /* the members summarised here stay open; the room ends at done */
-  mxn__fd_room_t *room = mxn__fd_room_start(ds, fend - fbeg);
-  mxn__open_heap_hold(ds, fend - fbeg); /* released at done */
   bufs = mxn__calloc((size_t)M + 1, sizeof *bufs);
   lens = mxn__calloc((size_t)M + 1, sizeof *lens);
   alllens = mxn__calloc((size_t)M + 1, sizeof *alllens);
@@ -1083,7 +1080,6 @@ static int open_members(MPI_Comm comm, mxn_dataset_t *ds, const char *path, mxn_
   size_t mytotal = 0;
   for (int j = fbeg; status == MXN_OK && j < fend; j++) {
     int st = mxn__member_summary(ds, j, failed, &bufs[j], &lens[j]);
-    mxn__member_park(ds, j, room);
     if (st == MXN_ERR_NOMEM && !bufs[j])
       status = mxn_error_set(e, MXN_ERR_NOMEM, "out of memory on rank %d", R);
     failed |= st != MXN_OK;
@@ -1136,20 +1132,12 @@ static int open_members(MPI_Comm comm, mxn_dataset_t *ds, const char *path, mxn_
     free(views);
     free(vlens);
   }
-  /* The members parked while the table grew get their descriptors back
-   * only now: the exchange and the merge went on meanwhile. */
-  if (status == MXN_OK) {
-    status = mxn__fd_room_finish(room, ds, 1);
-    room = NULL;
-    if (status != MXN_OK) mxn_error_set(e, status, "rank %d: %s", R, mxn_dataset_errmsg(ds));
-  }
   status = mxn_agree(comm, status, e);
   /* Every member's header passed mxn__file_exoid's checks on the rank that
    * summarised it: a later first open here (a ghost layer, a re-balance)
    * needs no second look. */
   for (int j = 0; status == MXN_OK && j < M; j++) ds->files[j].nc_checked = 1;
 done:
-  (void)mxn__fd_room_finish(room, ds, 0); /* (after a failure: closes the parked) */
   for (int j = 0; bufs && j < M; j++) free(bufs[j]);
   free(bufs);
   free(lens);
@@ -1161,7 +1149,6 @@ done:
   free(bdisp);
   free(mine);
   free(all);
-  mxn_heap_release();
   return status;
 }
 
@@ -1171,7 +1158,6 @@ int mxn_dataset_open_collective(MPI_Comm comm, mxn_dataset_t *ds, const char *pa
   mxn_error_clear(&e);
   int status = ds && path && *path ? MXN_OK : mxn_error_set(&e, MXN_ERR_ARG, "no dataset or path given");
   if ((status = mxn_agree(comm, status, &e)) == MXN_OK) {
-    ex_opts(EX_DEFAULT); /* the core never prints: keep the Exodus library quiet too */
     status = open_members(comm, ds, path, &e);
   }
   if (status != MXN_OK && err) *err = e;
@@ -1721,12 +1707,6 @@ static int load_open(MPI_Comm comm, const char *path, mxn_dataset_t *given,
       }
     }
     ld->st.bytes_needed = b;
-    /* A step's fields once more, as the caller's copies of them: kept
-     * backed when the load's scratch goes. */
-    double fields = (double)pc->num_nodes * s->num_node_vars;
-    for (int k = 0; k < pc->num_blocks; k++)
-      fields += (double)pc->blocks[k].num_elements * s->num_elem_vars;
-    mxn__heap_keep((size_t)(8.0 * fields));
   }
   ld->st.total_elements = 0;
   MPI_Allreduce(&ld->st.owned_elements, &ld->st.total_elements, 1, MPI_INT64_T, MPI_SUM, ld->comm);
@@ -1804,19 +1784,9 @@ fail:
   return status;
 }
 
-/* load_open with freed memory held for reuse (mxn_heap_hold). */
-static int load_open_held(MPI_Comm comm, const char *path, mxn_dataset_t *given,
-                          const mxn_load_opts_t *opts, mxn_load_t **out, mxn_error_t *err) {
-  mxn_heap_hold();
-  mxn__heap_trim_at_release();
-  int status = load_open(comm, path, given, opts, out, err);
-  mxn_heap_release();
-  return status;
-}
-
 int mxn_load_open(MPI_Comm comm, const char *path, const mxn_load_opts_t *opts, mxn_load_t **out,
                   mxn_error_t *err) {
-  return load_open_held(comm, path, NULL, opts, out, err);
+  return load_open(comm, path, NULL, opts, out, err);
 }
 
 int mxn_load_open_dataset(MPI_Comm comm, mxn_dataset_t **ds, const mxn_load_opts_t *opts,
@@ -1834,17 +1804,14 @@ int mxn_load_open_dataset(MPI_Comm comm, mxn_dataset_t **ds, const mxn_load_opts
     if (err) *err = e;
     return status;
   }
-  return load_open_held(comm, NULL, given, opts, out, err);
+  return load_open(comm, NULL, given, opts, out, err);
 }
 
 static int read_step(mxn_load_t *ld, int step, mxn_error_t *err);
 
 int mxn_load_read_step(mxn_load_t *ld, int step, mxn_error_t *err) {
   if (!ld) return mxn_error_set(err, MXN_ERR_ARG, "mxn_load_read_step: no load handle");
-  mxn_heap_hold();
-  int status = read_step(ld, step, err);
-  mxn_heap_release();
-  return status;
+  return read_step(ld, step, err);
 }
 
 static int read_step(mxn_load_t *ld, int step, mxn_error_t *err) {

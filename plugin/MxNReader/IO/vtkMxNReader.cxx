@@ -59,19 +59,6 @@ struct DatasetHandle
 };
 
 /**
- * Freed memory kept for reuse while a request runs (mxn_heap_hold): the
- * core's buffers and the VTK arrays filled from them reuse pages already
- * backed rather than faulting in fresh mappings.
- */
-struct HeapHold
-{
-  HeapHold() { mxn_heap_hold(); }
-  HeapHold(const HeapHold&) = delete;
-  HeapHold& operator=(const HeapHold&) = delete;
-  ~HeapHold() { mxn_heap_release(); }
-};
-
-/**
  * MPI initialized by this plugin (see EnsureMPI()) is finalized here at
  * process exit, after every reader is gone. Only if we initialized it: a
  * process that did so itself (pvbatch, pvserver) finalizes it itself.
@@ -2027,7 +2014,6 @@ int vtkMxNReader::RequestData(
   // The downstream pipeline's time on this rank since the last RequestData
   // ended (LoadBalanceCost MEASURED_TIME): taken before anything waits.
   const auto entered = std::chrono::steady_clock::now();
-  const HeapHold hold;
   vtkInformation* outInfo = outputVector->GetInformationObject(0);
   vtkPartitionedDataSetCollection* output = vtkPartitionedDataSetCollection::GetData(outInfo);
   if (!output)
