@@ -1,7 +1,6 @@
 /* Datasets: discovery of spread file sets, merged structure, file domains. */
 #include "internal.h"
 #include "nc3check.h"
-#include "nc3exo.h"
 
 #include <ctype.h>
 #include <dirent.h>
@@ -224,20 +223,15 @@ done:
  * least recently used is the next one needed, so LRU would reopen every
  * member on every pass; closing the most recent keeps the others open and
  * reopens only the excess. 1 if one was closed, 0 if none is open. */
-static int is_open(const mxn__file_t *f) { return f->exoid >= 0 || f->nc3; }
+static int is_open(const mxn__file_t *f) { return f->exoid >= 0; }
 
-/* Close member f, both ways it may be open. */
+/* Close member f. */
 static void close_member(mxn_dataset_t *ds, mxn__file_t *f) {
   if (f->exoid >= 0) {
     int ex_was = mxn__ex_quiet();
     ex_close(f->exoid);
     mxn__ex_restore(ex_was);
     f->exoid = -1;
-    ds->open_count--;
-  }
-  if (f->nc3) {
-    mxn__nc3_close(f->nc3);
-    f->nc3 = NULL;
     ds->open_count--;
   }
 }
@@ -360,46 +354,36 @@ static const shape_rule_t shape_rules[] = {
     {"coordz", 0, {"num_nodes"}},            {"coord", 0, {"num_dim", "num_nodes"}},
 };
 
-/* A member's variables for the shape check: through netCDF (ncid) or
- * from the direct reads' table (h). */
-typedef struct {
-  int ncid;
-  const mxn__nc3_t *h;
-} mview_t;
-
-static int mv_nvars(mview_t m) {
+/* A member's variable count, variable v's name (into buf; NULL if
+ * unknown), its entries (product of its dimensions, -1 on error), and
+ * dimension `name`'s length (1 if it exists, else 0), through netCDF. */
+static int mv_nvars(int ncid) {
   int n = 0;
-  if (m.h) return m.h->nvars;
-  return nc_inq_nvars(m.ncid, &n) == NC_NOERR ? n : 0;
+  return nc_inq_nvars(ncid, &n) == NC_NOERR ? n : 0;
 }
 
-/* Variable v's name: in the table, or copied into buf. NULL if unknown. */
-static const char *mv_varname(mview_t m, int v, char buf[NC_MAX_NAME + 1]) {
-  if (m.h) return mxn__nc3_name(m.h, m.h->vars[v].name);
-  return nc_inq_varname(m.ncid, v, buf) == NC_NOERR ? buf : NULL;
+static const char *mv_varname(int ncid, int v, char buf[NC_MAX_NAME + 1]) {
+  return nc_inq_varname(ncid, v, buf) == NC_NOERR ? buf : NULL;
 }
 
-/* Entries of variable v (product of its dimensions), -1 on error. */
-static int64_t mv_entries(mview_t m, int v) {
+static int64_t mv_entries(int ncid, int v) {
   int nd = 0, dims[NC_MAX_VAR_DIMS];
-  if (m.h) return sat_mul(m.h->vars[v].rec ? (int64_t)m.h->numrecs : 1, m.h->vars[v].inner);
-  if (nc_inq_varndims(m.ncid, v, &nd) != NC_NOERR || nd < 0 || nd > NC_MAX_VAR_DIMS ||
-      nc_inq_vardimid(m.ncid, v, dims) != NC_NOERR)
+  if (nc_inq_varndims(ncid, v, &nd) != NC_NOERR || nd < 0 || nd > NC_MAX_VAR_DIMS ||
+      nc_inq_vardimid(ncid, v, dims) != NC_NOERR)
     return -1;
   int64_t n = 1;
   for (int d = 0; d < nd; d++) {
     size_t len = 0;
-    if (nc_inq_dimlen(m.ncid, dims[d], &len) != NC_NOERR) return -1;
+    if (nc_inq_dimlen(ncid, dims[d], &len) != NC_NOERR) return -1;
     n = sat_mul(n, (uint64_t)len);
   }
   return n;
 }
 
-static int mv_dimlen(mview_t m, const char *name, int64_t *len) {
+static int mv_dimlen(int ncid, const char *name, int64_t *len) {
   int did;
   size_t l = 0;
-  if (m.h) return mxn__nc3_dim(m.h, name, len);
-  if (nc_inq_dimid(m.ncid, name, &did) != NC_NOERR || nc_inq_dimlen(m.ncid, did, &l) != NC_NOERR)
+  if (nc_inq_dimid(ncid, name, &did) != NC_NOERR || nc_inq_dimlen(ncid, did, &l) != NC_NOERR)
     return 0;
   *len = (int64_t)l;
   return 1;
@@ -442,7 +426,7 @@ static int shape_bucket(const char *name) {
   return (int)((b0 * 31u + b1) & (SHAPE_BUCKETS - 1));
 }
 
-static int check_var_shapes(mxn_dataset_t *ds, const char *path, mview_t m) {
+static int check_var_shapes(mxn_dataset_t *ds, const char *path, int ncid) {
   /* The rules by their first two letters, chained in table order: a
    * variable is held against those of its letters only (against all 47 in
    * turn, the scan was two thirds of this check: 28 k instructions a
@@ -455,10 +439,10 @@ static int check_var_shapes(mxn_dataset_t *ds, const char *path, mview_t m) {
     next[r] = head[b];
     head[b] = r;
   }
-  int nvars = mv_nvars(m);
+  int nvars = mv_nvars(ncid);
   for (int v = 0; v < nvars; v++) {
     char buf[NC_MAX_NAME + 1];
-    const char *name = mv_varname(m, v, buf);
+    const char *name = mv_varname(ncid, v, buf);
     if (!name || !name[0]) continue;
     for (int r = head[shape_bucket(name)]; r >= 0; r = next[r]) {
       const shape_rule_t *sr = &shape_rules[r];
@@ -466,12 +450,12 @@ static int check_var_shapes(mxn_dataset_t *ds, const char *path, mview_t m) {
       if (!pl) continue;
       const char *num = name + pl;
       if (sr->numbered ? !all_digits(num) : *num != '\0') continue;
-      int64_t want = 1, have = mv_entries(m, v);
+      int64_t want = 1, have = mv_entries(ncid, v);
       char dn[2][NC_MAX_NAME + 1];
       for (int d = 0; d < 2 && sr->dim[d]; d++) {
         rule_dim(dn[d], sr->dim[d], num);
         int64_t len = 0;
-        if (!mv_dimlen(m, dn[d], &len))
+        if (!mv_dimlen(ncid, dn[d], &len))
           return MXN_DS_ERR(ds, MXN_ERR_FORMAT,
                             "%s: damaged Exodus file: variable '%s' without its dimension '%s'",
                             path, name, dn[d]);
@@ -533,37 +517,29 @@ static int open_refused(mxn_dataset_t *ds, const char *path, const char magic[4]
                     nc_strerror(rc));
 }
 
-int mxn__direct_reads = 1;
-long mxn__direct_summaries = 0;
-
-/* Open member j: for direct reads where `exodus` is 0 and it is netCDF-3,
- * else through Exodus (an Exodus id is then kept even where a direct
- * handle is open). `summary`: the open is the member's summary's, whose
- * small reads the header's bytes serve (mxn__nc3_t head); other opens
- * drop those bytes. */
-static int open_member_quiet(mxn_dataset_t *ds, int j, int exodus, int summary);
-static int open_member(mxn_dataset_t *ds, int j, int exodus, int summary) {
+/* Open member j through Exodus where it is not open yet (LRU-capped). */
+static int open_member_quiet(mxn_dataset_t *ds, int j);
+static int open_member(mxn_dataset_t *ds, int j) {
   mxn__file_t *f = &ds->files[j];
   f->last_use = ++ds->use_clock;
-  if (f->exoid >= 0 || (!exodus && f->nc3)) return MXN_OK;
+  if (f->exoid >= 0) return MXN_OK;
   int ex_was = mxn__ex_quiet();
-  int status = open_member_quiet(ds, j, exodus, summary);
+  int status = open_member_quiet(ds, j);
   mxn__ex_restore(ex_was);
   return status;
 }
 
-static int open_member_quiet(mxn_dataset_t *ds, int j, int exodus, int summary) {
+static int open_member_quiet(mxn_dataset_t *ds, int j) {
   mxn__file_t *f = &ds->files[j];
   /* room for the Exodus id and, on a first look, a probe's */
   while (ds->open_count + (f->nc_checked ? 1 : 2) > ds->max_open && close_one(ds, j)) continue;
   int first = !f->nc_checked, probe_id = -1, leak_id = -1;
-  int direct = !exodus && mxn__direct_reads;
-  /* A header walk opens the member here and takes its size from the
-   * descriptor: a stat of the path before the open looked the path up a
-   * second time (1M hex in 1024 members: 6% of a member's summary). */
+  /* A first look walks the header from the descriptor it opens here and
+   * takes the size from that descriptor: a stat of the path before the
+   * open looked the path up a second time. */
   struct stat st;
-  int fd = first || direct ? mxn__open_read(f->path) : -1;
-  if ((first || direct) ? fd < 0 || fstat(fd, &st) != 0 : stat(f->path, &st) != 0) {
+  int fd = first ? mxn__open_read(f->path) : -1;
+  if (first ? fd < 0 || fstat(fd, &st) != 0 : stat(f->path, &st) != 0) {
     int e = errno;
     if (fd >= 0) close(fd);
     return MXN_DS_ERR(ds, MXN_ERR_IO, "%s: cannot open: %s", f->path, strerror(e));
@@ -581,14 +557,11 @@ static int open_member_quiet(mxn_dataset_t *ds, int j, int exodus, int summary) 
    * there: ex_open (Exodus 6.02) leaves a descriptor open when netCDF
    * fails with an errno, and prints to stderr for files that look like
    * HDF5; the core never prints. Once per member: a reopen after the
-   * open-file cap closed it needs no second look, except that a direct
-   * open walks the header again for its table. */
+   * open-file cap closed it needs no second look. */
   char magic[4] = {0};
-  if (first || direct) {
+  if (first) {
     char why[200];
-    mxn__nc3_t *h = NULL;
-    int check = mxn__nc3_open_fd(fd, (int64_t)st.st_size, magic, why, sizeof why,
-                                 direct ? &h : NULL);
+    int check = mxn__nc3_header_check(fd, (int64_t)st.st_size, magic, why, sizeof why);
     if (check < 0)
       return MXN_DS_ERR(ds, MXN_ERR_IO, "%s: cannot open: %s", f->path, why);
     if (check == 1)
@@ -598,28 +571,7 @@ static int open_member_quiet(mxn_dataset_t *ds, int j, int exodus, int summary) 
     if (check == 2)
       return MXN_DS_ERR(ds, MXN_ERR_FORMAT, "%s: not a readable Exodus II file (damaged: %s)",
                         f->path, why);
-    /* a member the direct reads could take but Exodus would not goes the
-     * Exodus way, whose error names what is wrong */
-    if (h && mxn__x_exodus_opens(h)) {
-      mview_t m = {-1, h};
-      int status = check_not_truncated(ds, f->path, h->data_bytes, (int64_t)st.st_size);
-      if (status == MXN_OK && first) status = check_var_shapes(ds, f->path, m);
-      if (status != MXN_OK) {
-        mxn__nc3_close(h);
-        return status;
-      }
-      if (!summary) mxn__nc3_drop_head(h);
-      f->nc3 = h;
-      f->open_size = (int64_t)st.st_size;
-      f->open_dev = (uint64_t)st.st_dev;
-      f->open_ino = (uint64_t)st.st_ino;
-      ds->open_count++;
-      f->nc_checked = 1;
-      ds->io.files_opened++;
-      return MXN_OK;
-    }
-    mxn__nc3_close(h);
-    if (check == 0 && first) {
+    if (check == 0) {
       int rc = nc_open(f->path, NC_NOWRITE, &probe_id);
       if (rc != NC_NOERR)
         return open_refused(ds, f->path, magic, rc);
@@ -630,8 +582,6 @@ static int open_member_quiet(mxn_dataset_t *ds, int j, int exodus, int summary) 
       }
     }
   }
-  /* also where a direct open went first: ex_open may still refuse what
-   * the direct reads took (a summary they do not mirror asks Exodus) */
   leak_id = next_nc_id();
   int cpu_ws = 8, io_ws = 0;
   float version = 0;
@@ -663,7 +613,7 @@ static int open_member_quiet(mxn_dataset_t *ds, int j, int exodus, int summary) 
   if (probe_id >= 0) nc_close(probe_id);
   int status = check_not_truncated(ds, f->path, nc_data_bytes(id), (int64_t)st.st_size);
   f->open_size = (int64_t)st.st_size;
-  if (status == MXN_OK && first) status = check_var_shapes(ds, f->path, (mview_t){id, NULL});
+  if (status == MXN_OK && first) status = check_var_shapes(ds, f->path, id);
   if (status != MXN_OK) {
     ex_close(id);
     return status;
@@ -677,33 +627,24 @@ static int open_member_quiet(mxn_dataset_t *ds, int j, int exodus, int summary) 
   return MXN_OK;
 }
 
-int mxn__file_exoid(mxn_dataset_t *ds, int j, int *exoid) {
-  int status = open_member(ds, j, 1, 0);
-  *exoid = ds->files[j].exoid;
-  return status;
-}
-
 mxn__file_t *mxn__file_open(mxn_dataset_t *ds, int j, int *status) {
-  *status = open_member(ds, j, 0, 0);
+  *status = open_member(ds, j);
   return *status == MXN_OK ? &ds->files[j] : NULL;
 }
 
 int mxn__m_var(const mxn__file_t *f, const char *name) {
   int v;
-  if (f->nc3) return mxn__nc3_var(f->nc3, name);
   return nc_inq_varid(f->exoid, name, &v) == NC_NOERR ? v : -1;
 }
 
 int mxn__m_ndims(const mxn__file_t *f, int v) {
   int nd;
-  if (f->nc3) return v >= 0 && v < f->nc3->nvars ? f->nc3->vars[v].nd : -1;
   return nc_inq_varndims(f->exoid, v, &nd) == NC_NOERR ? nd : -1;
 }
 
 int64_t mxn__m_dimlen(const mxn__file_t *f, int v, int d) {
   int dims[NC_MAX_VAR_DIMS];
   size_t len;
-  if (f->nc3) return (int64_t)mxn__nc3_var_dim(f->nc3, v, d);
   if (nc_inq_vardimid(f->exoid, v, dims) != NC_NOERR ||
       nc_inq_dimlen(f->exoid, dims[d], &len) != NC_NOERR)
     return -1;
@@ -712,13 +653,32 @@ int64_t mxn__m_dimlen(const mxn__file_t *f, int v, int d) {
 
 int mxn__m_get(const mxn__file_t *f, int v, const size_t *start, const size_t *count,
                const ptrdiff_t *stride, void *out, char as) {
-  if (f->nc3) return mxn__nc3_get(f->nc3, v, start, count, stride, out, as);
   int id = f->exoid;
   switch (as) {
     case 'd': return nc_get_vars_double(id, v, start, count, stride, out);
     case 'l': return nc_get_vars_longlong(id, v, start, count, stride, out);
     default: return nc_get_vars_text(id, v, start, count, stride, out);
   }
+}
+
+void mxn__name_d(char *out, size_t cap, const char *fmt, long long q) {
+  const char *pc = strstr(fmt, "%d");
+  if (!cap) return;
+  char digits[24];
+  int nd = 0;
+  unsigned long long u = q < 0 ? 0ull - (unsigned long long)q : (unsigned long long)q;
+  do digits[nd++] = (char)('0' + u % 10); while (u /= 10);
+  if (q < 0) digits[nd++] = '-';
+  size_t n = 0;
+  for (const char *c = fmt; *c && n + 1 < cap; c++) {
+    if (c == pc) {
+      while (nd > 0 && n + 1 < cap) out[n++] = digits[--nd];
+      c++; /* past the 'd' */
+    } else {
+      out[n++] = *c;
+    }
+  }
+  out[n] = '\0';
 }
 
 int mxn__m_rows(const mxn__file_t *f, const char *fmt, int q, int64_t start, int64_t count,
@@ -738,15 +698,6 @@ int mxn__m_coords(const mxn__file_t *f, int nd, int64_t first, int64_t n, int64_
                   double *xyz[3]) {
   ptrdiff_t st[2] = {1, (ptrdiff_t)stride};
   int coord = -1;
-  if (f->nc3 && stride == 1 && nd >= 1 && nd <= 3 && first >= 0 && n > 0) {
-    /* the axes side by side in the file: one read for all of them */
-    int v[3] = {-1, -1, -1};
-    for (int d = 0; d < nd; d++) v[d] = mxn__m_var(f, coord_var[d]);
-    if (v[nd - 1] >= 0 && v[0] >= 0 && (nd < 3 || v[1] >= 0)) {
-      int rc = mxn__nc3_get_each(f->nc3, nd, v, (uint64_t)first, (uint64_t)n, (void *const *)xyz, 'd');
-      if (rc != 0) return rc == 1 ? 0 : -1;
-    }
-  }
   for (int d = 0; d < nd; d++) {
     int v = coord >= 0 ? -1 : mxn__m_var(f, coord_var[d]);
     if (v >= 0) {
@@ -797,10 +748,8 @@ int mxn__files_recheck(mxn_dataset_t *ds, int step) {
   for (int j = 0; j < ds->nfiles; j++) {
     const mxn__file_t *f = &ds->files[j];
     struct stat st;
-    /* The file a direct read holds open is the one to look at (fstat: no
-     * path walk; a file put in its place since is not what is read), else
-     * the path Exodus opened. */
-    if (!is_open(f) || (f->nc3 ? fstat(f->nc3->fd, &st) : stat(f->path, &st)) != 0) continue;
+    /* the path Exodus opened */
+    if (!is_open(f) || stat(f->path, &st) != 0) continue;
     if ((int64_t)st.st_size < f->open_size)
       return MXN_DS_ERR(ds, MXN_ERR_IO,
                         "%s: cut short since it was opened (%lld bytes now, %lld "
@@ -968,7 +917,7 @@ static void r_str(rbuf_t *r, char *out, size_t cap) {
 }
 
 /* Read names of `n` entities/variables into fixed-size slots. */
-static int read_names(const mxn__nc3_t *x, int exoid, ex_entity_type t, int n,
+static int read_names(int exoid, ex_entity_type t, int n,
                       char (*out)[MXN_NAME_LEN], int is_var) {
   int status = MXN_OK;
   char **ptrs = NULL;
@@ -978,9 +927,7 @@ static int read_names(const mxn__nc3_t *x, int exoid, ex_entity_type t, int n,
     memset(out[k], 0, MXN_NAME_LEN);
     ptrs[k] = out[k];
   }
-  int rc = x        ? mxn__x_names(x, t, n, ptrs, is_var)
-           : is_var ? ex_get_variable_names(exoid, t, n, ptrs)
-                    : ex_get_names(exoid, t, ptrs);
+  int rc = is_var ? ex_get_variable_names(exoid, t, n, ptrs) : ex_get_names(exoid, t, ptrs);
   if (rc < 0) {
     /* Unnamed entities are legal; unreadable variable names are not. */
     if (is_var) status = MXN_ERR_FORMAT;
@@ -1041,7 +988,7 @@ static const char *const fam_what[MXN__NV] = {"nodal", "element", "global", "edg
 
 /* Member j's blocks of kind k into the stream: per block id, name,
  * topology, sizes, attribute names. */
-static int summarize_blocks(mxn_dataset_t *ds, int j, const mxn__nc3_t *x, int exoid, int k,
+static int summarize_blocks(mxn_dataset_t *ds, int j, int exoid, int k,
                             int64_t nblk, wbuf_t *w) {
   const mxn__file_t *f = &ds->files[j];
   const char *what = mxn__blk_what[k];
@@ -1054,18 +1001,18 @@ static int summarize_blocks(mxn_dataset_t *ds, int j, const mxn__nc3_t *x, int e
   MXN_ALLOC(ids, nblk);
   MXN_ALLOC(names, nblk);
   if (nblk > 0) {
-    if ((x ? mxn__x_ids(x, t, nblk, ids) : ex_get_ids(exoid, t, ids)) < 0) {
+    if (ex_get_ids(exoid, t, ids) < 0) {
       status = MXN_DS_ERR(ds, MXN_ERR_FORMAT, "%s: cannot read %s block ids", f->path, what);
       goto done;
     }
-    MXN_CHECK(read_names(x, exoid, t, (int)nblk, names, 0));
+    MXN_CHECK(read_names(exoid, t, (int)nblk, names, 0));
   }
   for (int64_t q = 0; q < nblk; q++) {
     ex_block blk;
     memset(&blk, 0, sizeof blk);
     blk.id = ids[q];
     blk.type = t;
-    if ((x ? mxn__x_block_param(x, &blk) : ex_get_block_param(exoid, &blk)) < 0) {
+    if (ex_get_block_param(exoid, &blk) < 0) {
       status = MXN_DS_ERR(ds, MXN_ERR_FORMAT, "%s: %s block %lld: cannot read its parameters",
                           f->path, what, (long long)ids[q]);
       goto done;
@@ -1122,7 +1069,7 @@ static int summarize_blocks(mxn_dataset_t *ds, int j, const mxn__nc3_t *x, int e
       MXN_ALLOC(ap, na);
       for (int a = 0; a < na; a++) ap[a] = an[a];
       /* Unnamed attributes are legal. */
-      if ((x ? mxn__x_attr_names(x, blk.id, na, ap) : ex_get_attr_names(exoid, t, blk.id, ap)) < 0)
+      if (ex_get_attr_names(exoid, t, blk.id, ap) < 0)
         for (int a = 0; a < na; a++) an[a][0] = '\0';
       for (int a = 0; a < na; a++) {
         clean_name(an[a], MXN_NAME_LEN);
@@ -1156,18 +1103,12 @@ static int summarize_member(mxn_dataset_t *ds, int j, wbuf_t *w) {
   int *truth = NULL, n_glob = 0, ex_was = mxn__ex_quiet();
   int64_t *ids = NULL;
   wbuf_t body = {0};
-  /* Directly where the member is netCDF-3 and the direct answers are
-   * Exodus's for it (nc3exo.h), else through Exodus. */
-  if ((status = open_member(ds, j, 0, 1)) != MXN_OK) goto done;
-  if (f->nc3) (void)mxn__nc3_window(f->nc3, 1); /* its small reads, side by side */
-  const mxn__nc3_t *x = f->nc3 && mxn__x_summary_ok(f->nc3) ? f->nc3 : NULL;
-  exoid = -1;
-  if (!x) MXN_CHECK(mxn__file_exoid(ds, j, &exoid));
-  if (x) mxn__direct_summaries++;
+  if ((status = open_member(ds, j)) != MXN_OK) goto done;
+  exoid = f->exoid;
 
   ex_init_params p;
   memset(&p, 0, sizeof p);
-  if ((x ? mxn__x_init(x, &p) : ex_get_init_ext(exoid, &p)) < 0) {
+  if (ex_get_init_ext(exoid, &p) < 0) {
     status = MXN_DS_ERR(ds, MXN_ERR_FORMAT,
                         "%s: netCDF file without Exodus II header (no num_dim "
                         "or block counts)",
@@ -1213,41 +1154,39 @@ static int summarize_member(mxn_dataset_t *ds, int j, wbuf_t *w) {
     clean_name(title, sizeof title);
     w_str(&body, title);
   }
-  w_i64(&body, (x ? (int)mxn__x_word_size(x) : ex_inquire_int(exoid, EX_INQ_DB_FLOAT_SIZE)) == 4 ? 4 : 8);
+  w_i64(&body, ex_inquire_int(exoid, EX_INQ_DB_FLOAT_SIZE) == 4 ? 4 : 8);
   {
     char cn[3][MXN_NAME_LEN];
     char *cp[3] = {cn[0], cn[1], cn[2]};
     memset(cn, 0, sizeof cn);
-    if ((x ? mxn__x_coord_names(x, cp) : ex_get_coord_names(exoid, cp)) < 0)
+    if (ex_get_coord_names(exoid, cp) < 0)
       for (int d = 0; d < 3; d++) cn[d][0] = '\0';
     for (int d = 0; d < 3; d++) {
       clean_name(cn[d], MXN_NAME_LEN);
       w_str(&body, cn[d]);
     }
   }
-  w_i64(&body, x ? mxn__x_dim(x, "num_qa_rec") : ex_inquire_int(exoid, EX_INQ_QA));
-  w_i64(&body, x ? mxn__x_dim(x, "num_info") : ex_inquire_int(exoid, EX_INQ_INFO));
-  w_i64(&body, x ? mxn__x_ids_int64(x) : (ex_int64_status(exoid) & EX_IDS_INT64_DB) != 0);
+  w_i64(&body, ex_inquire_int(exoid, EX_INQ_QA));
+  w_i64(&body, ex_inquire_int(exoid, EX_INQ_INFO));
+  w_i64(&body, (ex_int64_status(exoid) & EX_IDS_INT64_DB) != 0);
   /* Nemesis: global counts, file count. */
   {
     int64_t nng = 0, neg = 0, nbg = 0, nnsg = 0, nssg = 0;
-    int ok = x ? mxn__x_init_global(x, &nng, &neg)
-               : has_nc_dim(exoid, "num_nodes_global") &&
-                     ex_get_init_global(exoid, &nng, &neg, &nbg, &nnsg, &nssg) >= 0;
+    int ok = has_nc_dim(exoid, "num_nodes_global") &&
+             ex_get_init_global(exoid, &nng, &neg, &nbg, &nnsg, &nssg) >= 0;
     w_i64(&body, ok);
     w_i64(&body, nng);
     w_i64(&body, neg);
     int nproc = 0, nproc_file = 0;
     char ftype[2] = "";
-    ok = x ? mxn__x_init_info(x, &nproc)
-           : has_nc_dim(exoid, "num_processors") &&
-                 ex_get_init_info(exoid, &nproc, &nproc_file, ftype) >= 0;
+    ok = has_nc_dim(exoid, "num_processors") &&
+         ex_get_init_info(exoid, &nproc, &nproc_file, ftype) >= 0;
     w_i64(&body, ok);
     w_i64(&body, nproc);
   }
   /* Blocks. */
   const int64_t nblk_of[MXN__NBK] = {p.num_elem_blk, p.num_edge_blk, p.num_face_blk};
-  for (int k = 0; k < MXN__NBK; k++) MXN_CHECK(summarize_blocks(ds, j, x, exoid, k, nblk_of[k], &body));
+  for (int k = 0; k < MXN__NBK; k++) MXN_CHECK(summarize_blocks(ds, j, exoid, k, nblk_of[k], &body));
   /* Sets: id, name, entries, distribution factors. */
   const int64_t nsets_of[MXN__NSK] = {p.num_node_sets, p.num_side_sets, p.num_edge_sets,
                                       p.num_face_sets, p.num_elem_sets};
@@ -1257,16 +1196,15 @@ static int summarize_member(mxn_dataset_t *ds, int j, wbuf_t *w) {
     if (n <= 0) continue;
     MXN_ALLOC(ids, n);
     MXN_ALLOC(names, n);
-    if ((x ? mxn__x_ids(x, t, n, ids) : ex_get_ids(exoid, t, ids)) < 0) {
+    if (ex_get_ids(exoid, t, ids) < 0) {
       status = MXN_DS_ERR(ds, MXN_ERR_FORMAT, "%s: cannot read %s ids", f->path,
                           mxn__set_what[sk]);
       goto done;
     }
-    MXN_CHECK(read_names(x, exoid, t, n, names, 0));
+    MXN_CHECK(read_names(exoid, t, n, names, 0));
     for (int k = 0; k < n; k++) {
       int64_t cnt = 0, ndf = 0;
-      if ((x ? mxn__x_set_param(x, t, ids[k], &cnt, &ndf)
-             : ex_get_set_param(exoid, t, ids[k], &cnt, &ndf)) < 0) {
+      if (ex_get_set_param(exoid, t, ids[k], &cnt, &ndf) < 0) {
         status = MXN_DS_ERR(ds, MXN_ERR_FORMAT, "%s: %s %lld: cannot read its size", f->path,
                             mxn__set_what[sk], (long long)ids[k]);
         goto done;
@@ -1291,7 +1229,7 @@ static int summarize_member(mxn_dataset_t *ds, int j, wbuf_t *w) {
                                                            : nsets_of[v - MXN__V_SET0];
     if ((v == MXN__V_EDGE || v == MXN__V_FACE || v >= MXN__V_SET0) && nobj <= 0) continue;
     int n = 0;
-    if ((x ? mxn__x_var_param(x, fam_type[v], &n) : ex_get_variable_param(exoid, fam_type[v], &n)) < 0 ||
+    if (ex_get_variable_param(exoid, fam_type[v], &n) < 0 ||
         n < 0) {
       status = MXN_DS_ERR(ds, MXN_ERR_FORMAT, "%s: cannot read the %s variable count", f->path,
                           fam_what[v]);
@@ -1308,7 +1246,7 @@ static int summarize_member(mxn_dataset_t *ds, int j, wbuf_t *w) {
     }
     w_i64(&body, n);
     MXN_ALLOC(names, n);
-    if (read_names(x, exoid, fam_type[v], n, names, 1) != MXN_OK) {
+    if (read_names(exoid, fam_type[v], n, names, 1) != MXN_OK) {
       status = MXN_DS_ERR(ds, MXN_ERR_FORMAT, "%s: cannot read %s variable names", f->path,
                           fam_what[v]);
       goto done;
@@ -1319,8 +1257,7 @@ static int summarize_member(mxn_dataset_t *ds, int j, wbuf_t *w) {
     if (v == MXN__V_GLOBAL) n_glob = n;
     if (nobj > 0 && n > 0 && v != MXN__V_NODAL && v != MXN__V_GLOBAL) {
       MXN_ALLOC(truth, nobj * n);
-      if ((x ? mxn__x_truth(x, fam_type[v], (int)nobj, n, truth)
-             : ex_get_truth_table(exoid, fam_type[v], (int)nobj, n, truth)) < 0) {
+      if (ex_get_truth_table(exoid, fam_type[v], (int)nobj, n, truth) < 0) {
         status = MXN_DS_ERR(ds, MXN_ERR_FORMAT, "%s: cannot read the %s variable truth table",
                             f->path, fam_what[v]);
         goto done;
@@ -1342,7 +1279,7 @@ static int summarize_member(mxn_dataset_t *ds, int j, wbuf_t *w) {
     if (status != MXN_OK) goto done;
   }
   /* Time values. */
-  int nt = (int)(x ? mxn__x_dim(x, "time_step") : ex_inquire_int(exoid, EX_INQ_TIME));
+  int nt = (int)ex_inquire_int(exoid, EX_INQ_TIME);
   if (nt < 0) nt = 0;
   /* Member 0's times are the dataset's. Another member gives its first
    * and last (a read each: a record variable's values lie a record apart),
@@ -1352,10 +1289,10 @@ static int summarize_member(mxn_dataset_t *ds, int j, wbuf_t *w) {
   int nw = j == 0 || nt <= 2 ? nt : 2, rc = 0;
   MXN_ALLOC(times, nw);
   if (nw == nt && nt > 0)
-    rc = x ? mxn__x_times(x, nt, times) : ex_get_all_times(exoid, times);
+    rc = ex_get_all_times(exoid, times);
   for (int i = 0; nw < nt && i < 2 && rc >= 0; i++) { /* first, last */
     int k = i ? nt - 1 : 0;
-    rc = x ? mxn__x_time(x, k, &times[i]) : ex_get_time(exoid, k + 1, &times[i]);
+    rc = ex_get_time(exoid, k + 1, &times[i]);
   }
   if (rc < 0) {
     status = MXN_DS_ERR(ds, MXN_ERR_FORMAT, "%s: cannot read time values", f->path);
@@ -1397,12 +1334,12 @@ static int summarize_member(mxn_dataset_t *ds, int j, wbuf_t *w) {
     if (nm <= 0 || nents_of[e] == 0) continue;
     MXN_ALLOC(ids, nm);
     MXN_ALLOC(names, nm);
-    if ((x ? mxn__x_ids(x, mxn__map_type[e], nm, ids) : ex_get_ids(exoid, mxn__map_type[e], ids)) < 0) {
+    if (ex_get_ids(exoid, mxn__map_type[e], ids) < 0) {
       status = MXN_DS_ERR(ds, MXN_ERR_FORMAT, "%s: cannot read the %s map ids", f->path,
                           mxn__ent_what[e]);
       goto done;
     }
-    MXN_CHECK(read_names(x, exoid, mxn__map_type[e], nm, names, 0));
+    MXN_CHECK(read_names(exoid, mxn__map_type[e], nm, names, 0));
     for (int k = 0; k < nm; k++) {
       w_i64(&body, ids[k]);
       w_str(&body, names[k]);
@@ -1414,7 +1351,6 @@ static int summarize_member(mxn_dataset_t *ds, int j, wbuf_t *w) {
   }
   if (body.nomem) status = MXN_ERR_NOMEM;
 done:
-  if (f->nc3) (void)mxn__nc3_window(f->nc3, 0);
   if (status != MXN_OK && ds->err.status == MXN_OK)
     MXN_DS_ERR(ds, status, "%s: %s", f->path, mxn_strerror(status));
   w_i64(w, status);
@@ -1912,10 +1848,6 @@ int mxn_dataset_create(mxn_dataset_t **ds) {
       (int64_t)rl.rlim_cur / 2 < cap)
     cap = (int64_t)rl.rlim_cur / 2;
   (*ds)->max_open = cap < 16 ? 16 : (int)cap;
-  /* MXN_DIRECT_READS=0 reads every member through Exodus (a diagnosis:
-   * the direct reads of netCDF-3 members are the default) */
-  const char *dr = getenv("MXN_DIRECT_READS");
-  if (dr && *dr) mxn__direct_reads = strcmp(dr, "0") != 0;
   return MXN_OK;
 }
 

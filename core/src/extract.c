@@ -7,7 +7,6 @@
  * connectivity" says. Nodes follow elements, edges and faces alike. Each
  * kind gets its own greedy cover, preferring the members already read. */
 #include "internal.h"
-#include "nc3check.h"
 
 #include <netcdf.h>
 #include <stdio.h>

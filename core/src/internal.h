@@ -168,11 +168,8 @@ typedef struct mxn__sets {
 /* What the dataset knows of one member file. */
 typedef struct mxn__file {
   char *path;
-  int exoid;               /* -1 while closed through Exodus */
-  struct mxn__nc3 *nc3;    /* NULL while not open for direct reads (netCDF-3
-                              members, nc3check.h) */
+  int exoid;               /* -1 while closed */
   int64_t open_size;       /* its size in bytes when it was opened */
-  uint64_t open_dev, open_ino; /* and which file it was (direct reads) */
   int nc_checked;          /* its header passed mxn__file_exoid's checks, here or (a
                               collective open) on the rank that summarised it */
   uint64_t last_use;       /* for closing the least recently used */
@@ -217,21 +214,16 @@ struct mxn_dataset {
   size_t arena_used, arena_cap; /* bytes of the newest chunk */
 };
 
-/* Exodus id of member j, opening it through Exodus if needed (LRU-capped),
- * also where it is open for direct reads: what asks Exodus itself (the
- * summary of a member the direct answers do not mirror). The id is also
- * the member's netCDF id. Exodus 6.02 opens it in netCDF's share mode:
- * each read goes to the file, and a strided read (nc_get_vars) makes one
- * read call per entry. */
-int mxn__file_exoid(mxn_dataset_t *ds, int j, int *exoid);
-/* Member j open for reads by variable (mxn__m_*): directly where it is
- * netCDF-3 (no Exodus or netCDF handle), else through Exodus as
- * mxn__file_exoid. Returns the member; NULL with the error set. */
+/* Member j open for reads (through Exodus, LRU-capped): the member, or
+ * NULL with the error set and *status. Its Exodus id is also its netCDF
+ * id, which the reads below use. Exodus 6.02 opens it in netCDF's share
+ * mode: each read goes to the file, and a strided read (nc_get_vars)
+ * makes one read call per entry. */
 mxn__file_t *mxn__file_open(mxn_dataset_t *ds, int j, int *status);
-/* Reads by netCDF variable of a member open either way: its id for
- * `name` (-1 if absent), its dimension count and lengths, and values at
- * start/count (stride NULL: 1) as double ('d'), int64 ('l') or text
- * ('c'), as nc_get_vars_* would; 0 on success. */
+/* Reads by netCDF variable of an open member: its id for `name` (-1 if
+ * absent), its dimension count and lengths, and values at start/count
+ * (stride NULL: 1) as double ('d'), int64 ('l') or text ('c'), through
+ * nc_get_vars_*; 0 on success. */
 int mxn__m_var(const mxn__file_t *f, const char *name);
 int mxn__m_ndims(const mxn__file_t *f, int v);
 int64_t mxn__m_dimlen(const mxn__file_t *f, int v, int d);
@@ -257,11 +249,13 @@ static inline int mxn__file_map(const mxn__file_t *f, int e, int64_t id) {
  * as one coord variable (as ex_get_partial_coord); 0 on success. */
 int mxn__m_coords(const mxn__file_t *f, int nd, int64_t first, int64_t n, int64_t stride,
                   double *xyz[3]);
-/* Switch for the direct reads of netCDF-3 members (1, the default) or
- * Exodus for every member (0): tests compare the two. */
-extern int mxn__direct_reads;
-/* Member summaries made the direct way (for the tests). */
-extern long mxn__direct_summaries;
+/* A variable or dimension name numbered q: fmt with its first "%d"
+ * replaced by q's decimal digits, every other character as it is, into
+ * out (cap > 0 bytes, always terminated, cut short like snprintf). Names
+ * of blocks, sets and maps are made this way dozens of times a member,
+ * where snprintf's own parsing cost more than the lookup the name was
+ * for. */
+void mxn__name_d(char *out, size_t cap, const char *fmt, long long q);
 /* Members still open from earlier reads are checked again before a later
  * time step is read: a member cut short since it was opened would read as
  * zeros (netCDF-3 pads reads past the end), so refuse it, naming it. A
