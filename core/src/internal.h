@@ -7,6 +7,7 @@
 
 #include <exodusII.h>
 
+#include <math.h>
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
@@ -107,7 +108,7 @@ static const char *const mxn__ent_what[MXN__NEK] = {"element", "edge", "face", "
 
 /* Where a file domain keeps entity kind e's ids: their count, the
  * file-order map, the sorted set and each set entry's file position. The
- * domain's builder (dataset.c) writes through these; readers take the
+ * domain's builder (domain.c) writes through these; readers take the
  * const views below. */
 typedef struct {
   int64_t *n;
@@ -209,7 +210,7 @@ struct mxn_dataset {
   int glob_nvars;
   /* The members' small arrays (blocks, sets, truth tables, map ids: the
    * merge and index_members make two dozen a member on every rank), carved
-   * from chunks mxn_dataset_destroy frees together (dataset.c). */
+   * from chunks mxn_dataset_destroy frees together (arena.c). */
   struct mxn__chunk *arena;
   size_t arena_used, arena_cap; /* bytes of the newest chunk */
 };
@@ -266,14 +267,37 @@ int mxn__files_recheck(mxn_dataset_t *ds, int step);
  * last. MXN_ERR_INCONSISTENT naming the member and step if they differ. */
 int mxn__step_time_check(mxn_dataset_t *ds, int j, int step);
 
-/* A collective open in three steps (load.c; mxn_dataset_open does the
- * same serially): find the members; summarize some of them (member j's
+/* An open in three steps (dataset.c, serial or collective): find the
+ * members (discover.c); summarize some of them (summary.c: member j's
  * header as a byte stream holding its error if it cannot be read; skip:
- * a stream saying it was not read); merge every member's summary, in
- * order, into the structure. *buf is malloc'd. */
+ * a stream saying it was not read; *buf is malloc'd); merge every
+ * member's summary, in order, into the structure (merge.c: all at once,
+ * or member by member and then mxn__dataset_finish, which indexes the
+ * members or names `path` in the error). */
 int mxn__dataset_discover(mxn_dataset_t *ds, const char *path);
 int mxn__member_summary(mxn_dataset_t *ds, int j, int skip, char **buf, size_t *len);
 int mxn__dataset_merge(mxn_dataset_t *ds, char *const *bufs, const size_t *lens);
+int mxn__member_merge(mxn_dataset_t *ds, int j, const char *buf, size_t len);
+int mxn__dataset_finish(mxn_dataset_t *ds, int status, const char *path);
+/* mxn_dataset_open_collective() with the error in *e and no argument
+ * check: the load's own open (dataset.c). Collective; errors agreed. */
+int mxn__dataset_open_members(MPI_Comm comm, mxn_dataset_t *ds, const char *path, mxn_error_t *e);
+/* Close member f where it is open (member.c). */
+void mxn__member_close(mxn_dataset_t *ds, mxn__file_t *f);
+/* n zeroed elements of `size` from the dataset's arena (arena.c), each
+ * array 16-byte aligned, freed only with the dataset (mxn__arena_free);
+ * NULL out of memory. */
+void *mxn__arena_calloc(mxn_dataset_t *ds, size_t n, size_t size);
+void mxn__arena_free(mxn_dataset_t *ds);
+
+/* A member's coordinate variables, one per dimension (older files: one
+ * [num_dim, num_nodes] variable "coord"). */
+static const char *const mxn__coord_var[3] = {"coordx", "coordy", "coordz"};
+/* Whether a member's time a is the dataset's b: within 1e-9 relative
+ * (two NaNs, or a NaN against anything, are not told apart, as before). */
+static inline int mxn__same_time(double a, double b) {
+  return !(fabs(a - b) > 1e-9 * (fabs(b) + 1e-30) && a != b);
+}
 
 /* Stable LSD radix sort of n records of sz bytes by the int64 key each
  * starts with (idset.c); MXN_ERR_NOMEM when its buffer cannot be had. */
@@ -393,7 +417,7 @@ static inline int64_t mxn__conn_len(const mxn_piece_block_t *pb, int npe) {
 }
 
 /* Member j's prefix sums of the per-entry counts of poly block b of kind
- * k (read once, cached; dataset.c). */
+ * k (read once, cached; member.c). */
 int mxn__poly_offsets(mxn_dataset_t *ds, int j, int k, int b, const int64_t **off);
 
 /* A piece's blocks of kind k and their count. */
