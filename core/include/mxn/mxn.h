@@ -1,7 +1,7 @@
 /**
  * \file mxn.h
  * Umbrella header of libmxn, the core of the MxN reader: load-time MxN
- * repartitioning of Exodus II datasets (see ARCHITECTURE in README.md).
+ * repartitioning of Exodus II datasets (see core/README.md).
  */
 #ifndef MXN_MXN_H
 #define MXN_MXN_H
@@ -20,6 +20,8 @@
 #include "mxn/load.h"
 #include "mxn/repart.h"
 
+/* The project's one statement of its version (the top CMakeLists.txt reads
+ * it from here). */
 #define MXN_VERSION_STRING "0.1.0"
 
 #endif /* MXN_MXN_H */
