@@ -189,6 +189,48 @@ done:
   return status;
 }
 
+/* Merge member j's sets of every kind from its summary: union over
+ * members by id; set_entries[sk]: the member's entries of kind sk. A
+ * malformed stream leaves r->bad set. */
+static int merge_sets(mxn_dataset_t *ds, int j, const int64_t *nsets_of, rbuf_t *r,
+                      int64_t set_entries[MXN__NSK]) {
+  mxn_structure_t *s = &ds->s;
+  mxn__file_t *f = &ds->files[j];
+  int status = MXN_OK;
+  for (int sk = 0; sk < MXN__NSK; sk++) {
+    int n = (int)nsets_of[sk];
+    mxn_set_info_t **sets = set_list(s, sk);
+    int *nsets = set_count(s, sk);
+    mxn__sets_t *fs = &f->sk[sk];
+    if (n <= 0) continue;
+    fs->nfile = n;
+    ARENA_ALLOC0(fs->ids, n);
+    ARENA_ALLOC0(fs->file_count, n);
+    ARENA_ALLOC0(fs->file_df, n);
+    for (int k = 0; k < n && !r->bad; k++) {
+      char name[MXN_NAME_LEN];
+      fs->ids[k] = r_i64(r);
+      r_str(r, name, sizeof name);
+      int64_t cnt = r_i64(r), ndf = r_i64(r);
+      fs->file_count[k] = cnt;
+      fs->file_df[k] = ndf;
+      int q = find_set(*sets, *nsets, fs->ids[k]);
+      if (q < 0) {
+        MXN_CHECK(grow((void **)sets, sizeof **sets, *nsets));
+        q = (*nsets)++;
+        (*sets)[q].id = fs->ids[k];
+        snprintf((*sets)[q].name, MXN_NAME_LEN, "%s", name);
+      }
+      if ((*sets)[q].name[0] == '\0') snprintf((*sets)[q].name, MXN_NAME_LEN, "%s", name);
+      (*sets)[q].num_entries += cnt;
+      if (ndf > 0) (*sets)[q].has_df = 1;
+      set_entries[sk] += cnt;
+    }
+  }
+done:
+  return status;
+}
+
 /* Merge member j's summary (`len` bytes at `buf`) into the structure. */
 int mxn__member_merge(mxn_dataset_t *ds, int j, const char *buf, size_t len) {
   mxn_structure_t *s = &ds->s;
@@ -269,36 +311,7 @@ int mxn__member_merge(mxn_dataset_t *ds, int j, const char *buf, size_t len) {
 
   /* Sets of every kind: union over members by id. */
   int64_t set_entries[MXN__NSK] = {0};
-  for (int sk = 0; sk < MXN__NSK; sk++) {
-    int n = (int)nsets_of[sk];
-    mxn_set_info_t **sets = set_list(s, sk);
-    int *nsets = set_count(s, sk);
-    mxn__sets_t *fs = &f->sk[sk];
-    if (n <= 0) continue;
-    fs->nfile = n;
-    ARENA_ALLOC0(fs->ids, n);
-    ARENA_ALLOC0(fs->file_count, n);
-    ARENA_ALLOC0(fs->file_df, n);
-    for (int k = 0; k < n && !r->bad; k++) {
-      char name[MXN_NAME_LEN];
-      fs->ids[k] = r_i64(r);
-      r_str(r, name, sizeof name);
-      int64_t cnt = r_i64(r), ndf = r_i64(r);
-      fs->file_count[k] = cnt;
-      fs->file_df[k] = ndf;
-      int q = find_set(*sets, *nsets, fs->ids[k]);
-      if (q < 0) {
-        MXN_CHECK(grow((void **)sets, sizeof **sets, *nsets));
-        q = (*nsets)++;
-        (*sets)[q].id = fs->ids[k];
-        snprintf((*sets)[q].name, MXN_NAME_LEN, "%s", name);
-      }
-      if ((*sets)[q].name[0] == '\0') snprintf((*sets)[q].name, MXN_NAME_LEN, "%s", name);
-      (*sets)[q].num_entries += cnt;
-      if (ndf > 0) (*sets)[q].has_df = 1;
-      set_entries[sk] += cnt;
-    }
-  }
+  MXN_CHECK(merge_sets(ds, j, nsets_of, r, set_entries));
   if (r->bad) goto bad;
 
   /* Variables must agree across members; truth tables by file block/set

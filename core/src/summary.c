@@ -153,6 +153,110 @@ done:
   return status;
 }
 
+/* Member j's sets of every kind into the stream: id, name, entries,
+ * distribution factors. */
+static int summarize_sets(mxn_dataset_t *ds, int j, int exoid, const int64_t nsets_of[MXN__NSK],
+                          wbuf_t *body) {
+  const mxn__file_t *f = &ds->files[j];
+  int status = MXN_OK;
+  int64_t *ids = NULL;
+  char(*names)[MXN_NAME_LEN] = NULL;
+  for (int sk = 0; sk < MXN__NSK; sk++) {
+    ex_entity_type t = mxn__set_type[sk];
+    int n = (int)nsets_of[sk];
+    if (n <= 0) continue;
+    MXN_ALLOC(ids, n);
+    MXN_ALLOC(names, n);
+    if (ex_get_ids(exoid, t, ids) < 0) {
+      status = MXN_DS_ERR(ds, MXN_ERR_FORMAT, "%s: cannot read %s ids", f->path,
+                          mxn__set_what[sk]);
+      goto done;
+    }
+    MXN_CHECK(read_names(exoid, t, n, names, 0));
+    for (int k = 0; k < n; k++) {
+      int64_t cnt = 0, ndf = 0;
+      if (ex_get_set_param(exoid, t, ids[k], &cnt, &ndf) < 0) {
+        status = MXN_DS_ERR(ds, MXN_ERR_FORMAT, "%s: %s %lld: cannot read its size", f->path,
+                            mxn__set_what[sk], (long long)ids[k]);
+        goto done;
+      }
+      w_i64(body, ids[k]);
+      w_str(body, names[k]);
+      w_i64(body, cnt);
+      w_i64(body, ndf);
+    }
+    free(ids);
+    free(names);
+    ids = NULL;
+    names = NULL;
+  }
+done:
+  free(ids);
+  free(names);
+  return status;
+}
+
+/* Member j's variables of each family that can have them here into the
+ * stream: count, names, and the truth table over the member's blocks or
+ * sets; *n_glob: its global variables. */
+static int summarize_vars(mxn_dataset_t *ds, int j, int exoid, const ex_init_params *p,
+                          const int64_t nsets_of[MXN__NSK], wbuf_t *body, int *n_glob) {
+  const mxn__file_t *f = &ds->files[j];
+  int status = MXN_OK;
+  int *truth = NULL;
+  char(*names)[MXN_NAME_LEN] = NULL;
+  for (int v = 0; v < MXN__NV; v++) {
+    int64_t nobj = v == MXN__V_NODAL || v == MXN__V_GLOBAL ? 0
+                   : v == MXN__V_ELEM                      ? p->num_elem_blk
+                   : v == MXN__V_EDGE                      ? p->num_edge_blk
+                   : v == MXN__V_FACE                      ? p->num_face_blk
+                                                           : nsets_of[v - MXN__V_SET0];
+    if ((v == MXN__V_EDGE || v == MXN__V_FACE || v >= MXN__V_SET0) && nobj <= 0) continue;
+    int n = 0;
+    if (ex_get_variable_param(exoid, fam_type[v], &n) < 0 ||
+        n < 0) {
+      status = MXN_DS_ERR(ds, MXN_ERR_FORMAT, "%s: cannot read the %s variable count", f->path,
+                          mxn__fam_what[v]);
+      goto done;
+    }
+    if (n > f->open_size) {
+      /* every variable's name takes bytes of the file (name_*_var): more
+       * variables than bytes is a damaged count, and sizing the names by
+       * it asked for gigabytes (fuzz_dataset) */
+      status = MXN_DS_ERR(ds, MXN_ERR_FORMAT,
+                          "%s: invalid header (%d %s variables in a file of %lld bytes)", f->path,
+                          n, mxn__fam_what[v], (long long)f->open_size);
+      goto done;
+    }
+    w_i64(body, n);
+    MXN_ALLOC(names, n);
+    if (read_names(exoid, fam_type[v], n, names, 1) != MXN_OK) {
+      status = MXN_DS_ERR(ds, MXN_ERR_FORMAT, "%s: cannot read %s variable names", f->path,
+                          mxn__fam_what[v]);
+      goto done;
+    }
+    for (int k = 0; k < n; k++) w_str(body, names[k]);
+    free(names);
+    names = NULL;
+    if (v == MXN__V_GLOBAL) *n_glob = n;
+    if (nobj > 0 && n > 0 && v != MXN__V_NODAL && v != MXN__V_GLOBAL) {
+      MXN_ALLOC(truth, nobj * n);
+      if (ex_get_truth_table(exoid, fam_type[v], (int)nobj, n, truth) < 0) {
+        status = MXN_DS_ERR(ds, MXN_ERR_FORMAT, "%s: cannot read the %s variable truth table",
+                            f->path, mxn__fam_what[v]);
+        goto done;
+      }
+      for (int64_t i = 0; i < nobj * n; i++) w_i64(body, truth[i] != 0);
+      free(truth);
+      truth = NULL;
+    }
+  }
+done:
+  free(truth);
+  free(names);
+  return status;
+}
+
 /* At most this many global values (steps x variables, 1 MiB) are kept from
  * member 0's summary; beyond it each step reads its own. */
 #define GLOB_KEEP 131072
@@ -164,7 +268,7 @@ static int summarize_member(mxn_dataset_t *ds, int j, wbuf_t *w) {
   int status = MXN_OK, exoid;
   char(*names)[MXN_NAME_LEN] = NULL;
   double *times = NULL, *glob = NULL;
-  int *truth = NULL, n_glob = 0, ex_was = mxn__ex_quiet();
+  int n_glob = 0, ex_was = mxn__ex_quiet();
   int64_t *ids = NULL;
   wbuf_t body = {0};
   if (!mxn__file_open(ds, j, &status)) goto done;
@@ -254,83 +358,10 @@ static int summarize_member(mxn_dataset_t *ds, int j, wbuf_t *w) {
   /* Sets: id, name, entries, distribution factors. */
   const int64_t nsets_of[MXN__NSK] = {p.num_node_sets, p.num_side_sets, p.num_edge_sets,
                                       p.num_face_sets, p.num_elem_sets};
-  for (int sk = 0; sk < MXN__NSK; sk++) {
-    ex_entity_type t = mxn__set_type[sk];
-    int n = (int)nsets_of[sk];
-    if (n <= 0) continue;
-    MXN_ALLOC(ids, n);
-    MXN_ALLOC(names, n);
-    if (ex_get_ids(exoid, t, ids) < 0) {
-      status = MXN_DS_ERR(ds, MXN_ERR_FORMAT, "%s: cannot read %s ids", f->path,
-                          mxn__set_what[sk]);
-      goto done;
-    }
-    MXN_CHECK(read_names(exoid, t, n, names, 0));
-    for (int k = 0; k < n; k++) {
-      int64_t cnt = 0, ndf = 0;
-      if (ex_get_set_param(exoid, t, ids[k], &cnt, &ndf) < 0) {
-        status = MXN_DS_ERR(ds, MXN_ERR_FORMAT, "%s: %s %lld: cannot read its size", f->path,
-                            mxn__set_what[sk], (long long)ids[k]);
-        goto done;
-      }
-      w_i64(&body, ids[k]);
-      w_str(&body, names[k]);
-      w_i64(&body, cnt);
-      w_i64(&body, ndf);
-    }
-    free(ids);
-    free(names);
-    ids = NULL;
-    names = NULL;
-  }
+  MXN_CHECK(summarize_sets(ds, j, exoid, nsets_of, &body));
   /* Variables of each family that can have them here: count, names, and
    * the truth table over the member's blocks or sets. */
-  for (int v = 0; v < MXN__NV; v++) {
-    int64_t nobj = v == MXN__V_NODAL || v == MXN__V_GLOBAL ? 0
-                   : v == MXN__V_ELEM                      ? p.num_elem_blk
-                   : v == MXN__V_EDGE                      ? p.num_edge_blk
-                   : v == MXN__V_FACE                      ? p.num_face_blk
-                                                           : nsets_of[v - MXN__V_SET0];
-    if ((v == MXN__V_EDGE || v == MXN__V_FACE || v >= MXN__V_SET0) && nobj <= 0) continue;
-    int n = 0;
-    if (ex_get_variable_param(exoid, fam_type[v], &n) < 0 ||
-        n < 0) {
-      status = MXN_DS_ERR(ds, MXN_ERR_FORMAT, "%s: cannot read the %s variable count", f->path,
-                          mxn__fam_what[v]);
-      goto done;
-    }
-    if (n > f->open_size) {
-      /* every variable's name takes bytes of the file (name_*_var): more
-       * variables than bytes is a damaged count, and sizing the names by
-       * it asked for gigabytes (fuzz_dataset) */
-      status = MXN_DS_ERR(ds, MXN_ERR_FORMAT,
-                          "%s: invalid header (%d %s variables in a file of %lld bytes)", f->path,
-                          n, mxn__fam_what[v], (long long)f->open_size);
-      goto done;
-    }
-    w_i64(&body, n);
-    MXN_ALLOC(names, n);
-    if (read_names(exoid, fam_type[v], n, names, 1) != MXN_OK) {
-      status = MXN_DS_ERR(ds, MXN_ERR_FORMAT, "%s: cannot read %s variable names", f->path,
-                          mxn__fam_what[v]);
-      goto done;
-    }
-    for (int k = 0; k < n; k++) w_str(&body, names[k]);
-    free(names);
-    names = NULL;
-    if (v == MXN__V_GLOBAL) n_glob = n;
-    if (nobj > 0 && n > 0 && v != MXN__V_NODAL && v != MXN__V_GLOBAL) {
-      MXN_ALLOC(truth, nobj * n);
-      if (ex_get_truth_table(exoid, fam_type[v], (int)nobj, n, truth) < 0) {
-        status = MXN_DS_ERR(ds, MXN_ERR_FORMAT, "%s: cannot read the %s variable truth table",
-                            f->path, mxn__fam_what[v]);
-        goto done;
-      }
-      for (int64_t i = 0; i < nobj * n; i++) w_i64(&body, truth[i] != 0);
-      free(truth);
-      truth = NULL;
-    }
-  }
+  MXN_CHECK(summarize_vars(ds, j, exoid, &p, nsets_of, &body, &n_glob));
   /* Nodes have coordinates: a header declaring nodes without them made
    * the id map of a member without one (1..n) 10 GB (fuzz_dataset). The
    * shape check holds them to num_nodes where they are. */
@@ -428,7 +459,6 @@ done:
   free(names);
   free(times);
   free(glob);
-  free(truth);
   free(ids);
   mxn__ex_restore(ex_was);
   return status;

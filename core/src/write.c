@@ -532,7 +532,7 @@ int mxn_writer_create(const char *path, const mxn_structure_t *s,
   W_CHECK(put_var_names(ex, EX_GLOBAL, s->num_global_vars, s->global_var_names),
           "%s: cannot define global variables", w->tmp);
   /* Exodus cannot define nodal variables without nodes; readers accept a
-   * member that has none (see merge_vars in dataset.c). */
+   * member that has none (see merge_vars in merge.c). */
   W_CHECK(put_var_names(ex, EX_NODAL, piece->num_nodes > 0 ? s->num_node_vars : 0,
                         s->node_var_names),
           "%s: cannot define nodal variables", w->tmp);
