@@ -128,7 +128,7 @@ int mxn__dataset_open_members(MPI_Comm comm, mxn_dataset_t *ds, const char *path
     free(vlens);
   }
   status = mxn_agree(comm, status, e);
-  /* Every member's header passed mxn__file_exoid's checks on the rank that
+  /* Every member's header passed mxn__file_open's checks on the rank that
    * summarised it: a later first open here (a ghost layer, a re-balance)
    * needs no second look. */
   for (int j = 0; status == MXN_OK && j < M; j++) ds->files[j].nc_checked = 1;

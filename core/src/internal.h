@@ -171,7 +171,7 @@ typedef struct mxn__file {
   char *path;
   int exoid;               /* -1 while closed */
   int64_t open_size;       /* its size in bytes when it was opened */
-  int nc_checked;          /* its header passed mxn__file_exoid's checks, here or (a
+  int nc_checked;          /* its header passed mxn__file_open's checks, here or (a
                               collective open) on the rank that summarised it */
   uint64_t last_use;       /* for closing the least recently used */
   int64_t num_nodes;
