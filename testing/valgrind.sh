@@ -78,7 +78,7 @@ report() { # name rc logs...
 
 printf "%-26s %6s %8s %10s %10s %10s\n" run exit errors definite indirect possible
 for t in test_idset test_cover test_partmap test_fuzz_regress test_partition test_directory \
-         test_direct test_dataset test_extract test_forms test_load test_halo test_repart \
+         test_dataset test_extract test_forms test_load test_halo test_repart \
          test_poly test_rebalance test_memory; do
   [[ $t =~ $filter ]] || continue
   [ -x "$bin/$t" ] || { echo "valgrind: $bin/$t missing (build first)"; exit 1; }

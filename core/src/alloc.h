@@ -28,23 +28,4 @@ void *mxn__realloc(void *old, size_t bytes);
 #define MXN_ASAN 0
 #endif
 
-/* Whether mxn_heap_hold() does anything here: glibc, and neither
- * MXN_HEAP_HOLD=0 nor glibc malloc tunables of the user's own. */
-int mxn__heap_policy_applies(void);
-
-/* Under mxn_heap_hold(): the last release hands the free heap pages back
- * to the system (malloc_trim), for a load's one-off scratch; without it
- * they are kept, as for a step's buffers that come back each step. */
-void mxn__heap_trim_at_release(void);
-
-/* Under mxn_heap_hold(): back `bytes` more of the heap at once and leave
- * them free, for many small blocks about to be allocated (each page of
- * the heap touched for the first time is otherwise a fault of its own).
- * Nothing without a hold, or below 256 KiB. */
-void mxn__heap_grow(size_t bytes);
-
-/* Under mxn_heap_hold(): after the last release's trim, keep `bytes`
- * (the largest asked for during the hold) backed for what follows. */
-void mxn__heap_keep(size_t bytes);
-
 #endif /* MXN_ALLOC_H */

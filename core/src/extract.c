@@ -7,232 +7,12 @@
  * connectivity" says. Nodes follow elements, edges and faces alike. Each
  * kind gets its own greedy cover, preferring the members already read. */
 #include "internal.h"
-#include "nc3check.h"
 
 #include <netcdf.h>
 #include <stdio.h>
 
-/* Longest single read, in entries: bounds the scratch buffer. */
-#define MXN__MAX_RUN 262144
-
 #include "plan.h"
 
-
-static int cmp_pair(const void *a, const void *b) {
-  const pair_t *x = a, *y = b;
-  if (x->off != y->off) return (x->off > y->off) - (x->off < y->off);
-  return (x->dst > y->dst) - (x->dst < y->dst);
-}
-
-void mxn__plan_elem_sources(const mxn_piece_t *pc, const int64_t *bstart, const char *only,
-                            int32_t *file, int64_t *off) {
-  for (int i = 0; i < pc->plan->nseg[MXN__ELEM]; i++) {
-    const segment_t *sg = &pc->plan->seg[MXN__ELEM][i];
-    for (int64_t x = 0; x < sg->n; x++) {
-      int64_t e = bstart[sg->block] + sg->dst[x];
-      if (only && !only[e]) continue;
-      file[e] = sg->file;
-      if (off) off[e] = sg->off[x];
-    }
-  }
-}
-
-int mxn__cmp_seg_file(const void *a, const void *b) {
-  const segment_t *x = a, *y = b;
-  return (x->file > y->file) - (x->file < y->file);
-}
-
-struct mxn__plan_mem {
-  mxn__plan_mem_t *next;
-  size_t used, cap, pad; /* the data after this header stays 16-byte aligned */
-};
-
-/* Blocks grow from 64 KiB to 8 MiB; a request of more than a quarter of
- * the next block gets a block of its own behind the current one, so the
- * current one's room is not left unused. */
-#define PLAN_MEM_FIRST ((size_t)64 << 10)
-#define PLAN_MEM_LAST ((size_t)8 << 20)
-/* Under AddressSanitizer every request is a block of its own, so writes
- * past a segment's arrays are still caught. */
-#define PLAN_MEM_EACH MXN_ASAN
-
-void *mxn__plan_alloc(mxn__plan_t *p, size_t bytes) {
-  size_t asked = bytes ? bytes : 1;
-  if (bytes > SIZE_MAX - 15) return NULL;
-  bytes = bytes ? (bytes + 15) & ~(size_t)15 : 16;
-  mxn__plan_mem_t *m = p->mem;
-  if (m && bytes <= m->cap - m->used) {
-    void *r = (char *)(m + 1) + m->used;
-    m->used += bytes;
-    return r;
-  }
-  size_t cap = m ? 2 * m->cap : PLAN_MEM_FIRST;
-  if (cap > PLAN_MEM_LAST) cap = PLAN_MEM_LAST;
-  int own = PLAN_MEM_EACH || bytes > cap / 4;
-  if (own) cap = PLAN_MEM_EACH ? asked : bytes;
-  if (cap > SIZE_MAX - sizeof *m) return NULL;
-  mxn__plan_mem_t *b = mxn__malloc(sizeof *b + cap);
-  if (!b) return NULL;
-  b->cap = cap;
-  b->used = own ? cap : bytes; /* a block of its own is full */
-  if (own && m) { /* behind the current block, which keeps its room */
-    b->next = m->next;
-    m->next = b;
-  } else {
-    b->next = m;
-    p->mem = b;
-  }
-  return b + 1;
-}
-
-static void set_src_free(set_src_t *s) {
-  free(s->file);
-  free(s->pos);
-  free(s->dst);
-}
-
-void mxn__plan_free(mxn__plan_t *p) {
-  if (!p) return;
-  for (int k = 0; k < MXN__NBK; k++) free(p->seg[k]);
-  free(p->node_seg);
-  for (int k = 0; k < MXN__NSK; k++) {
-    if (p->set_src[k])
-      for (int q = 0; q < p->nsets[k]; q++) set_src_free(&p->set_src[k][q]);
-    free(p->set_src[k]);
-  }
-  free(p->buf);
-  for (mxn__plan_mem_t *m = p->mem, *next; m; m = next) {
-    next = m->next;
-    free(m);
-  }
-  free(p);
-}
-
-/* Sort a segment's (offset, destination) pairs into s->off / s->dst. */
-int mxn__segment_sort(mxn__plan_t *p, segment_t *s, pair_t *pairs, int64_t n) {
-  int status = MXN_OK;
-  MXN_CHECK(mxn__radix_sort(pairs, n, sizeof *pairs));
-  mxn__sort_ties(pairs, n, sizeof *pairs, cmp_pair);
-  s->n = n;
-  s->off = mxn__plan_alloc(p, (size_t)n * sizeof *s->off);
-  s->dst = mxn__plan_alloc(p, (size_t)n * sizeof *s->dst);
-  if (!s->off || !s->dst) {
-    status = MXN_ERR_NOMEM;
-    goto done;
-  }
-  for (int64_t i = 0; i < n; i++) {
-    s->off[i] = pairs[i].off;
-    s->dst[i] = pairs[i].dst;
-  }
-done:
-  return status;
-}
-
-/* Coalesce a sorted segment's offsets into runs: offsets closer than `gap`
- * entries share one read. */
-int mxn__segment_runs(mxn__plan_t *p, segment_t *s, int64_t gap) {
-  int status = MXN_OK;
-  const int64_t n = s->n;
-  /* Count the runs first: room for one per entry would be mostly unused
-   * (a whole member is one run) and, from 4 MiB on, populated in full. */
-  int64_t nruns = 0;
-  {
-    int64_t start = 0, end = 0; /* the open run: [start, end) */
-    for (int64_t i = 0; i < n; i++) {
-      if (nruns && s->off[i] - end <= gap && s->off[i] + 1 - start <= MXN__MAX_RUN) {
-        end = s->off[i] + 1;
-      } else {
-        nruns++;
-        start = s->off[i];
-        end = start + 1;
-      }
-    }
-  }
-  if (!(s->runs = mxn__plan_alloc(p, (size_t)nruns * sizeof *s->runs))) {
-    status = MXN_ERR_NOMEM;
-    goto done;
-  }
-  s->nruns = 0;
-  for (int64_t i = 0; i < n; i++) {
-    run_t *r = s->nruns ? &s->runs[s->nruns - 1] : NULL;
-    if (r && s->off[i] - (r->start + r->count) <= gap &&
-        s->off[i] + 1 - r->start <= MXN__MAX_RUN) {
-      r->count = s->off[i] + 1 - r->start;
-      r->n++;
-    } else {
-      s->runs[s->nruns++] = (run_t){s->off[i], 1, i, 1, 1};
-    }
-  }
-done:
-  return status;
-}
-
-int mxn__segment_build(mxn__plan_t *p, segment_t *s, pair_t *pairs, int64_t n, int64_t gap) {
-  int status = MXN_OK;
-  MXN_CHECK(mxn__segment_sort(p, s, pairs, n));
-  MXN_CHECK(mxn__segment_runs(p, s, gap));
-done:
-  return status;
-}
-
-int64_t mxn__gap_within(const segment_t *segs, int nseg, const double *width, int64_t gap,
-                        double budget, double *spent) {
-  *spent = 0;
-  if (gap <= 0 || nseg <= 0) return gap > 0 ? gap : 0;
-  /* The widest gap there is (the histogram below needs no more room). */
-  int64_t widest = 0;
-  for (int i = 0; i < nseg; i++)
-    for (int64_t e = 1; e < segs[i].n; e++) {
-      int64_t g = segs[i].off[e] - segs[i].off[e - 1] - 1;
-      if (g > widest && g <= gap) widest = g;
-    }
-  if (widest == 0) return gap; /* nothing between wanted entries to merge */
-  gap = widest;
-  /* cost[g]: the bytes read beyond the wanted entries if every gap of g
-   * entries is merged. Gaps wider than `gap` never merge and cost nothing. */
-  double *cost = calloc((size_t)gap + 1, sizeof *cost);
-  if (!cost) return 0; /* no room to weigh them: merge none, read exactly */
-  for (int i = 0; i < nseg; i++) {
-    const segment_t *sg = &segs[i];
-    for (int64_t e = 1; e < sg->n; e++) {
-      int64_t g = sg->off[e] - sg->off[e - 1] - 1;
-      if (g > 0 && g <= gap) cost[g] += (double)g * width[i];
-    }
-  }
-  double sum = 0;
-  int64_t best = 0;
-  for (int64_t g = 1; g <= gap; g++) {
-    if (sum + cost[g] > budget) break;
-    sum += cost[g];
-    best = g;
-  }
-  free(cost);
-  *spent = sum;
-  return best;
-}
-
-/* The gap kind k's segments (nodes: k = MXN__NODE) merge with, within
- * what is left of the plan's budget (mxn_extract_opts_t gap_share over the
- * wanted bytes of every kind so far); width[i]: bytes per entry of seg i. */
-static int64_t plan_gap(mxn__plan_t *plan, const mxn_extract_opts_t *opts, const segment_t *segs,
-                        int nseg, const double *width) {
-  if (opts->gap_share <= 0) return opts->gap;
-  for (int i = 0; i < nseg; i++) plan->gap_want += (double)segs[i].n * width[i];
-  double spent;
-  int64_t g = mxn__gap_within(segs, nseg, width, opts->gap,
-                              opts->gap_share * plan->gap_want - plan->gap_spent, &spent);
-  plan->gap_spent += spent;
-  return g;
-}
-
-int mxn__plan_buf(mxn__plan_t *p, int64_t doubles) {
-  if (doubles <= p->buf_cap) return MXN_OK;
-  double *b = mxn__realloc(p->buf, (size_t)doubles * sizeof *b);
-  if (!b) return MXN_ERR_NOMEM;
-  p->buf = b;
-  p->buf_cap = doubles;
-  return MXN_OK;
-}
 
 void mxn__piece_block_free(mxn_piece_block_t *pb, int nvars, int nmaps) {
   free(pb->elem_ids);
@@ -370,374 +150,6 @@ done:
   return status;
 }
 
-/* Block of kind k holding file position `fpos` of member f (a member's
- * blocks are contiguous). */
-static int block_of(const mxn__file_t *f, int k, int64_t fpos) {
-  const mxn__blocks_t *kb = &f->kb[k];
-  for (int q = 0; q < kb->nblk; q++) {
-    int b = kb->blk_of_file[q];
-    if (fpos >= kb->blk_start[b] && fpos < kb->blk_start[b] + kb->blk_count[b]) return b;
-  }
-  return -1;
-}
-
-/* Lazily allocated per-member marks of used entries of entity kind e. */
-static int mark_of(mxn_dataset_t *ds, char **mark, int j, int e) {
-  if (mark[j]) return MXN_OK;
-  int64_t n = mxn__file_count(&ds->files[j], e);
-  mark[j] = mxn__calloc((size_t)n + 1, 1);
-  return mark[j] ? MXN_OK : MXN_ERR_NOMEM;
-}
-
-/* File-local position (1-based) of structure block b of kind k in member
- * f, as Exodus numbers its variables; 0 if the member has none. */
-static int file_block(const mxn__file_t *f, int k, int b) {
-  for (int i = 0; i < f->kb[k].nblk; i++)
-    if (f->kb[k].blk_of_file[i] == b) return i + 1;
-  return 0;
-}
-
-/* File-local position (1-based) of the set of kind sk with id `id` in
- * member f (the first, as Exodus looks ids up); 0 if it has none. */
-static int file_set(const mxn__file_t *f, int sk, int64_t id) {
-  for (int i = 0; i < f->sk[sk].nfile; i++)
-    if (f->sk[sk].ids[i] == id) return i + 1;
-  return 0;
-}
-
-/* Connectivity of a poly block's segment: the members' per-entry counts
- * give each run's range in the flat reference list (NSIDED: nodes,
- * NFACED: faces), read with one netCDF call per run; references stay
- * member-local 1-based numbers here (renumbered with the others) and mark
- * what the piece needs. */
-static int read_poly_conn(mxn_dataset_t *ds, mxn_piece_t *piece, int k, const segment_t *sg,
-                          const mxn_block_info_t *bi, mxn_piece_block_t *pb,
-                          char **mark[MXN__NEK]) {
-  int status = MXN_OK, varid, q = -1, nd = 0;
-  mxn__file_t *f = &ds->files[sg->file];
-  const mxn__blocks_t *kb = &f->kb[k];
-  mxn__plan_t *plan = piece->plan;
-  const int64_t *eo;
-  int nfaced = bi->poly == MXN_POLY_NFACED;
-  int ent = nfaced ? MXN__FACE : MXN__NODE;
-  int64_t nfile = nfaced ? f->kb[MXN__FACE].num : f->num_nodes;
-  int64_t *dst = nfaced ? pb->face_conn : pb->conn;
-  const int64_t *doff = nfaced ? pb->face_off : pb->conn_off;
-  MXN_CHECK(mxn__poly_offsets(ds, sg->file, k, sg->block, &eo));
-  if (!mxn__file_open(ds, sg->file, &status)) goto done;
-  for (int i = 0; i < kb->nblk; i++)
-    if (kb->blk_of_file[i] == sg->block) q = i;
-  char name[40];
-  mxn__name_d(name, sizeof name, nfaced ? "facconn%d" : k == MXN__FACE ? "fbconn%d" : "connect%d",
-              q + 1);
-  if (q < 0 || (varid = mxn__m_var(f, name)) < 0 || (nd = mxn__m_ndims(f, varid)) != 1) {
-    status = MXN_DS_ERR(ds, MXN_ERR_FORMAT,
-                        "%s: %s block %lld (%s): no one-dimensional connectivity variable %s",
-                        f->path, mxn__blk_what[k], (long long)bi->id, bi->type, name);
-    goto done;
-  }
-  for (int64_t r = 0; r < sg->nruns; r++) {
-    const run_t *run = &sg->runs[r];
-    int64_t a = eo[run->start], len = eo[run->start + run->count] - a;
-    MXN_CHECK(mxn__plan_buf(plan, len > 0 ? len : 1));
-    long long *v = (long long *)plan->buf;
-    size_t start = (size_t)a, count = (size_t)len;
-    if (len > 0 && mxn__m_get(f, varid, &start, &count, NULL, v, 'l') != 0) {
-      status = MXN_DS_ERR(ds, MXN_ERR_IO,
-                          "%s: %s block %lld (%s): cannot read the references of entries "
-                          "%lld..%lld",
-                          f->path, mxn__blk_what[k], (long long)bi->id, bi->type,
-                          (long long)run->start + 1, (long long)(run->start + run->count));
-      goto done;
-    }
-    ds->io.read_calls++;
-    ds->io.bytes_read += len * (int64_t)sizeof(int64_t);
-    for (int64_t e = run->first; e < run->first + run->n; e++) {
-      int64_t rel = sg->off[e], d = doff[sg->dst[e]];
-      for (int64_t c = eo[rel]; c < eo[rel + 1]; c++) {
-        int64_t x = v[c - a];
-        if (x < 1 || x > nfile) {
-          status = MXN_DS_ERR(ds, MXN_ERR_FORMAT,
-                              "%s: %s block %lld (%s): %s %lld refers to %s %lld, the file "
-                              "has %lld %ss",
-                              f->path, mxn__blk_what[k], (long long)bi->id, bi->type,
-                              mxn__blk_what[k], (long long)pb->elem_ids[sg->dst[e]],
-                              mxn__ent_what[ent], (long long)x, (long long)nfile,
-                              mxn__ent_what[ent]);
-          goto done;
-        }
-        dst[d + c - eo[rel]] = x;
-        mark[ent][sg->file][x - 1] = 1;
-      }
-    }
-  }
-done:
-  return status;
-}
-
-/* The entities of block kind k the piece holds (sorted P, covered by cov):
- * piece blocks in id order, one segment per (file, block) coalesced into
- * runs, connectivity read as file-local 1-based numbers (renumbered once
- * every kind is known) marking the nodes, edges and faces it uses,
- * attributes and original ids. p2local[i] receives the local index of
- * P->ids[i] over the concatenated blocks. */
-static int read_blocks(mxn_dataset_t *ds, mxn_piece_t *piece, int k, const mxn_idset_t *P,
-                       const mxn_cover_t *cov, const mxn_extract_opts_t *opts,
-                       char **mark[MXN__NEK], int64_t *p2local) {
-  const mxn_structure_t *s = &ds->s;
-  int M = ds->nfiles, NB;
-  const mxn_block_info_t *sb = mxn__sblocks(s, k, &NB);
-  mxn_piece_block_t *pblocks = mxn__pblocks(piece, k, &NB);
-  mxn__plan_t *plan = piece->plan;
-  const char *what = mxn__blk_what[k];
-  int status = MXN_OK;
-  int *file_of = NULL, *blk_of = NULL;
-  int64_t *fpos_of = NULL, *idx_in_blk = NULL, *blk_fill = NULL, *blk_local0 = NULL,
-          *seg_count = NULL, *start = NULL, *fill = NULL;
-  pair_t *pairs = NULL;
-  double *width = NULL;
-
-  /* Where each wanted entity is: file, position, block. */
-  MXN_ALLOC_RAW(file_of, P->n);
-  MXN_ALLOC_RAW(fpos_of, P->n);
-  MXN_ALLOC_RAW(blk_of, P->n);
-  for (int c = 0; c < cov->nparts; c++) {
-    const mxn_cover_part_t *cp = &cov->parts[c];
-    const mxn__file_t *f = &ds->files[cp->file];
-    const int64_t *pos = mxn__dom_pos(f->dom, k);
-    for (int64_t i = 0; i < cp->E.n; i++) {
-      int64_t p = cp->mp[i], fpos = pos[cp->mf[i]];
-      file_of[p] = cp->file;
-      fpos_of[p] = fpos;
-      blk_of[p] = block_of(f, k, fpos);
-      if (blk_of[p] < 0) {
-        status = MXN_DS_ERR(ds, MXN_ERR_FORMAT, "%s: %s %lld lies in no block", f->path, what,
-                            (long long)P->ids[p]);
-        goto done;
-      }
-    }
-  }
-
-  /* Piece blocks: entities of each block in global id order. */
-  MXN_ALLOC_RAW(idx_in_blk, P->n);
-  MXN_ALLOC(blk_fill, NB);
-  for (int64_t p = 0; p < P->n; p++) idx_in_blk[p] = blk_fill[blk_of[p]]++;
-  MXN_ALLOC(blk_local0, NB + 1);
-  for (int b = 0; b < NB; b++) {
-    mxn_piece_block_t *pb = &pblocks[b];
-    const mxn_block_info_t *bi = &sb[b];
-    int64_t n = blk_fill[b];
-    pb->num_elements = n;
-    blk_local0[b + 1] = blk_local0[b] + n;
-    MXN_ALLOC_RAW(pb->elem_ids, MXN__CAP(piece, n));
-    if (bi->poly) {
-      /* Offsets from the members' per-entry counts (NFACED: into the
-       * faces; its nodes are derived once the faces are known). */
-      MXN_ALLOC(pb->conn_off, n + 1);
-      if (bi->poly == MXN_POLY_NFACED) MXN_ALLOC(pb->face_off, n + 1);
-      continue;
-    }
-    MXN_ALLOC_RAW(pb->conn, MXN__CAP(piece, n) * bi->nodes_per_elem);
-    if (bi->edges_per_elem > 0) MXN_ALLOC(pb->edge_conn, MXN__CAP(piece, n) * bi->edges_per_elem);
-    if (bi->faces_per_elem > 0) MXN_ALLOC(pb->face_conn, MXN__CAP(piece, n) * bi->faces_per_elem);
-    if (bi->num_attr > 0 && !opts->no_attributes) MXN_ALLOC(pb->attr, MXN__CAP(piece, n) * bi->num_attr);
-    if (k == MXN__ELEM && s->has_original_elem_ids) MXN_ALLOC(pb->orig_ids, MXN__CAP(piece, n));
-  }
-  for (int64_t p = 0; p < P->n; p++) {
-    pblocks[blk_of[p]].elem_ids[idx_in_blk[p]] = P->ids[p];
-    p2local[p] = blk_local0[blk_of[p]] + idx_in_blk[p];
-  }
-  /* Poly blocks: each entry's reference count, then offsets and storage. */
-  for (int64_t p = 0; p < P->n; p++) {
-    int b = blk_of[p];
-    if (!sb[b].poly) continue;
-    const int64_t *eo;
-    MXN_CHECK(mxn__poly_offsets(ds, file_of[p], k, b, &eo));
-    int64_t rel = fpos_of[p] - ds->files[file_of[p]].kb[k].blk_start[b];
-    int64_t *off = sb[b].poly == MXN_POLY_NFACED ? pblocks[b].face_off : pblocks[b].conn_off;
-    off[idx_in_blk[p] + 1] = eo[rel + 1] - eo[rel];
-  }
-  for (int b = 0; b < NB; b++) {
-    mxn_piece_block_t *pb = &pblocks[b];
-    if (!sb[b].poly) continue;
-    int64_t *off = sb[b].poly == MXN_POLY_NFACED ? pb->face_off : pb->conn_off;
-    for (int64_t i = 0; i < pb->num_elements; i++) off[i + 1] += off[i];
-    if (sb[b].poly == MXN_POLY_NFACED)
-      MXN_ALLOC(pb->face_conn, off[pb->num_elements]);
-    else
-      MXN_ALLOC(pb->conn, off[pb->num_elements]);
-  }
-
-  /* Segments: one per (file, block), coalesced into runs; bucket P by
-   * (file, block) with one counting pass. */
-  MXN_ALLOC(seg_count, (int64_t)M * NB);
-  for (int64_t p = 0; p < P->n; p++) seg_count[(int64_t)file_of[p] * NB + blk_of[p]]++;
-  int nseg = 0;
-  for (int64_t i = 0; i < (int64_t)M * NB; i++) nseg += seg_count[i] > 0;
-  MXN_ALLOC(plan->seg[k], nseg);
-  MXN_ALLOC_RAW(pairs, P->n);
-  MXN_ALLOC(start, (int64_t)M * NB + 1);
-  MXN_ALLOC(fill, (int64_t)M * NB + 1);
-  for (int64_t i = 0; i < (int64_t)M * NB; i++) start[i + 1] = start[i] + seg_count[i];
-  for (int64_t p = 0; p < P->n; p++) {
-    int64_t key = (int64_t)file_of[p] * NB + blk_of[p];
-    const mxn__file_t *f = &ds->files[file_of[p]];
-    pairs[start[key] + fill[key]++] =
-        (pair_t){fpos_of[p] - f->kb[k].blk_start[blk_of[p]], idx_in_blk[p]};
-  }
-  for (int j = 0; j < M; j++)
-    for (int b = 0; b < NB; b++) {
-      int64_t key = (int64_t)j * NB + b;
-      if (seg_count[key] == 0) continue;
-      segment_t *sg = &plan->seg[k][plan->nseg[k]++];
-      sg->file = j;
-      sg->block = b;
-      MXN_CHECK(mxn__segment_sort(plan, sg, pairs + start[key], seg_count[key]));
-    }
-  {
-    /* Bytes per entry of each segment: its block's references, attributes
-     * and numbered-map values (poly blocks: their mean references). */
-    int nmaps;
-    mxn__smaps(s, k, &nmaps);
-    MXN_ALLOC(width, plan->nseg[k]);
-    for (int i = 0; i < plan->nseg[k]; i++) {
-      const mxn_block_info_t *bi = &sb[plan->seg[k][i].block];
-      double refs = bi->nodes_per_elem + bi->edges_per_elem + bi->faces_per_elem + bi->num_attr +
-                    nmaps;
-      if (bi->poly && bi->num_elements > 0)
-        refs += 1 + (double)bi->num_conn / (double)bi->num_elements;
-      width[i] = 8 * (refs > 0 ? refs : 1);
-    }
-    int64_t gap = plan_gap(plan, opts, plan->seg[k], plan->nseg[k], width);
-    for (int i = 0; i < plan->nseg[k]; i++) {
-      segment_t *sg = &plan->seg[k][i];
-      MXN_CHECK(mxn__segment_runs(plan, sg, gap));
-      if (k == MXN__ELEM)
-        piece->stats.elem_runs += sg->nruns;
-      else if (k == MXN__EDGE)
-        piece->stats.edge_runs += sg->nruns;
-      else
-        piece->stats.face_runs += sg->nruns;
-    }
-  }
-
-  /* Connectivity (file-local numbers for now) and attributes. */
-  for (int i = 0; i < plan->nseg[k]; i++) {
-    segment_t *sg = &plan->seg[k][i];
-    mxn__file_t *f = &ds->files[sg->file];
-    const mxn_block_info_t *bi = &sb[sg->block];
-    mxn_piece_block_t *pb = &pblocks[sg->block];
-    int npe = bi->nodes_per_elem, epe = bi->edges_per_elem, fpe = bi->faces_per_elem;
-    int na = pb->attr ? bi->num_attr : 0;
-    int64_t nfile[3] = {f->num_nodes, f->kb[MXN__EDGE].num, f->kb[MXN__FACE].num};
-    int q = file_block(f, k, sg->block);
-    if (!mxn__file_open(ds, sg->file, &status)) goto done;
-    MXN_CHECK(mark_of(ds, mark[MXN__NODE], sg->file, MXN__NODE));
-    if (epe > 0) MXN_CHECK(mark_of(ds, mark[MXN__EDGE], sg->file, MXN__EDGE));
-    if (fpe > 0 || bi->poly == MXN_POLY_NFACED)
-      MXN_CHECK(mark_of(ds, mark[MXN__FACE], sg->file, MXN__FACE));
-    if (bi->poly) {
-      MXN_CHECK(read_poly_conn(ds, piece, k, sg, bi, pb, mark));
-      if (na == 0 && !pb->orig_ids) continue;
-    }
-    for (int64_t r = 0; r < sg->nruns; r++) {
-      const run_t *run = &sg->runs[r];
-      int64_t per = npe + epe + fpe > na ? npe + epe + fpe : na;
-      MXN_CHECK(mxn__plan_buf(plan, run->count * (per > 0 ? per : 1)));
-      int64_t *nconn = (int64_t *)plan->buf;
-      int64_t *econn = nconn + run->count * npe, *fconn = econn + run->count * epe;
-      /* Exodus's variables: a block's node references, and an element
-       * block's edge and face references */
-      static const char *const conn_var[MXN__NBK] = {"connect%d", "ebconn%d", "fbconn%d"};
-      if (!bi->poly &&
-          ((npe > 0 && mxn__m_rows(f, conn_var[k], q, run->start, run->count, npe, nconn, 'l')) ||
-           (epe > 0 && mxn__m_rows(f, "edgconn%d", q, run->start, run->count, epe, econn, 'l')) ||
-           (fpe > 0 && mxn__m_rows(f, "facconn%d", q, run->start, run->count, fpe, fconn, 'l')))) {
-        status = MXN_DS_ERR(ds, MXN_ERR_IO,
-                            "%s: %s block %lld: cannot read connectivity of entries "
-                            "%lld..%lld",
-                            f->path, what, (long long)bi->id, (long long)run->start + 1,
-                            (long long)(run->start + run->count));
-        goto done;
-      }
-      if (!bi->poly) {
-        ds->io.read_calls++;
-        ds->io.bytes_read += run->count * (npe + epe + fpe) * (int64_t)sizeof(int64_t);
-      }
-      for (int64_t e = run->first; e < run->first + run->n; e++) {
-        int64_t at = sg->off[e] - run->start;
-        /* Node, edge and face references, each checked against the file. */
-        const int64_t *src[3] = {nconn + at * npe, econn + at * epe, fconn + at * fpe};
-        int64_t *dst[3] = {pb->conn + sg->dst[e] * npe,
-                           pb->edge_conn ? pb->edge_conn + sg->dst[e] * epe : NULL,
-                           pb->face_conn ? pb->face_conn + sg->dst[e] * fpe : NULL};
-        const int width[3] = {npe, epe, fpe};
-        const int ent[3] = {MXN__NODE, MXN__EDGE, MXN__FACE};
-        for (int t = 0; t < 3 && !bi->poly; t++) {
-          if (width[t] <= 0) continue; /* and its marks may not exist */
-          /* in locals: a store through the char marks may alias anything,
-           * and the compiler reloaded every pointer and bound after each */
-          const int64_t *restrict in = src[t];
-          int64_t *restrict out = dst[t];
-          char *restrict mk = mark[ent[t]][sg->file];
-          const uint64_t nf = (uint64_t)nfile[t];
-          const int w = width[t];
-          int bad = -1;
-          for (int c = 0; c < w; c++) {
-            int64_t v = in[c];
-            if ((uint64_t)v - 1 >= nf) { /* v < 1 or v > nf */
-              bad = c;
-              break;
-            }
-            out[c] = v;
-            mk[v - 1] = 1;
-          }
-          if (bad >= 0) {
-            status = MXN_DS_ERR(ds, MXN_ERR_FORMAT,
-                                "%s: %s block %lld: %s %lld refers to %s %lld, the "
-                                "file has %lld %ss",
-                                f->path, what, (long long)bi->id, what,
-                                (long long)pb->elem_ids[sg->dst[e]], mxn__ent_what[ent[t]],
-                                (long long)in[bad], (long long)nfile[t], mxn__ent_what[ent[t]]);
-            goto done;
-          }
-        }
-        if (pb->orig_ids)
-          pb->orig_ids[sg->dst[e]] =
-              f->dom->orig_elem_ids
-                  ? f->dom->orig_elem_ids[f->kb[k].blk_start[sg->block] + sg->off[e]]
-                  : pb->elem_ids[sg->dst[e]];
-      }
-      if (na > 0) {
-        static const char *const attr_var[MXN__NBK] = {"attrib%d", "eattrb%d", "fattrb%d"};
-        if (mxn__m_rows(f, attr_var[k], q, run->start, run->count, na, plan->buf, 'd')) {
-          status = MXN_DS_ERR(ds, MXN_ERR_IO, "%s: %s block %lld: cannot read attributes",
-                              f->path, what, (long long)bi->id);
-          goto done;
-        }
-        ds->io.read_calls++;
-        ds->io.bytes_read += run->count * na * (int64_t)sizeof(double);
-        for (int64_t e = run->first; e < run->first + run->n; e++)
-          memcpy(pb->attr + sg->dst[e] * na, plan->buf + (sg->off[e] - run->start) * na,
-                 (size_t)na * sizeof(double));
-      }
-    }
-  }
-done:
-  free(file_of);
-  free(fpos_of);
-  free(blk_of);
-  free(idx_in_blk);
-  free(blk_fill);
-  free(blk_local0);
-  free(seg_count);
-  free(start);
-  free(fill);
-  free(pairs);
-  free(width);
-  return status;
-}
-
 /* Numbered map values of every entity of the piece, read along the same
  * segments as connectivity and coordinates. A member without a map
  * contributes zeros. */
@@ -796,9 +208,6 @@ static int read_maps(mxn_dataset_t *ds, mxn_piece_t *piece) {
 done:
   return status;
 }
-
-static int read_sets(mxn_dataset_t *ds, mxn_piece_t *piece, const char *cand,
-                     int64_t **l2p[MXN__NEK], const mxn_idset_t *P, const int64_t *p2local);
 
 int mxn__nfaced_nodes(mxn_dataset_t *ds, mxn_piece_t *piece, int b) {
   const mxn_structure_t *s = &ds->s;
@@ -994,6 +403,92 @@ done:
   return status;
 }
 
+/* The piece's node segments from the nodes' cover (every member's node
+ * positions sorted, coalesced into runs within the plan's gap budget). */
+static int plan_nodes(mxn_dataset_t *ds, mxn_piece_t *piece, const mxn_extract_opts_t *opts,
+                      const mxn_cover_t *cov) {
+  const mxn_structure_t *s = &ds->s;
+  mxn__plan_t *plan = piece->plan;
+  int status = MXN_OK;
+  pair_t *pairs = NULL;
+  MXN_ALLOC(plan->node_seg, cov->nparts);
+  MXN_ALLOC_RAW(pairs, piece->num_nodes);
+  for (int c = 0; c < cov->nparts; c++) {
+    const mxn_cover_part_t *cp = &cov->parts[c];
+    const mxn_file_domain_t *d = ds->files[cp->file].dom;
+    for (int64_t i = 0; i < cp->E.n; i++) pairs[i] = (pair_t){d->node_pos[cp->mf[i]], cp->mp[i]};
+    segment_t *sg = &plan->node_seg[plan->nnode_seg++];
+    sg->file = cp->file;
+    sg->block = -1;
+    MXN_CHECK(mxn__segment_sort(plan, sg, pairs, cp->E.n));
+  }
+  {
+    double *width = NULL;
+    MXN_ALLOC(width, plan->nnode_seg);
+    int nmaps;
+    mxn__smaps(s, MXN__NODE, &nmaps);
+    for (int i = 0; i < plan->nnode_seg; i++) width[i] = 8.0 * (s->num_dim + nmaps);
+    int64_t gap = mxn__plan_gap(plan, opts, plan->node_seg, plan->nnode_seg, width);
+    free(width);
+    for (int i = 0; i < plan->nnode_seg; i++) {
+      MXN_CHECK(mxn__segment_runs(plan, &plan->node_seg[i], gap));
+      piece->stats.node_runs += plan->node_seg[i].nruns;
+    }
+  }
+done:
+  free(pairs);
+  return status;
+}
+
+/* Member-local node/edge/face numbers -> piece-local indices (l2p), for
+ * every member read (cand), then the piece's connectivity renumbered with
+ * them. */
+static int renumber(mxn_dataset_t *ds, mxn_piece_t *piece, const mxn_idset_t P[MXN__NEK],
+                    const char *cand, int64_t **l2p[MXN__NEK], int64_t *const p2local[MXN__NBK]) {
+  const mxn_structure_t *s = &ds->s;
+  const mxn__plan_t *plan = piece->plan;
+  int M = ds->nfiles, status = MXN_OK;
+  for (int e = MXN__EDGE; e < MXN__NEK; e++) {
+    if (P[e].n == 0) continue;
+    for (int j = 0; j < M; j++) {
+      if (!cand[j]) continue;
+      const mxn_file_domain_t *d = ds->files[j].dom;
+      int64_t n = mxn__dom_n(d, e);
+      MXN_ALLOC(l2p[e][j], n);
+      for (int64_t l = 0; l < n; l++) l2p[e][j][l] = -1;
+      (void)mxn__idset_match(mxn__dom_set(d, e), &P[e], mxn__dom_pos(d, e),
+                             e == MXN__NODE ? NULL : p2local[e], l2p[e][j]);
+    }
+  }
+  for (int k = 0; k < MXN__NBK; k++) {
+    int nb;
+    const mxn_block_info_t *sb = mxn__sblocks(s, k, &nb);
+    mxn_piece_block_t *pblocks = mxn__pblocks(piece, k, &nb);
+    for (int i = 0; i < plan->nseg[k]; i++) {
+      segment_t *sg = &plan->seg[k][i];
+      mxn_piece_block_t *pb = &pblocks[sg->block];
+      const mxn_block_info_t *bi = &sb[sg->block];
+      int64_t *conn[3] = {pb->conn, pb->edge_conn, pb->face_conn};
+      const int width[3] = {bi->nodes_per_elem, bi->edges_per_elem, bi->faces_per_elem};
+      const int64_t *off[3] = {pb->conn_off, NULL, pb->face_off};
+      const int ent[3] = {MXN__NODE, MXN__EDGE, MXN__FACE};
+      for (int t = 0; t < 3; t++) {
+        if (bi->poly == MXN_POLY_NFACED && t == 0) continue; /* derived below */
+        if (!conn[t] || (width[t] == 0 && !off[t])) continue;
+        const int64_t *map = l2p[ent[t]][sg->file];
+        for (int64_t x = 0; x < sg->n; x++) {
+          int64_t c0 = off[t] ? off[t][sg->dst[x]] : sg->dst[x] * width[t];
+          int64_t c1 = off[t] ? off[t][sg->dst[x] + 1] : c0 + width[t];
+          int64_t *c = conn[t];
+          for (int64_t q = c0; q < c1; q++) c[q] = map[c[q] - 1];
+        }
+      }
+    }
+  }
+done:
+  return status;
+}
+
 /* mxn_extract's per-kind scratch: ids, covers, marks and numberings, freed
  * and emptied (again safe to free). */
 static void extract_scratch_free(int M, mxn_idset_t P[MXN__NEK], mxn_cover_t cov[MXN__NEK],
@@ -1046,7 +541,6 @@ int mxn_extract(mxn_dataset_t *ds, const mxn_idset_t *want,
   for (int k = 0; k < MXN__NBK; k++) p2local[k] = NULL;
   mxn_idset_t *F = NULL;
   char *cand = NULL;
-  pair_t *pairs = NULL;
 
   /* The members this extraction may use; only their id maps are read. */
   const char *allowed = want ? opts->file_mask : NULL;
@@ -1097,7 +591,7 @@ int mxn_extract(mxn_dataset_t *ds, const mxn_idset_t *want,
   if (!want)
     for (int j = 0; j < M; j++) cand[j] = 1; /* a join reads every member */
   MXN_ALLOC_RAW(p2local[MXN__ELEM], P[MXN__ELEM].n);
-  MXN_CHECK(read_blocks(ds, piece, MXN__ELEM, &P[MXN__ELEM], &cov[MXN__ELEM], opts, mark,
+  MXN_CHECK(mxn__read_blocks(ds, piece, MXN__ELEM, &P[MXN__ELEM], &cov[MXN__ELEM], opts, mark,
                         p2local[MXN__ELEM]));
   piece->num_elements = P[MXN__ELEM].n;
   mxn_cover_free(&cov[MXN__ELEM]); /* read: a cover is only the reads' plan */
@@ -1121,7 +615,7 @@ int mxn_extract(mxn_dataset_t *ds, const mxn_idset_t *want,
     }
     if (e == MXN__NODE) break;
     MXN_ALLOC_RAW(p2local[e], P[e].n);
-    MXN_CHECK(read_blocks(ds, piece, e, &P[e], &cov[e], opts, mark, p2local[e]));
+    MXN_CHECK(mxn__read_blocks(ds, piece, e, &P[e], &cov[e], opts, mark, p2local[e]));
     mxn_cover_free(&cov[e]);
     if (e == MXN__EDGE)
       piece->num_edges = P[e].n;
@@ -1134,32 +628,7 @@ int mxn_extract(mxn_dataset_t *ds, const mxn_idset_t *want,
   if (PN->n) memcpy(piece->node_ids, PN->ids, (size_t)PN->n * sizeof *PN->ids);
 
   /* Node segments, then coordinates. */
-  MXN_ALLOC(plan->node_seg, cov[MXN__NODE].nparts);
-  MXN_ALLOC_RAW(pairs, PN->n);
-  for (int c = 0; c < cov[MXN__NODE].nparts; c++) {
-    const mxn_cover_part_t *cp = &cov[MXN__NODE].parts[c];
-    const mxn_file_domain_t *d = ds->files[cp->file].dom;
-    for (int64_t i = 0; i < cp->E.n; i++) pairs[i] = (pair_t){d->node_pos[cp->mf[i]], cp->mp[i]};
-    segment_t *sg = &plan->node_seg[plan->nnode_seg++];
-    sg->file = cp->file;
-    sg->block = -1;
-    MXN_CHECK(mxn__segment_sort(plan, sg, pairs, cp->E.n));
-  }
-  {
-    double *width = NULL;
-    MXN_ALLOC(width, plan->nnode_seg);
-    int nmaps;
-    mxn__smaps(s, MXN__NODE, &nmaps);
-    for (int i = 0; i < plan->nnode_seg; i++) width[i] = 8.0 * (s->num_dim + nmaps);
-    int64_t gap = plan_gap(plan, opts, plan->node_seg, plan->nnode_seg, width);
-    free(width);
-    for (int i = 0; i < plan->nnode_seg; i++) {
-      MXN_CHECK(mxn__segment_runs(plan, &plan->node_seg[i], gap));
-      piece->stats.node_runs += plan->node_seg[i].nruns;
-    }
-  }
-  free(pairs);
-  pairs = NULL;
+  MXN_CHECK(plan_nodes(ds, piece, opts, &cov[MXN__NODE]));
   mxn_cover_free(&cov[MXN__NODE]);
   /* Visit members in file order when reading (see mxn_piece_read_step). */
   qsort(plan->node_seg, (size_t)plan->nnode_seg, sizeof *plan->node_seg, mxn__cmp_seg_file);
@@ -1167,43 +636,7 @@ int mxn_extract(mxn_dataset_t *ds, const mxn_idset_t *want,
 
   /* 4. Member-local node/edge/face numbers -> piece-local indices, for
    * every member read, then connectivity renumbered with them. */
-  for (int e = MXN__EDGE; e < MXN__NEK; e++) {
-    if (P[e].n == 0) continue;
-    for (int j = 0; j < M; j++) {
-      if (!cand[j]) continue;
-      const mxn_file_domain_t *d = ds->files[j].dom;
-      int64_t n = mxn__dom_n(d, e);
-      MXN_ALLOC(l2p[e][j], n);
-      for (int64_t l = 0; l < n; l++) l2p[e][j][l] = -1;
-      (void)mxn__idset_match(mxn__dom_set(d, e), &P[e], mxn__dom_pos(d, e),
-                             e == MXN__NODE ? NULL : p2local[e], l2p[e][j]);
-    }
-  }
-  for (int k = 0; k < MXN__NBK; k++) {
-    int nb;
-    const mxn_block_info_t *sb = mxn__sblocks(s, k, &nb);
-    mxn_piece_block_t *pblocks = mxn__pblocks(piece, k, &nb);
-    for (int i = 0; i < plan->nseg[k]; i++) {
-      segment_t *sg = &plan->seg[k][i];
-      mxn_piece_block_t *pb = &pblocks[sg->block];
-      const mxn_block_info_t *bi = &sb[sg->block];
-      int64_t *conn[3] = {pb->conn, pb->edge_conn, pb->face_conn};
-      const int width[3] = {bi->nodes_per_elem, bi->edges_per_elem, bi->faces_per_elem};
-      const int64_t *off[3] = {pb->conn_off, NULL, pb->face_off};
-      const int ent[3] = {MXN__NODE, MXN__EDGE, MXN__FACE};
-      for (int t = 0; t < 3; t++) {
-        if (bi->poly == MXN_POLY_NFACED && t == 0) continue; /* derived below */
-        if (!conn[t] || (width[t] == 0 && !off[t])) continue;
-        const int64_t *map = l2p[ent[t]][sg->file];
-        for (int64_t x = 0; x < sg->n; x++) {
-          int64_t c0 = off[t] ? off[t][sg->dst[x]] : sg->dst[x] * width[t];
-          int64_t c1 = off[t] ? off[t][sg->dst[x] + 1] : c0 + width[t];
-          int64_t *c = conn[t];
-          for (int64_t q = c0; q < c1; q++) c[q] = map[c[q] - 1];
-        }
-      }
-    }
-  }
+  MXN_CHECK(renumber(ds, piece, P, cand, l2p, p2local));
 
   /* Polyhedra: their nodes through their faces. */
   for (int b = 0; b < s->num_blocks; b++)
@@ -1211,7 +644,7 @@ int mxn_extract(mxn_dataset_t *ds, const mxn_idset_t *want,
 
   /* 5. Sets restricted to the piece, 6. numbered maps. */
   if (!opts->no_sets)
-    MXN_CHECK(read_sets(ds, piece, cand, l2p, &P[MXN__ELEM], p2local[MXN__ELEM]));
+    MXN_CHECK(mxn__read_sets(ds, piece, cand, l2p, &P[MXN__ELEM], p2local[MXN__ELEM]));
   MXN_CHECK(read_maps(ds, piece));
 
   /* 7. Field storage, filled by mxn_piece_read_step(), once the scratch is
@@ -1232,435 +665,6 @@ done:
   extract_scratch_free(M, P, cov, mark, l2p, p2local);
   free(F);
   free(cand);
-  free(pairs);
-  return status;
-}
-
-/* One set entry gathered from some member, before de-duplication. */
-typedef struct {
-  int64_t entry;   /* piece-local node, element, edge or face */
-  int extra;       /* side (side sets) or orientation (edge/face sets) */
-  int file;        /* member it was read from */
-  int64_t fpos;    /* its position in that member's copy of the set */
-  int64_t df_at;   /* offset of its df in the gathered df array, -1 if none */
-  int df_n;
-} set_item_t;
-
-static int cmp_item(const void *a, const void *b) {
-  const set_item_t *x = a, *y = b;
-  if (x->entry != y->entry) return (x->entry > y->entry) - (x->entry < y->entry);
-  if (x->extra != y->extra) return (x->extra > y->extra) - (x->extra < y->extra);
-  if (x->file != y->file) return (x->file > y->file) - (x->file < y->file);
-  return (x->fpos > y->fpos) - (x->fpos < y->fpos);
-}
-
-/* Sort key of set_src_t entries: (file, fpos). */
-typedef struct {
-  int file;
-  int64_t fpos, dst;
-} src_item_t;
-
-static int cmp_src(const void *a, const void *b) {
-  const src_item_t *x = a, *y = b;
-  if (x->file != y->file) return (x->file > y->file) - (x->file < y->file);
-  return (x->fpos > y->fpos) - (x->fpos < y->fpos);
-}
-
-/* Nodes on side `side` (1-based) of entry `rel` of poly element block b
- * in member j, or -1 if there is no such side: a polygon's side k is its
- * edge from node k to node k+1 (2 nodes; in 2D only), a polyhedron's side
- * k is its k-th face (that face's node count, read from the member). */
-typedef struct {
-  int file, block;   /* whose face list is held, -1 none */
-  long long *faces;  /* the block's whole facconn in that member */
-} faces_cache_t;
-
-static int poly_side_nodes(mxn_dataset_t *ds, faces_cache_t *fc, int j, int b, int64_t rel,
-                           int side, int *out) {
-  const mxn_structure_t *s = &ds->s;
-  mxn__file_t *f = &ds->files[j];
-  int status = MXN_OK, varid, q = -1;
-  const int64_t *eo;
-  *out = -1;
-  MXN_CHECK(mxn__poly_offsets(ds, j, MXN__ELEM, b, &eo));
-  if (side < 1 || side > eo[rel + 1] - eo[rel]) goto done;
-  if (s->blocks[b].poly == MXN_POLY_NSIDED) {
-    if (s->num_dim == 2) *out = 2;
-    goto done;
-  }
-  const mxn__blocks_t *kb = &f->kb[MXN__ELEM];
-  for (int i = 0; i < kb->nblk; i++)
-    if (kb->blk_of_file[i] == b) q = i;
-  char name[40];
-  mxn__name_d(name, sizeof name, "facconn%d", q + 1);
-  /* The block's face list, read whole once per member and block: side
-   * sets name sides all over a block, one read each would be many. */
-  if (fc->file != j || fc->block != b) {
-    int64_t nref = eo[f->kb[MXN__ELEM].blk_count[b]];
-    free(fc->faces);
-    fc->file = fc->block = -1;
-    fc->faces = mxn__malloc((size_t)(nref > 0 ? nref : 1) * sizeof *fc->faces);
-    if (!fc->faces) return MXN_ERR_NOMEM;
-    if (!mxn__file_open(ds, j, &status)) goto done;
-    size_t start = 0, count = (size_t)nref; /* exactly nref, whatever the variable holds */
-    if (q < 0 || (varid = mxn__m_var(f, name)) < 0 ||
-        (nref > 0 && mxn__m_get(f, varid, &start, &count, NULL, fc->faces, 'l') != 0)) {
-      status = MXN_DS_ERR(ds, MXN_ERR_IO, "%s: element block %lld (NFACED): cannot read %s",
-                          f->path, (long long)s->blocks[b].id, name);
-      goto done;
-    }
-    fc->file = j;
-    fc->block = b;
-    ds->io.read_calls++;
-    ds->io.bytes_read += nref * (int64_t)sizeof(int64_t);
-  }
-  long long face = fc->faces[eo[rel] + side - 1];
-  if (face < 1 || face > f->kb[MXN__FACE].num) goto done;
-  int fb = block_of(f, MXN__FACE, face - 1);
-  if (fb < 0) goto done;
-  if (s->face_blocks[fb].poly) {
-    const int64_t *fo;
-    MXN_CHECK(mxn__poly_offsets(ds, j, MXN__FACE, fb, &fo));
-    int64_t fr = face - 1 - f->kb[MXN__FACE].blk_start[fb];
-    *out = (int)(fo[fr + 1] - fo[fr]);
-  } else {
-    *out = s->face_blocks[fb].nodes_per_elem;
-  }
-done:
-  return status;
-}
-
-/* Gather each set of every kind from the candidate members, keep entries
- * in the piece, drop repeats (shared nodes, edges, faces appear in several
- * members), order by local entry. Remember where each kept entry came from:
- * set variables are values per entry. */
-static int read_sets(mxn_dataset_t *ds, mxn_piece_t *piece, const char *cand,
-                     int64_t **l2p[MXN__NEK], const mxn_idset_t *P, const int64_t *p2local) {
-  /* Entity kind each set kind's entries name. */
-  static const int ent_of[MXN__NSK] = {MXN__NODE, MXN__ELEM, MXN__EDGE, MXN__FACE, MXN__ELEM};
-  const mxn_structure_t *s = &ds->s;
-  mxn__plan_t *plan = piece->plan;
-  int status = MXN_OK;
-  set_item_t *items = NULL;
-  src_item_t *src = NULL;
-  double *dfs = NULL;
-  int64_t *ent = NULL, *extra = NULL;
-  double *df = NULL;
-  int *cnt = NULL;
-  faces_cache_t fcache = {-1, -1, NULL};
-  for (int sk = 0; sk < MXN__NSK; sk++) {
-    int nsets;
-    const mxn_set_info_t *sets = mxn__ssets(s, sk, &nsets);
-    const mxn_var_list_t *vl = mxn__svars(s, sk);
-    mxn_piece_set_t **psets = sk == MXN__NSET   ? &piece->node_sets
-                              : sk == MXN__SSET ? &piece->side_sets
-                              : sk == MXN__ESET ? &piece->edge_sets
-                              : sk == MXN__FSET ? &piece->face_sets
-                                                : &piece->elem_sets;
-    int *pn = sk == MXN__NSET   ? &piece->num_node_sets
-              : sk == MXN__SSET ? &piece->num_side_sets
-              : sk == MXN__ESET ? &piece->num_edge_sets
-              : sk == MXN__FSET ? &piece->num_face_sets
-                                : &piece->num_elem_sets;
-    MXN_ALLOC(*psets, nsets);
-    *pn = nsets;
-    MXN_ALLOC(plan->set_src[sk], nsets);
-    plan->nsets[sk] = nsets;
-    int e = ent_of[sk], side = sk == MXN__SSET;
-    int has_extra = sk == MXN__SSET || sk == MXN__ESET || sk == MXN__FSET;
-    const char *what = mxn__set_what[sk];
-    /* Exodus's variables of a set: entries, the second value of each
-     * (sides, orientations), distribution factors */
-    static const char *const ent_var[MXN__NSK] = {"node_ns%d", "elem_ss%d", "edge_es%d",
-                                                  "face_fs%d", "elem_els%d"};
-    static const char *const extra_var[MXN__NSK] = {NULL, "side_ss%d", "ornt_es%d", "ornt_fs%d",
-                                                    NULL};
-    static const char *const df_var[MXN__NSK] = {"dist_fact_ns%d", "dist_fact_ss%d",
-                                                 "dist_fact_es%d", "dist_fact_fs%d",
-                                                 "dist_fact_els%d"};
-    for (int q = 0; q < nsets; q++) {
-      const mxn_set_info_t *si = &sets[q];
-      mxn_piece_set_t *ps = &(*psets)[q];
-      int64_t nitems = 0, ndf = 0, cap_items = 0, cap_df = 0;
-      for (int j = 0; j < ds->nfiles; j++) {
-        mxn__file_t *f = &ds->files[j];
-        int64_t n = f->sk[sk].count[q], nd = f->sk[sk].df[q];
-        if (!cand[j] || n <= 0) continue;
-        int64_t nfile = mxn__file_count(f, e);
-        int fq = file_set(f, sk, si->id);
-        if (!mxn__file_open(ds, j, &status)) goto done;
-        MXN_ALLOC(ent, n);
-        if (has_extra) MXN_ALLOC(extra, n);
-        if (mxn__m_rows(f, ent_var[sk], fq, 0, n, 1, ent, 'l') ||
-            (has_extra && mxn__m_rows(f, extra_var[sk], fq, 0, n, 1, extra, 'l'))) {
-          status = MXN_DS_ERR(ds, MXN_ERR_IO, "%s: %s %lld: cannot read its entries", f->path,
-                              what, (long long)si->id);
-          goto done;
-        }
-        ds->io.read_calls++;
-        ds->io.bytes_read += n * (has_extra ? 2 : 1) * (int64_t)sizeof(int64_t);
-        ds->io.set_bytes_read += n * (has_extra ? 2 : 1) * (int64_t)sizeof(int64_t);
-        if (nd > 0) {
-          MXN_ALLOC(df, nd);
-          if (mxn__m_rows(f, df_var[sk], fq, 0, nd, 1, df, 'd')) {
-            status = MXN_DS_ERR(ds, MXN_ERR_IO, "%s: %s %lld: cannot read distribution factors",
-                                f->path, what, (long long)si->id);
-            goto done;
-          }
-          ds->io.read_calls++;
-          ds->io.bytes_read += nd * (int64_t)sizeof(double);
-          ds->io.set_bytes_read += nd * (int64_t)sizeof(double);
-          /* Per-entry df counts: one per entry, except a side set's, which
-           * has one per node of each side. */
-          MXN_ALLOC(cnt, n);
-          if (!side || nd == n) {
-            if (nd != n) {
-              status = MXN_DS_ERR(ds, MXN_ERR_UNSUPPORTED,
-                                  "%s: %s %lld: %lld distribution factors for %lld "
-                                  "entries; only one per entry is supported",
-                                  f->path, what, (long long)si->id, (long long)nd,
-                                  (long long)n);
-              goto done;
-            }
-            for (int64_t i = 0; i < n; i++) cnt[i] = 1;
-          } else {
-            /* Nodes per side from the element's topology (Exodus 6.02's
-             * ex_get_side_set_node_count is unsafe with the 64-bit API). */
-            /* Sides of elements of a type MxN does not know (the block's
-             * type is carried through unchanged) share the factors the
-             * known sides leave, equally; anything else is an error. */
-            int64_t known = 0, unknown = 0;
-            for (int64_t i = 0; i < n; i++) {
-              int b = (ent[i] >= 1 && ent[i] <= nfile) ? block_of(f, MXN__ELEM, ent[i] - 1) : -1;
-              if (b >= 0 && s->blocks[b].poly) {
-                MXN_CHECK(poly_side_nodes(ds, &fcache, j, b,
-                                          ent[i] - 1 - f->kb[MXN__ELEM].blk_start[b],
-                                          (int)extra[i], &cnt[i]));
-              } else {
-                cnt[i] = b < 0 ? -1
-                               : mxn__side_node_count(s->blocks[b].type, s->blocks[b].nodes_per_elem,
-                                                      (int)extra[i]);
-              }
-              if (cnt[i] >= 0) {
-                known += cnt[i];
-              } else if (b >= 0 && !s->blocks[b].poly && !mxn__known_type(s->blocks[b].type)) {
-                unknown++;
-              } else {
-                status = MXN_DS_ERR(ds, MXN_ERR_FORMAT,
-                                    "%s: side set %lld: entry %lld (element %lld, side %lld) "
-                                    "names an unknown element or side",
-                                    f->path, (long long)si->id, (long long)i + 1,
-                                    (long long)ent[i], (long long)extra[i]);
-                goto done;
-              }
-            }
-            if (unknown > 0) {
-              int64_t left = nd - known;
-              if (left < 0 || left % unknown != 0) {
-                status = MXN_DS_ERR(ds, MXN_ERR_FORMAT,
-                                    "%s: side set %lld: %lld sides on elements of unknown "
-                                    "types cannot share the %lld distribution factors the "
-                                    "other sides leave",
-                                    f->path, (long long)si->id, (long long)unknown,
-                                    (long long)left);
-                goto done;
-              }
-              for (int64_t i = 0; i < n; i++)
-                if (cnt[i] < 0) cnt[i] = left / unknown;
-            }
-          }
-          int64_t sum = 0;
-          for (int64_t i = 0; i < n; i++) sum += cnt[i];
-          if (sum != nd) {
-            status = MXN_DS_ERR(ds, MXN_ERR_FORMAT,
-                                "%s: %s %lld: %lld distribution factors for "
-                                "%lld entries needing %lld",
-                                f->path, what, (long long)si->id, (long long)nd, (long long)n,
-                                (long long)sum);
-            goto done;
-          }
-        }
-        if (nitems + n > cap_items) {
-          cap_items = 2 * (nitems + n);
-          set_item_t *ni = mxn__realloc(items, (size_t)cap_items * sizeof *ni);
-          if (!ni) {
-            status = MXN_ERR_NOMEM;
-            goto done;
-          }
-          items = ni;
-        }
-        if (ndf + nd > cap_df) {
-          cap_df = 2 * (ndf + nd);
-          double *nd2 = mxn__realloc(dfs, (size_t)cap_df * sizeof *nd2);
-          if (!nd2) {
-            status = MXN_ERR_NOMEM;
-            goto done;
-          }
-          dfs = nd2;
-        }
-        int64_t dfo = 0;
-        for (int64_t i = 0; i < n; i++) {
-          int64_t local = -1;
-          int c = (nd > 0) ? cnt[i] : 0;
-          if (ent[i] < 1 || ent[i] > nfile) {
-            status = MXN_DS_ERR(ds, MXN_ERR_FORMAT, "%s: %s %lld names %s %lld of %lld", f->path,
-                                what, (long long)si->id, mxn__ent_what[e], (long long)ent[i],
-                                (long long)nfile);
-            goto done;
-          }
-          if (e == MXN__ELEM) {
-            int64_t p = mxn_idset_find(P, f->dom->elem_map[ent[i] - 1]);
-            local = p >= 0 ? p2local[p] : -1;
-          } else if (l2p[e][j]) {
-            local = l2p[e][j][ent[i] - 1];
-          }
-          if (local >= 0) {
-            items[nitems++] = (set_item_t){local, has_extra ? (int)extra[i] : 0, j, i,
-                                           c > 0 ? ndf : -1, c};
-            if (c > 0) memcpy(dfs + ndf, df + dfo, (size_t)c * sizeof *dfs);
-            ndf += c;
-          }
-          dfo += c;
-        }
-        free(ent);
-        ent = NULL;
-        free(extra);
-        extra = NULL;
-        free(df);
-        df = NULL;
-        free(cnt);
-        cnt = NULL;
-      }
-      /* Sort and keep the first copy of each entry (lowest member first). */
-      if (nitems > 0) qsort(items, (size_t)nitems, sizeof *items, cmp_item);
-      int64_t m = 0;
-      for (int64_t i = 0; i < nitems; i++)
-        if (m == 0 || items[i].entry != items[m - 1].entry || items[i].extra != items[m - 1].extra)
-          items[m++] = items[i];
-      ps->n = m;
-      MXN_ALLOC(ps->entries, m);
-      if (side) MXN_ALLOC(ps->sides, m);
-      if (sk == MXN__ESET || sk == MXN__FSET) MXN_ALLOC(ps->orient, m);
-      int any_df = 0;
-      int64_t total_df = 0;
-      for (int64_t i = 0; i < m; i++) {
-        if (items[i].df_at >= 0) any_df = 1;
-        total_df += items[i].df_n;
-      }
-      if (any_df) {
-        MXN_ALLOC(ps->df, total_df);
-        if (side) MXN_ALLOC(ps->df_offsets, m + 1);
-      }
-      int64_t o = 0;
-      for (int64_t i = 0; i < m; i++) {
-        ps->entries[i] = items[i].entry;
-        if (ps->sides) ps->sides[i] = items[i].extra;
-        if (ps->orient) ps->orient[i] = items[i].extra;
-        if (any_df) {
-          if (side) ps->df_offsets[i] = o;
-          if (items[i].df_at >= 0)
-            memcpy(ps->df + o, dfs + items[i].df_at, (size_t)items[i].df_n * sizeof *dfs);
-          o += items[i].df_n;
-        }
-      }
-      if (any_df && side) ps->df_offsets[m] = o;
-      /* Variables: storage where defined, and the sources by member. */
-      ps->num_vars = vl->num;
-      MXN_ALLOC(ps->vars, vl->num);
-      int any_var = 0;
-      for (int v = 0; v < vl->num; v++)
-        if (vl->truth[(int64_t)q * vl->num + v]) {
-          MXN_ALLOC(ps->vars[v], m);
-          any_var = 1;
-        }
-      if (any_var && m > 0) {
-        set_src_t *ss = &plan->set_src[sk][q];
-        MXN_ALLOC(src, m);
-        for (int64_t i = 0; i < m; i++) src[i] = (src_item_t){items[i].file, items[i].fpos, i};
-        qsort(src, (size_t)m, sizeof *src, cmp_src);
-        ss->n = m;
-        MXN_ALLOC(ss->file, m);
-        MXN_ALLOC(ss->pos, m);
-        MXN_ALLOC(ss->dst, m);
-        for (int64_t i = 0; i < m; i++) {
-          ss->file[i] = src[i].file;
-          ss->pos[i] = src[i].fpos;
-          ss->dst[i] = src[i].dst;
-        }
-        free(src);
-        src = NULL;
-      }
-    }
-  }
-done:
-  free(fcache.faces);
-  free(items);
-  free(src);
-  free(dfs);
-  free(ent);
-  free(extra);
-  free(df);
-  free(cnt);
-  return status;
-}
-
-/* Set variables of one step, member by member (each member once). */
-static int read_set_vars(mxn_dataset_t *ds, mxn_piece_t *piece, int step) {
-  const mxn_structure_t *s = &ds->s;
-  mxn__plan_t *plan = piece->plan;
-  int status = MXN_OK;
-  static const char *const var_name[MXN__NSK] = {"vals_nset_var%dns%d", "vals_sset_var%dss%d",
-                                                 "vals_eset_var%des%d", "vals_fset_var%dfs%d",
-                                                 "vals_elset_var%des%d"};
-  int64_t *cur[MXN__NSK] = {NULL};
-  int any = 0;
-  for (int sk = 0; sk < MXN__NSK; sk++) {
-    MXN_ALLOC(cur[sk], plan->nsets[sk]);
-    for (int q = 0; q < plan->nsets[sk]; q++) any |= plan->set_src[sk][q].n > 0;
-  }
-  for (int j = 0; j < ds->nfiles && any; j++) {
-    const mxn__file_t *f = &ds->files[j];
-    for (int sk = 0; sk < MXN__NSK; sk++) {
-      int nsets;
-      const mxn_set_info_t *sets = mxn__ssets(s, sk, &nsets);
-      const mxn_var_list_t *vl = mxn__svars(s, sk);
-      mxn_piece_set_t *psets = mxn__psets(piece, sk, &nsets);
-      for (int q = 0; q < plan->nsets[sk]; q++) {
-        const set_src_t *ss = &plan->set_src[sk][q];
-        int64_t a = cur[sk][q], b = a;
-        while (b < ss->n && ss->file[b] == j) b++;
-        if (b == a) continue;
-        cur[sk][q] = b;
-        int64_t nfile = f->sk[sk].count[q];
-        for (int v = 0; v < vl->num; v++) {
-          double *out = psets[q].vars[v];
-          if (!out) continue;
-          if (!f->sk[sk].truth[(int64_t)q * vl->num + v]) {
-            /* Absent in this member: not stored, so it reads as 0. */
-            for (int64_t i = a; i < b; i++) out[ss->dst[i]] = 0.0;
-            continue;
-          }
-          if (!mxn__file_open(ds, j, &status)) goto done;
-          MXN_CHECK(mxn__plan_buf(plan, nfile));
-          char name[80];
-          snprintf(name, sizeof name, var_name[sk], v + 1, file_set(f, sk, sets[q].id));
-          int varid = mxn__m_var(f, name);
-          size_t start[2] = {(size_t)step, 0}, count[2] = {1, (size_t)nfile};
-          if (varid < 0 || mxn__m_get(f, varid, start, count, NULL, plan->buf, 'd')) {
-            status = MXN_DS_ERR(ds, MXN_ERR_IO, "%s: %s %lld: cannot read variable '%s' at step %d",
-                                f->path, mxn__set_what[sk], (long long)sets[q].id,
-                                vl->names[v], step + 1);
-            goto done;
-          }
-          ds->io.read_calls++;
-          ds->io.bytes_read += nfile * (int64_t)sizeof(double);
-          for (int64_t i = a; i < b; i++) out[ss->dst[i]] = plan->buf[ss->pos[i]];
-        }
-      }
-    }
-  }
-done:
-  for (int sk = 0; sk < MXN__NSK; sk++) free(cur[sk]);
   return status;
 }
 
@@ -1674,7 +678,7 @@ static int var_id(const mxn__file_t *f, int k, int v, int b) {
   if (k < 0) {
     mxn__name_d(name, sizeof name, "vals_nod_var%d", v + 1);
   } else {
-    int q = file_block(f, k, b);
+    int q = mxn__file_block(f, k, b);
     if (q <= 0) return -1;
     snprintf(name, sizeof name, fmt[k], v + 1, q);
   }
@@ -1827,7 +831,7 @@ int mxn_piece_read_step(mxn_dataset_t *ds, mxn_piece_t *piece, int step) {
     ds->io.read_calls++;
     ds->io.bytes_read += s->num_global_vars * (int64_t)sizeof(double);
   }
-  MXN_CHECK(read_set_vars(ds, piece, step));
+  MXN_CHECK(mxn__read_set_vars(ds, piece, step));
   piece->step = step;
   piece->time = s->times[step];
 done:

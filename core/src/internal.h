@@ -7,6 +7,7 @@
 
 #include <exodusII.h>
 
+#include <math.h>
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
@@ -107,7 +108,7 @@ static const char *const mxn__ent_what[MXN__NEK] = {"element", "edge", "face", "
 
 /* Where a file domain keeps entity kind e's ids: their count, the
  * file-order map, the sorted set and each set entry's file position. The
- * domain's builder (dataset.c) writes through these; readers take the
+ * domain's builder (domain.c) writes through these; readers take the
  * const views below. */
 typedef struct {
   int64_t *n;
@@ -168,14 +169,9 @@ typedef struct mxn__sets {
 /* What the dataset knows of one member file. */
 typedef struct mxn__file {
   char *path;
-  int exoid;               /* -1 while closed through Exodus */
-  struct mxn__nc3 *nc3;    /* NULL while not open for direct reads (netCDF-3
-                              members, nc3check.h) */
+  int exoid;               /* -1 while closed */
   int64_t open_size;       /* its size in bytes when it was opened */
-  uint64_t open_dev, open_ino; /* and which file it was (direct reads) */
-  int parked;              /* open for direct reads, its descriptor given up
-                              while the table grows (mxn__member_park) */
-  int nc_checked;          /* its header passed mxn__file_exoid's checks, here or (a
+  int nc_checked;          /* its header passed mxn__file_open's checks, here or (a
                               collective open) on the rank that summarised it */
   uint64_t last_use;       /* for closing the least recently used */
   int64_t num_nodes;
@@ -214,26 +210,21 @@ struct mxn_dataset {
   int glob_nvars;
   /* The members' small arrays (blocks, sets, truth tables, map ids: the
    * merge and index_members make two dozen a member on every rank), carved
-   * from chunks mxn_dataset_destroy frees together (dataset.c). */
+   * from chunks mxn_dataset_destroy frees together (arena.c). */
   struct mxn__chunk *arena;
   size_t arena_used, arena_cap; /* bytes of the newest chunk */
 };
 
-/* Exodus id of member j, opening it through Exodus if needed (LRU-capped),
- * also where it is open for direct reads: what asks Exodus itself (the
- * summary of a member the direct answers do not mirror). The id is also
- * the member's netCDF id. Exodus 6.02 opens it in netCDF's share mode:
- * each read goes to the file, and a strided read (nc_get_vars) makes one
- * read call per entry. */
-int mxn__file_exoid(mxn_dataset_t *ds, int j, int *exoid);
-/* Member j open for reads by variable (mxn__m_*): directly where it is
- * netCDF-3 (no Exodus or netCDF handle), else through Exodus as
- * mxn__file_exoid. Returns the member; NULL with the error set. */
+/* Member j open for reads (through Exodus, LRU-capped): the member, or
+ * NULL with the error set and *status. Its Exodus id is also its netCDF
+ * id, which the reads below use. Exodus 6.02 opens it in netCDF's share
+ * mode: each read goes to the file, and a strided read (nc_get_vars)
+ * makes one read call per entry. */
 mxn__file_t *mxn__file_open(mxn_dataset_t *ds, int j, int *status);
-/* Reads by netCDF variable of a member open either way: its id for
- * `name` (-1 if absent), its dimension count and lengths, and values at
- * start/count (stride NULL: 1) as double ('d'), int64 ('l') or text
- * ('c'), as nc_get_vars_* would; 0 on success. */
+/* Reads by netCDF variable of an open member: its id for `name` (-1 if
+ * absent), its dimension count and lengths, and values at start/count
+ * (stride NULL: 1) as double ('d'), int64 ('l') or text ('c'), through
+ * nc_get_vars_*; 0 on success. */
 int mxn__m_var(const mxn__file_t *f, const char *name);
 int mxn__m_ndims(const mxn__file_t *f, int v);
 int64_t mxn__m_dimlen(const mxn__file_t *f, int v, int d);
@@ -259,11 +250,13 @@ static inline int mxn__file_map(const mxn__file_t *f, int e, int64_t id) {
  * as one coord variable (as ex_get_partial_coord); 0 on success. */
 int mxn__m_coords(const mxn__file_t *f, int nd, int64_t first, int64_t n, int64_t stride,
                   double *xyz[3]);
-/* Switch for the direct reads of netCDF-3 members (1, the default) or
- * Exodus for every member (0): tests compare the two. */
-extern int mxn__direct_reads;
-/* Member summaries made the direct way (for the tests). */
-extern long mxn__direct_summaries;
+/* A variable or dimension name numbered q: fmt with its first "%d"
+ * replaced by q's decimal digits, every other character as it is, into
+ * out (cap > 0 bytes, always terminated, cut short like snprintf). Names
+ * of blocks, sets and maps are made this way dozens of times a member,
+ * where snprintf's own parsing cost more than the lookup the name was
+ * for. */
+void mxn__name_d(char *out, size_t cap, const char *fmt, long long q);
 /* Members still open from earlier reads are checked again before a later
  * time step is read: a member cut short since it was opened would read as
  * zeros (netCDF-3 pads reads past the end), so refuse it, naming it. A
@@ -274,63 +267,37 @@ int mxn__files_recheck(mxn_dataset_t *ds, int step);
  * last. MXN_ERR_INCONSISTENT naming the member and step if they differ. */
 int mxn__step_time_check(mxn_dataset_t *ds, int j, int step);
 
-/* An open of ds's members is about to summarise `nsum` of them: its
- * heap is held (mxn_heap_hold; the caller ends it with mxn_heap_release)
- * and grown, backed at once, by what it will fill: each summarised member
- * still open (up to the cap) keeps a table of its names, about 7.5 KB,
- * and every member of the set adds about 1 KB (summary, merged arrays).
- * Otherwise those pages are faulted in one by one: 1M hex in 1024
- * members on 4 ranks, the first open in a process backed about 1000 pages
- * a rank so and took 52.4 ms (median wall; CPU 71 ms over the ranks)
- * against 44.4 ms (63 ms) grown first, 12 runs each taking turns. */
-void mxn__open_heap_hold(const mxn_dataset_t *ds, int nsum);
-
-/* A collective open in three steps (load.c; mxn_dataset_open does the
- * same serially): find the members; summarize some of them (member j's
+/* An open in three steps (dataset.c, serial or collective): find the
+ * members (discover.c); summarize some of them (summary.c: member j's
  * header as a byte stream holding its error if it cannot be read; skip:
- * a stream saying it was not read); merge every member's summary, in
- * order, into the structure. *buf is malloc'd. */
+ * a stream saying it was not read; *buf is malloc'd); merge every
+ * member's summary, in order, into the structure (merge.c: all at once,
+ * or member by member and then mxn__dataset_finish, which indexes the
+ * members or names `path` in the error). */
 int mxn__dataset_discover(mxn_dataset_t *ds, const char *path);
-/* Room in the process's descriptor table for the members an open keeps
- * open. Linux grows the table by doubling from 64 entries, and in a
- * process with threads (an MPI library's, ParaView's) each growth waits
- * for an RCU grace period (fs/file.c, expand_fdtable), on these machines
- * 8-20 ms in which the process does nothing: a rank keeping 256 of 1024
- * members open spent that in every first open. So the table is grown at
- * once to the size needed (one wait, not three) by a thread of its own
- * while the open goes on: mxn__fd_room_start, then mxn__member_park after
- * each member's summary, and mxn__fd_room_finish once the members are
- * summarised. Until the table has grown, a member whose descriptor lies
- * near the end of the 64 first ones gives it up (its table and summary
- * stay), so the next member takes the same one instead of waiting for the
- * growth; mxn__fd_room_finish waits for the thread and opens those
- * members again by path (an open and an fstat each), checking that each
- * is the file that was summarised. The first collective open of 1M hex
- * in 1024 members on 4 ranks: 47.8 ms with the growth waited for, 33.5
- * ms so (medians of 12 fresh runs each, taking turns). */
-typedef struct mxn__fd_room mxn__fd_room_t;
-/* Start growing the table for n more descriptors (at most the dataset's
- * open-file cap): the room, or NULL when there is nothing to wait for
- * (below 33 descriptors the 64 first suffice; in a process of one
- * thread, or without memory or a new thread, the table was grown here). */
-mxn__fd_room_t *mxn__fd_room_start(const mxn_dataset_t *ds, int n);
-/* Member j was just summarised: while room r's table is still growing,
- * it gives up a descriptor numbered from MXN__PARK_FROM on
- * (mxn__member_park_now). Nothing with r NULL. */
-void mxn__member_park(mxn_dataset_t *ds, int j, mxn__fd_room_t *r);
-#define MXN__PARK_FROM 56
-/* Member j, open for direct reads, gives up its descriptor whatever its
- * number; its next read, or mxn__fd_room_finish, opens it again. */
-void mxn__member_park_now(mxn_dataset_t *ds, int j);
-/* Wait for room r's thread and free r (NULL: none), then open the parked
- * members again (with `reopen`; 0 after a failure: they are closed, each
- * as a member the open-file cap closed). MXN_OK, or the error naming the
- * first member that could not be opened again or is no longer the file
- * that was summarised (device, inode, size; ds's error set, and the rest
- * closed). */
-int mxn__fd_room_finish(mxn__fd_room_t *r, mxn_dataset_t *ds, int reopen);
 int mxn__member_summary(mxn_dataset_t *ds, int j, int skip, char **buf, size_t *len);
 int mxn__dataset_merge(mxn_dataset_t *ds, char *const *bufs, const size_t *lens);
+int mxn__member_merge(mxn_dataset_t *ds, int j, const char *buf, size_t len);
+int mxn__dataset_finish(mxn_dataset_t *ds, int status, const char *path);
+/* mxn_dataset_open_collective() with the error in *e and no argument
+ * check: the load's own open (dataset.c). Collective; errors agreed. */
+int mxn__dataset_open_members(MPI_Comm comm, mxn_dataset_t *ds, const char *path, mxn_error_t *e);
+/* Close member f where it is open (member.c). */
+void mxn__member_close(mxn_dataset_t *ds, mxn__file_t *f);
+/* n zeroed elements of `size` from the dataset's arena (arena.c), each
+ * array 16-byte aligned, freed only with the dataset (mxn__arena_free);
+ * NULL out of memory. */
+void *mxn__arena_calloc(mxn_dataset_t *ds, size_t n, size_t size);
+void mxn__arena_free(mxn_dataset_t *ds);
+
+/* A member's coordinate variables, one per dimension (older files: one
+ * [num_dim, num_nodes] variable "coord"). */
+static const char *const mxn__coord_var[3] = {"coordx", "coordy", "coordz"};
+/* Whether a member's time a is the dataset's b: within 1e-9 relative
+ * (two NaNs, or a NaN against anything, are not told apart, as before). */
+static inline int mxn__same_time(double a, double b) {
+  return !(fabs(a - b) > 1e-9 * (fabs(b) + 1e-30) && a != b);
+}
 
 /* Stable LSD radix sort of n records of sz bytes by the int64 key each
  * starts with (idset.c); MXN_ERR_NOMEM when its buffer cannot be had. */
@@ -355,6 +322,13 @@ static inline uint64_t mxn__id_table_span(int64_t lo, int64_t hi, int64_t n) {
  * of the greedy loop's time (perf, 1M hex in 1024 members, 2 ranks). */
 int mxn__cover_greedy(const mxn_idset_t *P, const mxn_idset_t *F, int nfiles, int ids,
                       mxn_cover_t *out);
+
+/* Exodus's error reporting is one option of the whole process (ex_opts):
+ * the core, which never prints, asks for the quiet default around its own
+ * Exodus calls and gives the caller's setting back after them. ex_opts
+ * (Exodus 6.02) returns the options it replaces. */
+static inline int mxn__ex_quiet(void) { return ex_opts(EX_DEFAULT); }
+static inline void mxn__ex_restore(int was) { (void)ex_opts(was); }
 
 /* Record an error in the dataset and return it. */
 #define MXN_DS_ERR(ds, code, ...) mxn_error_set(&(ds)->err, (code), __VA_ARGS__)
@@ -443,7 +417,7 @@ static inline int64_t mxn__conn_len(const mxn_piece_block_t *pb, int npe) {
 }
 
 /* Member j's prefix sums of the per-entry counts of poly block b of kind
- * k (read once, cached; dataset.c). */
+ * k (read once, cached; member.c). */
 int mxn__poly_offsets(mxn_dataset_t *ds, int j, int k, int b, const int64_t **off);
 
 /* A piece's blocks of kind k and their count. */

@@ -80,139 +80,6 @@ static int block_selected(const mxn_dataset_t *ds, const int *selection, int fil
   return 0;
 }
 
-/* The dataset's structure, read collectively: rank R reads the headers of
- * members R*M/N .. (R+1)*M/N-1 (the ones whose domains it publishes next),
- * the summaries go to every rank (one allgather), and every rank merges
- * all of them in member order, so the structure and any error are the same
- * everywhere while no rank opens every member. Collective; errors agreed. */
-static int open_members(MPI_Comm comm, mxn_dataset_t *ds, const char *path, mxn_error_t *e) {
-  int N, R, status;
-  MPI_Comm_size(comm, &N);
-  MPI_Comm_rank(comm, &R);
-  char **bufs = NULL, *all = NULL;
-  size_t *lens = NULL;
-  int64_t *mylens = NULL, *alllens = NULL;
-  int *cnt = NULL, *disp = NULL, *bcnt = NULL, *bdisp = NULL;
-  char *mine = NULL;
-  status = mxn__dataset_discover(ds, path);
-  if (status != MXN_OK) mxn_error_set(e, status, "%s", mxn_dataset_errmsg(ds));
-  if ((status = mxn_agree(comm, status, e)) != MXN_OK) return status;
-  int M = ds->nfiles;
-  int fbeg = (int)((int64_t)R * M / N), fend = (int)((int64_t)(R + 1) * M / N);
-  /* the members summarised here stay open; the room ends at done */
-  mxn__fd_room_t *room = mxn__fd_room_start(ds, fend - fbeg);
-  mxn__open_heap_hold(ds, fend - fbeg); /* released at done */
-  bufs = mxn__calloc((size_t)M + 1, sizeof *bufs);
-  lens = mxn__calloc((size_t)M + 1, sizeof *lens);
-  alllens = mxn__calloc((size_t)M + 1, sizeof *alllens);
-  mylens = mxn__calloc((size_t)(fend - fbeg) + 1, sizeof *mylens);
-  cnt = mxn__calloc((size_t)N, sizeof *cnt);
-  disp = mxn__calloc((size_t)N + 1, sizeof *disp);
-  bcnt = mxn__calloc((size_t)N, sizeof *bcnt);
-  bdisp = mxn__calloc((size_t)N + 1, sizeof *bdisp);
-  if (!bufs || !lens || !alllens || !mylens || !cnt || !disp || !bcnt || !bdisp)
-    status = mxn_error_set(e, MXN_ERR_NOMEM, "out of memory on rank %d", R);
-  /* My members' summaries; after a failure the rest say "not read" (the
-   * merge stops at the first failing member anyway). */
-  int failed = 0;
-  size_t mytotal = 0;
-  for (int j = fbeg; status == MXN_OK && j < fend; j++) {
-    int st = mxn__member_summary(ds, j, failed, &bufs[j], &lens[j]);
-    mxn__member_park(ds, j, room);
-    if (st == MXN_ERR_NOMEM && !bufs[j])
-      status = mxn_error_set(e, MXN_ERR_NOMEM, "out of memory on rank %d", R);
-    failed |= st != MXN_OK;
-    mylens[j - fbeg] = (int64_t)lens[j];
-    mytotal += lens[j];
-  }
-  if (status == MXN_OK && mytotal > (size_t)INT_MAX)
-    status = mxn_error_set(e, MXN_ERR_UNSUPPORTED, "rank %d: member headers over 2 GB", R);
-  if (status == MXN_OK && !(mine = mxn__malloc(mytotal + 1)))
-    status = mxn_error_set(e, MXN_ERR_NOMEM, "out of memory on rank %d", R);
-  if ((status = mxn_agree(comm, status, e)) != MXN_OK) goto done;
-  for (int j = fbeg, at = 0; j < fend; at += (int)lens[j], j++) memcpy(mine + at, bufs[j], lens[j]);
-  /* Everyone's summary lengths, then the summaries. */
-  for (int r = 0; r < N; r++) {
-    cnt[r] = (int)((int64_t)(r + 1) * M / N - (int64_t)r * M / N);
-    disp[r + 1] = disp[r] + cnt[r];
-  }
-  if (MPI_Allgatherv(mylens, fend - fbeg, MPI_INT64_T, alllens, cnt, disp, MPI_INT64_T, comm) !=
-      MPI_SUCCESS)
-    status = mxn_error_set(e, MXN_ERR_MPI, "MPI_Allgatherv of member summary sizes failed");
-  int64_t total = 0;
-  for (int r = 0; status == MXN_OK && r < N; r++) {
-    int64_t b = 0;
-    for (int j = disp[r]; j < disp[r + 1]; j++) b += alllens[j];
-    bcnt[r] = (int)b;
-    bdisp[r + 1] = bdisp[r] + bcnt[r];
-    total += b;
-  }
-  if (status == MXN_OK && total > (int64_t)INT_MAX)
-    status = mxn_error_set(e, MXN_ERR_UNSUPPORTED, "member headers over 2 GB in all");
-  if (status == MXN_OK && !(all = mxn__malloc((size_t)total + 1)))
-    status = mxn_error_set(e, MXN_ERR_NOMEM, "out of memory on rank %d", R);
-  if ((status = mxn_agree(comm, status, e)) != MXN_OK) goto done;
-  if (MPI_Allgatherv(mine, (int)mytotal, MPI_CHAR, all, bcnt, bdisp, MPI_CHAR, comm) != MPI_SUCCESS)
-    status = mxn_error_set(e, MXN_ERR_MPI, "MPI_Allgatherv of member summaries failed");
-  if ((status = mxn_agree(comm, status, e)) != MXN_OK) goto done;
-  {
-    char **views = mxn__calloc((size_t)M + 1, sizeof *views);
-    size_t *vlens = mxn__calloc((size_t)M + 1, sizeof *vlens);
-    if (!views || !vlens) {
-      status = mxn_error_set(e, MXN_ERR_NOMEM, "out of memory on rank %d", R);
-    } else {
-      for (int j = 0, at = 0; j < M; at += (int)alllens[j], j++) {
-        views[j] = all + at;
-        vlens[j] = (size_t)alllens[j];
-      }
-      status = mxn__dataset_merge(ds, views, vlens);
-      if (status != MXN_OK) mxn_error_set(e, status, "%s", mxn_dataset_errmsg(ds));
-    }
-    free(views);
-    free(vlens);
-  }
-  /* The members parked while the table grew get their descriptors back
-   * only now: the exchange and the merge went on meanwhile. */
-  if (status == MXN_OK) {
-    status = mxn__fd_room_finish(room, ds, 1);
-    room = NULL;
-    if (status != MXN_OK) mxn_error_set(e, status, "rank %d: %s", R, mxn_dataset_errmsg(ds));
-  }
-  status = mxn_agree(comm, status, e);
-  /* Every member's header passed mxn__file_exoid's checks on the rank that
-   * summarised it: a later first open here (a ghost layer, a re-balance)
-   * needs no second look. */
-  for (int j = 0; status == MXN_OK && j < M; j++) ds->files[j].nc_checked = 1;
-done:
-  (void)mxn__fd_room_finish(room, ds, 0); /* (after a failure: closes the parked) */
-  for (int j = 0; bufs && j < M; j++) free(bufs[j]);
-  free(bufs);
-  free(lens);
-  free(alllens);
-  free(mylens);
-  free(cnt);
-  free(disp);
-  free(bcnt);
-  free(bdisp);
-  free(mine);
-  free(all);
-  mxn_heap_release();
-  return status;
-}
-
-int mxn_dataset_open_collective(MPI_Comm comm, mxn_dataset_t *ds, const char *path,
-                                mxn_error_t *err) {
-  mxn_error_t e;
-  mxn_error_clear(&e);
-  int status = ds && path && *path ? MXN_OK : mxn_error_set(&e, MXN_ERR_ARG, "no dataset or path given");
-  if ((status = mxn_agree(comm, status, &e)) == MXN_OK) {
-    ex_opts(EX_DEFAULT); /* the core never prints: keep the Exodus library quiet too */
-    status = open_members(comm, ds, path, &e);
-  }
-  if (status != MXN_OK && err) *err = e;
-  return status;
-}
-
 /* ------------------------------------------------------------------ */
 /* The phases of mxn_load_open(), in order; each takes the context,      */
 /* agrees on its status (or hands it to the next phase, as said) and    */
@@ -232,7 +99,7 @@ static int phase_open(mxn__load_ctx_t *c, mxn_dataset_t *given, double t0) {
   if (status == MXN_OK && !given) status = mxn_dataset_create(&ld->ds);
   if (status != MXN_OK && !e->msg[0]) mxn_error_set(e, status, "cannot create a dataset on rank %d", R);
   if ((status = mxn_agree(ld->comm, status, e)) != MXN_OK) return status;
-  if (!given && (status = open_members(ld->comm, ld->ds, c->path, e)) != MXN_OK) return status;
+  if (!given && (status = mxn__dataset_open_members(ld->comm, ld->ds, c->path, e)) != MXN_OK) return status;
   if (given) c->path = mxn_dataset_file_path(ld->ds, 0);
   c->M = mxn_dataset_structure(ld->ds)->num_files;
   c->fbeg = (int)((int64_t)R * c->M / N);
@@ -584,12 +451,6 @@ static void phase_stats(mxn__load_ctx_t *c) {
   ld->st.read_calls = c2.read_calls - c->c0.read_calls;
   ld->st.files_opened = c2.files_opened;
   ld->st.bytes_needed = piece_bytes_needed(s, pc, ld->hx);
-  /* A step's fields once more, as the caller's copies of them: kept
-   * backed when the load's scratch goes. */
-  double fields = (double)pc->num_nodes * s->num_node_vars;
-  for (int k = 0; k < pc->num_blocks; k++)
-    fields += (double)pc->blocks[k].num_elements * s->num_elem_vars;
-  mxn__heap_keep((size_t)(8.0 * fields));
   ld->st.total_elements = 0;
   MPI_Allreduce(&ld->st.owned_elements, &ld->st.total_elements, 1, MPI_INT64_T, MPI_SUM, ld->comm);
   /* in the scaled units, where sums of huge weights stay finite */
@@ -715,19 +576,9 @@ fail:
   return status;
 }
 
-/* load_open with freed memory held for reuse (mxn_heap_hold). */
-static int load_open_held(MPI_Comm comm, const char *path, mxn_dataset_t *given,
-                          const mxn_load_opts_t *opts, mxn_load_t **out, mxn_error_t *err) {
-  mxn_heap_hold();
-  mxn__heap_trim_at_release();
-  int status = load_open(comm, path, given, opts, out, err);
-  mxn_heap_release();
-  return status;
-}
-
 int mxn_load_open(MPI_Comm comm, const char *path, const mxn_load_opts_t *opts, mxn_load_t **out,
                   mxn_error_t *err) {
-  return load_open_held(comm, path, NULL, opts, out, err);
+  return load_open(comm, path, NULL, opts, out, err);
 }
 
 int mxn_load_open_dataset(MPI_Comm comm, mxn_dataset_t **ds, const mxn_load_opts_t *opts,
@@ -745,17 +596,14 @@ int mxn_load_open_dataset(MPI_Comm comm, mxn_dataset_t **ds, const mxn_load_opts
     if (err) *err = e;
     return status;
   }
-  return load_open_held(comm, NULL, given, opts, out, err);
+  return load_open(comm, NULL, given, opts, out, err);
 }
 
 static int read_step(mxn_load_t *ld, int step, mxn_error_t *err);
 
 int mxn_load_read_step(mxn_load_t *ld, int step, mxn_error_t *err) {
   if (!ld) return mxn_error_set(err, MXN_ERR_ARG, "mxn_load_read_step: no load handle");
-  mxn_heap_hold();
-  int status = read_step(ld, step, err);
-  mxn_heap_release();
-  return status;
+  return read_step(ld, step, err);
 }
 
 static int read_step(mxn_load_t *ld, int step, mxn_error_t *err) {

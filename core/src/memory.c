@@ -4,11 +4,7 @@
 
 #include <stdint.h>
 #include <stdlib.h>
-#include <string.h>
 #include <sys/mman.h>
-#if defined(__GLIBC__)
-#include <malloc.h>
-#endif
 
 #include "alloc.h"
 
@@ -21,8 +17,8 @@
 #define MADV_POPULATE_WRITE 23
 #endif
 
-/* From this size on, a buffer written whole (mxn_advise_whole) and the
- * heap's kept top (grow_heap) are backed in one call. */
+/* From this size on, a buffer written whole (mxn_advise_whole) is backed
+ * in one call. */
 #define POPULATE_FROM ((size_t)256 << 10)
 
 /* A buffer about to be written: from MXN_LARGE_BUFFER bytes on, the whole
@@ -86,102 +82,4 @@ void *mxn__realloc(void *old, size_t bytes) {
    * backed only as they are written. */
   advise(p, bytes, 0);
   return p;
-}
-
-/* Loads in progress (mxn_heap_hold); -1 once the policy is found not to
- * apply (no glibc, or the user chose). */
-static int heap_holds;
-/* A load's scratch was freed under the hold: hand it back at the end. */
-static int heap_trim;
-/* Bytes kept backed after that trim: the next step's buffers. */
-static size_t heap_keep;
-
-void mxn__heap_keep(size_t bytes) {
-  if (heap_holds > 0 && bytes > heap_keep) heap_keep = bytes;
-}
-
-void mxn__heap_trim_at_release(void) {
-  if (heap_holds > 0) heap_trim = 1;
-}
-
-int mxn__heap_policy_applies(void) {
-#if defined(__GLIBC__) && defined(M_MMAP_THRESHOLD) && defined(M_TRIM_THRESHOLD)
-  const char *v = getenv("MXN_HEAP_HOLD");
-  if (v && strcmp(v, "0") == 0) return 0;
-  const char *t = getenv("GLIBC_TUNABLES");
-  if (t && strstr(t, "glibc.malloc.")) return 0;
-  if (getenv("MALLOC_MMAP_THRESHOLD_") || getenv("MALLOC_TRIM_THRESHOLD_")) return 0;
-  return 1;
-#else
-  return 0;
-#endif
-}
-
-#if defined(__GLIBC__) && defined(M_MMAP_THRESHOLD) && defined(M_TRIM_THRESHOLD)
-/* Grow the heap by `bytes`, backed at once (huge pages where given), and
- * leave it free: while the hold's mmap threshold is up, the block comes
- * from the heap and stays there once freed. */
-static void grow_heap(size_t bytes) {
-  if (bytes < POPULATE_FROM) return;
-  if (bytes > ((size_t)768 << 20)) bytes = (size_t)768 << 20;
-  void *p = malloc(bytes);
-  if (!p) return;
-  advise(p, bytes, 1);
-  free(p);
-}
-#endif
-
-void mxn__heap_grow(size_t bytes) {
-#if defined(__GLIBC__) && defined(M_MMAP_THRESHOLD) && defined(M_TRIM_THRESHOLD)
-  if (heap_holds > 0) grow_heap(bytes);
-#else
-  (void)bytes;
-#endif
-}
-
-void mxn_heap_hold(void) {
-  if (heap_holds < 0) return;
-  if (heap_holds == 0 && !mxn__heap_policy_applies()) {
-    heap_holds = -1;
-    return;
-  }
-#if defined(__GLIBC__) && defined(M_MMAP_THRESHOLD) && defined(M_TRIM_THRESHOLD)
-  if (heap_holds++ == 0) {
-    /* Up to 1 GiB from the heap, and no trimming of its top: a freed
-     * buffer's pages stay backed for the next one. */
-    (void)mallopt(M_MMAP_THRESHOLD, 1 << 30);
-    (void)mallopt(M_TRIM_THRESHOLD, INT32_MAX);
-  }
-#endif
-}
-
-void mxn_heap_release(void) {
-  if (heap_holds <= 0) return;
-#if defined(__GLIBC__) && defined(M_MMAP_THRESHOLD) && defined(M_TRIM_THRESHOLD)
-  if (--heap_holds == 0) {
-    /* A load's scratch goes back (malloc_trim: 17 ms after a 1M-hex load
-     * on 4 ranks); a step's buffers come back each step, so are kept, and
-     * what the first step will need is backed again (huge pages: about a
-     * millisecond for 8 MiB, where faulting them in took ~40 ms). */
-    size_t keep = heap_keep > ((size_t)512 << 20) ? (size_t)512 << 20 : heap_keep;
-    if (heap_trim) {
-      /* The trim leaves `keep` bytes at the heap's top, so the block grown
-       * next comes from pages still backed: trimming all and growing again
-       * zeroed those pages afresh (grow 5-18 ms against 1 ms, 1M hex,
-       * M = 1024, N = 4, through the reader). */
-      (void)malloc_trim(keep);
-      grow_heap(keep); /* the hold's thresholds are still set */
-    }
-    heap_trim = 0;
-    heap_keep = 0;
-    /* glibc's adaptive thresholds stop at these (64-bit), and setting one
-     * ends the adaptation for good: the ceilings are the nearest to what
-     * was before. */
-    (void)mallopt(M_MMAP_THRESHOLD, 32 << 20);
-    /* a kept reserve at the heap's top is not trimmed by the next free */
-    size_t trim = (size_t)64 << 20;
-    if (2 * keep > trim) trim = 2 * keep;
-    (void)mallopt(M_TRIM_THRESHOLD, (int)trim);
-  }
-#endif
 }

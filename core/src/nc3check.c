@@ -29,8 +29,6 @@ typedef struct {
   int exo_bad;                  /* the attribute rules below were broken */
   char last[NC3_MAX_NAME + 1];  /* the name name() read last */
   char var[NC3_MAX_NAME + 1];   /* the variable whose attributes are read */
-  mxn__nc3_t *tab;              /* the table being filled, or NULL (a check only) */
-  int tab_nomem;
 } nc3_t;
 
 /* Make n more bytes available at pos when they are not yet in the buffer;
@@ -172,56 +170,6 @@ static int list(nc3_t *r, uint64_t tag, const char *what, uint64_t min_each, uin
 }
 
 
-/* ---------- the table a direct open keeps ---------- */
-
-/* A table array of *cap elements resized to c; 0 out of memory. */
-static int tab_resize(nc3_t *r, void **p, int *cap, int c, size_t sz) {
-  void *q = mxn__realloc(*p, (size_t)c * sz);
-  if (!q) {
-    r->tab_nomem = 1;
-    return 0;
-  }
-  *p = q;
-  *cap = c;
-  return 1;
-}
-/* Room for one more element: doubling from 16. */
-#define TAB_ROOM(r, arr, n, cap) \
-  ((n) < (cap) || tab_resize(r, (void **)&(arr), &(cap), (cap) ? 2 * (cap) : 16, sizeof *(arr)))
-/* Room for n elements at once where a list states its length (checked
- * against the file's size). A damaged header's counts only fit the file's
- * size: those beyond a sound header's grow as they are met. */
-#define TAB_RESERVE(r, arr, cap, n)                                                   \
-  do {                                                                                \
-    if ((r)->tab && !(r)->tab_nomem && (n) > (uint64_t)(cap) && (n) <= 65536)         \
-      tab_resize(r, (void **)&(arr), &(cap), (int)(n), sizeof *(arr));                \
-  } while (0)
-
-/* Copy n bytes into the table's arena; its offset, or UINT32_MAX. */
-static uint32_t tab_keep(nc3_t *r, const void *x, size_t n) {
-  mxn__nc3_t *t = r->tab;
-  if (t->arena_n + n + 1 > UINT32_MAX) { /* offsets are 32-bit */
-    r->tab_nomem = 1;
-    return UINT32_MAX;
-  }
-  if (t->arena_n + n + 1 > t->arena_cap) {
-    size_t cap = t->arena_cap ? t->arena_cap : 4096;
-    while (cap < t->arena_n + n + 1) cap *= 2;
-    char *q = mxn__realloc(t->arena, cap);
-    if (!q) {
-      r->tab_nomem = 1;
-      return UINT32_MAX;
-    }
-    t->arena = q;
-    t->arena_cap = cap;
-  }
-  uint32_t at = (uint32_t)t->arena_n;
-  memcpy(t->arena + at, x, n);
-  t->arena[at + n] = 0;
-  t->arena_n += n + 1;
-  return at;
-}
-
 static int attrs(nc3_t *r, const char *owner, uint64_t k) {
   uint64_t n;
   int rc = list(r, 12, "attribute", 12, &n);
@@ -242,18 +190,6 @@ static int attrs(nc3_t *r, const char *owner, uint64_t k) {
            (unsigned long long)k, (unsigned long long)a, (unsigned long long)nv);
     NEED(avail(r, pad4(nv * ts)), "%s %llu: attribute %llu cut off", owner,
          (unsigned long long)k, (unsigned long long)a);
-    if (r->tab && !r->tab_nomem) {
-      mxn__nc3_t *tb = r->tab;
-      if (TAB_ROOM(r, tb->atts, tb->natts, tb->atts_cap)) {
-        mxn__nc3_att_t *at = &tb->atts[tb->natts];
-        at->name = tab_keep(r, r->last, strlen(r->last));
-        at->val = tab_keep(r, r->buf + r->pos, (size_t)(nv * ts));
-        at->var = strcmp(owner, "global") ? (int)k : -1;
-        at->type = (int)t;
-        at->n = nv;
-        tb->natts++;
-      }
-    }
     r->pos += pad4(nv * ts);
     /* the first broken Exodus attribute is kept; the walk goes on, as a
      * damaged netCDF header is the worse fault */
@@ -269,31 +205,16 @@ static int walk(nc3_t *r) {
   NEED(get_n(r, &numrecs), "header cut off");
   int rc = list(r, 10, "dimension", r->wide ? 16 : 8, &ndims);
   if (rc) return rc;
-  if (r->tab) TAB_RESERVE(r, r->tab->dims, r->tab->dims_cap, ndims);
   uint64_t nrecdims = 0;
   for (uint64_t d = 0; d < ndims; d++) {
     if ((rc = name(r, "dimension", d))) return rc;
     uint64_t len;
     NEED(get_n(r, &len), "dimension %llu cut off", (unsigned long long)d);
     if (len == 0 && ++nrecdims > 1) FAIL("more than one unlimited dimension");
-    if (r->tab && !r->tab_nomem) {
-      mxn__nc3_t *tb = r->tab;
-      if (TAB_ROOM(r, tb->dims, tb->ndims, tb->dims_cap)) {
-        tb->dims[tb->ndims].name = tab_keep(r, r->last, strlen(r->last));
-        tb->dims[tb->ndims].len = len;
-        if (len == 0) tb->rec_dim = tb->ndims;
-        tb->ndims++;
-      }
-    }
   }
   if ((rc = attrs(r, "global", 0))) return rc;
   rc = list(r, 11, "variable", r->wide ? 48 : 24, &nvars);
   if (rc) return rc;
-  if (r->tab) {
-    TAB_RESERVE(r, r->tab->vars, r->tab->vars_cap, nvars);
-    TAB_RESERVE(r, r->tab->dimids, r->tab->ids_cap, 2 * nvars);
-    TAB_RESERVE(r, r->tab->atts, r->tab->atts_cap, r->tab->natts + nvars);
-  }
   for (uint64_t v = 0; v < nvars; v++) {
     if ((rc = name(r, "variable", v))) return rc;
     memcpy(r->var, r->last, sizeof r->var);
@@ -301,14 +222,11 @@ static int walk(nc3_t *r) {
     NEED(get_n(r, &nd), "variable %llu cut off", (unsigned long long)v);
     if (nd > NC3_MAX_DIMS)
       FAIL("variable %llu: %llu dimensions", (unsigned long long)v, (unsigned long long)nd);
-    mxn__nc3_t *tb = r->tab && !r->tab_nomem ? r->tab : NULL;
-    int nid0 = tb ? tb->nids : 0, natt0 = tb ? tb->natts : 0;
     for (uint64_t k = 0; k < nd; k++) {
       NEED(get_n(r, &id), "variable %llu cut off", (unsigned long long)v);
       if (id >= ndims)
         FAIL("variable %llu: dimension id %llu of %llu", (unsigned long long)v,
              (unsigned long long)id, (unsigned long long)ndims);
-      if (tb && TAB_ROOM(r, tb->dimids, tb->nids, tb->ids_cap)) tb->dimids[tb->nids++] = (int)id;
     }
     if ((rc = attrs(r, "variable", v))) return rc;
     NEED(get_u32(r, &t), "variable %llu cut off", (unsigned long long)v);
@@ -317,18 +235,7 @@ static int walk(nc3_t *r) {
     NEED(get_n(r, &vsize), "variable %llu cut off", (unsigned long long)v);
     NEED(r->off64 ? get_u64(r, &begin) : get_u32(r, &begin), "variable %llu cut off",
          (unsigned long long)v);
-    if (tb && !r->tab_nomem && TAB_ROOM(r, tb->vars, tb->nvars, tb->vars_cap)) {
-      mxn__nc3_var_t *x = &tb->vars[tb->nvars++];
-      x->name = tab_keep(r, r->var, strlen(r->var));
-      x->type = (int)t;
-      x->nd = (int)nd;
-      x->dim0 = (uint32_t)nid0;
-      x->att0 = natt0;
-      x->natt = tb->natts - natt0;
-      x->begin = begin;
-    }
   }
-  if (r->tab) r->tab->numrecs = numrecs;
   return 0;
 }
 
@@ -339,23 +246,9 @@ int mxn__open_read(const char *path) {
   return fd;
 }
 
-int mxn__nc3_open(const char *path, int64_t size, char magic[4], char *why, size_t whylen,
-                  mxn__nc3_t **h) {
-  int fd = mxn__open_read(path);
-  if (fd < 0) {
-    if (whylen) snprintf(why, whylen, "%s", strerror(errno));
-    memset(magic, 0, 4);
-    if (h) *h = NULL;
-    return -1;
-  }
-  return mxn__nc3_open_fd(fd, size, magic, why, whylen, h);
-}
-
-int mxn__nc3_open_fd(int fd, int64_t size, char magic[4], char *why, size_t whylen,
-                     mxn__nc3_t **h) {
+int mxn__nc3_header_check(int fd, int64_t size, char magic[4], char *why, size_t whylen) {
   if (whylen) why[0] = 0;
   memset(magic, 0, 4);
-  if (h) *h = NULL;
   nc3_t r;
   memset(&r, 0, sizeof r);
   r.fd = fd;
@@ -369,11 +262,6 @@ int mxn__nc3_open_fd(int fd, int64_t size, char magic[4], char *why, size_t whyl
     r.wide = r.buf[3] == 5;
     r.off64 = r.buf[3] != 1;
     r.pos = 4;
-    if (h && !(r.tab = mxn__calloc(1, sizeof *r.tab))) r.tab_nomem = 1;
-    if (r.tab) {
-      r.tab->rec_dim = -1;
-      r.tab->fd = -1; /* the descriptor is the table's once it is handed out */
-    }
     rc = walk(&r);
     if (rc == 0 && r.exo_bad) rc = 2;
     else if (rc == 0) rc = 3;
@@ -381,27 +269,7 @@ int mxn__nc3_open_fd(int fd, int64_t size, char magic[4], char *why, size_t whyl
     if (whylen) snprintf(why, whylen, "%s", errno ? strerror(errno) : "read error");
     rc = -1;
   }
-  /* A table is handed out for a sound header only; without memory for it
-   * the caller reads the member the other way. */
-  if (rc == 3 && r.tab && !r.tab_nomem) {
-    r.tab->head = r.buf;
-    r.tab->head_n = r.have;
-    r.buf = NULL;
-    r.tab->fd = fd;
-    r.tab->wide = r.wide;
-    if (mxn__nc3_finish(r.tab) == 0) {
-      *h = r.tab;
-      return rc;
-    }
-    r.tab->fd = -1;
-  }
   free(r.buf);
-  mxn__nc3_close(r.tab);
   close(fd);
   return rc;
-}
-
-int mxn__nc3_header_check(const char *path, int64_t size, char magic[4], char *why,
-                          size_t whylen) {
-  return mxn__nc3_open(path, size, magic, why, whylen, NULL);
 }

@@ -167,4 +167,41 @@ int mxn__piece_from_records(mxn_dataset_t *ds, int64_t n, const int64_t *const *
  * blocks. Errors name the element. Local. */
 int mxn__nfaced_nodes(mxn_dataset_t *ds, mxn_piece_t *piece, int b);
 
+/* ---------- shared by the extraction's files (extract*.c, plan.c) ---------- */
+
+/* Block of kind k holding file position `fpos` of member f (a member's
+ * blocks are contiguous). */
+static inline int mxn__block_of(const mxn__file_t *f, int k, int64_t fpos) {
+  const mxn__blocks_t *kb = &f->kb[k];
+  for (int q = 0; q < kb->nblk; q++) {
+    int b = kb->blk_of_file[q];
+    if (fpos >= kb->blk_start[b] && fpos < kb->blk_start[b] + kb->blk_count[b]) return b;
+  }
+  return -1;
+}
+
+/* File-local position (1-based) of structure block b of kind k in member
+ * f, as Exodus numbers its variables; 0 if the member has none. */
+static inline int mxn__file_block(const mxn__file_t *f, int k, int b) {
+  for (int i = 0; i < f->kb[k].nblk; i++)
+    if (f->kb[k].blk_of_file[i] == b) return i + 1;
+  return 0;
+}
+
+/* The gap kind k's segments (nodes: k = MXN__NODE) merge with, within
+ * what is left of the plan's budget (mxn_extract_opts_t gap_share over the
+ * wanted bytes of every kind so far); width[i]: bytes per entry of seg i
+ * (plan.c). */
+int64_t mxn__plan_gap(mxn__plan_t *plan, const mxn_extract_opts_t *opts, const segment_t *segs,
+                      int nseg, const double *width);
+/* The entities of block kind k the piece holds (extract_blocks.c; see
+ * there). */
+int mxn__read_blocks(mxn_dataset_t *ds, mxn_piece_t *piece, int k, const mxn_idset_t *P,
+                     const mxn_cover_t *cov, const mxn_extract_opts_t *opts,
+                     char **mark[MXN__NEK], int64_t *p2local);
+/* The piece's sets, and the set variables of one step (extract_sets.c). */
+int mxn__read_sets(mxn_dataset_t *ds, mxn_piece_t *piece, const char *cand,
+                   int64_t **l2p[MXN__NEK], const mxn_idset_t *P, const int64_t *p2local);
+int mxn__read_set_vars(mxn_dataset_t *ds, mxn_piece_t *piece, int step);
+
 #endif /* MXN_PLAN_H */

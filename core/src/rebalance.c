@@ -330,11 +330,7 @@ static int rebalance(mxn_load_t *ld, int step, const mxn_rebalance_opts_t *opts,
 int mxn_load_rebalance(mxn_load_t *ld, int step, const mxn_rebalance_opts_t *opts,
                        mxn_rebalance_report_t *rep_out, mxn_error_t *err) {
   if (!ld) return mxn_error_set(err, MXN_ERR_ARG, "mxn_load_rebalance: no load handle");
-  mxn_heap_hold(); /* freed buffers reused, not faulted in anew */
-  mxn__heap_trim_at_release();
-  int status = rebalance(ld, step, opts, rep_out, err);
-  mxn_heap_release();
-  return status;
+  return rebalance(ld, step, opts, rep_out, err);
 }
 
 /* One re-balance's working state, shared by the steps below; freed by

@@ -312,7 +312,7 @@ int mxn_writer_create(const char *path, const mxn_structure_t *s,
   mxn_write_opts_t defaults;
   memset(&defaults, 0, sizeof defaults);
   if (!opts) opts = &defaults;
-  int status = MXN_OK;
+  int ex_was = mxn__ex_quiet(), status = MXN_OK;
   int64_t *buf = NULL, *ebuf = NULL, *fbuf = NULL, *cnt = NULL;
   char (*names)[MXN_NAME_LEN] = NULL;
   mxn_writer_t *w = NULL;
@@ -331,7 +331,6 @@ int mxn_writer_create(const char *path, const mxn_structure_t *s,
   int cpu_ws = 8, io_ws = opts->word_size == 4 ? 4 : 8;
   int mode = EX_CLOBBER;
   if (opts->int64) mode |= EX_ALL_INT64_DB;
-  ex_opts(EX_DEFAULT);
   w->exoid = ex_create(w->tmp, mode, &cpu_ws, &io_ws);
   if (w->exoid < 0) {
     status = mxn_error_set(err, MXN_ERR_IO, "%s: cannot create: %s", w->tmp,
@@ -533,7 +532,7 @@ int mxn_writer_create(const char *path, const mxn_structure_t *s,
   W_CHECK(put_var_names(ex, EX_GLOBAL, s->num_global_vars, s->global_var_names),
           "%s: cannot define global variables", w->tmp);
   /* Exodus cannot define nodal variables without nodes; readers accept a
-   * member that has none (see merge_vars in dataset.c). */
+   * member that has none (see merge_vars in merge.c). */
   W_CHECK(put_var_names(ex, EX_NODAL, piece->num_nodes > 0 ? s->num_node_vars : 0,
                         s->node_var_names),
           "%s: cannot define nodal variables", w->tmp);
@@ -567,6 +566,7 @@ done:
   free(cnt);
   free(names);
   if (w) mxn_writer_close(&w, 0, NULL);
+  mxn__ex_restore(ex_was);
   return status;
 }
 
@@ -575,7 +575,7 @@ int mxn_writer_put_step(mxn_writer_t *w, const mxn_piece_t *piece, int out_step,
   if (!w || !piece || out_step < 0)
     return mxn_error_set(err, MXN_ERR_ARG, "writer: bad step arguments");
   const mxn_structure_t *s = w->s;
-  int status = MXN_OK, ex = w->exoid, t = out_step + 1;
+  int ex_was = mxn__ex_quiet(), status = MXN_OK, ex = w->exoid, t = out_step + 1;
   double time = piece->time;
   W_CHECK(ex_put_time(ex, t, &time), "%s: cannot write time step %d", w->tmp, t);
   if (s->num_global_vars > 0)
@@ -620,15 +620,17 @@ int mxn_writer_put_step(mxn_writer_t *w, const mxn_piece_t *piece, int out_step,
       }
   }
 done:
+  mxn__ex_restore(ex_was);
   return status;
 }
 
 int mxn_writer_close(mxn_writer_t **pw, int commit, mxn_error_t *err) {
   if (!pw || !*pw) return MXN_OK;
   mxn_writer_t *w = *pw;
-  int status = MXN_OK;
+  int status = MXN_OK, ex_was = mxn__ex_quiet();
   if (w->exoid >= 0 && ex_close(w->exoid) < 0 && commit)
     status = mxn_error_set(err, MXN_ERR_IO, "%s: closing failed (disk full?)", w->tmp);
+  mxn__ex_restore(ex_was);
   if (w->tmp) {
     if (commit && status == MXN_OK) {
       if (rename(w->tmp, w->path) != 0) {

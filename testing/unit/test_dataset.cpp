@@ -10,7 +10,6 @@
 // MXN_TEST_TMP and check the status AND that the message names the file.
 #include <gtest/gtest.h>
 
-#include <sys/resource.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -30,14 +29,6 @@
 #include <netcdf.h>
 
 #include "test_support.h"
-
-// The core's descriptor-table reservation (internal.h).
-extern "C" {
-struct mxn__fd_room;
-mxn__fd_room *mxn__fd_room_start(const mxn_dataset_t *ds, int n);
-int mxn__fd_room_finish(mxn__fd_room *r, mxn_dataset_t *ds, int reopen);
-void mxn__member_park_now(mxn_dataset_t *ds, int j);
-}
 
 namespace fs = std::filesystem;
 
@@ -929,159 +920,6 @@ TEST(ExtractErrors, ReadStepOutOfRange) {
   // In range: the last step reads.
   EXPECT_EQ(mxn_piece_read_step(d.ds, pc.p, 20), MXN_OK) << d.Msg();
   EXPECT_EQ(pc.p->step, 20);
-}
-
-// ---------- the descriptor table ----------
-
-// Entries in this process's descriptor table (FDSize in /proc/self/status),
-// or -1 where the system does not say.
-long FdTableSize() {
-  std::ifstream in("/proc/self/status");
-  std::string line;
-  while (std::getline(in, line))
-    if (line.rfind("FDSize:", 0) == 0) return std::stol(line.substr(7));
-  return -1;
-}
-
-long OpenDescriptors() {
-  long n = 0;
-  for (const auto &e : std::filesystem::directory_iterator("/proc/self/fd")) {
-    (void)e;
-    n++;
-  }
-  return n;
-}
-
-// The room an open makes for its members grows the table to hold the
-// lowest free descriptor plus as many as asked (at most the dataset's
-// open-file cap, half the process's limit up to 4096) in one go, on a
-// thread of its own, and leaves nothing open once finished.
-TEST(DatasetFds, RoomGrowsTheTableAndLeaksNothing) {
-  if (FdTableSize() < 0) GTEST_SKIP() << "no FDSize in /proc/self/status";
-  struct rlimit rl;
-  ASSERT_EQ(getrlimit(RLIMIT_NOFILE, &rl), 0);
-  long cap = 4096;
-  if (rl.rlim_cur != RLIM_INFINITY && long(rl.rlim_cur / 2) < cap) cap = long(rl.rlim_cur / 2);
-  if (cap <= 32) GTEST_SKIP() << "open-file limit " << rl.rlim_cur << " leaves nothing to reserve";
-  const int lo = dup(2); // the lowest free descriptor, as the room finds it
-  ASSERT_GE(lo, 0);
-  close(lo);
-  long target = lo + cap;
-  if (rl.rlim_cur != RLIM_INFINITY && long(rl.rlim_cur) - 1 < target) target = long(rl.rlim_cur) - 1;
-  if (FdTableSize() > target) GTEST_SKIP() << "the table already holds " << FdTableSize();
-  mxn_dataset_t *ds = nullptr;
-  ASSERT_EQ(mxn_dataset_create(&ds), MXN_OK);
-  const long open_before = OpenDescriptors();
-  mxn__fd_room *room = mxn__fd_room_start(ds, 1 << 20); // more than the cap: the cap is reserved
-  EXPECT_EQ(mxn__fd_room_finish(room, ds, 1), MXN_OK);
-  EXPECT_GT(FdTableSize(), target);
-  EXPECT_EQ(OpenDescriptors(), open_before);
-  mxn_dataset_destroy(&ds);
-}
-
-// A spread set of M members of a generated hex mesh with two steps.
-std::string SpreadSet(const fs::path &dir, int M) {
-  const std::string mesh =
-      mxntest::generate(dir.string(), "mesh.e", "--type hex --dims 6 5 4 --steps 2");
-  const std::string base = (dir / "set.e").string();
-  mxn_error_t err;
-  mxn_error_clear(&err);
-  EXPECT_EQ(mxn_split(mesh.c_str(), base.c_str(), M, MXN_PART_RCB, nullptr, nullptr, &err), MXN_OK)
-      << err.msg;
-  return base;
-}
-
-// The whole set as one piece at step 1 (node ids, coordinates, node
-// fields), read through ds.
-struct Whole {
-  std::vector<int64_t> ids;
-  std::vector<double> xyz, fields;
-};
-int ReadWhole(mxn_dataset_t *ds, Whole *w) {
-  mxn_piece_t *pc = nullptr;
-  int st = mxn_extract(ds, nullptr, nullptr, &pc);
-  if (st == MXN_OK) st = mxn_piece_read_step(ds, pc, 1);
-  if (st == MXN_OK) {
-    const mxn_structure_t *s = mxn_dataset_structure(ds);
-    for (int64_t i = 0; i < pc->num_nodes; i++) {
-      w->ids.push_back(pc->node_ids[i]);
-      for (int d = 0; d < pc->num_dim; d++) w->xyz.push_back(pc->coord[d][i]);
-      for (int v = 0; v < s->num_node_vars; v++) w->fields.push_back(pc->node_vars[v][i]);
-    }
-  }
-  mxn_piece_destroy(&pc);
-  return st;
-}
-
-// Members that gave up their descriptors while the table grew (every one
-// here) are read as before, each opened again on its first read.
-TEST(DatasetFds, ParkedMembersReadAsBefore) {
-  const fs::path dir = TestDir();
-  const int M = 12;
-  const std::string base = SpreadSet(dir, M);
-  Whole want, got;
-  {
-    Ds d;
-    ASSERT_EQ(d.Open(base), MXN_OK) << d.Msg();
-    ASSERT_EQ(ReadWhole(d.ds, &want), MXN_OK) << d.Msg();
-  }
-  ASSERT_EQ(want.ids.size(), size_t(7 * 6 * 5));
-  const long open_before = OpenDescriptors();
-  Ds d;
-  ASSERT_EQ(d.Open(base), MXN_OK) << d.Msg();
-  const long open_all = OpenDescriptors();
-  EXPECT_EQ(open_all, open_before + M); // every member kept open
-  for (int j = 0; j < M; j++) mxn__member_park_now(d.ds, j);
-  EXPECT_EQ(OpenDescriptors(), open_before);
-  ASSERT_EQ(ReadWhole(d.ds, &got), MXN_OK) << d.Msg();
-  EXPECT_EQ(got.ids, want.ids);
-  EXPECT_EQ(got.xyz, want.xyz);
-  EXPECT_EQ(got.fields, want.fields);
-  EXPECT_EQ(OpenDescriptors(), open_all);
-  // and mxn__fd_room_finish opens the parked ones again
-  for (int j = 0; j < M; j += 2) mxn__member_park_now(d.ds, j);
-  EXPECT_EQ(OpenDescriptors(), open_all - M / 2);
-  EXPECT_EQ(mxn__fd_room_finish(nullptr, d.ds, 1), MXN_OK) << d.Msg();
-  EXPECT_EQ(OpenDescriptors(), open_all);
-}
-
-// A member put in another's place, or removed, while its descriptor was
-// given up is refused by name; the other parked members are closed and
-// nothing stays open.
-TEST(DatasetFds, ParkedMemberReplacedOrRemoved) {
-  const fs::path dir = TestDir();
-  const int M = 6;
-  const std::string base = SpreadSet(dir, M);
-  char m2[4096], m4[4096];
-  mxn_member_name(base.c_str(), M, 2, m2, sizeof m2);
-  mxn_member_name(base.c_str(), M, 4, m4, sizeof m4);
-  const long open_before = OpenDescriptors();
-  {
-    Ds d;
-    ASSERT_EQ(d.Open(base), MXN_OK) << d.Msg();
-    for (int j = 0; j < M; j++) mxn__member_park_now(d.ds, j);
-    // the same bytes in a new file (another inode) under member 2's name
-    fs::copy_file(m2, std::string(m2) + ".new");
-    fs::rename(std::string(m2) + ".new", m2);
-    EXPECT_EQ(mxn__fd_room_finish(nullptr, d.ds, 1), MXN_ERR_IO);
-    const std::string msg = d.Msg();
-    EXPECT_NE(msg.find(m2), std::string::npos) << msg;
-    EXPECT_NE(msg.find("replaced or changed while the dataset was opened"), std::string::npos)
-        << msg;
-  }
-  EXPECT_EQ(OpenDescriptors(), open_before);
-  {
-    Ds d;
-    ASSERT_EQ(d.Open(base), MXN_OK) << d.Msg();
-    mxn__member_park_now(d.ds, 4);
-    ASSERT_EQ(0, std::remove(m4));
-    Whole w;
-    EXPECT_EQ(ReadWhole(d.ds, &w), MXN_ERR_IO);
-    const std::string msg = d.Msg();
-    EXPECT_NE(msg.find(std::string(m4) + ": cannot open again: No such file"), std::string::npos)
-        << msg;
-  }
-  EXPECT_EQ(OpenDescriptors(), open_before);
 }
 
 }  // namespace

@@ -105,10 +105,9 @@ TEST(FuzzRegressDataset, NetcdfNotExodusLeavesNoDescriptor) {
   ExpectFormatError("netcdf_not_exodus.nc", "netCDF opens it, Exodus does not");
 }
 
-// A member the direct reads open (a sound netCDF-3 header) whose summary
-// they do not mirror (block 2's size dimension renamed num_el_in_blk4)
-// goes to Exodus, whose ex_open refuses it and left netCDF's descriptor
-// open: the leaked id is now closed after a direct open too.
+// A member with a sound netCDF-3 header (block 2's size dimension renamed
+// num_el_in_blk4) that Exodus's ex_open refuses, leaving netCDF's
+// descriptor open: the leaked id is closed.
 TEST(FuzzRegressDataset, DirectOpenThenExodusRefusesLeavesNoDescriptor) {
   ExpectFormatError("block_dim_renamed_exodus_refuses.e", "netCDF opens it, Exodus does not");
 }

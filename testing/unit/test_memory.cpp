@@ -15,14 +15,9 @@
 #include <fstream>
 #include <sstream>
 #include <string>
-#include <utility>
 #include <vector>
 
 #include <mxn/mxn.h>
-
-extern "C" {
-#include "alloc.h"  // the core's heap policy (mxn__heap_keep, mxn__heap_trim_at_release)
-}
 
 namespace {
 
@@ -173,114 +168,3 @@ TEST(Memory, WholeBufferIsBackedFrom256KiB) {
   EXPECT_EQ(0u, ResidentPages(other, small)) << "a buffer under 256 KiB is left alone";
   mxn_advise_whole(nullptr, n);  // no crash, nothing to do
 }
-
-namespace {
-// Resident set size of this process, bytes (/proc/self/statm).
-size_t ResidentBytes() {
-  std::ifstream f("/proc/self/statm");
-  size_t total = 0, resident = 0;
-  f >> total >> resident;
-  return resident * 4096;
-}
-
-// mxn_heap_hold() tunes glibc's malloc; sanitizers and valgrind bring
-// their own allocator, which it cannot tune.
-bool GlibcMallocInUse() {
-#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
-  return false;
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer) || __has_feature(memory_sanitizer)
-  return false;
-#endif
-#endif
-#if defined(__GLIBC__)
-  const char* preload = std::getenv("LD_PRELOAD");
-  return !(preload && std::strstr(preload, "vgpreload"));
-#else
-  return false;
-#endif
-}
-
-// The hold is off by the user's choice (see mxn_heap_hold()).
-bool HoldTurnedOff() { return !mxn__heap_policy_applies(); }
-
-// Allocates n bytes, counts the whole pages inside that are resident
-// before anything writes them, frees them: {resident, whole pages}.
-std::pair<size_t, size_t> ResidentInFreshBuffer(size_t n) {
-  auto* q = static_cast<unsigned char*>(std::malloc(n));
-  if (!q) return {0, 1};
-  const uintptr_t a = (reinterpret_cast<uintptr_t>(q) + 4095) & ~uintptr_t(4095);
-  const size_t len = (reinterpret_cast<uintptr_t>(q) + n - a) & ~size_t(4095);
-  const size_t resident = ResidentPages(reinterpret_cast<unsigned char*>(a), len);
-  std::free(q);
-  return {resident, len / 4096};
-}
-}  // namespace
-
-// Under the hold, a buffer freed and allocated again reuses the pages the
-// first one backed: no fresh mapping, no page to fault in.
-TEST(Memory, HeldHeapReusesTheFreedBuffersPages) {
-  if (!GlibcMallocInUse()) GTEST_SKIP() << "not glibc's malloc";
-  if (HoldTurnedOff()) GTEST_SKIP() << "the environment turns the hold off";
-  const size_t n = size_t(24) << 20;
-  mxn_heap_hold();
-  mxn_heap_hold();  // nested: the inner release changes nothing
-  mxn_heap_release();
-  auto* p = static_cast<unsigned char*>(std::malloc(n));
-  ASSERT_NE(p, nullptr);
-  // Every page written (volatile: a store just before free() may be dropped).
-  volatile unsigned char* vp = p;
-  for (size_t i = 0; i < n; i += 4096) vp[i] = 1;
-  std::free(p);
-  const auto r = ResidentInFreshBuffer(n);
-  mxn_heap_release();
-  EXPECT_EQ(r.second, r.first) << "the second buffer reuses the first one's pages";
-}
-
-// A load's scratch, freed under the hold, is handed back at the last
-// release: the process does not keep it resident.
-TEST(Memory, LoadScratchIsHandedBackAtTheLastRelease) {
-  if (!GlibcMallocInUse()) GTEST_SKIP() << "not glibc's malloc";
-  if (HoldTurnedOff()) GTEST_SKIP() << "the environment turns the hold off";
-  // A dataset opened under the hold marks its scratch to be handed back;
-  // the test data set is not needed for that: a failed open marks it too.
-  const size_t n = size_t(64) << 20;
-  mxn_heap_hold();
-  mxn_load_t* ld = nullptr;
-  mxn_error_t err;
-  mxn_error_clear(&err);
-  EXPECT_NE(MXN_OK, mxn_load_open(MPI_COMM_SELF, "/nonexistent/mxn-heap-test.e", nullptr, &ld, &err));
-  // Small chunks, so they come from the heap even without the hold.
-  std::vector<void*> chunks;
-  for (size_t k = 0; k < n / (size_t(64) << 10); ++k) {
-    void* c = std::malloc(size_t(64) << 10);
-    ASSERT_NE(c, nullptr);
-    volatile unsigned char* vc = static_cast<unsigned char*>(c);
-    for (size_t i = 0; i < (size_t(64) << 10); i += 4096) vc[i] = 3;
-    chunks.push_back(c);
-  }
-  // Keep the last one, so the freed memory is not the heap's top alone.
-  for (size_t k = 0; k + 1 < chunks.size(); ++k) std::free(chunks[k]);
-  const size_t before = ResidentBytes();
-  mxn_heap_release();
-  const size_t after = ResidentBytes();
-  std::free(chunks.back());
-  EXPECT_GT(before, after + (n * 3) / 4) << "resident " << before << " -> " << after << " bytes";
-}
-
-// After a load's trim, what it asked to keep (a step's buffers) is still
-// backed for the next request; the rest went back to the system.
-TEST(Memory, TrimKeepsWhatTheLoadAskedFor) {
-  if (!GlibcMallocInUse()) GTEST_SKIP() << "not glibc's malloc";
-  if (HoldTurnedOff()) GTEST_SKIP() << "the environment turns the hold off";
-  const size_t n = size_t(8) << 20;
-  mxn_heap_hold();
-  mxn__heap_trim_at_release();
-  mxn__heap_keep(2 * n);
-  mxn_heap_release();
-  mxn_heap_hold();  // the next step's request
-  const auto r = ResidentInFreshBuffer(n);
-  mxn_heap_release();
-  EXPECT_EQ(r.second, r.first) << "the step's buffer is backed already";
-}
-

@@ -34,10 +34,10 @@
 extern "C" {
 #endif
 
-/** Options of a load; zero-initialize, then set what you need. */
+/** Options of a load: start from mxn_load_opts_init(), then set what you
+ *  need. (Zero-initialised they are the same but for `gap`, then 0.) */
 typedef struct mxn_load_opts {
-  /** Partitioning method. MXN_PART_FILES (0 after zero-init is LINEAR:
-   *  set it explicitly; see mxn_load_opts_init()). */
+  /** Partitioning method; MXN_PART_FILES (0) by default. */
   mxn_part_method method;
   double imbalance_tol;       /**< <= 1: default 1.05 */
   /** Element weights from this element variable (absolute value, floored
@@ -120,6 +120,10 @@ typedef struct mxn_load_stats {
    *  the copies compared) and its seconds. */
   int64_t check_bytes_read;
   double seconds_check;
+  /** The directory: the members' element domains published, the distinct
+   *  ids counted, each element's initial owner found (the shared-node
+   *  check between them is seconds_check). */
+  double seconds_directory;
 } mxn_load_stats_t;
 
 /** VTK's ghost flags (vtkDataSetAttributes::DUPLICATECELL and

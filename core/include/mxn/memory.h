@@ -53,39 +53,6 @@ void mxn_advise_large(void *p, size_t bytes);
  */
 void mxn_advise_whole(void *p, size_t bytes);
 
-/**
- * Hold freed memory for reuse while a load runs.
- *
- * A load allocates and frees buffers of megabytes many times. glibc's
- * malloc serves such sizes from fresh mappings and unmaps them when they
- * are freed, so every buffer pays its page faults anew, and on virtual
- * machines those faults cost as much as the work itself. Between
- * mxn_heap_hold() and the matching mxn_heap_release() the C library keeps
- * freed memory in its heap, where the next buffer reuses pages already
- * backed: on the build machines (1M hex, 4 ranks on 2 cores) a load
- * through the reader went from 1.27-1.41 s to 1.06-1.18 s, its peak
- * resident size from 442 to 445 MB per rank.
- *
- * mxn_load_open(), mxn_load_open_dataset(), mxn_load_read_step() and
- * mxn_load_rebalance() hold it themselves; a caller that builds on the piece (the reader plugin,
- * filling its VTK arrays) may hold it around the whole request. Calls
- * nest; the last release sets glibc's limits to the ceilings its own
- * adaptive policy reaches (buffers from 32 MiB on are mapped, 64 MiB of
- * free heap top are kept). When a load was opened or re-balanced under
- * the hold, it also hands the free heap pages back to the system
- * (malloc_trim), so the load's scratch is not kept resident; a step's
- * buffers, which come back each step, are kept.
- *
- * Nothing happens without glibc, when the environment sets
- * MXN_HEAP_HOLD=0, or when it sets glibc's own malloc tunables
- * (GLIBC_TUNABLES naming glibc.malloc, MALLOC_MMAP_THRESHOLD_ or
- * MALLOC_TRIM_THRESHOLD_): a user's choice is left alone. Not thread safe:
- * call from the thread that runs the loads (VTK's pipeline thread).
- */
-void mxn_heap_hold(void);
-/** End one mxn_heap_hold(); see there. */
-void mxn_heap_release(void);
-
 #ifdef __cplusplus
 }
 #endif

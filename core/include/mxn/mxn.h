@@ -21,6 +21,8 @@
 #include "mxn/repart.h"
 #include "mxn/topology.h"
 
+/* The project's one statement of its version (the top CMakeLists.txt reads
+ * it from here). */
 #define MXN_VERSION_STRING "0.1.0"
 
 #endif /* MXN_MXN_H */

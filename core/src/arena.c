@@ -1,0 +1,51 @@
+/* The dataset's arena: the members' small arrays (blocks, sets, truth
+ * tables, map ids), carved from chunks freed together with the dataset. */
+#include "internal.h"
+
+#include <stdint.h>
+
+/* The dataset's arena (struct mxn_dataset): chunks of ARENA_CHUNK bytes,
+ * zeroed, each array 16-byte aligned; one larger than a quarter chunk gets
+ * a chunk of its own, behind the newest so that one's room stays in use.
+ * Under AddressSanitizer every array is a chunk of its own, so an overrun
+ * from one into the next is still caught. */
+struct mxn__chunk {
+  struct mxn__chunk *next;
+  size_t pad; /* the data 16-byte aligned */
+  unsigned char data[];
+};
+#define ARENA_CHUNK ((size_t)32 << 10)
+
+/* n zeroed elements of `size` from the arena; NULL out of memory. */
+void *mxn__arena_calloc(mxn_dataset_t *ds, size_t n, size_t size) {
+  if (size && n > (SIZE_MAX - 2 * ARENA_CHUNK) / size) return NULL;
+  size_t bytes = (n * size + 15) & ~(size_t)15;
+  if (ds->arena && bytes <= ds->arena_cap - ds->arena_used) {
+    void *p = ds->arena->data + ds->arena_used;
+    ds->arena_used += bytes;
+    return p;
+  }
+  int own = MXN_ASAN || bytes > ARENA_CHUNK / 4;
+  size_t cap = own ? bytes : ARENA_CHUNK;
+  struct mxn__chunk *c = mxn__calloc(1, sizeof *c + cap);
+  if (!c) return NULL;
+  if (own && ds->arena) { /* behind the newest chunk */
+    c->next = ds->arena->next;
+    ds->arena->next = c;
+  } else {
+    c->next = ds->arena;
+    ds->arena = c;
+    ds->arena_used = bytes;
+    ds->arena_cap = cap;
+  }
+  return c->data;
+}
+
+void mxn__arena_free(mxn_dataset_t *ds) {
+  while (ds->arena) {
+    struct mxn__chunk *c = ds->arena;
+    ds->arena = c->next;
+    free(c);
+  }
+  ds->arena_used = ds->arena_cap = 0;
+}

@@ -1,0 +1,142 @@
+/* A member's file domain: its id maps read whole, as sorted sets with
+ * each id's position in the file (mxn_dataset_file_domain). */
+#include "internal.h"
+
+/* ---------- file domains ---------- */
+
+/* Member j's id map of entity kind e (MXN__ELEM...MXN__NODE; n ids) into out. */
+static int read_map(mxn_dataset_t *ds, int j, int e, int64_t n, int stored, int64_t *out) {
+  static const char *const map_var[MXN__NEK] = {"elem_num_map", "edge_num_map", "face_num_map",
+                                                "node_num_map"};
+  if (n == 0) return MXN_OK;
+  if (!stored) {
+    /* A single file without maps numbers its entities 1..n. */
+    for (int64_t i = 0; i < n; i++) out[i] = i + 1;
+    return MXN_OK;
+  }
+  if (mxn__m_rows(&ds->files[j], map_var[e], 0, 0, n, 1, out, 'l'))
+    return MXN_DS_ERR(ds, MXN_ERR_FORMAT, "%s: cannot read the %s id map", ds->files[j].path,
+                      mxn__ent_what[e]);
+  ds->io.read_calls++;
+  ds->io.bytes_read += n * (int64_t)sizeof(int64_t);
+  ds->io.map_bytes_read += n * (int64_t)sizeof(int64_t);
+  return MXN_OK;
+}
+
+/* Under AddressSanitizer each array of a domain's block is followed by
+ * DOM_PAD poisoned words, so an overrun into the next array is caught. */
+#if MXN_ASAN
+#include <sanitizer/asan_interface.h>
+#define DOM_PAD 2
+#else
+#define DOM_PAD 0
+#endif
+
+/* The next n words of a domain's block. */
+static int64_t *dom_take(int64_t **next, int64_t n) {
+  int64_t *r = *next;
+  *next += n + DOM_PAD;
+#if MXN_ASAN
+  ASAN_POISON_MEMORY_REGION(r + n, DOM_PAD * sizeof *r);
+#endif
+  return r;
+}
+
+int mxn_dataset_file_domain(mxn_dataset_t *ds, int j, const mxn_file_domain_t **out) {
+  if (!ds || !out || !ds->opened || j < 0 || j >= ds->nfiles) return MXN_ERR_ARG;
+  mxn__file_t *f = &ds->files[j];
+  if (f->dom) {
+    *out = f->dom;
+    return MXN_OK;
+  }
+  int status = MXN_OK;
+  mxn_file_domain_t *d = NULL;
+  mxn_idset_t tmp = MXN_IDSET_INIT;
+  int64_t *tpos = NULL;
+  if (!mxn__file_open(ds, j, &status)) return status;
+  /* The domain is one block: its maps, sets and positions lie side by
+   * side and go back to the heap in one piece (mxn__file_domain_free).
+   * Made one array at a time, a thousand small members' domains left the
+   * memory they free after the extraction in pieces that the plan's and
+   * the piece's long-lived small arrays kept apart. The block comes before
+   * the temporaries that build it, which go back to the heap's top. */
+  int64_t nk[MXN__NEK];
+  for (int e = 0; e < MXN__NEK; e++) nk[e] = mxn__file_count(f, e);
+  int NB = ds->s.num_blocks, orig = f->have_orig_map && nk[MXN__ELEM] > 0;
+  size_t words = 2 * (size_t)NB + (orig ? (size_t)nk[MXN__ELEM] : 0) + 15 * DOM_PAD;
+  for (int e = 0; e < MXN__NEK; e++) words += 3 * (size_t)nk[e]; /* map, ids, positions */
+  size_t head = (sizeof *d + 7) & ~(size_t)7;
+  size_t bytes = head + words * sizeof(int64_t) + (size_t)NB * sizeof(int);
+  char *block = mxn__malloc(bytes);
+  if (!block) return MXN_ERR_NOMEM;
+  d = (mxn_file_domain_t *)block;
+  memset(d, 0, sizeof *d);
+  int64_t *next = (int64_t *)(block + head);
+#define TAKE(n) dom_take(&next, (n))
+  for (int e = 0; e < MXN__NEK; e++) {
+    int64_t n = nk[e];
+    mxn__dom_kind_t dk = mxn__dom_kind(d, e);
+    mxn_gid_t *map = *dk.map = TAKE(n);
+    mxn_idset_t *set = dk.set;
+    int64_t **pos = dk.pos;
+    *dk.n = n;
+    set->ids = TAKE(n);
+    *pos = TAKE(n);
+    int stored = e == MXN__NODE ? f->has_node_map : f->kb[e].has_map;
+    MXN_CHECK(read_map(ds, j, e, n, stored, map));
+    /* from_array_pos maps input -> set; invert to set -> file position, and
+     * reject repeated ids (a set shorter than the map). */
+    MXN_CHECK(mxn_idset_from_array_pos(map, n, &tmp, &tpos));
+    if (tmp.n != n) {
+      /* Find one repeated id to name it. */
+      int64_t dup = 0;
+      for (int64_t i = 0, seen = -1; i < n && seen < 0; i++)
+        if (tmp.ids[tpos[i]] == map[i] && i > 0) {
+          for (int64_t k = 0; k < i; k++)
+            if (map[k] == map[i]) {
+              dup = map[i];
+              seen = i;
+              break;
+            }
+        }
+      status = MXN_DS_ERR(ds, MXN_ERR_FORMAT,
+                          "%s: %s id %lld appears more than once in the id map",
+                          f->path, mxn__ent_what[e], (long long)dup);
+      goto done;
+    }
+    if (n > 0) memcpy(set->ids, tmp.ids, (size_t)n * sizeof *set->ids);
+    set->n = n;
+    for (int64_t i = 0; i < n; i++) (*pos)[tpos[i]] = i;
+    mxn_idset_free(&tmp);
+    free(tpos);
+    tpos = NULL;
+  }
+  d->blk_count = TAKE(NB);
+  d->blk_start = TAKE(NB);
+  memcpy(d->blk_count, f->kb[MXN__ELEM].blk_count, sizeof(int64_t) * (size_t)NB);
+  memcpy(d->blk_start, f->kb[MXN__ELEM].blk_start, sizeof(int64_t) * (size_t)NB);
+  if (orig) d->orig_elem_ids = TAKE(d->num_elements);
+  d->blk_present = (int *)next;
+  memcpy(d->blk_present, f->kb[MXN__ELEM].blk_present, sizeof(int) * (size_t)NB);
+#undef TAKE
+  if (orig) {
+    /* Exodus's elem_map<position of the map's id among the member's> */
+    int m = mxn__file_map(f, MXN__ELEM, f->orig_map_id) + 1;
+    if (mxn__m_rows(f, "elem_map%d", m, 0, d->num_elements, 1, d->orig_elem_ids, 'l')) {
+      status = MXN_DS_ERR(ds, MXN_ERR_FORMAT, "%s: cannot read original_global_id_map",
+                          f->path);
+      goto done;
+    }
+    ds->io.read_calls++;
+    ds->io.bytes_read += d->num_elements * (int64_t)sizeof(int64_t);
+    ds->io.map_bytes_read += d->num_elements * (int64_t)sizeof(int64_t);
+  }
+  f->dom = d;
+  d = NULL;
+  *out = f->dom;
+done:
+  mxn_idset_free(&tmp);
+  free(tpos);
+  mxn__file_domain_free(d);
+  return status;
+}

@@ -1,0 +1,616 @@
+/* Member I/O: opening one member file (checked, through Exodus), the
+ * cache of open members under the open-file cap, and the reads by netCDF
+ * variable the summary and the extraction make of it (the only code that
+ * reads a member's data). */
+#include "internal.h"
+#include "nc3check.h"
+
+#include <errno.h>
+#include <exodusII.h>
+#include <netcdf.h>
+#include <stdio.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+/* ---------- opening members ---------- */
+
+/* Make room for member `keep` by closing another: the most recently used
+ * one. Reads go over the members in passes (a step reads every member of
+ * the plan in order), and for a pass over more members than the cap the
+ * least recently used is the next one needed, so LRU would reopen every
+ * member on every pass; closing the most recent keeps the others open and
+ * reopens only the excess. 1 if one was closed, 0 if none is open. */
+static int is_open(const mxn__file_t *f) { return f->exoid >= 0; }
+
+/* Close member f. */
+void mxn__member_close(mxn_dataset_t *ds, mxn__file_t *f) {
+  if (f->exoid >= 0) {
+    int ex_was = mxn__ex_quiet();
+    ex_close(f->exoid);
+    mxn__ex_restore(ex_was);
+    f->exoid = -1;
+    ds->open_count--;
+  }
+}
+
+static int close_one(mxn_dataset_t *ds, int keep) {
+  int victim = -1;
+  for (int j = 0; j < ds->nfiles; j++)
+    if (j != keep && is_open(&ds->files[j]) &&
+        (victim < 0 || ds->files[j].last_use > ds->files[victim].last_use))
+      victim = j;
+  if (victim >= 0) mxn__member_close(ds, &ds->files[victim]);
+  return victim >= 0;
+}
+
+/* Byte counts from a damaged header can exceed 64 bits: saturate instead
+ * of overflowing (signed overflow is undefined). */
+static int64_t sat_mul(int64_t a, uint64_t b) {
+  if (a <= 0 || b == 0) return 0;
+  return (uint64_t)a > (uint64_t)INT64_MAX / b ? INT64_MAX : (int64_t)((uint64_t)a * b);
+}
+
+static int64_t sat_add(int64_t a, int64_t b) { return a > INT64_MAX - b ? INT64_MAX : a + b; }
+
+/* The data bytes a netCDF-3 header declares (fixed-size variables and
+ * every record), saturating; -1 when it is not netCDF-3 or cannot say. */
+static int64_t nc_data_bytes(int ncid) {
+  int fmt = 0, nvars = 0, unlim = -1;
+  if (nc_inq_format(ncid, &fmt) != NC_NOERR) return -1;
+  if (fmt != NC_FORMAT_CLASSIC && fmt != NC_FORMAT_64BIT_OFFSET
+#ifdef NC_FORMAT_CDF5
+      && fmt != NC_FORMAT_CDF5
+#endif
+  )
+    return -1;
+  size_t nrec = 0;
+  if (nc_inq_nvars(ncid, &nvars) != NC_NOERR) return -1;
+  if (nc_inq_unlimdim(ncid, &unlim) == NC_NOERR && unlim >= 0)
+    nc_inq_dimlen(ncid, unlim, &nrec);
+  int64_t fixed = 0, per_rec = 0;
+  for (int v = 0; v < nvars; v++) {
+    nc_type t;
+    int nd = 0, dims[NC_MAX_VAR_DIMS];
+    size_t tsize = 0, len = 0;
+    if (nc_inq_var(ncid, v, NULL, &t, &nd, dims, NULL) != NC_NOERR ||
+        nc_inq_type(ncid, t, NULL, &tsize) != NC_NOERR)
+      return -1;
+    int64_t bytes = (int64_t)tsize;
+    int is_rec = 0;
+    for (int d = 0; d < nd; d++) {
+      if (dims[d] == unlim) {
+        is_rec = 1;
+        continue;
+      }
+      if (nc_inq_dimlen(ncid, dims[d], &len) != NC_NOERR) return -1;
+      bytes = sat_mul(bytes, (uint64_t)len);
+    }
+    if (is_rec)
+      per_rec = sat_add(per_rec, bytes);
+    else
+      fixed = sat_add(fixed, bytes);
+  }
+  return sat_add(fixed, sat_mul(per_rec, (uint64_t)nrec));
+}
+
+/* netCDF-3 reads past the end of a file as zeros, so a cut-off copy would
+ * pass for valid data: require at least the bytes its header declares for
+ * the variables (`need`: the header itself is not counted, so this is a
+ * lower bound). netCDF-4 files need no check: HDF5 refuses truncated files
+ * on open. */
+static int check_not_truncated(mxn_dataset_t *ds, const char *path, int64_t need,
+                               int64_t file_size) {
+  if (need >= 0 && file_size < need)
+    return MXN_DS_ERR(ds, MXN_ERR_FORMAT,
+                      "%s: truncated: the file has %lld bytes but its netCDF "
+                      "header declares at least %lld bytes of data",
+                      path, (long long)file_size, (long long)need);
+  return MXN_OK;
+}
+
+/* Exodus reads some variables whole (nc_get_var: ids, times, truth tables,
+ * id and numbered maps, set entries and distribution factors) into arrays
+ * the caller sizes by a dimension. A damaged header that gives such a
+ * variable another shape made netCDF write past mxn's arrays (found by
+ * fuzz_dataset). So each of them must hold exactly what its dimensions say;
+ * '#' stands for the number the variable's name ends with. */
+typedef struct {
+  const char *var;   /* name, or prefix of numbered names */
+  int numbered;      /* name = var + decimal number */
+  const char *dim[2];/* expected dimensions (product); none: a scalar */
+} shape_rule_t;
+
+static const shape_rule_t shape_rules[] = {
+    {"eb_prop", 1, {"num_el_blk"}},          {"ed_prop", 1, {"num_ed_blk"}},
+    {"fa_prop", 1, {"num_fa_blk"}},          {"ns_prop", 1, {"num_node_sets"}},
+    {"ss_prop", 1, {"num_side_sets"}},       {"es_prop", 1, {"num_edge_sets"}},
+    {"fs_prop", 1, {"num_face_sets"}},       {"els_prop", 1, {"num_elem_sets"}},
+    {"em_prop", 1, {"num_elem_maps"}},       {"nm_prop", 1, {"num_node_maps"}},
+    {"edm_prop", 1, {"num_edge_maps"}},      {"fam_prop", 1, {"num_face_maps"}},
+    {"time_whole", 0, {"time_step"}},
+    {"elem_var_tab", 0, {"num_el_blk", "num_elem_var"}},
+    {"edge_var_tab", 0, {"num_ed_blk", "num_edge_var"}},
+    {"face_var_tab", 0, {"num_fa_blk", "num_face_var"}},
+    {"nset_var_tab", 0, {"num_node_sets", "num_nset_var"}},
+    {"sset_var_tab", 0, {"num_side_sets", "num_sset_var"}},
+    {"eset_var_tab", 0, {"num_edge_sets", "num_eset_var"}},
+    {"fset_var_tab", 0, {"num_face_sets", "num_fset_var"}},
+    {"elset_var_tab", 0, {"num_elem_sets", "num_elset_var"}},
+    {"node_num_map", 0, {"num_nodes"}},      {"elem_num_map", 0, {"num_elem"}},
+    {"edge_num_map", 0, {"num_edge"}},       {"face_num_map", 0, {"num_face"}},
+    {"node_map", 1, {"num_nodes"}},          {"elem_map", 1, {"num_elem"}},
+    {"edge_map", 1, {"num_edge"}},           {"face_map", 1, {"num_face"}},
+    {"node_ns", 1, {"num_nod_ns#"}},         {"dist_fact_ns", 1, {"num_nod_ns#"}},
+    {"elem_ss", 1, {"num_side_ss#"}},        {"side_ss", 1, {"num_side_ss#"}},
+    {"dist_fact_ss", 1, {"num_df_ss#"}},     {"edge_es", 1, {"num_edge_es#"}},
+    {"ornt_es", 1, {"num_edge_es#"}},        {"dist_fact_es", 1, {"num_df_es#"}},
+    {"face_fs", 1, {"num_face_fs#"}},        {"ornt_fs", 1, {"num_face_fs#"}},
+    {"dist_fact_fs", 1, {"num_df_fs#"}},     {"elem_els", 1, {"num_ele_els#"}},
+    {"dist_fact_els", 1, {"num_df_els#"}},   {"nem_ftype", 0, {NULL}},
+    {"coordx", 0, {"num_nodes"}},            {"coordy", 0, {"num_nodes"}},
+    {"coordz", 0, {"num_nodes"}},            {"coord", 0, {"num_dim", "num_nodes"}},
+};
+
+/* A member's variable count, variable v's name (into buf; NULL if
+ * unknown), its entries (product of its dimensions, -1 on error), and
+ * dimension `name`'s length (1 if it exists, else 0), through netCDF. */
+static int mv_nvars(int ncid) {
+  int n = 0;
+  return nc_inq_nvars(ncid, &n) == NC_NOERR ? n : 0;
+}
+
+static const char *mv_varname(int ncid, int v, char buf[NC_MAX_NAME + 1]) {
+  return nc_inq_varname(ncid, v, buf) == NC_NOERR ? buf : NULL;
+}
+
+static int64_t mv_entries(int ncid, int v) {
+  int nd = 0, dims[NC_MAX_VAR_DIMS];
+  if (nc_inq_varndims(ncid, v, &nd) != NC_NOERR || nd < 0 || nd > NC_MAX_VAR_DIMS ||
+      nc_inq_vardimid(ncid, v, dims) != NC_NOERR)
+    return -1;
+  int64_t n = 1;
+  for (int d = 0; d < nd; d++) {
+    size_t len = 0;
+    if (nc_inq_dimlen(ncid, dims[d], &len) != NC_NOERR) return -1;
+    n = sat_mul(n, (uint64_t)len);
+  }
+  return n;
+}
+
+static int mv_dimlen(int ncid, const char *name, int64_t *len) {
+  int did;
+  size_t l = 0;
+  if (nc_inq_dimid(ncid, name, &did) != NC_NOERR || nc_inq_dimlen(ncid, did, &l) != NC_NOERR)
+    return 0;
+  *len = (int64_t)l;
+  return 1;
+}
+
+/* Length of `prefix` when `name` starts with it, else 0 (prefixes are
+ * not empty). One pass: a strlen and a strncmp per rule had made this
+ * check a sixth of a small member's summary. */
+static size_t starts_with(const char *name, const char *prefix) {
+  size_t i = 0;
+  for (; prefix[i]; i++)
+    if (name[i] != prefix[i]) return 0;
+  return i;
+}
+
+/* Whether s is one or more decimal digits and nothing else. */
+static int all_digits(const char *s) {
+  if (!*s) return 0;
+  for (; *s; s++)
+    if (*s < '0' || *s > '9') return 0;
+  return 1;
+}
+
+/* A rule's dimension name: `dim` with its '#' replaced by `num`. */
+static void rule_dim(char out[NC_MAX_NAME + 1], const char *dim, const char *num) {
+  size_t n = 0;
+  for (; dim[n] && dim[n] != '#' && n < NC_MAX_NAME; n++) out[n] = dim[n];
+  if (dim[n] == '#')
+    for (; *num && n < NC_MAX_NAME; num++) out[n++] = *num;
+  out[n] = '\0';
+}
+
+#define NSHAPE_RULES ((int)(sizeof shape_rules / sizeof *shape_rules))
+#define SHAPE_BUCKETS 64
+
+/* A name's bucket among the shape rules: of its first two bytes (the
+ * second may be its terminating NUL; no rule matches a name that short). */
+static int shape_bucket(const char *name) {
+  unsigned b0 = (unsigned char)name[0], b1 = (unsigned char)name[1];
+  return (int)((b0 * 31u + b1) & (SHAPE_BUCKETS - 1));
+}
+
+static int check_var_shapes(mxn_dataset_t *ds, const char *path, int ncid) {
+  /* The rules by their first two letters, chained in table order: a
+   * variable is held against those of its letters only (against all 47 in
+   * turn, the scan was two thirds of this check: 28 k instructions a
+   * member; by first letter alone, a third of it was still the "e" and
+   * "n" rules). Every rule's name has two letters or more. */
+  int head[SHAPE_BUCKETS], next[NSHAPE_RULES];
+  for (int b = 0; b < SHAPE_BUCKETS; b++) head[b] = -1;
+  for (int r = NSHAPE_RULES - 1; r >= 0; r--) {
+    int b = shape_bucket(shape_rules[r].var);
+    next[r] = head[b];
+    head[b] = r;
+  }
+  int nvars = mv_nvars(ncid);
+  for (int v = 0; v < nvars; v++) {
+    char buf[NC_MAX_NAME + 1];
+    const char *name = mv_varname(ncid, v, buf);
+    if (!name || !name[0]) continue;
+    for (int r = head[shape_bucket(name)]; r >= 0; r = next[r]) {
+      const shape_rule_t *sr = &shape_rules[r];
+      size_t pl = starts_with(name, sr->var);
+      if (!pl) continue;
+      const char *num = name + pl;
+      if (sr->numbered ? !all_digits(num) : *num != '\0') continue;
+      int64_t want = 1, have = mv_entries(ncid, v);
+      char dn[2][NC_MAX_NAME + 1];
+      for (int d = 0; d < 2 && sr->dim[d]; d++) {
+        rule_dim(dn[d], sr->dim[d], num);
+        int64_t len = 0;
+        if (!mv_dimlen(ncid, dn[d], &len))
+          return MXN_DS_ERR(ds, MXN_ERR_FORMAT,
+                            "%s: damaged Exodus file: variable '%s' without its dimension '%s'",
+                            path, name, dn[d]);
+        want = sat_mul(want, (uint64_t)len);
+      }
+      if (have != want)
+        return MXN_DS_ERR(ds, MXN_ERR_FORMAT,
+                          "%s: damaged Exodus file: variable '%s' has %lld entries where its "
+                          "dimension%s say%s %lld",
+                          path, name, (long long)have, sr->dim[1] ? "s" : "",
+                          sr->dim[1] ? "" : "s", (long long)want);
+      break;
+    }
+  }
+  return MXN_OK;
+}
+
+/* The attributes of an open netCDF file (one that is not netCDF-3, whose
+ * header walk checks them) against what Exodus 6.02 can hold
+ * (mxn__exodus_att_check), global ones first, then each variable's in
+ * order, as the walk meets them. 0 if sound, else 1 and a reason. */
+static int check_exodus_atts(int ncid, char *why, size_t whylen) {
+  int nvars = 0;
+  if (nc_inq_nvars(ncid, &nvars) != NC_NOERR) return 0;
+  for (int v = NC_GLOBAL; v < nvars; v++) {
+    char var[NC_MAX_NAME + 1] = "", att[NC_MAX_NAME + 1];
+    int natts = 0;
+    if ((v >= 0 && nc_inq_varname(ncid, v, var) != NC_NOERR) ||
+        nc_inq_varnatts(ncid, v, &natts) != NC_NOERR)
+      continue;
+    for (int k = 0; k < natts; k++) {
+      size_t len;
+      if (nc_inq_attname(ncid, v, k, att) == NC_NOERR &&
+          nc_inq_attlen(ncid, v, att, &len) == NC_NOERR &&
+          mxn__exodus_att_check(v >= 0 ? var : NULL, att, len, why, whylen))
+        return 1;
+    }
+  }
+  return 0;
+}
+
+/* The netCDF id the next nc_open or ex_open will get: netCDF hands out the
+ * lowest free one. Found by creating an in-memory dataset (no file is
+ * written) and dropping it; -1 if that fails. */
+static int next_nc_id(void) {
+  int id;
+  if (nc_create("mxn-next-id", NC_DISKLESS | NC_CLOBBER, &id) != NC_NOERR) return -1;
+  nc_abort(id);
+  return id;
+}
+
+/* netCDF refused member `path` (nc_open's rc): say so, naming the format
+ * its first bytes show. */
+static int open_refused(mxn_dataset_t *ds, const char *path, const char magic[4], int rc) {
+  return MXN_DS_ERR(ds, MXN_ERR_FORMAT,
+                    "%s: not a readable Exodus II file (%s open failed: %s; "
+                    "truncated or another format?)",
+                    path, memcmp(magic, "\211HDF", 4) == 0 ? "netCDF-4/HDF5" : "netCDF",
+                    nc_strerror(rc));
+}
+
+/* Open member j through Exodus where it is not open yet (LRU-capped). */
+static int open_member_quiet(mxn_dataset_t *ds, int j);
+static int open_member(mxn_dataset_t *ds, int j) {
+  mxn__file_t *f = &ds->files[j];
+  f->last_use = ++ds->use_clock;
+  if (f->exoid >= 0) return MXN_OK;
+  int ex_was = mxn__ex_quiet();
+  int status = open_member_quiet(ds, j);
+  mxn__ex_restore(ex_was);
+  return status;
+}
+
+static int open_member_quiet(mxn_dataset_t *ds, int j) {
+  mxn__file_t *f = &ds->files[j];
+  /* room for the Exodus id and, on a first look, a probe's */
+  while (ds->open_count + (f->nc_checked ? 1 : 2) > ds->max_open && close_one(ds, j)) continue;
+  int first = !f->nc_checked, probe_id = -1, leak_id = -1;
+  /* A first look walks the header from the descriptor it opens here and
+   * takes the size from that descriptor: a stat of the path before the
+   * open looked the path up a second time. */
+  struct stat st;
+  int fd = first ? mxn__open_read(f->path) : -1;
+  if (first ? fd < 0 || fstat(fd, &st) != 0 : stat(f->path, &st) != 0) {
+    int e = errno;
+    if (fd >= 0) close(fd);
+    return MXN_DS_ERR(ds, MXN_ERR_IO, "%s: cannot open: %s", f->path, strerror(e));
+  }
+  if (st.st_size == 0) {
+    if (fd >= 0) close(fd);
+    return MXN_DS_ERR(ds, MXN_ERR_FORMAT,
+                      "%s: empty file (0 bytes), not an Exodus II file",
+                      f->path);
+  }
+  /* Our bounds check of a netCDF-3 header comes first: netCDF 4.9.0 trusts
+   * the counts in it (gigabyte allocations, crashes on damaged files), and
+   * Exodus 6.02 the lengths of some attributes. A file that is not
+   * netCDF-3 is opened by netCDF alone first and its attributes checked
+   * there: ex_open (Exodus 6.02) leaves a descriptor open when netCDF
+   * fails with an errno, and prints to stderr for files that look like
+   * HDF5; the core never prints. Once per member: a reopen after the
+   * open-file cap closed it needs no second look. */
+  char magic[4] = {0};
+  if (first) {
+    char why[200];
+    int check = mxn__nc3_header_check(fd, (int64_t)st.st_size, magic, why, sizeof why);
+    if (check < 0)
+      return MXN_DS_ERR(ds, MXN_ERR_IO, "%s: cannot open: %s", f->path, why);
+    if (check == 1)
+      return MXN_DS_ERR(ds, MXN_ERR_FORMAT,
+                        "%s: not a readable Exodus II file (damaged netCDF header: %s)",
+                        f->path, why);
+    if (check == 2)
+      return MXN_DS_ERR(ds, MXN_ERR_FORMAT, "%s: not a readable Exodus II file (damaged: %s)",
+                        f->path, why);
+    if (check == 0) {
+      int rc = nc_open(f->path, NC_NOWRITE, &probe_id);
+      if (rc != NC_NOERR)
+        return open_refused(ds, f->path, magic, rc);
+      if (check_exodus_atts(probe_id, why, sizeof why)) {
+        nc_close(probe_id);
+        return MXN_DS_ERR(ds, MXN_ERR_FORMAT, "%s: not a readable Exodus II file (damaged: %s)",
+                          f->path, why);
+      }
+    }
+  }
+  leak_id = next_nc_id();
+  int cpu_ws = 8, io_ws = 0;
+  float version = 0;
+  /* Exodus 6.02 opens every file for reading in netCDF's share mode,
+   * EX_NOSHARE or not (strace: an lseek and a read of its own for each
+   * value or run asked for). Opening without it (nc_open, then Exodus's
+   * ex_conv_ini as ex_open does) was tried and measured no faster on 1024
+   * members: netCDF's two 8 KiB buffers then re-read the header's block
+   * each time reads alternate between the small variables beside it and
+   * the data further on, and per-step reads were slower. The same id
+   * serves the reads by netCDF variable id. */
+  int id = ex_open(f->path, EX_READ, &cpu_ws, &io_ws, &version);
+  if (id < 0) {
+    /* ex_open (6.02) does not close the netCDF id it opened when a later
+     * check fails (a damaged header): the file stayed open under the id
+     * next_nc_id() foresaw. Close it if it is open (else nc_close only
+     * answers NC_EBADID). */
+    if (leak_id >= 0 && leak_id != probe_id) nc_close(leak_id);
+    if (probe_id >= 0) nc_close(probe_id);
+    /* netCDF's own reason, when it is netCDF that refuses the file */
+    int probe, rc = first && probe_id < 0 ? nc_open(f->path, NC_NOWRITE, &probe) : NC_NOERR;
+    if (rc != NC_NOERR) return open_refused(ds, f->path, magic, rc);
+    if (first && probe_id < 0) nc_close(probe);
+    return MXN_DS_ERR(ds, MXN_ERR_FORMAT,
+                      "%s: not a readable Exodus II file (netCDF opens it, "
+                      "Exodus does not: not Exodus, or a damaged header)",
+                      f->path);
+  }
+  if (probe_id >= 0) nc_close(probe_id);
+  int status = check_not_truncated(ds, f->path, nc_data_bytes(id), (int64_t)st.st_size);
+  f->open_size = (int64_t)st.st_size;
+  if (status == MXN_OK && first) status = check_var_shapes(ds, f->path, id);
+  if (status != MXN_OK) {
+    ex_close(id);
+    return status;
+  }
+  /* All ids and counts come back as int64_t, whatever the file stores. */
+  ex_set_int64_status(id, EX_ALL_INT64_API);
+  f->exoid = id;
+  ds->open_count++;
+  f->nc_checked = 1;
+  ds->io.files_opened++;
+  return MXN_OK;
+}
+
+mxn__file_t *mxn__file_open(mxn_dataset_t *ds, int j, int *status) {
+  *status = open_member(ds, j);
+  return *status == MXN_OK ? &ds->files[j] : NULL;
+}
+
+int mxn__m_var(const mxn__file_t *f, const char *name) {
+  int v;
+  return nc_inq_varid(f->exoid, name, &v) == NC_NOERR ? v : -1;
+}
+
+int mxn__m_ndims(const mxn__file_t *f, int v) {
+  int nd;
+  return nc_inq_varndims(f->exoid, v, &nd) == NC_NOERR ? nd : -1;
+}
+
+int64_t mxn__m_dimlen(const mxn__file_t *f, int v, int d) {
+  int dims[NC_MAX_VAR_DIMS];
+  size_t len;
+  if (nc_inq_vardimid(f->exoid, v, dims) != NC_NOERR ||
+      nc_inq_dimlen(f->exoid, dims[d], &len) != NC_NOERR)
+    return -1;
+  return (int64_t)len;
+}
+
+int mxn__m_get(const mxn__file_t *f, int v, const size_t *start, const size_t *count,
+               const ptrdiff_t *stride, void *out, char as) {
+  int id = f->exoid;
+  switch (as) {
+    case 'd': return nc_get_vars_double(id, v, start, count, stride, out);
+    case 'l': return nc_get_vars_longlong(id, v, start, count, stride, out);
+    default: return nc_get_vars_text(id, v, start, count, stride, out);
+  }
+}
+
+void mxn__name_d(char *out, size_t cap, const char *fmt, long long q) {
+  const char *pc = strstr(fmt, "%d");
+  if (!cap) return;
+  char digits[24];
+  int nd = 0;
+  unsigned long long u = q < 0 ? 0ull - (unsigned long long)q : (unsigned long long)q;
+  do digits[nd++] = (char)('0' + u % 10); while (u /= 10);
+  if (q < 0) digits[nd++] = '-';
+  size_t n = 0;
+  for (const char *c = fmt; *c && n + 1 < cap; c++) {
+    if (c == pc) {
+      while (nd > 0 && n + 1 < cap) out[n++] = digits[--nd];
+      c++; /* past the 'd' */
+    } else {
+      out[n++] = *c;
+    }
+  }
+  out[n] = '\0';
+}
+
+int mxn__m_rows(const mxn__file_t *f, const char *fmt, int q, int64_t start, int64_t count,
+                int64_t width, void *out, char as) {
+  char name[64];
+  mxn__name_d(name, sizeof name, fmt, q);
+  int v = mxn__m_var(f, name), nd = v >= 0 ? mxn__m_ndims(f, v) : -1;
+  if (nd != 1 && nd != 2) return -1;
+  size_t st[2] = {(size_t)start, 0}, ct[2] = {(size_t)count, (size_t)width};
+  return mxn__m_get(f, v, st, ct, NULL, out, as) == 0 ? 0 : -1;
+}
+
+int mxn__m_coords(const mxn__file_t *f, int nd, int64_t first, int64_t n, int64_t stride,
+                  double *xyz[3]) {
+  ptrdiff_t st[2] = {1, (ptrdiff_t)stride};
+  int coord = -1;
+  for (int d = 0; d < nd; d++) {
+    int v = coord >= 0 ? -1 : mxn__m_var(f, mxn__coord_var[d]);
+    if (v >= 0) {
+      /* each coordinate a variable of its own */
+      size_t start = (size_t)first, count = (size_t)n;
+      if (mxn__m_get(f, v, &start, &count, &st[1], xyz[d], 'd')) return -1;
+      continue;
+    }
+    /* all in one [num_dim, num_nodes] variable (older files) */
+    if (coord < 0 && ((coord = mxn__m_var(f, "coord")) < 0 || mxn__m_ndims(f, coord) != 2))
+      return -1;
+    size_t start[2] = {(size_t)d, (size_t)first}, count[2] = {1, (size_t)n};
+    if (mxn__m_get(f, coord, start, count, st, xyz[d], 'd')) return -1;
+  }
+  return 0;
+}
+
+int mxn__step_time_check(mxn_dataset_t *ds, int j, int step) {
+  const mxn_structure_t *s = &ds->s;
+  mxn__file_t *f = &ds->files[j];
+  int nt = s->num_times, status = MXN_OK;
+  if (j == 0 || step <= 0 || step >= nt - 1) return MXN_OK; /* compared at the open */
+  if (f->time_ok && (f->time_ok[step >> 3] >> (step & 7) & 1)) return MXN_OK;
+  if (!f->time_ok && !(f->time_ok = mxn__calloc((size_t)nt / 8 + 1, 1))) return MXN_ERR_NOMEM;
+  const mxn__file_t *of = mxn__file_open(ds, j, &status);
+  if (!of) return status;
+  int v = mxn__m_var(of, "time_whole");
+  size_t start = (size_t)step, count = 1;
+  double t = 0;
+  if (v < 0 || mxn__m_get(of, v, &start, &count, NULL, &t, 'd'))
+    return MXN_DS_ERR(ds, MXN_ERR_IO, "%s: cannot read its time at step %d", f->path, step + 1);
+  ds->io.read_calls++;
+  ds->io.bytes_read += (int64_t)sizeof(double);
+  if (!mxn__same_time(t, s->times[step]))
+    return MXN_DS_ERR(ds, MXN_ERR_INCONSISTENT, "%s: time step %d is %.17g, in %s it is %.17g",
+                      f->path, step + 1, t, ds->files[0].path, s->times[step]);
+  f->time_ok[step >> 3] |= (unsigned char)(1u << (step & 7));
+  return MXN_OK;
+}
+
+int mxn__files_recheck(mxn_dataset_t *ds, int step) {
+  for (int j = 0; j < ds->nfiles; j++) {
+    const mxn__file_t *f = &ds->files[j];
+    struct stat st;
+    /* the path Exodus opened */
+    if (!is_open(f) || stat(f->path, &st) != 0) continue;
+    if ((int64_t)st.st_size < f->open_size)
+      return MXN_DS_ERR(ds, MXN_ERR_IO,
+                        "%s: cut short since it was opened (%lld bytes now, %lld "
+                        "then): cannot read time step %d",
+                        f->path, (long long)st.st_size, (long long)f->open_size, step + 1);
+  }
+  return MXN_OK;
+}
+
+/* ---------- poly blocks ---------- */
+
+/* The per-entry counts of a poly block are read once per member, with
+ * netCDF (Exodus 6.02 gives them as 32-bit ints only) and prefix-summed:
+ * partial reads of the connectivity go by these offsets, never by
+ * ex_get_partial_conn, whose start/count for NSIDED/NFACED blocks are
+ * positions in the flat reference list, not entries. */
+int mxn__poly_offsets(mxn_dataset_t *ds, int j, int k, int b, const int64_t **off) {
+  mxn__file_t *f = &ds->files[j];
+  mxn__blocks_t *kb = &f->kb[k];
+  int nb, status = MXN_OK, q = -1, varid;
+  const mxn_block_info_t *sb = mxn__sblocks(&ds->s, k, &nb);
+  int64_t *o = NULL;
+  *off = NULL;
+  if (!kb->ent_off) MXN_ALLOC(kb->ent_off, nb);
+  if (kb->ent_off[b]) {
+    *off = kb->ent_off[b];
+    return MXN_OK;
+  }
+  for (int i = 0; i < kb->nblk; i++)
+    if (kb->blk_of_file[i] == b) q = i;
+  int64_t n = kb->blk_count ? kb->blk_count[b] : 0;
+  MXN_ALLOC(o, n + 1);
+  if (q >= 0 && n > 0) {
+    char name[40];
+    mxn__name_d(name, sizeof name, k == MXN__FACE ? "fbepecnt%d" : "ebepecnt%d", q + 1);
+    if (!mxn__file_open(ds, j, &status)) goto done;
+    int64_t *cnt = o + 1;
+    /* Read exactly n counts: a damaged file's variable may be longer. */
+    size_t start = 0, count = (size_t)n;
+    if ((varid = mxn__m_var(f, name)) < 0 ||
+        mxn__m_get(f, varid, &start, &count, NULL, cnt, 'l') != 0) {
+      status = MXN_DS_ERR(ds, MXN_ERR_FORMAT,
+                          "%s: %s block %lld (%s): cannot read its per-entry counts (%s)",
+                          f->path, mxn__blk_what[k], (long long)sb[b].id, sb[b].type, name);
+      goto done;
+    }
+    ds->io.read_calls++;
+    ds->io.bytes_read += n * (int64_t)sizeof(int64_t);
+    int min = sb[b].poly == MXN_POLY_NFACED ? 4 : 3; /* a tetrahedron, a triangle */
+    for (int64_t i = 0; i < n; i++) {
+      if (o[i + 1] < min) {
+        status = MXN_DS_ERR(ds, MXN_ERR_FORMAT,
+                            "%s: %s block %lld (%s): entry %lld has %lld %s (at least %d needed)",
+                            f->path, mxn__blk_what[k], (long long)sb[b].id, sb[b].type,
+                            (long long)i + 1, (long long)o[i + 1],
+                            sb[b].poly == MXN_POLY_NFACED ? "faces" : "nodes", min);
+        goto done;
+      }
+      o[i + 1] += o[i];
+    }
+    if (o[n] != kb->file_conn[q]) {
+      status = MXN_DS_ERR(ds, MXN_ERR_FORMAT,
+                          "%s: %s block %lld (%s): per-entry counts sum to %lld but the block "
+                          "holds %lld references",
+                          f->path, mxn__blk_what[k], (long long)sb[b].id, sb[b].type,
+                          (long long)o[n], (long long)kb->file_conn[q]);
+      goto done;
+    }
+  }
+  kb->ent_off[b] = o;
+  *off = o;
+  o = NULL;
+done:
+  free(o);
+  return status;
+}
