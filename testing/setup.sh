@@ -11,7 +11,7 @@ build=${MXN_BUILD_DIR:-$mxn_default_build}
 jobs=${MXN_JOBS:-$(nproc)}
 
 # ParaView's CMake package needs the third-party development packages VTK
-# was built with, not just paraview-dev (see README, "Building").
+# was built with, not just paraview-dev (the list below).
 packages=(
   cmake make g++ pkg-config
   paraview paraview-dev python3-paraview
