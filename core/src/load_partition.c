@@ -4,7 +4,7 @@
  * elements cut where a piece ends; MAP: a user's map file), Zoltan and
  * the string methods through mxn_partition(), and the move of each id to
  * its part. Only ids and weights travel. */
-#include "load_internal.h"
+#include "load_ctx.h"
 #include "partmap.h"
 
 #include <math.h>
@@ -178,8 +178,8 @@ static int hilbert_order_cut_files(mxn_dataset_t *ds, int fbeg, int fend, int64_
         mxn_error_set(err, status, "%s", mxn_dataset_errmsg(ds));
         goto done;
       }
-      mxn_load_opts_t plain;
-      mxn_load_opts_init(&plain);
+      mxn_load_opts_t plain; /* no weights: the centroids alone order the range */
+      memset(&plain, 0, sizeof plain);
       MXN_CHECK(geometry_and_weights(ds, pc, &plain, 1, &cent, &wt, &gid, err));
       int64_t m = pc->num_elements;
       double lo[3] = {0, 0, 0}, hi[3] = {0, 0, 0};

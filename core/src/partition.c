@@ -1,11 +1,11 @@
-/* Element partitioners: contiguous id runs and the Hilbert "string" (our
- * own, distributed by a sample sort), and Zoltan's RCB, RIB, HSFC and graph
- * (PHG) methods (one run: part_zoltan.c), with Fluidity's empty-part retries
- * (seeds dynamic-load-balance-rankdlb.txt, zoltan-load-balancing-fluidity.txt).
+/* Element partitioners: contiguous id runs and the Hilbert "string" (the
+ * string itself: part_string.c), and Zoltan's RCB, RIB, HSFC and graph
+ * (PHG) methods, with Fluidity's empty-part retries (seeds
+ * dynamic-load-balance-rankdlb.txt, zoltan-load-balancing-fluidity.txt).
  *
  * Every failure that may be local to one rank is agreed over the
- * communicator (mxn__agree) before returning, so all ranks leave with the
- * same status and no rank is left waiting in a collective. */
+ * communicator (mxn__agree, part_agree.h) before returning, so all ranks
+ * leave with the same status and no rank is left waiting in a collective. */
 #include "mxn/partition.h"
 
 #include "comm.h"
@@ -18,7 +18,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "part_zoltan.h"
+#include "part_agree.h"
+#include "part_string.h"
+
+#include <zoltan.h>
 
 #define MXN__DEFAULT_TOL 1.05
 
@@ -233,347 +236,6 @@ done:
   return status;
 }
 
-/* ------------------------------------------------------------------ */
-/* Agreement over the communicator                                     */
-
-/* Tell a rank whose own status differs from the agreed one why it fails. */
-static void mxn__note_other(mxn_error_t *err, int mine, int all, const char *method) {
-  if (!err || all == mine) return;
-  if (mine == MXN_OK) {
-    mxn_error_set(err, all, "mxn_partition(%s): %s on another rank", method,
-                  mxn_strerror(all));
-  } else {
-    char own[MXN_ERRMSG_LEN];
-    snprintf(own, sizeof own, "%s", err->msg);
-    mxn_error_set(err, all, "mxn_partition(%s): %s on another rank; here: %s", method,
-                  mxn_strerror(all), own);
-  }
-}
-
-/* All ranks leave with the most negative status any rank had. Called
- * before every collective that follows a step which may fail on one rank
- * only (allocation, checks), so no rank waits for one that has left. */
-static int mxn__agree(MPI_Comm comm, int status, mxn_error_t *err,
-                      const char *method) {
-  int all = status, rank = 0;
-  MPI_Comm_rank(comm, &rank);
-  if (status != MXN_OK && err && err->msg[0] == '\0')
-    mxn_error_set(err, status, "mxn_partition(%s): %s on rank %d", method,
-                  mxn_strerror(status), rank);
-  if (MPI_Allreduce(&status, &all, 1, MPI_INT, MPI_MIN, comm) != MPI_SUCCESS)
-    return mxn_error_set(err, MXN_ERR_MPI,
-                         "mxn_partition(%s): MPI_Allreduce of the status failed",
-                         method);
-  mxn__note_other(err, status, all, method);
-  return all;
-}
-
-/* calloc of n >= 0 items that records MXN_ERR_NOMEM in *status instead of
- * jumping away, so a failing rank still reaches the next mxn__agree. */
-static void *calloc_noted(int64_t n, size_t size, int *status) {
-  void *p = mxn__calloc(n > 0 ? (size_t)n : 1, size);
-  if (!p) *status = MXN_ERR_NOMEM;
-  return p;
-}
-
-/* ------------------------------------------------------------------ */
-/* The weighted string: distributed sample sort + cut                  */
-
-/* One element on its way through the sort: the key orders the string, the
- * id breaks ties, (rank, idx) say where its part number must go back to. */
-typedef struct mxn__rec {
-  uint64_t key;
-  int64_t id;
-  double w;
-  int64_t idx;
-  int32_t rank;
-  int32_t pad;
-} mxn__rec;
-
-typedef struct mxn__sample {
-  uint64_t key;
-  int64_t id;
-  double wt; /* how many elements this sample stands for */
-} mxn__sample;
-
-typedef struct mxn__reply {
-  int64_t idx;
-  int64_t part;
-} mxn__reply;
-
-static int mxn__key_cmp(uint64_t ka, int64_t ia, uint64_t kb, int64_t ib) {
-  if (ka != kb) return (ka > kb) - (ka < kb);
-  return (ia > ib) - (ia < ib);
-}
-
-static int mxn__rec_cmp(const void *a, const void *b) {
-  const mxn__rec *x = a, *y = b;
-  return mxn__key_cmp(x->key, x->id, y->key, y->id);
-}
-
-static int mxn__sample_cmp(const void *a, const void *b) {
-  const mxn__sample *x = a, *y = b;
-  return mxn__key_cmp(x->key, x->id, y->key, y->id);
-}
-
-/* The cut must never skip a part while elements remain (Fluidity rule):
- * along the string q_i = max(lo_i, min(p_i, q_{i-1} + 1)), where p_i is the
- * equal-weight cut and lo_i = nparts - N + i keeps one element for every
- * later part. Each step is a clamp x -> max(a, min(b, x + c)) with a <= b;
- * clamps compose into clamps, so the ranks chain theirs with one
- * MPI_Exscan instead of passing the last part along rank by rank. */
-typedef struct mxn__clamp {
-  int64_t a, b, c;
-} mxn__clamp;
-
-/* Far outside any part number, with room to add N without overflow. */
-#define MXN__CLAMP_INF (INT64_C(1) << 62)
-
-static int64_t mxn__max64(int64_t x, int64_t y) { return x > y ? x : y; }
-static int64_t mxn__min64(int64_t x, int64_t y) { return x < y ? x : y; }
-
-/* First f, then g. */
-static mxn__clamp mxn__clamp_then(mxn__clamp f, mxn__clamp g) {
-  mxn__clamp h;
-  h.a = mxn__max64(mxn__min64(f.a + g.c, g.b), g.a);
-  h.b = mxn__max64(mxn__min64(f.b + g.c, g.b), g.a);
-  h.c = f.c + g.c;
-  return h;
-}
-
-static int64_t mxn__clamp_apply(mxn__clamp f, int64_t x) {
-  return mxn__max64(f.a, mxn__min64(f.b, x + f.c));
-}
-
-/* MPI user op: `in` holds lower ranks, so the result is "in, then inout". */
-static void mxn__clamp_op(void *in, void *inout, int *len, MPI_Datatype *dt) {
-  (void)dt;
-  mxn__clamp *x = in, *y = inout;
-  for (int i = 0; i < *len; i++) y[i] = mxn__clamp_then(x[i], y[i]);
-}
-
-/* Equal-weight cut at an element's weighted midpoint. */
-static int64_t mxn__cut_at(double before, double w, double total, int nparts) {
-  double f = total > 0 ? (before + 0.5 * w) / total * (double)nparts : 0;
-  int64_t p = f > 0 ? (int64_t)f : 0;
-  return p > nparts - 1 ? nparts - 1 : p;
-}
-
-/* Lowest part element i of N may take so that every later part still gets
- * one; with fewer elements than parts there is no such limit, and the
- * step rule alone gives the elements parts 0..N-1. */
-static int64_t mxn__lower_limit(int nparts, int64_t ntot, int64_t i) {
-  return ntot >= nparts ? (int64_t)nparts - ntot + i : -MXN__CLAMP_INF;
-}
-
-/* Part numbers q[0..m) for this rank's slice r[0..m) of the globally sorted
- * string: equal-weight pieces, no part skipped while elements remain.
- * Allocates nothing, so it has no rank-local failure. */
-static int mxn__string_cut(MPI_Comm comm, int rank, int nprocs,
-                           const mxn__rec *r, int64_t m, int nparts, int *q,
-                           mxn_error_t *err, const char *method) {
-  int status = MXN_OK;
-  MPI_Datatype ctype = MPI_DATATYPE_NULL;
-  MPI_Op cop = MPI_OP_NULL;
-  double wl = 0, wb = 0, wt = 0;
-  int64_t g0 = 0, ntot = m, x = -1; /* x: part of the element before */
-  mxn__clamp mine = {-MXN__CLAMP_INF, MXN__CLAMP_INF, 0};
-  mxn__clamp before = {-MXN__CLAMP_INF, MXN__CLAMP_INF, 0};
-
-  for (int64_t j = 0; j < m; j++) wl += r[j].w;
-  wt = wl;
-  if (nprocs > 1) {
-    if (MPI_Exscan(&wl, &wb, 1, MPI_DOUBLE, MPI_SUM, comm) != MPI_SUCCESS ||
-        MPI_Allreduce(&wl, &wt, 1, MPI_DOUBLE, MPI_SUM, comm) != MPI_SUCCESS ||
-        MPI_Exscan(&m, &g0, 1, MPI_INT64_T, MPI_SUM, comm) != MPI_SUCCESS ||
-        MPI_Allreduce(&m, &ntot, 1, MPI_INT64_T, MPI_SUM, comm) != MPI_SUCCESS) {
-      status = mxn_error_set(err, MXN_ERR_MPI,
-                             "mxn_partition(%s): weight prefix (MPI_Exscan) failed",
-                             method);
-      goto done;
-    }
-    if (rank == 0) { /* MPI_Exscan leaves rank 0's result undefined */
-      wb = 0;
-      g0 = 0;
-    }
-  }
-
-  if (nprocs > 1) {
-    double w = wb;
-    for (int64_t j = 0; j < m; j++) {
-      int64_t lo = mxn__lower_limit(nparts, ntot, g0 + j);
-      int64_t p = mxn__cut_at(w, r[j].w, wt, nparts);
-      mxn__clamp step = {lo, mxn__max64(lo, p), 1};
-      mine = mxn__clamp_then(mine, step);
-      w += r[j].w;
-    }
-    if (MPI_Type_contiguous(3, MPI_INT64_T, &ctype) != MPI_SUCCESS ||
-        MPI_Type_commit(&ctype) != MPI_SUCCESS ||
-        MPI_Op_create(mxn__clamp_op, 0, &cop) != MPI_SUCCESS ||
-        MPI_Exscan(&mine, &before, 1, ctype, cop, comm) != MPI_SUCCESS) {
-      status = mxn_error_set(err, MXN_ERR_MPI,
-                             "mxn_partition(%s): MPI_Exscan of the cut failed", method);
-      goto done;
-    }
-    if (rank > 0) x = mxn__clamp_apply(before, -1);
-  }
-  for (int64_t j = 0; j < m; j++) {
-    int64_t lo = mxn__lower_limit(nparts, ntot, g0 + j);
-    x = mxn__max64(lo, mxn__min64(mxn__cut_at(wb, r[j].w, wt, nparts), x + 1));
-    q[j] = (int)x;
-    wb += r[j].w;
-  }
-
-done:
-  if (cop != MPI_OP_NULL) MPI_Op_free(&cop);
-  if (ctype != MPI_DATATYPE_NULL) MPI_Type_free(&ctype);
-  return status;
-}
-
-/* Parts for this rank's elements: sort (key, id) over the communicator,
- * cut the weighted string, send each part number back to its element.
- * The sort is a sample sort: every rank contributes S regular samples
- * weighted by its element count, all ranks pick the same P-1 splitters
- * from them, and one all-to-all (comm.c) moves the records. */
-static int mxn__string_partition(MPI_Comm comm, const mxn_part_input_t *in,
-                                 const uint64_t *keys, int nparts, int *part,
-                                 mxn_error_t *err, const char *method) {
-  int status = MXN_OK, rank = 0, nprocs = 1, S = 0;
-  mxn__rec *recs = NULL, *got = NULL;
-  mxn__sample *mine = NULL, *all = NULL, *split = NULL;
-  mxn__reply *rep = NULL, *back = NULL;
-  int64_t *scount = NULL, *rcount = NULL, *sdisp = NULL, *rdisp = NULL, *cur = NULL;
-  int *q = NULL;
-  int64_t n = in->n, m = 0, ns = 0;
-  double tot = 0, cum = 0;
-
-  MPI_Comm_rank(comm, &rank);
-  MPI_Comm_size(comm, &nprocs);
-  S = nprocs < 32 ? 32 : (nprocs > 128 ? 128 : nprocs);
-  ns = (int64_t)S * nprocs;
-  recs = calloc_noted(n, sizeof *recs, &status);
-  if (nprocs == 1) {
-    q = calloc_noted(n, sizeof *q, &status);
-  } else {
-    mine = calloc_noted(S, sizeof *mine, &status);
-    all = calloc_noted(ns, sizeof *all, &status);
-    split = calloc_noted(nprocs, sizeof *split, &status);
-    scount = calloc_noted(nprocs, sizeof *scount, &status);
-    rcount = calloc_noted(nprocs, sizeof *rcount, &status);
-    sdisp = calloc_noted(nprocs, sizeof *sdisp, &status);
-    rdisp = calloc_noted(nprocs, sizeof *rdisp, &status);
-    cur = calloc_noted(nprocs, sizeof *cur, &status);
-  }
-  MXN_CHECK(mxn__agree(comm, status, err, method));
-
-  for (int64_t k = 0; k < n; k++) {
-    recs[k].key = keys[k];
-    recs[k].id = in->ids[k];
-    recs[k].w = in->weights ? in->weights[k] : 1.0;
-    recs[k].idx = k;
-    recs[k].rank = rank;
-  }
-  qsort(recs, (size_t)n, sizeof *recs, mxn__rec_cmp);
-
-  if (nprocs == 1) {
-    MXN_CHECK(mxn__string_cut(comm, rank, nprocs, recs, n, nparts, q, err, method));
-    for (int64_t j = 0; j < n; j++) part[recs[j].idx] = q[j];
-    goto done;
-  }
-
-  /* Regular samples, each worth n/S elements, so ranks holding very
-   * different counts still give balanced buckets. */
-  for (int s = 0; s < S && n > 0; s++) {
-    int64_t j = ((2 * (int64_t)s + 1) * n) / (2 * (int64_t)S);
-    mine[s].key = recs[j].key;
-    mine[s].id = recs[j].id;
-    mine[s].wt = (double)n / S;
-  }
-  if (MPI_Allgather(mine, S * (int)sizeof *mine, MPI_BYTE, all,
-                    S * (int)sizeof *mine, MPI_BYTE, comm) != MPI_SUCCESS) {
-    status = mxn_error_set(err, MXN_ERR_MPI,
-                           "mxn_partition(%s): MPI_Allgather of sort samples failed",
-                           method);
-    goto done;
-  }
-  qsort(all, (size_t)ns, sizeof *all, mxn__sample_cmp);
-  for (int64_t i = 0; i < ns; i++) tot += all[i].wt;
-  /* Splitter b closes bucket b: the first sample where the weight so far
-   * reaches (b+1)/P of the total. */
-  for (int64_t i = 0, b = 0; b < nprocs - 1; b++) {
-    double target = tot * (double)(b + 1) / nprocs;
-    while (i < ns - 1 && cum + all[i].wt < target) cum += all[i++].wt;
-    split[b] = all[i];
-  }
-  for (int64_t k = 0, b = 0; k < n; k++) { /* recs are sorted: one sweep */
-    while (b < nprocs - 1 &&
-           mxn__key_cmp(recs[k].key, recs[k].id, split[b].key, split[b].id) > 0)
-      b++;
-    scount[b]++;
-  }
-  /* The records to their buckets' ranks (comm.c: counts in bytes, any
-   * size); got arrives in rank order, each rank's sorted. */
-  for (int r = 0; r < nprocs; r++) scount[r] *= (int64_t)sizeof *recs;
-  status = mxn__comm_exchange(comm, MXN_OK, recs, scount, (void **)&got, rcount);
-  if (status != MXN_OK) {
-    mxn_error_set(err, status, "mxn_partition(%s): the exchange of the sort failed", method);
-    goto done;
-  }
-  for (int r = 0; r < nprocs; r++) {
-    scount[r] /= (int64_t)sizeof *recs;
-    rcount[r] /= (int64_t)sizeof *recs;
-    m += rcount[r];
-  }
-  for (int r = 1; r < nprocs; r++) {
-    sdisp[r] = sdisp[r - 1] + scount[r - 1];
-    rdisp[r] = rdisp[r - 1] + rcount[r - 1];
-  }
-  q = calloc_noted(m, sizeof *q, &status);
-  rep = calloc_noted(m, sizeof *rep, &status);
-  back = calloc_noted(n, sizeof *back, &status);
-  MXN_CHECK(mxn__agree(comm, status, err, method));
-  qsort(got, (size_t)m, sizeof *got, mxn__rec_cmp);
-  MXN_CHECK(mxn__string_cut(comm, rank, nprocs, got, m, nparts, q, err, method));
-
-  /* (index, part) go back where each element came from: the forward
-   * counts, swapped. */
-  memcpy(cur, rdisp, (size_t)nprocs * sizeof *cur);
-  for (int64_t j = 0; j < m; j++) {
-    int r = got[j].rank;
-    rep[cur[r]].idx = got[j].idx;
-    rep[cur[r]].part = q[j];
-    cur[r]++;
-  }
-  for (int r = 0; r < nprocs; r++) { /* in bytes */
-    scount[r] *= (int64_t)sizeof *rep;
-    sdisp[r] *= (int64_t)sizeof *rep;
-    rcount[r] *= (int64_t)sizeof *rep;
-    rdisp[r] *= (int64_t)sizeof *rep;
-  }
-  status = mxn__comm_alltoallv(comm, MXN_OK, rep, rcount, rdisp, back, scount, sdisp);
-  if (status != MXN_OK) {
-    mxn_error_set(err, status, "mxn_partition(%s): the exchange of the parts failed", method);
-    goto done;
-  }
-  for (int64_t k = 0; k < n; k++) part[back[k].idx] = (int)back[k].part;
-
-done:
-  free(recs);
-  free(got);
-  free(mine);
-  free(all);
-  free(split);
-  free(rep);
-  free(back);
-  free(scount);
-  free(rcount);
-  free(sdisp);
-  free(rdisp);
-  free(cur);
-  free(q);
-  return status;
-}
-
 /* LINEAR: the string in global id order. Flipping the sign bit keeps the
  * order of negative ids under the unsigned key. */
 static int mxn__linear(MPI_Comm comm, const mxn_part_input_t *in, int nparts,
@@ -583,7 +245,7 @@ static int mxn__linear(MPI_Comm comm, const mxn_part_input_t *in, int nparts,
   MXN_CHECK(mxn__agree(comm, status, err, "linear"));
   for (int64_t k = 0; k < in->n; k++)
     keys[k] = (uint64_t)in->ids[k] ^ (UINT64_C(1) << 63);
-  status = mxn__string_partition(comm, in, keys, nparts, part, err, "linear");
+  status = mxn__string_partition(comm, in->n, in->ids, in->weights, keys, nparts, part, err, "linear");
 done:
   free(keys);
   return status;
@@ -617,9 +279,279 @@ static int mxn__sfc(MPI_Comm comm, const mxn_part_input_t *in, int nparts,
   /* Components past dim are documented as 0 but not trusted: a flat box
    * axis maps every point to 0 there. */
   mxn_hilbert_keys(in->n, in->centroids, lo, hi, keys);
-  status = mxn__string_partition(comm, in, keys, nparts, part, err, "sfc");
+  status = mxn__string_partition(comm, in->n, in->ids, in->weights, keys, nparts, part, err, "sfc");
 done:
   free(keys);
+  return status;
+}
+
+/* ------------------------------------------------------------------ */
+/* One Zoltan run: the query callbacks over a mxn_part_input_t and the  */
+/* parameters of each method                                           */
+
+/* Zoltan's generator is a process-wide static; it is exported but not
+ * declared in the installed headers (Trilinos 13: zz/zz_rand.h). Seeding it
+ * before each PHG run makes the graph partition independent of what ran
+ * before in the same process. It stays: Zoltan has no parameter for the
+ * seed (its parameter tables know PARMETIS_SEED, for ParMETIS only, and
+ * PHG_RANDOMIZE_INPUT, which only switches the input shuffle), and the
+ * library exports Zoltan_Srand under this signature. */
+extern void Zoltan_Srand(unsigned int seed, unsigned int *myidum);
+
+typedef struct mxn__zctx {
+  const mxn_part_input_t *in;
+  int rank;
+  int use_ew;
+} mxn__zctx;
+
+/* 64-bit ids as two ZOLTAN_ID_TYPE words (unsigned int in Debian's build). */
+static void mxn__gid_put(ZOLTAN_ID_PTR g, int64_t id) {
+  uint64_t u = (uint64_t)id;
+  g[0] = (ZOLTAN_ID_TYPE)(u & 0xffffffffu);
+  g[1] = (ZOLTAN_ID_TYPE)(u >> 32);
+}
+
+/* Self-loops are dropped: they mean nothing to a partitioner. */
+static int mxn__is_self(const mxn__zctx *z, int64_t k, int64_t j) {
+  const mxn_part_input_t *in = z->in;
+  return in->adj_ids[j] == in->ids[k] && (!in->adj_ranks || in->adj_ranks[j] == z->rank);
+}
+
+static int mxn__z_num_obj(void *data, int *ierr) {
+  const mxn__zctx *z = data;
+  *ierr = ZOLTAN_OK;
+  return (int)z->in->n;
+}
+
+static void mxn__z_obj_list(void *data, int ngid, int nlid, ZOLTAN_ID_PTR gids,
+                            ZOLTAN_ID_PTR lids, int wdim, float *w, int *ierr) {
+  const mxn__zctx *z = data;
+  const mxn_part_input_t *in = z->in;
+  if (ngid != 2 || nlid != 1) {
+    *ierr = ZOLTAN_FATAL;
+    return;
+  }
+  for (int64_t k = 0; k < in->n; k++) {
+    mxn__gid_put(gids + 2 * k, in->ids[k]);
+    lids[k] = (ZOLTAN_ID_TYPE)k;
+    if (wdim > 0) {
+      double wk = in->weights ? in->weights[k] : 1.0;
+      w[k * wdim] = wk > FLT_MAX ? FLT_MAX : (float)wk;
+      for (int d = 1; d < wdim; d++) w[k * wdim + d] = 0;
+    }
+  }
+  *ierr = ZOLTAN_OK;
+}
+
+static int mxn__z_num_geom(void *data, int *ierr) {
+  const mxn__zctx *z = data;
+  *ierr = ZOLTAN_OK;
+  return z->in->dim;
+}
+
+static void mxn__z_geom_multi(void *data, int ngid, int nlid, int num_obj,
+                              ZOLTAN_ID_PTR gids, ZOLTAN_ID_PTR lids, int num_dim,
+                              double *geom, int *ierr) {
+  const mxn__zctx *z = data;
+  const mxn_part_input_t *in = z->in;
+  if (nlid != 1 || num_dim != in->dim) {
+    *ierr = ZOLTAN_FATAL;
+    return;
+  }
+  for (int i = 0; i < num_obj; i++) {
+    int64_t k = lids[i];
+    for (int d = 0; d < num_dim; d++) geom[i * num_dim + d] = in->centroids[3 * k + d];
+  }
+  *ierr = ZOLTAN_OK;
+}
+
+static void mxn__z_num_edges_multi(void *data, int ngid, int nlid, int num_obj,
+                                   ZOLTAN_ID_PTR gids, ZOLTAN_ID_PTR lids,
+                                   int *num_edges, int *ierr) {
+  const mxn__zctx *z = data;
+  const mxn_part_input_t *in = z->in;
+  if (nlid != 1) {
+    *ierr = ZOLTAN_FATAL;
+    return;
+  }
+  for (int i = 0; i < num_obj; i++) {
+    int64_t k = lids[i];
+    int c = 0;
+    for (int64_t j = in->adj_off[k]; j < in->adj_off[k + 1]; j++)
+      if (!mxn__is_self(z, k, j)) c++;
+    num_edges[i] = c;
+  }
+  *ierr = ZOLTAN_OK;
+}
+
+static void mxn__z_edge_list_multi(void *data, int ngid, int nlid, int num_obj,
+                                   ZOLTAN_ID_PTR gids, ZOLTAN_ID_PTR lids,
+                                   int *num_edges, ZOLTAN_ID_PTR nbor_gids,
+                                   int *nbor_procs, int wdim, float *ewgts,
+                                   int *ierr) {
+  const mxn__zctx *z = data;
+  const mxn_part_input_t *in = z->in;
+  if (ngid != 2 || nlid != 1) {
+    *ierr = ZOLTAN_FATAL;
+    return;
+  }
+  int64_t at = 0;
+  for (int i = 0; i < num_obj; i++) {
+    int64_t k = lids[i];
+    for (int64_t j = in->adj_off[k]; j < in->adj_off[k + 1]; j++) {
+      if (mxn__is_self(z, k, j)) continue;
+      mxn__gid_put(nbor_gids + 2 * at, in->adj_ids[j]);
+      nbor_procs[at] = in->adj_ranks ? in->adj_ranks[j] : z->rank;
+      if (wdim > 0) {
+        double we = (z->use_ew && in->edge_weights) ? in->edge_weights[j] : 1.0;
+        ewgts[at * wdim] = we > FLT_MAX ? FLT_MAX : (float)we;
+        for (int d = 1; d < wdim; d++) ewgts[at * wdim + d] = 0;
+      }
+      at++;
+    }
+  }
+  *ierr = ZOLTAN_OK;
+}
+
+static const char *mxn__zoltan_method(mxn_part_method m) {
+  switch (m) {
+  case MXN_PART_RCB: return "RCB";
+  case MXN_PART_RIB: return "RIB";
+  case MXN_PART_HSFC: return "HSFC";
+  case MXN_PART_GRAPH: return "GRAPH";
+  default: return NULL;
+  }
+}
+
+/* One Zoltan run; the part of every local element lands in part[]. */
+static int mxn__zoltan_run(MPI_Comm comm, mxn_part_method method,
+                           const mxn_part_input_t *in, int nparts, double tol,
+                           int use_w, int use_ew, unsigned seed, int repart, int no_remap,
+                           int refine, int *part, mxn_error_t *err) {
+  static int initialized = 0;
+  const char *name = mxn_part_method_name(method);
+  int status = MXN_OK, rank = 0;
+  struct Zoltan_Struct *zz = NULL;
+  int changes = 0, ngid = 0, nlid = 0, nimp = 0, nexp = 0;
+  ZOLTAN_ID_PTR imp_g = NULL, imp_l = NULL, exp_g = NULL, exp_l = NULL;
+  int *imp_p = NULL, *imp_to = NULL, *exp_p = NULL, *exp_to = NULL;
+  int have_lists = 0;
+  mxn__zctx z;
+  char buf[64];
+
+  MPI_Comm_rank(comm, &rank);
+  z.in = in;
+  z.rank = rank;
+  z.use_ew = use_ew;
+
+  if (!initialized) {
+    float ver;
+    if (Zoltan_Initialize(0, NULL, &ver) != ZOLTAN_OK) {
+      status = mxn_error_set(err, MXN_ERR_PARTITION,
+                             "mxn_partition(%s): Zoltan_Initialize failed", name);
+      goto done;
+    }
+    initialized = 1;
+  }
+  zz = Zoltan_Create(comm);
+  if (!zz) {
+    status = mxn_error_set(err, MXN_ERR_PARTITION,
+                           "mxn_partition(%s): Zoltan_Create failed", name);
+    goto done;
+  }
+
+  int zst = ZOLTAN_OK;
+#define MXN__ZSET(k, v)                                          \
+  do {                                                           \
+    if (zst == ZOLTAN_OK && Zoltan_Set_Param(zz, (k), (v)) != ZOLTAN_OK) \
+      zst = ZOLTAN_FATAL;                                        \
+  } while (0)
+  MXN__ZSET("DEBUG_LEVEL", "0");
+  MXN__ZSET("LB_METHOD", mxn__zoltan_method(method));
+  /* A fresh partition, or (per-step re-balancing) a migration-aware
+   * repartition of the input, whose ranks are the current parts. */
+  MXN__ZSET("LB_APPROACH", refine && method == MXN_PART_GRAPH ? "REFINE"
+                           : repart                            ? "REPARTITION"
+                                                               : "PARTITION");
+  MXN__ZSET("REMAP", no_remap ? "0" : "1");
+  if (repart && method == MXN_PART_RCB) MXN__ZSET("RCB_REUSE", "1");
+  MXN__ZSET("NUM_GID_ENTRIES", "2");
+  MXN__ZSET("NUM_LID_ENTRIES", "1");
+  /* Flags agreed over all ranks: Zoltan hangs if ranks disagree. */
+  MXN__ZSET("OBJ_WEIGHT_DIM", use_w ? "1" : "0");
+  snprintf(buf, sizeof buf, "%.6f", tol);
+  MXN__ZSET("IMBALANCE_TOL", buf);
+  /* Every local object with its part, not just the movers. */
+  MXN__ZSET("RETURN_LISTS", "PARTITION ASSIGNMENTS");
+  snprintf(buf, sizeof buf, "%d", nparts);
+  MXN__ZSET("NUM_GLOBAL_PARTS", buf);
+  if (method == MXN_PART_GRAPH) {
+    MXN__ZSET("GRAPH_PACKAGE", "PHG");
+    /* PHG drops hyperedges larger than this fraction of all vertices and
+     * warns on stdout when none remain; a dual graph's hyperedges are
+     * small, so keep them all (only tiny meshes ever hit the default). */
+    MXN__ZSET("PHG_EDGE_SIZE_THRESHOLD", "1.0");
+    MXN__ZSET("EDGE_WEIGHT_DIM", use_ew ? "1" : "0");
+  }
+#undef MXN__ZSET
+  if (zst != ZOLTAN_OK) {
+    status = mxn_error_set(err, MXN_ERR_PARTITION,
+                           "mxn_partition(%s): Zoltan_Set_Param failed", name);
+    goto done;
+  }
+
+  Zoltan_Set_Num_Obj_Fn(zz, mxn__z_num_obj, &z);
+  Zoltan_Set_Obj_List_Fn(zz, mxn__z_obj_list, &z);
+  if (method == MXN_PART_GRAPH) {
+    Zoltan_Set_Num_Edges_Multi_Fn(zz, mxn__z_num_edges_multi, &z);
+    Zoltan_Set_Edge_List_Multi_Fn(zz, mxn__z_edge_list_multi, &z);
+    Zoltan_Srand(seed, NULL);
+  } else {
+    Zoltan_Set_Num_Geom_Fn(zz, mxn__z_num_geom, &z);
+    Zoltan_Set_Geom_Multi_Fn(zz, mxn__z_geom_multi, &z);
+  }
+
+  int rc = Zoltan_LB_Partition(zz, &changes, &ngid, &nlid, &nimp, &imp_g, &imp_l,
+                               &imp_p, &imp_to, &nexp, &exp_g, &exp_l, &exp_p,
+                               &exp_to);
+  have_lists = 1;
+  if (rc != ZOLTAN_OK && rc != ZOLTAN_WARN) {
+    status = mxn_error_set(err, rc == ZOLTAN_MEMERR ? MXN_ERR_NOMEM : MXN_ERR_PARTITION,
+                           "mxn_partition(%s): Zoltan_LB_Partition failed (code %d) "
+                           "on rank %d",
+                           name, rc, rank);
+    goto done;
+  }
+
+  /* Check Zoltan's answer rather than trust it: every local element once,
+   * every part in range. */
+  for (int64_t k = 0; k < in->n; k++) part[k] = -1;
+  for (int i = 0; i < nexp; i++) {
+    ZOLTAN_ID_TYPE k = exp_l[i];
+    if ((int64_t)k >= in->n || exp_to[i] < 0 || exp_to[i] >= nparts) {
+      status = mxn_error_set(err, MXN_ERR_PARTITION,
+                             "mxn_partition(%s): Zoltan returned local id %u part %d "
+                             "out of range on rank %d",
+                             name, (unsigned)k, exp_to[i], rank);
+      goto done;
+    }
+    part[k] = exp_to[i];
+  }
+  for (int64_t k = 0; k < in->n; k++)
+    if (part[k] < 0) {
+      status = mxn_error_set(err, MXN_ERR_PARTITION,
+                             "mxn_partition(%s): Zoltan gave no part to element %lld "
+                             "on rank %d",
+                             name, (long long)in->ids[k], rank);
+      goto done;
+    }
+
+done:
+  if (have_lists) {
+    Zoltan_LB_Free_Part(&imp_g, &imp_l, &imp_p, &imp_to);
+    Zoltan_LB_Free_Part(&exp_g, &exp_l, &exp_p, &exp_to);
+  }
+  if (zz) Zoltan_Destroy(&zz);
   return status;
 }
 

@@ -1,8 +1,8 @@
 /* Private: the load handle, shared by load.c (open, steps), the files of
  * its phases (load_partition.c, dualgraph.c, ghosts.c) and rebalance.c
  * (per-step re-balancing). */
-#ifndef MXN_LOAD_INTERNAL_H
-#define MXN_LOAD_INTERNAL_H
+#ifndef MXN_LOAD_CTX_H
+#define MXN_LOAD_CTX_H
 
 #include "comm.h"
 #include "halo.h"
@@ -151,4 +151,4 @@ static inline int64_t mxn__load_count_reads(mxn_load_t *ld, mxn_io_counters_t c0
   return data;
 }
 
-#endif /* MXN_LOAD_INTERNAL_H */
+#endif /* MXN_LOAD_CTX_H */

@@ -3,10 +3,10 @@
  * (the driver: weights, policy, the new piece), rebalance_cuts.c (the
  * string shift, Zoltan, the RCB tree shift) and rebalance_diffuse.c
  * (neighbour diffusion). */
-#ifndef MXN_REBALANCE_INTERNAL_H
-#define MXN_REBALANCE_INTERNAL_H
+#ifndef MXN_REBAL_COMMON_H
+#define MXN_REBAL_COMMON_H
 
-#include "load_internal.h"
+#include "load_ctx.h"
 
 /* Owned elements of block b: the halo's first range, or the whole block. */
 static inline int64_t owned_in(const mxn_load_t *ld, int b) {
