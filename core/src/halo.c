@@ -47,8 +47,8 @@ typedef struct {
 
 /* A (requester, element) pair a holder answers, as one key: requester in
  * the high 32 bits, the element's concatenated index in the holder's piece
- * (< 2^31, see mxn__halo_find) in the low ones, so one radix sort orders by
- * requester, then element. */
+ * (< 2^31, see register_boundary_nodes) in the low ones, so one radix sort
+ * orders by requester, then element. */
 typedef int64_t ans_t;
 #define ANS_KEY(to, elem) ((int64_t)(to) << 32 | (int64_t)(elem))
 #define ANS_TO(a) ((int)((a) >> 32))
@@ -338,44 +338,46 @@ done:
   return status;
 }
 
-int mxn__halo_find(MPI_Comm comm, const mxn_structure_t *s, const mxn_piece_t *pc, int L,
-                   mxn__halo_found_t *h, mxn_error_t *err) {
-  int status = MXN_OK, size, rank;
-  MPI_Comm_size(comm, &size);
-  MPI_Comm_rank(comm, &rank);
-  memset(h, 0, sizeof *h);
-  int64_t nn = pc->num_nodes, ne = pc->num_elements;
-  nreg_t *reg = NULL, *got = NULL;
-  nrep_t *rep = NULL;
-  nask_t *req = NULL, *asked = NULL;
-  ans_t *ans = NULL;
-  int *dest = NULL;
-  int64_t *cnt = NULL, *rcnt = NULL;
-  int64_t *n2e_off = NULL, *sbuf = NULL, *rbuf = NULL;
-  int32_t *n2e = NULL; /* element indices: 4 bytes each */
-  int32_t *slot = NULL; /* per piece node: its index among the asked nodes, or -1 */
-  int64_t *aloc = NULL; /* per asked node: its piece node, or -1 */
-  mxn_gid_t *seen = NULL, *front = NULL, *known = NULL, *mxe = NULL;
-  int *front_rank = NULL; /* per frontier node: the rank whose record brought it */
-  nask_t *fr = NULL;
-  int64_t nknown = 0;
-  char *bnd = NULL;
-  int32_t *rv_loc = NULL; /* per registration at this rendezvous: the node's index at its rank */
-  int64_t *bstart = NULL; /* per block: its first element's concatenated index */
-  int32_t *edge = NULL; /* the cells touching nodes in bnd (scan_piece) */
-  int64_t nedge = 0;
-  int64_t ngot = 0, nrep = 0, nseen = 0, nfront = 0, nasked = 0;
+/* What the steps of mxn__halo_find share. */
+typedef struct {
+  MPI_Comm comm;
+  int size, rank, L;
+  const mxn_structure_t *s;
+  const mxn_piece_t *pc;
+  mxn__halo_found_t *h;
+  int64_t nn;
+  nreg_t *reg, *got;
+  nrep_t *rep;
+  nask_t *req, *asked;
+  ans_t *ans;
+  int *dest;
+  int64_t *cnt, *rcnt;
+  int64_t *n2e_off, *sbuf, *rbuf;
+  int32_t *n2e;  /* element indices: 4 bytes each */
+  int32_t *slot; /* per piece node: its index among the asked nodes, or -1 */
+  int64_t *aloc; /* per asked node: its piece node, or -1 */
+  mxn_gid_t *seen, *front, *known, *mxe;
+  int *front_rank; /* per frontier node: the rank whose record brought it */
+  nask_t *fr;
+  int64_t nknown;
+  char *bnd;
+  int32_t *rv_loc; /* per registration at this rendezvous: the node's index at its rank */
+  int64_t *bstart; /* per block: its first element's concatenated index */
+  int32_t *edge;   /* the cells touching nodes in bnd (scan_piece) */
+  int64_t nedge;
+  int64_t ngot, nrep, nseen, nfront, nasked;
+  int64_t nf, nnew; /* a layer's frontier nodes (with repeats) and new elements */
+} halo_find_t;
 
-  /* Every collective step below is called by every rank: work between two
-   * steps that fails goes to the next step (the sync_ labels) with its
-   * status, and the step fails on every rank alike (mxn__send_to_if,
-   * mxn__comm_exchange_i64, ask_rendezvous agree first). Only after the last step
-   * may a rank leave alone: the caller agrees. */
-  int64_t nreg = 0, nout = 0;
-  nrep_t *out = NULL;
-  int *odest = NULL;
-  MXN_ALLOC_OR(bstart, pc->num_blocks + 1, sync_reg);
-  for (int b = 0; b < pc->num_blocks; b++) bstart[b + 1] = bstart[b] + pc->blocks[b].num_elements;
+/* Step 1 of mxn__halo_find: the registration at the rendezvous. Ends in
+ * its collective step. */
+static int register_boundary_nodes(halo_find_t *c) {
+  int status = MXN_OK;
+  const mxn_piece_t *pc = c->pc;
+  int64_t nn = c->nn, ne = pc->num_elements, nreg = 0;
+  MXN_ALLOC_OR(c->bstart, pc->num_blocks + 1, sync_reg);
+  for (int b = 0; b < pc->num_blocks; b++)
+    c->bstart[b + 1] = c->bstart[b] + pc->blocks[b].num_elements;
   /* (Answers hold 32-bit element indices: a rank owning 2^31 elements
    * would hold well over 100 GB of connectivity first.) */
   if (ne > INT32_MAX || nn > INT32_MAX) {
@@ -386,25 +388,38 @@ int mxn__halo_find(MPI_Comm comm, const mxn_structure_t *s, const mxn_piece_t *p
   /* 1. Register the nodes other ranks may hold (boundary_nodes), each
    * with the highest element id around it. A node no other rank registers
    * is mine alone. */
-  MXN_ALLOC_RAW_OR(mxe, nn, sync_reg);
-  MXN_CHECK_OR(scan_piece(s, pc, mxe, &bnd, &edge, &nedge), sync_reg);
-  for (int64_t v = 0; v < nn; v++) nreg += !bnd || bnd[v];
-  MXN_ALLOC_RAW_OR(reg, nreg, sync_reg);
-  MXN_ALLOC_RAW_OR(dest, nreg, sync_reg);
+  MXN_ALLOC_RAW_OR(c->mxe, nn, sync_reg);
+  MXN_CHECK_OR(scan_piece(c->s, pc, c->mxe, &c->bnd, &c->edge, &c->nedge), sync_reg);
+  for (int64_t v = 0; v < nn; v++) nreg += !c->bnd || c->bnd[v];
+  MXN_ALLOC_RAW_OR(c->reg, nreg, sync_reg);
+  MXN_ALLOC_RAW_OR(c->dest, nreg, sync_reg);
   for (int64_t v = 0, q = 0; v < nn; v++)
-    if (!bnd || bnd[v]) {
-      reg[q] = (nreg_t){pc->node_ids[v], mxe[v], rank, (int32_t)v};
-      dest[q++] = home_of(pc->node_ids[v], size);
+    if (!c->bnd || c->bnd[v]) {
+      c->reg[q] = (nreg_t){pc->node_ids[v], c->mxe[v], c->rank, (int32_t)v};
+      c->dest[q++] = home_of(pc->node_ids[v], c->size);
     }
-  free(mxe);
-  mxe = NULL;
-  free(bnd);
-  bnd = NULL;
+  free(c->mxe);
+  c->mxe = NULL;
+  free(c->bnd);
+  c->bnd = NULL;
 sync_reg:
-  status = mxn__send_to_if(comm, size, status, reg, sizeof *reg, nreg, dest, (void **)&got, &ngot);
-  if (status != MXN_OK) goto done; /* on every rank alike */
-  free(reg); /* early: the load's peak memory is here */
-  reg = NULL;
+  return mxn__send_to_if(c->comm, c->size, status, c->reg, sizeof *c->reg, nreg, c->dest,
+                         (void **)&c->got, &c->ngot);
+}
+
+/* The rendezvous' table of the registrations it got: each node's
+ * registering ranks and owner (the rank with the highest element id
+ * around it). Also tells each node's owner and sharers back to its
+ * holders; ends in that collective step. */
+static int settle_node_owners(halo_find_t *c) {
+  int status = MXN_OK;
+  mxn__halo_found_t *h = c->h;
+  nreg_t *got = c->got;
+  int64_t ngot = c->ngot, nn = c->nn, nout = 0;
+  nrep_t *out = NULL;
+  int *odest = NULL;
+  free(c->reg); /* early: the load's peak memory is here */
+  c->reg = NULL;
   /* by node, then rank: received in rank order, and the sort is stable */
   MXN_CHECK_OR(mxn__radix_sort(got, ngot, sizeof *got), sync_rep);
   {
@@ -414,7 +429,7 @@ sync_reg:
     MXN_ALLOC_OR(h->rv_ids, nu, sync_rep);
     MXN_ALLOC_OR(h->rv_off, nu + 1, sync_rep);
     MXN_ALLOC_OR(h->rv_rank, ngot, sync_rep);
-    MXN_ALLOC_OR(rv_loc, ngot, sync_rep);
+    MXN_ALLOC_OR(c->rv_loc, ngot, sync_rep);
     MXN_ALLOC_OR(h->rv_owner, nu, sync_rep);
     int64_t u = -1;
     mxn_gid_t best = 0;
@@ -427,7 +442,7 @@ sync_reg:
         h->rv_owner[u] = got[i].rank;
       }
       h->rv_rank[i] = got[i].rank;
-      rv_loc[i] = got[i].loc;
+      c->rv_loc[i] = got[i].loc;
       if (got[i].maxelem > best) {
         best = got[i].maxelem;
         h->rv_owner[u] = got[i].rank;
@@ -435,15 +450,15 @@ sync_reg:
     }
     h->rv_off[nu] = ngot;
   }
-  free(got);
-  got = NULL;
+  free(c->got);
+  c->got = NULL;
   /* Each node's owner and sharers, back to its holders (shared ones only:
    * a node no other rank holds is mine). */
   MXN_ALLOC_RAW_OR(h->node_owner, nn, sync_rep); /* every entry set below */
   MXN_ALLOC_OR(h->node_shared, nn, sync_rep);
   /* the layers' list of nodes already processed (see 2.) */
-  MXN_ALLOC_OR(seen, 1, sync_rep);
-  for (int64_t v = 0; v < nn; v++) h->node_owner[v] = rank;
+  MXN_ALLOC_OR(c->seen, 1, sync_rep);
+  for (int64_t v = 0; v < nn; v++) h->node_owner[v] = c->rank;
   for (int64_t u = 0; u < h->rv_n; u++) {
     int64_t g = h->rv_off[u + 1] - h->rv_off[u];
     if (g > 1) nout += g * (g - 1);
@@ -455,287 +470,356 @@ sync_reg:
     for (int64_t i = h->rv_off[u]; h->rv_off[u + 1] - h->rv_off[u] > 1 && i < h->rv_off[u + 1]; i++)
       for (int64_t j = h->rv_off[u]; j < h->rv_off[u + 1]; j++)
         if (i != j) {
-          out[nout] = (nrep_t){h->rv_ids[u], h->rv_owner[u], h->rv_rank[j], rv_loc[i], 0};
+          out[nout] = (nrep_t){h->rv_ids[u], h->rv_owner[u], h->rv_rank[j], c->rv_loc[i], 0};
           odest[nout++] = h->rv_rank[i];
         }
 sync_rep:
-  status = mxn__send_to_if(comm, size, status, out, sizeof *out, nout, odest, (void **)&rep, &nrep);
+  status = mxn__send_to_if(c->comm, c->size, status, out, sizeof *out, nout, odest,
+                           (void **)&c->rep, &c->nrep);
   free(out);
   free(odest);
-  out = NULL;
-  odest = NULL;
+  return status;
+}
+
+/* Nodes already processed: the piece's (ascending) and `seen`, the
+ * ones the layers added (kept sorted; far fewer). Marks my shared nodes
+ * and their owners from the registration replies. */
+static void take_owner_replies(halo_find_t *c) {
+  c->nseen = 0;
+  for (int64_t i = 0; i < c->nrep; i++) {
+    int64_t v = c->rep[i].loc; /* a registration reply: my own node */
+    if (v >= 0 && v < c->nn && c->pc->node_ids[v] == c->rep[i].node) {
+      c->h->node_owner[v] = c->rep[i].owner;
+      c->h->node_shared[v] = 1;
+    }
+  }
+}
+
+/* Steps 2a and 2b of a layer. After layer 1, ends in the asks' collective
+ * step; layer 1 has none (a failure goes on to the answers' step). */
+static int ask_holders(halo_find_t *c, int layer, int status) {
+  int64_t nreq = 0;
+  /* 2a. (node, holder) pairs of the frontier; `status` carries what the
+   * last layer's local work found (it continues here on a failure). */
+  if (layer > 1) {
+    free(c->rep);
+    c->rep = NULL;
+    status = ask_rendezvous(c->comm, c->size, c->rank, status, c->h, c->nfront, c->front, &c->rep,
+                            &c->nrep);
+    if (status != MXN_OK) return status; /* on every rank alike */
+  }
+  nrep_t *rep = c->rep;
+  /* 2b. Ask each holder for its elements around those nodes. For layer
+   * 1 the registration replies have done it: a holder told that another
+   * rank holds a node owes it its cells around the node, as the other
+   * owes it theirs. */
+  free(c->asked);
+  c->asked = NULL;
+  if (layer == 1) {
+    MXN_ALLOC_OR(c->asked, c->nrep, sync_ask); /* layer 1 has no ask exchange */
+    c->nasked = 0;
+    for (int64_t i = 0; i < c->nrep; i++)
+      if (rep[i].other >= 0 && rep[i].other != c->rank)
+        c->asked[c->nasked++] = (nask_t){rep[i].node, rep[i].other, rep[i].loc};
+  }
+  free(c->req);
+  free(c->dest);
+  c->req = NULL;
+  c->dest = NULL;
+  if (layer > 1) MXN_ALLOC_OR(c->req, c->nrep, sync_ask);
+  if (layer > 1) MXN_ALLOC_OR(c->dest, c->nrep, sync_ask);
+  for (int64_t i = 0; layer > 1 && i < c->nrep; i++) {
+    int to = rep[i].other;
+    if (rep[i].owner < 0) {
+      /* Not registered: the node is inside the piece of the rank whose
+       * record brought it (scan_piece), which alone holds it. */
+      int64_t f = mxn__lower_bound(c->front, c->nfront, rep[i].node);
+      to = f < c->nfront && c->front[f] == rep[i].node ? c->front_rank[f] : -1;
+    }
+    if (to >= 0 && to != c->rank) {
+      c->req[nreq] = (nask_t){rep[i].node, c->rank, 0};
+      c->dest[nreq++] = to;
+    }
+  }
+sync_ask:
+  if (layer > 1)
+    status = mxn__send_to_if(c->comm, c->size, status, c->req, sizeof *c->req, nreq, c->dest,
+                             (void **)&c->asked, &c->nasked);
+  return status;
+}
+
+/* Step 2c of a layer. Ends in the answers' collective step, which a
+ * failure before (`status`) goes on to. */
+static int answer_holders(halo_find_t *c, int layer, int status) {
+  const mxn_structure_t *s = c->s;
+  const mxn_piece_t *pc = c->pc;
+  int64_t nn = c->nn, nslot = 0, nans = 0, words = 0, m = 0, rn = 0;
+  if (status != MXN_OK) goto sync_ans;
+  /* 2c. Holders answer: each element once per requester, with its nodes
+   * by global id. The elements around the asked nodes only. */
+  if (!c->slot) {
+    MXN_ALLOC_OR(c->slot, nn, sync_ans);
+    for (int64_t v = 0; v < nn; v++) c->slot[v] = -1;
+  }
+  int32_t *slot = c->slot;
+  nask_t *asked = c->asked;
+  free(c->aloc);
+  MXN_ALLOC_OR(c->aloc, c->nasked, sync_ans);
+  int64_t *aloc = c->aloc;
+  for (int64_t i = 0; i < c->nasked; i++) {
+    /* layer 1's asks are my registration replies: they know the node */
+    int64_t v = layer == 1 ? asked[i].pad : mxn__lower_bound(pc->node_ids, nn, asked[i].node);
+    aloc[i] = v >= 0 && v < nn && pc->node_ids[v] == asked[i].node ? v : -1;
+    if (aloc[i] >= 0 && slot[v] < 0) slot[v] = (int32_t)nslot++;
+  }
+  free(c->n2e_off);
+  free(c->n2e);
+  c->n2e_off = NULL;
+  c->n2e = NULL;
+  /* Layer 1 asks about registered nodes only: the edge cells hold them. */
+  MXN_CHECK_OR(asked_elements(s, pc, c->bstart, layer == 1 ? c->edge : NULL, c->nedge, slot, nslot,
+                              &c->n2e_off, &c->n2e),
+               sync_ans);
+  const int64_t *n2e_off = c->n2e_off, *bstart = c->bstart;
+  for (int64_t i = 0; i < c->nasked; i++)
+    if (aloc[i] >= 0) nans += n2e_off[slot[aloc[i]] + 1] - n2e_off[slot[aloc[i]]];
+  free(c->ans);
+  MXN_ALLOC_OR(c->ans, nans, sync_ans);
+  ans_t *ans = c->ans;
+  nans = 0;
+  for (int64_t i = 0; i < c->nasked; i++)
+    if (aloc[i] >= 0)
+      for (int64_t j = n2e_off[slot[aloc[i]]]; j < n2e_off[slot[aloc[i]] + 1]; j++)
+        ans[nans++] = ANS_KEY(asked[i].rank, c->n2e[j]);
+  for (int64_t i = 0; i < c->nasked; i++)
+    if (aloc[i] >= 0) slot[aloc[i]] = -1; /* clean for the next layer */
+  MXN_CHECK_OR(mxn__radix_sort(ans, nans, sizeof *ans), sync_ans);
+  free(c->cnt);
+  MXN_ALLOC_OR(c->cnt, c->size, sync_ans);
+  for (int64_t i = 0; i < nans; i++) {
+    if (m > 0 && ans[i] == ans[m - 1]) continue;
+    ans[m++] = ans[i];
+    int b = block_of(bstart, pc->num_blocks, ANS_ELEM(ans[i]));
+    words += mxn__halo_rec_len(
+        s, b,
+        mxn__conn_n(&pc->blocks[b], s->blocks[b].nodes_per_elem, ANS_ELEM(ans[i]) - bstart[b]));
+  }
+  nans = m;
+  free(c->sbuf);
+  MXN_ALLOC_OR(c->sbuf, words, sync_ans);
+  words = 0;
+  for (int64_t i = 0; i < nans; i++) {
+    int64_t e = ANS_ELEM(ans[i]);
+    int b = block_of(bstart, pc->num_blocks, e);
+    const mxn_piece_block_t *pb = &pc->blocks[b];
+    int64_t k = e - bstart[b];
+    int np = mxn__conn_n(pb, s->blocks[b].nodes_per_elem, k);
+    const int64_t *ec = pb->conn + mxn__conn_at(pb, s->blocks[b].nodes_per_elem, k);
+    int64_t *rec = c->sbuf + words, len = mxn__halo_rec_len(s, b, np);
+    int nd = s->num_dim, nnm = s->num_node_maps, na = s->blocks[b].num_attr;
+    rec[0] = pb->elem_ids[k];
+    rec[1] = np;
+    rec[2] = b;
+    rec[3] = pb->orig_ids ? pb->orig_ids[k] : pb->elem_ids[k];
+    int64_t *nid = rec + MXN__REC_HEAD, *nown = nid + np, *xyz = nown + np;
+    int64_t *nmap = xyz + (int64_t)np * nd, *att = nmap + (int64_t)np * nnm, *emap = att + na;
+    for (int q = 0; q < np; q++) {
+      int64_t v = ec[q];
+      nid[q] = pc->node_ids[v];
+      nown[q] = c->h->node_owner[v];
+      for (int d = 0; d < nd; d++) memcpy(&xyz[q * nd + d], &pc->coord[d][v], sizeof(double));
+      for (int p = 0; p < nnm; p++) nmap[q * nnm + p] = pc->node_maps ? pc->node_maps[p][v] : 0;
+    }
+    if (pb->attr)
+      memcpy(att, pb->attr + k * na, (size_t)na * sizeof(double));
+    else
+      memset(att, 0, (size_t)na * sizeof(double));
+    for (int q = 0; q < s->num_elem_maps; q++) emap[q] = pb->maps ? pb->maps[q][k] : 0;
+    words += len;
+    c->cnt[ANS_TO(ans[i])] += len;
+  }
+  free(c->rcnt);
+  MXN_ALLOC_OR(c->rcnt, c->size, sync_ans);
+sync_ans:
+  free(c->rbuf);
+  c->rbuf = NULL;
+  return mxn__comm_exchange_i64(c->comm, status, c->sbuf, c->cnt, &c->rbuf, &rn, c->rcnt);
+}
+
+/* Step 2d of a layer, local: a failure goes on to the next layer's ask,
+ * which fails everywhere; after the last layer the caller ends. */
+static int take_layer(halo_find_t *c, int layer) {
+  int status = MXN_OK;
+  const mxn_structure_t *s = c->s;
+  mxn__halo_found_t *h = c->h;
+  const int64_t *rbuf = c->rbuf, *rcnt = c->rcnt;
+  /* 2d. New elements become this layer; their unseen nodes the next
+   * frontier. The sender of each record is its owner. */
+  int64_t ncand = 0;
+  c->nf = 0;
+  for (int64_t r = 0, at = 0; r < c->size; r++)
+    for (int64_t end = at + rcnt[r]; at < end;
+         at += mxn__halo_rec_len(s, rbuf[at + 2], rbuf[at + 1]))
+      ncand++;
+  cand_t *cand = mxn__malloc(((size_t)ncand + 1) * sizeof *cand);
+  if (!cand)
+    return MXN_ERR_NOMEM; /* last layer: no collective step left here; else
+                           * the next layer's ask fails everywhere */
+  ncand = 0;
+  for (int64_t r = 0, at = 0; r < c->size; r++)
+    for (int64_t end = at + rcnt[r]; at < end;
+         at += mxn__halo_rec_len(s, rbuf[at + 2], rbuf[at + 1]))
+      cand[ncand++] = (cand_t){rbuf[at], at, (int32_t)r, 0};
+  if ((status = mxn__radix_sort(cand, ncand, sizeof *cand)) != MXN_OK) {
+    free(cand);
+    return status;
+  }
+  int64_t nnew = 0, nodes_new = 0, rec_words = 0;
+  for (int64_t i = 0; i < ncand; i++) {
+    mxn_gid_t g = cand[i].gid;
+    if (nnew > 0 && cand[nnew - 1].gid == g) continue;
+    /* Never one of mine: answers come from other ranks, with elements
+     * they own, and every element has one owner. */
+    int64_t k = mxn__lower_bound(c->known, c->nknown, g);
+    if (k < c->nknown && c->known[k] == g) continue;
+    cand[nnew++] = cand[i];
+    nodes_new += rbuf[cand[i].at + 1];
+    rec_words += mxn__halo_rec_len(s, rbuf[cand[i].at + 2], rbuf[cand[i].at + 1]);
+  }
+  c->nnew = nnew;
+  mxn_gid_t *a1 = mxn__realloc(h->gid, (size_t)(h->ng + nnew + 1) * sizeof *a1);
+  if (a1) h->gid = a1;
+  int *d1 = mxn__realloc(h->depth, (size_t)(h->ng + nnew + 1) * sizeof *d1);
+  if (d1) h->depth = d1;
+  int *o1 = mxn__realloc(h->owner, (size_t)(h->ng + nnew + 1) * sizeof *o1);
+  if (o1) h->owner = o1;
+  mxn_gid_t *k1 = mxn__realloc(c->known, (size_t)(c->nknown + nnew + 1) * sizeof *k1);
+  if (k1) c->known = k1;
+  int64_t *ra = mxn__realloc(h->rec_at, (size_t)(h->ng + nnew + 1) * sizeof *ra);
+  if (ra) h->rec_at = ra;
+  int64_t *rw = mxn__realloc(h->rec, (size_t)(h->nrec + rec_words + 1) * sizeof *rw);
+  if (rw) h->rec = rw;
+  free(c->fr);
+  c->fr = mxn__malloc(((size_t)nodes_new + 1) * sizeof *c->fr);
+  if (!a1 || !d1 || !o1 || !k1 || !c->fr || !ra || !rw) {
+    free(cand);
+    return MXN_ERR_NOMEM;
+  }
+  for (int64_t i = 0; i < nnew; i++) {
+    int64_t len = mxn__halo_rec_len(s, rbuf[cand[i].at + 2], rbuf[cand[i].at + 1]);
+    h->rec_at[h->ng] = h->nrec;
+    memcpy(h->rec + h->nrec, rbuf + cand[i].at, (size_t)len * sizeof *h->rec);
+    h->nrec += len;
+    h->gid[h->ng] = cand[i].gid;
+    h->depth[h->ng] = layer;
+    h->owner[h->ng++] = cand[i].owner;
+    c->known[c->nknown + i] = cand[i].gid;
+    for (int64_t q = 0; layer < c->L && q < rbuf[cand[i].at + 1]; q++)
+      c->fr[c->nf++] = (nask_t){rbuf[cand[i].at + MXN__REC_HEAD + q], cand[i].owner, 0};
+  }
+  free(cand);
+  return status;
+}
+
+/* The next frontier (before every layer but the first): the nodes of the
+ * layer just taken, unique, unseen. Local, as take_layer. */
+static int next_frontier(halo_find_t *c) {
+  int status;
+  const mxn_piece_t *pc = c->pc;
+  nask_t *fr = c->fr;
+  int64_t nf = c->nf, nn = c->nn;
+  c->nknown += c->nnew;
+  if ((status = mxn__radix_sort(c->known, c->nknown, sizeof *c->known)) != MXN_OK) return status;
+  /* next frontier: unique, unseen */
+  if ((status = mxn__radix_sort(fr, nf, sizeof *fr)) != MXN_OK) return status;
+  free(c->front);
+  free(c->front_rank);
+  c->front = mxn__malloc(((size_t)nf + 1) * sizeof *c->front);
+  c->front_rank = mxn__malloc(((size_t)nf + 1) * sizeof *c->front_rank);
+  if (!c->front || !c->front_rank) return MXN_ERR_NOMEM;
+  int64_t u = 0;
+  for (int64_t i = 0; i < nf; i++) {
+    if (i > 0 && fr[i].node == fr[i - 1].node) continue;
+    int64_t k = mxn__lower_bound(c->seen, c->nseen, fr[i].node);
+    if (k < c->nseen && c->seen[k] == fr[i].node) continue;
+    k = mxn__lower_bound(pc->node_ids, nn, fr[i].node);
+    if (k < nn && pc->node_ids[k] == fr[i].node) continue;
+    c->front_rank[u] = fr[i].rank;
+    c->front[u++] = fr[i].node;
+  }
+  c->nfront = u;
+  mxn_gid_t *ns = mxn__realloc(c->seen, (size_t)(c->nseen + c->nfront + 1) * sizeof *ns);
+  if (!ns) return MXN_ERR_NOMEM;
+  c->seen = ns;
+  if (c->nfront) memcpy(c->seen + c->nseen, c->front, (size_t)c->nfront * sizeof *c->seen);
+  c->nseen += c->nfront;
+  return mxn__radix_sort(c->seen, c->nseen, sizeof *c->seen);
+}
+
+static void halo_find_free(halo_find_t *c) {
+  free(c->reg);
+  free(c->got);
+  free(c->rep);
+  free(c->req);
+  free(c->asked);
+  free(c->ans);
+  free(c->dest);
+  free(c->cnt);
+  free(c->rcnt);
+  free(c->n2e_off);
+  free(c->n2e);
+  free(c->sbuf);
+  free(c->rbuf);
+  free(c->bstart);
+  free(c->edge);
+  free(c->seen);
+  free(c->front);
+  free(c->front_rank);
+  free(c->fr);
+  free(c->slot);
+  free(c->aloc);
+  free(c->mxe);
+  free(c->bnd);
+  free(c->rv_loc);
+  free(c->known);
+}
+
+int mxn__halo_find(MPI_Comm comm, const mxn_structure_t *s, const mxn_piece_t *pc, int L,
+                   mxn__halo_found_t *h, mxn_error_t *err) {
+  halo_find_t c = {.comm = comm, .s = s, .pc = pc, .L = L, .h = h, .nn = pc->num_nodes};
+  MPI_Comm_size(comm, &c.size);
+  MPI_Comm_rank(comm, &c.rank);
+  memset(h, 0, sizeof *h);
+
+  /* Every collective step below is called by every rank: work between two
+   * steps that fails goes to the next step (the sync_ labels) with its
+   * status, and the step fails on every rank alike (mxn__send_to_if,
+   * mxn__comm_exchange_i64, ask_rendezvous agree first). Only after the last step
+   * may a rank leave alone: the caller agrees. */
+  int status = register_boundary_nodes(&c); /* 1. */
+  if (status != MXN_OK) goto done;          /* on every rank alike */
+  status = settle_node_owners(&c);
   if (status != MXN_OK) goto done;
 
   /* 2. Layers. The frontier of layer 1 is every shared node of mine (the
    * registration replies); of layer k, the nodes layer k-1 added. */
-  /* Nodes already processed: the piece's (ascending) and `seen`, the
-   * ones the layers added (kept sorted; far fewer). */
-  nseen = 0;
-  for (int64_t i = 0; i < nrep; i++) {
-    int64_t v = rep[i].loc; /* a registration reply: my own node */
-    if (v >= 0 && v < nn && pc->node_ids[v] == rep[i].node) {
-      h->node_owner[v] = rep[i].owner;
-      h->node_shared[v] = 1;
-    }
-  }
+  take_owner_replies(&c);
   for (int layer = 1; layer <= L; layer++) {
-    int64_t nreq = 0, nslot = 0, nans = 0, words = 0, m = 0, rn = 0;
-    /* 2a. (node, holder) pairs of the frontier; `status` carries what the
-     * last layer's local work found (it continues here on a failure). */
-    if (layer > 1) {
-      free(rep);
-      rep = NULL;
-      status = ask_rendezvous(comm, size, rank, status, h, nfront, front, &rep, &nrep);
-      if (status != MXN_OK) goto done; /* on every rank alike */
-    }
-    /* 2b. Ask each holder for its elements around those nodes. For layer
-     * 1 the registration replies have done it: a holder told that another
-     * rank holds a node owes it its cells around the node, as the other
-     * owes it theirs. */
-    free(asked);
-    asked = NULL;
-    if (layer == 1) {
-      MXN_ALLOC_OR(asked, nrep, sync_ans); /* layer 1 has no ask exchange */
-      nasked = 0;
-      for (int64_t i = 0; i < nrep; i++)
-        if (rep[i].other >= 0 && rep[i].other != rank)
-          asked[nasked++] = (nask_t){rep[i].node, rep[i].other, rep[i].loc};
-    }
-    free(req);
-    free(dest);
-    req = NULL;
-    dest = NULL;
-    if (layer > 1) MXN_ALLOC_OR(req, nrep, sync_ask);
-    if (layer > 1) MXN_ALLOC_OR(dest, nrep, sync_ask);
-    for (int64_t i = 0; layer > 1 && i < nrep; i++) {
-      int to = rep[i].other;
-      if (rep[i].owner < 0) {
-        /* Not registered: the node is inside the piece of the rank whose
-         * record brought it (scan_piece), which alone holds it. */
-        int64_t f = mxn__lower_bound(front, nfront, rep[i].node);
-        to = f < nfront && front[f] == rep[i].node ? front_rank[f] : -1;
-      }
-      if (to >= 0 && to != rank) {
-        req[nreq] = (nask_t){rep[i].node, rank, 0};
-        dest[nreq++] = to;
-      }
-    }
-  sync_ask:
-    if (layer > 1) {
-      status = mxn__send_to_if(comm, size, status, req, sizeof *req, nreq, dest, (void **)&asked,
-                               &nasked);
-      if (status != MXN_OK) goto done; /* on every rank alike */
-    }
-    /* 2c. Holders answer: each element once per requester, with its nodes
-     * by global id. The elements around the asked nodes only. */
-    if (!slot) {
-      MXN_ALLOC_OR(slot, nn, sync_ans);
-      for (int64_t v = 0; v < nn; v++) slot[v] = -1;
-    }
-    free(aloc);
-    MXN_ALLOC_OR(aloc, nasked, sync_ans);
-    for (int64_t i = 0; i < nasked; i++) {
-      /* layer 1's asks are my registration replies: they know the node */
-      int64_t v = layer == 1 ? asked[i].pad : mxn__lower_bound(pc->node_ids, nn, asked[i].node);
-      aloc[i] = v >= 0 && v < nn && pc->node_ids[v] == asked[i].node ? v : -1;
-      if (aloc[i] >= 0 && slot[v] < 0) slot[v] = (int32_t)nslot++;
-    }
-    free(n2e_off);
-    free(n2e);
-    n2e_off = NULL;
-    n2e = NULL;
-    /* Layer 1 asks about registered nodes only: the edge cells hold them. */
-    MXN_CHECK_OR(asked_elements(s, pc, bstart, layer == 1 ? edge : NULL, nedge, slot, nslot,
-                                &n2e_off, &n2e),
-                 sync_ans);
-    for (int64_t i = 0; i < nasked; i++)
-      if (aloc[i] >= 0) nans += n2e_off[slot[aloc[i]] + 1] - n2e_off[slot[aloc[i]]];
-    free(ans);
-    MXN_ALLOC_OR(ans, nans, sync_ans);
-    nans = 0;
-    for (int64_t i = 0; i < nasked; i++)
-      if (aloc[i] >= 0)
-        for (int64_t j = n2e_off[slot[aloc[i]]]; j < n2e_off[slot[aloc[i]] + 1]; j++)
-          ans[nans++] = ANS_KEY(asked[i].rank, n2e[j]);
-    for (int64_t i = 0; i < nasked; i++)
-      if (aloc[i] >= 0) slot[aloc[i]] = -1; /* clean for the next layer */
-    MXN_CHECK_OR(mxn__radix_sort(ans, nans, sizeof *ans), sync_ans);
-    free(cnt);
-    MXN_ALLOC_OR(cnt, size, sync_ans);
-    for (int64_t i = 0; i < nans; i++) {
-      if (m > 0 && ans[i] == ans[m - 1]) continue;
-      ans[m++] = ans[i];
-      int b = block_of(bstart, pc->num_blocks, ANS_ELEM(ans[i]));
-      words += mxn__halo_rec_len(s, b, mxn__conn_n(&pc->blocks[b], s->blocks[b].nodes_per_elem,
-                                                   ANS_ELEM(ans[i]) - bstart[b]));
-    }
-    nans = m;
-    free(sbuf);
-    MXN_ALLOC_OR(sbuf, words, sync_ans);
-    words = 0;
-    for (int64_t i = 0; i < nans; i++) {
-      int64_t e = ANS_ELEM(ans[i]);
-      int b = block_of(bstart, pc->num_blocks, e);
-      const mxn_piece_block_t *pb = &pc->blocks[b];
-      int64_t k = e - bstart[b];
-      int np = mxn__conn_n(pb, s->blocks[b].nodes_per_elem, k);
-      const int64_t *ec = pb->conn + mxn__conn_at(pb, s->blocks[b].nodes_per_elem, k);
-      int64_t *rec = sbuf + words, len = mxn__halo_rec_len(s, b, np);
-      int nd = s->num_dim, nnm = s->num_node_maps, na = s->blocks[b].num_attr;
-      rec[0] = pb->elem_ids[k];
-      rec[1] = np;
-      rec[2] = b;
-      rec[3] = pb->orig_ids ? pb->orig_ids[k] : pb->elem_ids[k];
-      int64_t *nid = rec + MXN__REC_HEAD, *nown = nid + np, *xyz = nown + np;
-      int64_t *nmap = xyz + (int64_t)np * nd, *att = nmap + (int64_t)np * nnm, *emap = att + na;
-      for (int c = 0; c < np; c++) {
-        int64_t v = ec[c];
-        nid[c] = pc->node_ids[v];
-        nown[c] = h->node_owner[v];
-        for (int d = 0; d < nd; d++) memcpy(&xyz[c * nd + d], &pc->coord[d][v], sizeof(double));
-        for (int q = 0; q < nnm; q++) nmap[c * nnm + q] = pc->node_maps ? pc->node_maps[q][v] : 0;
-      }
-      if (pb->attr) memcpy(att, pb->attr + k * na, (size_t)na * sizeof(double));
-      else memset(att, 0, (size_t)na * sizeof(double));
-      for (int q = 0; q < s->num_elem_maps; q++) emap[q] = pb->maps ? pb->maps[q][k] : 0;
-      words += len;
-      cnt[ANS_TO(ans[i])] += len;
-    }
-    free(rcnt);
-    MXN_ALLOC_OR(rcnt, size, sync_ans);
-  sync_ans:
-    free(rbuf);
-    rbuf = NULL;
-    status = mxn__comm_exchange_i64(comm, status, sbuf, cnt, &rbuf, &rn, rcnt);
-    if (status != MXN_OK) goto done; /* on every rank alike */
-    /* 2d. New elements become this layer; their unseen nodes the next
-     * frontier. The sender of each record is its owner. */
-    int64_t nf = 0, ncand = 0;
-    for (int64_t r = 0, at = 0; r < size; r++)
-      for (int64_t end = at + rcnt[r]; at < end; at += mxn__halo_rec_len(s, rbuf[at + 2], rbuf[at + 1])) ncand++;
-    cand_t *cand = mxn__malloc(((size_t)ncand + 1) * sizeof *cand);
-    if (!cand) {
-      status = MXN_ERR_NOMEM;
-      if (layer == L) goto done; /* no collective step left here */
-      continue;                  /* the next layer's ask fails everywhere */
-    }
-    ncand = 0;
-    for (int64_t r = 0, at = 0; r < size; r++)
-      for (int64_t end = at + rcnt[r]; at < end; at += mxn__halo_rec_len(s, rbuf[at + 2], rbuf[at + 1]))
-        cand[ncand++] = (cand_t){rbuf[at], at, (int32_t)r, 0};
-    if ((status = mxn__radix_sort(cand, ncand, sizeof *cand)) != MXN_OK) {
-      free(cand);
-      if (layer == L) goto done;
-      continue;
-    }
-    int64_t nnew = 0, nodes_new = 0, rec_words = 0;
-    for (int64_t i = 0; i < ncand; i++) {
-      mxn_gid_t g = cand[i].gid;
-      if (nnew > 0 && cand[nnew - 1].gid == g) continue;
-      /* Never one of mine: answers come from other ranks, with elements
-       * they own, and every element has one owner. */
-      int64_t k = mxn__lower_bound(known, nknown, g);
-      if (k < nknown && known[k] == g) continue;
-      cand[nnew++] = cand[i];
-      nodes_new += rbuf[cand[i].at + 1];
-      rec_words += mxn__halo_rec_len(s, rbuf[cand[i].at + 2], rbuf[cand[i].at + 1]);
-    }
-    mxn_gid_t *a1 = mxn__realloc(h->gid, (size_t)(h->ng + nnew + 1) * sizeof *a1);
-    if (a1) h->gid = a1;
-    int *d1 = mxn__realloc(h->depth, (size_t)(h->ng + nnew + 1) * sizeof *d1);
-    if (d1) h->depth = d1;
-    int *o1 = mxn__realloc(h->owner, (size_t)(h->ng + nnew + 1) * sizeof *o1);
-    if (o1) h->owner = o1;
-    mxn_gid_t *k1 = mxn__realloc(known, (size_t)(nknown + nnew + 1) * sizeof *k1);
-    if (k1) known = k1;
-    int64_t *ra = mxn__realloc(h->rec_at, (size_t)(h->ng + nnew + 1) * sizeof *ra);
-    if (ra) h->rec_at = ra;
-    int64_t *rw = mxn__realloc(h->rec, (size_t)(h->nrec + rec_words + 1) * sizeof *rw);
-    if (rw) h->rec = rw;
-    free(fr);
-    fr = mxn__malloc(((size_t)nodes_new + 1) * sizeof *fr);
-    if (!a1 || !d1 || !o1 || !k1 || !fr || !ra || !rw) {
-      free(cand);
-      status = MXN_ERR_NOMEM;
-      if (layer == L) goto done;
-      continue;
-    }
-    for (int64_t i = 0; i < nnew; i++) {
-      int64_t len = mxn__halo_rec_len(s, rbuf[cand[i].at + 2], rbuf[cand[i].at + 1]);
-      h->rec_at[h->ng] = h->nrec;
-      memcpy(h->rec + h->nrec, rbuf + cand[i].at, (size_t)len * sizeof *h->rec);
-      h->nrec += len;
-      h->gid[h->ng] = cand[i].gid;
-      h->depth[h->ng] = layer;
-      h->owner[h->ng++] = cand[i].owner;
-      known[nknown + i] = cand[i].gid;
-      for (int64_t c = 0; layer < L && c < rbuf[cand[i].at + 1]; c++)
-        fr[nf++] = (nask_t){rbuf[cand[i].at + MXN__REC_HEAD + c], cand[i].owner, 0};
-    }
-    free(cand);
-    if (layer == L) break; /* no next layer to ask for */
-    nknown += nnew;
-    if ((status = mxn__radix_sort(known, nknown, sizeof *known)) != MXN_OK) continue;
-    /* next frontier: unique, unseen */
-    if ((status = mxn__radix_sort(fr, nf, sizeof *fr)) != MXN_OK) continue;
-    free(front);
-    free(front_rank);
-    front = mxn__malloc(((size_t)nf + 1) * sizeof *front);
-    front_rank = mxn__malloc(((size_t)nf + 1) * sizeof *front_rank);
-    if (!front || !front_rank) {
-      status = MXN_ERR_NOMEM;
-      continue;
-    }
-    int64_t u = 0;
-    for (int64_t i = 0; i < nf; i++) {
-      if (i > 0 && fr[i].node == fr[i - 1].node) continue;
-      int64_t k = mxn__lower_bound(seen, nseen, fr[i].node);
-      if (k < nseen && seen[k] == fr[i].node) continue;
-      k = mxn__lower_bound(pc->node_ids, nn, fr[i].node);
-      if (k < nn && pc->node_ids[k] == fr[i].node) continue;
-      front_rank[u] = fr[i].rank;
-      front[u++] = fr[i].node;
-    }
-    nfront = u;
-    mxn_gid_t *ns = mxn__realloc(seen, (size_t)(nseen + nfront + 1) * sizeof *ns);
-    if (!ns) {
-      status = MXN_ERR_NOMEM;
-      continue;
-    }
-    seen = ns;
-    if (nfront) memcpy(seen + nseen, front, (size_t)nfront * sizeof *seen);
-    nseen += nfront;
-    if ((status = mxn__radix_sort(seen, nseen, sizeof *seen)) != MXN_OK) continue;
+    status = ask_holders(&c, layer, status); /* 2a, 2b */
+    /* on every rank alike (layer 1's asks are local: a failure goes on to
+     * the answers' step) */
+    if (status != MXN_OK && layer > 1) goto done;
+    status = answer_holders(&c, layer, status); /* 2c */
+    if (status != MXN_OK) goto done;            /* on every rank alike */
+    status = take_layer(&c, layer);             /* 2d */
+    if (status == MXN_OK && layer < L)          /* no next layer to ask for after L */
+      status = next_frontier(&c);
   }
 done:
   if (status != MXN_OK)
-    mxn_error_set(err, status, "finding the ghost layers failed on rank %d: %s", rank,
+    mxn_error_set(err, status, "finding the ghost layers failed on rank %d: %s", c.rank,
                   mxn_strerror(status));
-  free(reg);
-  free(got);
-  free(rep);
-  free(req);
-  free(asked);
-  free(ans);
-  free(dest);
-  free(cnt);
-  free(rcnt);
-  free(n2e_off);
-  free(n2e);
-  free(sbuf);
-  free(rbuf);
-  free(bstart);
-  free(edge);
-  free(seen);
-  free(front);
-  free(front_rank);
-  free(fr);
-  free(slot);
-  free(aloc);
-  free(mxe);
-  free(bnd);
-  free(rv_loc);
-  free(known);
+  halo_find_free(&c);
   return status;
 }
 
