@@ -372,6 +372,16 @@ on the project's 2-core virtual machines; the commits hold the details.
 | core buffers backed from 256 KiB | measured | 2-4 MB more peak a rank, no shorter load | not kept |
 | per-member cap on merged gaps | measured (366d29a) | 1.13 read/needed on wavelet20, more reads and slower steps at M = 1024 | not kept |
 | I/O aggregator ranks | measured (1a4fd16) | the per-member cost is the same whoever reads | not built |
+
+The tables above were measured before issue 42 removed the heap hold, the
+direct netCDF-3 reads and the descriptor thread. Measured side by side with
+the commit before (`ab_bench.sh`, through pvbatch, 1M hex, N = 4, 4-5
+alternating runs, two series): the first step at M = 64 is 0.92-0.99x the
+earlier one's, at M = 1024 1.20-1.31x (the earlier code with its direct
+reads and heap hold switched off: 1.16-1.22x); peak RSS +4 MB a rank at
+M = 64, +14 MB at M = 1024. What M = 1024 pays is the members' opens and
+header queries through Exodus (the open phase of a rank of 256 members:
+0.05 -> 0.16 s in `load_bench`), the part to win back next.
 """
 
 
