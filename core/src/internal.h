@@ -169,7 +169,7 @@ typedef struct mxn__sets {
 /* What the dataset knows of one member file. */
 typedef struct mxn__file {
   char *path;
-  int exoid;               /* -1 while closed */
+  int ncid;                /* its netCDF id, -1 while closed */
   int64_t open_size;       /* its size in bytes when it was opened */
   int nc_checked;          /* its header passed mxn__file_open's checks, here or (a
                               collective open) on the rank that summarised it */
@@ -215,11 +215,10 @@ struct mxn_dataset {
   size_t arena_used, arena_cap; /* bytes of the newest chunk */
 };
 
-/* Member j open for reads (through Exodus, LRU-capped): the member, or
- * NULL with the error set and *status. Its Exodus id is also its netCDF
- * id, which the reads below use. Exodus 6.02 opens it in netCDF's share
- * mode: each read goes to the file, and a strided read (nc_get_vars)
- * makes one read call per entry. */
+/* Member j open for reads (through netCDF, capped): the member, or NULL
+ * with the error set and *status. Opened in netCDF's share mode, as
+ * Exodus 6.02 opens files for reading: each read goes to the file, and a
+ * strided read (nc_get_vars) makes one read call per entry. */
 mxn__file_t *mxn__file_open(mxn_dataset_t *ds, int j, int *status);
 /* Reads by netCDF variable of an open member: its id for `name` (-1 if
  * absent), its dimension count and lengths, and values at start/count

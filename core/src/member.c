@@ -1,12 +1,12 @@
-/* Member I/O: opening one member file (checked, through Exodus), the
+/* Member I/O: opening one member file (checked, through netCDF), the
  * cache of open members under the open-file cap, and the reads by netCDF
  * variable the summary and the extraction make of it (the only code that
- * reads a member's data). */
+ * reads a member's data). Members are read by netCDF name under Exodus
+ * II's naming rules, not through the Exodus API: see summary.c for why. */
 #include "internal.h"
 #include "nc3check.h"
 
 #include <errno.h>
-#include <exodusII.h>
 #include <netcdf.h>
 #include <stdio.h>
 #include <sys/stat.h>
@@ -20,15 +20,13 @@
  * least recently used is the next one needed, so LRU would reopen every
  * member on every pass; closing the most recent keeps the others open and
  * reopens only the excess. 1 if one was closed, 0 if none is open. */
-static int is_open(const mxn__file_t *f) { return f->exoid >= 0; }
+static int is_open(const mxn__file_t *f) { return f->ncid >= 0; }
 
 /* Close member f. */
 void mxn__member_close(mxn_dataset_t *ds, mxn__file_t *f) {
-  if (f->exoid >= 0) {
-    int ex_was = mxn__ex_quiet();
-    ex_close(f->exoid);
-    mxn__ex_restore(ex_was);
-    f->exoid = -1;
+  if (f->ncid >= 0) {
+    nc_close(f->ncid);
+    f->ncid = -1;
     ds->open_count--;
   }
 }
@@ -294,16 +292,6 @@ static int check_exodus_atts(int ncid, char *why, size_t whylen) {
   return 0;
 }
 
-/* The netCDF id the next nc_open or ex_open will get: netCDF hands out the
- * lowest free one. Found by creating an in-memory dataset (no file is
- * written) and dropping it; -1 if that fails. */
-static int next_nc_id(void) {
-  int id;
-  if (nc_create("mxn-next-id", NC_DISKLESS | NC_CLOBBER, &id) != NC_NOERR) return -1;
-  nc_abort(id);
-  return id;
-}
-
 /* netCDF refused member `path` (nc_open's rc): say so, naming the format
  * its first bytes show. */
 static int open_refused(mxn_dataset_t *ds, const char *path, const char magic[4], int rc) {
@@ -314,23 +302,29 @@ static int open_refused(mxn_dataset_t *ds, const char *path, const char magic[4]
                     nc_strerror(rc));
 }
 
-/* Open member j through Exodus where it is not open yet (LRU-capped). */
-static int open_member_quiet(mxn_dataset_t *ds, int j);
+/* Whether an open netCDF file says it is Exodus II as Exodus 6.02's
+ * ex_open requires: a version attribute, and a floating-point word size
+ * (either spelling) of 4 or 8 bytes. */
+static int is_exodus(int nc) {
+  float version;
+  int ws = 0;
+  size_t len = 0;
+  if (nc_inq_attlen(nc, NC_GLOBAL, "version", &len) != NC_NOERR || len != 1 ||
+      nc_get_att_float(nc, NC_GLOBAL, "version", &version) != NC_NOERR)
+    return 0;
+  if (nc_get_att_int(nc, NC_GLOBAL, "floating_point_word_size", &ws) != NC_NOERR &&
+      nc_get_att_int(nc, NC_GLOBAL, "floating point word size", &ws) != NC_NOERR)
+    return 0;
+  return ws == 4 || ws == 8;
+}
+
+/* Open member j where it is not open yet (capped: see close_one). */
 static int open_member(mxn_dataset_t *ds, int j) {
   mxn__file_t *f = &ds->files[j];
   f->last_use = ++ds->use_clock;
-  if (f->exoid >= 0) return MXN_OK;
-  int ex_was = mxn__ex_quiet();
-  int status = open_member_quiet(ds, j);
-  mxn__ex_restore(ex_was);
-  return status;
-}
-
-static int open_member_quiet(mxn_dataset_t *ds, int j) {
-  mxn__file_t *f = &ds->files[j];
-  /* room for the Exodus id and, on a first look, a probe's */
-  while (ds->open_count + (f->nc_checked ? 1 : 2) > ds->max_open && close_one(ds, j)) continue;
-  int first = !f->nc_checked, probe_id = -1, leak_id = -1;
+  if (f->ncid >= 0) return MXN_OK;
+  while (ds->open_count + 1 > ds->max_open && close_one(ds, j)) continue;
+  int first = !f->nc_checked;
   /* A first look walks the header from the descriptor it opens here and
    * takes the size from that descriptor: a stat of the path before the
    * open looked the path up a second time. */
@@ -348,17 +342,14 @@ static int open_member_quiet(mxn_dataset_t *ds, int j) {
                       f->path);
   }
   /* Our bounds check of a netCDF-3 header comes first: netCDF 4.9.0 trusts
-   * the counts in it (gigabyte allocations, crashes on damaged files), and
-   * Exodus 6.02 the lengths of some attributes. A file that is not
-   * netCDF-3 is opened by netCDF alone first and its attributes checked
-   * there: ex_open (Exodus 6.02) leaves a descriptor open when netCDF
-   * fails with an errno, and prints to stderr for files that look like
-   * HDF5; the core never prints. Once per member: a reopen after the
-   * open-file cap closed it needs no second look. */
-  char magic[4] = {0};
+   * the counts in it (gigabyte allocations, crashes on damaged files). A
+   * file that is not netCDF-3 has its attributes checked once netCDF has
+   * opened it. Once per member: a reopen after the open-file cap closed
+   * it needs no second look. */
+  char magic[4] = {0}, why[200];
+  int check = 0;
   if (first) {
-    char why[200];
-    int check = mxn__nc3_header_check(fd, (int64_t)st.st_size, magic, why, sizeof why);
+    check = mxn__nc3_header_check(fd, (int64_t)st.st_size, magic, why, sizeof why);
     if (check < 0)
       return MXN_DS_ERR(ds, MXN_ERR_IO, "%s: cannot open: %s", f->path, why);
     if (check == 1)
@@ -368,56 +359,31 @@ static int open_member_quiet(mxn_dataset_t *ds, int j) {
     if (check == 2)
       return MXN_DS_ERR(ds, MXN_ERR_FORMAT, "%s: not a readable Exodus II file (damaged: %s)",
                         f->path, why);
-    if (check == 0) {
-      int rc = nc_open(f->path, NC_NOWRITE, &probe_id);
-      if (rc != NC_NOERR)
-        return open_refused(ds, f->path, magic, rc);
-      if (check_exodus_atts(probe_id, why, sizeof why)) {
-        nc_close(probe_id);
-        return MXN_DS_ERR(ds, MXN_ERR_FORMAT, "%s: not a readable Exodus II file (damaged: %s)",
-                          f->path, why);
-      }
-    }
   }
-  leak_id = next_nc_id();
-  int cpu_ws = 8, io_ws = 0;
-  float version = 0;
-  /* Exodus 6.02 opens every file for reading in netCDF's share mode,
-   * EX_NOSHARE or not (strace: an lseek and a read of its own for each
-   * value or run asked for). Opening without it (nc_open, then Exodus's
-   * ex_conv_ini as ex_open does) was tried and measured no faster on 1024
-   * members: netCDF's two 8 KiB buffers then re-read the header's block
-   * each time reads alternate between the small variables beside it and
-   * the data further on, and per-step reads were slower. The same id
-   * serves the reads by netCDF variable id. */
-  int id = ex_open(f->path, EX_READ, &cpu_ws, &io_ws, &version);
-  if (id < 0) {
-    /* ex_open (6.02) does not close the netCDF id it opened when a later
-     * check fails (a damaged header): the file stayed open under the id
-     * next_nc_id() foresaw. Close it if it is open (else nc_close only
-     * answers NC_EBADID). */
-    if (leak_id >= 0 && leak_id != probe_id) nc_close(leak_id);
-    if (probe_id >= 0) nc_close(probe_id);
-    /* netCDF's own reason, when it is netCDF that refuses the file */
-    int probe, rc = first && probe_id < 0 ? nc_open(f->path, NC_NOWRITE, &probe) : NC_NOERR;
-    if (rc != NC_NOERR) return open_refused(ds, f->path, magic, rc);
-    if (first && probe_id < 0) nc_close(probe);
-    return MXN_DS_ERR(ds, MXN_ERR_FORMAT,
-                      "%s: not a readable Exodus II file (netCDF opens it, "
-                      "Exodus does not: not Exodus, or a damaged header)",
-                      f->path);
-  }
-  if (probe_id >= 0) nc_close(probe_id);
-  int status = check_not_truncated(ds, f->path, nc_data_bytes(id), (int64_t)st.st_size);
+  /* Share mode, as Exodus 6.02 opens members for reading: each read goes
+   * to the file. Without it netCDF's two 8 KiB buffers re-read the
+   * header's block each time reads alternate between the small variables
+   * beside it and the data further on, and per-step reads were slower. */
+  int id, rc = nc_open(f->path, NC_NOWRITE | NC_SHARE, &id);
+  if (rc != NC_NOERR) return open_refused(ds, f->path, magic, rc);
+  int status = MXN_OK;
+  if (first && check == 0 && check_exodus_atts(id, why, sizeof why))
+    status = MXN_DS_ERR(ds, MXN_ERR_FORMAT, "%s: not a readable Exodus II file (damaged: %s)",
+                        f->path, why);
+  else if (first && !is_exodus(id))
+    status = MXN_DS_ERR(ds, MXN_ERR_FORMAT,
+                        "%s: not a readable Exodus II file (netCDF opens it, "
+                        "Exodus does not: not Exodus, or a damaged header)",
+                        f->path);
+  if (status == MXN_OK)
+    status = check_not_truncated(ds, f->path, nc_data_bytes(id), (int64_t)st.st_size);
   f->open_size = (int64_t)st.st_size;
   if (status == MXN_OK && first) status = check_var_shapes(ds, f->path, id);
   if (status != MXN_OK) {
-    ex_close(id);
+    nc_close(id);
     return status;
   }
-  /* All ids and counts come back as int64_t, whatever the file stores. */
-  ex_set_int64_status(id, EX_ALL_INT64_API);
-  f->exoid = id;
+  f->ncid = id;
   ds->open_count++;
   f->nc_checked = 1;
   ds->io.files_opened++;
@@ -431,26 +397,26 @@ mxn__file_t *mxn__file_open(mxn_dataset_t *ds, int j, int *status) {
 
 int mxn__m_var(const mxn__file_t *f, const char *name) {
   int v;
-  return nc_inq_varid(f->exoid, name, &v) == NC_NOERR ? v : -1;
+  return nc_inq_varid(f->ncid, name, &v) == NC_NOERR ? v : -1;
 }
 
 int mxn__m_ndims(const mxn__file_t *f, int v) {
   int nd;
-  return nc_inq_varndims(f->exoid, v, &nd) == NC_NOERR ? nd : -1;
+  return nc_inq_varndims(f->ncid, v, &nd) == NC_NOERR ? nd : -1;
 }
 
 int64_t mxn__m_dimlen(const mxn__file_t *f, int v, int d) {
   int dims[NC_MAX_VAR_DIMS];
   size_t len;
-  if (nc_inq_vardimid(f->exoid, v, dims) != NC_NOERR ||
-      nc_inq_dimlen(f->exoid, dims[d], &len) != NC_NOERR)
+  if (nc_inq_vardimid(f->ncid, v, dims) != NC_NOERR ||
+      nc_inq_dimlen(f->ncid, dims[d], &len) != NC_NOERR)
     return -1;
   return (int64_t)len;
 }
 
 int mxn__m_get(const mxn__file_t *f, int v, const size_t *start, const size_t *count,
                const ptrdiff_t *stride, void *out, char as) {
-  int id = f->exoid;
+  int id = f->ncid;
   switch (as) {
     case 'd': return nc_get_vars_double(id, v, start, count, stride, out);
     case 'l': return nc_get_vars_longlong(id, v, start, count, stride, out);

@@ -1,11 +1,29 @@
 /* Header summaries: what the dataset's structure needs from one member,
- * read through Exodus into the byte stream summary.h describes. */
+ * read by netCDF name under Exodus II's naming rules (the dimension,
+ * variable and attribute names of exodusII_int.h) into the byte stream
+ * summary.h describes.
+ *
+ * Why not through the Exodus API: each Exodus call finds the file in a
+ * list of every open file, and each block's or set's parameters look its
+ * id up by reading the whole id array again, so a member of K blocks cost
+ * K reads of K ids, and a rank summarising a thousand members spent most
+ * of the open there (ex_get_stat_ptr, ex_id_lkup). Here every array is
+ * read once, at a known position. What each read means follows Exodus
+ * 6.02: a block or set whose status is 0 is a NULL entity (no entries,
+ * type "NULL"); a missing count dimension is 0; a missing truth table is
+ * derived from which value variables exist; names are cut at 32
+ * characters, the length Exodus reads them at unless told otherwise. */
 #include "summary.h"
 
 #include <ctype.h>
-#include <exodusII.h>
+#include <limits.h>
 #include <netcdf.h>
 #include <stdio.h>
+
+/* Names as Exodus 6.02 reads them by default (its maximum read name
+ * length), and the longest block type it keeps (MAX_STR_LENGTH). */
+#define NAME_READ 32
+#define TYPE_READ 32
 
 /* Names from old writers may carry junk after the NUL or trailing blanks. */
 static void clean_name(char *s, size_t cap) {
@@ -16,75 +34,169 @@ static void clean_name(char *s, size_t cap) {
   while (n > 0 && s[n - 1] == ' ') s[--n] = '\0';
 }
 
-/* Read names of `n` entities/variables into fixed-size slots. */
-static int read_names(int exoid, ex_entity_type t, int n,
-                      char (*out)[MXN_NAME_LEN], int is_var) {
-  int status = MXN_OK;
-  char **ptrs = NULL;
-  if (n <= 0) return MXN_OK;
-  MXN_ALLOC(ptrs, n);
-  for (int k = 0; k < n; k++) {
-    memset(out[k], 0, MXN_NAME_LEN);
-    ptrs[k] = out[k];
+/* Length of dimension `name` (1) or 0 when the member has none. */
+static int dim_len(int nc, const char *name, int64_t *len) {
+  int d;
+  size_t l = 0;
+  *len = 0;
+  if (nc_inq_dimid(nc, name, &d) != NC_NOERR || nc_inq_dimlen(nc, d, &l) != NC_NOERR) return 0;
+  *len = (int64_t)l;
+  return 1;
+}
+/* The same for a numbered name: fmt with q for its "%d". */
+static int dim_len_q(int nc, const char *fmt, long long q, int64_t *len) {
+  char name[NC_MAX_NAME + 1];
+  mxn__name_d(name, sizeof name, fmt, q);
+  return dim_len(nc, name, len);
+}
+static int var_id(int nc, const char *name) {
+  int v;
+  return nc_inq_varid(nc, name, &v) == NC_NOERR ? v : -1;
+}
+static int var_id_q(int nc, const char *fmt, long long q) {
+  char name[NC_MAX_NAME + 1];
+  mxn__name_d(name, sizeof name, fmt, q);
+  return var_id(nc, name);
+}
+
+/* The first n values of a one-dimensional variable as int64; 0 on success. */
+static int get_i64(int nc, int v, int64_t n, int64_t *out) {
+  size_t start = 0, count = (size_t)n;
+  if (v < 0 || n <= 0) return v < 0 ? -1 : 0;
+  return nc_get_vara_longlong(nc, v, &start, &count, (long long *)out) == NC_NOERR ? 0 : -1;
+}
+
+/* n names from variable `name` ([n][len] characters) into fixed slots,
+ * cut at NAME_READ; a member without the variable leaves them empty (and
+ * 1 is returned); -1 when it exists but cannot be read. */
+static int read_names(int nc, const char *name, int64_t n, char (*out)[MXN_NAME_LEN]) {
+  int status = 0, v = var_id(nc, name), nd = 0, dims[NC_MAX_VAR_DIMS];
+  size_t len = 0;
+  char *raw = NULL;
+  for (int64_t k = 0; k < n; k++) out[k][0] = '\0';
+  if (n <= 0) return 0;
+  if (v < 0) return 1;
+  if (nc_inq_varndims(nc, v, &nd) != NC_NOERR || nd != 2 ||
+      nc_inq_vardimid(nc, v, dims) != NC_NOERR || nc_inq_dimlen(nc, dims[1], &len) != NC_NOERR ||
+      len == 0)
+    return -1;
+  raw = mxn__malloc((size_t)n * len);
+  size_t start[2] = {0, 0}, count[2] = {(size_t)n, len};
+  if (!raw || nc_get_vara_text(nc, v, start, count, raw) != NC_NOERR) {
+    status = -1;
+  } else {
+    size_t keep = len < NAME_READ ? len : NAME_READ;
+    for (int64_t k = 0; k < n; k++) {
+      memcpy(out[k], raw + (size_t)k * len, keep);
+      out[k][keep] = '\0';
+      clean_name(out[k], MXN_NAME_LEN);
+    }
   }
-  int rc = is_var ? ex_get_variable_names(exoid, t, n, ptrs) : ex_get_names(exoid, t, ptrs);
-  if (rc < 0) {
-    /* Unnamed entities are legal; unreadable variable names are not. */
-    if (is_var) status = MXN_ERR_FORMAT;
-    for (int k = 0; k < n; k++) out[k][0] = '\0';
-  }
-  for (int k = 0; k < n; k++) clean_name(out[k], MXN_NAME_LEN);
-done:
-  free(ptrs);
+  free(raw);
   return status;
 }
 
-static int has_nc_dim(int exoid, const char *name) {
-  int d;
-  return nc_inq_dimid(exoid, name, &d) == NC_NOERR;
+/* Which of n entities a kind's status variable marks as NULL (status 0):
+ * null[k] set; none where the member has no status variable. */
+static int read_null(int nc, const char *stat_var, int64_t n, unsigned char *null) {
+  int v = var_id(nc, stat_var), status = MXN_OK;
+  int64_t *st = NULL;
+  memset(null, 0, (size_t)n);
+  if (v < 0 || n <= 0) return MXN_OK;
+  MXN_ALLOC(st, n);
+  if (get_i64(nc, v, n, st) == 0)
+    for (int64_t k = 0; k < n; k++) null[k] = st[k] == 0;
+done:
+  free(st);
+  return status;
 }
 
-/* Variable families in the order a summary stores them: nodal, element,
- * global, edge, face, then the set kinds. */
-static const ex_entity_type fam_type[MXN__NV] = {EX_NODAL, EX_ELEM_BLOCK, EX_GLOBAL,
-                                                 EX_EDGE_BLOCK, EX_FACE_BLOCK, EX_NODE_SET,
-                                                 EX_SIDE_SET, EX_EDGE_SET, EX_FACE_SET,
-                                                 EX_ELEM_SET};
+/* Exodus's names for one block kind (element, edge, face): the count,
+ * id, status and name variables, and per block (numbered by position)
+ * its entry, node, edge, face and attribute counts, its connectivity
+ * variables (nodes; element-to-edge, element-to-face) and attribute
+ * names. */
+typedef struct {
+  const char *ids, *stat, *names;
+  const char *entries, *nodes, *edges, *faces, *attrs;
+  const char *conn, *econn, *fconn, *attr_names;
+} blk_names_t;
+static const blk_names_t blk_names[MXN__NBK] = {
+    {"eb_prop1", "eb_status", "eb_names", "num_el_in_blk%d", "num_nod_per_el%d",
+     "num_edg_per_el%d", "num_fac_per_el%d", "num_att_in_blk%d", "connect%d", "edgconn%d",
+     "facconn%d", "attrib_name%d"},
+    {"ed_prop1", "ed_status", "ed_names", "num_ed_in_blk%d", "num_nod_per_ed%d", NULL, NULL,
+     "num_att_in_eblk%d", "ebconn%d", NULL, NULL, "eattrib_name%d"},
+    {"fa_prop1", "fa_status", "fa_names", "num_fa_in_blk%d", "num_nod_per_fa%d", NULL, NULL,
+     "num_att_in_fblk%d", "fbconn%d", NULL, NULL, "fattrib_name%d"},
+};
+
+/* One block's parameters, as Exodus's ex_block holds them. */
+typedef struct {
+  int64_t num_entry, nodes, edges, faces, attrs;
+  char topology[TYPE_READ + 1];
+} blk_param_t;
+
+/* Block q (0-based position) of kind k: a NULL block (null) has no
+ * entries and type "NULL"; otherwise its counts (a missing one is 0, but
+ * the entry count must exist) and the type its connectivity variable
+ * names (element_type). -1 when the member does not hold them. */
+static int block_param(int nc, int k, int q, int null, blk_param_t *b) {
+  const blk_names_t *bn = &blk_names[k];
+  memset(b, 0, sizeof *b);
+  if (null) {
+    strcpy(b->topology, "NULL");
+    return 0;
+  }
+  if (!dim_len_q(nc, bn->entries, q + 1, &b->num_entry)) return -1;
+  dim_len_q(nc, bn->nodes, q + 1, &b->nodes);
+  if (bn->edges) dim_len_q(nc, bn->edges, q + 1, &b->edges);
+  if (bn->faces) dim_len_q(nc, bn->faces, q + 1, &b->faces);
+  dim_len_q(nc, bn->attrs, q + 1, &b->attrs);
+  const char *conn = b->nodes > 0 ? bn->conn : b->edges > 0 ? bn->econn
+                                  : b->faces > 0 ? bn->fconn : NULL;
+  if (!conn) return 0;
+  int v = var_id_q(nc, conn, q + 1);
+  size_t len = 0;
+  char type[NC_MAX_NAME + 1024];
+  if (v < 0 || nc_inq_attlen(nc, v, "elem_type", &len) != NC_NOERR || len >= sizeof type ||
+      nc_get_att_text(nc, v, "elem_type", type) != NC_NOERR)
+    return -1;
+  type[len] = '\0';
+  size_t keep = strnlen(type, TYPE_READ);
+  memcpy(b->topology, type, keep);
+  b->topology[keep] = '\0';
+  return 0;
+}
+
 /* Member j's blocks of kind k into the stream: per block id, name,
  * topology, sizes, attribute names. */
-static int summarize_blocks(mxn_dataset_t *ds, int j, int exoid, int k,
-                            int64_t nblk, wbuf_t *w) {
+static int summarize_blocks(mxn_dataset_t *ds, int j, int nc, int k, int64_t nblk, wbuf_t *w) {
   const mxn__file_t *f = &ds->files[j];
+  const blk_names_t *bn = &blk_names[k];
   const char *what = mxn__blk_what[k];
-  ex_entity_type t = mxn__blk_type[k];
   int status = MXN_OK;
   int64_t *ids = NULL;
+  unsigned char *null = NULL;
   char(*names)[MXN_NAME_LEN] = NULL;
   char(*an)[MXN_NAME_LEN] = NULL;
-  char **ap = NULL;
   MXN_ALLOC(ids, nblk);
   MXN_ALLOC(names, nblk);
+  MXN_ALLOC(null, nblk);
   if (nblk > 0) {
-    if (ex_get_ids(exoid, t, ids) < 0) {
+    if (get_i64(nc, var_id(nc, bn->ids), nblk, ids) != 0) {
       status = MXN_DS_ERR(ds, MXN_ERR_FORMAT, "%s: cannot read %s block ids", f->path, what);
       goto done;
     }
-    MXN_CHECK(read_names(exoid, t, (int)nblk, names, 0));
+    /* unnamed blocks are legal */
+    if (read_names(nc, bn->names, nblk, names) < 0) memset(names, 0, (size_t)nblk * sizeof *names);
+    MXN_CHECK(read_null(nc, bn->stat, nblk, null));
   }
   for (int64_t q = 0; q < nblk; q++) {
-    ex_block blk;
-    memset(&blk, 0, sizeof blk);
-    blk.id = ids[q];
-    blk.type = t;
-    if (ex_get_block_param(exoid, &blk) < 0) {
+    blk_param_t blk;
+    if (block_param(nc, k, (int)q, null[q], &blk) != 0) {
       status = MXN_DS_ERR(ds, MXN_ERR_FORMAT, "%s: %s block %lld: cannot read its parameters",
                           f->path, what, (long long)ids[q]);
-      goto done;
-    }
-    if (blk.num_entry < 0 || blk.num_nodes_per_entry < 0 || blk.num_attribute < 0 ||
-        blk.num_edges_per_entry < 0 || blk.num_faces_per_entry < 0) {
-      status = MXN_DS_ERR(ds, MXN_ERR_FORMAT, "%s: %s block %lld: negative sizes", f->path, what,
-                          (long long)ids[q]);
       goto done;
     }
     clean_name(blk.topology, sizeof blk.topology);
@@ -97,109 +209,166 @@ static int summarize_blocks(mxn_dataset_t *ds, int j, int exoid, int k,
       goto done;
     }
     if (poly == MXN_POLY_NFACED && blk.num_entry > 0 &&
-        (blk.num_faces_per_entry == 0 || blk.num_nodes_per_entry != 0 || blk.num_edges_per_entry != 0)) {
+        (blk.faces == 0 || blk.nodes != 0 || blk.edges != 0)) {
       status = MXN_DS_ERR(ds, MXN_ERR_FORMAT,
                           "%s: %s block %lld: NFACED with %lld face, %lld node and %lld edge "
                           "references (polyhedra list faces only)",
-                          f->path, what, (long long)ids[q], (long long)blk.num_faces_per_entry,
-                          (long long)blk.num_nodes_per_entry, (long long)blk.num_edges_per_entry);
+                          f->path, what, (long long)ids[q], (long long)blk.faces,
+                          (long long)blk.nodes, (long long)blk.edges);
       goto done;
     }
-    if (poly == MXN_POLY_NSIDED && (blk.num_edges_per_entry != 0 || blk.num_faces_per_entry != 0)) {
+    if (poly == MXN_POLY_NSIDED && (blk.edges != 0 || blk.faces != 0)) {
       status = MXN_DS_ERR(ds, MXN_ERR_UNSUPPORTED,
                           "%s: %s block %lld: NSIDED entries with edge or face references are "
                           "not supported",
                           f->path, what, (long long)ids[q]);
       goto done;
     }
-    if (blk.num_entry > 0 && blk.num_nodes_per_entry == 0 && poly != MXN_POLY_NFACED) {
+    if (blk.num_entry > 0 && blk.nodes == 0 && poly != MXN_POLY_NFACED) {
       status = MXN_DS_ERR(ds, MXN_ERR_FORMAT,
                           "%s: %s block %lld: %lld entries of type '%s' with 0 nodes each",
                           f->path, what, (long long)ids[q], (long long)blk.num_entry,
                           blk.topology);
       goto done;
     }
-    w_i64(w, blk.id);
+    w_i64(w, ids[q]);
     w_str(w, names[q]);
     w_str(w, blk.topology);
     w_i64(w, blk.num_entry);
-    w_i64(w, blk.num_nodes_per_entry);
-    w_i64(w, blk.num_edges_per_entry);
-    w_i64(w, blk.num_faces_per_entry);
-    w_i64(w, blk.num_attribute);
-    int na = blk.num_entry > 0 ? (int)blk.num_attribute : 0;
+    w_i64(w, blk.nodes);
+    w_i64(w, blk.edges);
+    w_i64(w, blk.faces);
+    w_i64(w, blk.attrs);
+    int64_t na = blk.num_entry > 0 ? blk.attrs : 0;
     if (na > 0) {
       MXN_ALLOC(an, na);
-      MXN_ALLOC(ap, na);
-      for (int a = 0; a < na; a++) ap[a] = an[a];
-      /* Unnamed attributes are legal. */
-      if (ex_get_attr_names(exoid, t, blk.id, ap) < 0)
-        for (int a = 0; a < na; a++) an[a][0] = '\0';
-      for (int a = 0; a < na; a++) {
-        clean_name(an[a], MXN_NAME_LEN);
-        w_str(w, an[a]);
-      }
-      free(an);
-      free(ap);
-      an = NULL;
-      ap = NULL;
+      char name[NC_MAX_NAME + 1];
+      mxn__name_d(name, sizeof name, bn->attr_names, q + 1);
+      /* unnamed attributes are legal */
+      if (read_names(nc, name, na, an) < 0) memset(an, 0, (size_t)na * sizeof *an);
+      for (int64_t a = 0; a < na; a++) w_str(w, an[a]);
+      MXN_FREE(an);
     }
   }
 done:
   free(ids);
   free(names);
+  free(null);
   free(an);
-  free(ap);
   return status;
 }
 
+/* Exodus's names for one set kind: the id, status and name variables,
+ * and per set (numbered by position) its entry count and distribution
+ * factor count dimensions (node sets: a dist_fact_ns variable means one
+ * factor per node). */
+typedef struct {
+  const char *ids, *stat, *names, *entries, *df;
+} set_names_t;
+static const set_names_t set_names[MXN__NSK] = {
+    {"ns_prop1", "ns_status", "ns_names", "num_nod_ns%d", "dist_fact_ns%d"},
+    {"ss_prop1", "ss_status", "ss_names", "num_side_ss%d", "num_df_ss%d"},
+    {"es_prop1", "es_status", "es_names", "num_edge_es%d", "num_df_es%d"},
+    {"fs_prop1", "fs_status", "fs_names", "num_face_fs%d", "num_df_fs%d"},
+    {"els_prop1", "els_status", "els_names", "num_ele_els%d", "num_df_els%d"},
+};
+
 /* Member j's sets of every kind into the stream: id, name, entries,
  * distribution factors. */
-static int summarize_sets(mxn_dataset_t *ds, int j, int exoid, const int64_t nsets_of[MXN__NSK],
+static int summarize_sets(mxn_dataset_t *ds, int j, int nc, const int64_t nsets_of[MXN__NSK],
                           wbuf_t *body) {
   const mxn__file_t *f = &ds->files[j];
   int status = MXN_OK;
   int64_t *ids = NULL;
+  unsigned char *null = NULL;
   char(*names)[MXN_NAME_LEN] = NULL;
   for (int sk = 0; sk < MXN__NSK; sk++) {
-    ex_entity_type t = mxn__set_type[sk];
-    int n = (int)nsets_of[sk];
+    const set_names_t *sn = &set_names[sk];
+    int64_t n = nsets_of[sk];
     if (n <= 0) continue;
     MXN_ALLOC(ids, n);
     MXN_ALLOC(names, n);
-    if (ex_get_ids(exoid, t, ids) < 0) {
+    MXN_ALLOC(null, n);
+    if (get_i64(nc, var_id(nc, sn->ids), n, ids) != 0) {
       status = MXN_DS_ERR(ds, MXN_ERR_FORMAT, "%s: cannot read %s ids", f->path,
                           mxn__set_what[sk]);
       goto done;
     }
-    MXN_CHECK(read_names(exoid, t, n, names, 0));
-    for (int k = 0; k < n; k++) {
+    if (read_names(nc, sn->names, n, names) < 0) memset(names, 0, (size_t)n * sizeof *names);
+    MXN_CHECK(read_null(nc, sn->stat, n, null));
+    for (int64_t k = 0; k < n; k++) {
       int64_t cnt = 0, ndf = 0;
-      if (ex_get_set_param(exoid, t, ids[k], &cnt, &ndf) < 0) {
-        status = MXN_DS_ERR(ds, MXN_ERR_FORMAT, "%s: %s %lld: cannot read its size", f->path,
-                            mxn__set_what[sk], (long long)ids[k]);
-        goto done;
+      if (!null[k]) {
+        if (!dim_len_q(nc, sn->entries, k + 1, &cnt)) {
+          status = MXN_DS_ERR(ds, MXN_ERR_FORMAT, "%s: %s %lld: cannot read its size", f->path,
+                              mxn__set_what[sk], (long long)ids[k]);
+          goto done;
+        }
+        if (sk == MXN__NSET)
+          ndf = var_id_q(nc, sn->df, k + 1) >= 0 ? cnt : 0;
+        else
+          dim_len_q(nc, sn->df, k + 1, &ndf);
       }
       w_i64(body, ids[k]);
       w_str(body, names[k]);
       w_i64(body, cnt);
       w_i64(body, ndf);
     }
-    free(ids);
-    free(names);
-    ids = NULL;
-    names = NULL;
+    MXN_FREE(ids);
+    MXN_FREE(names);
+    MXN_FREE(null);
   }
 done:
   free(ids);
   free(names);
+  free(null);
   return status;
+}
+
+/* Exodus's names for each variable family, in the order a summary stores
+ * them (nodal, element, global, edge, face, then the set kinds): the
+ * count dimension, the names, the truth table and (as printf, variable
+ * then object position) the values of one variable on one object, whose
+ * presence makes the truth table where a member stores none. */
+typedef struct {
+  const char *count, *names, *tab, *vals;
+} var_names_t;
+static const var_names_t var_names[MXN__NV] = {
+    {"num_nod_var", "name_nod_var", NULL, NULL},
+    {"num_elem_var", "name_elem_var", "elem_var_tab", "vals_elem_var%deb%d"},
+    {"num_glo_var", "name_glo_var", NULL, NULL},
+    {"num_edge_var", "name_edge_var", "edge_var_tab", "vals_edge_var%deb%d"},
+    {"num_face_var", "name_face_var", "face_var_tab", "vals_face_var%dfb%d"},
+    {"num_nset_var", "name_nset_var", "nset_var_tab", "vals_nset_var%dns%d"},
+    {"num_sset_var", "name_sset_var", "sset_var_tab", "vals_sset_var%dss%d"},
+    {"num_eset_var", "name_eset_var", "eset_var_tab", "vals_eset_var%des%d"},
+    {"num_fset_var", "name_fset_var", "fset_var_tab", "vals_fset_var%dfs%d"},
+    {"num_elset_var", "name_elset_var", "elset_var_tab", "vals_elset_var%des%d"},
+};
+
+/* Family v's truth table over nobj objects and n variables ([obj][var]):
+ * the stored table, or where the member stores none, whether each value
+ * variable exists. 0 on success. */
+static int read_truth(int nc, int v, int64_t nobj, int n, int *truth) {
+  const var_names_t *vn = &var_names[v];
+  int tab = var_id(nc, vn->tab);
+  if (tab >= 0) {
+    size_t start[2] = {0, 0}, count[2] = {(size_t)nobj, (size_t)n};
+    return nc_get_vara_int(nc, tab, start, count, truth) == NC_NOERR ? 0 : -1;
+  }
+  for (int64_t b = 0; b < nobj; b++)
+    for (int k = 0; k < n; k++) {
+      char name[NC_MAX_NAME + 1];
+      snprintf(name, sizeof name, vn->vals, k + 1, (int)b + 1);
+      truth[b * n + k] = var_id(nc, name) >= 0;
+    }
+  return 0;
 }
 
 /* Member j's variables of each family that can have them here into the
  * stream: count, names, and the truth table over the member's blocks or
  * sets; *n_glob: its global variables. */
-static int summarize_vars(mxn_dataset_t *ds, int j, int exoid, const ex_init_params *p,
+static int summarize_vars(mxn_dataset_t *ds, int j, int nc, const int64_t nblk_of[MXN__NBK],
                           const int64_t nsets_of[MXN__NSK], wbuf_t *body, int *n_glob) {
   const mxn__file_t *f = &ds->files[j];
   int status = MXN_OK;
@@ -207,48 +376,43 @@ static int summarize_vars(mxn_dataset_t *ds, int j, int exoid, const ex_init_par
   char(*names)[MXN_NAME_LEN] = NULL;
   for (int v = 0; v < MXN__NV; v++) {
     int64_t nobj = v == MXN__V_NODAL || v == MXN__V_GLOBAL ? 0
-                   : v == MXN__V_ELEM                      ? p->num_elem_blk
-                   : v == MXN__V_EDGE                      ? p->num_edge_blk
-                   : v == MXN__V_FACE                      ? p->num_face_blk
+                   : v == MXN__V_ELEM                      ? nblk_of[MXN__ELEM]
+                   : v == MXN__V_EDGE                      ? nblk_of[MXN__EDGE]
+                   : v == MXN__V_FACE                      ? nblk_of[MXN__FACE]
                                                            : nsets_of[v - MXN__V_SET0];
     if ((v == MXN__V_EDGE || v == MXN__V_FACE || v >= MXN__V_SET0) && nobj <= 0) continue;
-    int n = 0;
-    if (ex_get_variable_param(exoid, fam_type[v], &n) < 0 ||
-        n < 0) {
-      status = MXN_DS_ERR(ds, MXN_ERR_FORMAT, "%s: cannot read the %s variable count", f->path,
-                          mxn__fam_what[v]);
-      goto done;
-    }
-    if (n > f->open_size) {
+    int64_t n = 0;
+    dim_len(nc, var_names[v].count, &n);
+    if (n > f->open_size || n > INT_MAX) {
       /* every variable's name takes bytes of the file (name_*_var): more
        * variables than bytes is a damaged count, and sizing the names by
        * it asked for gigabytes (fuzz_dataset) */
       status = MXN_DS_ERR(ds, MXN_ERR_FORMAT,
-                          "%s: invalid header (%d %s variables in a file of %lld bytes)", f->path,
-                          n, mxn__fam_what[v], (long long)f->open_size);
+                          "%s: invalid header (%lld %s variables in a file of %lld bytes)", f->path,
+                          (long long)n, mxn__fam_what[v], (long long)f->open_size);
       goto done;
     }
     w_i64(body, n);
     MXN_ALLOC(names, n);
-    if (read_names(exoid, fam_type[v], n, names, 1) != MXN_OK) {
+    /* a member without the names variable gives blank names (Exodus 6.02
+     * warns and goes on) */
+    if (read_names(nc, var_names[v].names, n, names) < 0) {
       status = MXN_DS_ERR(ds, MXN_ERR_FORMAT, "%s: cannot read %s variable names", f->path,
                           mxn__fam_what[v]);
       goto done;
     }
-    for (int k = 0; k < n; k++) w_str(body, names[k]);
-    free(names);
-    names = NULL;
-    if (v == MXN__V_GLOBAL) *n_glob = n;
+    for (int64_t k = 0; k < n; k++) w_str(body, names[k]);
+    MXN_FREE(names);
+    if (v == MXN__V_GLOBAL) *n_glob = (int)n;
     if (nobj > 0 && n > 0 && v != MXN__V_NODAL && v != MXN__V_GLOBAL) {
       MXN_ALLOC(truth, nobj * n);
-      if (ex_get_truth_table(exoid, fam_type[v], (int)nobj, n, truth) < 0) {
+      if (read_truth(nc, v, nobj, (int)n, truth) != 0) {
         status = MXN_DS_ERR(ds, MXN_ERR_FORMAT, "%s: cannot read the %s variable truth table",
                             f->path, mxn__fam_what[v]);
         goto done;
       }
       for (int64_t i = 0; i < nobj * n; i++) w_i64(body, truth[i] != 0);
-      free(truth);
-      truth = NULL;
+      MXN_FREE(truth);
     }
   }
 done:
@@ -257,145 +421,130 @@ done:
   return status;
 }
 
+/* The header's counts, as ex_get_init_ext gives them, in the order a
+ * summary stores them. */
+enum {
+  H_DIM, H_NODES, H_ELEM, H_EDGE, H_FACE, H_ELBLK, H_EDBLK, H_FABLK, H_NSET, H_SSET, H_ESET,
+  H_FSET, H_ELSET, H_ELMAP, H_EDMAP, H_FAMAP, H_NMAP, H_NUM
+};
+static const char *const head_dim[H_NUM] = {
+    "num_dim",       "num_nodes",     "num_elem",      "num_edge",      "num_face",
+    "num_el_blk",    "num_ed_blk",    "num_fa_blk",    "num_node_sets", "num_side_sets",
+    "num_edge_sets", "num_face_sets", "num_elem_sets", "num_elem_maps", "num_edge_maps",
+    "num_face_maps", "num_node_maps"};
+
+/* An integer global attribute, or `dflt` where the member has none. */
+static int64_t global_int(int nc, const char *name, int64_t dflt) {
+  long long v;
+  size_t len = 0;
+  if (nc_inq_attlen(nc, NC_GLOBAL, name, &len) != NC_NOERR || len != 1 ||
+      nc_get_att_longlong(nc, NC_GLOBAL, name, &v) != NC_NOERR)
+    return dflt;
+  return (int64_t)v;
+}
+
+/* Member j's counts, checked, into h and the stream, then its title,
+ * word size, coordinate names, QA and info counts, id width and Nemesis
+ * globals. */
+static int summarize_head(mxn_dataset_t *ds, int j, int nc, int64_t h[H_NUM], wbuf_t *body) {
+  const mxn__file_t *f = &ds->files[j];
+  for (int i = 0; i < H_NUM; i++)
+    if (!dim_len(nc, head_dim[i], &h[i]) && i == H_DIM)
+      return MXN_DS_ERR(ds, MXN_ERR_FORMAT,
+                        "%s: netCDF file without Exodus II header (no num_dim or block counts)",
+                        f->path);
+  if (h[H_DIM] < 1 || h[H_DIM] > 3)
+    return MXN_DS_ERR(ds, MXN_ERR_FORMAT, "%s: invalid header (dimension %lld)", f->path,
+                      (long long)h[H_DIM]);
+  /* Every block, set and map stores at least one byte (its id): more of
+   * them than the file has bytes is a damaged header, and sizing arrays
+   * by it asked for 16 GB (fuzz_dataset). */
+  for (int i = H_ELBLK; i < H_NUM; i++)
+    if (h[i] > f->open_size)
+      return MXN_DS_ERR(ds, MXN_ERR_FORMAT,
+                        "%s: invalid header (%lld blocks, sets or maps of one kind in a file of "
+                        "%lld bytes)",
+                        f->path, (long long)h[i], (long long)f->open_size);
+  for (int i = 0; i < H_NUM; i++) w_i64(body, h[i]);
+  {
+    /* the title, cut at Exodus's line length (80) */
+    char title[MXN_NAME_LEN * 2] = "";
+    size_t len = 0;
+    char *t = NULL;
+    if (nc_inq_attlen(nc, NC_GLOBAL, "title", &len) == NC_NOERR && (t = mxn__malloc(len + 1)) &&
+        nc_get_att_text(nc, NC_GLOBAL, "title", t) == NC_NOERR) {
+      t[len] = '\0';
+      snprintf(title, 81, "%s", t);
+    }
+    free(t);
+    clean_name(title, sizeof title);
+    w_str(body, title);
+  }
+  int64_t ws = global_int(nc, "floating_point_word_size",
+                          global_int(nc, "floating point word size", 8));
+  w_i64(body, ws == 4 ? 4 : 8);
+  {
+    char cn[3][MXN_NAME_LEN];
+    if (read_names(nc, "coor_names", h[H_DIM], cn) < 0) memset(cn, 0, sizeof cn);
+    for (int d = (int)h[H_DIM]; d < 3; d++) cn[d][0] = '\0';
+    for (int d = 0; d < 3; d++) w_str(body, cn[d]);
+  }
+  int64_t nqa = 0, ninfo = 0;
+  dim_len(nc, "num_qa_rec", &nqa);
+  dim_len(nc, "num_info", &ninfo);
+  w_i64(body, nqa);
+  w_i64(body, ninfo);
+  w_i64(body, (global_int(nc, "int64_status", 0) & EX_IDS_INT64_DB) != 0);
+  /* Nemesis: global counts (those of nodes, elements and element blocks
+   * make the set), and the file count. */
+  int64_t nng = 0, neg = 0, nbg = 0, nproc = 0, npf = 0;
+  int ok = dim_len(nc, "num_nodes_global", &nng) & dim_len(nc, "num_elems_global", &neg) &
+           dim_len(nc, "num_el_blk_global", &nbg);
+  w_i64(body, ok);
+  w_i64(body, ok ? nng : 0);
+  w_i64(body, ok ? neg : 0);
+  ok = dim_len(nc, "num_processors", &nproc) & dim_len(nc, "num_procs_file", &npf);
+  w_i64(body, ok);
+  w_i64(body, ok ? nproc : 0);
+  return MXN_OK;
+}
+
 /* At most this many global values (steps x variables, 1 MiB) are kept from
  * member 0's summary; beyond it each step reads its own. */
 #define GLOB_KEEP 131072
 
-/* Member j's header as a stream (see above). Returns the member's status;
- * the stream then holds it and its message. */
-static int summarize_member(mxn_dataset_t *ds, int j, wbuf_t *w) {
-  mxn__file_t *f = &ds->files[j];
-  int status = MXN_OK, exoid;
-  char(*names)[MXN_NAME_LEN] = NULL;
+/* Member j's time values into the stream; member 0 also its global
+ * variables at every step (n_glob of them), where they fit. */
+static int summarize_times(mxn_dataset_t *ds, int j, int nc, int n_glob, wbuf_t *body) {
+  const mxn__file_t *f = &ds->files[j];
+  int status = MXN_OK;
   double *times = NULL, *glob = NULL;
-  int n_glob = 0, ex_was = mxn__ex_quiet();
-  int64_t *ids = NULL;
-  wbuf_t body = {0};
-  if (!mxn__file_open(ds, j, &status)) goto done;
-  exoid = f->exoid;
-
-  ex_init_params p;
-  memset(&p, 0, sizeof p);
-  if (ex_get_init_ext(exoid, &p) < 0) {
-    status = MXN_DS_ERR(ds, MXN_ERR_FORMAT,
-                        "%s: netCDF file without Exodus II header (no num_dim "
-                        "or block counts)",
-                        f->path);
-    goto done;
-  }
-  if (p.num_dim < 1 || p.num_dim > 3 || p.num_nodes < 0 || p.num_elem < 0 ||
-      p.num_elem_blk < 0) {
-    status = MXN_DS_ERR(ds, MXN_ERR_FORMAT, "%s: invalid header (dimension %lld)", f->path,
-                        (long long)p.num_dim);
-    goto done;
-  }
-  if (p.num_edge < 0 || p.num_face < 0 || p.num_edge_blk < 0 || p.num_face_blk < 0) {
-    status = MXN_DS_ERR(ds, MXN_ERR_FORMAT, "%s: invalid header (negative edge/face counts)",
-                        f->path);
-    goto done;
-  }
-  {
-    /* Every block, set and map stores at least one byte (its id): more of
-     * them than the file has bytes is a damaged header, and sizing arrays
-     * by it asked for 16 GB (fuzz_dataset). */
-    const int64_t cnt[] = {p.num_elem_blk, p.num_edge_blk, p.num_face_blk, p.num_node_sets,
-                           p.num_side_sets, p.num_edge_sets, p.num_face_sets, p.num_elem_sets,
-                           p.num_elem_maps, p.num_edge_maps, p.num_face_maps, p.num_node_maps};
-    for (size_t c = 0; c < sizeof cnt / sizeof *cnt; c++)
-      if (cnt[c] < 0 || cnt[c] > f->open_size) {
-        status = MXN_DS_ERR(ds, MXN_ERR_FORMAT,
-                            "%s: invalid header (%lld blocks, sets or maps of one kind in a "
-                            "file of %lld bytes)",
-                            f->path, (long long)cnt[c], (long long)f->open_size);
-        goto done;
-      }
-  }
-  const int64_t head[] = {p.num_dim,       p.num_nodes,     p.num_elem,      p.num_edge,
-                          p.num_face,      p.num_elem_blk,  p.num_edge_blk,  p.num_face_blk,
-                          p.num_node_sets, p.num_side_sets, p.num_edge_sets, p.num_face_sets,
-                          p.num_elem_sets, p.num_elem_maps, p.num_edge_maps, p.num_face_maps,
-                          p.num_node_maps};
-  for (size_t i = 0; i < sizeof head / sizeof *head; i++) w_i64(&body, head[i]);
-  {
-    char title[MXN_NAME_LEN * 2];
-    snprintf(title, sizeof title, "%s", p.title);
-    clean_name(title, sizeof title);
-    w_str(&body, title);
-  }
-  w_i64(&body, ex_inquire_int(exoid, EX_INQ_DB_FLOAT_SIZE) == 4 ? 4 : 8);
-  {
-    char cn[3][MXN_NAME_LEN];
-    char *cp[3] = {cn[0], cn[1], cn[2]};
-    memset(cn, 0, sizeof cn);
-    if (ex_get_coord_names(exoid, cp) < 0)
-      for (int d = 0; d < 3; d++) cn[d][0] = '\0';
-    for (int d = 0; d < 3; d++) {
-      clean_name(cn[d], MXN_NAME_LEN);
-      w_str(&body, cn[d]);
-    }
-  }
-  w_i64(&body, ex_inquire_int(exoid, EX_INQ_QA));
-  w_i64(&body, ex_inquire_int(exoid, EX_INQ_INFO));
-  w_i64(&body, (ex_int64_status(exoid) & EX_IDS_INT64_DB) != 0);
-  /* Nemesis: global counts, file count. */
-  {
-    int64_t nng = 0, neg = 0, nbg = 0, nnsg = 0, nssg = 0;
-    int ok = has_nc_dim(exoid, "num_nodes_global") &&
-             ex_get_init_global(exoid, &nng, &neg, &nbg, &nnsg, &nssg) >= 0;
-    w_i64(&body, ok);
-    w_i64(&body, nng);
-    w_i64(&body, neg);
-    int nproc = 0, nproc_file = 0;
-    char ftype[2] = "";
-    ok = has_nc_dim(exoid, "num_processors") &&
-         ex_get_init_info(exoid, &nproc, &nproc_file, ftype) >= 0;
-    w_i64(&body, ok);
-    w_i64(&body, nproc);
-  }
-  /* Blocks. */
-  const int64_t nblk_of[MXN__NBK] = {p.num_elem_blk, p.num_edge_blk, p.num_face_blk};
-  for (int k = 0; k < MXN__NBK; k++) MXN_CHECK(summarize_blocks(ds, j, exoid, k, nblk_of[k], &body));
-  /* Sets: id, name, entries, distribution factors. */
-  const int64_t nsets_of[MXN__NSK] = {p.num_node_sets, p.num_side_sets, p.num_edge_sets,
-                                      p.num_face_sets, p.num_elem_sets};
-  MXN_CHECK(summarize_sets(ds, j, exoid, nsets_of, &body));
-  /* Variables of each family that can have them here: count, names, and
-   * the truth table over the member's blocks or sets. */
-  MXN_CHECK(summarize_vars(ds, j, exoid, &p, nsets_of, &body, &n_glob));
-  /* Nodes have coordinates: a header declaring nodes without them made
-   * the id map of a member without one (1..n) 10 GB (fuzz_dataset). The
-   * shape check holds them to num_nodes where they are. */
-  if (p.num_nodes > 0 && mxn__m_var(f, "coord") < 0) {
-    for (int d = 0; d < p.num_dim && status == MXN_OK; d++)
-      if (mxn__m_var(f, mxn__coord_var[d]) < 0)
-        status = MXN_DS_ERR(ds, MXN_ERR_FORMAT,
-                            "%s: damaged Exodus file: %lld nodes but no %s (coordinates)",
-                            f->path, (long long)p.num_nodes, mxn__coord_var[d]);
-    if (status != MXN_OK) goto done;
-  }
-  /* Time values. */
-  int nt = (int)ex_inquire_int(exoid, EX_INQ_TIME);
-  if (nt < 0) nt = 0;
+  int64_t nt = 0;
+  dim_len(nc, "time_step", &nt);
   /* Member 0's times are the dataset's. Another member gives its first
    * and last (a read each: a record variable's values lie a record apart),
    * and its others are compared when a step is first read from it
    * (mxn__step_time_check): 200 steps of 1024 members took 51 k reads a
    * rank of 4 here, 0.06-0.2 s of the open. */
-  int nw = j == 0 || nt <= 2 ? nt : 2, rc = 0;
+  int64_t nw = j == 0 || nt <= 2 ? nt : 2;
+  int tv = var_id(nc, "time_whole"), rc = 0;
   MXN_ALLOC(times, nw);
-  if (nw == nt && nt > 0)
-    rc = ex_get_all_times(exoid, times);
-  for (int i = 0; nw < nt && i < 2 && rc >= 0; i++) { /* first, last */
-    int k = i ? nt - 1 : 0;
-    rc = ex_get_time(exoid, k + 1, &times[i]);
+  if (nw > 0 && tv < 0) rc = -1;
+  if (nw == nt && nt > 0 && tv >= 0) {
+    size_t start = 0, count = (size_t)nt;
+    rc = nc_get_vara_double(nc, tv, &start, &count, times) == NC_NOERR ? 0 : -1;
   }
-  if (rc < 0) {
+  for (int i = 0; nw < nt && i < 2 && rc == 0; i++) { /* first, last */
+    size_t k = (size_t)(i ? nt - 1 : 0), one = 1;
+    rc = nc_get_vara_double(nc, tv, &k, &one, &times[i]) == NC_NOERR ? 0 : -1;
+  }
+  if (rc != 0) {
     status = MXN_DS_ERR(ds, MXN_ERR_FORMAT, "%s: cannot read time values", f->path);
     goto done;
   }
-  w_i64(&body, nt);
-  w_i64(&body, nw);
-  for (int k = 0; k < nw; k++) w_f64(&body, times[k]);
+  w_i64(body, nt);
+  w_i64(body, nw);
+  for (int64_t k = 0; k < nw; k++) w_f64(body, times[k]);
   /* Member 0 also gives its global variables at every step, where they fit
    * in GLOB_KEEP values: a step's read then takes them from the dataset and
    * no rank opens member 0 for them (the load's ranks each opened it once
@@ -412,38 +561,87 @@ static int summarize_member(mxn_dataset_t *ds, int j, wbuf_t *w) {
       ds->io.bytes_read += nglob * (int64_t)sizeof(double);
     }
   }
-  w_i64(&body, nglob);
-  for (int64_t k = 0; k < nglob; k++) w_f64(&body, glob[k]);
-  /* Id maps present. */
-  w_i64(&body, mxn__m_var(f, "node_num_map") >= 0);
-  w_i64(&body, mxn__m_var(f, "elem_num_map") >= 0);
-  w_i64(&body, mxn__m_var(f, "edge_num_map") >= 0);
-  w_i64(&body, mxn__m_var(f, "face_num_map") >= 0);
-  /* Numbered maps: ids and names (a member without entities of the kind
-   * has no values to give, and exodus 6.02 leaves such maps without an id). */
-  const int64_t nmaps_of[MXN__NEK] = {p.num_elem_maps, p.num_edge_maps, p.num_face_maps,
-                                      p.num_node_maps};
-  const int64_t nents_of[MXN__NEK] = {p.num_elem, p.num_edge, p.num_face, p.num_nodes};
+  w_i64(body, nglob);
+  for (int64_t k = 0; k < nglob; k++) w_f64(body, glob[k]);
+done:
+  free(times);
+  free(glob);
+  return status;
+}
+
+/* Member j's id maps into the stream: which of the four it stores, and
+ * its numbered maps' ids and names (a member without entities of the
+ * kind has no values to give, and Exodus 6.02 leaves such maps without
+ * an id). */
+static int summarize_maps(mxn_dataset_t *ds, int j, int nc, const int64_t h[H_NUM],
+                          wbuf_t *body) {
+  static const char *const map_ids[MXN__NEK] = {"em_prop1", "edm_prop1", "fam_prop1",
+                                                "nm_prop1"};
+  static const char *const map_names[MXN__NEK] = {"emap_names", "edmap_names", "famap_names",
+                                                  "nmap_names"};
+  const mxn__file_t *f = &ds->files[j];
+  int status = MXN_OK;
+  int64_t *ids = NULL;
+  char(*names)[MXN_NAME_LEN] = NULL;
+  w_i64(body, mxn__m_var(f, "node_num_map") >= 0);
+  w_i64(body, mxn__m_var(f, "elem_num_map") >= 0);
+  w_i64(body, mxn__m_var(f, "edge_num_map") >= 0);
+  w_i64(body, mxn__m_var(f, "face_num_map") >= 0);
+  const int64_t nmaps_of[MXN__NEK] = {h[H_ELMAP], h[H_EDMAP], h[H_FAMAP], h[H_NMAP]};
+  const int64_t nents_of[MXN__NEK] = {h[H_ELEM], h[H_EDGE], h[H_FACE], h[H_NODES]};
   for (int e = 0; e < MXN__NEK; e++) {
-    int nm = (int)nmaps_of[e];
+    int64_t nm = nmaps_of[e];
     if (nm <= 0 || nents_of[e] == 0) continue;
     MXN_ALLOC(ids, nm);
     MXN_ALLOC(names, nm);
-    if (ex_get_ids(exoid, mxn__map_type[e], ids) < 0) {
+    if (get_i64(nc, var_id(nc, map_ids[e]), nm, ids) != 0) {
       status = MXN_DS_ERR(ds, MXN_ERR_FORMAT, "%s: cannot read the %s map ids", f->path,
                           mxn__ent_what[e]);
       goto done;
     }
-    MXN_CHECK(read_names(exoid, mxn__map_type[e], nm, names, 0));
-    for (int k = 0; k < nm; k++) {
-      w_i64(&body, ids[k]);
-      w_str(&body, names[k]);
+    if (read_names(nc, map_names[e], nm, names) < 0) memset(names, 0, (size_t)nm * sizeof *names);
+    for (int64_t k = 0; k < nm; k++) {
+      w_i64(body, ids[k]);
+      w_str(body, names[k]);
     }
-    free(ids);
-    free(names);
-    ids = NULL;
-    names = NULL;
+    MXN_FREE(ids);
+    MXN_FREE(names);
   }
+done:
+  free(ids);
+  free(names);
+  return status;
+}
+
+/* Member j's header as a stream (see above). Returns the member's status;
+ * the stream then holds it and its message. */
+static int summarize_member(mxn_dataset_t *ds, int j, wbuf_t *w) {
+  mxn__file_t *f = &ds->files[j];
+  int status = MXN_OK, n_glob = 0;
+  int64_t h[H_NUM];
+  wbuf_t body = {0};
+  if (!mxn__file_open(ds, j, &status)) goto done;
+  int nc = f->ncid;
+  MXN_CHECK(summarize_head(ds, j, nc, h, &body));
+  const int64_t nblk_of[MXN__NBK] = {h[H_ELBLK], h[H_EDBLK], h[H_FABLK]};
+  for (int k = 0; k < MXN__NBK; k++)
+    MXN_CHECK(summarize_blocks(ds, j, nc, k, nblk_of[k], &body));
+  const int64_t nsets_of[MXN__NSK] = {h[H_NSET], h[H_SSET], h[H_ESET], h[H_FSET], h[H_ELSET]};
+  MXN_CHECK(summarize_sets(ds, j, nc, nsets_of, &body));
+  MXN_CHECK(summarize_vars(ds, j, nc, nblk_of, nsets_of, &body, &n_glob));
+  /* Nodes have coordinates: a header declaring nodes without them made
+   * the id map of a member without one (1..n) 10 GB (fuzz_dataset). The
+   * shape check holds them to num_nodes where they are. */
+  if (h[H_NODES] > 0 && mxn__m_var(f, "coord") < 0) {
+    for (int d = 0; d < h[H_DIM] && status == MXN_OK; d++)
+      if (mxn__m_var(f, mxn__coord_var[d]) < 0)
+        status = MXN_DS_ERR(ds, MXN_ERR_FORMAT,
+                            "%s: damaged Exodus file: %lld nodes but no %s (coordinates)",
+                            f->path, (long long)h[H_NODES], mxn__coord_var[d]);
+    if (status != MXN_OK) goto done;
+  }
+  MXN_CHECK(summarize_times(ds, j, nc, n_glob, &body));
+  MXN_CHECK(summarize_maps(ds, j, nc, h, &body));
   if (body.nomem) status = MXN_ERR_NOMEM;
 done:
   if (status != MXN_OK && ds->err.status == MXN_OK)
@@ -456,11 +654,6 @@ done:
   }
   if (w->nomem && status == MXN_OK) status = MXN_ERR_NOMEM;
   free(body.p);
-  free(names);
-  free(times);
-  free(glob);
-  free(ids);
-  mxn__ex_restore(ex_was);
   return status;
 }
 

@@ -99,17 +99,17 @@ TEST(FuzzRegressDataset, BlockCountBeyondTheFileSize) {
   ExpectFormatError("block_count_beyond_file_size.e", "blocks, sets or maps of one kind in a file of");
 }
 
-// A sound netCDF file that is not Exodus: ex_open refuses it and (6.02)
-// keeps its descriptor; the core closes the netCDF id ex_open left behind.
+// A sound netCDF file that is not Exodus (no version or word size
+// attribute): refused, and the netCDF id opened to look is closed.
 TEST(FuzzRegressDataset, NetcdfNotExodusLeavesNoDescriptor) {
   ExpectFormatError("netcdf_not_exodus.nc", "netCDF opens it, Exodus does not");
 }
 
-// A member with a sound netCDF-3 header (block 2's size dimension renamed
-// num_el_in_blk4) that Exodus's ex_open refuses, leaving netCDF's
-// descriptor open: the leaked id is closed.
-TEST(FuzzRegressDataset, DirectOpenThenExodusRefusesLeavesNoDescriptor) {
-  ExpectFormatError("block_dim_renamed_exodus_refuses.e", "netCDF opens it, Exodus does not");
+// A member with a sound netCDF-3 header whose block 2's size dimension is
+// renamed num_el_in_blk4 (Exodus's ex_open refused it and left netCDF's
+// descriptor open): refused naming the block, no descriptor left open.
+TEST(FuzzRegressDataset, BlockWithoutItsSizeLeavesNoDescriptor) {
+  ExpectFormatError("block_dim_renamed_exodus_refuses.e", "element block 20: cannot read its parameters");
 }
 
 // A variable count of ten million in a 5.6 kB file (num_elem_var, no
