@@ -5,7 +5,10 @@
  *
  * The file is written under a temporary name beside `path` and renamed on
  * a successful mxn_writer_close(), so a failure never leaves a partial file
- * under the final name. Local.
+ * under the final name. A netCDF-4 file (mxn_file_format_t) is written as
+ * netCDF-3 first and copied into netCDF-4 with the writer's chunks and
+ * compression at the close (core/src/nc4copy.c says why and which chunks).
+ * Local.
  */
 #ifndef MXN_WRITE_H
 #define MXN_WRITE_H
