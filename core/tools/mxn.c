@@ -365,8 +365,8 @@ static void print_report(const char *what, const mxn_form_report_t *r) {
 /* The writing commands' file format options. */
 static const char *format_help =
     "  --format nc3|nc4  nc3 (default): netCDF-3 64-bit offset files, as Exodus\n"
-    "                    writes them; nc4: netCDF-4 (HDF5), chunked along the\n"
-    "                    entities, one time step per chunk\n"
+    "                    writes them (64-bit ids: netCDF-4); nc4: netCDF-4\n"
+    "                    (HDF5), chunked along the entities, a step per chunk\n"
     "  --compress L      deflate level L (0-9) with shuffle; L > 0 writes nc4\n";
 
 static int cmd_join(int argc, char **argv) {
