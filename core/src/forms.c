@@ -107,6 +107,7 @@ int mxn_join(const char *in, const char *out, const mxn_form_opts_t *opts,
              mxn_form_report_t *rep, mxn_error_t *err) {
   if (!in || !out) return mxn_error_set(err, MXN_ERR_ARG, "join: input and output paths needed");
   if (!opts) opts = &form_defaults;
+  if (mxn_file_format_check(&opts->file, err) != MXN_OK) return MXN_ERR_ARG;
   mxn_form_report_t local;
   if (!rep) rep = &local;
   memset(rep, 0, sizeof *rep);
@@ -119,6 +120,7 @@ int mxn_join(const char *in, const char *out, const mxn_form_opts_t *opts,
   memset(&wo, 0, sizeof wo);
   wo.int64 = opts->int64 || s->int64_ids;
   wo.word_size = s->float_word_size;
+  wo.file = opts->file;
   wo.use_original_ids = s->has_original_elem_ids;
   {
     /* Members repeating elements carry ghost copies (repart --ghosts): one
@@ -409,6 +411,7 @@ int mxn_split(const char *in, const char *outbase, int nparts, mxn_part_method m
   if (!in || !outbase || nparts < 1)
     return mxn_error_set(err, MXN_ERR_ARG, "split: need input, output base and a part count >= 1");
   if (!opts) opts = &form_defaults;
+  if (mxn_file_format_check(&opts->file, err) != MXN_OK) return MXN_ERR_ARG;
   mxn_form_report_t local;
   if (!rep) rep = &local;
   memset(rep, 0, sizeof *rep);
@@ -543,6 +546,7 @@ int mxn_split(const char *in, const char *outbase, int nparts, mxn_part_method m
     memset(&wo, 0, sizeof wo);
     wo.int64 = opts->int64 || s->int64_ids;
     wo.word_size = s->float_word_size;
+    wo.file = opts->file;
     wo.nemesis = &nm;
     mxn_member_name(outbase, nparts, p, path, plen);
     status = write_all(ds, pc, path, &wo, rep, err);

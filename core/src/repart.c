@@ -148,6 +148,12 @@ static void local_counts(const mxn_structure_t *s, const mxn_piece_t *pc, const 
 
 int mxn_repart(MPI_Comm comm, const char *in, const char *outbase, const mxn_load_opts_t *opts,
                mxn_form_report_t *rep, mxn_error_t *err) {
+  return mxn_repart_format(comm, in, outbase, opts, NULL, rep, err);
+}
+
+int mxn_repart_format(MPI_Comm comm, const char *in, const char *outbase,
+                      const mxn_load_opts_t *opts, const mxn_file_format_t *file,
+                      mxn_form_report_t *rep, mxn_error_t *err) {
   mxn_form_report_t local_rep;
   if (!rep) rep = &local_rep;
   memset(rep, 0, sizeof *rep);
@@ -157,6 +163,8 @@ int mxn_repart(MPI_Comm comm, const char *in, const char *outbase, const mxn_loa
   int status = MXN_OK;
   if (!in || !outbase)
     status = mxn_error_set(err, MXN_ERR_ARG, "repart: input and output base needed");
+  else
+    status = mxn_file_format_check(file, err);
   /* Arguments are checked collectively so that a rank given bad ones does
    * not leave the others waiting in the load. */
   if ((status = mxn_agree(comm, status, err)) != MXN_OK) return status;
@@ -248,6 +256,7 @@ int mxn_repart(MPI_Comm comm, const char *in, const char *outbase, const mxn_loa
   memset(&wo, 0, sizeof wo);
   wo.int64 = s->int64_ids;
   wo.word_size = s->float_word_size;
+  if (file) wo.file = *file;
   /* Ids stay the load's global ids; an original_global_id_map travels as a
    * numbered map, so a later join restores the original ids. */
   wo.nemesis = &nm;

@@ -1,5 +1,6 @@
 /* Writing pieces as Exodus II files (plain, or Nemesis spread members). */
 #include "internal.h"
+#include "nc4copy.h"
 
 #include <errno.h>
 #include <exodusII.h>
@@ -8,6 +9,7 @@
 
 struct mxn_writer {
   int exoid;
+  int level;               /* deflate level; < 0: netCDF-3, no copy */
   char *path, *tmp;
   const mxn_structure_t *s;
   int *btruth[MXN__NBK];   /* per block kind: blocks x vars actually written */
@@ -23,6 +25,20 @@ struct mxn_writer {
     }                                                                 \
     w->io.write_calls++;                                              \
   } while (0)
+
+int mxn_file_format_check(const mxn_file_format_t *f, mxn_error_t *err) {
+  if (!f) return MXN_OK;
+  if (f->format != MXN_FORMAT_DEFAULT && f->format != MXN_FORMAT_NC3 &&
+      f->format != MXN_FORMAT_NC4)
+    return mxn_error_set(err, MXN_ERR_ARG, "file format %d: not a known format", (int)f->format);
+  if (f->compress < 0 || f->compress > 9)
+    return mxn_error_set(err, MXN_ERR_ARG, "compression level %d: not in 0-9", f->compress);
+  if (f->compress > 0 && f->format == MXN_FORMAT_NC3)
+    return mxn_error_set(err, MXN_ERR_ARG,
+                         "compression level %d: netCDF-3 files cannot be compressed (use netCDF-4)",
+                         f->compress);
+  return MXN_OK;
+}
 
 mxn_io_counters_t mxn_writer_counters(const mxn_writer_t *w) {
   mxn_io_counters_t z;
@@ -312,12 +328,16 @@ int mxn_writer_create(const char *path, const mxn_structure_t *s,
   mxn_write_opts_t defaults;
   memset(&defaults, 0, sizeof defaults);
   if (!opts) opts = &defaults;
+  int fstat = mxn_file_format_check(&opts->file, err);
+  if (fstat != MXN_OK) return fstat;
   int ex_was = mxn__ex_quiet(), status = MXN_OK;
   int64_t *buf = NULL, *ebuf = NULL, *fbuf = NULL, *cnt = NULL;
   char (*names)[MXN_NAME_LEN] = NULL;
   mxn_writer_t *w = NULL;
   MXN_ALLOC(w, 1);
   w->exoid = -1;
+  w->level = opts->file.format == MXN_FORMAT_NC4 || opts->file.compress > 0 ? opts->file.compress
+                                                                              : -1;
   w->s = s;
   w->path = strdup(path);
   size_t tl = strlen(path) + 32;
@@ -631,6 +651,24 @@ int mxn_writer_close(mxn_writer_t **pw, int commit, mxn_error_t *err) {
   if (w->exoid >= 0 && ex_close(w->exoid) < 0 && commit)
     status = mxn_error_set(err, MXN_ERR_IO, "%s: closing failed (disk full?)", w->tmp);
   mxn__ex_restore(ex_was);
+  if (w->tmp && commit && status == MXN_OK && w->level >= 0) {
+    /* netCDF-4: the Exodus file is copied with the chunks and compression
+     * of nc4copy.c under a second temporary name, which replaces it. */
+    size_t l = strlen(w->tmp) + 8;
+    char *h5 = mxn__malloc(l);
+    if (!h5)
+      status = MXN_ERR_NOMEM;
+    else {
+      snprintf(h5, l, "%s.nc4", w->tmp);
+      status = mxn__nc4_copy(w->tmp, h5, w->level, err);
+      if (status == MXN_OK && rename(h5, w->tmp) != 0) {
+        status = mxn_error_set(err, MXN_ERR_IO, "%s: cannot move into place: %s", w->tmp,
+                               strerror(errno));
+        unlink(h5);
+      }
+      free(h5);
+    }
+  }
   if (w->tmp) {
     if (commit && status == MXN_OK) {
       if (rename(w->tmp, w->path) != 0) {

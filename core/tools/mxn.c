@@ -362,14 +362,23 @@ static void print_report(const char *what, const mxn_form_report_t *r) {
   printf("\n");
 }
 
+/* The writing commands' file format options. */
+static const char *format_help =
+    "  --format nc3|nc4  nc3 (default): netCDF-3 64-bit offset files, as Exodus\n"
+    "                    writes them (64-bit ids: netCDF-4); nc4: netCDF-4\n"
+    "                    (HDF5), chunked along the entities, a step per chunk\n"
+    "  --compress L      deflate level L (0-9) with shuffle; L > 0 writes nc4\n";
+
 static int cmd_join(int argc, char **argv) {
   if (wants_help(argc, argv)) {
-    printf("usage: mxn join DATASET OUT [--int64] [--quiet]\n\n"
+    printf("usage: mxn join DATASET OUT [--int64] [--format nc3|nc4] [--compress L]\n"
+           "                [--quiet]\n\n"
            "Join the M files of DATASET into the single Exodus file OUT (what\n"
            "SEACAS epu does): every element, edge and face block, every set,\n"
            "numbered map, variable and time step; entities ordered by global id;\n"
            "element ids that nem_spread kept in original_global_id_map are\n"
-           "restored. OUT appears only when complete.\n");
+           "restored. OUT appears only when complete.\n\n%s",
+           format_help);
     return 0;
   }
   mxn_cli_args_t a;
@@ -386,14 +395,16 @@ static int cmd_join(int argc, char **argv) {
 static int cmd_split(int argc, char **argv) {
   if (wants_help(argc, argv)) {
     printf("usage: mxn split MESH OUTBASE -n M [--method linear|sfc|rcb|rib|hsfc|graph]\n"
-           "                 [--imbalance TOL] [--int64] [--quiet]\n\n"
+           "                 [--imbalance TOL] [--int64] [--format nc3|nc4]\n"
+           "                 [--compress L] [--quiet]\n\n"
            "Split MESH into M files OUTBASE.M.j (j zero-padded to the width of M,\n"
            "like nem_spread). Each file has global node/element id maps and the\n"
            "Nemesis load-balance metadata: global counts, internal and border\n"
            "node and element maps, node communication maps.\n"
            "methods: rcb (default), rib, hsfc, graph (Zoltan; graph = PHG on the\n"
            "dual graph), sfc (Hilbert curve of centroids cut into equal pieces),\n"
-           "linear (contiguous global id ranges).\n");
+           "linear (contiguous global id ranges).\n\n%s",
+           format_help);
     return 0;
   }
   mxn_cli_args_t a;
@@ -489,7 +500,7 @@ static int cmd_repart(int argc, char **argv) {
     if (world_rank() == 0)
       printf("usage: mpiexec -n N mxn repart DATASET OUTBASE [--method M] [--map FILE]\n"
              "                  [--weights FIELD] [--weight-step S] [--tolerance T]\n"
-             "                  [--ghosts L] [--quiet]\n\n"
+             "                  [--ghosts L] [--format nc3|nc4] [--compress L] [--quiet]\n\n"
              "The parallel form of M -> N: each of the N ranks loads its balanced\n"
              "piece of DATASET (M files), reading only the member files that cover\n"
              "it, and writes it as OUTBASE.N.i (i = rank, zero-padded to the width\n"
@@ -500,8 +511,8 @@ static int cmd_repart(int argc, char **argv) {
              "exit 1 with the same message and no member is left behind.\n"
              "With --ghosts L each member also holds its L ghost layers, marked by\n"
              "the element variable vtkGhostType (1 on ghost copies, 0 on owned\n"
-             "elements); mxn join keeps one copy of each element and drops it.\n\n%s",
-             coll_options_help);
+             "elements); mxn join keeps one copy of each element and drops it.\n\n%s%s",
+             coll_options_help, format_help);
     return 0;
   }
   mxn_cli_args_t a;
@@ -510,7 +521,8 @@ static int cmd_repart(int argc, char **argv) {
   mxn_error_t err;
   mxn_error_clear(&err);
   mxn_form_report_t rep;
-  if (mxn_repart(MPI_COMM_WORLD, a.pos[0], a.pos[1], &a.lo, &rep, &err) != MXN_OK)
+  if (mxn_repart_format(MPI_COMM_WORLD, a.pos[0], a.pos[1], &a.lo, &a.form.file, &rep, &err) !=
+      MXN_OK)
     return coll_fail("repart", err.msg);
   if (!a.quiet && world_rank() == 0) print_report("repart", &rep);
   return 0;

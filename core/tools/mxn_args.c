@@ -30,6 +30,39 @@ static int parse_double(const char *s, double lo, double hi, double *v) {
   return 1;
 }
 
+/* --format nc3|nc4 and --compress LEVEL (join, split, repart): 1 when
+ * argv[*i] was one of them (consumed with its value), 0 when not,
+ * MXN_CLI_USAGE for a bad value. */
+static int parse_file_format(int argc, char **argv, int *i, mxn_file_format_t *f,
+                             const char **msg) {
+  const char *o = argv[*i];
+  long v;
+  if (*i + 1 >= argc) return 0;
+  if (!strcmp(o, "--format")) {
+    const char *fv = argv[++*i];
+    if (!strcmp(fv, "nc3"))
+      f->format = MXN_FORMAT_NC3;
+    else if (!strcmp(fv, "nc4"))
+      f->format = MXN_FORMAT_NC4;
+    else
+      return usage(msg, "--format needs nc3 or nc4");
+    return 1;
+  }
+  if (!strcmp(o, "--compress")) {
+    if (!parse_long(argv[++*i], 0, 9, &v)) return usage(msg, "--compress needs a level in 0..9");
+    f->compress = (int)v;
+    return 1;
+  }
+  return 0;
+}
+
+/* A level above 0 makes netCDF-4 files; asked together with nc3, say so. */
+static int check_file_format(const mxn_file_format_t *f, const char **msg) {
+  if (f->compress > 0 && f->format == MXN_FORMAT_NC3)
+    return usage(msg, "--compress needs netCDF-4 files: use --format nc4 (or no --format)");
+  return 0;
+}
+
 static int parse_info(int argc, char **argv, mxn_cli_args_t *a, const char **msg) {
   for (int i = 1; i < argc; i++) {
     if (!strcmp(argv[i], "--json"))
@@ -47,7 +80,10 @@ static int parse_info(int argc, char **argv, mxn_cli_args_t *a, const char **msg
 
 static int parse_join(int argc, char **argv, mxn_cli_args_t *a, const char **msg) {
   for (int i = 1; i < argc; i++) {
-    if (!strcmp(argv[i], "--int64"))
+    int ff = parse_file_format(argc, argv, &i, &a->form.file, msg);
+    if (ff) {
+      if (ff == MXN_CLI_USAGE) return ff;
+    } else if (!strcmp(argv[i], "--int64"))
       a->form.int64 = a->int64 = 1;
     else if (!strcmp(argv[i], "--quiet"))
       a->quiet = 1;
@@ -59,13 +95,16 @@ static int parse_join(int argc, char **argv, mxn_cli_args_t *a, const char **msg
       return usage(msg, "too many arguments");
   }
   if (a->np != 2) return usage(msg, "DATASET and OUT expected");
-  return 0;
+  return check_file_format(&a->form.file, msg);
 }
 
 static int parse_split(int argc, char **argv, mxn_cli_args_t *a, const char **msg) {
   for (int i = 1; i < argc; i++) {
     long v;
-    if (!strcmp(argv[i], "-n") && i + 1 < argc) {
+    int ff = parse_file_format(argc, argv, &i, &a->form.file, msg);
+    if (ff) {
+      if (ff == MXN_CLI_USAGE) return ff;
+    } else if (!strcmp(argv[i], "-n") && i + 1 < argc) {
       if (!parse_long(argv[++i], 1, 1000000, &v))
         return usage(msg, "-n needs a count in 1..1000000");
       a->nparts = (int)v;
@@ -90,7 +129,7 @@ static int parse_split(int argc, char **argv, mxn_cli_args_t *a, const char **ms
   }
   if (a->np != 2) return usage(msg, "MESH and OUTBASE expected");
   if (a->nparts < 1) return usage(msg, "-n M is required");
-  return 0;
+  return check_file_format(&a->form.file, msg);
 }
 
 static int parse_diff(int argc, char **argv, mxn_cli_args_t *a, const char **msg) {
@@ -135,7 +174,10 @@ static int parse_coll(int stats, int argc, char **argv, mxn_cli_args_t *a, const
     const char *o = argv[i];
     int has_val = i + 1 < argc;
     long v;
-    if (!strcmp(o, "--method") && has_val) {
+    int ff = stats ? 0 : parse_file_format(argc, argv, &i, &a->form.file, msg);
+    if (ff) {
+      if (ff == MXN_CLI_USAGE) return ff;
+    } else if (!strcmp(o, "--method") && has_val) {
       if (mxn_part_method_parse(argv[++i], &a->lo.method) != MXN_OK)
         return usage(msg, "unknown --method");
       method_given = 1;
@@ -200,7 +242,7 @@ static int parse_coll(int stats, int argc, char **argv, mxn_cli_args_t *a, const
     return usage(msg, "--rebalance and --fresh go with --steps");
   if (stats && a->np != 1) return usage(msg, "one DATASET expected");
   if (!stats && a->np != 2) return usage(msg, "DATASET and OUTBASE expected");
-  return 0;
+  return stats ? 0 : check_file_format(&a->form.file, msg);
 }
 
 int mxn_cli_parse(int argc, char **argv, mxn_cli_args_t *a, const char **msg) {

@@ -10,7 +10,7 @@
  *   mxn_gen --type hex|tet|quad|wedge|mixed --dims NX NY [NZ] [--blocks K]
  *           [--steps T] [--int64] [--id-offset O] [--id-stride S]
  *           [--shuffle-ids SEED] [--no-sets] [--no-vars] [--word-size 4|8]
- *           [--hot-spot]
+ *           [--hot-spot] [--format nc3|nc4] [--compress L]
  *           OUT.e
  * Exit codes: 0 ok, 2 bad usage (nothing written), 1 I/O or memory error
  * (the partial output file is removed).
@@ -97,6 +97,12 @@
  * Integers always pass the API as int64; --int64 also stores them as int64
  * (netCDF-4) and then allows ids beyond 2^31-1, otherwise the file is
  * netCDF 64-bit offset and every id and count must fit in a 32-bit int.
+ * --format nc4 (or --compress L > 0) writes netCDF-4 through Exodus's own
+ * options (EX_NETCDF4 | EX_NOCLASSIC, ex_set_option compression level and
+ * shuffle): a file as Exodus-based codes write it, with netCDF's default
+ * chunks; exodus 6.02 compresses coordinates, connectivity, maps, sets and
+ * nodal variables, not the element variables of a truth table. (mxn's own
+ * writer chooses its chunks, see core/src/nc4copy.c.)
  * Sets go through ex_put_concat_sets because exodus 6.02's ex_put_set_param
  * defines the set lists of an int64 database as NC_USHORT (values > 65535
  * then fail with NC_ERANGE).
@@ -124,7 +130,8 @@ static const char usage_text[] =
   "Usage: mxn_gen --type hex|tet|quad|wedge|mixed --dims NX NY [NZ]\n"
   "               [--blocks K] [--steps T] [--int64] [--id-offset O]\n"
   "               [--id-stride S] [--shuffle-ids SEED] [--no-sets]\n"
-  "               [--no-vars] [--word-size 4|8] [--hot-spot] OUT.e\n"
+  "               [--no-vars] [--word-size 4|8] [--hot-spot]\n"
+  "               [--format nc3|nc4] [--compress L] OUT.e\n"
   "\n"
   "Writes a structured Exodus II mesh of the box [0,NX]x[0,NY]x[0,NZ] (unit\n"
   "spacing) whose ids, sets, attributes and variables all follow formulas\n"
@@ -155,6 +162,10 @@ static const char usage_text[] =
   "  --no-sets         no node sets or side sets.\n"
   "  --no-vars         no variables and no time steps.\n"
   "  --word-size 4|8   floating-point size stored in the file (default 8).\n"
+  "  --format nc3|nc4  nc3 (default): netCDF 64-bit offset (with --int64:\n"
+  "                    netCDF-4); nc4: netCDF-4 (HDF5) as Exodus writes it.\n"
+  "  --compress L      deflate level L (0-9) with shuffle, Exodus's own\n"
+  "                    compression option; L > 0 writes nc4.\n"
   "  --hot-spot        a third element variable \"hot_spot\": 1 + 9 exp(-d^2/2s^2),\n"
   "                    d from a centre crossing the mesh diagonally over the\n"
   "                    steps (s = 0.08 max(NX,NY)); a moving load to balance.\n"
@@ -273,6 +284,8 @@ typedef struct gen_opts {
   int hot_spot;
   double hot_peak;
   int word_size;
+  int format;               /* 0: default, 3: nc3, 4: nc4 */
+  int compress;             /* deflate level, 0: none */
   const char *out;
   char title[MAX_LINE_LENGTH + 1];
 } gen_opts;
@@ -409,6 +422,16 @@ static int parse_args(int argc, char **argv, gen_opts *o)
         usage_error("--word-size needs 4 or 8"); goto done;
       }
       o->word_size = (int)v;
+    } else if (!strcmp(arg, "--format")) {
+      const char *f = has_next ? argv[++a] : "";
+      if (!strcmp(f, "nc3")) o->format = 3;
+      else if (!strcmp(f, "nc4")) o->format = 4;
+      else { usage_error("--format needs nc3 or nc4"); goto done; }
+    } else if (!strcmp(arg, "--compress")) {
+      if (!has_next || parse_i64(argv[++a], 0, 9, &v) != 0) {
+        usage_error("--compress needs a level in 0..9"); goto done;
+      }
+      o->compress = (int)v;
     } else if (arg[0] == '-' && arg[1] != '\0') {
       usage_error("unknown option '%s'", arg);
       goto done;
@@ -422,6 +445,15 @@ static int parse_args(int argc, char **argv, gen_opts *o)
   }
 
   if (!o->kind_given) { usage_error("--type is required"); goto done; }
+  if (o->compress > 0 && o->format == 3) {
+    usage_error("--compress needs netCDF-4 files: use --format nc4 (or no --format)");
+    goto done;
+  }
+  if (o->compress > 0) o->format = 4;
+  if (o->int64 && o->format == 3) {
+    usage_error("--int64 stores netCDF-4 files: drop --format nc3");
+    goto done;
+  }
   if (o->ndims == 0) { usage_error("--dims is required"); goto done; }
   if (o->kind == CELL_QUAD && o->ndims != 2) {
     usage_error("--type quad is 2D: give --dims NX NY"); goto done;
@@ -834,7 +866,8 @@ static int write_file(const gen_opts *o, const layout *l)
     { 2, l->dim == 3 ? "z_max" : "y_max", l->dim == 3 ? 4 : 2, 1 },
   };
   int mode = EX_CLOBBER | EX_ALL_INT64_API
-             | (o->int64 ? (EX_ALL_INT64_DB | EX_NETCDF4) : EX_LARGE_MODEL);
+             | (o->int64 ? (EX_ALL_INT64_DB | EX_NETCDF4) : EX_LARGE_MODEL)
+             | (o->format == 4 ? (EX_NETCDF4 | EX_NOCLASSIC) : 0);
 
   exoid = ex_create(path, mode, &cpu_ws, &io_ws);
   if (exoid < 0) {
@@ -842,6 +875,12 @@ static int write_file(const gen_opts *o, const layout *l)
     goto done;
   }
   created = 1;
+  if (o->compress > 0 &&
+      (ex_set_option(exoid, EX_OPT_COMPRESSION_LEVEL, o->compress) < 0 ||
+       ex_set_option(exoid, EX_OPT_COMPRESSION_SHUFFLE, 1) < 0)) {
+    report_ex(path, "ex_set_option (compression)");
+    goto done;
+  }
 
   /* --- definitions first: netCDF classic files would otherwise move
          already-written bulk data on every later redefinition. */
@@ -1057,7 +1096,7 @@ int main(int argc, char **argv)
   /* Our own messages name the file; keep the library quiet. */
   ex_opts(EX_DEFAULT);
   rc = write_file(&o, &l);
-  if (rc == GEN_IO && o.int64) {
+  if (rc == GEN_IO && (o.int64 || o.format == 4)) {
     /* After a failed write, HDF5 1.10's exit handler crashes on the file
        it could not close; the partial file is already removed, so leave
        without running exit handlers to keep the exit status. */

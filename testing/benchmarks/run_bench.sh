@@ -23,6 +23,11 @@
 #   --M "8 64 1024"       member files per generated set
 #   --N "1 2 4 8"         ranks
 #   --splits "rcb linear" mxn split --method of the generated sets
+#   --formats "nc3 nc4 nc4z1"  member file formats of the generated sets:
+#                         nc3 (netCDF-3, the default), nc4 (netCDF-4), nc4zL
+#                         (netCDF-4, deflate level L + shuffle); sets other
+#                         than nc3 are named ...-M64-nc4.e, ...-M64-nc4z1.e
+#                         (default $MXN_BENCH_FORMATS, else nc3)
 #   --variants "A B C"    pipelines
 #   --repeats R           runs of each variant per configuration (>= 1)
 #   --steps K             time steps read (first + K-1 further; 0 = all)
@@ -40,23 +45,20 @@
 #   --no-report           do not run report.py at the end
 #   --dry-run             print the runs, run nothing
 # Environment: MXN_BUILD_DIR (default ../<checkout>-build), MXN_SHARED_DATA (default
-# ../shared/data beside the checkout, else /work/shared/data).
+# ../shared/data beside the checkout), MXN_BENCH_FORMATS (see --formats).
 set -euo pipefail
 here=$(cd "$(dirname "$0")/../.." && pwd)
 bench=$here/testing/benchmarks
 . "$here/testing/build_dir.sh"
 build=${MXN_BUILD_DIR:-$mxn_default_build}
-shared=${MXN_SHARED_DATA:-}
-if [ -z "$shared" ]; then
-  if [ -d "$here/../shared/data" ]; then shared=$here/../shared/data; else shared=/work/shared/data; fi
-fi
+shared=${MXN_SHARED_DATA:-$here/../shared/data}
 # Absolute and without "..": bench.py's paths and the open counter's prefix must agree.
 [ -d "$shared" ] && shared=$(cd "$shared" && pwd -P)
 data=${MXN_BENCH_DATA:-/tmp/mxn-bench}
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 
 mode=quick
-sizes="" Ms="" Ns="" splits="" variants="A B C" repeats="" steps="" method=Files ghosts=1
+sizes="" Ms="" Ns="" splits="" formats=${MXN_BENCH_FORMATS:-nc3} variants="A B C" repeats="" steps="" method=Files ghosts=1
 spread="" spreadN="" out="" timeout_s=3600 report=1 dry=0 warm=1
 while [ $# -gt 0 ]; do
   case "$1" in
@@ -68,6 +70,7 @@ while [ $# -gt 0 ]; do
     --M) Ms=$2; shift ;;
     --N) Ns=$2; shift ;;
     --splits) splits=$2; shift ;;
+    --formats) formats=$2; shift ;;
     --variants) variants=$2; shift ;;
     --repeats) repeats=$2; shift ;;
     --steps) steps=$2; shift ;;
@@ -187,6 +190,16 @@ print(json.dumps({"kind": "dataset", "set": name, "member": member, "tags": t,
                   "global_vars": len(v["global"])}, sort_keys=True))' "$1" "$2" "$3"
 }
 
+format_args() { # FORMAT: the mxn split options writing it
+  case $1 in
+    nc3) echo "" ;;
+    nc4) echo "--format nc4" ;;
+    nc4z[0-9]) echo "--compress ${1#nc4z}" ;;
+    *) echo "run_bench: unknown format $1 (nc3, nc4, nc4z1 ... nc4z9)" >&2; exit 2 ;;
+  esac
+}
+for f in $formats; do format_args "$f" > /dev/null; done
+
 dims_of() {
   case $1 in
     64k) echo 40 ;; 1m) echo 100 ;; 8m) echo 200 ;;
@@ -205,12 +218,18 @@ for size in $sizes; do
   fi
   for split in $splits; do
     for M in $Ms; do
-      base=$data/hex$size-$split-M$M.e
-      if [ "$dry" = 0 ] && ! ls "$base.$M."* > /dev/null 2>&1; then
-        echo "run_bench: splitting into $M files ($split): $base.$M.*"
-        nice -n 10 "$mxn" split "$mesh" "$base" -n "$M" --method "$split" --quiet
-      fi
-      sets+=("hex$size-$split-M$M|$base|$Ns|size=$size split=$split M=$M")
+      for fmt in $formats; do
+        # nc3 sets keep their names (and the data made before formats).
+        sfx=""
+        [ "$fmt" = nc3 ] || sfx=-$fmt
+        base=$data/hex$size-$split-M$M$sfx.e
+        if [ "$dry" = 0 ] && ! ls "$base.$M."* > /dev/null 2>&1; then
+          echo "run_bench: splitting into $M files ($split, $fmt): $base.$M.*"
+          # shellcheck disable=SC2046
+          nice -n 10 "$mxn" split "$mesh" "$base" -n "$M" --method "$split" $(format_args "$fmt") --quiet
+        fi
+        sets+=("hex$size-$split-M$M$sfx|$base|$Ns|size=$size split=$split M=$M format=$fmt")
+      done
     done
   done
 done

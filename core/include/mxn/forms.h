@@ -28,6 +28,7 @@ typedef struct mxn_form_opts {
   int int64;                /**< write 64-bit ids (also automatic when the input has them) */
   int64_t gap;              /**< read coalescing gap in entries; <0 = default */
   double imbalance_tol;     /**< split: partitioner tolerance (0 = default) */
+  mxn_file_format_t file;   /**< format and compression of the files written */
 } mxn_form_opts_t;
 
 /**

@@ -57,6 +57,12 @@ extern "C" {
 int mxn_repart(MPI_Comm comm, const char *in, const char *outbase,
                const mxn_load_opts_t *opts, mxn_form_report_t *rep, mxn_error_t *err);
 
+/** As mxn_repart(), writing the members in format `file` (NULL: netCDF-3
+ *  as mxn_repart() does; a bad request is MXN_ERR_ARG on every rank). */
+int mxn_repart_format(MPI_Comm comm, const char *in, const char *outbase,
+                      const mxn_load_opts_t *opts, const mxn_file_format_t *file,
+                      mxn_form_report_t *rep, mxn_error_t *err);
+
 #ifdef __cplusplus
 }
 #endif
