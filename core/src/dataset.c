@@ -227,6 +227,7 @@ void mxn_dataset_destroy(mxn_dataset_t **pds) {
     mxn__file_domain_free(f->dom);
   }
   free(ds->files);
+  free(ds->reads.buf);
   free(ds->glob_vals);
   mxn__arena_free(ds);
   free_structure(&ds->s);

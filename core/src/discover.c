@@ -161,7 +161,12 @@ static int discover(mxn_dataset_t *ds, const char *path) {
     return MXN_ERR_NOMEM;
   }
   ds->nfiles = (int)M;
-  for (long j = 0; j < M; j++) ds->files[j].ncid = -1;
+  ds->reads.io = &ds->io;
+  ds->reads.ncid = -1;
+  for (long j = 0; j < M; j++) {
+    ds->files[j].ncid = -1;
+    ds->files[j].rd = &ds->reads;
+  }
   if (!base) {
     ds->files[0].path = strdup(path);
     if (!ds->files[0].path) return MXN_ERR_NOMEM;

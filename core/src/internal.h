@@ -166,10 +166,27 @@ typedef struct mxn__sets {
   int *truth;              /* structure sets x vars (by file set until indexed) */
 } mxn__sets_t;
 
+/* The state member reads share (member.c): the counters they add to and,
+ * for chunked netCDF-4 variables, the last box read whole on chunk
+ * boundaries, from which later reads inside it copy instead of
+ * decompressing those chunks again. */
+#define MXN__BOX_DIMS 4
+typedef struct mxn__reads {
+  mxn_io_counters_t *io;
+  int ncid, varid;         /* the box's member and variable; ncid -1: none */
+  char as;                 /* its values' type ('d', 'l', 'c') */
+  int nd;
+  size_t start[MXN__BOX_DIMS], count[MXN__BOX_DIMS];
+  char *buf;
+  size_t cap;
+} mxn__reads_t;
+
 /* What the dataset knows of one member file. */
 typedef struct mxn__file {
   char *path;
   int ncid;                /* its netCDF id, -1 while closed */
+  int nc4;                 /* stored as netCDF-4 (HDF5) */
+  mxn__reads_t *rd;        /* the dataset's shared read state */
   int64_t open_size;       /* its size in bytes when it was opened */
   int nc_checked;          /* its header passed mxn__file_open's checks, here or (a
                               collective open) on the rank that summarised it */
@@ -200,6 +217,7 @@ struct mxn_dataset {
   uint64_t use_clock;
   int open_count;
   mxn_io_counters_t io;
+  mxn__reads_t reads;
   int opened;
   int vars_from[MXN__NV];    /* member that defined each family's names */
   int max_open;            /* open-file cap, from RLIMIT_NOFILE */

@@ -25,6 +25,7 @@ static int is_open(const mxn__file_t *f) { return f->ncid >= 0; }
 /* Close member f. */
 void mxn__member_close(mxn_dataset_t *ds, mxn__file_t *f) {
   if (f->ncid >= 0) {
+    if (f->rd && f->rd->ncid == f->ncid) f->rd->ncid = -1; /* the id may be reused */
     nc_close(f->ncid);
     f->ncid = -1;
     ds->open_count--;
@@ -268,30 +269,6 @@ static int check_var_shapes(mxn_dataset_t *ds, const char *path, int ncid) {
   return MXN_OK;
 }
 
-/* The attributes of an open netCDF file (one that is not netCDF-3, whose
- * header walk checks them) against what Exodus 6.02 can hold
- * (mxn__exodus_att_check), global ones first, then each variable's in
- * order, as the walk meets them. 0 if sound, else 1 and a reason. */
-static int check_exodus_atts(int ncid, char *why, size_t whylen) {
-  int nvars = 0;
-  if (nc_inq_nvars(ncid, &nvars) != NC_NOERR) return 0;
-  for (int v = NC_GLOBAL; v < nvars; v++) {
-    char var[NC_MAX_NAME + 1] = "", att[NC_MAX_NAME + 1];
-    int natts = 0;
-    if ((v >= 0 && nc_inq_varname(ncid, v, var) != NC_NOERR) ||
-        nc_inq_varnatts(ncid, v, &natts) != NC_NOERR)
-      continue;
-    for (int k = 0; k < natts; k++) {
-      size_t len;
-      if (nc_inq_attname(ncid, v, k, att) == NC_NOERR &&
-          nc_inq_attlen(ncid, v, att, &len) == NC_NOERR &&
-          mxn__exodus_att_check(v >= 0 ? var : NULL, att, len, why, whylen))
-        return 1;
-    }
-  }
-  return 0;
-}
-
 /* netCDF refused member `path` (nc_open's rc): say so, naming the format
  * its first bytes show. */
 static int open_refused(mxn_dataset_t *ds, const char *path, const char magic[4], int rc) {
@@ -312,8 +289,10 @@ static int is_exodus(int nc) {
   if (nc_inq_attlen(nc, NC_GLOBAL, "version", &len) != NC_NOERR || len != 1 ||
       nc_get_att_float(nc, NC_GLOBAL, "version", &version) != NC_NOERR)
     return 0;
-  if (nc_get_att_int(nc, NC_GLOBAL, "floating_point_word_size", &ws) != NC_NOERR &&
-      nc_get_att_int(nc, NC_GLOBAL, "floating point word size", &ws) != NC_NOERR)
+  const char *wsn = "floating_point_word_size";
+  if (nc_inq_attlen(nc, NC_GLOBAL, wsn, &len) != NC_NOERR) wsn = "floating point word size";
+  if (nc_inq_attlen(nc, NC_GLOBAL, wsn, &len) != NC_NOERR || len != 1 ||
+      nc_get_att_int(nc, NC_GLOBAL, wsn, &ws) != NC_NOERR)
     return 0;
   return ws == 4 || ws == 8;
 }
@@ -364,13 +343,22 @@ static int open_member(mxn_dataset_t *ds, int j) {
    * to the file. Without it netCDF's two 8 KiB buffers re-read the
    * header's block each time reads alternate between the small variables
    * beside it and the data further on, and per-step reads were slower. */
-  int id, rc = nc_open(f->path, NC_NOWRITE | NC_SHARE, &id);
+  /* A netCDF-4 member's variables take the chunk cache netCDF's default
+   * holds when the file is opened: 16 MiB each, kept while the member is
+   * open, which grew a rank by hundreds of megabytes over many members.
+   * The reads keep their own box (mxn__m_get), so HDF5 keeps none: the
+   * default is set for this open only and given back. */
+  size_t cache_size, cache_nelems;
+  float cache_pre;
+  int had = nc_get_chunk_cache(&cache_size, &cache_nelems, &cache_pre) == NC_NOERR;
+  if (had) nc_set_chunk_cache(0, 1, 1.0f);
+  int id, fmt = 0, rc = nc_open(f->path, NC_NOWRITE | NC_SHARE, &id);
+  if (had) nc_set_chunk_cache(cache_size, cache_nelems, cache_pre);
   if (rc != NC_NOERR) return open_refused(ds, f->path, magic, rc);
+  f->nc4 = nc_inq_format(id, &fmt) == NC_NOERR &&
+           (fmt == NC_FORMAT_NETCDF4 || fmt == NC_FORMAT_NETCDF4_CLASSIC);
   int status = MXN_OK;
-  if (first && check == 0 && check_exodus_atts(id, why, sizeof why))
-    status = MXN_DS_ERR(ds, MXN_ERR_FORMAT, "%s: not a readable Exodus II file (damaged: %s)",
-                        f->path, why);
-  else if (first && !is_exodus(id))
+  if (first && !is_exodus(id))
     status = MXN_DS_ERR(ds, MXN_ERR_FORMAT,
                         "%s: not a readable Exodus II file (netCDF opens it, "
                         "Exodus does not: not Exodus, or a damaged header)",
@@ -378,7 +366,12 @@ static int open_member(mxn_dataset_t *ds, int j) {
   if (status == MXN_OK)
     status = check_not_truncated(ds, f->path, nc_data_bytes(id), (int64_t)st.st_size);
   f->open_size = (int64_t)st.st_size;
-  if (status == MXN_OK && first) status = check_var_shapes(ds, f->path, id);
+  /* netCDF-3 variables are checked against the shapes Exodus gives them
+   * (a look at the header in memory). A netCDF-4 member's would load every
+   * variable's HDF5 metadata, which its reads do not need: they all ask
+   * for counts the member's dimensions give, and netCDF refuses counts
+   * beyond a variable's own shape. */
+  if (status == MXN_OK && first && !f->nc4) status = check_var_shapes(ds, f->path, id);
   if (status != MXN_OK) {
     nc_close(id);
     return status;
@@ -414,14 +407,107 @@ int64_t mxn__m_dimlen(const mxn__file_t *f, int v, int d) {
   return (int64_t)len;
 }
 
-int mxn__m_get(const mxn__file_t *f, int v, const size_t *start, const size_t *count,
-               const ptrdiff_t *stride, void *out, char as) {
-  int id = f->ncid;
+static int get_plain(int id, int v, const size_t *start, const size_t *count,
+                     const ptrdiff_t *stride, void *out, char as) {
   switch (as) {
     case 'd': return nc_get_vars_double(id, v, start, count, stride, out);
     case 'l': return nc_get_vars_longlong(id, v, start, count, stride, out);
     default: return nc_get_vars_text(id, v, start, count, stride, out);
   }
+}
+
+static size_t as_size(char as) { return as == 'd' ? sizeof(double) : as == 'l' ? sizeof(long long) : 1; }
+
+/* Boxes of chunked variables are kept up to this size: beyond it a read
+ * goes to netCDF as asked (each chunk it touches is still decompressed
+ * once within that call). */
+#define BOX_KEEP ((size_t)32 << 20)
+
+/* Copy the part start/count of the box rd holds into out. */
+static void box_copy(const mxn__reads_t *rd, const size_t *start, const size_t *count,
+                     char *out) {
+  size_t es = as_size(rd->as), nd = (size_t)rd->nd, idx[MXN__BOX_DIMS] = {0};
+  size_t row = count[nd - 1] * es;
+  for (;;) {
+    /* position of (start + idx) in the box, row by row of the last dimension */
+    size_t at = 0;
+    for (size_t d = 0; d < nd; d++) {
+      size_t pos = d + 1 == nd ? start[d] - rd->start[d] : start[d] + idx[d] - rd->start[d];
+      at = at * rd->count[d] + pos;
+    }
+    memcpy(out, rd->buf + at * es, row);
+    out += row;
+    size_t d = nd - 1;
+    while (d-- > 0) {
+      if (++idx[d] < count[d]) break;
+      idx[d] = 0;
+    }
+    if (d == (size_t)-1) return;
+  }
+}
+
+int mxn__m_get(const mxn__file_t *f, int v, const size_t *start, const size_t *count,
+               const ptrdiff_t *stride, void *out, char as) {
+  int id = f->ncid, nd = 0, storage = 0;
+  size_t ch[MXN__BOX_DIMS], box0[MXN__BOX_DIMS], boxn[MXN__BOX_DIMS], req = 1, box = 1;
+  mxn__reads_t *rd = f->rd;
+  if (!f->nc4 || !rd || nc_inq_varndims(id, v, &nd) != NC_NOERR || nd < 1 ||
+      nd > MXN__BOX_DIMS)
+    return get_plain(id, v, start, count, stride, out, as);
+  for (int d = 0; stride && d < nd; d++)
+    if (stride[d] != 1) return get_plain(id, v, start, count, stride, out, as);
+  int deflate = 0, shuffle = 0, level = 0;
+  if (nc_inq_var_chunking(id, v, &storage, ch) != NC_NOERR || storage != NC_CHUNKED ||
+      nc_inq_var_deflate(id, v, &shuffle, &deflate, &level) != NC_NOERR)
+    return get_plain(id, v, start, count, stride, out, as);
+  int dims[MXN__BOX_DIMS];
+  nc_inq_vardimid(id, v, dims);
+  for (int d = 0; d < nd; d++) {
+    size_t len = 0;
+    if (count[d] == 0) return NC_NOERR;
+    if (nc_inq_dimlen(id, dims[d], &len) != NC_NOERR || ch[d] == 0 || start[d] + count[d] > len)
+      return get_plain(id, v, start, count, stride, out, as); /* netCDF says what is wrong */
+    box0[d] = start[d] / ch[d] * ch[d];
+    size_t end = (start[d] + count[d] + ch[d] - 1) / ch[d] * ch[d];
+    boxn[d] = (end < len ? end : len) - box0[d];
+    req *= count[d];
+    box *= boxn[d];
+  }
+  /* inside the box read last: copy */
+  int inside = rd->ncid == id && rd->varid == v && rd->as == as && rd->nd == nd;
+  for (int d = 0; inside && d < nd; d++)
+    inside = start[d] >= rd->start[d] && start[d] + count[d] <= rd->start[d] + rd->count[d];
+  if (inside) {
+    box_copy(rd, start, count, out);
+    return NC_NOERR;
+  }
+  size_t es = as_size(as);
+  int rc;
+  if (box == req || box * es > BOX_KEEP) {
+    /* on chunk boundaries already, or too big to keep: as asked */
+    rc = get_plain(id, v, start, count, NULL, out, as);
+    if (rc == NC_NOERR && deflate) rd->io->bytes_decompressed += (int64_t)(box * es);
+    return rc;
+  }
+  if (rd->cap < box * es) {
+    char *nb = mxn__realloc(rd->buf, box * es);
+    if (!nb) return get_plain(id, v, start, count, NULL, out, as);
+    rd->buf = nb;
+    rd->cap = box * es;
+  }
+  rd->ncid = -1;
+  if ((rc = get_plain(id, v, box0, boxn, NULL, rd->buf, as)) != NC_NOERR) return rc;
+  rd->ncid = id;
+  rd->varid = v;
+  rd->as = as;
+  rd->nd = nd;
+  memcpy(rd->start, box0, sizeof box0);
+  memcpy(rd->count, boxn, sizeof boxn);
+  /* the widening is read too */
+  rd->io->bytes_read += (int64_t)((box - req) * es);
+  if (deflate) rd->io->bytes_decompressed += (int64_t)(box * es);
+  box_copy(rd, start, count, out);
+  return NC_NOERR;
 }
 
 void mxn__name_d(char *out, size_t cap, const char *fmt, long long q) {

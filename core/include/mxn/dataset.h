@@ -186,7 +186,7 @@ int mxn_dataset_errcode(const mxn_dataset_t *ds);
 
 /** I/O counters kept per handle since creation. */
 typedef struct mxn_io_counters {
-  int64_t bytes_read;    /**< payload bytes requested from Exodus reads */
+  int64_t bytes_read;    /**< payload bytes read from members */
   /** Of bytes_read: the members' whole id maps (node, element, edge, face
    *  and original element ids), read once per member to find entries by
    *  global id. */
@@ -195,10 +195,16 @@ typedef struct mxn_io_counters {
    *  distribution factors), read whole per member to keep the entries of
    *  a piece. */
   int64_t set_bytes_read;
-  int64_t read_calls;    /**< ex_get_* bulk-data calls */
-  int64_t files_opened;  /**< ex_open calls */
+  int64_t read_calls;    /**< bulk-data read calls */
+  int64_t files_opened;  /**< member opens */
   int64_t bytes_written;
   int64_t write_calls;
+  /** Of netCDF-4 members' compressed variables: the bytes of the chunks
+   *  decompressed (whole chunks, so at least what the reads asked of
+   *  them). A chunk a load needs is decompressed once per step: reads
+   *  are widened to chunk boundaries, and later reads inside the last
+   *  box read copy from it. */
+  int64_t bytes_decompressed;
 } mxn_io_counters_t;
 
 /** Current counters. Local. */
