@@ -133,7 +133,7 @@ static int side_df_counts(mxn_dataset_t *ds, faces_cache_t *fcache, const mxn__f
     } else {
       cnt[i] = b < 0 ? -1
                      : mxn__side_node_count(s->blocks[b].type, s->blocks[b].nodes_per_elem,
-                                            (int)extra[i]);
+                                            s->num_dim, (int)extra[i]);
     }
     if (cnt[i] >= 0) {
       known += cnt[i];

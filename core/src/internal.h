@@ -438,8 +438,10 @@ static inline mxn_piece_set_t *mxn__psets(const mxn_piece_t *p, int k, int *n) {
 }
 
 /* Number of nodes on side `side` (1-based) of an element of type `type`
- * with `npe` nodes, or -1 when the type or side is unknown. */
-int mxn__side_node_count(const char *type, int npe, int side);
+ * with `npe` nodes in a mesh of `num_dim` dimensions (a TRI's sides are
+ * faces and edges in 3D, edges in 2D), or -1 when the type or side is
+ * unknown. */
+int mxn__side_node_count(const char *type, int npe, int num_dim, int side);
 /* 1 when the element type is one whose sides MxN knows. */
 int mxn__known_type(const char *type);
 
