@@ -377,7 +377,46 @@ TEST(ShellSideSets, SerialReadHasEveryFactor) {
   }
 }
 
-// The same mesh split into members by the CLI opens too, and joins back.
+// The side sets of Exodus files as the Exodus library lists their nodes:
+// per (element id, side), the side's node ids then its factors, over all
+// the files (the same entry in two files must agree).
+using ExodusSides = std::map<std::pair<int64_t, int>, std::vector<double>>;
+
+void exodus_sides(const std::vector<std::string> &paths, int id, ExodusSides *out) {
+  for (const std::string &path : paths) {
+    int cpu = 8, io = 0;
+    float version = 0;
+    int ex = ex_open(path.c_str(), EX_READ, &cpu, &io, &version);
+    ASSERT_GE(ex, 0) << path;
+    ex_init_params p;
+    ASSERT_GE(ex_get_init_ext(ex, &p), 0);
+    std::vector<int> nmap(p.num_nodes), emap(p.num_elem);
+    ASSERT_GE(ex_get_id_map(ex, EX_NODE_MAP, nmap.data()), 0);
+    ASSERT_GE(ex_get_id_map(ex, EX_ELEM_MAP, emap.data()), 0);
+    int n = 0, nd = 0;
+    if (ex_get_set_param(ex, EX_SIDE_SET, id, &n, &nd) < 0 || n == 0) {
+      ex_close(ex);
+      continue;
+    }
+    std::vector<int> elems(n), sides(n), counts(n), nodes(9 * n);
+    std::vector<double> df(nd);
+    ASSERT_GE(ex_get_set(ex, EX_SIDE_SET, id, elems.data(), sides.data()), 0);
+    ASSERT_GE(ex_get_side_set_node_list(ex, id, counts.data(), nodes.data()), 0);
+    if (nd > 0) ASSERT_GE(ex_get_set_dist_fact(ex, EX_SIDE_SET, id, df.data()), 0);
+    for (int i = 0, at = 0; i < n; at += counts[i++]) {
+      std::vector<double> v;
+      for (int k = 0; k < counts[i]; k++) v.push_back(nmap[nodes[at + k] - 1]);
+      for (int k = 0; nd > 0 && k < counts[i]; k++) v.push_back(df[at + k]);
+      auto ins = out->insert({{emap[elems[i] - 1], sides[i]}, v});
+      if (!ins.second) EXPECT_EQ(ins.first->second, v) << path << ": side set " << id;
+    }
+    ex_close(ex);
+  }
+}
+
+// The same mesh split into members by the CLI opens too, and joins back;
+// the Exodus library lists the same side nodes and factors in the members
+// and in the joined file as in the original.
 TEST(ShellSideSets, SplitAndJoinKeepTheSets) {
   std::string dir = tmpdir("topology_shells_split");
   std::string path = shell_mesh_path(dir);
@@ -391,6 +430,16 @@ TEST(ShellSideSets, SplitAndJoinKeepTheSets) {
     ASSERT_EQ(4, w.s()->num_side_sets);
     for (int q = 0; q < w.s()->num_side_sets; q++)
       expect_written(kMesh, (int)w.s()->side_sets[q].id, entries_of(w.pc, w.pc->side_sets[q]));
+  }
+  for (int id : {11, 12, 13, 14}) {
+    ExodusSides orig, members, joined;
+    ASSERT_NO_FATAL_FAILURE(exodus_sides({path}, id, &orig));
+    ASSERT_NO_FATAL_FAILURE(
+        exodus_sides({dir + "/m.e.3.0", dir + "/m.e.3.1", dir + "/m.e.3.2"}, id, &members));
+    ASSERT_NO_FATAL_FAILURE(exodus_sides({dir + "/j.e"}, id, &joined));
+    EXPECT_EQ(kMesh.ss_size(id), (int64_t)orig.size());
+    EXPECT_EQ(orig, members) << "side set " << id;
+    EXPECT_EQ(orig, joined) << "side set " << id;
   }
 }
 
