@@ -2,9 +2,10 @@
  * \file topology.h
  * Element sides of the Exodus II element types, for callers that turn a
  * side set entry (element, side) into the nodes of that face or edge (the
- * reader plugin builds its side set cells from this). The side and node
- * numbering is that of the Exodus II manual's element figures; the core's
- * own side tables (dual graph, halo) are the same tables.
+ * reader plugin builds its side set cells from this). The sides, their
+ * nodes and their order are those the Exodus library lists; the core counts
+ * side set distribution factors and finds neighbouring elements (dual
+ * graph, halo) with the same tables.
  */
 #ifndef MXN_TOPOLOGY_H
 #define MXN_TOPOLOGY_H
@@ -13,7 +14,8 @@
 extern "C" {
 #endif
 
-/** Most nodes on one side of a known element type (a HEX27 face). */
+/** Most nodes on one side of a known element type (a HEX27, WEDGE18 or
+ *  SHELL9 face). */
 #define MXN_MAX_SIDE_NODES 9
 
 /**
