@@ -182,21 +182,26 @@ static int merge_vars(mxn_dataset_t *ds, int j, int v, int n, char (*got)[MXN_NA
     of[k] = k;
     k++;
   }
+  if (k == n) goto done;
+  /* Otherwise room for the rest as new names, made once; a name is looked
+   * for among the earlier members' only (this member's new ones are its
+   * own already). */
+  const int before = *num;
+  char(*grown)[MXN_NAME_LEN] = mxn__realloc(*names, (size_t)(before + n - k) * sizeof **names);
+  if (!grown) {
+    status = MXN_ERR_NOMEM;
+    goto done;
+  }
+  *names = grown;
   for (; k < n; k++) {
     int at = -1;
-    for (int d = 0; d < *num && at < 0; d++) {
+    for (int d = 0; d < before && at < 0; d++) {
       if (strcmp(got[k], (*names)[d]) != 0) continue;
       int taken = 0;
       for (int i = 0; i < k && !taken; i++) taken = of[i] == d;
       if (!taken) at = d;
     }
     if (at < 0) {
-      char(*grown)[MXN_NAME_LEN] = mxn__realloc(*names, (size_t)(*num + 1) * sizeof **names);
-      if (!grown) {
-        status = MXN_ERR_NOMEM;
-        goto done;
-      }
-      *names = grown;
       memcpy((*names)[*num], got[k], MXN_NAME_LEN);
       at = (*num)++;
     }
