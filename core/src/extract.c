@@ -403,24 +403,107 @@ done:
   return status;
 }
 
+/* Nodal variables member j lists of the dataset's. */
+static int nodal_vars_of(const mxn__file_t *f, int nv) {
+  int c = 0;
+  for (int v = 0; v < nv; v++) c += mxn__var_pos(f, MXN__V_NODAL, v) >= 0;
+  return c;
+}
+
+/* Where members differ in their nodal variables, a node several members
+ * hold is read from one that has the variables: the cover's choice moves,
+ * node by node, to a member holding it with more of them (ties keep the
+ * cover's choice), so a value stored for a shared node is never hidden by
+ * a member lacking it. Every member holding a piece node is considered,
+ * not only the extraction's own, so ranks sharing a node read it alike.
+ * file[i], pos[i]: piece node i's member and position there, changed in
+ * place; *moved: whether any moved. Where members hold disjoint
+ * variables of a node, those of the member with the most are read. */
+static int prefer_nodal_vars(mxn_dataset_t *ds, const mxn_idset_t *PN, int *file, int64_t *pos,
+                             int *moved) {
+  const int M = ds->nfiles, nv = ds->s.num_node_vars;
+  int status = MXN_OK, *have = NULL, fewest = nv;
+  int64_t *at = NULL;
+  *moved = 0;
+  MXN_ALLOC(have, M);
+  for (int j = 0; j < M; j++) have[j] = nodal_vars_of(&ds->files[j], nv);
+  for (int64_t i = 0; i < PN->n; i++)
+    if (have[file[i]] < fewest) fewest = have[file[i]];
+  if (fewest == nv) goto done; /* every node already read from a member with them all */
+  MXN_ALLOC_RAW(at, PN->n);
+  for (int j = 0; j < M; j++) {
+    if (have[j] <= fewest) continue;
+    const mxn_file_domain_t *d;
+    MXN_CHECK(mxn_dataset_file_domain(ds, j, &d));
+    for (int64_t i = 0; i < PN->n; i++) at[i] = -1;
+    (void)mxn__idset_match(PN, &d->nodes, NULL, d->node_pos, at);
+    for (int64_t i = 0; i < PN->n; i++)
+      if (at[i] >= 0 && have[j] > have[file[i]]) {
+        file[i] = j;
+        pos[i] = at[i];
+        *moved = 1;
+      }
+  }
+done:
+  free(have);
+  free(at);
+  return status;
+}
+
 /* The piece's node segments from the nodes' cover (every member's node
- * positions sorted, coalesced into runs within the plan's gap budget). */
+ * positions sorted, coalesced into runs within the plan's gap budget), or
+ * from the members prefer_nodal_vars chose. */
 static int plan_nodes(mxn_dataset_t *ds, mxn_piece_t *piece, const mxn_extract_opts_t *opts,
-                      const mxn_cover_t *cov) {
+                      const mxn_idset_t *PN, const mxn_cover_t *cov) {
   const mxn_structure_t *s = &ds->s;
   mxn__plan_t *plan = piece->plan;
-  int status = MXN_OK;
+  int status = MXN_OK, moved = 0;
   pair_t *pairs = NULL;
-  MXN_ALLOC(plan->node_seg, cov->nparts);
+  int *file = NULL;
+  int64_t *pos = NULL, *cnt = NULL;
+  int partial = 0;
+  for (int j = 0; j < ds->nfiles && ds->nfiles > 1 && !partial; j++)
+    partial = nodal_vars_of(&ds->files[j], s->num_node_vars) < s->num_node_vars;
+  if (partial) {
+    MXN_ALLOC_RAW(file, PN->n);
+    MXN_ALLOC_RAW(pos, PN->n);
+    for (int c = 0; c < cov->nparts; c++) {
+      const mxn_cover_part_t *cp = &cov->parts[c];
+      const mxn_file_domain_t *d = ds->files[cp->file].dom;
+      for (int64_t i = 0; i < cp->E.n; i++) {
+        file[cp->mp[i]] = cp->file;
+        pos[cp->mp[i]] = d->node_pos[cp->mf[i]];
+      }
+    }
+    MXN_CHECK(prefer_nodal_vars(ds, PN, file, pos, &moved));
+  }
   MXN_ALLOC_RAW(pairs, piece->num_nodes);
-  for (int c = 0; c < cov->nparts; c++) {
-    const mxn_cover_part_t *cp = &cov->parts[c];
-    const mxn_file_domain_t *d = ds->files[cp->file].dom;
-    for (int64_t i = 0; i < cp->E.n; i++) pairs[i] = (pair_t){d->node_pos[cp->mf[i]], cp->mp[i]};
-    segment_t *sg = &plan->node_seg[plan->nnode_seg++];
-    sg->file = cp->file;
-    sg->block = -1;
-    MXN_CHECK(mxn__segment_sort(plan, sg, pairs, cp->E.n));
+  if (moved) {
+    /* one segment per member, its nodes in piece order */
+    MXN_ALLOC(plan->node_seg, ds->nfiles);
+    MXN_ALLOC(cnt, ds->nfiles);
+    for (int64_t i = 0; i < PN->n; i++) cnt[file[i]]++;
+    for (int j = 0; j < ds->nfiles; j++) {
+      if (cnt[j] == 0) continue;
+      int64_t m = 0;
+      for (int64_t i = 0; i < PN->n; i++)
+        if (file[i] == j) pairs[m++] = (pair_t){pos[i], i};
+      segment_t *sg = &plan->node_seg[plan->nnode_seg++];
+      sg->file = j;
+      sg->block = -1;
+      MXN_CHECK(mxn__segment_sort(plan, sg, pairs, m));
+    }
+  } else {
+    MXN_ALLOC(plan->node_seg, cov->nparts);
+    for (int c = 0; c < cov->nparts; c++) {
+      const mxn_cover_part_t *cp = &cov->parts[c];
+      const mxn_file_domain_t *d = ds->files[cp->file].dom;
+      for (int64_t i = 0; i < cp->E.n; i++) pairs[i] = (pair_t){d->node_pos[cp->mf[i]], cp->mp[i]};
+      segment_t *sg = &plan->node_seg[plan->nnode_seg++];
+      sg->file = cp->file;
+      sg->block = -1;
+      MXN_CHECK(mxn__segment_sort(plan, sg, pairs, cp->E.n));
+    }
   }
   {
     double *width = NULL;
@@ -437,6 +520,9 @@ static int plan_nodes(mxn_dataset_t *ds, mxn_piece_t *piece, const mxn_extract_o
   }
 done:
   free(pairs);
+  free(file);
+  free(pos);
+  free(cnt);
   return status;
 }
 
@@ -628,7 +714,7 @@ int mxn_extract(mxn_dataset_t *ds, const mxn_idset_t *want,
   if (PN->n) memcpy(piece->node_ids, PN->ids, (size_t)PN->n * sizeof *PN->ids);
 
   /* Node segments, then coordinates. */
-  MXN_CHECK(plan_nodes(ds, piece, opts, &cov[MXN__NODE]));
+  MXN_CHECK(plan_nodes(ds, piece, opts, PN, &cov[MXN__NODE]));
   mxn_cover_free(&cov[MXN__NODE]);
   /* Visit members in file order when reading (see mxn_piece_read_step). */
   qsort(plan->node_seg, (size_t)plan->nnode_seg, sizeof *plan->node_seg, mxn__cmp_seg_file);
@@ -668,43 +754,44 @@ done:
   return status;
 }
 
-/* The variable id of variable v (0-based) of structure block b in member
- * f (k: block kind, -1 for nodal variables); -1 when the member stores it
- * otherwise (nodal variables all in one vals_nod_var, older files). */
-static int var_id(const mxn__file_t *f, int k, int v, int b) {
+/* The variable id of the member's own variable p (0-based: its position
+ * in member f's list, mxn__var_pos) of structure block b (k: block kind,
+ * -1 for nodal variables); -1 when the member stores it otherwise (nodal
+ * variables all in one vals_nod_var, older files). */
+static int var_id(const mxn__file_t *f, int k, int p, int b) {
   char name[64];
   static const char *const fmt[MXN__NBK] = {"vals_elem_var%deb%d", "vals_edge_var%deb%d",
                                             "vals_face_var%dfb%d"};
   if (k < 0) {
-    mxn__name_d(name, sizeof name, "vals_nod_var%d", v + 1);
+    mxn__name_d(name, sizeof name, "vals_nod_var%d", p + 1);
   } else {
     int q = mxn__file_block(f, k, b);
     if (q <= 0) return -1;
-    snprintf(name, sizeof name, fmt[k], v + 1, q);
+    snprintf(name, sizeof name, fmt[k], p + 1, q);
   }
   return mxn__m_var(f, name);
 }
 
-/* var_id() of variable v of nv of segment sg, looked up once: a step
- * read of M = 1024 members asked for about a thousand names per step and
- * rank. -1 as there; -3 out of memory. */
+/* var_id() of dataset variable v of nv (the member's own p) of segment sg,
+ * looked up once: a step read of M = 1024 members asked for about a
+ * thousand names per step and rank. -1 as there; -3 out of memory. */
 static int seg_varid(mxn__plan_t *plan, const mxn__file_t *f, segment_t *sg, int k, int v,
-                     int nv) {
+                     int p, int nv) {
   if (!sg->varids) {
     if (!(sg->varids = mxn__plan_alloc(plan, ((size_t)nv + 1) * sizeof *sg->varids))) return -3;
     for (int i = 0; i < nv; i++) sg->varids[i] = -2;
   }
-  if (sg->varids[v] == -2) sg->varids[v] = var_id(f, k, v, sg->block);
+  if (sg->varids[v] == -2) sg->varids[v] = var_id(f, k, p, sg->block);
   return sg->varids[v];
 }
 
-/* One step run of variable v at `step` into plan->buf: run->count values
- * for a contiguous run; run->n values, one per entry, for a strided one;
- * one read either way. k: block kind (-1 nodal), varid: var_id() of the
- * variable in member f; -1 for a nodal variable in the older layout
- * (vals_nod_var[step][variable][node]). */
+/* One step run of member f's own variable p at `step` into plan->buf:
+ * run->count values for a contiguous run; run->n values, one per entry,
+ * for a strided one; one read either way. k: block kind (-1 nodal), varid:
+ * var_id() of the variable in member f; -1 for a nodal variable in the
+ * older layout (vals_nod_var[step][variable][node]). */
 static int read_var_run(mxn_dataset_t *ds, mxn__plan_t *plan, const mxn__file_t *f, int step,
-                        int k, int v, int varid, const run_t *run) {
+                        int k, int p, int varid, const run_t *run) {
   int status = MXN_OK;
   int strided = run->stride > 1;
   int64_t n = strided ? run->n : run->count;
@@ -715,7 +802,7 @@ static int read_var_run(mxn_dataset_t *ds, mxn__plan_t *plan, const mxn__file_t 
     if (mxn__m_get(f, varid, start, count, stride, plan->buf, 'd')) return MXN_ERR_IO;
   } else {
     int all = k < 0 ? mxn__m_var(f, "vals_nod_var") : -1;
-    size_t start[3] = {(size_t)step, (size_t)v, (size_t)run->start}, count[3] = {1, 1, (size_t)n};
+    size_t start[3] = {(size_t)step, (size_t)p, (size_t)run->start}, count[3] = {1, 1, (size_t)n};
     ptrdiff_t stride[3] = {1, 1, strided ? (ptrdiff_t)run->stride : 1};
     if (all < 0 || mxn__m_ndims(f, all) != 3 ||
         mxn__m_get(f, all, start, count, stride, plan->buf, 'd'))
@@ -724,6 +811,58 @@ static int read_var_run(mxn_dataset_t *ds, mxn__plan_t *plan, const mxn__file_t 
   ds->io.read_calls++;
   ds->io.bytes_read += n * (int64_t)sizeof(double);
 done:
+  return status;
+}
+
+/* The global variables at `step`, each from the first member that lists
+ * it: member 0 lists them all unless members differ in their variables.
+ * Member 0's are kept from its summary where it had few enough. */
+static int read_globals(mxn_dataset_t *ds, mxn_piece_t *piece, int step) {
+  const mxn_structure_t *s = &ds->s;
+  const int n = s->num_global_vars;
+  int status = MXN_OK, *src = NULL, left = n;
+  if (ds->glob_vals && ds->glob_nvars == n) { /* nothing to open */
+    memcpy(piece->global_vars, ds->glob_vals + (int64_t)step * n, (size_t)n * sizeof(double));
+    return MXN_OK;
+  }
+  MXN_ALLOC(src, n);
+  for (int d = 0; d < n; d++) {
+    int j = 0;
+    while (j < ds->nfiles - 1 && mxn__var_pos(&ds->files[j], MXN__V_GLOBAL, d) < 0) j++;
+    src[d] = j;
+  }
+  for (int j = 0; j < ds->nfiles && left > 0; j++) {
+    const mxn__file_t *f = &ds->files[j];
+    int nj = f->nvar[MXN__V_GLOBAL], any = 0;
+    for (int d = 0; d < n; d++) any |= src[d] == j;
+    if (!any || nj <= 0) continue;
+    if (j == 0 && ds->glob_vals && ds->glob_nvars == nj) {
+      for (int d = 0; d < n; d++)
+        if (src[d] == 0) {
+          piece->global_vars[d] = ds->glob_vals[(int64_t)step * nj + f->var_pos[MXN__V_GLOBAL][d]];
+          left--;
+        }
+      continue;
+    }
+    if (!mxn__file_open(ds, j, &status)) goto done;
+    MXN_CHECK(mxn__plan_buf(piece->plan, nj));
+    int varid = mxn__m_var(f, "vals_glo_var");
+    size_t start[2] = {(size_t)step, 0}, count[2] = {1, (size_t)nj};
+    if (varid < 0 || mxn__m_get(f, varid, start, count, NULL, piece->plan->buf, 'd')) {
+      status = MXN_DS_ERR(ds, MXN_ERR_IO, "%s: cannot read global variables at step %d", f->path,
+                          step + 1);
+      goto done;
+    }
+    ds->io.read_calls++;
+    ds->io.bytes_read += nj * (int64_t)sizeof(double);
+    for (int d = 0; d < n; d++)
+      if (src[d] == j) {
+        piece->global_vars[d] = piece->plan->buf[f->var_pos[MXN__V_GLOBAL][d]];
+        left--;
+      }
+  }
+done:
+  free(src);
   return status;
 }
 
@@ -755,17 +894,23 @@ int mxn_piece_read_step(mxn_dataset_t *ds, mxn_piece_t *piece, int step) {
     for (int v = 0; v < s->num_node_vars; v++) {
       if (!piece->node_vars[v]) continue; /* not selected */
       segment_t *sg = &plan->node_seg[i];
+      int p = mxn__var_pos(&ds->files[sg->file], MXN__V_NODAL, v);
+      if (p < 0) {
+        /* A member without the variable: no value (NaN). */
+        for (int64_t e = 0; e < sg->n; e++) piece->node_vars[v][sg->dst[e]] = NAN;
+        continue;
+      }
       const mxn__file_t *f = mxn__file_open(ds, sg->file, &status);
       if (!f) goto done;
       MXN_CHECK(step_runs(plan, sg));
-      int varid = seg_varid(plan, f, sg, -1, v, s->num_node_vars);
+      int varid = seg_varid(plan, f, sg, -1, v, p, s->num_node_vars);
       if (varid == -3) {
         status = MXN_ERR_NOMEM;
         goto done;
       }
       for (int64_t r = 0; r < sg->nvruns; r++) {
         const run_t *run = &sg->vruns[r];
-        if ((status = read_var_run(ds, plan, f, step, -1, v, varid, run)) != MXN_OK) {
+        if ((status = read_var_run(ds, plan, f, step, -1, p, varid, run)) != MXN_OK) {
           if (status == MXN_ERR_IO)
             MXN_DS_ERR(ds, MXN_ERR_IO, "%s: cannot read nodal variable '%s' at step %d",
                        ds->files[sg->file].path, s->node_var_names[v], step + 1);
@@ -780,27 +925,32 @@ int mxn_piece_read_step(mxn_dataset_t *ds, mxn_piece_t *piece, int step) {
     const mxn_block_info_t *sb = mxn__sblocks(s, k, &nb);
     mxn_piece_block_t *pblocks = mxn__pblocks(piece, k, &nb);
     mxn_var_list_t vl = mxn__bvars(s, k);
+    const int fam = k == MXN__ELEM ? MXN__V_ELEM : k == MXN__EDGE ? MXN__V_EDGE : MXN__V_FACE;
     for (int i = 0; i < plan->nseg[k]; i++) {
       segment_t *sg = &plan->seg[k][i];
       const mxn__file_t *f = &ds->files[sg->file];
       mxn_piece_block_t *pb = &pblocks[sg->block];
       for (int v = 0; v < vl.num; v++) {
         if (!pb->elem_vars[v]) continue;
-        if (!f->kb[k].truth[(int64_t)sg->block * vl.num + v]) {
-          /* Absent in this member: not stored, so it reads as 0. */
-          for (int64_t e = 0; e < sg->n; e++) pb->elem_vars[v][sg->dst[e]] = 0.0;
+        int p = mxn__var_pos(f, fam, v);
+        if (p < 0 || !f->kb[k].truth[(int64_t)sg->block * vl.num + v]) {
+          /* The member lacks the variable: no value (NaN); it has
+           * it but not on this block (truth table): not stored, so it
+           * reads as 0, as it always has. */
+          double none = p < 0 ? NAN : 0.0;
+          for (int64_t e = 0; e < sg->n; e++) pb->elem_vars[v][sg->dst[e]] = none;
           continue;
         }
         if (!mxn__file_open(ds, sg->file, &status)) goto done;
         MXN_CHECK(step_runs(plan, sg));
-        int varid = seg_varid(plan, f, sg, k, v, vl.num);
+        int varid = seg_varid(plan, f, sg, k, v, p, vl.num);
         if (varid == -3) {
           status = MXN_ERR_NOMEM;
           goto done;
         }
         for (int64_t r = 0; r < sg->nvruns; r++) {
           const run_t *run = &sg->vruns[r];
-          if ((status = read_var_run(ds, plan, f, step, k, v, varid, run)) != MXN_OK) {
+          if ((status = read_var_run(ds, plan, f, step, k, p, varid, run)) != MXN_OK) {
             if (status == MXN_ERR_IO)
               MXN_DS_ERR(ds, MXN_ERR_IO,
                          "%s: %s block %lld: cannot read %s variable '%s' at step %d", f->path,
@@ -814,23 +964,7 @@ int mxn_piece_read_step(mxn_dataset_t *ds, mxn_piece_t *piece, int step) {
       }
     }
   }
-  if (s->num_global_vars > 0 && ds->glob_vals && ds->glob_nvars == s->num_global_vars) {
-    /* kept from member 0's summary: nothing to open */
-    memcpy(piece->global_vars, ds->glob_vals + (int64_t)step * s->num_global_vars,
-           (size_t)s->num_global_vars * sizeof(double));
-  } else if (s->num_global_vars > 0) {
-    const mxn__file_t *f = mxn__file_open(ds, 0, &status);
-    if (!f) goto done;
-    int varid = mxn__m_var(f, "vals_glo_var");
-    size_t start[2] = {(size_t)step, 0}, count[2] = {1, (size_t)s->num_global_vars};
-    if (varid < 0 || mxn__m_get(f, varid, start, count, NULL, piece->global_vars, 'd')) {
-      status = MXN_DS_ERR(ds, MXN_ERR_IO, "%s: cannot read global variables at step %d",
-                          ds->files[0].path, step + 1);
-      goto done;
-    }
-    ds->io.read_calls++;
-    ds->io.bytes_read += s->num_global_vars * (int64_t)sizeof(double);
-  }
+  if (s->num_global_vars > 0) MXN_CHECK(read_globals(ds, piece, step));
   MXN_CHECK(mxn__read_set_vars(ds, piece, step));
   piece->step = step;
   piece->time = s->times[step];

@@ -133,7 +133,7 @@ static int side_df_counts(mxn_dataset_t *ds, faces_cache_t *fcache, const mxn__f
     } else {
       cnt[i] = b < 0 ? -1
                      : mxn__side_node_count(s->blocks[b].type, s->blocks[b].nodes_per_elem,
-                                            (int)extra[i]);
+                                            s->num_dim, (int)extra[i]);
     }
     if (cnt[i] >= 0) {
       known += cnt[i];
@@ -439,15 +439,18 @@ int mxn__read_set_vars(mxn_dataset_t *ds, mxn_piece_t *piece, int step) {
         for (int v = 0; v < vl->num; v++) {
           double *out = psets[q].vars[v];
           if (!out) continue;
-          if (!f->sk[sk].truth[(int64_t)q * vl->num + v]) {
-            /* Absent in this member: not stored, so it reads as 0. */
-            for (int64_t i = a; i < b; i++) out[ss->dst[i]] = 0.0;
+          int p = mxn__var_pos(f, MXN__V_SET0 + sk, v);
+          if (p < 0 || !f->sk[sk].truth[(int64_t)q * vl->num + v]) {
+            /* The member lacks the variable: no value (NaN); it has it but
+             * not on this set (truth table): not stored, so it reads as 0. */
+            double none = p < 0 ? NAN : 0.0;
+            for (int64_t i = a; i < b; i++) out[ss->dst[i]] = none;
             continue;
           }
           if (!mxn__file_open(ds, j, &status)) goto done;
           MXN_CHECK(mxn__plan_buf(plan, nfile));
           char name[80];
-          snprintf(name, sizeof name, var_name[sk], v + 1, file_set(f, sk, sets[q].id));
+          snprintf(name, sizeof name, var_name[sk], p + 1, file_set(f, sk, sets[q].id));
           int varid = mxn__m_var(f, name);
           size_t start[2] = {(size_t)step, 0}, count[2] = {1, (size_t)nfile};
           if (varid < 0 || mxn__m_get(f, varid, start, count, NULL, plan->buf, 'd')) {

@@ -202,7 +202,21 @@ typedef struct mxn__file {
   mxn_file_domain_t *dom;  /* loaded on demand */
   unsigned char *time_ok;  /* steps whose time was compared with member 0's
                               (a bit each; mxn__step_time_check), or NULL */
+  /* Its variables per family (MXN__V_*): members may list different ones,
+   * in other orders, so they are matched by name (merge.c). nvar: how many
+   * it lists; var_of[k]: the dataset's index of its k-th; var_pos[v]: its
+   * own 0-based position of dataset variable v, -1 where it lacks it (set
+   * once the union is known; what every read by variable number uses). */
+  int nvar[MXN__NV];
+  int *var_of[MXN__NV];
+  int *var_pos[MXN__NV];
 } mxn__file_t;
+
+/* Member f's own position of dataset variable v of family fam, -1 if it
+ * lacks it. */
+static inline int mxn__var_pos(const mxn__file_t *f, int fam, int v) {
+  return f->var_pos[fam] ? f->var_pos[fam][v] : -1;
+}
 
 /* Entries of entity kind e (MXN__ELEM ... MXN__NODE) member f stores. */
 static inline int64_t mxn__file_count(const mxn__file_t *f, int e) {
@@ -455,8 +469,10 @@ static inline mxn_piece_set_t *mxn__psets(const mxn_piece_t *p, int k, int *n) {
 }
 
 /* Number of nodes on side `side` (1-based) of an element of type `type`
- * with `npe` nodes, or -1 when the type or side is unknown. */
-int mxn__side_node_count(const char *type, int npe, int side);
+ * with `npe` nodes in a mesh of `num_dim` dimensions (a TRI's sides are
+ * faces and edges in 3D, edges in 2D), or -1 when the type or side is
+ * unknown. */
+int mxn__side_node_count(const char *type, int npe, int num_dim, int side);
 /* 1 when the element type is one whose sides MxN knows. */
 int mxn__known_type(const char *type);
 

@@ -142,58 +142,78 @@ done:
   return status;
 }
 
-/* Merge member j's variable names of family v (or check them against the
- * member that set them, `*from`). A member without entities of the kind
- * (`empty`) may carry no variables of it: Exodus cannot define nodal
- * variables on a file with 0 nodes. */
-static int merge_vars(mxn_dataset_t *ds, int j, int v, int n, char (*got)[MXN_NAME_LEN],
-                      int empty) {
-  mxn_structure_t *s = &ds->s;
+/* Where the structure keeps family v's count and names. */
+static void fam_names(mxn_structure_t *s, int v, int **num, char (***names)[MXN_NAME_LEN]) {
+  switch (v) {
+    case MXN__V_NODAL: *num = &s->num_node_vars, *names = &s->node_var_names; break;
+    case MXN__V_ELEM: *num = &s->num_elem_vars, *names = &s->elem_var_names; break;
+    case MXN__V_GLOBAL: *num = &s->num_global_vars, *names = &s->global_var_names; break;
+    case MXN__V_EDGE: *num = &s->edge_vars.num, *names = &s->edge_vars.names; break;
+    case MXN__V_FACE: *num = &s->face_vars.num, *names = &s->face_vars.names; break;
+    default: {
+      mxn_var_list_t *vl = (mxn_var_list_t *)mxn__svars(s, v - MXN__V_SET0);
+      *num = &vl->num;
+      *names = &vl->names;
+    }
+  }
+}
+
+/* Merge member j's n variable names of family v into the dataset's list,
+ * matched by name: members written by ParaView's parallel writer, for one,
+ * may list a variable some others lack, or list them in another order.
+ * The list is the union in order of first appearance, member by member, so
+ * members that agree give their own list. f->var_of records the dataset's
+ * index of each of the member's variables. A name the member lists twice
+ * matches the dataset's variables of that name in turn. */
+static int merge_vars(mxn_dataset_t *ds, int j, int v, int n, char (*got)[MXN_NAME_LEN]) {
+  mxn__file_t *f = &ds->files[j];
   int status = MXN_OK;
   int *num;
   char(**names)[MXN_NAME_LEN];
-  int *from = &ds->vars_from[v];
-  switch (v) {
-    case MXN__V_NODAL: num = &s->num_node_vars, names = &s->node_var_names; break;
-    case MXN__V_ELEM: num = &s->num_elem_vars, names = &s->elem_var_names; break;
-    case MXN__V_GLOBAL: num = &s->num_global_vars, names = &s->global_var_names; break;
-    case MXN__V_EDGE: num = &s->edge_vars.num, names = &s->edge_vars.names; break;
-    case MXN__V_FACE: num = &s->face_vars.num, names = &s->face_vars.names; break;
-    default: {
-      mxn_var_list_t *vl = (mxn_var_list_t *)mxn__svars(s, v - MXN__V_SET0);
-      num = &vl->num;
-      names = &vl->names;
+  fam_names(&ds->s, v, &num, &names);
+  int *of;
+  ARENA_ALLOC0(of, n);
+  f->nvar[v] = n;
+  f->var_of[v] = of;
+  /* The common case, a member listing what the dataset has so far in the
+   * same order, compares each name once. */
+  int k = 0;
+  while (k < n && k < *num && strcmp(got[k], (*names)[k]) == 0) {
+    of[k] = k;
+    k++;
+  }
+  if (k == n) goto done;
+  /* Otherwise room for the rest as new names, made once; a name is looked
+   * for among the earlier members' only (this member's new ones are its
+   * own already). */
+  const int before = *num;
+  char(*grown)[MXN_NAME_LEN] = mxn__realloc(*names, (size_t)(before + n - k) * sizeof **names);
+  if (!grown) {
+    status = MXN_ERR_NOMEM;
+    goto done;
+  }
+  *names = grown;
+  for (; k < n; k++) {
+    int at = -1;
+    for (int d = 0; d < before && at < 0; d++) {
+      if (strcmp(got[k], (*names)[d]) != 0) continue;
+      int taken = 0;
+      for (int i = 0; i < k && !taken; i++) taken = of[i] == d;
+      if (!taken) at = d;
     }
+    if (at < 0) {
+      memcpy((*names)[*num], got[k], MXN_NAME_LEN);
+      at = (*num)++;
+    }
+    of[k] = at;
   }
-  if (empty && n == 0) return MXN_OK;
-  if (*from < 0) {
-    *from = j;
-    free(*names);
-    *names = NULL;
-    *num = n;
-    MXN_ALLOC(*names, n);
-    for (int k = 0; k < n; k++) memcpy((*names)[k], got[k], MXN_NAME_LEN);
-    return MXN_OK;
-  }
-  if (n != *num)
-    return MXN_DS_ERR(ds, MXN_ERR_INCONSISTENT,
-                      "%s: has %d %s variables, %s has %d: members of "
-                      "different datasets?",
-                      ds->files[j].path, n, mxn__fam_what[v], ds->files[*from].path, *num);
-  for (int k = 0; k < n; k++)
-    if (strcmp(got[k], (*names)[k]) != 0)
-      return MXN_DS_ERR(ds, MXN_ERR_INCONSISTENT, "%s: %s variable %d is '%s', in %s it is '%s'",
-                        ds->files[j].path, mxn__fam_what[v], k + 1, got[k], ds->files[*from].path,
-                        (*names)[k]);
 done:
   return status;
 }
 
 /* Merge member j's sets of every kind from its summary: union over
- * members by id; set_entries[sk]: the member's entries of kind sk. A
- * malformed stream leaves r->bad set. */
-static int merge_sets(mxn_dataset_t *ds, int j, const int64_t *nsets_of, rbuf_t *r,
-                      int64_t set_entries[MXN__NSK]) {
+ * members by id. A malformed stream leaves r->bad set. */
+static int merge_sets(mxn_dataset_t *ds, int j, const int64_t *nsets_of, rbuf_t *r) {
   mxn_structure_t *s = &ds->s;
   mxn__file_t *f = &ds->files[j];
   int status = MXN_OK;
@@ -224,7 +244,6 @@ static int merge_sets(mxn_dataset_t *ds, int j, const int64_t *nsets_of, rbuf_t 
       if ((*sets)[q].name[0] == '\0') snprintf((*sets)[q].name, MXN_NAME_LEN, "%s", name);
       (*sets)[q].num_entries += cnt;
       if (ndf > 0) (*sets)[q].has_df = 1;
-      set_entries[sk] += cnt;
     }
   }
 done:
@@ -310,12 +329,12 @@ int mxn__member_merge(mxn_dataset_t *ds, int j, const char *buf, size_t len) {
   if (r->bad) goto bad;
 
   /* Sets of every kind: union over members by id. */
-  int64_t set_entries[MXN__NSK] = {0};
-  MXN_CHECK(merge_sets(ds, j, nsets_of, r, set_entries));
+  MXN_CHECK(merge_sets(ds, j, nsets_of, r));
   if (r->bad) goto bad;
 
-  /* Variables must agree across members; truth tables by file block/set
-   * for now (remapped by index_members). */
+  /* Variables: the union over members by name; truth tables by file
+   * block/set and the member's own variables for now (remapped by
+   * index_members). */
   for (int v = 0; v < MXN__NV; v++) {
     int64_t nobj = v == MXN__V_NODAL || v == MXN__V_GLOBAL ? 0
                    : v == MXN__V_ELEM                      ? nblk_of[MXN__ELEM]
@@ -335,13 +354,7 @@ int mxn__member_merge(mxn_dataset_t *ds, int j, const char *buf, size_t len) {
     }
     for (int k = 0; k < n; k++) r_str(r, names[k], MXN_NAME_LEN);
     if (r->bad) goto bad;
-    int empty = v == MXN__V_NODAL    ? num_nodes == 0
-                : v == MXN__V_ELEM   ? num_elem == 0
-                : v == MXN__V_GLOBAL ? 0
-                : v == MXN__V_EDGE   ? num_edge == 0
-                : v == MXN__V_FACE   ? num_face == 0
-                                     : set_entries[v - MXN__V_SET0] == 0;
-    MXN_CHECK(merge_vars(ds, j, v, n, names, empty));
+    MXN_CHECK(merge_vars(ds, j, v, n, names));
     if (nobj > 0 && n > 0 && v != MXN__V_NODAL && v != MXN__V_GLOBAL) {
       int *truth;
       ARENA_ALLOC0(truth, nobj * n);
@@ -461,11 +474,21 @@ static int index_members(mxn_dataset_t *ds) {
   int all_orig = ds->nfiles > 0, any_orig = 0;
   for (int j = 0; j < ds->nfiles; j++) {
     mxn__file_t *f = &ds->files[j];
+    /* The member's own position of each dataset variable, -1 if absent. */
+    for (int v = 0; v < MXN__NV; v++) {
+      int *num;
+      char(**names)[MXN_NAME_LEN];
+      fam_names(s, v, &num, &names);
+      ARENA_ALLOC0(f->var_pos[v], *num);
+      for (int d = 0; d < *num; d++) f->var_pos[v][d] = -1;
+      for (int k = 0; k < f->nvar[v]; k++) f->var_pos[v][f->var_of[v][k]] = k;
+    }
     for (int k = 0; k < MXN__NBK; k++) {
       mxn__blocks_t *kb = &f->kb[k];
       int nb;
       (void)mxn__sblocks(s, k, &nb);
       mxn_var_list_t vl = mxn__bvars(s, k);
+      const int fam = k == MXN__ELEM ? MXN__V_ELEM : k == MXN__EDGE ? MXN__V_EDGE : MXN__V_FACE;
       ARENA_ALLOC0(kb->blk_count, nb);
       ARENA_ALLOC0(kb->blk_start, nb);
       ARENA_ALLOC0(kb->blk_present, nb);
@@ -479,7 +502,8 @@ static int index_members(mxn_dataset_t *ds) {
         kb->blk_start[b] = pos;
         pos += num_entry;
         for (int v = 0; v < vl.num; v++) {
-          int t = kb->truth ? kb->truth[(int64_t)q * vl.num + v] : 0;
+          int p = mxn__var_pos(f, fam, v);
+          int t = kb->truth && p >= 0 ? kb->truth[(int64_t)q * f->nvar[fam] + p] : 0;
           truth[(int64_t)b * vl.num + v] = t;
           if (t && num_entry > 0) vl.truth[(int64_t)b * vl.num + v] = 1;
         }
@@ -508,7 +532,8 @@ static int index_members(mxn_dataset_t *ds) {
         fs->count[q] = c;
         fs->df[q] = d;
         for (int v = 0; v < vl->num; v++) {
-          int t = fs->truth ? fs->truth[(int64_t)k * vl->num + v] : 0;
+          int p = mxn__var_pos(f, MXN__V_SET0 + sk, v);
+          int t = fs->truth && p >= 0 ? fs->truth[(int64_t)k * f->nvar[MXN__V_SET0 + sk] + p] : 0;
           truth[(int64_t)q * vl->num + v] = t;
           if (t && c > 0) vl->truth[(int64_t)q * vl->num + v] = 1;
         }

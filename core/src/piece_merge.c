@@ -415,7 +415,8 @@ static int merge_sets(const mxn_structure_t *s, mxn_piece_t *a, const mxn_piece_
             int nc = s->blocks[blk].poly
                          ? poly_side_count(s, a, blk, c - m->r_off[blk], ps->sides[e])
                          : mxn__side_node_count(s->blocks[blk].type,
-                                                s->blocks[blk].nodes_per_elem, ps->sides[e]);
+                                                s->blocks[blk].nodes_per_elem, s->num_dim,
+                                                ps->sides[e]);
             cnt[i] = nc > 0 ? nc : 0;
           } else {
             cnt[i] = 1;

@@ -88,6 +88,8 @@ typedef struct mxn_structure {
   mxn_set_info_t *node_sets;
   int num_side_sets;
   mxn_set_info_t *side_sets;
+  /* Variables: the union over the members, matched by name (members may
+   * list different ones); an entity of a member lacking one reads NaN. */
   int num_node_vars, num_elem_vars, num_global_vars;
   char (*node_var_names)[MXN_NAME_LEN];
   char (*elem_var_names)[MXN_NAME_LEN];

@@ -41,7 +41,8 @@ typedef struct mxn_piece_block {
   int64_t *face_off;
   double *attr;          /**< num_elements * num_attr, or NULL */
   double **elem_vars;    /**< [variables of the kind]: values at the current step,
-                              NULL where undefined */
+                              NULL where undefined; NaN for entries from a member
+                              without the variable */
   /** Element blocks with edges/faces_per_elem > 0: num_elements * edges
    *  (faces) per element local edge (face) indices over the piece's
    *  concatenated edge (face) blocks; else NULL. */
@@ -60,7 +61,8 @@ typedef struct mxn_piece_set {
   double *df;            /**< side sets: df_offsets[n] values; other sets: n values; or NULL */
   int64_t *df_offsets;   /**< side sets with df: n+1 offsets into df, else NULL */
   int num_vars;          /**< variables of the set kind (length of vars) */
-  double **vars;         /**< [num_vars]: n values at the current step, NULL where undefined */
+  double **vars;         /**< [num_vars]: n values at the current step, NULL where undefined
+                              (NaN for entries from a member without the variable) */
 } mxn_piece_set_t;
 
 /** What a piece read, from where. */
@@ -131,7 +133,8 @@ typedef struct mxn_piece {
   int step;                  /**< 0-based step of the field values, -1 if none read */
   double time;
   double **node_vars;        /**< [num_node_vars] arrays of num_nodes (after read_step);
-                                  NULL for unselected variables */
+                                  NULL for unselected variables; NaN at nodes no
+                                  member holding them has the variable for */
   double *global_vars;       /**< [num_global_vars] (after read_step) */
   mxn_piece_stats_t stats;
   int plan_num_node_vars;    /**< length of node_vars */

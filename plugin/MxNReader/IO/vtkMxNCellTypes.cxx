@@ -152,10 +152,14 @@ bool SideOf(const char* type, int npe, int numDim, int side, SideShape& out)
   {
     return false;
   }
-  out.nodes.assign(nodes, nodes + n);
   // VTK's faces and edges list corners, then mid-edge nodes in edge order,
-  // then the centre: the order the core gives them in.
-  const bool quadratic = n > corners;
+  // then the centre: the order the core gives them in. A face with a centre
+  // but no mid-edge nodes (TRI4, TET8) has no VTK cell: its corners stand
+  // for it.
+  const int edgeMids = corners == 2 ? 1 : corners;
+  const bool quadratic = corners > 1 && n - corners >= edgeMids;
+  const bool centre = n - corners == (quadratic ? edgeMids + 1 : 1);
+  out.nodes.assign(nodes, nodes + (quadratic ? n : corners));
   switch (corners)
   {
     case 1:
@@ -165,10 +169,12 @@ bool SideOf(const char* type, int npe, int numDim, int side, SideShape& out)
       out.vtkType = quadratic ? VTK_QUADRATIC_EDGE : VTK_LINE;
       break;
     case 3:
-      out.vtkType = quadratic ? VTK_QUADRATIC_TRIANGLE : VTK_TRIANGLE;
+      out.vtkType = !quadratic ? VTK_TRIANGLE
+        : centre             ? VTK_BIQUADRATIC_TRIANGLE
+                             : VTK_QUADRATIC_TRIANGLE;
       break;
     default:
-      out.vtkType = !quadratic ? VTK_QUAD : n == 9 ? VTK_BIQUADRATIC_QUAD : VTK_QUADRATIC_QUAD;
+      out.vtkType = !quadratic ? VTK_QUAD : centre ? VTK_BIQUADRATIC_QUAD : VTK_QUADRATIC_QUAD;
       break;
   }
   return true;

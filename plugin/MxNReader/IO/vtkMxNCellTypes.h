@@ -36,9 +36,11 @@ struct SideShape
 
 /**
  * Side `side` (1-based) of an element of type `type` with `npe` nodes in a
- * mesh of dimension `numDim` (the Exodus II manual's numbering, see
- * mxn_side_nodes()). Returns false for a side the type does not have, or a
- * type the core's side tables do not know.
+ * mesh of dimension `numDim`, with the nodes the Exodus library lists for
+ * it (see mxn_side_nodes()); a face with a centre node but no mid-edge
+ * nodes (TRI4, TET8), which VTK has no cell for, keeps its corners. Returns
+ * false for a side the type does not have, or a type the core's side
+ * tables do not know.
  */
 bool SideOf(const char* type, int npe, int numDim, int side, SideShape& out);
 }
