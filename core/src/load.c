@@ -450,6 +450,7 @@ static void phase_stats(mxn__load_ctx_t *c) {
   ld->st.set_bytes_read = c2.set_bytes_read - c->c0.set_bytes_read;
   ld->st.read_calls = c2.read_calls - c->c0.read_calls;
   ld->st.files_opened = c2.files_opened;
+  ld->st.bytes_decompressed = c2.bytes_decompressed - c->c0.bytes_decompressed;
   ld->st.bytes_needed = piece_bytes_needed(s, pc, ld->hx);
   ld->st.total_elements = 0;
   MPI_Allreduce(&ld->st.owned_elements, &ld->st.total_elements, 1, MPI_INT64_T, MPI_SUM, ld->comm);

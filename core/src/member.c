@@ -457,8 +457,10 @@ int mxn__m_get(const mxn__file_t *f, int v, const size_t *start, const size_t *c
   for (int d = 0; stride && d < nd; d++)
     if (stride[d] != 1) return get_plain(id, v, start, count, stride, out, as);
   int deflate = 0, shuffle = 0, level = 0;
+  /* Chunks stored as they are read as asked: HDF5 reads the part a read
+   * selects. Compressed ones are widened to whole chunks below. */
   if (nc_inq_var_chunking(id, v, &storage, ch) != NC_NOERR || storage != NC_CHUNKED ||
-      nc_inq_var_deflate(id, v, &shuffle, &deflate, &level) != NC_NOERR)
+      nc_inq_var_deflate(id, v, &shuffle, &deflate, &level) != NC_NOERR || !deflate)
     return get_plain(id, v, start, count, stride, out, as);
   int dims[MXN__BOX_DIMS];
   nc_inq_vardimid(id, v, dims);
@@ -486,7 +488,7 @@ int mxn__m_get(const mxn__file_t *f, int v, const size_t *start, const size_t *c
   if (box == req || box * es > BOX_KEEP) {
     /* on chunk boundaries already, or too big to keep: as asked */
     rc = get_plain(id, v, start, count, NULL, out, as);
-    if (rc == NC_NOERR && deflate) rd->io->bytes_decompressed += (int64_t)(box * es);
+    if (rc == NC_NOERR) rd->io->bytes_decompressed += (int64_t)(box * es);
     return rc;
   }
   if (rd->cap < box * es) {
@@ -505,7 +507,7 @@ int mxn__m_get(const mxn__file_t *f, int v, const size_t *start, const size_t *c
   memcpy(rd->count, boxn, sizeof boxn);
   /* the widening is read too */
   rd->io->bytes_read += (int64_t)((box - req) * es);
-  if (deflate) rd->io->bytes_decompressed += (int64_t)(box * es);
+  rd->io->bytes_decompressed += (int64_t)(box * es);
   box_copy(rd, start, count, out);
   return NC_NOERR;
 }

@@ -124,6 +124,10 @@ typedef struct mxn_load_stats {
    *  ids counted, each element's initial owner found (the shared-node
    *  check between them is seconds_check). */
   double seconds_directory;
+  /** Of netCDF-4 members' compressed variables: the bytes of the chunks
+   *  this rank decompressed in the load, beside bytes_read (0 for other
+   *  members). */
+  int64_t bytes_decompressed;
 } mxn_load_stats_t;
 
 /** VTK's ghost flags (vtkDataSetAttributes::DUPLICATECELL and

@@ -1,0 +1,232 @@
+// Reading netCDF-4 and compressed members (core/src/member.c): a set
+// written as netCDF-3, as netCDF-4 and as deflated netCDF-4 loads to the
+// same pieces on every rank count, and a compressed chunk a read needs is
+// decompressed once: reads of runs inside one chunk decompress it once
+// (the box), and a whole step on one rank decompresses exactly the step's
+// chunks of its compressed variables.
+#include <gtest/gtest.h>
+#include <mpi.h>
+#include <netcdf.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "mxn/mxn.h"
+extern "C" {
+#include "internal.h"  // the member reads, to read runs as the extraction does
+}
+#include "test_mpi.h"
+#include "test_support.h"
+
+using namespace mxntest;
+
+namespace {
+
+const int M = 4, STEPS = 3;
+
+// The mesh split into M members in three formats (rank 0 writes, all wait).
+struct Sets {
+  std::string base[3];  // nc3, nc4, nc4 deflate 1
+};
+
+Sets make_sets(const std::string &dir) {
+  Sets s;
+  const char *tag[3] = {"nc3", "nc4", "nc4z1"};
+  for (int k = 0; k < 3; k++) s.base[k] = dir + "/" + tag[k] + ".e";
+  if (mpi_rank() == 0) {
+    std::string mesh =
+        generate(dir, "m.e", "--type hex --dims 24 12 10 --blocks 2 --steps 3");
+    for (int k = 0; k < 3; k++) {
+      mxn_error_t err;
+      mxn_error_clear(&err);
+      mxn_form_opts_t o;
+      memset(&o, 0, sizeof o);
+      o.gap = -1;
+      o.file.format = k == 0 ? MXN_FORMAT_DEFAULT : MXN_FORMAT_NC4;
+      o.file.compress = k == 2 ? 1 : 0;
+      EXPECT_EQ(MXN_OK, mxn_split(mesh.c_str(), s.base[k].c_str(), M, MXN_PART_RCB, &o, nullptr,
+                                  &err))
+          << err.msg;
+    }
+  }
+  MPI_Barrier(MPI_COMM_WORLD);
+  return s;
+}
+
+// What a rank's piece holds at a step, summed over the ranks: owned
+// cells, nodes, and the sums of every nodal and element variable.
+std::vector<double> totals(const std::string &base, mxn_part_method method, int step,
+                           mxn_load_stats_t *st) {
+  mxn_error_t err;
+  mxn_error_clear(&err);
+  mxn_load_opts_t o;
+  mxn_load_opts_init(&o);
+  o.method = method;
+  mxn_load_t *ld = nullptr;
+  char first[4096];
+  mxn_member_name(base.c_str(), M, 0, first, sizeof first);
+  std::vector<double> t;
+  if (mxn_load_open(MPI_COMM_WORLD, first, &o, &ld, &err) != MXN_OK) {
+    ADD_FAILURE() << err.msg;
+    return t;
+  }
+  EXPECT_EQ(MXN_OK, mxn_load_read_step(ld, step, &err)) << err.msg;
+  const mxn_structure_t *s = mxn_load_structure(ld);
+  const mxn_piece_t *pc = mxn_load_piece(ld);
+  *st = mxn_load_stats(ld);
+  t.push_back((double)st->owned_elements);
+  t.push_back((double)pc->num_nodes);
+  for (int v = 0; v < s->num_node_vars; v++) {
+    double sum = 0;
+    for (int64_t i = 0; pc->node_vars[v] && i < pc->num_nodes; i++) sum += pc->node_vars[v][i];
+    t.push_back(sum);
+  }
+  for (int b = 0; b < pc->num_blocks; b++)
+    for (int v = 0; v < s->num_elem_vars; v++) {
+      double sum = 0;
+      const mxn_piece_block_t *pb = &pc->blocks[b];
+      for (int64_t i = 0; pb->elem_vars && pb->elem_vars[v] && i < pb->num_elements; i++)
+        sum += pb->elem_vars[v][i];
+      t.push_back(sum);
+    }
+  MPI_Allreduce(MPI_IN_PLACE, t.data(), (int)t.size(), MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
+  mxn_load_close(&ld);
+  return t;
+}
+
+// Bytes of the chunks a step reads of member `path`'s deflated per-step
+// variables: its nodal and element values, and (a member after the first,
+// whose time at each step is compared with the first's) the chunk of
+// time values holding the step.
+int64_t step_chunk_bytes(const std::string &path, bool times, int step) {
+  int nc, nvars = 0, unlim = -1;
+  int64_t bytes = 0;
+  if (nc_open(path.c_str(), NC_NOWRITE, &nc) != NC_NOERR) return -1;
+  nc_inq_nvars(nc, &nvars);
+  nc_inq_unlimdim(nc, &unlim);
+  for (int v = 0; v < nvars; v++) {
+    char name[NC_MAX_NAME + 1];
+    int nd = 0, dims[8], shuffle, deflate = 0, level;
+    nc_inq_varname(nc, v, name);
+    nc_inq_varndims(nc, v, &nd);
+    nc_inq_vardimid(nc, v, dims);
+    nc_inq_var_deflate(nc, v, &shuffle, &deflate, &level);
+    if (!deflate || nd < 1 || dims[0] != unlim) continue;
+    size_t nt = 0;
+    nc_inq_dimlen(nc, unlim, &nt);
+    // (a member's first and last times are compared when it is opened)
+    if (times && !strcmp(name, "time_whole") && step > 0 && (size_t)step + 1 < nt) {
+      int storage;
+      size_t chunk[1] = {1};
+      nc_inq_var_chunking(nc, v, &storage, chunk);
+      size_t first = (size_t)step / chunk[0] * chunk[0];
+      bytes += 8 * (int64_t)std::min(chunk[0], nt - first);
+    }
+    if (strncmp(name, "vals_nod_var", 12) && strncmp(name, "vals_elem_var", 13)) continue;
+    int64_t n = 8;
+    for (int d = 1; d < nd; d++) {
+      size_t len;
+      nc_inq_dimlen(nc, dims[d], &len);
+      n *= (int64_t)len;
+    }
+    bytes += n;
+  }
+  nc_close(nc);
+  return bytes;
+}
+
+}  // namespace
+
+// Every format gives the same pieces, with the files' and RCB's
+// partitions, at every step.
+TEST(Nc4Read, SamePiecesInEveryFormat) {
+  Sets s = make_sets(world_tmpdir("nc4read_same"));
+  for (mxn_part_method m : {MXN_PART_FILES, MXN_PART_RCB})
+    for (int step = 0; step < STEPS; step++) {
+      SCOPED_TRACE("method " + std::to_string(m) + " step " + std::to_string(step));
+      mxn_load_stats_t st[3];
+      std::vector<double> ref = totals(s.base[0], m, step, &st[0]);
+      ASSERT_FALSE(ref.empty());
+      for (int k = 1; k < 3; k++) {
+        std::vector<double> t = totals(s.base[k], m, step, &st[k]);
+        ASSERT_EQ(ref.size(), t.size());
+        for (size_t i = 0; i < ref.size(); i++) EXPECT_DOUBLE_EQ(ref[i], t[i]) << "entry " << i;
+      }
+      EXPECT_EQ(0, st[0].bytes_decompressed);
+      EXPECT_EQ(0, st[1].bytes_decompressed);
+      EXPECT_GT(st[2].bytes_decompressed, 0);
+      // uncompressed netCDF-4: reads widened to chunks stay near what is needed
+      EXPECT_LE((double)st[1].bytes_read, 1.2 * (double)st[1].bytes_needed);
+    }
+}
+
+// Runs inside one chunk, read one after the other as the extraction reads
+// them, decompress that chunk once.
+TEST(Nc4Read, RunsInOneChunkDecompressItOnce) {
+  Sets s = make_sets(world_tmpdir("nc4read_box"));
+  if (mpi_rank() != 0) return;
+  char first[4096];
+  mxn_member_name(s.base[2].c_str(), M, 0, first, sizeof first);
+  mxn_dataset_t *ds = nullptr;
+  ASSERT_EQ(MXN_OK, mxn_dataset_create(&ds));
+  ASSERT_EQ(MXN_OK, mxn_dataset_open(ds, first)) << mxn_dataset_errmsg(ds);
+  int status;
+  const mxn__file_t *f = mxn__file_open(ds, 0, &status);
+  ASSERT_NE(nullptr, f) << mxn_dataset_errmsg(ds);
+  ASSERT_TRUE(f->nc4);
+  int v = mxn__m_var(f, "coordx"), storage = 0;
+  size_t chunk[1] = {0}, len = (size_t)mxn__m_dimlen(f, v, 0);
+  ASSERT_EQ(NC_NOERR, nc_inq_var_chunking(f->ncid, v, &storage, chunk));
+  ASSERT_EQ(NC_CHUNKED, storage);
+  size_t in_chunk = chunk[0] < len ? chunk[0] : len;
+  ASSERT_GE(in_chunk, 8u);
+  std::vector<double> all(len), part(in_chunk);
+  size_t s0 = 0, n0 = len;
+  ASSERT_EQ(0, mxn__m_get(f, v, &s0, &n0, nullptr, all.data(), 'd'));
+  int64_t before = mxn_dataset_counters(ds).bytes_decompressed;
+  // four runs with gaps between them, all in the first chunk
+  for (size_t r = 0; r < 4; r++) {
+    size_t start = r * (in_chunk / 4), count = in_chunk / 8;
+    ASSERT_EQ(0, mxn__m_get(f, v, &start, &count, nullptr, part.data(), 'd'));
+    for (size_t i = 0; i < count; i++) EXPECT_EQ(all[start + i], part[i]);
+  }
+  EXPECT_EQ((int64_t)(in_chunk * sizeof(double)),
+            mxn_dataset_counters(ds).bytes_decompressed - before);
+  mxn_dataset_destroy(&ds);
+}
+
+// On one rank a step reads every value, so its compressed chunks are
+// decompressed exactly once: the step's counter equals their bytes.
+TEST(Nc4Read, AStepDecompressesEachChunkOnce) {
+  Sets s = make_sets(world_tmpdir("nc4read_step"));
+  if (mpi_size() != 1) return;  // the count is exact for a whole piece
+  mxn_error_t err;
+  mxn_error_clear(&err);
+  mxn_load_opts_t o;
+  mxn_load_opts_init(&o);
+  char first[4096];
+  mxn_member_name(s.base[2].c_str(), M, 0, first, sizeof first);
+  mxn_load_t *ld = nullptr;
+  mxn_dataset_t *ds = nullptr;
+  ASSERT_EQ(MXN_OK, mxn_dataset_create(&ds));
+  ASSERT_EQ(MXN_OK, mxn_dataset_open_collective(MPI_COMM_WORLD, ds, first, &err)) << err.msg;
+  const mxn_dataset_t *raw = ds;  // the load takes it over and keeps it
+  ASSERT_EQ(MXN_OK, mxn_load_open_dataset(MPI_COMM_WORLD, &ds, &o, &ld, &err)) << err.msg;
+  for (int step = 1; step < STEPS; step++) {
+    int64_t want = 0;
+    for (int j = 0; j < M; j++) {
+      char member[4096];
+      mxn_member_name(s.base[2].c_str(), M, j, member, sizeof member);
+      want += step_chunk_bytes(member, j > 0, step);
+    }
+    ASSERT_GT(want, 0);
+    int64_t before = mxn_dataset_counters(raw).bytes_decompressed;
+    ASSERT_EQ(MXN_OK, mxn_load_read_step(ld, step, &err)) << err.msg;
+    EXPECT_EQ(want, mxn_dataset_counters(raw).bytes_decompressed - before)
+        << "step " << step;
+  }
+  mxn_load_close(&ld);
+}
