@@ -251,6 +251,44 @@ done:
 }
 
 /* Merge member j's summary (`len` bytes at `buf`) into the structure. */
+/* Member j's numbered maps (nmaps_of per entity kind, of members with
+ * nents_of entities) from the stream: the union by id per entity kind;
+ * nem_spread's record of the original element ids is one of them. */
+static int merge_maps(mxn_dataset_t *ds, int j, const int64_t nmaps_of[MXN__NEK],
+                      const int64_t nents_of[MXN__NEK], rbuf_t *r) {
+  mxn_structure_t *s = &ds->s;
+  mxn__file_t *f = &ds->files[j];
+  int status = MXN_OK;
+  for (int e = 0; e < MXN__NEK && !r->bad; e++) {
+    int nm = (int)nmaps_of[e];
+    if (nm <= 0 || nents_of[e] == 0) continue;
+    f->nmap[e] = nm;
+    ARENA_ALLOC0(f->map_ids[e], nm);
+    mxn_map_info_t **maps = map_list(s, e);
+    int *nmaps = map_count(s, e);
+    for (int k = 0; k < nm && !r->bad; k++) {
+      char name[MXN_NAME_LEN];
+      f->map_ids[e][k] = r_i64(r);
+      r_str(r, name, sizeof name);
+      int q = -1;
+      for (int m = 0; m < *nmaps; m++)
+        if ((*maps)[m].id == f->map_ids[e][k]) q = m;
+      if (q < 0) {
+        MXN_CHECK(grow((void **)maps, sizeof **maps, *nmaps));
+        q = (*nmaps)++;
+        (*maps)[q].id = f->map_ids[e][k];
+      }
+      if ((*maps)[q].name[0] == '\0') snprintf((*maps)[q].name, MXN_NAME_LEN, "%s", name);
+      if (e == MXN__ELEM && strcmp(name, "original_global_id_map") == 0) {
+        f->have_orig_map = 1;
+        f->orig_map_id = (int)f->map_ids[e][k];
+      }
+    }
+  }
+done:
+  return status;
+}
+
 int mxn__member_merge(mxn_dataset_t *ds, int j, const char *buf, size_t len) {
   mxn_structure_t *s = &ds->s;
   mxn__file_t *f = &ds->files[j];
@@ -414,35 +452,10 @@ int mxn__member_merge(mxn_dataset_t *ds, int j, const char *buf, size_t len) {
   f->kb[MXN__EDGE].has_map = (int)r_i64(r);
   f->kb[MXN__FACE].has_map = (int)r_i64(r);
 
-  /* Numbered maps: union by id per entity kind; nem_spread's record of the
-   * original element ids is one of them. */
-  const int64_t nents_of[MXN__NEK] = {num_elem, num_edge, num_face, num_nodes};
-  const int64_t nm_of[MXN__NEK] = {nmaps_of[0], nmaps_of[1], nmaps_of[2], nmaps_of[3]};
-  for (int e = 0; e < MXN__NEK && !r->bad; e++) {
-    int nm = (int)nm_of[e];
-    if (nm <= 0 || nents_of[e] == 0) continue;
-    f->nmap[e] = nm;
-    ARENA_ALLOC0(f->map_ids[e], nm);
-    mxn_map_info_t **maps = map_list(s, e);
-    int *nmaps = map_count(s, e);
-    for (int k = 0; k < nm && !r->bad; k++) {
-      char name[MXN_NAME_LEN];
-      f->map_ids[e][k] = r_i64(r);
-      r_str(r, name, sizeof name);
-      int q = -1;
-      for (int m = 0; m < *nmaps; m++)
-        if ((*maps)[m].id == f->map_ids[e][k]) q = m;
-      if (q < 0) {
-        MXN_CHECK(grow((void **)maps, sizeof **maps, *nmaps));
-        q = (*nmaps)++;
-        (*maps)[q].id = f->map_ids[e][k];
-      }
-      if ((*maps)[q].name[0] == '\0') snprintf((*maps)[q].name, MXN_NAME_LEN, "%s", name);
-      if (e == MXN__ELEM && strcmp(name, "original_global_id_map") == 0) {
-        f->have_orig_map = 1;
-        f->orig_map_id = (int)f->map_ids[e][k];
-      }
-    }
+  /* Numbered maps: union by id per entity kind. */
+  {
+    const int64_t nents_of[MXN__NEK] = {num_elem, num_edge, num_face, num_nodes};
+    MXN_CHECK(merge_maps(ds, j, nmaps_of, nents_of, r));
   }
   if (r->bad || r->at != r->n) goto bad;
 done:

@@ -1,7 +1,8 @@
 /* The member summary's wire format (private to summary.c and merge.c).
  *
- * Everything the structure needs from one member's header is read with
- * the Exodus API into a byte stream (summary.c) and merged into the
+ * Everything the structure needs from one member's header is read (by
+ * netCDF name, under Exodus II's naming rules) into a byte stream
+ * (summary.c) and merged into the
  * structure from that stream (merge.c). A serial open does both, one
  * member after the other; a collective open (mxn_dataset_open_collective)
  * lets each rank read only a share of the members and exchange the
