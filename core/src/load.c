@@ -12,6 +12,10 @@
 
 static double now(void) { return mxn__load_now(); }
 
+/* count_distinct's word to publish the element ids again (not a status:
+ * positive, never returned from the load). */
+#define MXN__IDS_AGAIN 1
+
 void mxn_load_opts_init(mxn_load_opts_t *o) {
   if (!o) return;
   memset(o, 0, sizeof *o);
@@ -160,6 +164,15 @@ static int count_distinct(mxn__load_ctx_t *c) {
   /* Fewer distinct ids than the set declares means one id was given to
    * two elements. */
   int declared = s->num_elements_global >= 0;
+  /* Members that, by their Nemesis counts, store each element once but
+   * repeat an id: numbered by member and position instead (ids.c); the
+   * caller publishes them again. */
+  if (declared && distinct != s->num_elements_global && dup >= 0 && fa >= 0 && fb >= 0 &&
+      s->num_elements_sum == s->num_elements_global &&
+      !(s->id_fallback & MXN_IDS_ELEM_BY_POSITION)) {
+    mxn__ids_elems_repeated(ds, fb, fa, dup);
+    return MXN__IDS_AGAIN;
+  }
   if (declared && distinct != s->num_elements_global && dup >= 0)
     status = mxn_error_set(e, MXN_ERR_FORMAT,
                            "%s: element %lld is also stored in %s: the members hold %lld "
@@ -194,7 +207,19 @@ static int phase_directory(mxn__load_ctx_t *c) {
    * case): each element's initial owner is the member that published it
    * and the partition carries each id's member along, so neither the
    * owners' nor the part's directory query is needed. */
-  if ((status = count_distinct(c)) != MXN_OK) return status;
+  if ((status = count_distinct(c)) == MXN__IDS_AGAIN) {
+    MXN_FREE(c->pub_ids);
+    MXN_FREE(c->pub_file);
+    MXN_FREE(c->pub_pos);
+    c->npub = 0;
+    mxn_directory_destroy(&c->dir);
+    if ((status = publish_domains(c)) != MXN_OK) return status;
+    if ((status = mxn_directory_create(ld->comm, c->npub, c->pub_ids, c->pub_file, c->pub_pos,
+                                       &c->dir, c->e)) != MXN_OK)
+      return status;
+    status = count_distinct(c);
+  }
+  if (status != MXN_OK) return status;
   /* Nothing below queries the directory of a set whose ids are stored
    * once, unless a re-balance keeps it or the ghosts are read through the
    * id maps: its memory goes before the piece's arrives. */
@@ -205,7 +230,24 @@ static int phase_directory(mxn__load_ctx_t *c) {
   return MXN_OK;
 }
 
-/* A node id several members store has the same coordinates in each.
+/* Ids: whether the members' id maps can be trusted (no member repeats an
+ * id, a node id several members store has the same coordinates in each),
+ * and the fallbacks when not (ids.c); before the directory, which
+ * publishes the element ids it settles. Timed and counted as the
+ * shared-node check, which it runs. Collective; errors agreed. */
+static int phase_ids(mxn__load_ctx_t *c) {
+  mxn_load_t *ld = c->ld;
+  double tc = now();
+  mxn_io_counters_t cc = mxn_dataset_counters(ld->ds);
+  int status = mxn__ids_settle(ld->comm, ld->ds, c->fbeg, c->fend, c->e);
+  if (status != MXN_OK) return status;
+  ld->st.check_bytes_read = mxn__data_bytes(mxn_dataset_counters(ld->ds)) - mxn__data_bytes(cc);
+  ld->st.seconds_check = now() - tc;
+  return MXN_OK;
+}
+
+/* A node id several members store has the same coordinates in each (run
+ * by phase_ids already, unless the dataset came settled).
  * Collective; errors agreed. */
 static int phase_check_nodes(mxn__load_ctx_t *c) {
   mxn_load_t *ld = c->ld;
@@ -213,8 +255,8 @@ static int phase_check_nodes(mxn__load_ctx_t *c) {
   mxn_io_counters_t cc = mxn_dataset_counters(ld->ds);
   int status = mxn__check_shared_nodes(ld->comm, ld->ds, c->fbeg, c->fend, c->e);
   if (status != MXN_OK) return status;
-  ld->st.check_bytes_read = mxn__data_bytes(mxn_dataset_counters(ld->ds)) - mxn__data_bytes(cc);
-  ld->st.seconds_check = now() - tc;
+  ld->st.check_bytes_read += mxn__data_bytes(mxn_dataset_counters(ld->ds)) - mxn__data_bytes(cc);
+  ld->st.seconds_check += now() - tc;
   return MXN_OK;
 }
 
@@ -554,6 +596,7 @@ static int load_open(MPI_Comm comm, const char *path, mxn_dataset_t *given,
   ld->size = ld->st.nranks = c.N;
 
   if ((status = phase_open(&c, given, t0)) != MXN_OK) goto done;
+  if ((status = phase_ids(&c)) != MXN_OK) goto done;
   if ((status = phase_directory(&c)) != MXN_OK) goto done;
   if ((status = phase_check_nodes(&c)) != MXN_OK) goto done;
   int pending = MXN_OK; /* failed, not yet agreed: the next agreement tells */

@@ -152,6 +152,8 @@ private:
   mxn_load_t* TheLoad = nullptr;
   LoadKey Opened;
   int Rank = 0; // this rank in the load's communicator
+  // The file whose untrusted id maps were last warned about (once a file).
+  std::string IdWarnedFile;
   // With Dynamic: the step the partition was last balanced for, and how.
   int BalancedStep = -1;
   mxn_rebalance_report_t Report{};

@@ -1,0 +1,221 @@
+/* Whether a dataset's id maps can be trusted, and what stands in for them
+ * when not. Writers that number each block or each rank from 0 give one id
+ * to several elements or nodes (ParaView's ExodusIIWriter on a multi-block
+ * input repeats ids within a member); ParaView's own readers show such
+ * sets, so MxN falls back instead of refusing them:
+ *
+ * - a member repeating an element id: every element's id becomes its
+ *   member's offset (the elements of the members before it) + its
+ *   position + 1, in member order;
+ * - a member repeating a node id, or one node id at different points in
+ *   two members (the shared-node check): nodes are matched by their
+ *   coordinates, rounded to a grid of 2^21 steps along the longest side
+ *   of the dataset's bounding box (about 4.8e-7 of it; points closer
+ *   than that are one node), and element ids fall back too: without
+ *   trusted node ids an element stored twice cannot be told from two
+ *   elements given one id.
+ *
+ * Node ids that several members share with the same coordinates are the
+ * usual Nemesis case, not a problem. The fallback is said once, in
+ * s.id_warning, naming the member and the first repeated id. */
+#include "comm.h"
+#include "internal.h"
+#include "nodecheck.h"
+
+#include <float.h>
+#include <stdio.h>
+
+/* Grid steps per axis: three axes' indices fit one positive 64-bit id. */
+#define GRID_BITS 21
+#define GRID_N ((int64_t)1 << GRID_BITS)
+
+void mxn__ids_from_coords(const mxn_dataset_t *ds, int64_t n, double *const xyz[3],
+                          mxn_gid_t *out) {
+  const mxn__ids_t *g = &ds->ids;
+  int nd = ds->s.num_dim;
+  for (int64_t i = 0; i < n; i++) {
+    int64_t id = 0;
+    for (int d = 0; d < 3; d++) {
+      double t = d < nd ? (xyz[d][i] - g->lo[d]) / g->h + 0.5 : 0;
+      int64_t q = t >= 0 && t < (double)GRID_N ? (int64_t)t : t >= (double)GRID_N ? GRID_N - 1 : 0;
+      id = id << GRID_BITS | q;
+    }
+    out[i] = id + 1;
+  }
+}
+
+/* The bounding box of members fbeg..fend-1's nodes, over every rank, and
+ * the grid on it. Collective (comm MPI_COMM_NULL: serial). */
+static int coord_grid(MPI_Comm comm, mxn_dataset_t *ds, int fbeg, int fend, mxn_error_t *err) {
+  int status = MXN_OK, nd = ds->s.num_dim;
+  double box[6] = {DBL_MAX, DBL_MAX, DBL_MAX, DBL_MAX, DBL_MAX, DBL_MAX}; /* lo, -hi */
+  double *buf = NULL;
+  for (int j = fbeg; j < fend && status == MXN_OK; j++) {
+    int64_t n = ds->files[j].num_nodes;
+    if (n == 0) continue;
+    const mxn__file_t *f = mxn__file_open(ds, j, &status);
+    if (!f) break;
+    free(buf);
+    MXN_ALLOC_RAW_OR(buf, 3 * n, read_done);
+    double *xyz[3] = {buf, buf + n, buf + 2 * n};
+    if (mxn__m_coords(f, nd, 0, n, 1, xyz)) {
+      status = MXN_DS_ERR(ds, MXN_ERR_IO, "%s: cannot read the node coordinates", f->path);
+      break;
+    }
+    ds->io.read_calls++;
+    ds->io.bytes_read += n * nd * (int64_t)sizeof(double);
+    for (int d = 0; d < nd; d++)
+      for (int64_t i = 0; i < n; i++) {
+        double x = xyz[d][i];
+        if (!isfinite(x)) continue;
+        if (x < box[d]) box[d] = x;
+        if (-x < box[3 + d]) box[3 + d] = -x;
+      }
+  }
+read_done:
+  free(buf);
+  if (status == MXN_ERR_NOMEM) mxn_error_set(err, status, "out of memory reading node coordinates");
+  else if (status != MXN_OK) mxn_error_set(err, status, "%s", mxn_dataset_errmsg(ds));
+  if ((status = mxn__agree_or_local(comm, status, err)) != MXN_OK) return status;
+  if (comm != MPI_COMM_NULL) MPI_Allreduce(MPI_IN_PLACE, box, 6, MPI_DOUBLE, MPI_MIN, comm);
+  double side = 0;
+  for (int d = 0; d < 3; d++) {
+    ds->ids.lo[d] = d < nd && box[d] < DBL_MAX ? box[d] : 0;
+    double ext = d < nd && box[d] < DBL_MAX ? -box[3 + d] - box[d] : 0;
+    if (ext > side) side = ext;
+  }
+  ds->ids.h = side > 0 ? side / (double)(GRID_N - 1) : 1;
+  return MXN_OK;
+}
+
+/* The lowest member noting a repeat (or conflict) over every rank, and its
+ * id: *file -1 when none. Collective (serial: as noted). */
+static void agree_first(MPI_Comm comm, int *file, int64_t *id) {
+  if (comm == MPI_COMM_NULL) return;
+  int f = *file < 0 ? INT32_MAX : *file, lowest = f;
+  MPI_Allreduce(&f, &lowest, 1, MPI_INT, MPI_MIN, comm);
+  int64_t mine = f == lowest && lowest != INT32_MAX ? *id : INT64_MAX, v = mine;
+  MPI_Allreduce(&mine, &v, 1, MPI_INT64_T, MPI_MIN, comm);
+  *file = lowest == INT32_MAX ? -1 : lowest;
+  *id = v;
+}
+
+void mxn__ids_elems_repeated(mxn_dataset_t *ds, int file, int other, int64_t id) {
+  mxn_structure_t *s = &ds->s;
+  s->id_fallback |= MXN_IDS_ELEM_BY_POSITION;
+  snprintf(s->id_warning, sizeof s->id_warning,
+           "%s: element id %lld is also stored in %s, where the Nemesis global counts say "
+           "each element is stored once: element ids are not used: elements are numbered by "
+           "member and position (member offset + position)",
+           mxn_dataset_file_path(ds, file), (long long)id, mxn_dataset_file_path(ds, other));
+  s->num_elements_global = s->num_elements_sum;
+  mxn__dataset_drop_domains(ds);
+}
+
+/* Serially, with every member's domain at hand: element ids repeated
+ * across members of a set whose Nemesis counts say each element is stored
+ * once (the collective load finds them in its directory). */
+static int repeated_across(mxn_dataset_t *ds) {
+  const mxn_structure_t *s = &ds->s;
+  if (s->num_elements_global < 0 || s->num_elements_sum != s->num_elements_global ||
+      ds->nfiles < 2)
+    return MXN_OK;
+  struct {
+    int64_t id, file;
+  } *all = mxn__malloc(((size_t)s->num_elements_sum + 1) * sizeof *all);
+  if (!all) return MXN_ERR_NOMEM;
+  int64_t n = 0;
+  for (int j = 0; j < ds->nfiles; j++) {
+    const mxn_file_domain_t *d = ds->files[j].dom;
+    for (int64_t q = 0; d && q < d->num_elements && n < s->num_elements_sum; q++)
+      all[n].id = d->elem_map[q], all[n++].file = j;
+  }
+  /* stable by id: copies of one id stay in member order */
+  int status = mxn__radix_sort(all, n, sizeof *all);
+  for (int64_t k = 1; status == MXN_OK && k < n; k++)
+    if (all[k].id == all[k - 1].id && all[k].file != all[k - 1].file) {
+      mxn__ids_elems_repeated(ds, (int)all[k].file, (int)all[k - 1].file, all[k].id);
+      break;
+    }
+  free(all);
+  return status;
+}
+
+int mxn__ids_settle(MPI_Comm comm, mxn_dataset_t *ds, int fbeg, int fend, mxn_error_t *err) {
+  mxn__ids_t *g = &ds->ids;
+  mxn_structure_t *s = &ds->s;
+  int status = MXN_OK;
+  if (g->state == MXN__IDS_SETTLED) return MXN_OK;
+  g->state = MXN__IDS_SETTLING;
+  for (int e = 0; e < MXN__NEK; e++) g->dup_file[e] = -1;
+  g->conflict_file = -1;
+  s->id_fallback = 0;
+  s->id_warning[0] = '\0';
+
+  /* 1. My members' id maps as written, repeats noted (domain.c). */
+  for (int j = fbeg; j < fend && status == MXN_OK; j++) {
+    const mxn_file_domain_t *d;
+    if ((status = mxn_dataset_file_domain(ds, j, &d)) != MXN_OK)
+      mxn_error_set(err, status, "%s", mxn_dataset_errmsg(ds));
+  }
+  if ((status = mxn__agree_or_local(comm, status, err)) != MXN_OK) goto done;
+  for (int e = 0; e < MXN__NEK; e++) agree_first(comm, &g->dup_file[e], &g->dup_id[e]);
+  if (g->dup_file[MXN__EDGE] >= 0 || g->dup_file[MXN__FACE] >= 0) {
+    int e = g->dup_file[MXN__EDGE] >= 0 ? MXN__EDGE : MXN__FACE;
+    status = mxn_error_set(err, MXN_ERR_FORMAT, "%s: %s id %lld appears more than once in the id map",
+                           mxn_dataset_file_path(ds, g->dup_file[e]), mxn__ent_what[e],
+                           (long long)g->dup_id[e]);
+    goto done;
+  }
+
+  /* 2. Node ids no member repeats: the members that share one must put it
+   * at one point; a conflict is noted here, not refused. */
+  if (g->dup_file[MXN__NODE] < 0) {
+    g->probe = 1;
+    status = mxn__check_shared_nodes(comm, ds, fbeg, fend, err);
+    g->probe = 0;
+    if (status != MXN_OK) goto done;
+    agree_first(comm, &g->conflict_file, &g->conflict_id);
+    g->nodes_checked = 1;
+  }
+
+  /* 3. The fallbacks, and the warning that names them. */
+  int bad_nodes = g->dup_file[MXN__NODE] >= 0 || g->conflict_file >= 0;
+  if (g->dup_file[MXN__ELEM] >= 0 || bad_nodes) s->id_fallback |= MXN_IDS_ELEM_BY_POSITION;
+  if (bad_nodes) s->id_fallback |= MXN_IDS_NODE_BY_COORDS;
+  if (!s->id_fallback) {
+    if (comm == MPI_COMM_NULL && (status = repeated_across(ds)) != MXN_OK)
+      mxn_error_set(err, status, "out of memory comparing the members' element ids");
+    goto done;
+  }
+  if (bad_nodes && (status = coord_grid(comm, ds, fbeg, fend, err)) != MXN_OK) goto done;
+  char why[MXN_ERRMSG_LEN / 2];
+  if (g->dup_file[MXN__NODE] >= 0)
+    snprintf(why, sizeof why, "%s: node id %lld appears more than once in the member's id map",
+             mxn_dataset_file_path(ds, g->dup_file[MXN__NODE]), (long long)g->dup_id[MXN__NODE]);
+  else if (g->conflict_file >= 0)
+    snprintf(why, sizeof why, "%s: node id %lld is at another point in an earlier member",
+             mxn_dataset_file_path(ds, g->conflict_file), (long long)g->conflict_id);
+  else
+    snprintf(why, sizeof why, "%s: element id %lld appears more than once in the member's id map",
+             mxn_dataset_file_path(ds, g->dup_file[MXN__ELEM]), (long long)g->dup_id[MXN__ELEM]);
+  if (bad_nodes)
+    snprintf(s->id_warning, sizeof s->id_warning,
+             "%s: the id maps are not used: nodes are matched by their coordinates (within "
+             "%.3g, 2^-21 of the bounding box's longest side) and elements numbered by member "
+             "and position",
+             why, g->h);
+  else
+    snprintf(s->id_warning, sizeof s->id_warning,
+             "%s: element ids are not used: elements are numbered by member and position "
+             "(member offset + position)",
+             why);
+  /* The Nemesis counts described the ids as written. */
+  if (s->id_fallback & MXN_IDS_ELEM_BY_POSITION) s->num_elements_global = s->num_elements_sum;
+  if (bad_nodes) s->num_nodes_global = -1;
+  /* The domains read so far hold the ids as written: read again. */
+  mxn__dataset_drop_domains(ds);
+done:
+  g->state = status == MXN_OK ? MXN__IDS_SETTLED : MXN__IDS_UNSETTLED;
+  return status;
+}
