@@ -322,18 +322,12 @@ int vtkMxNReader::RequestData(
     }
   }
   this->UpdateProgress(0.5);
+  // Id maps the core could not trust (repeated ids): said once a file,
+  // with the fallback the core took.
+  std::string idWarning = internals.TakeIdWarning(key.FileName);
+  if (!idWarning.empty())
   {
-    // Id maps the core could not trust (repeated ids): said once a file,
-    // by the load's first rank, with the fallback the core took.
-    const mxn_structure_t* ls = mxn_load_structure(internals.Load());
-    if (ls && ls->id_fallback && internals.IdWarnedFile != key.FileName)
-    {
-      internals.IdWarnedFile = key.FileName;
-      if (internals.Rank == 0)
-      {
-        vtkWarningMacro(<< ls->id_warning);
-      }
-    }
+    vtkWarningMacro(<< idWarning);
   }
   if ((key.Dynamic && !internals.Rebalance(key, step, world, entered, message)) ||
     !internals.CheckPiece(key, message))
