@@ -64,6 +64,7 @@ static int coord_grid(MPI_Comm comm, mxn_dataset_t *ds, int fbeg, int fend, mxn_
     }
     ds->io.read_calls++;
     ds->io.bytes_read += n * nd * (int64_t)sizeof(double);
+    ds->io.check_bytes_read += n * nd * (int64_t)sizeof(double);
     for (int d = 0; d < nd; d++)
       for (int64_t i = 0; i < n; i++) {
         double x = xyz[d][i];
@@ -88,14 +89,20 @@ read_done:
   return MXN_OK;
 }
 
-/* The lowest member noting a repeat (or conflict) over every rank, and its
- * id: *file -1 when none. Collective (serial: as noted). */
-static void agree_first(MPI_Comm comm, int *file, int64_t *id) {
+/* The lowest member noting a repeat (or conflict) over every rank, its
+ * lowest id and (other: NULL, or the conflict's earlier member) the member
+ * that goes with it: *file -1 when none. Collective (serial: as noted). */
+static void agree_first(MPI_Comm comm, int *file, int64_t *id, int *other) {
   if (comm == MPI_COMM_NULL) return;
   int f = *file < 0 ? INT32_MAX : *file, lowest = f;
   MPI_Allreduce(&f, &lowest, 1, MPI_INT, MPI_MIN, comm);
   int64_t mine = f == lowest && lowest != INT32_MAX ? *id : INT64_MAX, v = mine;
   MPI_Allreduce(&mine, &v, 1, MPI_INT64_T, MPI_MIN, comm);
+  if (other) {
+    int o = mine == v && v != INT64_MAX ? *other : INT32_MAX, lo = o;
+    MPI_Allreduce(&o, &lo, 1, MPI_INT, MPI_MIN, comm);
+    *other = lo == INT32_MAX ? -1 : lo;
+  }
   *file = lowest == INT32_MAX ? -1 : lowest;
   *id = v;
 }
@@ -148,7 +155,7 @@ int mxn__ids_settle(MPI_Comm comm, mxn_dataset_t *ds, int fbeg, int fend, mxn_er
   if (g->state == MXN__IDS_SETTLED) return MXN_OK;
   g->state = MXN__IDS_SETTLING;
   for (int e = 0; e < MXN__NEK; e++) g->dup_file[e] = -1;
-  g->conflict_file = -1;
+  g->conflict_file = g->conflict_other = -1;
   s->id_fallback = 0;
   s->id_warning[0] = '\0';
 
@@ -159,7 +166,7 @@ int mxn__ids_settle(MPI_Comm comm, mxn_dataset_t *ds, int fbeg, int fend, mxn_er
       mxn_error_set(err, status, "%s", mxn_dataset_errmsg(ds));
   }
   if ((status = mxn__agree_or_local(comm, status, err)) != MXN_OK) goto done;
-  for (int e = 0; e < MXN__NEK; e++) agree_first(comm, &g->dup_file[e], &g->dup_id[e]);
+  for (int e = 0; e < MXN__NEK; e++) agree_first(comm, &g->dup_file[e], &g->dup_id[e], NULL);
   if (g->dup_file[MXN__EDGE] >= 0 || g->dup_file[MXN__FACE] >= 0) {
     int e = g->dup_file[MXN__EDGE] >= 0 ? MXN__EDGE : MXN__FACE;
     status = mxn_error_set(err, MXN_ERR_FORMAT, "%s: %s id %lld appears more than once in the id map",
@@ -175,7 +182,7 @@ int mxn__ids_settle(MPI_Comm comm, mxn_dataset_t *ds, int fbeg, int fend, mxn_er
     status = mxn__check_shared_nodes(comm, ds, fbeg, fend, err);
     g->probe = 0;
     if (status != MXN_OK) goto done;
-    agree_first(comm, &g->conflict_file, &g->conflict_id);
+    agree_first(comm, &g->conflict_file, &g->conflict_id, &g->conflict_other);
     g->nodes_checked = 1;
   }
 
@@ -194,8 +201,9 @@ int mxn__ids_settle(MPI_Comm comm, mxn_dataset_t *ds, int fbeg, int fend, mxn_er
     snprintf(why, sizeof why, "%s: node id %lld appears more than once in the member's id map",
              mxn_dataset_file_path(ds, g->dup_file[MXN__NODE]), (long long)g->dup_id[MXN__NODE]);
   else if (g->conflict_file >= 0)
-    snprintf(why, sizeof why, "%s: node id %lld is at another point in an earlier member",
-             mxn_dataset_file_path(ds, g->conflict_file), (long long)g->conflict_id);
+    snprintf(why, sizeof why, "%s: node id %lld is at another point in %s",
+             mxn_dataset_file_path(ds, g->conflict_file), (long long)g->conflict_id,
+             mxn_dataset_file_path(ds, g->conflict_other));
   else
     snprintf(why, sizeof why, "%s: element id %lld appears more than once in the member's id map",
              mxn_dataset_file_path(ds, g->dup_file[MXN__ELEM]), (long long)g->dup_id[MXN__ELEM]);
@@ -212,7 +220,11 @@ int mxn__ids_settle(MPI_Comm comm, mxn_dataset_t *ds, int fbeg, int fend, mxn_er
              why);
   /* The Nemesis counts described the ids as written. */
   if (s->id_fallback & MXN_IDS_ELEM_BY_POSITION) s->num_elements_global = s->num_elements_sum;
-  if (bad_nodes) s->num_nodes_global = -1;
+  if (bad_nodes) {
+    s->num_nodes_global = -1;
+    /* the grid's ids take 63 bits: what MxN writes from the set stores them so */
+    s->int64_ids = 1;
+  }
   /* The domains read so far hold the ids as written: read again. */
   mxn__dataset_drop_domains(ds);
 done:

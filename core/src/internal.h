@@ -76,9 +76,9 @@ enum { MXN__ELEM = 0, MXN__EDGE = 1, MXN__FACE = 2, MXN__NODE = 3 };
 #define MXN__GAP_SHARE 0.08
 
 /* Bytes read for entries: the members' id maps and sets, read whole,
- * aside. */
+ * and the coordinates that settle the ids, aside. */
 static inline int64_t mxn__data_bytes(mxn_io_counters_t c) {
-  return c.bytes_read - c.map_bytes_read - c.set_bytes_read;
+  return c.bytes_read - c.map_bytes_read - c.set_bytes_read - c.check_bytes_read;
 }
 
 #define MXN__NBK 3
@@ -200,7 +200,8 @@ typedef struct mxn__ids {
   int nodes_checked;       /* the shared-node check has run (settle did it) */
   int dup_file[MXN__NEK];  /* lowest member repeating an id of kind e, or -1 */
   int64_t dup_id[MXN__NEK];
-  int conflict_file;       /* node id at different points: a member, or -1 */
+  int conflict_file;       /* node id at different points: the later member, or -1 */
+  int conflict_other;      /* ... and the earlier one */
   int64_t conflict_id;
   double lo[3], h;         /* the grid of coordinate node ids */
 } mxn__ids_t;

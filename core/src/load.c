@@ -241,7 +241,7 @@ static int phase_ids(mxn__load_ctx_t *c) {
   mxn_io_counters_t cc = mxn_dataset_counters(ld->ds);
   int status = mxn__ids_settle(ld->comm, ld->ds, c->fbeg, c->fend, c->e);
   if (status != MXN_OK) return status;
-  ld->st.check_bytes_read = mxn__data_bytes(mxn_dataset_counters(ld->ds)) - mxn__data_bytes(cc);
+  ld->st.check_bytes_read = mxn_dataset_counters(ld->ds).check_bytes_read - cc.check_bytes_read;
   ld->st.seconds_check = now() - tc;
   return MXN_OK;
 }
@@ -255,7 +255,7 @@ static int phase_check_nodes(mxn__load_ctx_t *c) {
   mxn_io_counters_t cc = mxn_dataset_counters(ld->ds);
   int status = mxn__check_shared_nodes(ld->comm, ld->ds, c->fbeg, c->fend, c->e);
   if (status != MXN_OK) return status;
-  ld->st.check_bytes_read += mxn__data_bytes(mxn_dataset_counters(ld->ds)) - mxn__data_bytes(cc);
+  ld->st.check_bytes_read += mxn_dataset_counters(ld->ds).check_bytes_read - cc.check_bytes_read;
   ld->st.seconds_check += now() - tc;
   return MXN_OK;
 }

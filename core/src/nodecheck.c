@@ -75,6 +75,7 @@ static int stated_shared(mxn_dataset_t *ds, int j, int64_t **pos, int64_t *n) {
   }
   ds->io.read_calls++;
   ds->io.bytes_read += (int64_t)len * (int64_t)sizeof(int);
+  ds->io.check_bytes_read += (int64_t)len * (int64_t)sizeof(int);
   int64_t nn = ds->files[j].num_nodes;
   /* A node shared with several members is listed once per member: marks
    * over the member's nodes give the positions ascending and distinct (a
@@ -123,6 +124,7 @@ static int read_copies(mxn_dataset_t *ds, int j, copy_t *copies, int64_t n) {
     }
     ds->io.read_calls++;
     ds->io.bytes_read += count * nd * (int64_t)sizeof(double);
+    ds->io.check_bytes_read += count * nd * (int64_t)sizeof(double);
     /* one pass over the copies; the columns a mesh of fewer dimensions
      * lacks are zero */
     const double *restrict cx = nd > 0 ? xyz[0] : NULL, *restrict cy = nd > 1 ? xyz[1] : NULL,
@@ -286,8 +288,10 @@ static int conflict_error(mxn_dataset_t *ds, const conflict_t *w, mxn_error_t *e
   const copy_t *lo = p->file < q->file ? p : q, *hi = p->file < q->file ? q : p;
   if (ds->ids.probe) {
     /* the settlement's check (ids.c): noted, and the ids fall back */
-    if (ds->ids.conflict_file < 0 || hi->file < ds->ids.conflict_file) {
+    if (ds->ids.conflict_file < 0 || hi->file < ds->ids.conflict_file ||
+        (hi->file == ds->ids.conflict_file && hi->id < ds->ids.conflict_id)) {
       ds->ids.conflict_file = hi->file;
+      ds->ids.conflict_other = lo->file;
       ds->ids.conflict_id = hi->id;
     }
     return MXN_OK;

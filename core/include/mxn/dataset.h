@@ -211,6 +211,10 @@ typedef struct mxn_io_counters {
    *  distribution factors), read whole per member to keep the entries of
    *  a piece. */
   int64_t set_bytes_read;
+  /** Of bytes_read: node coordinates read to settle whether the id maps
+   *  can be trusted (the shared-node check's copies; the bounding box of
+   *  nodes matched by coordinates). */
+  int64_t check_bytes_read;
   int64_t read_calls;    /**< ex_get_* bulk-data calls */
   int64_t files_opened;  /**< ex_open calls */
   int64_t bytes_written;
