@@ -134,8 +134,10 @@ static int repeated_across(mxn_dataset_t *ds) {
   int64_t n = 0;
   for (int j = 0; j < ds->nfiles; j++) {
     const mxn_file_domain_t *d = ds->files[j].dom;
-    for (int64_t q = 0; d && q < d->num_elements && n < s->num_elements_sum; q++)
-      all[n].id = d->elem_map[q], all[n++].file = j;
+    for (int64_t q = 0; d && q < d->num_elements && n < s->num_elements_sum; q++, n++) {
+      all[n].id = d->elem_map[q];
+      all[n].file = j;
+    }
   }
   /* stable by id: copies of one id stay in member order */
   int status = mxn__radix_sort(all, n, sizeof *all);

@@ -198,7 +198,6 @@ static int phase_directory(mxn__load_ctx_t *c) {
   const mxn_load_opts_t *opts = c->opts;
   int status;
   double t1 = now();
-  c->c0 = mxn_dataset_counters(ld->ds);
   if ((status = publish_domains(c)) != MXN_OK) return status;
   if ((status = mxn_directory_create(ld->comm, c->npub, c->pub_ids, c->pub_file, c->pub_pos,
                                      &c->dir, c->e)) != MXN_OK)
@@ -238,7 +237,7 @@ static int phase_directory(mxn__load_ctx_t *c) {
 static int phase_ids(mxn__load_ctx_t *c) {
   mxn_load_t *ld = c->ld;
   double tc = now();
-  mxn_io_counters_t cc = mxn_dataset_counters(ld->ds);
+  mxn_io_counters_t cc = c->c0 = mxn_dataset_counters(ld->ds);
   int status = mxn__ids_settle(ld->comm, ld->ds, c->fbeg, c->fend, c->e);
   if (status != MXN_OK) return status;
   ld->st.check_bytes_read = mxn_dataset_counters(ld->ds).check_bytes_read - cc.check_bytes_read;
