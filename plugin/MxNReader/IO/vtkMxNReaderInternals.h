@@ -103,12 +103,13 @@ public:
    *  (taking over the information pass's dataset when it is of the same
    *  file and ranks). */
   bool IsOpen(const LoadKey& key) const;
-  // The core's warning about the open load's id maps (repeated ids, and
-  // the fallback it took), once a file and on the load's first rank; ""
-  // otherwise.
-  std::string TakeIdWarning(const std::string& file);
   bool Open(const LoadKey& key, int piece, int step, MPI_Comm world, std::string& error);
   ///@}
+
+  /** The core's warning about the open load's id maps (ids repeated, and
+   *  the fallback it took), once a file and on the load's first rank; ""
+   *  otherwise. */
+  std::string TakeIdWarning(const std::string& file);
 
   /** With key.Dynamic: re-balance the load for `step` (weighed by the
    *  field, or by the time measured since the last request ended, taken
