@@ -111,6 +111,10 @@ int mxn_dataset_file_domain(mxn_dataset_t *ds, int j, const mxn_file_domain_t **
       if (e.msg[0]) mxn_error_set(&ds->err, status, "%s", e.msg);
       return status;
     }
+    if (f->dom) { /* built by the settlement, which kept it */
+      *out = f->dom;
+      return MXN_OK;
+    }
   }
   mxn_file_domain_t *d = NULL;
   mxn_idset_t tmp = MXN_IDSET_INIT;
