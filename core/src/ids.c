@@ -19,6 +19,7 @@
  * usual Nemesis case, not a problem. The fallback is said once, in
  * s.id_warning, naming the member and the first repeated id. */
 #include "comm.h"
+#include "ids.h"
 #include "internal.h"
 #include "nodecheck.h"
 
@@ -107,45 +108,56 @@ static void agree_first(MPI_Comm comm, int *file, int64_t *id, int *other) {
   *id = v;
 }
 
-void mxn__ids_elems_repeated(mxn_dataset_t *ds, int file, int other, int64_t id) {
+void mxn__ids_elems_repeated(mxn_dataset_t *ds, int file, int other, int64_t id, const char *why) {
   mxn_structure_t *s = &ds->s;
   s->id_fallback |= MXN_IDS_ELEM_BY_POSITION;
   snprintf(s->id_warning, sizeof s->id_warning,
-           "%s: element id %lld is also stored in %s, where the Nemesis global counts say "
-           "each element is stored once: element ids are not used: elements are numbered by "
-           "member and position (member offset + position)",
-           mxn_dataset_file_path(ds, file), (long long)id, mxn_dataset_file_path(ds, other));
-  s->num_elements_global = s->num_elements_sum;
+           "%s: element id %lld is also stored in %s, %s: element ids are not used: elements "
+           "are numbered by member and position (member offset + position)",
+           mxn_dataset_file_path(ds, file), (long long)id, mxn_dataset_file_path(ds, other), why);
+  if (s->num_elements_global >= 0) s->num_elements_global = s->num_elements_sum;
   mxn__dataset_drop_domains(ds);
 }
 
-/* Serially, with every member's domain at hand: element ids repeated
- * across members of a set whose Nemesis counts say each element is stored
- * once (the collective load finds them in its directory). */
-static int repeated_across(mxn_dataset_t *ds) {
+/* Serially, with every member's domain at hand, as the collective load
+ * does with its directory: element ids stored in several members of a set
+ * whose Nemesis counts say each element is stored once, or whose copies
+ * are different elements (mxn__ids_check_overlap). */
+static int repeated_across(mxn_dataset_t *ds, mxn_error_t *err) {
   const mxn_structure_t *s = &ds->s;
-  if (s->num_elements_global < 0 || s->num_elements_sum != s->num_elements_global ||
-      ds->nfiles < 2)
-    return MXN_OK;
-  struct {
-    int64_t id, file;
-  } *all = mxn__malloc(((size_t)s->num_elements_sum + 1) * sizeof *all);
-  if (!all) return MXN_ERR_NOMEM;
+  if (ds->nfiles < 2) return MXN_OK;
+  mxn__copy_t *all = mxn__malloc(((size_t)s->num_elements_sum + 1) * sizeof *all);
+  if (!all) return mxn_error_set(err, MXN_ERR_NOMEM, "out of memory comparing the members' element ids");
   int64_t n = 0;
   for (int j = 0; j < ds->nfiles; j++) {
     const mxn_file_domain_t *d = ds->files[j].dom;
-    for (int64_t q = 0; d && q < d->num_elements && n < s->num_elements_sum; q++, n++) {
-      all[n].id = d->elem_map[q];
-      all[n].file = j;
-    }
+    for (int64_t q = 0; d && q < d->num_elements && n < s->num_elements_sum; q++, n++)
+      all[n] = (mxn__copy_t){d->elem_map[q], q, j, 0};
   }
   /* stable by id: copies of one id stay in member order */
   int status = mxn__radix_sort(all, n, sizeof *all);
-  for (int64_t k = 1; status == MXN_OK && k < n; k++)
-    if (all[k].id == all[k - 1].id && all[k].file != all[k - 1].file) {
-      mxn__ids_elems_repeated(ds, (int)all[k].file, (int)all[k - 1].file, all[k].id);
-      break;
-    }
+  if (status != MXN_OK) {
+    free(all);
+    return mxn_error_set(err, status, "out of memory comparing the members' element ids");
+  }
+  /* the ids stored in two or more members, with all their copies */
+  int64_t k = 0, distinct = 0, first = -1;
+  for (int64_t a = 0, b; a < n; a = b) {
+    int files = 1;
+    for (b = a + 1; b < n && all[b].id == all[a].id; b++) files += all[b].file != all[b - 1].file;
+    distinct++;
+    if (files < 2) continue;
+    if (first < 0) first = k;
+    for (int64_t i = a; i < b; i++) all[k++] = all[i];
+  }
+  if (s->num_elements_global >= 0 && s->num_elements_sum == s->num_elements_global &&
+      distinct != s->num_elements_global && first >= 0) {
+    mxn__ids_elems_repeated(ds, all[first + 1].file, all[first].file, all[first].id,
+                            "where the Nemesis global counts say each element is stored once");
+  } else if (k > 0) {
+    int again = 0;
+    status = mxn__ids_check_overlap(MPI_COMM_NULL, ds, all, k, &again, err);
+  }
   free(all);
   return status;
 }
@@ -193,8 +205,7 @@ int mxn__ids_settle(MPI_Comm comm, mxn_dataset_t *ds, int fbeg, int fend, mxn_er
   if (g->dup_file[MXN__ELEM] >= 0 || bad_nodes) s->id_fallback |= MXN_IDS_ELEM_BY_POSITION;
   if (bad_nodes) s->id_fallback |= MXN_IDS_NODE_BY_COORDS;
   if (!s->id_fallback) {
-    if (comm == MPI_COMM_NULL && (status = repeated_across(ds)) != MXN_OK)
-      mxn_error_set(err, status, "out of memory comparing the members' element ids");
+    if (comm == MPI_COMM_NULL) status = repeated_across(ds, err);
     goto done;
   }
   if (bad_nodes && (status = coord_grid(comm, ds, fbeg, fend, err)) != MXN_OK) goto done;
@@ -231,5 +242,174 @@ int mxn__ids_settle(MPI_Comm comm, mxn_dataset_t *ds, int fbeg, int fend, mxn_er
   mxn__dataset_drop_domains(ds);
 done:
   g->state = status == MXN_OK ? MXN__IDS_SETTLED : MXN__IDS_UNSETTLED;
+  return status;
+}
+
+/* ---------- an overlap, or one id given to several elements ---------- */
+
+/* What a copy is made of: its block and a fingerprint of its global nodes
+ * (a sum and a mix of them, order-free: a member may store an element's
+ * nodes from another corner). Poly blocks: the block alone. */
+typedef struct {
+  int64_t at;      /* the copy's index at its asker */
+  uint64_t sum, mix;
+  int32_t block, pad;
+} print_t;
+
+static uint64_t mix64(uint64_t z) {
+  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+  z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+  return z ^ (z >> 31);
+}
+
+/* The print of member j's element at position pos (its domain read). */
+static int print_of(mxn_dataset_t *ds, int j, int64_t pos, print_t *p) {
+  int status = MXN_OK;
+  const mxn_file_domain_t *d;
+  if ((status = mxn_dataset_file_domain(ds, j, &d)) != MXN_OK) return status;
+  mxn__file_t *f = &ds->files[j];
+  const mxn__blocks_t *kb = &f->kb[MXN__ELEM];
+  p->block = -1;
+  p->sum = p->mix = 0;
+  for (int q = 0; q < kb->nblk && p->block < 0; q++) {
+    int b = kb->blk_of_file[q];
+    if (pos < kb->blk_start[b] || pos >= kb->blk_start[b] + kb->blk_count[b]) continue;
+    p->block = b;
+    const mxn_block_info_t *bi = &ds->s.blocks[b];
+    int npe = bi->nodes_per_elem;
+    if (bi->poly || npe <= 0) break;
+    int64_t conn[64], *c = npe <= 64 ? conn : mxn__malloc((size_t)npe * sizeof *c);
+    if (!c) return MXN_ERR_NOMEM;
+    if (!mxn__file_open(ds, j, &status) ||
+        mxn__m_rows(f, "connect%d", q + 1, pos - kb->blk_start[b], 1, npe, c, 'l')) {
+      if (status == MXN_OK)
+        status = MXN_DS_ERR(ds, MXN_ERR_IO, "%s: element block %lld: cannot read connectivity",
+                            f->path, (long long)bi->id);
+    } else {
+      ds->io.read_calls++;
+      ds->io.bytes_read += npe * (int64_t)sizeof(int64_t);
+      ds->io.check_bytes_read += npe * (int64_t)sizeof(int64_t);
+      for (int i = 0; i < npe; i++) {
+        uint64_t g = c[i] >= 1 && c[i] <= d->num_nodes ? (uint64_t)d->node_map[c[i] - 1] : ~0ull;
+        p->sum += g;
+        p->mix += mix64(g);
+      }
+    }
+    if (c != conn) free(c);
+  }
+  return status;
+}
+
+/* The rank that holds member j in the load's split of M members over
+ * size ranks (rank r: members r*M/size .. (r+1)*M/size - 1). */
+static int owner_of(int j, int M, int size) {
+  int r = (int)((int64_t)j * size / M);
+  while (r > 0 && (int64_t)r * M / size > j) r--;
+  while (r + 1 < size && (int64_t)(r + 1) * M / size <= j) r++;
+  return r;
+}
+
+int mxn__ids_check_overlap(MPI_Comm comm, mxn_dataset_t *ds, const mxn__copy_t *copies, int64_t n,
+                           int *again, mxn_error_t *err) {
+  int status = MXN_OK, size = 1, rank = 0, M = ds->nfiles;
+  if (comm != MPI_COMM_NULL) {
+    MPI_Comm_size(comm, &size);
+    MPI_Comm_rank(comm, &rank);
+  }
+  *again = 0;
+  mxn__copy_t *ask = NULL, *got = NULL;
+  print_t *prints = NULL, *back = NULL;
+  int *dest = NULL, *rdest = NULL;
+  int64_t ngot = 0, nback = 0;
+  /* 1. Each copy to the rank holding its member, which prints it. */
+  ask = mxn__malloc(((size_t)n + 1) * sizeof *ask);
+  dest = mxn__malloc(((size_t)n + 1) * sizeof *dest);
+  if (!ask || !dest) status = MXN_ERR_NOMEM;
+  for (int64_t k = 0; status == MXN_OK && k < n; k++) {
+    ask[k] = copies[k];
+    ask[k].id = k; /* where the print goes back to */
+    dest[k] = owner_of(copies[k].file, M, size);
+  }
+  if (comm != MPI_COMM_NULL) {
+    status = mxn__send_to_if(comm, size, status, ask, sizeof *ask, status == MXN_OK ? n : 0, dest,
+                             (void **)&got, &ngot);
+  } else if (status == MXN_OK) {
+    got = ask;
+    ngot = n;
+    ask = NULL;
+  }
+  /* the sources, in order, for the replies (send_to keeps source order) */
+  if (comm != MPI_COMM_NULL) {
+    /* every rank tells every other how many it sent it */
+    int64_t *cnt = mxn__calloc((size_t)size, sizeof *cnt);
+    int64_t *sent = mxn__calloc((size_t)size, sizeof *sent);
+    if (!cnt || !sent) status = MXN_ERR_NOMEM;
+    for (int64_t k = 0; status == MXN_OK && k < n; k++) sent[dest[k]]++;
+    /* collective whatever this rank's status (nothing sent then) */
+    if (cnt && sent && MPI_Alltoall(sent, 1, MPI_INT64_T, cnt, 1, MPI_INT64_T, comm) != MPI_SUCCESS &&
+        status == MXN_OK)
+      status = MXN_ERR_MPI;
+    rdest = mxn__malloc(((size_t)ngot + 1) * sizeof *rdest);
+    if (!rdest) status = MXN_ERR_NOMEM;
+    for (int r = 0, k = 0; status == MXN_OK && r < size; r++)
+      for (int64_t i = 0; i < cnt[r]; i++) rdest[k++] = r;
+    free(cnt);
+    free(sent);
+  }
+  prints = mxn__malloc(((size_t)ngot + 1) * sizeof *prints);
+  if (!prints && status == MXN_OK) status = MXN_ERR_NOMEM;
+  for (int64_t k = 0; status == MXN_OK && k < ngot; k++) {
+    status = print_of(ds, got[k].file, got[k].pos, &prints[k]);
+    prints[k].at = got[k].id;
+  }
+  if (status == MXN_ERR_NOMEM) mxn_error_set(err, status, "rank %d: out of memory comparing copies of element ids", rank);
+  else if (status != MXN_OK) mxn_error_set(err, status, "%s", mxn_dataset_errmsg(ds));
+  /* 2. The prints back to the askers, in the copies' order. */
+  if (comm != MPI_COMM_NULL) {
+    status = mxn__send_to_if(comm, size, status, prints, sizeof *prints, status == MXN_OK ? ngot : 0,
+                             rdest, (void **)&back, &nback);
+  } else if (status == MXN_OK) {
+    back = prints;
+    nback = ngot;
+    prints = NULL;
+  }
+  if ((status = mxn__agree_or_local(comm, status, err)) != MXN_OK) goto done;
+  /* 3. Copies of one id that differ: the lowest such id, its members. */
+  print_t *by = mxn__malloc(((size_t)n + 1) * sizeof *by);
+  int64_t bad[3] = {INT64_MAX, -1, -1};
+  if (!by) status = MXN_ERR_NOMEM;
+  for (int64_t i = 0; status == MXN_OK && i < nback; i++)
+    if (back[i].at >= 0 && back[i].at < n) by[back[i].at] = back[i];
+  for (int64_t a = 0, b; status == MXN_OK && a < n; a = b) {
+    for (b = a + 1; b < n && copies[b].id == copies[a].id; b++) continue;
+    for (int64_t i = a + 1; i < b; i++)
+      if ((by[i].block != by[a].block || by[i].sum != by[a].sum || by[i].mix != by[a].mix) &&
+          copies[a].id < bad[0]) {
+        bad[0] = copies[a].id;
+        bad[1] = copies[a].file < copies[i].file ? copies[a].file : copies[i].file;
+        bad[2] = copies[a].file < copies[i].file ? copies[i].file : copies[a].file;
+      }
+  }
+  free(by);
+  if (status != MXN_OK) mxn_error_set(err, status, "rank %d: out of memory comparing copies of element ids", rank);
+  if ((status = mxn__agree_or_local(comm, status, err)) != MXN_OK) goto done;
+  if (comm != MPI_COMM_NULL) {
+    int64_t lowest = bad[0];
+    MPI_Allreduce(&bad[0], &lowest, 1, MPI_INT64_T, MPI_MIN, comm);
+    int64_t mine[2] = {bad[0] == lowest ? bad[1] : INT64_MAX, bad[0] == lowest ? bad[2] : INT64_MAX};
+    MPI_Allreduce(mine, &bad[1], 2, MPI_INT64_T, MPI_MIN, comm);
+    bad[0] = lowest;
+  }
+  if (bad[0] != INT64_MAX) {
+    mxn__ids_elems_repeated(ds, (int)bad[2], (int)bad[1], bad[0], "as another element");
+    *again = 1;
+  }
+done:
+  free(ask);
+  free(got);
+  free(prints);
+  free(back);
+  free(dest);
+  free(rdest);
   return status;
 }

@@ -213,11 +213,11 @@ enum { MXN__IDS_UNSETTLED = 0, MXN__IDS_SETTLING, MXN__IDS_SETTLED };
  * comm MPI_COMM_NULL: serial, over all members. Collective otherwise;
  * errors agreed. A settled dataset returns at once. */
 int mxn__ids_settle(MPI_Comm comm, mxn_dataset_t *ds, int fbeg, int fend, mxn_error_t *err);
-/* Element ids repeated across members (`id` in `file`, also in `other`)
- * where the Nemesis counts say each element is stored once: numbered by
- * member and position from now on, said in s.id_warning, the domains
- * dropped to be read again (ids.c). Local; the callers agree. */
-void mxn__ids_elems_repeated(mxn_dataset_t *ds, int file, int other, int64_t id);
+/* Element ids repeated across members (`id` in `file`, also in `other`,
+ * `why` the copies are not one element): numbered by member and position
+ * from now on, said in s.id_warning, the domains dropped to be read again
+ * (ids.c). Local; the callers agree. */
+void mxn__ids_elems_repeated(mxn_dataset_t *ds, int file, int other, int64_t id, const char *why);
 /* Node ids from coordinates on the settled grid (ids.c), n nodes. */
 void mxn__ids_from_coords(const mxn_dataset_t *ds, int64_t n, double *const xyz[3],
                           mxn_gid_t *out);

@@ -3,6 +3,7 @@
  * greedy cover of its part. mxn_load_open() is a list of phases, each a
  * function below (the partition in load_partition.c, the ghost layers in
  * ghosts.c); the load's steps are read here too. */
+#include "ids.h"
 #include "load_ctx.h"
 #include "nodecheck.h"
 
@@ -170,7 +171,8 @@ static int count_distinct(mxn__load_ctx_t *c) {
   if (declared && distinct != s->num_elements_global && dup >= 0 && fa >= 0 && fb >= 0 &&
       s->num_elements_sum == s->num_elements_global &&
       !(s->id_fallback & MXN_IDS_ELEM_BY_POSITION)) {
-    mxn__ids_elems_repeated(ds, fb, fa, dup);
+    mxn__ids_elems_repeated(ds, fb, fa, dup,
+                            "where the Nemesis global counts say each element is stored once");
     return MXN__IDS_AGAIN;
   }
   if (declared && distinct != s->num_elements_global && dup >= 0)
@@ -206,7 +208,22 @@ static int phase_directory(mxn__load_ctx_t *c) {
    * case): each element's initial owner is the member that published it
    * and the partition carries each id's member along, so neither the
    * owners' nor the part's directory query is needed. */
-  if ((status = count_distinct(c)) == MXN__IDS_AGAIN) {
+  status = count_distinct(c);
+  /* Ids stored in several members: one element stored twice (an
+   * overlap), or one id given to several elements (ids.c)? */
+  if (status == MXN_OK && !c->unique &&
+      !(mxn_dataset_structure(ld->ds)->id_fallback & MXN_IDS_ELEM_BY_POSITION)) {
+    mxn__copy_t *rep = NULL;
+    int64_t nrep = 0;
+    int again = 0;
+    status = mxn__directory_repeats(c->dir, &rep, &nrep);
+    if (status != MXN_OK) mxn_error_set(c->e, status, "rank %d: out of memory", c->R);
+    if ((status = mxn_agree(ld->comm, status, c->e)) == MXN_OK)
+      status = mxn__ids_check_overlap(ld->comm, ld->ds, rep, nrep, &again, c->e);
+    free(rep);
+    if (status == MXN_OK && again) status = MXN__IDS_AGAIN;
+  }
+  if (status == MXN__IDS_AGAIN) {
     MXN_FREE(c->pub_ids);
     MXN_FREE(c->pub_file);
     MXN_FREE(c->pub_pos);

@@ -28,7 +28,8 @@ enum Mode {
   ELEM_PER_BLOCK,// element ids 0.. in each block (repeated within a member)
   ALL_LOCAL,     // element and node ids 0.. in each member (repeated across)
   NODES_PER_BLOCK,// each block stores its own nodes, ids 0.. per block
-  ELEM_NEMESIS   // element ids 0.. in each member, whose Nemesis counts say 24
+  ELEM_NEMESIS,  // element ids 0.. in each member, whose Nemesis counts say 24
+  ELEM_LOCAL     // element ids 0.. in each member, no Nemesis counts
 };
 
 int64_t gnode(int i, int j, int k) { return ((int64_t)k * (NY + 1) + j) * (NX + 1) + i; }
@@ -58,7 +59,7 @@ void write_member(const std::string &path, int m, Mode mode) {
           x.push_back(i);
           y.push_back(j);
           z.push_back(k);
-          nid.push_back(mode == GOOD || mode == ELEM_NEMESIS ? g + 1
+          nid.push_back(mode == GOOD || mode == ELEM_NEMESIS || mode == ELEM_LOCAL ? g + 1
                         : mode == ZERO_BASED || mode == ELEM_PER_BLOCK ? g
                                                                        : local);
           local++;
@@ -83,7 +84,7 @@ void write_member(const std::string &path, int m, Mode mode) {
         int64_t g = gcell(i, j, k);
         eid.push_back(mode == GOOD ? g + 1
                       : mode == ZERO_BASED ? g
-                      : mode == ALL_LOCAL || mode == ELEM_NEMESIS ? local_e
+                      : mode == ALL_LOCAL || mode == ELEM_NEMESIS || mode == ELEM_LOCAL ? local_e
                                                                   : in_block);
         val.push_back((double)(g + 1));
         local_e++;
@@ -121,6 +122,7 @@ const Expect kSets[] = {
     {NODES_PER_BLOCK, MXN_IDS_ELEM_BY_POSITION | MXN_IDS_NODE_BY_COORDS,
      "ids7.e.3.0: node id 0 appears more than once", NODES},
     {ELEM_NEMESIS, MXN_IDS_ELEM_BY_POSITION, "ids8.e.3.1: element id 0 is also stored in", NODES},
+    {ELEM_LOCAL, MXN_IDS_ELEM_BY_POSITION, "ids9.e.3.1: element id 0 is also stored in", NODES},
 };
 
 std::string set_dir() {
