@@ -2,6 +2,7 @@
 #include "mxn/directory.h"
 
 #include "comm.h"
+#include "ids.h"
 #include "internal.h"
 
 #include <limits.h>
@@ -143,6 +144,25 @@ int mxn_directory_distinct(mxn_directory_t *d, int64_t *distinct, mxn_gid_t *dup
   *dup_id = best == INT64_MAX ? -1 : best;
   *dup_file_a = who == INT_MAX ? -1 : files[0];
   *dup_file_b = who == INT_MAX ? -1 : files[1];
+  return MXN_OK;
+}
+
+int mxn__directory_repeats(const mxn_directory_t *d, mxn__copy_t **out, int64_t *n) {
+  int64_t k = 0;
+  *out = NULL;
+  *n = 0;
+  for (int pass = 0; pass < 2; pass++) {
+    k = 0;
+    for (int64_t a = 0, b; d && a < d->n; a = b) {
+      int files = 1;
+      for (b = a + 1; b < d->n && d->e[b].id == d->e[a].id; b++) files += d->e[b].file != d->e[b - 1].file;
+      if (files < 2) continue;
+      for (int64_t i = a; i < b; i++, k++)
+        if (pass) (*out)[k] = (mxn__copy_t){d->e[i].id, d->e[i].pos, d->e[i].file, 0};
+    }
+    if (!pass && !(*out = mxn__malloc(((size_t)k + 1) * sizeof **out))) return MXN_ERR_NOMEM;
+  }
+  *n = k;
   return MXN_OK;
 }
 

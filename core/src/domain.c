@@ -42,6 +42,58 @@ static int64_t *dom_take(int64_t **next, int64_t n) {
   return r;
 }
 
+/* Member j's ids of kind e as the dataset's settlement says (ids.c): the
+ * id map as written, or elements by member and position, or nodes by
+ * their coordinates. */
+static int fill_map(mxn_dataset_t *ds, int j, int e, int64_t n, int stored, int64_t *out) {
+  const mxn_structure_t *s = &ds->s;
+  if (e == MXN__ELEM && (s->id_fallback & MXN_IDS_ELEM_BY_POSITION)) {
+    int64_t off = 0;
+    for (int i = 0; i < j; i++) off += ds->files[i].kb[MXN__ELEM].num;
+    for (int64_t i = 0; i < n; i++) out[i] = off + i + 1;
+    return MXN_OK;
+  }
+  if (e != MXN__NODE || !(s->id_fallback & MXN_IDS_NODE_BY_COORDS) || n == 0)
+    return read_map(ds, j, e, n, stored, out);
+  int status = MXN_OK;
+  double *buf = NULL;
+  MXN_ALLOC_RAW(buf, 3 * n);
+  double *xyz[3] = {buf, buf + n, buf + 2 * n};
+  for (int64_t i = 0; i < n; i++) xyz[1][i] = xyz[2][i] = 0; /* absent axes */
+  if (mxn__m_coords(&ds->files[j], s->num_dim, 0, n, 1, xyz)) {
+    status = MXN_DS_ERR(ds, MXN_ERR_IO, "%s: cannot read the node coordinates", ds->files[j].path);
+    goto done;
+  }
+  ds->io.read_calls++;
+  ds->io.bytes_read += n * s->num_dim * (int64_t)sizeof(double);
+  ds->io.map_bytes_read += n * s->num_dim * (int64_t)sizeof(double);
+  mxn__ids_from_coords(ds, n, xyz, out);
+done:
+  free(buf);
+  return status;
+}
+
+/* Note member j's first repeated id of kind e (map[0..n), the set tmp
+ * with each entry's place tpos) where no lower member has one noted. */
+static void note_repeat(mxn_dataset_t *ds, int j, int e, const int64_t *map, int64_t n,
+                        const mxn_idset_t *tmp, const int64_t *tpos) {
+  mxn__ids_t *ids = &ds->ids;
+  if (ids->dup_file[e] >= 0 && ids->dup_file[e] <= j) return;
+  /* the first position whose id an earlier position already holds */
+  char *seen = mxn__calloc((size_t)tmp->n + 1, 1);
+  int64_t dup = map[0];
+  for (int64_t i = 0; seen && i < n; i++) {
+    if (seen[tpos[i]]) {
+      dup = map[i];
+      break;
+    }
+    seen[tpos[i]] = 1;
+  }
+  free(seen);
+  ids->dup_file[e] = j;
+  ids->dup_id[e] = dup;
+}
+
 int mxn_dataset_file_domain(mxn_dataset_t *ds, int j, const mxn_file_domain_t **out) {
   if (!ds || !out || !ds->opened || j < 0 || j >= ds->nfiles) return MXN_ERR_ARG;
   mxn__file_t *f = &ds->files[j];
@@ -50,6 +102,20 @@ int mxn_dataset_file_domain(mxn_dataset_t *ds, int j, const mxn_file_domain_t **
     return MXN_OK;
   }
   int status = MXN_OK;
+  /* A dataset opened serially settles its ids over every member first
+   * (a collective load settles them in its own phase, before this). */
+  if (ds->ids.state == MXN__IDS_UNSETTLED) {
+    mxn_error_t e;
+    mxn_error_clear(&e);
+    if ((status = mxn__ids_settle(MPI_COMM_NULL, ds, 0, ds->nfiles, &e)) != MXN_OK) {
+      if (e.msg[0]) mxn_error_set(&ds->err, status, "%s", e.msg);
+      return status;
+    }
+    if (f->dom) { /* built by the settlement, which kept it */
+      *out = f->dom;
+      return MXN_OK;
+    }
+  }
   mxn_file_domain_t *d = NULL;
   mxn_idset_t tmp = MXN_IDSET_INIT;
   int64_t *tpos = NULL;
@@ -83,30 +149,17 @@ int mxn_dataset_file_domain(mxn_dataset_t *ds, int j, const mxn_file_domain_t **
     set->ids = TAKE(n);
     *pos = TAKE(n);
     int stored = e == MXN__NODE ? f->has_node_map : f->kb[e].has_map;
-    MXN_CHECK(read_map(ds, j, e, n, stored, map));
-    /* from_array_pos maps input -> set; invert to set -> file position, and
-     * reject repeated ids (a set shorter than the map). */
+    MXN_CHECK(fill_map(ds, j, e, n, stored, map));
+    /* from_array_pos maps input -> set; invert to set -> the first file
+     * position of each id. A repeated id is noted for the dataset's
+     * settlement (ids.c), which decides what stands in for such maps;
+     * nodes on the coordinate grid repeat where a member stores one point
+     * twice, and both positions are that node. */
     MXN_CHECK(mxn_idset_from_array_pos(map, n, &tmp, &tpos));
-    if (tmp.n != n) {
-      /* Find one repeated id to name it. */
-      int64_t dup = 0;
-      for (int64_t i = 0, seen = -1; i < n && seen < 0; i++)
-        if (tmp.ids[tpos[i]] == map[i] && i > 0) {
-          for (int64_t k = 0; k < i; k++)
-            if (map[k] == map[i]) {
-              dup = map[i];
-              seen = i;
-              break;
-            }
-        }
-      status = MXN_DS_ERR(ds, MXN_ERR_FORMAT,
-                          "%s: %s id %lld appears more than once in the id map",
-                          f->path, mxn__ent_what[e], (long long)dup);
-      goto done;
-    }
-    if (n > 0) memcpy(set->ids, tmp.ids, (size_t)n * sizeof *set->ids);
-    set->n = n;
-    for (int64_t i = 0; i < n; i++) (*pos)[tpos[i]] = i;
+    if (tmp.n != n) note_repeat(ds, j, e, map, n, &tmp, tpos);
+    if (tmp.n > 0) memcpy(set->ids, tmp.ids, (size_t)tmp.n * sizeof *set->ids);
+    set->n = tmp.n;
+    for (int64_t i = n - 1; i >= 0; i--) (*pos)[tpos[i]] = i;
     mxn_idset_free(&tmp);
     free(tpos);
     tpos = NULL;

@@ -544,6 +544,14 @@ static int renumber(mxn_dataset_t *ds, mxn_piece_t *piece, const mxn_idset_t P[M
       for (int64_t l = 0; l < n; l++) l2p[e][j][l] = -1;
       (void)mxn__idset_match(mxn__dom_set(d, e), &P[e], mxn__dom_pos(d, e),
                              e == MXN__NODE ? NULL : p2local[e], l2p[e][j]);
+      /* Nodes matched by coordinates (ids.c): a member storing one point
+       * twice has its later positions resolve through the first. */
+      const mxn_idset_t *ds_set = mxn__dom_set(d, e);
+      for (int64_t l = 0; ds_set->n < n && l < n; l++)
+        if (l2p[e][j][l] < 0) {
+          int64_t k = mxn_idset_find(ds_set, mxn__dom_map(d, e)[l]);
+          if (k >= 0) l2p[e][j][l] = l2p[e][j][mxn__dom_pos(d, e)[k]];
+        }
     }
   }
   for (int k = 0; k < MXN__NBK; k++) {

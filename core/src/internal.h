@@ -76,9 +76,9 @@ enum { MXN__ELEM = 0, MXN__EDGE = 1, MXN__FACE = 2, MXN__NODE = 3 };
 #define MXN__GAP_SHARE 0.08
 
 /* Bytes read for entries: the members' id maps and sets, read whole,
- * aside. */
+ * and the coordinates that settle the ids, aside. */
 static inline int64_t mxn__data_bytes(mxn_io_counters_t c) {
-  return c.bytes_read - c.map_bytes_read - c.set_bytes_read;
+  return c.bytes_read - c.map_bytes_read - c.set_bytes_read - c.check_bytes_read;
 }
 
 #define MXN__NBK 3
@@ -223,6 +223,36 @@ static inline int64_t mxn__file_count(const mxn__file_t *f, int e) {
   return e == MXN__NODE ? f->num_nodes : f->kb[e].num;
 }
 
+/* Whether a dataset's id maps are trusted, and the fallbacks when not
+ * (ids.c): settled once, before the first file domain is used. */
+typedef struct mxn__ids {
+  int state;               /* MXN__IDS_UNSETTLED, _SETTLING, _SETTLED */
+  int probe;               /* the shared-node check notes a conflict, not refuses */
+  int nodes_checked;       /* the shared-node check has run (settle did it) */
+  int dup_file[MXN__NEK];  /* lowest member repeating an id of kind e, or -1 */
+  int64_t dup_id[MXN__NEK];
+  int conflict_file;       /* node id at different points: the later member, or -1 */
+  int conflict_other;      /* ... and the earlier one */
+  int64_t conflict_id;
+  double lo[3], h;         /* the grid of coordinate node ids */
+} mxn__ids_t;
+enum { MXN__IDS_UNSETTLED = 0, MXN__IDS_SETTLING, MXN__IDS_SETTLED };
+
+/* Settle whether members fbeg..fend-1's id maps (all members' when serial)
+ * are trusted: their domains read, repeated ids agreed, the shared-node
+ * check run, and the fallbacks chosen (s.id_fallback, s.id_warning).
+ * comm MPI_COMM_NULL: serial, over all members. Collective otherwise;
+ * errors agreed. A settled dataset returns at once. */
+int mxn__ids_settle(MPI_Comm comm, mxn_dataset_t *ds, int fbeg, int fend, mxn_error_t *err);
+/* Element ids repeated across members (`id` in `file`, also in `other`,
+ * `why` the copies are not one element): numbered by member and position
+ * from now on, said in s.id_warning, the domains dropped to be read again
+ * (ids.c). Local; the callers agree. */
+void mxn__ids_elems_repeated(mxn_dataset_t *ds, int file, int other, int64_t id, const char *why);
+/* Node ids from coordinates on the settled grid (ids.c), n nodes. */
+void mxn__ids_from_coords(const mxn_dataset_t *ds, int64_t n, double *const xyz[3],
+                          mxn_gid_t *out);
+
 struct mxn_dataset {
   mxn_error_t err;
   mxn_structure_t s;
@@ -245,6 +275,7 @@ struct mxn_dataset {
    * from chunks mxn_dataset_destroy frees together (arena.c). */
   struct mxn__chunk *arena;
   size_t arena_used, arena_cap; /* bytes of the newest chunk */
+  mxn__ids_t ids;          /* whether the id maps are trusted (ids.c) */
 };
 
 /* Member j open for reads (through netCDF, capped): the member, or NULL

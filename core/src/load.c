@@ -3,6 +3,7 @@
  * greedy cover of its part. mxn_load_open() is a list of phases, each a
  * function below (the partition in load_partition.c, the ghost layers in
  * ghosts.c); the load's steps are read here too. */
+#include "ids.h"
 #include "load_ctx.h"
 #include "nodecheck.h"
 
@@ -11,6 +12,10 @@
 #include <stdio.h>
 
 static double now(void) { return mxn__load_now(); }
+
+/* count_distinct's word to publish the element ids again (not a status:
+ * positive, never returned from the load). */
+#define MXN__IDS_AGAIN 1
 
 void mxn_load_opts_init(mxn_load_opts_t *o) {
   if (!o) return;
@@ -160,6 +165,16 @@ static int count_distinct(mxn__load_ctx_t *c) {
   /* Fewer distinct ids than the set declares means one id was given to
    * two elements. */
   int declared = s->num_elements_global >= 0;
+  /* Members that, by their Nemesis counts, store each element once but
+   * repeat an id: numbered by member and position instead (ids.c); the
+   * caller publishes them again. */
+  if (declared && distinct != s->num_elements_global && dup >= 0 && fa >= 0 && fb >= 0 &&
+      s->num_elements_sum == s->num_elements_global &&
+      !(s->id_fallback & MXN_IDS_ELEM_BY_POSITION)) {
+    mxn__ids_elems_repeated(ds, fb, fa, dup,
+                            "where the Nemesis global counts say each element is stored once");
+    return MXN__IDS_AGAIN;
+  }
   if (declared && distinct != s->num_elements_global && dup >= 0)
     status = mxn_error_set(e, MXN_ERR_FORMAT,
                            "%s: element %lld is also stored in %s: the members hold %lld "
@@ -185,7 +200,6 @@ static int phase_directory(mxn__load_ctx_t *c) {
   const mxn_load_opts_t *opts = c->opts;
   int status;
   double t1 = now();
-  c->c0 = mxn_dataset_counters(ld->ds);
   if ((status = publish_domains(c)) != MXN_OK) return status;
   if ((status = mxn_directory_create(ld->comm, c->npub, c->pub_ids, c->pub_file, c->pub_pos,
                                      &c->dir, c->e)) != MXN_OK)
@@ -194,7 +208,34 @@ static int phase_directory(mxn__load_ctx_t *c) {
    * case): each element's initial owner is the member that published it
    * and the partition carries each id's member along, so neither the
    * owners' nor the part's directory query is needed. */
-  if ((status = count_distinct(c)) != MXN_OK) return status;
+  status = count_distinct(c);
+  /* Ids stored in several members: one element stored twice (an
+   * overlap), or one id given to several elements (ids.c)? */
+  if (status == MXN_OK && !c->unique &&
+      !(mxn_dataset_structure(ld->ds)->id_fallback & MXN_IDS_ELEM_BY_POSITION)) {
+    mxn__copy_t *rep = NULL;
+    int64_t nrep = 0;
+    int again = 0;
+    status = mxn__directory_repeats(c->dir, &rep, &nrep);
+    if (status != MXN_OK) mxn_error_set(c->e, status, "rank %d: out of memory", c->R);
+    if ((status = mxn_agree(ld->comm, status, c->e)) == MXN_OK)
+      status = mxn__ids_check_overlap(ld->comm, ld->ds, rep, nrep, &again, c->e);
+    free(rep);
+    if (status == MXN_OK && again) status = MXN__IDS_AGAIN;
+  }
+  if (status == MXN__IDS_AGAIN) {
+    MXN_FREE(c->pub_ids);
+    MXN_FREE(c->pub_file);
+    MXN_FREE(c->pub_pos);
+    c->npub = 0;
+    mxn_directory_destroy(&c->dir);
+    if ((status = publish_domains(c)) != MXN_OK) return status;
+    if ((status = mxn_directory_create(ld->comm, c->npub, c->pub_ids, c->pub_file, c->pub_pos,
+                                       &c->dir, c->e)) != MXN_OK)
+      return status;
+    status = count_distinct(c);
+  }
+  if (status != MXN_OK) return status;
   /* Nothing below queries the directory of a set whose ids are stored
    * once, unless a re-balance keeps it or the ghosts are read through the
    * id maps: its memory goes before the piece's arrives. */
@@ -205,7 +246,24 @@ static int phase_directory(mxn__load_ctx_t *c) {
   return MXN_OK;
 }
 
-/* A node id several members store has the same coordinates in each.
+/* Ids: whether the members' id maps can be trusted (no member repeats an
+ * id, a node id several members store has the same coordinates in each),
+ * and the fallbacks when not (ids.c); before the directory, which
+ * publishes the element ids it settles. Timed and counted as the
+ * shared-node check, which it runs. Collective; errors agreed. */
+static int phase_ids(mxn__load_ctx_t *c) {
+  mxn_load_t *ld = c->ld;
+  double tc = now();
+  mxn_io_counters_t cc = c->c0 = mxn_dataset_counters(ld->ds);
+  int status = mxn__ids_settle(ld->comm, ld->ds, c->fbeg, c->fend, c->e);
+  if (status != MXN_OK) return status;
+  ld->st.check_bytes_read = mxn_dataset_counters(ld->ds).check_bytes_read - cc.check_bytes_read;
+  ld->st.seconds_check = now() - tc;
+  return MXN_OK;
+}
+
+/* A node id several members store has the same coordinates in each (run
+ * by phase_ids already, unless the dataset came settled).
  * Collective; errors agreed. */
 static int phase_check_nodes(mxn__load_ctx_t *c) {
   mxn_load_t *ld = c->ld;
@@ -213,8 +271,8 @@ static int phase_check_nodes(mxn__load_ctx_t *c) {
   mxn_io_counters_t cc = mxn_dataset_counters(ld->ds);
   int status = mxn__check_shared_nodes(ld->comm, ld->ds, c->fbeg, c->fend, c->e);
   if (status != MXN_OK) return status;
-  ld->st.check_bytes_read = mxn__data_bytes(mxn_dataset_counters(ld->ds)) - mxn__data_bytes(cc);
-  ld->st.seconds_check = now() - tc;
+  ld->st.check_bytes_read += mxn_dataset_counters(ld->ds).check_bytes_read - cc.check_bytes_read;
+  ld->st.seconds_check += now() - tc;
   return MXN_OK;
 }
 
@@ -555,6 +613,7 @@ static int load_open(MPI_Comm comm, const char *path, mxn_dataset_t *given,
   ld->size = ld->st.nranks = c.N;
 
   if ((status = phase_open(&c, given, t0)) != MXN_OK) goto done;
+  if ((status = phase_ids(&c)) != MXN_OK) goto done;
   if ((status = phase_directory(&c)) != MXN_OK) goto done;
   if ((status = phase_check_nodes(&c)) != MXN_OK) goto done;
   int pending = MXN_OK; /* failed, not yet agreed: the next agreement tells */

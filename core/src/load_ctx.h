@@ -103,7 +103,7 @@ typedef struct {
   int M, fbeg, fend;        /* members; this rank's are fbeg..fend-1 */
   int unique;               /* every element id is stored once over the set */
   mxn_directory_t *dir;     /* NULL once nothing queries it */
-  mxn_io_counters_t c0;     /* the dataset's counters when the directory began */
+  mxn_io_counters_t c0;     /* the dataset's counters when the ids began to be settled */
   /* published: my members' elements, their member and position */
   int64_t npub;
   mxn_gid_t *pub_ids;

@@ -279,6 +279,26 @@ static int open_refused(mxn_dataset_t *ds, const char *path, const char magic[4]
                     nc_strerror(rc));
 }
 
+/* The global attributes of an open netCDF file (not netCDF-3, whose
+ * header walk checks them) against what Exodus allows them to hold
+ * (mxn__exodus_att_check): 1 and a reason if one does not fit. The
+ * element types are checked where the summary reads them; variables'
+ * attributes are not walked (for netCDF-4 that loads every variable's
+ * metadata). */
+static int global_atts_bad(int nc, char *why, size_t whylen) {
+  int natts = 0;
+  if (nc_inq_varnatts(nc, NC_GLOBAL, &natts) != NC_NOERR) return 0;
+  for (int k = 0; k < natts; k++) {
+    char att[NC_MAX_NAME + 1];
+    size_t len;
+    if (nc_inq_attname(nc, NC_GLOBAL, k, att) == NC_NOERR &&
+        nc_inq_attlen(nc, NC_GLOBAL, att, &len) == NC_NOERR &&
+        mxn__exodus_att_check(NULL, att, len, why, whylen))
+      return 1;
+  }
+  return 0;
+}
+
 /* Whether an open netCDF file says it is Exodus II as Exodus 6.02's
  * ex_open requires: a version attribute, and a floating-point word size
  * (either spelling) of 4 or 8 bytes. */
@@ -358,7 +378,10 @@ static int open_member(mxn_dataset_t *ds, int j) {
   f->nc4 = nc_inq_format(id, &fmt) == NC_NOERR &&
            (fmt == NC_FORMAT_NETCDF4 || fmt == NC_FORMAT_NETCDF4_CLASSIC);
   int status = MXN_OK;
-  if (first && !is_exodus(id))
+  if (first && check == 0 && global_atts_bad(id, why, sizeof why))
+    status = MXN_DS_ERR(ds, MXN_ERR_FORMAT, "%s: not a readable Exodus II file (damaged: %s)",
+                        f->path, why);
+  else if (first && !is_exodus(id))
     status = MXN_DS_ERR(ds, MXN_ERR_FORMAT,
                         "%s: not a readable Exodus II file (netCDF opens it, "
                         "Exodus does not: not Exodus, or a damaged header)",

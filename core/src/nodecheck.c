@@ -75,6 +75,7 @@ static int stated_shared(mxn_dataset_t *ds, int j, int64_t **pos, int64_t *n) {
   }
   ds->io.read_calls++;
   ds->io.bytes_read += (int64_t)len * (int64_t)sizeof(int);
+  ds->io.check_bytes_read += (int64_t)len * (int64_t)sizeof(int);
   int64_t nn = ds->files[j].num_nodes;
   /* A node shared with several members is listed once per member: marks
    * over the member's nodes give the positions ascending and distinct (a
@@ -123,6 +124,7 @@ static int read_copies(mxn_dataset_t *ds, int j, copy_t *copies, int64_t n) {
     }
     ds->io.read_calls++;
     ds->io.bytes_read += count * nd * (int64_t)sizeof(double);
+    ds->io.check_bytes_read += count * nd * (int64_t)sizeof(double);
     /* one pass over the copies; the columns a mesh of fewer dimensions
      * lacks are zero */
     const double *restrict cx = nd > 0 ? xyz[0] : NULL, *restrict cy = nd > 1 ? xyz[1] : NULL,
@@ -284,6 +286,16 @@ static void conflict_note(conflict_t *w, const copy_t *first, const copy_t *othe
 static int conflict_error(mxn_dataset_t *ds, const conflict_t *w, mxn_error_t *err) {
   const copy_t *p = &w->first, *q = &w->other;
   const copy_t *lo = p->file < q->file ? p : q, *hi = p->file < q->file ? q : p;
+  if (ds->ids.probe) {
+    /* the settlement's check (ids.c): noted, and the ids fall back */
+    if (ds->ids.conflict_file < 0 || hi->file < ds->ids.conflict_file ||
+        (hi->file == ds->ids.conflict_file && hi->id < ds->ids.conflict_id)) {
+      ds->ids.conflict_file = hi->file;
+      ds->ids.conflict_other = lo->file;
+      ds->ids.conflict_id = hi->id;
+    }
+    return MXN_OK;
+  }
   return mxn_error_set(err, MXN_ERR_FORMAT,
                        "%s: node %lld (its node %lld) is at (%.9g, %.9g, %.9g), but at "
                        "(%.9g, %.9g, %.9g) in %s (its node %lld): a node several members "
@@ -461,6 +473,13 @@ int mxn__check_shared_nodes(MPI_Comm comm, mxn_dataset_t *ds, int fbeg, int fend
     MPI_Comm_rank(comm, &rank);
   }
   if (ds->nfiles < 2) return MXN_OK; /* the same on every rank */
+  if (!ds->ids.probe) {
+    /* The settlement of the ids runs this check itself (ids.c); nodes
+     * matched by coordinates are at one point by construction. */
+    if (comm == MPI_COMM_NULL && ds->ids.state == MXN__IDS_UNSETTLED)
+      return mxn__ids_settle(comm, ds, fbeg, fend, err);
+    if (ds->ids.nodes_checked || (ds->s.id_fallback & MXN_IDS_NODE_BY_COORDS)) return MXN_OK;
+  }
   cand_t *cand = NULL, *got = NULL;
   copy_t *ask = NULL, *asked = NULL, *back = NULL;
   int *dest = NULL;

@@ -14,6 +14,7 @@
  * derived from which value variables exist; names are cut at 32
  * characters, the length Exodus reads them at unless told otherwise. */
 #include "summary.h"
+#include "nc3check.h"
 
 #include <ctype.h>
 #include <limits.h>
@@ -140,8 +141,12 @@ typedef struct {
 /* Block q (0-based position) of kind k: a NULL block (null) has no
  * entries and type "NULL"; otherwise its counts (a missing one is 0, but
  * the entry count must exist) and the type its connectivity variable
- * names (element_type). -1 when the member does not hold them. */
-static int block_param(int nc, int k, int q, int null, blk_param_t *b) {
+ * names (elem_type). -1 when the member does not hold them; -2 (why says
+ * it) when the type is longer than Exodus allows (mxn__exodus_att_check:
+ * a netCDF-3 header walk refuses it before, this says the same of other
+ * formats). */
+static int block_param(int nc, int k, int q, int null, blk_param_t *b, char *why,
+                       size_t whylen) {
   const blk_names_t *bn = &blk_names[k];
   memset(b, 0, sizeof *b);
   if (null) {
@@ -156,12 +161,14 @@ static int block_param(int nc, int k, int q, int null, blk_param_t *b) {
   const char *conn = b->nodes > 0 ? bn->conn : b->edges > 0 ? bn->econn
                                   : b->faces > 0 ? bn->fconn : NULL;
   if (!conn) return 0;
-  int v = var_id_q(nc, conn, q + 1);
+  char name[NC_MAX_NAME + 1];
+  mxn__name_d(name, sizeof name, conn, q + 1);
+  int v = var_id(nc, name);
   size_t len = 0;
   char type[NC_MAX_NAME + 1024];
-  if (v < 0 || nc_inq_attlen(nc, v, "elem_type", &len) != NC_NOERR || len >= sizeof type ||
-      nc_get_att_text(nc, v, "elem_type", type) != NC_NOERR)
-    return -1;
+  if (v < 0 || nc_inq_attlen(nc, v, "elem_type", &len) != NC_NOERR) return -1;
+  if (mxn__exodus_att_check(name, "elem_type", len, why, whylen)) return -2;
+  if (len >= sizeof type || nc_get_att_text(nc, v, "elem_type", type) != NC_NOERR) return -1;
   type[len] = '\0';
   size_t keep = strnlen(type, TYPE_READ);
   memcpy(b->topology, type, keep);
@@ -194,7 +201,14 @@ static int summarize_blocks(mxn_dataset_t *ds, int j, int nc, int k, int64_t nbl
   }
   for (int64_t q = 0; q < nblk; q++) {
     blk_param_t blk;
-    if (block_param(nc, k, (int)q, null[q], &blk) != 0) {
+    char why[200];
+    int rc = block_param(nc, k, (int)q, null[q], &blk, why, sizeof why);
+    if (rc == -2) {
+      status = MXN_DS_ERR(ds, MXN_ERR_FORMAT, "%s: not a readable Exodus II file (damaged: %s)",
+                          f->path, why);
+      goto done;
+    }
+    if (rc != 0) {
       status = MXN_DS_ERR(ds, MXN_ERR_FORMAT, "%s: %s block %lld: cannot read its parameters",
                           f->path, what, (long long)ids[q]);
       goto done;

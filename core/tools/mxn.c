@@ -195,7 +195,12 @@ static int cmd_info(int argc, char **argv) {
            "variables {nodal, element, global, edge, face, node_set, side_set,\n"
            "edge_set, face_set, element_set}, times, num_edges, num_faces,\n"
            "edge_blocks, face_blocks, edge_sets, face_sets, element_sets,\n"
-           "maps {node, edge, face, element}.\n");
+           "maps {node, edge, face, element}, id_fallback {elements_by_position,\n"
+           "nodes_by_coordinates, warning}.\n"
+           "Id maps that cannot be trusted (an id repeated within a member, one\n"
+           "node id at different points in two members) are replaced, as the\n"
+           "text output's \"warning\" line says: elements by member and position,\n"
+           "nodes by their coordinates.\n");
     return 0;
   }
   mxn_cli_args_t a;
@@ -275,7 +280,13 @@ static int cmd_info(int argc, char **argv) {
     /* Content this version would refuse is refused when the dataset opens
      * (polyhedra), so nothing is ever listed here; the key stays for
      * scripts written against earlier versions. */
-    printf("},\n  \"unsupported\": {}\n}\n");
+    printf("},\n  \"unsupported\": {},\n");
+    printf("  \"id_fallback\": {\"elements_by_position\": %s, \"nodes_by_coordinates\": %s, "
+           "\"warning\": ",
+           s->id_fallback & MXN_IDS_ELEM_BY_POSITION ? "true" : "false",
+           s->id_fallback & MXN_IDS_NODE_BY_COORDS ? "true" : "false");
+    json_str(stdout, s->id_warning);
+    printf("}\n}\n");
   } else {
     printf("dataset   %s\n", path);
     printf("files     %d%s\n", s->num_files, s->num_files > 1 ? " (spread set)" : "");
@@ -285,6 +296,7 @@ static int cmd_info(int argc, char **argv) {
       else if (j == 3)
         printf("          ...\n");
     printf("title     %s\n", s->title);
+    if (s->id_fallback) printf("warning   %s\n", s->id_warning);
     printf("dimension %d\nnodes     %lld\nelements  %lld\n", s->num_dim,
            (long long)pc->num_nodes, (long long)pc->num_elements);
     printf("blocks    %d\n", s->num_blocks);

@@ -848,6 +848,23 @@ int open_default(const std::string &path, mxn_error_t *err) {
   return st;
 }
 
+// Expect the load to succeed on every rank with the same id-map fallback
+// (mxn_structure_t id_fallback) and a warning holding every one of `parts`.
+void expect_load_warns(const std::string &path, int fallback, const std::vector<std::string> &parts) {
+  Watchdog wd(120);
+  mxn_error_t err;
+  mxn_error_clear(&err);
+  mxn_load_t *ld = nullptr;
+  int st = mxn_load_open(MPI_COMM_WORLD, path.c_str(), nullptr, &ld, &err);
+  expect_agreed(st, err.msg);
+  ASSERT_TRUE(all_ok(st == MXN_OK)) << err.msg;
+  const mxn_structure_t *s = mxn_load_structure(ld);
+  EXPECT_EQ(fallback, s->id_fallback) << s->id_warning;
+  expect_agreed(0, s->id_warning);
+  for (const std::string &p : parts) EXPECT_NE(nullptr, strstr(s->id_warning, p.c_str())) << s->id_warning;
+  mxn_load_close(&ld);
+}
+
 // Expect the same failure on every rank, with a message naming `file`.
 void expect_load_fails(const std::string &path, const std::string &file) {
   mxn_error_t err;
@@ -880,12 +897,13 @@ TEST(LoadErrors, EmptyMember) {
   expect_load_fails(base, base + ".3.0");
 }
 
-// A node two members store at different places fails the load on every
-// rank, naming the node and both members, whether the members state their
-// shared nodes (one exchange of coordinates) or not (ids first, then the
-// copies of shared ones); without the statements agreeing copies load.
-// Compact ids (hex) and ids spread far apart (big_ids) take the check's two
-// kinds of table.
+// A node two members store at different places means their node ids
+// cannot be trusted: the load falls back to matching nodes by coordinates
+// (ids.c) on every rank, with a warning naming the node and both members,
+// whether the members state their shared nodes (one exchange of
+// coordinates) or not (ids first, then the copies of shared ones); without
+// the statements agreeing copies load as they are. Compact ids (hex) and
+// ids spread far apart (big_ids) take the check's two kinds of table.
 TEST(LoadErrors, ConflictingCopiesOfASharedNode) {
   for (std::string from : {"hex", "big_ids"}) {
     for (bool no_cmaps : {false, true}) {
@@ -905,9 +923,8 @@ TEST(LoadErrors, ConflictingCopiesOfASharedNode) {
       long long node = 0;
       if (mpi_rank() == 0) move_shared_node(base + ".3.0", base + ".3.1", &node);
       MPI_Bcast(&node, 1, MPI_LONG_LONG, 0, MPI_COMM_WORLD);
-      expect_load_fails(base, "node " + std::to_string(node) + " ");
-      expect_load_fails(base, base + ".3.0");
-      expect_load_fails(base, base + ".3.1");
+      expect_load_warns(base, MXN_IDS_ELEM_BY_POSITION | MXN_IDS_NODE_BY_COORDS,
+                        {base + ".3.1: node id " + std::to_string(node) + " ", base + ".3.0"});
     }
   }
 }
@@ -935,8 +952,9 @@ double largest_coordinate(const std::string &base) {
 }
 
 // Copies of a shared node agree within 1e-6 of the largest coordinate any
-// rank holds: a copy moved by a thousandth of that loads, one moved by a
-// thousand times it fails naming the node.
+// rank holds: a copy moved by a thousandth of that loads by its ids, one
+// moved by a thousand times it makes the load match nodes by coordinates,
+// naming the node.
 TEST(LoadErrors, SharedNodeToleranceIsOfTheLargestCoordinate) {
   double scale = 0;
   std::string base = copy_set("tol_scale");
@@ -946,12 +964,12 @@ TEST(LoadErrors, SharedNodeToleranceIsOfTheLargestCoordinate) {
   long long node = 0;
   if (mpi_rank() == 0) move_shared_node(base + ".3.0", base + ".3.1", &node, false, 1e-9 * scale);
   MPI_Barrier(MPI_COMM_WORLD);
-  mxn_error_t err;
-  EXPECT_EQ(MXN_OK, open_default(base, &err)) << err.msg;
+  expect_load_warns(base, 0, {});
   std::string far = copy_set("tol_scale_far");
   if (mpi_rank() == 0) move_shared_node(far + ".3.0", far + ".3.1", &node, false, 1e-3 * scale);
   MPI_Bcast(&node, 1, MPI_LONG_LONG, 0, MPI_COMM_WORLD);
-  expect_load_fails(far, "node " + std::to_string(node) + " ");
+  expect_load_warns(far, MXN_IDS_ELEM_BY_POSITION | MXN_IDS_NODE_BY_COORDS,
+                    {"node id " + std::to_string(node) + " "});
 }
 
 // Write time value `t` of step `step` (0-based) into member `path`.
@@ -1005,7 +1023,8 @@ TEST(LoadErrors, TimesOfAMemberDiffer) {
 }
 
 // Only the rank that reads member 2's id maps can see that an id repeats:
-// its failure must still reach every rank, naming the member and the id.
+// the fallback it makes (elements by member and position) and its warning
+// must still reach every rank, naming the member and the id.
 TEST(LoadErrors, RepeatedIdSeenByOneRank) {
   std::string base = copy_set("err_repeated");
   long long first = 0;
@@ -1020,8 +1039,8 @@ TEST(LoadErrors, RepeatedIdSeenByOneRank) {
     ASSERT_EQ(NC_NOERR, nc_close(nc));
   }();
   MPI_Bcast(&first, 1, MPI_LONG_LONG, 0, MPI_COMM_WORLD);
-  expect_load_fails(base, base + ".3.2");
-  expect_load_fails(base, "element id " + std::to_string(first) + " appears more than once");
+  expect_load_warns(base, MXN_IDS_ELEM_BY_POSITION,
+                    {base + ".3.2: element id " + std::to_string(first) + " appears more than once"});
 }
 
 // A dataset missing or unopened on one rank: every rank refuses alike,

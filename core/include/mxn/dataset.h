@@ -119,7 +119,23 @@ typedef struct mxn_structure {
   int has_original_elem_ids;    /**< every file has `original_global_id_map` */
   int int64_ids;                /**< some member stores 64-bit ids */
   int float_word_size;          /**< 4 or 8, of file 0 */
+  /** Id maps that could not be trusted (a member repeats an element or
+   *  node id, or one node id stands for different points in two members):
+   *  MXN_IDS_* bits of the fallback taken, 0 when the maps are used as
+   *  written. Known once the members' id maps are read: after the first
+   *  file domain of a dataset opened serially, after mxn_load_open(). */
+  int id_fallback;
+  /** The warning that goes with it, naming the member and the first
+   *  duplicate id ("" when id_fallback is 0). */
+  char id_warning[MXN_ERRMSG_LEN];
 } mxn_structure_t;
+
+/** Element ids are the member's offset (elements of the members before
+ *  it) + position + 1, in member order, not the members' elem_num_map. */
+#define MXN_IDS_ELEM_BY_POSITION 1
+/** Nodes are matched across members by their coordinates (rounded to a
+ *  grid of 2^-21 of the dataset's bounding box), not by node_num_map. */
+#define MXN_IDS_NODE_BY_COORDS 2
 
 /**
  * The domain of one file: its global ids, in file order and as sorted sets
@@ -197,6 +213,10 @@ typedef struct mxn_io_counters {
    *  distribution factors), read whole per member to keep the entries of
    *  a piece. */
   int64_t set_bytes_read;
+  /** Of bytes_read: node coordinates read to settle whether the id maps
+   *  can be trusted (the shared-node check's copies; the bounding box of
+   *  nodes matched by coordinates). */
+  int64_t check_bytes_read;
   int64_t read_calls;    /**< bulk-data read calls */
   int64_t files_opened;  /**< member opens */
   int64_t bytes_written;

@@ -322,6 +322,13 @@ int vtkMxNReader::RequestData(
     }
   }
   this->UpdateProgress(0.5);
+  // Id maps the core could not trust (repeated ids): said once a file,
+  // with the fallback the core took.
+  std::string idWarning = internals.TakeIdWarning(key.FileName);
+  if (!idWarning.empty())
+  {
+    vtkWarningMacro(<< idWarning);
+  }
   if ((key.Dynamic && !internals.Rebalance(key, step, world, entered, message)) ||
     !internals.CheckPiece(key, message))
   {

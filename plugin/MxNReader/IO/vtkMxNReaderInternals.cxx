@@ -746,3 +746,15 @@ void vtkMxNReaderInternals::MarkEnded()
   this->Ended = true;
   this->LastEnd = std::chrono::steady_clock::now();
 }
+
+//----------------------------------------------------------------------------
+std::string vtkMxNReaderInternals::TakeIdWarning(const std::string& file)
+{
+  const mxn_structure_t* s = this->TheLoad ? mxn_load_structure(this->TheLoad) : nullptr;
+  if (!s || !s->id_fallback || this->IdWarnedFile == file)
+  {
+    return std::string();
+  }
+  this->IdWarnedFile = file;
+  return this->Rank == 0 ? std::string(s->id_warning) : std::string();
+}

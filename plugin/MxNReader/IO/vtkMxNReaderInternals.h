@@ -106,6 +106,11 @@ public:
   bool Open(const LoadKey& key, int piece, int step, MPI_Comm world, std::string& error);
   ///@}
 
+  /** The core's warning about the open load's id maps (ids repeated, and
+   *  the fallback it took), once a file and on the load's first rank; ""
+   *  otherwise. */
+  std::string TakeIdWarning(const std::string& file);
+
   /** With key.Dynamic: re-balance the load for `step` (weighed by the
    *  field, or by the time measured since the last request ended, taken
    *  at `entered`). False (load closed) and `error` on failure. */
@@ -152,6 +157,8 @@ private:
   mxn_load_t* TheLoad = nullptr;
   LoadKey Opened;
   int Rank = 0; // this rank in the load's communicator
+  // The file whose untrusted id maps were last warned about (once a file).
+  std::string IdWarnedFile;
   // With Dynamic: the step the partition was last balanced for, and how.
   int BalancedStep = -1;
   mxn_rebalance_report_t Report{};
