@@ -14,12 +14,6 @@
 
 /* ---------- opening members ---------- */
 
-/* Make room for member `keep` by closing another: the most recently used
- * one. Reads go over the members in passes (a step reads every member of
- * the plan in order), and for a pass over more members than the cap the
- * least recently used is the next one needed, so LRU would reopen every
- * member on every pass; closing the most recent keeps the others open and
- * reopens only the excess. 1 if one was closed, 0 if none is open. */
 static int is_open(const mxn__file_t *f) { return f->ncid >= 0; }
 
 /* Close member f. */
@@ -32,6 +26,12 @@ void mxn__member_close(mxn_dataset_t *ds, mxn__file_t *f) {
   }
 }
 
+/* Make room for member `keep` by closing another: the most recently used
+ * one. Reads go over the members in passes (a step reads every member of
+ * the plan in order), and for a pass over more members than the cap the
+ * least recently used is the next one needed, so LRU would reopen every
+ * member on every pass; closing the most recent keeps the others open and
+ * reopens only the excess. 1 if one was closed, 0 if none is open. */
 static int close_one(mxn_dataset_t *ds, int keep) {
   int victim = -1;
   for (int j = 0; j < ds->nfiles; j++)

@@ -212,6 +212,8 @@ def main():
             key_table(w, rows, datasets.get(ks), core.get((ks, 4)))
             w("")
 
+    formats_table(w, configs, sets, set_info)
+
     w("## Time and memory vs N")
     w("")
     for p in plots.get("time_vs_N", []):
@@ -403,6 +405,61 @@ def file_mb(r):
         return None
     k = max(range(len(r["rss_peak_kb"])), key=lambda i: r["rss_peak_kb"][i])
     return fe[k] / 1024.0
+
+
+def formats_table(w, configs, sets, set_info):
+    """Issue 43's axis: per generated mesh size, M and N, one row per member
+    format (tag `format` of the set: nc3, nc4, nc4zL): MxNReader against the
+    faster of the two ParaView pipelines in the same run."""
+    rows = {}
+    for s in sets:
+        size, split, M, ds = set_info(s)
+        f = (ds.get("tags") or {}).get("format") or ("nc3" if size else None)
+        if not f or not size:
+            continue
+        for n in sorted({k[1] for k in configs if k[0] == s}):
+            rows.setdefault((size, M, split, n), {})[f] = s
+    if not any(len(v) > 1 for v in rows.values()):
+        return
+    w("## Member formats: classic, netCDF-4, compressed netCDF-4 (issue 43)")
+    w("")
+    w("The same mesh split the same way, members written by `mxn split --format nc4` "
+      "or `--compress L` (nc4zL: deflate level L with shuffle). *speed-up* = the faster "
+      "ParaView pipeline's first step over MxNReader's; *memory* = MxNReader's RSS "
+      "above pvbatch's base, summed over ranks, over that pipeline's; *step/first* = "
+      "MxNReader's further step over its first; medians over runs.")
+    w("")
+    w("| cells | M | split | N | format | A first s | best of B, C: first s | speed-up | "
+      "A above base, sum MB | memory A / best | A step / first |")
+    w("|---|---|---|---|---|---|---|---|---|---|---|")
+    order = lambda f: (f != "nc3", f)
+    for (size, M, split, n) in sorted(rows, key=lambda k: (SIZE_ORDER.get(k[0], 5), int(k[1] or 0),
+                                                          k[2] or "", k[3])):
+        for f in sorted(rows[(size, M, split, n)], key=order):
+            s = rows[(size, M, split, n)][f]
+            a = configs.get((s, n, "A"))
+            if not a:
+                continue
+            at = med(a.vals(lambda r: r["first_s"]))
+            am = med(a.vals(lambda r: (r["rss_peak_sum_kb"] - r["rss_base_sum_kb"]) / 1024.0))
+            ast = med(a.vals(lambda r: r["step_s_median"]))
+            best = None
+            for v in ("B", "C"):
+                c = configs.get((s, n, v))
+                if not c:
+                    continue
+                t = med(c.vals(lambda r: r["first_s"] if r.get("exit") == 0 else None))
+                m = med(c.vals(lambda r: (r["rss_peak_sum_kb"] - r["rss_base_sum_kb"]) / 1024.0))
+                if t is not None and (best is None or t < best[0]):
+                    best = (t, m, v)
+            w("| %s | %s | %s | %d | %s | %s | %s | %s | %s | %s | %s |" % (
+                size, M, split or "", n, f, fmt(at, "%.2f"),
+                "%s (%s)" % (fmt(best[0], "%.2f"), best[2]) if best else "-",
+                fmt(best[0] / at if best and at else None, "%.1fx"),
+                fmt(am, "%.0f"),
+                fmt(am / best[1] if best and best[1] and am is not None else None, "%.2f"),
+                fmt(ast / at if ast is not None and at else None, "%.3f")))
+    w("")
 
 
 def key_table(w, rows, ds, cs):

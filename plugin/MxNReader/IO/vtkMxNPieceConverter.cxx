@@ -996,7 +996,9 @@ void vtkMxNPieceConverter::AddLoadStats(
     { "ghost_nodes", double(x.ghost_nodes) }, { "ghost_files", x.ghost_files },
     { "seconds_ghost", x.seconds_ghost }, { "ghost_bytes_read", double(x.ghost_bytes_read) },
     { "total_elements", double(x.total_elements) }, { "imbalance", x.imbalance },
-    { "check_bytes_read", double(x.check_bytes_read) }, { "seconds_check", x.seconds_check } };
+    { "check_bytes_read", double(x.check_bytes_read) }, { "seconds_check", x.seconds_check },
+    { "seconds_directory", x.seconds_directory },
+    { "bytes_decompressed", double(x.bytes_decompressed) } };
   const int nf = static_cast<int>(sizeof fields / sizeof fields[0]);
   vtkNew<vtkDoubleArray> a;
   a->SetName("mxn_load_stats");
