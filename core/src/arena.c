@@ -11,7 +11,7 @@
  * from one into the next is still caught. */
 struct mxn__chunk {
   struct mxn__chunk *next;
-  size_t pad; /* the data 16-byte aligned */
+  size_t cap; /* its data's bytes (the field also keeps the data 16-byte aligned) */
   unsigned char data[];
 };
 #define ARENA_CHUNK ((size_t)32 << 10)
@@ -29,6 +29,7 @@ void *mxn__arena_calloc(mxn_dataset_t *ds, size_t n, size_t size) {
   size_t cap = own ? bytes : ARENA_CHUNK;
   struct mxn__chunk *c = mxn__calloc(1, sizeof *c + cap);
   if (!c) return NULL;
+  c->cap = cap;
   if (own && ds->arena) { /* behind the newest chunk */
     c->next = ds->arena->next;
     ds->arena->next = c;
@@ -39,6 +40,12 @@ void *mxn__arena_calloc(mxn_dataset_t *ds, size_t n, size_t size) {
     ds->arena_cap = cap;
   }
   return c->data;
+}
+
+size_t mxn__arena_bytes(const mxn_dataset_t *ds) {
+  size_t bytes = 0;
+  for (const struct mxn__chunk *c = ds->arena; c; c = c->next) bytes += sizeof *c + c->cap;
+  return bytes;
 }
 
 void mxn__arena_free(mxn_dataset_t *ds) {

@@ -235,6 +235,45 @@ void mxn_dataset_destroy(mxn_dataset_t **pds) {
   *pds = NULL;
 }
 
+/* The header metadata a rank holds for the dataset: the handle, the
+ * structure's arrays (blocks with their attribute names, sets, maps,
+ * variable names and truth tables, times), member 0's global variables
+ * kept with its summary, the member records with their paths, and the
+ * arena of per-member tables. Not the members' id maps (domains), the
+ * poly blocks' offsets or read buffers: those are data, read on demand.
+ * Sizes as the arrays are used, the arena's chunks as allocated. */
+int64_t mxn__dataset_metadata_bytes(const mxn_dataset_t *ds) {
+  if (!ds) return 0;
+  const mxn_structure_t *s = &ds->s;
+  const size_t name = MXN_NAME_LEN, nint = sizeof(int);
+  size_t b = sizeof *ds + mxn__arena_bytes(ds);
+  const mxn_block_info_t *bk[3] = {s->blocks, s->edge_blocks, s->face_blocks};
+  const int nbk[3] = {s->num_blocks, s->num_edge_blocks, s->num_face_blocks};
+  for (int k = 0; k < 3; k++) {
+    b += (size_t)nbk[k] * sizeof *bk[k];
+    for (int q = 0; q < nbk[k]; q++) b += (size_t)bk[k][q].num_attr * name;
+  }
+  b += (size_t)(s->num_node_sets + s->num_side_sets + s->num_edge_sets + s->num_face_sets +
+                s->num_elem_sets) * sizeof(mxn_set_info_t);
+  b += (size_t)(s->num_node_maps + s->num_edge_maps + s->num_face_maps + s->num_elem_maps) *
+       sizeof(mxn_map_info_t);
+  b += (size_t)(s->num_node_vars + s->num_elem_vars + s->num_global_vars) * name;
+  b += (size_t)s->num_blocks * (size_t)s->num_elem_vars * nint;
+  const mxn_var_list_t *vl[7] = {&s->edge_vars,     &s->face_vars,     &s->node_set_vars,
+                                 &s->side_set_vars, &s->edge_set_vars, &s->face_set_vars,
+                                 &s->elem_set_vars};
+  const int nobj[7] = {s->num_edge_blocks, s->num_face_blocks, s->num_node_sets,
+                       s->num_side_sets,   s->num_edge_sets,   s->num_face_sets,
+                       s->num_elem_sets};
+  for (int k = 0; k < 7; k++) b += (size_t)vl[k]->num * (name + (size_t)nobj[k] * nint);
+  b += (size_t)s->num_times * sizeof(double);
+  if (ds->glob_vals) b += (size_t)s->num_times * (size_t)ds->glob_nvars * sizeof(double);
+  b += (size_t)ds->nfiles * sizeof *ds->files;
+  for (int j = 0; j < ds->nfiles; j++)
+    if (ds->files[j].path) b += strlen(ds->files[j].path) + 1;
+  return (int64_t)b;
+}
+
 const mxn_structure_t *mxn_dataset_structure(const mxn_dataset_t *ds) {
   return ds && ds->opened ? &ds->s : NULL;
 }

@@ -351,6 +351,11 @@ void mxn__member_close(mxn_dataset_t *ds, mxn__file_t *f);
  * NULL out of memory. */
 void *mxn__arena_calloc(mxn_dataset_t *ds, size_t n, size_t size);
 void mxn__arena_free(mxn_dataset_t *ds);
+/* Bytes of the arena's chunks, headers and unused room included (arena.c),
+ * and of all the header metadata the dataset holds (dataset.c: what
+ * mxn_load_stats_t.metadata_bytes reports). */
+size_t mxn__arena_bytes(const mxn_dataset_t *ds);
+int64_t mxn__dataset_metadata_bytes(const mxn_dataset_t *ds);
 
 /* A member's coordinate variables, one per dimension (older files: one
  * [num_dim, num_nodes] variable "coord"). */

@@ -510,6 +510,7 @@ static void phase_stats(mxn__load_ctx_t *c) {
   ld->st.files_opened = c2.files_opened;
   ld->st.bytes_decompressed = c2.bytes_decompressed - c->c0.bytes_decompressed;
   ld->st.bytes_needed = piece_bytes_needed(s, pc, ld->hx);
+  ld->st.metadata_bytes = mxn__dataset_metadata_bytes(ld->ds);
   ld->st.total_elements = 0;
   MPI_Allreduce(&ld->st.owned_elements, &ld->st.total_elements, 1, MPI_INT64_T, MPI_SUM, ld->comm);
   /* in the scaled units, where sums of huge weights stay finite */

@@ -543,7 +543,7 @@ static int cmd_repart(int argc, char **argv) {
 static void stats_json(const char *path, const mxn_load_t *ld, const mxn_cli_args_t *a,
                        const mxn_load_stats_t *all, int n) {
   const mxn_structure_t *s = mxn_load_structure(ld);
-  int64_t br = 0, bn = 0, mb = 0, sb = 0, pbr = 0, rc = 0, fo = 0, bd = 0;
+  int64_t br = 0, bn = 0, mb = 0, sb = 0, pbr = 0, rc = 0, fo = 0, bd = 0, meta = 0;
   double wsum = 0, wmax = 0, sec[5] = {0, 0, 0, 0, 0};
   for (int r = 0; r < n; r++) {
     br += all[r].bytes_read;
@@ -554,6 +554,8 @@ static void stats_json(const char *path, const mxn_load_t *ld, const mxn_cli_arg
     pbr += all[r].partition_bytes_read;
     rc += all[r].read_calls;
     fo += all[r].files_opened;
+    /* every rank holds its own copy: the largest is what a rank needs */
+    if (all[r].metadata_bytes > meta) meta = all[r].metadata_bytes;
     wsum += all[r].owned_weight;
     if (all[r].owned_weight > wmax) wmax = all[r].owned_weight;
     const double t[5] = {all[r].seconds_open, all[r].seconds_partition, all[r].seconds_plan,
@@ -577,9 +579,9 @@ static void stats_json(const char *path, const mxn_load_t *ld, const mxn_cli_arg
   json_num("avg_weight", n > 0 ? wsum / n : 0.0, ",\n");
   printf("  \"bytes_read\": %lld,\n  \"bytes_needed\": %lld,\n  \"map_bytes_read\": %lld,\n"
          "  \"set_bytes_read\": %lld,\n  \"partition_bytes_read\": %lld,\n"
-         "  \"read_calls\": %lld,\n  \"files_opened\": %lld,\n",
+         "  \"read_calls\": %lld,\n  \"files_opened\": %lld,\n  \"metadata_bytes\": %lld,\n",
          (long long)br, (long long)bn, (long long)mb, (long long)sb, (long long)pbr,
-         (long long)rc, (long long)fo);
+         (long long)rc, (long long)fo, (long long)meta);
   /* compressed netCDF-4 members only: other sets print what they did */
   if (bd > 0) printf("  \"bytes_decompressed\": %lld,\n", (long long)bd);
   printf("  \"seconds_max\": {\"open\": %.6f, \"partition\": %.6f, \"plan\": %.6f, "
@@ -601,13 +603,14 @@ static void stats_json(const char *path, const mxn_load_t *ld, const mxn_cli_arg
            "\"files_overlapping\": %d, \"nodes\": %lld, \"bytes_read\": %lld, "
            "\"bytes_needed\": %lld, \"map_bytes_read\": %lld, \"set_bytes_read\": %lld, "
            "\"partition_bytes_read\": %lld, \"read_calls\": %lld, "
-           "\"files_opened\": %lld, \"seconds\": {\"open\": %.6f, \"partition\": %.6f, "
-           "\"plan\": %.6f, \"read\": %.6f",
+           "\"files_opened\": %lld, \"metadata_bytes\": %lld, "
+           "\"seconds\": {\"open\": %.6f, \"partition\": %.6f, \"plan\": %.6f, \"read\": %.6f",
            x->cover_files,
            x->files_overlapping, (long long)x->num_nodes, (long long)x->bytes_read,
            (long long)x->bytes_needed, (long long)x->map_bytes_read,
            (long long)x->set_bytes_read, (long long)x->partition_bytes_read,
-           (long long)x->read_calls, (long long)x->files_opened, x->seconds_open,
+           (long long)x->read_calls, (long long)x->files_opened,
+           (long long)x->metadata_bytes, x->seconds_open,
            x->seconds_partition, x->seconds_plan, x->seconds_read);
     if (a->lo.ghost_levels > 0)
       printf(", \"ghost\": %.6f}, \"ghosts\": %lld, \"ghost_nodes\": %lld, \"ghost_files\": %d, "
@@ -716,11 +719,13 @@ static int cmd_stats(int argc, char **argv) {
              "--json prints one object with the keys dataset, files, ranks, method,\n"
              "weights, tolerance, total_elements, imbalance, max_weight, avg_weight,\n"
              "bytes_read, bytes_needed, map_bytes_read, set_bytes_read,\n"
-             "partition_bytes_read, read_calls, files_opened, seconds_max, and\n"
+             "partition_bytes_read, read_calls, files_opened, metadata_bytes (the\n"
+             "largest over ranks: the bytes of header metadata a rank holds for the\n"
+             "dataset, structure and member tables), seconds_max, and\n"
              "ranks_detail: one row per rank with rank, owned, weight, cover_files,\n"
              "files_overlapping, nodes, bytes_read, bytes_needed, map_bytes_read,\n"
              "set_bytes_read, partition_bytes_read, read_calls, files_opened,\n"
-             "seconds {open, partition, plan, read}.\n"
+             "metadata_bytes, seconds {open, partition, plan, read}.\n"
              "With --ghosts L also ghost_levels and ghost_elements (all ranks) and,\n"
              "per rank, ghosts, ghost_nodes, ghost_files, ghost_bytes_read and\n"
              "seconds.ghost (finding and reading the halo).\n"

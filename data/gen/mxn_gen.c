@@ -9,7 +9,8 @@
  * Usage (see usage_text below, printed by --help):
  *   mxn_gen --type hex|tet|quad|wedge|mixed --dims NX NY [NZ] [--blocks K]
  *           [--steps T] [--int64] [--id-offset O] [--id-stride S]
- *           [--shuffle-ids SEED] [--no-sets] [--no-vars] [--word-size 4|8]
+ *           [--shuffle-ids SEED] [--no-sets | --sets S] [--no-vars]
+ *           [--word-size 4|8]
  *           [--hot-spot] [--format nc3|nc4] [--compress L]
  *           OUT.e
  * Exit codes: 0 ok, 2 bad usage (nothing written), 1 I/O or memory error
@@ -57,11 +58,19 @@
  * actually used are also written as info records. Ids are stored with
  * ex_put_id_map(EX_NODE_MAP / EX_ELEM_MAP).
  *
- * SETS (unless --no-sets). Entries in increasing file order.
- *   node set 1 "x_min": nodes with x=0;  node set 2 "x_max": nodes x=NX.
+ * SETS (unless --no-sets). Entries in increasing file order. S node sets
+ * and S side sets (--sets S, default 2; S <= NX+1):
+ *   node set q (1-based) holds the nodes on the plane x = i(q),
+ *     i(q) = floor((q-1)*NX/(S-1)) (S = 1: x = 0), named "x_min" (q = 1),
+ *     "x_max" (q = S > 1), else "x_<i(q)>": with S = 2 node set 1 "x_min"
+ *     holds x=0 and node set 2 "x_max" x=NX.
  *     distribution factor of node n: gid(n) / 2.
  *   side set 1 "y_min": element sides on y=0.
  *   side set 2 "z_max": sides on z=NZ (3D), "y_max": sides on y=NY (2D).
+ *   side set q >= 3 "y_max_<q>": the sides on y=NY of the cells in the
+ *     x slab floor((q-3)*NX/(S-2)) <= i < floor((q-2)*NX/(S-2)) (with
+ *     many sets most of them are local to a few members of a split, as
+ *     the blocks are).
  *     Sides use Exodus side numbering (HEX8 y=0 side 1, z=1 side 6; WEDGE6
  *     y=0 side 1 of sub 0, top side 5; TET4 and QUAD4 likewise), ordered by
  *     element then side number. Distribution factor of the j-th node
@@ -130,7 +139,7 @@ static const char usage_text[] =
   "Usage: mxn_gen --type hex|tet|quad|wedge|mixed --dims NX NY [NZ]\n"
   "               [--blocks K] [--steps T] [--int64] [--id-offset O]\n"
   "               [--id-stride S] [--shuffle-ids SEED] [--no-sets]\n"
-  "               [--no-vars] [--word-size 4|8] [--hot-spot]\n"
+  "               [--sets S] [--no-vars] [--word-size 4|8] [--hot-spot]\n"
   "               [--format nc3|nc4] [--compress L] OUT.e\n"
   "\n"
   "Writes a structured Exodus II mesh of the box [0,NX]x[0,NY]x[0,NZ] (unit\n"
@@ -160,6 +169,8 @@ static const char usage_text[] =
   "  --id-stride S     ids advance by S (default 1).\n"
   "  --shuffle-ids SEED  permute ids (see below).\n"
   "  --no-sets         no node sets or side sets.\n"
+  "  --sets S          S node sets and S side sets (default 2, S <= NX+1;\n"
+  "                    0 is --no-sets), see Sets below.\n"
   "  --no-vars         no variables and no time steps.\n"
   "  --word-size 4|8   floating-point size stored in the file (default 8).\n"
   "  --format nc3|nc4  nc3 (default): netCDF 64-bit offset (with --int64:\n"
@@ -186,7 +197,9 @@ static const char usage_text[] =
   "Sets: node sets 1 (x=0) and 2 (x=NX), distribution factor gid(n)/2;\n"
   "side sets 1 (sides on y=0) and 2 (sides on z=NZ, in 2D y=NY) in Exodus\n"
   "side numbering, distribution factor of side node j (0-based) of element e\n"
-  "gid(e) + j/8.\n"
+  "gid(e) + j/8. With --sets S: node set q (1-based) on the plane\n"
+  "x = floor((q-1)*NX/(S-1)); side sets q >= 3 the sides on y=NY of the\n"
+  "x slab floor((q-3)*NX/(S-2)) <= i < floor((q-2)*NX/(S-2)).\n"
   "\n"
   "Variables at step k (time t_k = (k+1)/4):\n"
   "  global  step_index = k, time_sq = t_k^2\n"
@@ -280,7 +293,7 @@ typedef struct gen_opts {
   int64_t id_offset, id_stride;
   int shuffle;
   uint64_t seed;
-  int sets, vars;
+  int sets, vars;           /* sets: node sets and side sets, each */
   int hot_spot;
   double hot_peak;
   int word_size;
@@ -341,7 +354,7 @@ static int parse_args(int argc, char **argv, gen_opts *o)
   o->steps = 3;
   o->hot_peak = 9.0;
   o->id_stride = 1;
-  o->sets = 1;
+  o->sets = 2;
   o->vars = 1;
   o->word_size = 8;
 
@@ -406,6 +419,11 @@ static int parse_args(int argc, char **argv, gen_opts *o)
       o->shuffle = 1;
     } else if (!strcmp(arg, "--no-sets")) {
       o->sets = 0;
+    } else if (!strcmp(arg, "--sets")) {
+      if (!has_next || parse_i64(argv[++a], 0, 1000000, &v) != 0) {
+        usage_error("--sets needs a count in 0..1000000"); goto done;
+      }
+      o->sets = (int)v;
     } else if (!strcmp(arg, "--hot-spot")) {
       o->hot_spot = 1;
     } else if (!strcmp(arg, "--hot-spot-peak")) {
@@ -474,6 +492,11 @@ static int parse_args(int argc, char **argv, gen_opts *o)
   if (o->blocks > o->dims[0]) {
     usage_error("--blocks %d exceeds NX = %" PRId64 " (blocks are x slabs)",
                 o->blocks, o->dims[0]);
+    goto done;
+  }
+  if (o->sets > o->dims[0] + 1) {
+    usage_error("--sets %d exceeds NX+1 = %" PRId64 " (sets are x planes and slabs)",
+                o->sets, o->dims[0] + 1);
     goto done;
   }
   if (!o->vars)
@@ -684,38 +707,81 @@ static int64_t node_index(const layout *l, int64_t i, int64_t j, int64_t k)
 }
 
 /* One side set: the sides lying in a boundary layer of cells, chosen by a
-   corner bit (2 = +y, 4 = +z) and its value (0 = low face, 1 = high). */
+   corner bit (2 = +y, 4 = +z) and its value (0 = low face, 1 = high), of
+   the cells ilo <= i < ihi. */
 typedef struct side_set_plan {
   int64_t id;
-  const char *name;
+  char name[MAX_STR_LENGTH + 1];
   int bit, val;
+  int64_t ilo, ihi;
 } side_set_plan;
+
+/* The S side sets of --sets S (see SETS at the top). */
+static void plan_side_sets(const layout *l, int nsets, side_set_plan *ss)
+{
+  for (int q = 0; q < nsets; q++) {
+    side_set_plan *p = &ss[q];
+    p->id = q + 1;
+    p->ilo = 0;
+    p->ihi = l->nx;
+    if (q == 0) {
+      snprintf(p->name, sizeof p->name, "y_min");
+      p->bit = 2, p->val = 0;
+    } else if (q == 1) {
+      snprintf(p->name, sizeof p->name, l->dim == 3 ? "z_max" : "y_max");
+      p->bit = l->dim == 3 ? 4 : 2, p->val = 1;
+    } else {
+      snprintf(p->name, sizeof p->name, "y_max_%d", q + 1);
+      p->bit = 2, p->val = 1;
+      p->ilo = (int64_t)(q - 2) * l->nx / (nsets - 2);
+      p->ihi = (int64_t)(q - 1) * l->nx / (nsets - 2);
+    }
+  }
+}
 
 /* Node sets and side sets, each type in one ex_put_concat_sets call:
    exodus 6.02's ex_put_set_param defines the entry lists of an int64
    database as NC_USHORT, which truncates; the concat path types them
    correctly. */
-static int write_sets(int exoid, const char *path, const layout *l,
-                      const side_set_plan ss[2], const int64_t *node_gid,
+static int write_sets(int exoid, const char *path, const layout *l, int nsets,
+                      const side_set_plan *ss, const int64_t *node_gid,
                       const int64_t *elem_gid)
 {
   int rc = GEN_IO;
-  int64_t ids[2], counts[2], ndf[2], entry_idx[2], df_idx[2];
+  int64_t *ids = NULL, *counts = NULL, *ndf = NULL, *entry_idx = NULL, *df_idx = NULL;
   int64_t *entries = NULL, *extra = NULL;
   double *df = NULL;
+  char **names = NULL;      /* node sets', then side sets' */
   int64_t nk = l->dim == 3 ? l->nz + 1 : 1;
   int64_t ns_count = (l->ny + 1) * nk;
-  int64_t n = 0, nd = 0;
+  int64_t n = 0, nd = 0, total = 0, total_df = 0;
   ex_set_specs spec;
 
-  /* node sets 1 (x = 0) and 2 (x = NX) */
-  ALLOC(entries, 2 * ns_count);
-  ALLOC(df, 2 * ns_count);
-  for (int s = 0; s < 2; s++) {
-    int64_t i = s == 0 ? 0 : l->nx;
+  ALLOC(ids, nsets);
+  ALLOC(counts, nsets);
+  ALLOC(ndf, nsets);
+  ALLOC(entry_idx, nsets);
+  ALLOC(df_idx, nsets);
+  ALLOC(names, 2 * nsets);
+  for (int q = 0; q < 2 * nsets; q++)
+    names[q] = NULL;
+  for (int q = 0; q < 2 * nsets; q++)
+    ALLOC(names[q], MAX_STR_LENGTH + 1);
+
+  /* node set q on the plane x = i(q): 1 (x = 0) and 2 (x = NX) by default */
+  ALLOC(entries, nsets * ns_count);
+  ALLOC(df, nsets * ns_count);
+  for (int s = 0; s < nsets; s++) {
+    int64_t i = nsets == 1 ? 0 : (int64_t)s * l->nx / (nsets - 1);
     ids[s] = s + 1;
     counts[s] = ndf[s] = ns_count;
     entry_idx[s] = df_idx[s] = n;
+    if (s == 0)
+      snprintf(names[s], MAX_STR_LENGTH + 1, "x_min");
+    else if (s == nsets - 1)
+      snprintf(names[s], MAX_STR_LENGTH + 1, "x_max");
+    else
+      snprintf(names[s], MAX_STR_LENGTH + 1, "x_%" PRId64, i);
     for (int64_t k = 0; k < nk; k++)
       for (int64_t j = 0; j <= l->ny; j++) {
         int64_t q = node_index(l, i, j, k);
@@ -731,26 +797,38 @@ static int write_sets(int exoid, const char *path, const layout *l,
   entries = NULL;
   df = NULL;
 
-  /* side sets: count first, then fill in file order */
-  for (int s = 0; s < 2; s++) {
+  /* side sets: count first, then fill in file order; block b's cells in
+     a set's x range are lo(b) <= i < hi(b) */
+#define SS_RANGE(p, b, lo, hi)                                        \
+  int64_t lo = (p)->ilo > l->x0[b] ? (p)->ilo : l->x0[b];             \
+  int64_t hi = (p)->ihi < l->x0[(b) + 1] ? (p)->ihi : l->x0[(b) + 1]
+  for (int s = 0; s < nsets; s++) {
     counts[s] = ndf[s] = 0;
     for (int b = 0; b < l->nblk; b++) {
+      SS_RANGE(&ss[s], b, lo, hi);
+      if (hi <= lo)
+        continue;
       face_sides fs = find_face_sides(l->kind[b], ss[s].bit, ss[s].val);
-      int64_t cells_x = l->x0[b + 1] - l->x0[b];
-      int64_t layer = cells_x * (ss[s].bit == 2 ? l->nz : l->ny);
+      int64_t layer = (hi - lo) * (ss[s].bit == 2 ? l->nz : l->ny);
       counts[s] += layer * fs.count;
       ndf[s] += layer * fs.nodes;
     }
+    total += counts[s];
+    total_df += ndf[s];
   }
-  ALLOC(entries, counts[0] + counts[1]);
-  ALLOC(extra, counts[0] + counts[1]);
-  ALLOC(df, ndf[0] + ndf[1]);
+  ALLOC(entries, total);
+  ALLOC(extra, total);
+  ALLOC(df, total_df);
   n = nd = 0;
-  for (int s = 0; s < 2; s++) {
+  for (int s = 0; s < nsets; s++) {
     ids[s] = ss[s].id;
     entry_idx[s] = n;
     df_idx[s] = nd;
+    snprintf(names[nsets + s], MAX_STR_LENGTH + 1, "%s", ss[s].name);
     for (int b = 0; b < l->nblk; b++) {
+      SS_RANGE(&ss[s], b, lo, hi);
+      if (hi <= lo)
+        continue;
       const cell_desc *c = &cell_table[l->kind[b]];
       face_sides fs = find_face_sides(l->kind[b], ss[s].bit, ss[s].val);
       int64_t cells_x = l->x0[b + 1] - l->x0[b];
@@ -764,7 +842,7 @@ static int write_sets(int exoid, const char *path, const layout *l,
       }
       for (int64_t k = klo; k < khi; k++)
         for (int64_t j = jlo; j < jhi; j++)
-          for (int64_t ci = 0; ci < cells_x; ci++) {
+          for (int64_t ci = lo - l->x0[b]; ci < hi - l->x0[b]; ci++) {
             int64_t cell = ci + cells_x * (j + l->ny * k);
             for (int t = 0; t < fs.count; t++) {
               int64_t e = l->elem_off[b] + cell * c->nsub + fs.sub[t];
@@ -777,16 +855,22 @@ static int write_sets(int exoid, const char *path, const layout *l,
           }
     }
   }
+#undef SS_RANGE
   spec = (ex_set_specs){ ids, counts, ndf, entry_idx, df_idx, entries, extra, df };
   EX_CALL(ex_put_concat_sets(exoid, EX_SIDE_SET, &spec), "ex_put_concat_sets (side sets)");
-  {
-    char *ns_names[2] = { "x_min", "x_max" };
-    char *ss_names[2] = { (char *)ss[0].name, (char *)ss[1].name };
-    EX_CALL(ex_put_names(exoid, EX_NODE_SET, ns_names), "ex_put_names (node sets)");
-    EX_CALL(ex_put_names(exoid, EX_SIDE_SET, ss_names), "ex_put_names (side sets)");
-  }
+  EX_CALL(ex_put_names(exoid, EX_NODE_SET, names), "ex_put_names (node sets)");
+  EX_CALL(ex_put_names(exoid, EX_SIDE_SET, names + nsets), "ex_put_names (side sets)");
   rc = GEN_OK;
 done:
+  if (names)
+    for (int q = 0; q < 2 * nsets; q++)
+      free(names[q]);
+  free(names);
+  free(ids);
+  free(counts);
+  free(ndf);
+  free(entry_idx);
+  free(df_idx);
   free(entries);
   free(extra);
   free(df);
@@ -861,10 +945,7 @@ static int write_file(const gen_opts *o, const layout *l)
   char **blk_names = NULL;
   int *truth = NULL;
   int64_t max_blk = 0;
-  side_set_plan ss[2] = {
-    { 1, "y_min", 2, 0 },
-    { 2, l->dim == 3 ? "z_max" : "y_max", l->dim == 3 ? 4 : 2, 1 },
-  };
+  side_set_plan *ss = NULL;
   int mode = EX_CLOBBER | EX_ALL_INT64_API
              | (o->int64 ? (EX_ALL_INT64_DB | EX_NETCDF4) : EX_LARGE_MODEL)
              | (o->format == 4 ? (EX_NETCDF4 | EX_NOCLASSIC) : 0);
@@ -891,8 +972,8 @@ static int write_file(const gen_opts *o, const layout *l)
   par.num_nodes = l->num_nodes;
   par.num_elem = l->num_elems;
   par.num_elem_blk = l->nblk;
-  par.num_node_sets = o->sets ? 2 : 0;
-  par.num_side_sets = o->sets ? 2 : 0;
+  par.num_node_sets = o->sets;
+  par.num_side_sets = o->sets;
   EX_CALL(ex_put_init_ext(exoid, &par), "ex_put_init_ext");
 
   ALLOC(blk_ids, l->nblk);
@@ -953,7 +1034,9 @@ static int write_file(const gen_opts *o, const layout *l)
   ALLOC(elem_gid, l->num_elems);
   id_map_fill(&l->node_ids, node_gid);
   id_map_fill(&l->elem_ids, elem_gid);
-  if (o->sets && write_sets(exoid, path, l, ss, node_gid, elem_gid) != GEN_OK)
+  ALLOC(ss, o->sets);
+  plan_side_sets(l, o->sets, ss);
+  if (o->sets && write_sets(exoid, path, l, o->sets, ss, node_gid, elem_gid) != GEN_OK)
     goto done;
   EX_CALL(ex_put_id_map(exoid, EX_NODE_MAP, node_gid), "ex_put_id_map (nodes)");
   EX_CALL(ex_put_id_map(exoid, EX_ELEM_MAP, elem_gid), "ex_put_id_map (elements)");
@@ -1059,6 +1142,7 @@ done:
       free(blk_names[b]);
   free(blk_names);
   free(blk_ids);
+  free(ss);
   free(truth);
   free(node_gid);
   free(elem_gid);

@@ -322,6 +322,11 @@ def main():
     many_files_table(w, configs, set_info,
                      sorted(glob.glob(os.path.join(HERE, "results", "a-only", "many-*.jsonl"))))
 
+    # the scale benchmark's section (scale_report.py renders it alone too)
+    sys.path.insert(0, HERE)
+    import scale_report
+    L.extend(scale_report.section([r for r in recs if r.get("kind") == "scale"]))
+
     w(TRIED)
     w("")
 

@@ -128,6 +128,13 @@ typedef struct mxn_load_stats {
    *  this rank decompressed in the load, beside bytes_read (0 for other
    *  members). */
   int64_t bytes_decompressed;
+  /** The header metadata this rank holds for the dataset once open: the
+   *  merged structure's arrays (blocks, sets, maps, variable names, truth
+   *  tables, times), the member records and their per-member tables
+   *  (blocks, sets, truth tables, variable positions). Not the members'
+   *  id maps, the piece, the directory or any read buffer. What grows
+   *  with members x blocks (scale benchmark, testing/benchmarks). */
+  int64_t metadata_bytes;
 } mxn_load_stats_t;
 
 /** VTK's ghost flags (vtkDataSetAttributes::DUPLICATECELL and

@@ -1,0 +1,154 @@
+"""The scale section of BENCHMARKS.md (issue 45), from scale_bench.sh's results.
+
+usage: python3 testing/benchmarks/scale_report.py [RESULTS.jsonl] [--md FILE] [--print]
+
+Reads the "scale" records of RESULTS.jsonl (default results/scale.jsonl)
+and replaces the section "## Scale: blocks x members" of FILE (default
+BENCHMARKS.md beside this script), or adds it before "## What was tried";
+--print writes the section to stdout instead. report.py, which writes
+BENCHMARKS.md whole, takes the same section from section() below.
+"""
+import argparse
+import json
+import os
+import statistics
+import sys
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+TITLE = "## Scale: blocks x members (issue 45)"
+MB = 1024.0 * 1024.0
+
+
+def load(path):
+    recs = []
+    with open(path) as f:
+        for line in f:
+            line = line.strip()
+            if line:
+                try:
+                    r = json.loads(line)
+                except ValueError:
+                    continue
+                if r.get("kind") == "scale":
+                    recs.append(r)
+    return recs
+
+
+def _med(xs):
+    xs = [x for x in xs if x is not None]
+    return statistics.median(xs) if xs else None
+
+
+def _f(x, fmt):
+    return "-" if x is None else fmt % x
+
+
+def section(recs):
+    """The section's lines (empty without records)."""
+    if not recs:
+        return []
+    groups = {}
+    for r in recs:
+        groups.setdefault((tuple(r.get("dims", [])), r["K"], r["M"], r["N"]), []).append(r)
+
+    def summary(runs):
+        ok = [r for r in runs if r.get("exit") == 0 and r.get("metadata_bytes_max")]
+        return {
+            "ok": len(ok), "n": len(runs),
+            "wall": _med([r["wall_s"] for r in ok]),
+            "rss": _med([r["rss_max_kb"] / 1024.0 if r.get("rss_max_kb") else None for r in ok]),
+            "meta": _med([r["metadata_bytes_max"] / MB for r in ok]),
+            "open": _med([r["seconds_max"]["open"] for r in ok]),
+            "part": _med([r["seconds_max"]["partition"] for r in ok]),
+            "elems": ok[0]["total_elements"] if ok else None,
+        }
+
+    sums = {k: summary(v) for k, v in groups.items()}
+    L = []
+    w = L.append
+    w(TITLE)
+    w("")
+    w("Generated from `results/scale.jsonl` by `python3 testing/benchmarks/scale_report.py`; "
+      "the runs by `bash testing/benchmarks/scale_bench.sh` (see its `--help`). A hex mesh "
+      "(`mxn_gen --type hex --dims NX NY NZ --blocks K --sets K`: K blocks as slabs along x, "
+      "K node and K side sets) split by `mxn split --method rcb` into M members, each "
+      "declaring every block and set (empty where it holds none, as SEACAS `nem_spread` "
+      "does), loaded by `mpiexec -n N --oversubscribe mxn stats --json --method rcb`. "
+      "*wall* = seconds of the whole mpiexec; *peak RSS* = the largest of the ranks' "
+      "maximum resident sets (GNU time); *metadata* = the core's count of the header "
+      "metadata a rank holds (`metadata_bytes`, the largest over ranks); *open* and "
+      "*partition* = the phases' seconds, max over ranks; *x K=2* = against the K = 2 "
+      "set of the same M and N. Medians over the runs that succeeded (*runs*: succeeded "
+      "of all).")
+    w("")
+    w("| mesh | K | M | N | runs | wall s | x K=2 | peak RSS/rank MB | x K=2 | metadata/rank MB "
+      "| x K=2 | open s | partition s |")
+    w("|---|---|---|---|---|---|---|---|---|---|---|---|---|")
+
+    def ratio(a, b):
+        return "%.2f" % (a / b) if a is not None and b else "-"
+
+    for key in sorted(sums):
+        dims, K, M, N = key
+        s = sums[key]
+        base = sums.get((dims, 2, M, N))
+        mesh = "x".join(str(d) for d in dims) + (" (%d el.)" % s["elems"] if s["elems"] else "")
+        w("| %s | %d | %d | %d | %d/%d | %s | %s | %s | %s | %s | %s | %s | %s |" % (
+            mesh, K, M, N, s["ok"], s["n"], _f(s["wall"], "%.2f"),
+            ratio(s["wall"], base and base["wall"]), _f(s["rss"], "%.0f"),
+            ratio(s["rss"], base and base["rss"]), _f(s["meta"], "%.2f"),
+            ratio(s["meta"], base and base["meta"]), _f(s["open"], "%.2f"),
+            _f(s["part"], "%.2f")))
+    w("")
+    hosts = sorted({"%s (%s cores)" % (r.get("host"), r.get("cpus")) for r in recs})
+    commits = sorted({r.get("commit") for r in recs})
+    loads = [r.get("load1") for r in recs if r.get("load1") is not None]
+    w("Commit%s %s on %s%s." % (
+        "s" if len(commits) > 1 else "", ", ".join(commits), ", ".join(hosts),
+        "; load average %.1f-%.1f at the runs (a shared machine)" % (min(loads), max(loads))
+        if loads else ""))
+    fails = [r for r in recs if r.get("exit") != 0]
+    for r in fails:
+        w("")
+        w("Failed: K=%d M=%d N=%d exit %d: %s" % (r["K"], r["M"], r["N"], r["exit"],
+                                                 " / ".join(r.get("log_tail", []))[:300]))
+    w("")
+    return L
+
+
+def replace_section(text, lines):
+    """text with the scale section replaced by lines (or added before
+    "## What was tried", else at the end)."""
+    rows = text.split("\n")
+    start = next((i for i, x in enumerate(rows) if x == TITLE), None)
+    if start is not None:
+        end = next((i for i in range(start + 1, len(rows)) if rows[i].startswith("## ")),
+                   len(rows))
+        rows[start:end] = lines
+    else:
+        at = next((i for i, x in enumerate(rows) if x.startswith("## What was tried")), len(rows))
+        rows[at:at] = lines
+    return "\n".join(rows)
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("results", nargs="?", default=os.path.join(HERE, "results", "scale.jsonl"))
+    ap.add_argument("--md", default=os.path.join(HERE, "BENCHMARKS.md"))
+    ap.add_argument("--print", action="store_true")
+    a = ap.parse_args()
+    lines = section(load(a.results))
+    if not lines:
+        sys.exit("scale_report: no scale records in %s" % a.results)
+    if a.print:
+        print("\n".join(lines))
+        return
+    with open(a.md) as f:
+        text = f.read()
+    with open(a.md, "w") as f:
+        f.write(replace_section(text, lines))
+    print("scale_report: wrote the scale section of %s" % a.md)
+
+
+if __name__ == "__main__":
+    main()
