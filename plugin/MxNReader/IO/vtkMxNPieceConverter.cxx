@@ -998,7 +998,8 @@ void vtkMxNPieceConverter::AddLoadStats(
     { "total_elements", double(x.total_elements) }, { "imbalance", x.imbalance },
     { "check_bytes_read", double(x.check_bytes_read) }, { "seconds_check", x.seconds_check },
     { "seconds_directory", x.seconds_directory },
-    { "bytes_decompressed", double(x.bytes_decompressed) } };
+    { "bytes_decompressed", double(x.bytes_decompressed) },
+    { "metadata_bytes", double(x.metadata_bytes) } };
   const int nf = static_cast<int>(sizeof fields / sizeof fields[0]);
   vtkNew<vtkDoubleArray> a;
   a->SetName("mxn_load_stats");
