@@ -55,6 +55,10 @@ every rank reaches the same verdict. Per time step, checked:
   * global variables equal ExodusIIReader's where it exposes them;
   * every owned cell of a 3D block has a positive volume (but HEX27, which
     VTK's cell size filter does not measure);
+  * where MxNReader says it does not use the file's ids (its id fallback
+    on a set whose ids repeat), cells are compared by count and values,
+    not ids, and with its nodal fallback points and node set members by
+    their coordinates;
   * with --sets, per node set id: the distinct node ids equal
     ExodusIIReader's; per side set id: the owned sides count and their
     total area (or length) equal ExodusIIReader's (the count only for a
@@ -239,7 +243,7 @@ class Figures:
         self.bad_volumes = 0
         self.volume = 0.0
         self.types = {}           # VTK cell type -> owned cells
-        self.node_sets = []       # (set id, node id)
+        self.node_sets = []       # (set id, node id, x, y, z)
         self.side_sets = {}       # set id -> (count, measure)
         self.side_types = set()   # (set id, VTK cell type) of owned sides
         self.globals = {}
@@ -292,10 +296,12 @@ class Figures:
         gh = cd.GetArray("vtkGhostType")
         own = (vtk_to_numpy(gh) & 1) == 0 if gh is not None else np.ones(n, dtype=bool)
         pids = values(g.GetPointData().GetArray(gid_point), g.GetNumberOfPoints())[:, 0]
+        xyz = vtk_to_numpy(g.GetPoints().GetData()).reshape(-1, 3)
         for c in np.nonzero(own)[0]:
             cell = g.GetCell(int(c))
             for k in range(cell.GetNumberOfPoints()):
-                self.node_sets.append((set_id, pids[cell.GetPointId(k)]))
+                p = cell.GetPointId(k)
+                self.node_sets.append((set_id, pids[p], xyz[p, 0], xyz[p, 1], xyz[p, 2]))
 
     def side_set(self, g, set_id):
         n = g.GetNumberOfCells()
@@ -414,8 +420,17 @@ def on_error(obj, event, msg):
     errors.append(" ".join(str(msg).split()))
 
 
+heard = []
+
+
+@calldata_type(VTK_STRING)
+def on_warning(obj, event, msg):
+    heard.append(" ".join(str(msg).split()))
+
+
 mxn = servermanager.sources.MxNReader()
 mxn.GetClientSideObject().AddObserver("ErrorEvent", on_error)
+mxn.GetClientSideObject().AddObserver("WarningEvent", on_warning)
 mxn.FileName = dataset
 mxn.PartitionMethod = method
 mxn.GhostLevels = args.ghosts
@@ -512,6 +527,7 @@ steps = steps or [0]
 problems = []  # this rank's; merged over ranks at the end
 report = ""
 skipped = set(member0_lacks)  # components left out by --common-vars
+fallback = ""  # MxNReader's id fallback, if it said one
 
 
 def point_layout(f):
@@ -546,6 +562,16 @@ def point_rows(f, layout, width):
     return rows[:, keep]
 
 
+def by_coordinates(a, b, col):
+    """Column col of rows a and b (coordinates in the 3 columns after it)
+    replaced by one number per distinct point, the same in both."""
+    xyz = np.round(np.vstack([a[:, col + 1:col + 4], b[:, col + 1:col + 4]]), 9)
+    if xyz.shape[0]:
+        _, key = np.unique(xyz, axis=0, return_inverse=True)
+        key = key.reshape(-1)
+        a[:, col], b[:, col] = key[:a.shape[0]], key[a.shape[0]:]
+
+
 def distinct(a):
     """Rows sorted by id, one per id; and how many copies disagree with it."""
     order = np.argsort(a[:, 0], kind="stable")
@@ -565,6 +591,17 @@ for step_index in steps:
     mxn.UpdatePipeline(t)
     if errors:
         problems.append(where + "MxNReader errors: " + " | ".join(errors)[:600])
+    # A set whose id maps cannot be trusted (ids repeated, or one id at two
+    # points): MxNReader says once, on one rank, that it numbers elements
+    # by member and position, and maybe matches nodes by coordinates, where
+    # ExodusIIReader shows the file's ids. Then cells are compared by count
+    # and values, and with the nodal fallback points and node set members
+    # by their coordinates.
+    elem_fb, node_fb = [bool(x) for x in allreduce(
+        [any("ids are not used" in w or "id maps are not used" in w for w in heard),
+         any("id maps are not used" in w for w in heard)], vtkCommunicator.MAX_OP)]
+    if elem_fb:
+        fallback = "; MxNReader's id fallback: elements%s" % (" and nodes" if node_fb else "")
     exo.UpdatePipeline(t)
     M = mxn_figures(mxn.GetClientSideObject().GetOutputDataObject(0))
     E = exo_figures(exo.GetClientSideObject().GetOutputDataObject(0))
@@ -595,7 +632,7 @@ for step_index in steps:
     u = np.unique(mids)
     if u.size != mids.size:
         problems.append(where + "%d cells owned twice" % (mids.size - u.size))
-    if not np.array_equal(u, np.unique(eids)):
+    if not elem_fb and not np.array_equal(u, np.unique(eids)):
         problems.append(where + "cell id sets differ (%d vs %d ids)" % (u.size, np.unique(eids).size))
     if int(counts[:, 2].sum()):
         problems.append(where + "%d cells with volume <= 0" % int(counts[:, 2].sum()))
@@ -628,8 +665,12 @@ for step_index in steps:
     width_e = 4 + sum(k for _, k in layout_e)
     rows_m = point_rows(M, layout_m, width_m)
     rows_e = point_rows(E, layout_e, width_e)
-    mp, mbad = distinct(allgather(rows_m, width_m))
-    ep, _ = distinct(allgather(rows_e, width_e))
+    gm, ge = allgather(rows_m, width_m), allgather(rows_e, width_e)
+    mxn_point_ids = np.unique(gm[:, 0])
+    if node_fb:
+        by_coordinates(gm, ge, 0)
+    mp, mbad = distinct(gm)
+    ep, _ = distinct(ge)
     if mbad:
         problems.append(where + "%d point copies disagree in coordinates or values" % mbad)
     if not np.array_equal(mp[:, 0], ep[:, 0]):
@@ -637,7 +678,7 @@ for step_index in steps:
     else:
         if nghost or args.ghosts:
             uo, co = np.unique(owned_pts, return_counts=True)
-            if not np.array_equal(uo, mp[:, 0]) or np.any(co != 1):
+            if not np.array_equal(uo, mxn_point_ids) or np.any(co != 1):
                 problems.append(where + "nodes not owned exactly once (%d of %d ids, "
                                 "max owners %d)" % (uo.size, mp.shape[0], co.max(initial=0)))
         if not np.allclose(mp[:, 1:4], ep[:, 1:4], rtol=1e-6, atol=1e-12):
@@ -691,8 +732,10 @@ for step_index in steps:
 
     set_line = ""
     if args.sets:
-        mn = allgather(M.node_sets, 2)
-        en = allgather(E.node_sets, 2)
+        mn = allgather(M.node_sets, 5)
+        en = allgather(E.node_sets, 5)
+        if node_fb:
+            by_coordinates(mn, en, 1)
         mns = {sid: np.unique(mn[mn[:, 0] == sid, 1]) for sid in np.unique(mn[:, 0])}
         ens = {sid: np.unique(en[en[:, 0] == sid, 1]) for sid in np.unique(en[:, 0])}
         if sorted(mns) != sorted(ens) or any(not np.array_equal(mns[s], ens[s]) for s in ens):
@@ -740,7 +783,7 @@ for step_index in steps:
                  gcompared,
                  len(M.globals), float(counts[:, 3].sum()),
                  " = ExodusIIReader's" if args.compare_size else "", type_line, set_line,
-                 len(steps), t))
+                 len(steps), t)) + fallback
 
 # Every rank's problems count: agree on failure. Those --known names are
 # printed, not counted.
