@@ -12,7 +12,8 @@ a file added to a root joins the sweep without a change here. Each dataset
 is checked with `reader_totals.py PLUGIN DATASET METHOD --sets --steps
 last` (owned cells and their ids, nodal and element field sums, min and
 max, global variables, node set members and side set sizes, ghosts at
-N > 1; see reader_totals.py), with --common-vars for spread sets: the
+N > 1; by count and coordinates where MxNReader says it falls back from
+a set's ids; see reader_totals.py), with --common-vars for spread sets: the
 legacy reader offers member 0's variables only and drops an array that
 some of the members one rank reads lack, so a set whose members differ in
 their variables is compared on the variables both readers show. METHOD is
@@ -20,9 +21,10 @@ Files by default (MxNReader's default). --list prints the datasets found
 and exits.
 
 Prints one line per dataset (PASS, FAIL or SKIP, with seconds, and the
-known difference of a file listed in KNOWN below) and a summary. Exit codes: 0 every dataset passed (falling off the end, as in
-reader_totals.py), 1 a dataset failed, 2 bad usage, 77 skipped (no root
-exists, or none holds an Exodus file).
+known difference of a file listed in KNOWN below) and a summary. Exit
+codes: 0 every dataset passed (falling off the end, as in reader_totals.py),
+1 a dataset failed, 2 bad usage, 77 skipped (no root exists, or none holds
+an Exodus file).
 """
 import os
 import re
