@@ -8,7 +8,8 @@
 # split. Kinds: classic (netCDF-3 64-bit offset, hex/wedge/tet blocks),
 # nc4 (netCDF-4), compressed (deflate 1 + shuffle), int64 (64-bit ids and
 # counts), quad (2D), float (4-byte reals, tets), shuffled (ids permuted,
-# offset, 2 blocks), and shells3d: SHELL_MESH (TRI3 and SHELL4 blocks with a
+# offset, 2 blocks), manysets (6 node and 6 side sets, no variables and no
+# time steps), and shells3d: SHELL_MESH (TRI3 and SHELL4 blocks with a
 # HEX8 block in 3D, side sets with a factor per face node) split in 3.
 # Sizes stay small: the sweep reads each one twice on 1 and 3 ranks.
 set -euo pipefail
@@ -36,6 +37,7 @@ kind quad "--type quad --dims 8 5 --steps 2" "--method graph"
 kind float "--type tet --dims 3 3 3 --steps 2 --word-size 4" "--method sfc"
 kind shuffled "--type hex --dims 6 3 3 --steps 2 --blocks 2 --shuffle-ids 7 --id-offset 100" \
   "--method rib"
+kind manysets "--type hex --dims 6 3 3 --sets 6 --no-vars" "--method linear"
 if [ -n "$shells" ]; then
   mkdir -p "$out/shells3d"
   "$cli" split "$shells" "$out/shells3d/s.e" -n 3 --quiet
