@@ -2,6 +2,7 @@
  * collective, finds the members (discover.c), summarises their headers
  * (summary.c) and merges the summaries into the structure (merge.c); the
  * members themselves are opened and read in member.c. */
+#include "ids.h"
 #include "internal.h"
 
 #include <limits.h>
@@ -37,7 +38,19 @@ int mxn_dataset_open(mxn_dataset_t *ds, const char *path) {
     if (status == MXN_OK) status = mxn__member_merge(ds, j, buf, len);
     free(buf);
   }
-  return mxn__dataset_finish(ds, status, path);
+  status = mxn__dataset_finish(ds, status, path);
+  /* A dataset opened alone settles whether its ids can be trusted over
+   * every member now (ids.c); a collective load does it in a phase of
+   * its own. */
+  if (status == MXN_OK) {
+    mxn_error_t e;
+    mxn_error_clear(&e);
+    if ((status = mxn__ids_settle(MPI_COMM_NULL, ds, 0, ds->nfiles, &e)) != MXN_OK) {
+      mxn_error_set(&ds->err, status, "%s", e.msg[0] ? e.msg : mxn_strerror(status));
+      ds->opened = 0; /* a failed open exposes no structure */
+    }
+  }
+  return status;
 }
 
 /* The dataset's structure, read collectively: rank R reads the headers of
@@ -158,18 +171,6 @@ int mxn_dataset_open_collective(MPI_Comm comm, mxn_dataset_t *ds, const char *pa
   if (status != MXN_OK && err) *err = e;
   return status;
 }
-
-void mxn__dataset_drop_domains(mxn_dataset_t *ds) {
-  for (int j = 0; ds && j < ds->nfiles; j++) {
-    mxn__file_domain_free(ds->files[j].dom);
-    ds->files[j].dom = NULL; /* read again by mxn_dataset_file_domain() if asked */
-  }
-}
-
-/* A domain is one block (mxn_dataset_file_domain): its arrays go with it
- * (under ASan the padding between them is poisoned: the allocator's own
- * free accepts that). */
-void mxn__file_domain_free(mxn_file_domain_t *d) { free(d); }
 
 static void free_var_list(mxn_var_list_t *v) {
   free(v->names);

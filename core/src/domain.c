@@ -102,20 +102,6 @@ int mxn_dataset_file_domain(mxn_dataset_t *ds, int j, const mxn_file_domain_t **
     return MXN_OK;
   }
   int status = MXN_OK;
-  /* A dataset opened serially settles its ids over every member first
-   * (a collective load settles them in its own phase, before this). */
-  if (ds->ids.state == MXN__IDS_UNSETTLED) {
-    mxn_error_t e;
-    mxn_error_clear(&e);
-    if ((status = mxn__ids_settle(MPI_COMM_NULL, ds, 0, ds->nfiles, &e)) != MXN_OK) {
-      if (e.msg[0]) mxn_error_set(&ds->err, status, "%s", e.msg);
-      return status;
-    }
-    if (f->dom) { /* built by the settlement, which kept it */
-      *out = f->dom;
-      return MXN_OK;
-    }
-  }
   mxn_file_domain_t *d = NULL;
   mxn_idset_t tmp = MXN_IDSET_INIT;
   int64_t *tpos = NULL;
@@ -192,4 +178,33 @@ done:
   free(tpos);
   mxn__file_domain_free(d);
   return status;
+}
+
+void mxn__dataset_drop_domains(mxn_dataset_t *ds) {
+  for (int j = 0; ds && j < ds->nfiles; j++) {
+    mxn__file_domain_free(ds->files[j].dom);
+    ds->files[j].dom = NULL; /* read again by mxn_dataset_file_domain() if asked */
+  }
+}
+
+/* A domain is one block (mxn_dataset_file_domain): its arrays go with it
+ * (under ASan the padding between them is poisoned: the allocator's own
+ * free accepts that). */
+void mxn__file_domain_free(mxn_file_domain_t *d) { free(d); }
+
+/* Node ids from coordinates on the dataset's grid (ids.c settles it):
+ * each axis's cell index, three packed in one positive id. */
+void mxn__ids_from_coords(const mxn_dataset_t *ds, int64_t n, double *const xyz[3],
+                          mxn_gid_t *out) {
+  const mxn__ids_t *g = &ds->ids;
+  int nd = ds->s.num_dim;
+  for (int64_t i = 0; i < n; i++) {
+    int64_t id = 0;
+    for (int d = 0; d < 3; d++) {
+      double t = d < nd ? (xyz[d][i] - g->lo[d]) / g->h + 0.5 : 0;
+      int64_t q = t >= 0 && t < (double)MXN__ID_GRID_N ? (int64_t)t : t >= (double)MXN__ID_GRID_N ? MXN__ID_GRID_N - 1 : 0;
+      id = id << MXN__ID_GRID_BITS | q;
+    }
+    out[i] = id + 1;
+  }
 }

@@ -26,25 +26,6 @@
 #include <float.h>
 #include <stdio.h>
 
-/* Grid steps per axis: three axes' indices fit one positive 64-bit id. */
-#define GRID_BITS 21
-#define GRID_N ((int64_t)1 << GRID_BITS)
-
-void mxn__ids_from_coords(const mxn_dataset_t *ds, int64_t n, double *const xyz[3],
-                          mxn_gid_t *out) {
-  const mxn__ids_t *g = &ds->ids;
-  int nd = ds->s.num_dim;
-  for (int64_t i = 0; i < n; i++) {
-    int64_t id = 0;
-    for (int d = 0; d < 3; d++) {
-      double t = d < nd ? (xyz[d][i] - g->lo[d]) / g->h + 0.5 : 0;
-      int64_t q = t >= 0 && t < (double)GRID_N ? (int64_t)t : t >= (double)GRID_N ? GRID_N - 1 : 0;
-      id = id << GRID_BITS | q;
-    }
-    out[i] = id + 1;
-  }
-}
-
 /* The bounding box of members fbeg..fend-1's nodes, over every rank, and
  * the grid on it. Collective (comm MPI_COMM_NULL: serial). */
 static int coord_grid(MPI_Comm comm, mxn_dataset_t *ds, int fbeg, int fend, mxn_error_t *err) {
@@ -77,7 +58,7 @@ static int coord_grid(MPI_Comm comm, mxn_dataset_t *ds, int fbeg, int fend, mxn_
 read_done:
   free(buf);
   if (status == MXN_ERR_NOMEM) mxn_error_set(err, status, "out of memory reading node coordinates");
-  else if (status != MXN_OK) mxn_error_set(err, status, "%s", mxn_dataset_errmsg(ds));
+  else if (status != MXN_OK) mxn_error_set(err, status, "%s", ds->err.msg);
   if ((status = mxn__agree_or_local(comm, status, err)) != MXN_OK) return status;
   if (comm != MPI_COMM_NULL) MPI_Allreduce(MPI_IN_PLACE, box, 6, MPI_DOUBLE, MPI_MIN, comm);
   double side = 0;
@@ -86,7 +67,7 @@ read_done:
     double ext = d < nd && box[d] < DBL_MAX ? -box[3 + d] - box[d] : 0;
     if (ext > side) side = ext;
   }
-  ds->ids.h = side > 0 ? side / (double)(GRID_N - 1) : 1;
+  ds->ids.h = side > 0 ? side / (double)(MXN__ID_GRID_N - 1) : 1;
   return MXN_OK;
 }
 
@@ -114,7 +95,7 @@ void mxn__ids_elems_repeated(mxn_dataset_t *ds, int file, int other, int64_t id,
   snprintf(s->id_warning, sizeof s->id_warning,
            "%s: element id %lld is also stored in %s, %s: element ids are not used: elements "
            "are numbered by member and position (member offset + position)",
-           mxn_dataset_file_path(ds, file), (long long)id, mxn_dataset_file_path(ds, other), why);
+           ds->files[file].path, (long long)id, ds->files[other].path, why);
   if (s->num_elements_global >= 0) s->num_elements_global = s->num_elements_sum;
   mxn__dataset_drop_domains(ds);
 }
@@ -177,14 +158,14 @@ int mxn__ids_settle(MPI_Comm comm, mxn_dataset_t *ds, int fbeg, int fend, mxn_er
   for (int j = fbeg; j < fend && status == MXN_OK; j++) {
     const mxn_file_domain_t *d;
     if ((status = mxn_dataset_file_domain(ds, j, &d)) != MXN_OK)
-      mxn_error_set(err, status, "%s", mxn_dataset_errmsg(ds));
+      mxn_error_set(err, status, "%s", ds->err.msg);
   }
   if ((status = mxn__agree_or_local(comm, status, err)) != MXN_OK) goto done;
   for (int e = 0; e < MXN__NEK; e++) agree_first(comm, &g->dup_file[e], &g->dup_id[e], NULL);
   if (g->dup_file[MXN__EDGE] >= 0 || g->dup_file[MXN__FACE] >= 0) {
     int e = g->dup_file[MXN__EDGE] >= 0 ? MXN__EDGE : MXN__FACE;
     status = mxn_error_set(err, MXN_ERR_FORMAT, "%s: %s id %lld appears more than once in the id map",
-                           mxn_dataset_file_path(ds, g->dup_file[e]), mxn__ent_what[e],
+                           ds->files[g->dup_file[e]].path, mxn__ent_what[e],
                            (long long)g->dup_id[e]);
     goto done;
   }
@@ -212,14 +193,14 @@ int mxn__ids_settle(MPI_Comm comm, mxn_dataset_t *ds, int fbeg, int fend, mxn_er
   char why[MXN_ERRMSG_LEN / 2];
   if (g->dup_file[MXN__NODE] >= 0)
     snprintf(why, sizeof why, "%s: node id %lld appears more than once in the member's id map",
-             mxn_dataset_file_path(ds, g->dup_file[MXN__NODE]), (long long)g->dup_id[MXN__NODE]);
+             ds->files[g->dup_file[MXN__NODE]].path, (long long)g->dup_id[MXN__NODE]);
   else if (g->conflict_file >= 0)
     snprintf(why, sizeof why, "%s: node id %lld is at another point in %s",
-             mxn_dataset_file_path(ds, g->conflict_file), (long long)g->conflict_id,
-             mxn_dataset_file_path(ds, g->conflict_other));
+             ds->files[g->conflict_file].path, (long long)g->conflict_id,
+             ds->files[g->conflict_other].path);
   else
     snprintf(why, sizeof why, "%s: element id %lld appears more than once in the member's id map",
-             mxn_dataset_file_path(ds, g->dup_file[MXN__ELEM]), (long long)g->dup_id[MXN__ELEM]);
+             ds->files[g->dup_file[MXN__ELEM]].path, (long long)g->dup_id[MXN__ELEM]);
   if (bad_nodes)
     snprintf(s->id_warning, sizeof s->id_warning,
              "%s: the id maps are not used: nodes are matched by their coordinates (within "
@@ -363,7 +344,7 @@ int mxn__ids_check_overlap(MPI_Comm comm, mxn_dataset_t *ds, const mxn__copy_t *
     prints[k].at = got[k].id;
   }
   if (status == MXN_ERR_NOMEM) mxn_error_set(err, status, "rank %d: out of memory comparing copies of element ids", rank);
-  else if (status != MXN_OK) mxn_error_set(err, status, "%s", mxn_dataset_errmsg(ds));
+  else if (status != MXN_OK) mxn_error_set(err, status, "%s", ds->err.msg);
   /* 2. The prints back to the askers, in the copies' order. */
   if (comm != MPI_COMM_NULL) {
     status = mxn__send_to_if(comm, size, status, prints, sizeof *prints, status == MXN_OK ? ngot : 0,

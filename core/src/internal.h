@@ -237,6 +237,10 @@ typedef struct mxn__ids {
   double lo[3], h;         /* the grid of coordinate node ids */
 } mxn__ids_t;
 enum { MXN__IDS_UNSETTLED = 0, MXN__IDS_SETTLING, MXN__IDS_SETTLED };
+/* The grid of coordinate node ids: steps per axis (three axes' indices
+ * fit one positive 64-bit id). */
+#define MXN__ID_GRID_BITS 21
+#define MXN__ID_GRID_N ((int64_t)1 << MXN__ID_GRID_BITS)
 
 /* Settle whether members fbeg..fend-1's id maps (all members' when serial)
  * are trusted: their domains read, repeated ids agreed, the shared-node

@@ -31,7 +31,7 @@ static int settle(MPI_Comm comm, mxn_dataset_t *ds, int rank, int status, mxn_er
   if (status == MXN_ERR_NOMEM)
     mxn_error_set(err, status, "rank %d: out of memory checking shared nodes", rank);
   else if (status != MXN_OK)
-    mxn_error_set(err, status, "%s", mxn_dataset_errmsg(ds));
+    mxn_error_set(err, status, "%s", ds->err.msg);
   return mxn__agree_or_local(comm, status, err);
 }
 
@@ -300,9 +300,9 @@ static int conflict_error(mxn_dataset_t *ds, const conflict_t *w, mxn_error_t *e
                        "%s: node %lld (its node %lld) is at (%.9g, %.9g, %.9g), but at "
                        "(%.9g, %.9g, %.9g) in %s (its node %lld): a node several members "
                        "store must have the same coordinates in each",
-                       mxn_dataset_file_path(ds, hi->file), (long long)hi->id,
+                       ds->files[hi->file].path, (long long)hi->id,
                        (long long)hi->pos + 1, hi->x[0], hi->x[1], hi->x[2], lo->x[0], lo->x[1],
-                       lo->x[2], mxn_dataset_file_path(ds, lo->file), (long long)lo->pos + 1);
+                       lo->x[2], ds->files[lo->file].path, (long long)lo->pos + 1);
 }
 
 static int within(const copy_t *p, const copy_t *c, double tol) {
@@ -476,8 +476,6 @@ int mxn__check_shared_nodes(MPI_Comm comm, mxn_dataset_t *ds, int fbeg, int fend
   if (!ds->ids.probe) {
     /* The settlement of the ids runs this check itself (ids.c); nodes
      * matched by coordinates are at one point by construction. */
-    if (comm == MPI_COMM_NULL && ds->ids.state == MXN__IDS_UNSETTLED)
-      return mxn__ids_settle(comm, ds, fbeg, fend, err);
     if (ds->ids.nodes_checked || (ds->s.id_fallback & MXN_IDS_NODE_BY_COORDS)) return MXN_OK;
   }
   cand_t *cand = NULL, *got = NULL;
@@ -577,7 +575,7 @@ int mxn__check_shared_nodes(MPI_Comm comm, mxn_dataset_t *ds, int fbeg, int fend
   for (int64_t a = 0, b; status == MXN_OK && a < nback; a = b) {
     for (b = a + 1; b < nback && back[b].file == back[a].file; b++) continue;
     status = read_copies(ds, back[a].file, back + a, b - a);
-    if (status != MXN_OK) mxn_error_set(err, status, "%s", mxn_dataset_errmsg(ds));
+    if (status != MXN_OK) mxn_error_set(err, status, "%s", ds->err.msg);
   }
   for (int64_t i = 0; status == MXN_OK && i < nback; i++) dest[i] = mxn_directory_home(back[i].id, size);
   if (status == MXN_ERR_NOMEM) mxn_error_set(err, status, "rank %d: out of memory checking shared nodes", rank);
