@@ -225,3 +225,34 @@ int mxn__plan_buf(mxn__plan_t *p, int64_t doubles) {
   p->buf_cap = doubles;
   return MXN_OK;
 }
+
+/* The strided runs of a segment (time steps, and coordinates and
+ * attributes of a halo layer): its runs, with 3 or more consecutive single
+ * entries at one stride joined into a strided run. */
+int mxn__plan_step_runs(mxn__plan_t *plan, segment_t *sg) {
+  if (sg->vruns || sg->nruns == 0) return MXN_OK;
+  sg->vruns = mxn__plan_alloc(plan, (size_t)sg->nruns * sizeof *sg->vruns);
+  if (!sg->vruns) return MXN_ERR_NOMEM;
+  int64_t m = 0;
+  for (int64_t r = 0; r < sg->nruns;) {
+    run_t a = sg->runs[r];
+    a.stride = 1;
+    int64_t q = r + 1;
+    if (a.n == 1 && q < sg->nruns && sg->runs[q].n == 1) {
+      int64_t d = sg->runs[q].start - a.start;
+      while (q < sg->nruns && sg->runs[q].n == 1 && sg->runs[q].start - sg->runs[q - 1].start == d)
+        q++;
+      if (q - r >= 3 && d > 1) {
+        a.n = q - r;
+        a.count = (a.n - 1) * d + 1;
+        a.stride = d;
+      } else {
+        q = r + 1;
+      }
+    }
+    sg->vruns[m++] = a;
+    r = q;
+  }
+  sg->nvruns = m;
+  return MXN_OK;
+}

@@ -204,4 +204,14 @@ int mxn__read_sets(mxn_dataset_t *ds, mxn_piece_t *piece, const char *cand,
                    int64_t **l2p[MXN__NEK], const mxn_idset_t *P, const int64_t *p2local);
 int mxn__read_set_vars(mxn_dataset_t *ds, mxn_piece_t *piece, int step);
 
+/* The strided runs of a segment (time steps, and coordinates and
+ * attributes of a halo layer): its runs, with 3 or more consecutive single
+ * entries at one stride joined into a strided run (plan.c). */
+int mxn__plan_step_runs(mxn__plan_t *plan, segment_t *sg);
+/* Where the value of entry e of a run is in plan->buf after a read of
+ * the run (read_var_run, read_coords, attributes). */
+static inline int64_t mxn__run_at(const segment_t *sg, const run_t *run, int64_t e) {
+  return run->stride > 1 ? (sg->off[e] - run->start) / run->stride : sg->off[e] - run->start;
+}
+
 #endif /* MXN_PLAN_H */

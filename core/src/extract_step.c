@@ -1,0 +1,229 @@
+/* A piece's fields at one time step (mxn_piece_read_step): the nodal,
+ * element, edge, face and set variables along the plan the extraction
+ * made (extract.c), each member's variable by its own position (a member
+ * lacking one gives NaN), and the global variables. */
+#include "internal.h"
+
+#include <math.h>
+#include <netcdf.h>
+#include <stdio.h>
+
+#include "plan.h"
+
+/* The variable id of the member's own variable p (0-based: its position
+ * in member f's list, mxn__var_pos) of structure block b (k: block kind,
+ * -1 for nodal variables); -1 when the member stores it otherwise (nodal
+ * variables all in one vals_nod_var, older files). */
+static int var_id(const mxn__file_t *f, int k, int p, int b) {
+  char name[64];
+  static const char *const fmt[MXN__NBK] = {"vals_elem_var%deb%d", "vals_edge_var%deb%d",
+                                            "vals_face_var%dfb%d"};
+  if (k < 0) {
+    mxn__name_d(name, sizeof name, "vals_nod_var%d", p + 1);
+  } else {
+    int q = mxn__file_block(f, k, b);
+    if (q <= 0) return -1;
+    snprintf(name, sizeof name, fmt[k], p + 1, q);
+  }
+  return mxn__m_var(f, name);
+}
+
+/* var_id() of dataset variable v of nv (the member's own p) of segment sg,
+ * looked up once: a step read of M = 1024 members asked for about a
+ * thousand names per step and rank. -1 as there; -3 out of memory. */
+static int seg_varid(mxn__plan_t *plan, const mxn__file_t *f, segment_t *sg, int k, int v,
+                     int p, int nv) {
+  if (!sg->varids) {
+    if (!(sg->varids = mxn__plan_alloc(plan, ((size_t)nv + 1) * sizeof *sg->varids))) return -3;
+    for (int i = 0; i < nv; i++) sg->varids[i] = -2;
+  }
+  if (sg->varids[v] == -2) sg->varids[v] = var_id(f, k, p, sg->block);
+  return sg->varids[v];
+}
+
+/* One step run of member f's own variable p at `step` into plan->buf:
+ * run->count values for a contiguous run; run->n values, one per entry,
+ * for a strided one; one read either way. k: block kind (-1 nodal), varid:
+ * var_id() of the variable in member f; -1 for a nodal variable in the
+ * older layout (vals_nod_var[step][variable][node]). */
+static int read_var_run(mxn_dataset_t *ds, mxn__plan_t *plan, const mxn__file_t *f, int step,
+                        int k, int p, int varid, const run_t *run) {
+  int status = MXN_OK;
+  int strided = run->stride > 1;
+  int64_t n = strided ? run->n : run->count;
+  MXN_CHECK(mxn__plan_buf(plan, n));
+  if (varid >= 0) {
+    size_t start[2] = {(size_t)step, (size_t)run->start}, count[2] = {1, (size_t)n};
+    ptrdiff_t stride[2] = {1, strided ? (ptrdiff_t)run->stride : 1};
+    if (mxn__m_get(f, varid, start, count, stride, plan->buf, 'd')) return MXN_ERR_IO;
+  } else {
+    int all = k < 0 ? mxn__m_var(f, "vals_nod_var") : -1;
+    size_t start[3] = {(size_t)step, (size_t)p, (size_t)run->start}, count[3] = {1, 1, (size_t)n};
+    ptrdiff_t stride[3] = {1, 1, strided ? (ptrdiff_t)run->stride : 1};
+    if (all < 0 || mxn__m_ndims(f, all) != 3 ||
+        mxn__m_get(f, all, start, count, stride, plan->buf, 'd'))
+      return MXN_ERR_IO;
+  }
+  ds->io.read_calls++;
+  ds->io.bytes_read += n * (int64_t)sizeof(double);
+done:
+  return status;
+}
+
+/* The global variables at `step`, each from the first member that lists
+ * it: member 0 lists them all unless members differ in their variables.
+ * Member 0's are kept from its summary where it had few enough. */
+static int read_globals(mxn_dataset_t *ds, mxn_piece_t *piece, int step) {
+  const mxn_structure_t *s = &ds->s;
+  const int n = s->num_global_vars;
+  int status = MXN_OK, *src = NULL, left = n;
+  if (ds->glob_vals && ds->glob_nvars == n) { /* nothing to open */
+    memcpy(piece->global_vars, ds->glob_vals + (int64_t)step * n, (size_t)n * sizeof(double));
+    return MXN_OK;
+  }
+  MXN_ALLOC(src, n);
+  for (int d = 0; d < n; d++) {
+    int j = 0;
+    while (j < ds->nfiles - 1 && mxn__var_pos(&ds->files[j], MXN__V_GLOBAL, d) < 0) j++;
+    src[d] = j;
+  }
+  for (int j = 0; j < ds->nfiles && left > 0; j++) {
+    const mxn__file_t *f = &ds->files[j];
+    int nj = f->nvar[MXN__V_GLOBAL], any = 0;
+    for (int d = 0; d < n; d++) any |= src[d] == j;
+    if (!any || nj <= 0) continue;
+    if (j == 0 && ds->glob_vals && ds->glob_nvars == nj) {
+      for (int d = 0; d < n; d++)
+        if (src[d] == 0) {
+          piece->global_vars[d] = ds->glob_vals[(int64_t)step * nj + f->var_pos[MXN__V_GLOBAL][d]];
+          left--;
+        }
+      continue;
+    }
+    if (!mxn__file_open(ds, j, &status)) goto done;
+    MXN_CHECK(mxn__plan_buf(piece->plan, nj));
+    int varid = mxn__m_var(f, "vals_glo_var");
+    size_t start[2] = {(size_t)step, 0}, count[2] = {1, (size_t)nj};
+    if (varid < 0 || mxn__m_get(f, varid, start, count, NULL, piece->plan->buf, 'd')) {
+      status = MXN_DS_ERR(ds, MXN_ERR_IO, "%s: cannot read global variables at step %d", f->path,
+                          step + 1);
+      goto done;
+    }
+    ds->io.read_calls++;
+    ds->io.bytes_read += nj * (int64_t)sizeof(double);
+    for (int d = 0; d < n; d++)
+      if (src[d] == j) {
+        piece->global_vars[d] = piece->plan->buf[f->var_pos[MXN__V_GLOBAL][d]];
+        left--;
+      }
+  }
+done:
+  free(src);
+  return status;
+}
+
+int mxn_piece_read_step(mxn_dataset_t *ds, mxn_piece_t *piece, int step) {
+  if (!ds || !piece || !piece->plan) return MXN_ERR_ARG;
+  const mxn_structure_t *s = &ds->s;
+  if (step < 0 || step >= s->num_times)
+    return MXN_DS_ERR(ds, MXN_ERR_ARG, "%s: time step %d does not exist (the dataset has %d)",
+                      ds->files[0].path, step + 1, s->num_times);
+  mxn__plan_t *plan = piece->plan;
+  int status = MXN_OK;
+  MXN_CHECK(mxn__files_recheck(ds, step));
+  /* Every member read at this step has its time (compared once). */
+  for (int i = 0; i < plan->nnode_seg; i++)
+    MXN_CHECK(mxn__step_time_check(ds, plan->node_seg[i].file, step));
+  for (int k = 0; k < MXN__NBK; k++)
+    for (int i = 0; i < plan->nseg[k]; i++)
+      MXN_CHECK(mxn__step_time_check(ds, plan->seg[k][i].file, step));
+  for (int sk = 0; sk < MXN__NSK; sk++)
+    for (int q = 0; q < plan->nsets[sk]; q++) {
+      const set_src_t *ss = &plan->set_src[sk][q]; /* sorted by member */
+      for (int64_t i = 0; i < ss->n; i++)
+        if (i == 0 || ss->file[i] != ss->file[i - 1])
+          MXN_CHECK(mxn__step_time_check(ds, ss->file[i], step));
+    }
+  /* File-major order: each member is visited once per step, so sets with
+   * more members than the open-file cap are not reopened per variable. */
+  for (int i = 0; i < plan->nnode_seg; i++)
+    for (int v = 0; v < s->num_node_vars; v++) {
+      if (!piece->node_vars[v]) continue; /* not selected */
+      segment_t *sg = &plan->node_seg[i];
+      int p = mxn__var_pos(&ds->files[sg->file], MXN__V_NODAL, v);
+      if (p < 0) {
+        /* A member without the variable: no value (NaN). */
+        for (int64_t e = 0; e < sg->n; e++) piece->node_vars[v][sg->dst[e]] = NAN;
+        continue;
+      }
+      const mxn__file_t *f = mxn__file_open(ds, sg->file, &status);
+      if (!f) goto done;
+      MXN_CHECK(mxn__plan_step_runs(plan, sg));
+      int varid = seg_varid(plan, f, sg, -1, v, p, s->num_node_vars);
+      if (varid == -3) {
+        status = MXN_ERR_NOMEM;
+        goto done;
+      }
+      for (int64_t r = 0; r < sg->nvruns; r++) {
+        const run_t *run = &sg->vruns[r];
+        if ((status = read_var_run(ds, plan, f, step, -1, p, varid, run)) != MXN_OK) {
+          if (status == MXN_ERR_IO)
+            MXN_DS_ERR(ds, MXN_ERR_IO, "%s: cannot read nodal variable '%s' at step %d",
+                       ds->files[sg->file].path, s->node_var_names[v], step + 1);
+          goto done;
+        }
+        for (int64_t e = run->first; e < run->first + run->n; e++)
+          piece->node_vars[v][sg->dst[e]] = plan->buf[mxn__run_at(sg, run, e)];
+      }
+    }
+  for (int k = 0; k < MXN__NBK; k++) {
+    int nb;
+    const mxn_block_info_t *sb = mxn__sblocks(s, k, &nb);
+    mxn_piece_block_t *pblocks = mxn__pblocks(piece, k, &nb);
+    mxn_var_list_t vl = mxn__bvars(s, k);
+    const int fam = k == MXN__ELEM ? MXN__V_ELEM : k == MXN__EDGE ? MXN__V_EDGE : MXN__V_FACE;
+    for (int i = 0; i < plan->nseg[k]; i++) {
+      segment_t *sg = &plan->seg[k][i];
+      const mxn__file_t *f = &ds->files[sg->file];
+      mxn_piece_block_t *pb = &pblocks[sg->block];
+      for (int v = 0; v < vl.num; v++) {
+        if (!pb->elem_vars[v]) continue;
+        int p = mxn__var_pos(f, fam, v);
+        if (p < 0 || !f->kb[k].truth[(int64_t)sg->block * vl.num + v]) {
+          /* The member lacks the variable: no value (NaN); it has
+           * it but not on this block (truth table): not stored, so it
+           * reads as 0, as it always has. */
+          double none = p < 0 ? NAN : 0.0;
+          for (int64_t e = 0; e < sg->n; e++) pb->elem_vars[v][sg->dst[e]] = none;
+          continue;
+        }
+        if (!mxn__file_open(ds, sg->file, &status)) goto done;
+        MXN_CHECK(mxn__plan_step_runs(plan, sg));
+        int varid = seg_varid(plan, f, sg, k, v, p, vl.num);
+        if (varid == -3) {
+          status = MXN_ERR_NOMEM;
+          goto done;
+        }
+        for (int64_t r = 0; r < sg->nvruns; r++) {
+          const run_t *run = &sg->vruns[r];
+          if ((status = read_var_run(ds, plan, f, step, k, p, varid, run)) != MXN_OK) {
+            if (status == MXN_ERR_IO)
+              MXN_DS_ERR(ds, MXN_ERR_IO,
+                         "%s: %s block %lld: cannot read %s variable '%s' at step %d", f->path,
+                         mxn__blk_what[k], (long long)sb[sg->block].id, mxn__blk_what[k],
+                         vl.names[v], step + 1);
+            goto done;
+          }
+          for (int64_t e = run->first; e < run->first + run->n; e++)
+            pb->elem_vars[v][sg->dst[e]] = plan->buf[mxn__run_at(sg, run, e)];
+        }
+      }
+    }
+  }
+  if (s->num_global_vars > 0) MXN_CHECK(read_globals(ds, piece, step));
+  MXN_CHECK(mxn__read_set_vars(ds, piece, step));
+  piece->step = step;
+  piece->time = s->times[step];
+done:
+  return status;
+}
