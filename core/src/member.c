@@ -446,21 +446,25 @@ static size_t as_size(char as) { return as == 'd' ? sizeof(double) : as == 'l' ?
  * once within that call). */
 #define BOX_KEEP ((size_t)32 << 20)
 
-/* Copy the part start/count of the box rd holds into out. */
+/* Copy the part start/count (every st-th entry along each dimension) of
+ * the box rd holds into out. */
 static void box_copy(const mxn__reads_t *rd, const size_t *start, const size_t *count,
-                     char *out) {
+                     const size_t *st, char *out) {
   size_t es = as_size(rd->as), nd = (size_t)rd->nd, idx[MXN__BOX_DIMS] = {0};
-  size_t row = count[nd - 1] * es;
+  size_t last = nd - 1, row = count[last] * es;
   for (;;) {
-    /* position of (start + idx) in the box, row by row of the last dimension */
+    /* position of the row's first entry in the box */
     size_t at = 0;
-    for (size_t d = 0; d < nd; d++) {
-      size_t pos = d + 1 == nd ? start[d] - rd->start[d] : start[d] + idx[d] - rd->start[d];
-      at = at * rd->count[d] + pos;
+    for (size_t d = 0; d < nd; d++)
+      at = at * rd->count[d] + start[d] + (d < last ? idx[d] * st[d] : 0) - rd->start[d];
+    if (st[last] == 1) {
+      memcpy(out, rd->buf + at * es, row);
+    } else {
+      for (size_t i = 0; i < count[last]; i++)
+        memcpy(out + i * es, rd->buf + (at + i * st[last]) * es, es);
     }
-    memcpy(out, rd->buf + at * es, row);
     out += row;
-    size_t d = nd - 1;
+    size_t d = last;
     while (d-- > 0) {
       if (++idx[d] < count[d]) break;
       idx[d] = 0;
@@ -472,51 +476,58 @@ static void box_copy(const mxn__reads_t *rd, const size_t *start, const size_t *
 int mxn__m_get(const mxn__file_t *f, int v, const size_t *start, const size_t *count,
                const ptrdiff_t *stride, void *out, char as) {
   int id = f->ncid, nd = 0, storage = 0;
-  size_t ch[MXN__BOX_DIMS], box0[MXN__BOX_DIMS], boxn[MXN__BOX_DIMS], req = 1, box = 1;
+  size_t ch[MXN__BOX_DIMS], box0[MXN__BOX_DIMS], boxn[MXN__BOX_DIMS], st[MXN__BOX_DIMS];
+  size_t req = 1, box = 1;
   mxn__reads_t *rd = f->rd;
   if (!f->nc4 || !rd || nc_inq_varndims(id, v, &nd) != NC_NOERR || nd < 1 ||
       nd > MXN__BOX_DIMS)
     return get_plain(id, v, start, count, stride, out, as);
-  for (int d = 0; stride && d < nd; d++)
-    if (stride[d] != 1) return get_plain(id, v, start, count, stride, out, as);
+  for (int d = 0; d < nd; d++) {
+    if (stride && stride[d] < 1) return get_plain(id, v, start, count, stride, out, as);
+    st[d] = stride ? (size_t)stride[d] : 1;
+  }
   int deflate = 0, shuffle = 0, level = 0;
   /* Chunks stored as they are read as asked: HDF5 reads the part a read
-   * selects. Compressed ones are widened to whole chunks below. */
+   * selects. Compressed ones are widened to whole chunks below, strided
+   * reads (a halo layer's single entries) included. */
   if (nc_inq_var_chunking(id, v, &storage, ch) != NC_NOERR || storage != NC_CHUNKED ||
       nc_inq_var_deflate(id, v, &shuffle, &deflate, &level) != NC_NOERR || !deflate)
     return get_plain(id, v, start, count, stride, out, as);
-  int dims[MXN__BOX_DIMS];
+  int dims[MXN__BOX_DIMS], exact = 1;
   nc_inq_vardimid(id, v, dims);
   for (int d = 0; d < nd; d++) {
     size_t len = 0;
     if (count[d] == 0) return NC_NOERR;
-    if (nc_inq_dimlen(id, dims[d], &len) != NC_NOERR || ch[d] == 0 || start[d] + count[d] > len)
+    size_t extent = (count[d] - 1) * st[d] + 1;
+    if (nc_inq_dimlen(id, dims[d], &len) != NC_NOERR || ch[d] == 0 || start[d] + extent > len)
       return get_plain(id, v, start, count, stride, out, as); /* netCDF says what is wrong */
     box0[d] = start[d] / ch[d] * ch[d];
-    size_t end = (start[d] + count[d] + ch[d] - 1) / ch[d] * ch[d];
+    size_t end = (start[d] + extent + ch[d] - 1) / ch[d] * ch[d];
     boxn[d] = (end < len ? end : len) - box0[d];
+    exact = exact && st[d] == 1 && box0[d] == start[d] && boxn[d] == count[d];
     req *= count[d];
     box *= boxn[d];
   }
   /* inside the box read last: copy */
   int inside = rd->ncid == id && rd->varid == v && rd->as == as && rd->nd == nd;
   for (int d = 0; inside && d < nd; d++)
-    inside = start[d] >= rd->start[d] && start[d] + count[d] <= rd->start[d] + rd->count[d];
+    inside = start[d] >= rd->start[d] &&
+             start[d] + (count[d] - 1) * st[d] + 1 <= rd->start[d] + rd->count[d];
   if (inside) {
-    box_copy(rd, start, count, out);
+    box_copy(rd, start, count, st, out);
     return NC_NOERR;
   }
   size_t es = as_size(as);
   int rc;
-  if (box == req || box * es > BOX_KEEP) {
+  if (exact || box * es > BOX_KEEP) {
     /* on chunk boundaries already, or too big to keep: as asked */
-    rc = get_plain(id, v, start, count, NULL, out, as);
+    rc = get_plain(id, v, start, count, stride, out, as);
     if (rc == NC_NOERR) rd->io->bytes_decompressed += (int64_t)(box * es);
     return rc;
   }
   if (rd->cap < box * es) {
     char *nb = mxn__realloc(rd->buf, box * es);
-    if (!nb) return get_plain(id, v, start, count, NULL, out, as);
+    if (!nb) return get_plain(id, v, start, count, stride, out, as);
     rd->buf = nb;
     rd->cap = box * es;
   }
@@ -529,9 +540,9 @@ int mxn__m_get(const mxn__file_t *f, int v, const size_t *start, const size_t *c
   memcpy(rd->start, box0, sizeof box0);
   memcpy(rd->count, boxn, sizeof boxn);
   /* the widening is read too */
-  rd->io->bytes_read += (int64_t)((box - req) * es);
+  rd->io->bytes_read += (int64_t)(box * es) - (int64_t)(req * es);
   rd->io->bytes_decompressed += (int64_t)(box * es);
-  box_copy(rd, start, count, out);
+  box_copy(rd, start, count, st, out);
   return NC_NOERR;
 }
 

@@ -164,7 +164,7 @@ TEST(Nc4Read, SamePiecesInEveryFormat) {
 }
 
 // Runs inside one chunk, read one after the other as the extraction reads
-// them, decompress that chunk once.
+// them (strided ones too), decompress that chunk once.
 TEST(Nc4Read, RunsInOneChunkDecompressItOnce) {
   Sets s = make_sets(world_tmpdir("nc4read_box"));
   if (mpi_rank() != 0) return;
@@ -192,6 +192,12 @@ TEST(Nc4Read, RunsInOneChunkDecompressItOnce) {
     size_t start = r * (in_chunk / 4), count = in_chunk / 8;
     ASSERT_EQ(0, mxn__m_get(f, v, &start, &count, nullptr, part.data(), 'd'));
     for (size_t i = 0; i < count; i++) EXPECT_EQ(all[start + i], part[i]);
+  }
+  // and strided ones (a halo layer's single entries at one stride)
+  for (ptrdiff_t st : {2, 3}) {
+    size_t start = 1, count = (in_chunk - 2) / (size_t)st;
+    ASSERT_EQ(0, mxn__m_get(f, v, &start, &count, &st, part.data(), 'd'));
+    for (size_t i = 0; i < count; i++) EXPECT_EQ(all[start + i * (size_t)st], part[i]);
   }
   EXPECT_EQ((int64_t)(in_chunk * sizeof(double)),
             mxn_dataset_counters(ds).bytes_decompressed - before);
