@@ -292,6 +292,9 @@ mxn__file_t *mxn__file_open(mxn_dataset_t *ds, int j, int *status);
  * (stride NULL: 1) as double ('d'), int64 ('l') or text ('c'), through
  * nc_get_vars_*; 0 on success. */
 int mxn__m_var(const mxn__file_t *f, const char *name);
+/* Length of dimension `name` of open netCDF file ncid into *len: 1 if
+ * it has one, else 0 and *len 0 (a missing count is 0 to Exodus). */
+int mxn__nc_dimlen(int ncid, const char *name, int64_t *len);
 int mxn__m_ndims(const mxn__file_t *f, int v);
 int64_t mxn__m_dimlen(const mxn__file_t *f, int v, int d);
 int mxn__m_get(const mxn__file_t *f, int v, const size_t *start, const size_t *count,

@@ -152,7 +152,7 @@ static const shape_rule_t shape_rules[] = {
 
 /* A member's variable count, variable v's name (into buf; NULL if
  * unknown), its entries (product of its dimensions, -1 on error), and
- * dimension `name`'s length (1 if it exists, else 0), through netCDF. */
+ * dimension `name`'s length (mxn__nc_dimlen), through netCDF. */
 static int mv_nvars(int ncid) {
   int n = 0;
   return nc_inq_nvars(ncid, &n) == NC_NOERR ? n : 0;
@@ -176,9 +176,10 @@ static int64_t mv_entries(int ncid, int v) {
   return n;
 }
 
-static int mv_dimlen(int ncid, const char *name, int64_t *len) {
+int mxn__nc_dimlen(int ncid, const char *name, int64_t *len) {
   int did;
   size_t l = 0;
+  *len = 0;
   if (nc_inq_dimid(ncid, name, &did) != NC_NOERR || nc_inq_dimlen(ncid, did, &l) != NC_NOERR)
     return 0;
   *len = (int64_t)l;
@@ -251,7 +252,7 @@ static int check_var_shapes(mxn_dataset_t *ds, const char *path, int ncid) {
       for (int d = 0; d < 2 && sr->dim[d]; d++) {
         rule_dim(dn[d], sr->dim[d], num);
         int64_t len = 0;
-        if (!mv_dimlen(ncid, dn[d], &len))
+        if (!mxn__nc_dimlen(ncid, dn[d], &len))
           return MXN_DS_ERR(ds, MXN_ERR_FORMAT,
                             "%s: damaged Exodus file: variable '%s' without its dimension '%s'",
                             path, name, dn[d]);

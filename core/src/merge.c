@@ -382,12 +382,8 @@ int mxn__member_merge(mxn_dataset_t *ds, int j, const char *buf, size_t len) {
    * block/set and the member's own variables for now (remapped by
    * index_members). */
   for (int v = 0; v < MXN__NV; v++) {
-    int64_t nobj = v == MXN__V_NODAL || v == MXN__V_GLOBAL ? 0
-                   : v == MXN__V_ELEM                      ? nblk_of[MXN__ELEM]
-                   : v == MXN__V_EDGE                      ? nblk_of[MXN__EDGE]
-                   : v == MXN__V_FACE                      ? nblk_of[MXN__FACE]
-                                                           : nsets_of[v - MXN__V_SET0];
-    if ((v == MXN__V_EDGE || v == MXN__V_FACE || v >= MXN__V_SET0) && nobj <= 0) continue;
+    int64_t nobj = mxn__fam_objects(v, nblk_of, nsets_of);
+    if (nobj < 0) continue;
     int n = (int)r_i64(r);
     if (r->bad || n < 0 || n > (int)(r->n - r->at)) goto bad;
     char(*names)[MXN_NAME_LEN] = few;

@@ -35,20 +35,12 @@ static void clean_name(char *s, size_t cap) {
   while (n > 0 && s[n - 1] == ' ') s[--n] = '\0';
 }
 
-/* Length of dimension `name` (1) or 0 when the member has none. */
-static int dim_len(int nc, const char *name, int64_t *len) {
-  int d;
-  size_t l = 0;
-  *len = 0;
-  if (nc_inq_dimid(nc, name, &d) != NC_NOERR || nc_inq_dimlen(nc, d, &l) != NC_NOERR) return 0;
-  *len = (int64_t)l;
-  return 1;
-}
-/* The same for a numbered name: fmt with q for its "%d". */
+/* Length of dimension `name` numbered q (fmt with q for its "%d"); 1
+ * if the member has it, else 0 (mxn__nc_dimlen). */
 static int dim_len_q(int nc, const char *fmt, long long q, int64_t *len) {
   char name[NC_MAX_NAME + 1];
   mxn__name_d(name, sizeof name, fmt, q);
-  return dim_len(nc, name, len);
+  return mxn__nc_dimlen(nc, name, len);
 }
 static int var_id(int nc, const char *name) {
   int v;
@@ -389,14 +381,10 @@ static int summarize_vars(mxn_dataset_t *ds, int j, int nc, const int64_t nblk_o
   int *truth = NULL;
   char(*names)[MXN_NAME_LEN] = NULL;
   for (int v = 0; v < MXN__NV; v++) {
-    int64_t nobj = v == MXN__V_NODAL || v == MXN__V_GLOBAL ? 0
-                   : v == MXN__V_ELEM                      ? nblk_of[MXN__ELEM]
-                   : v == MXN__V_EDGE                      ? nblk_of[MXN__EDGE]
-                   : v == MXN__V_FACE                      ? nblk_of[MXN__FACE]
-                                                           : nsets_of[v - MXN__V_SET0];
-    if ((v == MXN__V_EDGE || v == MXN__V_FACE || v >= MXN__V_SET0) && nobj <= 0) continue;
+    int64_t nobj = mxn__fam_objects(v, nblk_of, nsets_of);
+    if (nobj < 0) continue;
     int64_t n = 0;
-    dim_len(nc, var_names[v].count, &n);
+    mxn__nc_dimlen(nc, var_names[v].count, &n);
     if (n > f->open_size || n > INT_MAX) {
       /* every variable's name takes bytes of the file (name_*_var): more
        * variables than bytes is a damaged count, and sizing the names by
@@ -463,7 +451,7 @@ static int64_t global_int(int nc, const char *name, int64_t dflt) {
 static int summarize_head(mxn_dataset_t *ds, int j, int nc, int64_t h[H_NUM], wbuf_t *body) {
   const mxn__file_t *f = &ds->files[j];
   for (int i = 0; i < H_NUM; i++)
-    if (!dim_len(nc, head_dim[i], &h[i]) && i == H_DIM)
+    if (!mxn__nc_dimlen(nc, head_dim[i], &h[i]) && i == H_DIM)
       return MXN_DS_ERR(ds, MXN_ERR_FORMAT,
                         "%s: netCDF file without Exodus II header (no num_dim or block counts)",
                         f->path);
@@ -504,20 +492,20 @@ static int summarize_head(mxn_dataset_t *ds, int j, int nc, int64_t h[H_NUM], wb
     for (int d = 0; d < 3; d++) w_str(body, cn[d]);
   }
   int64_t nqa = 0, ninfo = 0;
-  dim_len(nc, "num_qa_rec", &nqa);
-  dim_len(nc, "num_info", &ninfo);
+  mxn__nc_dimlen(nc, "num_qa_rec", &nqa);
+  mxn__nc_dimlen(nc, "num_info", &ninfo);
   w_i64(body, nqa);
   w_i64(body, ninfo);
   w_i64(body, (global_int(nc, "int64_status", 0) & EX_IDS_INT64_DB) != 0);
   /* Nemesis: global counts (those of nodes, elements and element blocks
    * make the set), and the file count. */
   int64_t nng = 0, neg = 0, nbg = 0, nproc = 0, npf = 0;
-  int ok = dim_len(nc, "num_nodes_global", &nng) & dim_len(nc, "num_elems_global", &neg) &
-           dim_len(nc, "num_el_blk_global", &nbg);
+  int ok = mxn__nc_dimlen(nc, "num_nodes_global", &nng) & mxn__nc_dimlen(nc, "num_elems_global", &neg) &
+           mxn__nc_dimlen(nc, "num_el_blk_global", &nbg);
   w_i64(body, ok);
   w_i64(body, ok ? nng : 0);
   w_i64(body, ok ? neg : 0);
-  ok = dim_len(nc, "num_processors", &nproc) & dim_len(nc, "num_procs_file", &npf);
+  ok = mxn__nc_dimlen(nc, "num_processors", &nproc) & mxn__nc_dimlen(nc, "num_procs_file", &npf);
   w_i64(body, ok);
   w_i64(body, ok ? nproc : 0);
   return MXN_OK;
@@ -534,7 +522,7 @@ static int summarize_times(mxn_dataset_t *ds, int j, int nc, int n_glob, wbuf_t 
   int status = MXN_OK;
   double *times = NULL, *glob = NULL;
   int64_t nt = 0;
-  dim_len(nc, "time_step", &nt);
+  mxn__nc_dimlen(nc, "time_step", &nt);
   /* Member 0's times are the dataset's. Another member gives its first
    * and last (a read each: a record variable's values lie a record apart),
    * and its others are compared when a step is first read from it

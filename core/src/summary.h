@@ -89,4 +89,19 @@ static const char *const mxn__fam_what[MXN__NV] = {"nodal", "element", "global",
                                               "node set", "side set", "edge set", "face set",
                                               "element set"};
 
+/* The objects variable family v is defined over in a member of nblk_of
+ * blocks and nsets_of sets of each kind (0 for nodal and global
+ * variables), or -1 when the stream holds nothing of the family for the
+ * member (edge, face and set variables of a member without such objects).
+ * The summary that writes the stream and the merge that reads it go by
+ * this one rule. */
+static inline int64_t mxn__fam_objects(int v, const int64_t *nblk_of, const int64_t *nsets_of) {
+  int64_t nobj = v == MXN__V_NODAL || v == MXN__V_GLOBAL ? 0
+                 : v == MXN__V_ELEM                      ? nblk_of[MXN__ELEM]
+                 : v == MXN__V_EDGE                      ? nblk_of[MXN__EDGE]
+                 : v == MXN__V_FACE                      ? nblk_of[MXN__FACE]
+                                                         : nsets_of[v - MXN__V_SET0];
+  return (v == MXN__V_EDGE || v == MXN__V_FACE || v >= MXN__V_SET0) && nobj <= 0 ? -1 : nobj;
+}
+
 #endif /* MXN_SUMMARY_H */
