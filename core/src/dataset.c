@@ -15,6 +15,7 @@ int mxn_dataset_create(mxn_dataset_t **ds) {
   if (!*ds) return MXN_ERR_NOMEM;
   (*ds)->s.num_nodes_global = -1;
   (*ds)->s.num_elements_global = -1;
+  (*ds)->decl_prev_j = -1;
   for (int k = 0; k < MXN__NV; k++) (*ds)->vars_from[k] = -1;
   /* Keep at most half the descriptors the process may open (netCDF and
    * the caller need the rest), between 16 and MXN__MAX_OPEN_FILES. */
@@ -216,18 +217,14 @@ void mxn_dataset_destroy(mxn_dataset_t **pds) {
     mxn__member_close(ds, f);
     free(f->path);
     /* their blocks', sets' and maps' arrays are in the arena */
-    for (int k = 0; k < MXN__NBK; k++) {
-      if (f->kb[k].ent_off) {
-        int nb;
-        (void)mxn__sblocks(&ds->s, k, &nb);
-        for (int b = 0; b < nb; b++) free(f->kb[k].ent_off[b]);
-        free(f->kb[k].ent_off);
-      }
-    }
+    for (int k = 0; k < MXN__NBK; k++)
+      for (int i = 0; i < f->kb[k].nspan; i++) free(f->kb[k].span[i].ent_off);
     free(f->time_ok);
     mxn__file_domain_free(f->dom);
   }
   free(ds->files);
+  free(ds->decl_prev);
+  for (int k = 0; k < MXN__NBK; k++) free(ds->decl_names[k]);
   free(ds->reads.buf);
   free(ds->glob_vals);
   mxn__arena_free(ds);

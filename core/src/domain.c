@@ -152,12 +152,24 @@ int mxn_dataset_file_domain(mxn_dataset_t *ds, int j, const mxn_file_domain_t **
   }
   d->blk_count = TAKE(NB);
   d->blk_start = TAKE(NB);
-  memcpy(d->blk_count, f->kb[MXN__ELEM].blk_count, sizeof(int64_t) * (size_t)NB);
-  memcpy(d->blk_start, f->kb[MXN__ELEM].blk_start, sizeof(int64_t) * (size_t)NB);
   if (orig) d->orig_elem_ids = TAKE(d->num_elements);
   d->blk_present = (int *)next;
-  memcpy(d->blk_present, f->kb[MXN__ELEM].blk_present, sizeof(int) * (size_t)NB);
 #undef TAKE
+  /* The member's element blocks by structure block, from its runs: a
+   * declared block without entries starts where the next one does. */
+  memset(d->blk_count, 0, sizeof(int64_t) * (size_t)NB);
+  memset(d->blk_start, 0, sizeof(int64_t) * (size_t)NB);
+  memset(d->blk_present, 0, sizeof(int) * (size_t)NB);
+  const mxn__blocks_t *kb = &f->kb[MXN__ELEM];
+  int64_t at = 0;
+  for (int q = 0; q < kb->nblk; q++) {
+    int b = kb->blk_of_file[q];
+    const mxn__span_t *r = mxn__span_of(kb, b);
+    d->blk_present[b] = 1;
+    d->blk_start[b] = at;
+    d->blk_count[b] = r && r->q == q ? r->count : 0;
+    at += d->blk_count[b];
+  }
   if (orig) {
     /* Exodus's elem_map<position of the map's id among the member's> */
     int m = mxn__file_map(f, MXN__ELEM, f->orig_map_id) + 1;

@@ -179,7 +179,7 @@ static int read_maps(mxn_dataset_t *ds, mxn_piece_t *piece) {
     for (int i = 0; i < nseg; i++) {
       segment_t *sg = &segs[i];
       const mxn__file_t *f = &ds->files[sg->file];
-      int64_t base = e == MXN__NODE ? 0 : f->kb[e].blk_start[sg->block];
+      int64_t base = e == MXN__NODE ? 0 : mxn__blk_start(&f->kb[e], sg->block);
       for (int m = 0; m < nmaps; m++) {
         int fm = mxn__file_map(f, e, maps[m].id);
         if (fm < 0) continue;

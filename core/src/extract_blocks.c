@@ -35,8 +35,8 @@ static int read_poly_conn(mxn_dataset_t *ds, mxn_piece_t *piece, int k, const se
   const int64_t *doff = nfaced ? pb->face_off : pb->conn_off;
   MXN_CHECK(mxn__poly_offsets(ds, sg->file, k, sg->block, &eo));
   if (!mxn__file_open(ds, sg->file, &status)) goto done;
-  for (int i = 0; i < kb->nblk; i++)
-    if (kb->blk_of_file[i] == sg->block) q = i;
+  const mxn__span_t *run = mxn__span_of(kb, sg->block);
+  if (run) q = run->q;
   char name[40];
   mxn__name_d(name, sizeof name, nfaced ? "facconn%d" : k == MXN__FACE ? "fbconn%d" : "connect%d",
               q + 1);
@@ -178,7 +178,7 @@ static int read_block_segment(mxn_dataset_t *ds, mxn_piece_t *piece, int k, cons
       if (pb->orig_ids)
         pb->orig_ids[sg->dst[e]] =
             f->dom->orig_elem_ids
-                ? f->dom->orig_elem_ids[f->kb[k].blk_start[sg->block] + sg->off[e]]
+                ? f->dom->orig_elem_ids[mxn__blk_start(&f->kb[k], sg->block) + sg->off[e]]
                 : pb->elem_ids[sg->dst[e]];
     }
     if (na > 0) {
@@ -217,7 +217,7 @@ int mxn__read_blocks(mxn_dataset_t *ds, mxn_piece_t *piece, int k, const mxn_ids
   int status = MXN_OK;
   int *file_of = NULL, *blk_of = NULL;
   int64_t *fpos_of = NULL, *idx_in_blk = NULL, *blk_fill = NULL, *blk_local0 = NULL,
-          *seg_count = NULL, *start = NULL, *fill = NULL;
+          *seg_count = NULL, *start = NULL, *fill = NULL, *span0 = NULL, *key_of = NULL;
   pair_t *pairs = NULL;
   double *width = NULL;
 
@@ -277,7 +277,7 @@ int mxn__read_blocks(mxn_dataset_t *ds, mxn_piece_t *piece, int k, const mxn_ids
     if (!sb[b].poly) continue;
     const int64_t *eo;
     MXN_CHECK(mxn__poly_offsets(ds, file_of[p], k, b, &eo));
-    int64_t rel = fpos_of[p] - ds->files[file_of[p]].kb[k].blk_start[b];
+    int64_t rel = fpos_of[p] - mxn__blk_start(&ds->files[file_of[p]].kb[k], b);
     int64_t *off = sb[b].poly == MXN_POLY_NFACED ? pblocks[b].face_off : pblocks[b].conn_off;
     off[idx_in_blk[p] + 1] = eo[rel + 1] - eo[rel];
   }
@@ -292,30 +292,38 @@ int mxn__read_blocks(mxn_dataset_t *ds, mxn_piece_t *piece, int k, const mxn_ids
       MXN_ALLOC(pb->conn, off[pb->num_elements]);
   }
 
-  /* Segments: one per (file, block), coalesced into runs; bucket P by
-   * (file, block) with one counting pass. */
-  MXN_ALLOC(seg_count, (int64_t)M * NB);
-  for (int64_t p = 0; p < P->n; p++) seg_count[(int64_t)file_of[p] * NB + blk_of[p]]++;
+  /* Segments: one per (file, block), in that order, coalesced into runs;
+   * P bucketed with one counting pass over the members' spans (each
+   * member's one after the other: no table of members x blocks). */
+  MXN_ALLOC(span0, M + 1);
+  for (int j = 0; j < M; j++) span0[j + 1] = span0[j] + ds->files[j].kb[k].nspan;
+  const int64_t nkey = span0[M];
+  MXN_ALLOC(key_of, P->n);
+  MXN_ALLOC(seg_count, nkey);
+  for (int64_t p = 0; p < P->n; p++) {
+    const mxn__blocks_t *kb = &ds->files[file_of[p]].kb[k];
+    key_of[p] = span0[file_of[p]] + (mxn__span_of(kb, blk_of[p]) - kb->span);
+    seg_count[key_of[p]]++;
+  }
   int nseg = 0;
-  for (int64_t i = 0; i < (int64_t)M * NB; i++) nseg += seg_count[i] > 0;
+  for (int64_t i = 0; i < nkey; i++) nseg += seg_count[i] > 0;
   MXN_ALLOC(plan->seg[k], nseg);
   MXN_ALLOC_RAW(pairs, P->n);
-  MXN_ALLOC(start, (int64_t)M * NB + 1);
-  MXN_ALLOC(fill, (int64_t)M * NB + 1);
-  for (int64_t i = 0; i < (int64_t)M * NB; i++) start[i + 1] = start[i] + seg_count[i];
+  MXN_ALLOC(start, nkey + 1);
+  MXN_ALLOC(fill, nkey + 1);
+  for (int64_t i = 0; i < nkey; i++) start[i + 1] = start[i] + seg_count[i];
   for (int64_t p = 0; p < P->n; p++) {
-    int64_t key = (int64_t)file_of[p] * NB + blk_of[p];
-    const mxn__file_t *f = &ds->files[file_of[p]];
+    const mxn__blocks_t *kb = &ds->files[file_of[p]].kb[k];
+    int64_t key = key_of[p];
     pairs[start[key] + fill[key]++] =
-        (pair_t){fpos_of[p] - f->kb[k].blk_start[blk_of[p]], idx_in_blk[p]};
+        (pair_t){fpos_of[p] - kb->span[key - span0[file_of[p]]].start, idx_in_blk[p]};
   }
   for (int j = 0; j < M; j++)
-    for (int b = 0; b < NB; b++) {
-      int64_t key = (int64_t)j * NB + b;
+    for (int64_t key = span0[j]; key < span0[j + 1]; key++) {
       if (seg_count[key] == 0) continue;
       segment_t *sg = &plan->seg[k][plan->nseg[k]++];
       sg->file = j;
-      sg->block = b;
+      sg->block = ds->files[j].kb[k].span[key - span0[j]].b;
       MXN_CHECK(mxn__segment_sort(plan, sg, pairs + start[key], seg_count[key]));
     }
   {
@@ -356,6 +364,8 @@ done:
   free(blk_fill);
   free(blk_local0);
   free(seg_count);
+  free(span0);
+  free(key_of);
   free(start);
   free(fill);
   free(pairs);

@@ -9,13 +9,6 @@
 
 #include "plan.h"
 
-/* File-local position (1-based) of the set of kind sk with id `id` in
- * member f (the first, as Exodus looks ids up); 0 if it has none. */
-static int file_set(const mxn__file_t *f, int sk, int64_t id) {
-  for (int i = 0; i < f->sk[sk].nfile; i++)
-    if (f->sk[sk].ids[i] == id) return i + 1;
-  return 0;
-}
 /* One set entry gathered from some member, before de-duplication. */
 typedef struct {
   int64_t entry;   /* piece-local node, element, edge or face */
@@ -68,15 +61,14 @@ static int poly_side_nodes(mxn_dataset_t *ds, faces_cache_t *fc, int j, int b, i
     if (s->num_dim == 2) *out = 2;
     goto done;
   }
-  const mxn__blocks_t *kb = &f->kb[MXN__ELEM];
-  for (int i = 0; i < kb->nblk; i++)
-    if (kb->blk_of_file[i] == b) q = i;
+  const mxn__span_t *run = mxn__span_of(&f->kb[MXN__ELEM], b);
+  if (run) q = run->q;
   char name[40];
   mxn__name_d(name, sizeof name, "facconn%d", q + 1);
   /* The block's face list, read whole once per member and block: side
    * sets name sides all over a block, one read each would be many. */
   if (fc->file != j || fc->block != b) {
-    int64_t nref = eo[f->kb[MXN__ELEM].blk_count[b]];
+    int64_t nref = eo[mxn__blk_count(&f->kb[MXN__ELEM], b)];
     free(fc->faces);
     fc->file = fc->block = -1;
     fc->faces = mxn__malloc((size_t)(nref > 0 ? nref : 1) * sizeof *fc->faces);
@@ -101,7 +93,7 @@ static int poly_side_nodes(mxn_dataset_t *ds, faces_cache_t *fc, int j, int b, i
   if (s->face_blocks[fb].poly) {
     const int64_t *fo;
     MXN_CHECK(mxn__poly_offsets(ds, j, MXN__FACE, fb, &fo));
-    int64_t fr = face - 1 - f->kb[MXN__FACE].blk_start[fb];
+    int64_t fr = face - 1 - mxn__blk_start(&f->kb[MXN__FACE], fb);
     *out = (int)(fo[fr + 1] - fo[fr]);
   } else {
     *out = s->face_blocks[fb].nodes_per_elem;
@@ -128,7 +120,7 @@ static int side_df_counts(mxn_dataset_t *ds, faces_cache_t *fcache, const mxn__f
     int b = (ent[i] >= 1 && ent[i] <= nfile) ? mxn__block_of(f, MXN__ELEM, ent[i] - 1) : -1;
     if (b >= 0 && s->blocks[b].poly) {
       MXN_CHECK(poly_side_nodes(ds, fcache, j, b,
-                                ent[i] - 1 - f->kb[MXN__ELEM].blk_start[b],
+                                ent[i] - 1 - mxn__blk_start(&f->kb[MXN__ELEM], b),
                                 (int)extra[i], &cnt[i]));
     } else {
       cnt[i] = b < 0 ? -1
@@ -290,10 +282,12 @@ int mxn__read_sets(mxn_dataset_t *ds, mxn_piece_t *piece, const char *cand,
       int64_t nitems = 0, ndf = 0, cap_items = 0, cap_df = 0;
       for (int j = 0; j < ds->nfiles; j++) {
         mxn__file_t *f = &ds->files[j];
-        int64_t n = f->sk[sk].count[q], nd = f->sk[sk].df[q];
-        if (!cand[j] || n <= 0) continue;
+        if (!cand[j]) continue;
+        const mxn__set_span_t *sr = mxn__set_span_of(&f->sk[sk], q);
+        int64_t n = sr ? sr->count : 0, nd = sr ? sr->df : 0;
+        if (n <= 0) continue;
         int64_t nfile = mxn__file_count(f, e);
-        int fq = file_set(f, sk, si->id);
+        int fq = sr->k + 1; /* its position in the member, as Exodus numbers it */
         if (!mxn__file_open(ds, j, &status)) goto done;
         MXN_ALLOC(ent, n);
         if (has_extra) MXN_ALLOC(extra, n);
@@ -435,12 +429,13 @@ int mxn__read_set_vars(mxn_dataset_t *ds, mxn_piece_t *piece, int step) {
         while (b < ss->n && ss->file[b] == j) b++;
         if (b == a) continue;
         cur[sk][q] = b;
-        int64_t nfile = f->sk[sk].count[q];
+        const mxn__set_span_t *sr = mxn__set_span_of(&f->sk[sk], q);
+        int64_t nfile = sr ? sr->count : 0;
         for (int v = 0; v < vl->num; v++) {
           double *out = psets[q].vars[v];
           if (!out) continue;
           int p = mxn__var_pos(f, MXN__V_SET0 + sk, v);
-          if (p < 0 || !f->sk[sk].truth[(int64_t)q * vl->num + v]) {
+          if (p < 0 || !mxn__set_truth(&f->sk[sk], q, vl->num, v)) {
             /* The member lacks the variable: no value (NaN); it has it but
              * not on this set (truth table): not stored, so it reads as 0. */
             double none = p < 0 ? NAN : 0.0;
@@ -450,7 +445,7 @@ int mxn__read_set_vars(mxn_dataset_t *ds, mxn_piece_t *piece, int step) {
           if (!mxn__file_open(ds, j, &status)) goto done;
           MXN_CHECK(mxn__plan_buf(plan, nfile));
           char name[80];
-          snprintf(name, sizeof name, var_name[sk], p + 1, file_set(f, sk, sets[q].id));
+          snprintf(name, sizeof name, var_name[sk], p + 1, sr->k + 1);
           int varid = mxn__m_var(f, name);
           size_t start[2] = {(size_t)step, 0}, count[2] = {1, (size_t)nfile};
           if (varid < 0 || mxn__m_get(f, varid, start, count, NULL, plan->buf, 'd')) {

@@ -189,7 +189,7 @@ int mxn_piece_read_step(mxn_dataset_t *ds, mxn_piece_t *piece, int step) {
       for (int v = 0; v < vl.num; v++) {
         if (!pb->elem_vars[v]) continue;
         int p = mxn__var_pos(f, fam, v);
-        if (p < 0 || !f->kb[k].truth[(int64_t)sg->block * vl.num + v]) {
+        if (p < 0 || !mxn__blk_truth(&f->kb[k], sg->block, vl.num, v)) {
           /* The member lacks the variable: no value (NaN); it has
            * it but not on this block (truth table): not stored, so it
            * reads as 0, as it always has. */

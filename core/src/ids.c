@@ -252,17 +252,17 @@ static int print_of(mxn_dataset_t *ds, int j, int64_t pos, print_t *p) {
   const mxn__blocks_t *kb = &f->kb[MXN__ELEM];
   p->block = -1;
   p->sum = p->mix = 0;
-  for (int q = 0; q < kb->nblk && p->block < 0; q++) {
-    int b = kb->blk_of_file[q];
-    if (pos < kb->blk_start[b] || pos >= kb->blk_start[b] + kb->blk_count[b]) continue;
-    p->block = b;
-    const mxn_block_info_t *bi = &ds->s.blocks[b];
-    int npe = bi->nodes_per_elem;
-    if (bi->poly || npe <= 0) break;
+  const mxn__span_t *run = mxn__span_at(kb, pos);
+  if (!run) return status;
+  int b = run->b, q = run->q;
+  p->block = b;
+  const mxn_block_info_t *bi = &ds->s.blocks[b];
+  int npe = bi->nodes_per_elem;
+  if (!bi->poly && npe > 0) {
     int64_t conn[64], *c = npe <= 64 ? conn : mxn__malloc((size_t)npe * sizeof *c);
     if (!c) return MXN_ERR_NOMEM;
     if (!mxn__file_open(ds, j, &status) ||
-        mxn__m_rows(f, "connect%d", q + 1, pos - kb->blk_start[b], 1, npe, c, 'l')) {
+        mxn__m_rows(f, "connect%d", q + 1, pos - run->start, 1, npe, c, 'l')) {
       if (status == MXN_OK)
         status = MXN_DS_ERR(ds, MXN_ERR_IO, "%s: element block %lld: cannot read connectivity",
                             f->path, (long long)bi->id);

@@ -140,31 +140,111 @@ static inline int64_t mxn__dom_n(const mxn_file_domain_t *d, int e) {
   return *mxn__dom_kind((mxn_file_domain_t *)d, e).n;
 }
 
-/* One member's blocks of one kind. */
+/* One span of a member: a block holding entries there: its structure block b, its position q
+ * among the blocks the member declares (0-based; Exodus numbers the
+ * member's variables by q + 1), its entries, the file position of the
+ * first, poly blocks' total references and, read on first use, the
+ * prefix sums of their per-entry node/face counts (count + 1 values). */
+typedef struct mxn__span {
+  int b, q;
+  int64_t count, start, conn;
+  int64_t *ent_off;
+} mxn__span_t;
+
+/* One member's blocks of one kind, sparse: a member holds entries of few
+ * of a model's blocks, while writers such as nem_spread declare every
+ * block in every member; a table per structure block in each member would
+ * make the dataset's metadata grow with members x blocks. */
 typedef struct mxn__blocks {
   int64_t num;             /* entities of the kind in the file */
   int nblk;                /* blocks the file declares */
-  int *blk_of_file;        /* file block k -> structure block */
-  int64_t *file_count;     /* per file block: its entries */
-  int64_t *blk_count;      /* per structure block */
-  int64_t *blk_start;      /* per structure block: file position of its first entry */
-  int *blk_present;        /* per structure block */
-  int *truth;              /* structure blocks x vars (by file block until indexed) */
+  const int *blk_of_file;  /* file block q -> structure block (members that
+                              declare the same list share one array) */
+  int nspan;               /* its non-empty blocks ... */
+  mxn__span_t *span;       /* ... ascending by structure block */
+  int in_file_order;       /* the spans ascend by file position too */
+  int *truth;              /* spans x the dataset's variables of the kind
+                              (by the member's own variables until indexed) */
   int has_map;             /* stores the kind's id map (elem/edge/face_num_map) */
-  int64_t *file_conn;      /* per file block: poly blocks' total references */
-  /* Per structure block, poly blocks only, read on first use: prefix sums
-   * of the per-entry node/face counts (blk_count + 1 values). */
-  int64_t **ent_off;
 } mxn__blocks_t;
 
-/* One member's sets of one kind. */
+/* One span of a member's sets: a set holding entries or factors there: its structure set q, its position k
+ * among the sets the member declares, entries, distribution factors. */
+typedef struct mxn__set_span {
+  int q, k;
+  int64_t count, df;
+} mxn__set_span_t;
+
+/* One member's sets of one kind, sparse as its blocks are. */
 typedef struct mxn__sets {
   int nfile;               /* sets the file declares */
-  int64_t *ids;            /* their ids, file order */
-  int64_t *file_count, *file_df; /* per file set: entries, distribution factors */
-  int64_t *count, *df;     /* per structure set (0 if absent) */
-  int *truth;              /* structure sets x vars (by file set until indexed) */
+  const int64_t *ids;      /* their ids, file order (shared like blk_of_file) */
+  int nspan;               /* its sets with entries or factors ... */
+  mxn__set_span_t *span;   /* ... ascending by structure set */
+  int *truth;              /* spans x the dataset's variables of the kind */
 } mxn__sets_t;
+
+/* The span of structure block b in kb, NULL if the member holds no entry
+ * of it. */
+static inline mxn__span_t *mxn__span_of(const mxn__blocks_t *kb, int b) {
+  int lo = 0, hi = kb->nspan - 1;
+  while (lo <= hi) {
+    int mid = (lo + hi) / 2;
+    if (kb->span[mid].b == b) return &kb->span[mid];
+    if (kb->span[mid].b < b) lo = mid + 1;
+    else hi = mid - 1;
+  }
+  return NULL;
+}
+/* Entries of structure block b in the member (0 if none). */
+static inline int64_t mxn__blk_count(const mxn__blocks_t *kb, int b) {
+  const mxn__span_t *r = mxn__span_of(kb, b);
+  return r ? r->count : 0;
+}
+/* File position of structure block b's first entry (0 if it has none). */
+static inline int64_t mxn__blk_start(const mxn__blocks_t *kb, int b) {
+  const mxn__span_t *r = mxn__span_of(kb, b);
+  return r ? r->start : 0;
+}
+/* Whether variable v (of nv the dataset has for the kind) is stored on
+ * structure block b in the member. */
+static inline int mxn__blk_truth(const mxn__blocks_t *kb, int b, int nv, int v) {
+  const mxn__span_t *r = mxn__span_of(kb, b);
+  return r && kb->truth ? kb->truth[(int64_t)(r - kb->span) * nv + v] : 0;
+}
+/* The span holding file position fpos of the member's entries, or NULL. */
+static inline const mxn__span_t *mxn__span_at(const mxn__blocks_t *kb, int64_t fpos) {
+  if (kb->in_file_order) {
+    int lo = 0, hi = kb->nspan - 1;
+    while (lo <= hi) {
+      int mid = (lo + hi) / 2;
+      const mxn__span_t *r = &kb->span[mid];
+      if (fpos < r->start) hi = mid - 1;
+      else if (fpos >= r->start + r->count) lo = mid + 1;
+      else return r;
+    }
+    return NULL;
+  }
+  for (int i = 0; i < kb->nspan; i++)
+    if (fpos >= kb->span[i].start && fpos < kb->span[i].start + kb->span[i].count) return &kb->span[i];
+  return NULL;
+}
+/* The span of structure set q in fs, NULL if the member has nothing of it. */
+static inline const mxn__set_span_t *mxn__set_span_of(const mxn__sets_t *fs, int q) {
+  int lo = 0, hi = fs->nspan - 1;
+  while (lo <= hi) {
+    int mid = (lo + hi) / 2;
+    if (fs->span[mid].q == q) return &fs->span[mid];
+    if (fs->span[mid].q < q) lo = mid + 1;
+    else hi = mid - 1;
+  }
+  return NULL;
+}
+/* Whether variable v (of nv) is stored on structure set q in the member. */
+static inline int mxn__set_truth(const mxn__sets_t *fs, int q, int nv, int v) {
+  const mxn__set_span_t *r = mxn__set_span_of(fs, q);
+  return r && fs->truth ? fs->truth[(int64_t)(r - fs->span) * nv + v] : 0;
+}
 
 /* The state member reads share (member.c): the counters they add to and,
  * for chunked netCDF-4 variables, the last box read whole on chunk
@@ -280,6 +360,16 @@ struct mxn_dataset {
   struct mxn__chunk *arena;
   size_t arena_used, arena_cap; /* bytes of the newest chunk */
   mxn__ids_t ids;          /* whether the id maps are trusted (ids.c) */
+  /* While an open summarises members (summary.c): the declarations (block
+   * and set ids and names) of the last member it summarised, so a member
+   * declaring the same ones sends a flag instead (nem_spread and ParaView's
+   * writer declare every block and set in every member). */
+  int decl_prev_j;
+  char *decl_prev;
+  size_t decl_prev_len;
+  /* While members are merged (merge.c): the last member's block names by
+   * kind, for a later member that declares the same blocks. */
+  char (*decl_names[MXN__NBK])[MXN_NAME_LEN];
 };
 
 /* Member j open for reads (through netCDF, capped): the member, or NULL

@@ -77,12 +77,8 @@ void mxn_load_close(mxn_load_t **pld) {
 /* Is the element at position `pos` of member `file` in a selected block? */
 static int block_selected(const mxn_dataset_t *ds, const int *selection, int file, int64_t pos) {
   if (!selection) return 1;
-  const mxn__blocks_t *kb = &ds->files[file].kb[MXN__ELEM];
-  for (int q = 0; q < kb->nblk; q++) {
-    int b = kb->blk_of_file[q];
-    if (pos >= kb->blk_start[b] && pos < kb->blk_start[b] + kb->blk_count[b]) return selection[b] != 0;
-  }
-  return 0;
+  const mxn__span_t *run = mxn__span_at(&ds->files[file].kb[MXN__ELEM], pos);
+  return run && selection[run->b] != 0;
 }
 
 /* ------------------------------------------------------------------ */

@@ -649,15 +649,16 @@ int mxn__poly_offsets(mxn_dataset_t *ds, int j, int k, int b, const int64_t **of
   int nb, status = MXN_OK, q = -1, varid;
   const mxn_block_info_t *sb = mxn__sblocks(&ds->s, k, &nb);
   int64_t *o = NULL;
-  *off = NULL;
-  if (!kb->ent_off) MXN_ALLOC(kb->ent_off, nb);
-  if (kb->ent_off[b]) {
-    *off = kb->ent_off[b];
+  static const int64_t none[1] = {0}; /* a block without entries here */
+  mxn__span_t *run = mxn__span_of(kb, b);
+  *off = none;
+  if (!run) return MXN_OK;
+  if (run->ent_off) {
+    *off = run->ent_off;
     return MXN_OK;
   }
-  for (int i = 0; i < kb->nblk; i++)
-    if (kb->blk_of_file[i] == b) q = i;
-  int64_t n = kb->blk_count ? kb->blk_count[b] : 0;
+  q = run->q;
+  int64_t n = run->count;
   MXN_ALLOC(o, n + 1);
   if (q >= 0 && n > 0) {
     char name[40];
@@ -687,16 +688,16 @@ int mxn__poly_offsets(mxn_dataset_t *ds, int j, int k, int b, const int64_t **of
       }
       o[i + 1] += o[i];
     }
-    if (o[n] != kb->file_conn[q]) {
+    if (o[n] != run->conn) {
       status = MXN_DS_ERR(ds, MXN_ERR_FORMAT,
                           "%s: %s block %lld (%s): per-entry counts sum to %lld but the block "
                           "holds %lld references",
                           f->path, mxn__blk_what[k], (long long)sb[b].id, sb[b].type,
-                          (long long)o[n], (long long)kb->file_conn[q]);
+                          (long long)o[n], (long long)run->conn);
       goto done;
     }
   }
-  kb->ent_off[b] = o;
+  run->ent_off = o;
   *off = o;
   o = NULL;
 done:

@@ -77,74 +77,204 @@ static int *map_count(mxn_structure_t *s, int e) {
                           : &s->num_node_maps;
 }
 
-/* Merge member j's blocks of kind k from its summary: union over members
- * by id, type and sizes checked for agreement. */
-static int merge_blocks(mxn_dataset_t *ds, int j, int k, int64_t nblk, rbuf_t *r) {
+static mxn_block_info_t **block_list(mxn_structure_t *s, int k) {
+  return k == MXN__ELEM ? &s->blocks : k == MXN__EDGE ? &s->edge_blocks : &s->face_blocks;
+}
+static int *block_count(mxn_structure_t *s, int k) {
+  return k == MXN__ELEM ? &s->num_blocks : k == MXN__EDGE ? &s->num_edge_blocks
+                                                          : &s->num_face_blocks;
+}
+
+/* Member j's declared blocks of kind k (nblk, from its header) from its
+ * summary's declarations: the union over members by id; the member's
+ * names kept for its runs. */
+static int merge_block_decl(mxn_dataset_t *ds, int j, int k, int64_t nblk, rbuf_t *r) {
   mxn_structure_t *s = &ds->s;
-  mxn__file_t *f = &ds->files[j];
-  mxn__blocks_t *kb = &f->kb[k];
-  const char *what = mxn__blk_what[k];
-  mxn_block_info_t **sb = k == MXN__ELEM ? &s->blocks : k == MXN__EDGE ? &s->edge_blocks
-                                                                       : &s->face_blocks;
-  int *nsb = k == MXN__ELEM ? &s->num_blocks : k == MXN__EDGE ? &s->num_edge_blocks
-                                                              : &s->num_face_blocks;
-  int status = MXN_OK;
-  char name[MXN_NAME_LEN], topo[MXN_NAME_LEN], an[MXN_NAME_LEN];
-  kb->nblk = (int)nblk;
-  ARENA_ALLOC0(kb->blk_of_file, kb->nblk);
-  ARENA_ALLOC0(kb->file_count, kb->nblk);
-  ARENA_ALLOC0(kb->file_conn, kb->nblk);
-  for (int q = 0; q < kb->nblk && !r->bad; q++) {
+  mxn__blocks_t *kb = &ds->files[j].kb[k];
+  mxn_block_info_t **sb = block_list(s, k);
+  int *nsb = block_count(s, k);
+  int status = MXN_OK, *of;
+  if (r_i64(r) != nblk || r->bad) {
+    r->bad = 1;
+    return MXN_OK;
+  }
+  char(*names)[MXN_NAME_LEN] = mxn__realloc(ds->decl_names[k], (size_t)(nblk > 0 ? nblk : 1) *
+                                                                   sizeof *names);
+  if (!names) return MXN_ERR_NOMEM;
+  ds->decl_names[k] = names;
+  ARENA_ALLOC0(of, nblk);
+  for (int q = 0; q < nblk && !r->bad; q++) {
     int64_t id = r_i64(r);
-    r_str(r, name, sizeof name);
-    r_str(r, topo, sizeof topo);
-    int64_t num_entry = r_i64(r), npe = r_i64(r), ned = r_i64(r), nfa = r_i64(r), nat = r_i64(r);
+    r_str(r, names[q], MXN_NAME_LEN);
     if (r->bad) break;
-    kb->file_count[q] = num_entry;
-    int poly = mxn__poly_kind(topo);
-    kb->file_conn[q] = poly == MXN_POLY_NSIDED ? npe : poly == MXN_POLY_NFACED ? nfa : 0;
-    if (poly) npe = nfa = 0; /* per-file totals, not per entry */
     int b = find_block(*sb, *nsb, id, q);
     if (b < 0) {
       MXN_CHECK(grow((void **)sb, sizeof **sb, *nsb));
       b = (*nsb)++;
-      mxn_block_info_t *bi = &(*sb)[b];
-      bi->id = id;
-      snprintf(bi->name, sizeof bi->name, "%s", name);
+      (*sb)[b].id = id;
+      snprintf((*sb)[b].name, MXN_NAME_LEN, "%s", names[q]);
     }
-    mxn_block_info_t *bi = &(*sb)[b];
-    if (num_entry > 0) {
-      int known = bi->nodes_per_elem > 0 || bi->type[0] != '\0';
-      if (known && (bi->nodes_per_elem != npe || strcasecmp(bi->type, topo) != 0 ||
-                    bi->num_attr != nat || bi->edges_per_elem != ned ||
-                    bi->faces_per_elem != nfa)) {
-        status = MXN_DS_ERR(ds, MXN_ERR_INCONSISTENT,
-                            "%s: %s block %lld is %s with %lld nodes, %lld edges, %lld "
-                            "faces and %lld attributes, elsewhere %s with %d, %d, %d "
-                            "and %d: members of different datasets?",
-                            f->path, what, (long long)id, topo, (long long)npe, (long long)ned,
-                            (long long)nfa, (long long)nat, bi->type, bi->nodes_per_elem,
-                            bi->edges_per_elem, bi->faces_per_elem, bi->num_attr);
-        goto done;
-      }
-      if (!known) {
-        snprintf(bi->type, sizeof bi->type, "%s", topo);
-        bi->nodes_per_elem = (int)npe;
-        bi->edges_per_elem = (int)ned;
-        bi->faces_per_elem = (int)nfa;
-        bi->num_attr = (int)nat;
-        bi->poly = poly;
-        if (bi->num_attr > 0) MXN_ALLOC(bi->attr_names, bi->num_attr);
-      }
-      for (int64_t a = 0; a < nat; a++) {
-        r_str(r, an, sizeof an);
-        if (!known) snprintf(bi->attr_names[a], MXN_NAME_LEN, "%s", an);
-      }
-      if (bi->name[0] == '\0') snprintf(bi->name, sizeof bi->name, "%s", name);
+    of[q] = b;
+  }
+  kb->nblk = (int)nblk;
+  kb->blk_of_file = of;
+done:
+  return status;
+}
+
+/* Member j's declared sets of every kind from its summary's declarations:
+ * the union over members by id. */
+static int merge_set_decl(mxn_dataset_t *ds, int j, const int64_t *nsets_of, rbuf_t *r) {
+  mxn_structure_t *s = &ds->s;
+  mxn__file_t *f = &ds->files[j];
+  int status = MXN_OK;
+  for (int sk = 0; sk < MXN__NSK && !r->bad; sk++) {
+    int n = (int)nsets_of[sk];
+    if (n <= 0) continue;
+    if (r_i64(r) != n) {
+      r->bad = 1;
+      break;
     }
+    mxn_set_info_t **sets = set_list(s, sk);
+    int *nsets = set_count(s, sk);
+    int64_t *ids;
+    ARENA_ALLOC0(ids, n);
+    for (int k = 0; k < n && !r->bad; k++) {
+      char name[MXN_NAME_LEN];
+      ids[k] = r_i64(r);
+      r_str(r, name, sizeof name);
+      int q = find_set(*sets, *nsets, ids[k], k);
+      if (q < 0) {
+        MXN_CHECK(grow((void **)sets, sizeof **sets, *nsets));
+        q = (*nsets)++;
+        (*sets)[q].id = ids[k];
+      }
+      if ((*sets)[q].name[0] == '\0') snprintf((*sets)[q].name, MXN_NAME_LEN, "%s", name);
+    }
+    f->sk[sk].nfile = n;
+    f->sk[sk].ids = ids;
+  }
+done:
+  return status;
+}
+
+/* Member j's declarations as member j-1's (the summary's flag): the same
+ * arrays, shared. */
+static int same_decl(mxn_dataset_t *ds, int j, const int64_t *nblk_of, const int64_t *nsets_of) {
+  if (j == 0) return 0;
+  mxn__file_t *f = &ds->files[j], *p = &ds->files[j - 1];
+  for (int k = 0; k < MXN__NBK; k++) {
+    if (p->kb[k].nblk != nblk_of[k] || (nblk_of[k] > 0 && !ds->decl_names[k])) return 0;
+    f->kb[k].nblk = p->kb[k].nblk;
+    f->kb[k].blk_of_file = p->kb[k].blk_of_file;
+  }
+  for (int sk = 0; sk < MXN__NSK; sk++) {
+    if (p->sk[sk].nfile != (nsets_of[sk] > 0 ? nsets_of[sk] : 0)) return 0;
+    f->sk[sk].nfile = p->sk[sk].nfile;
+    f->sk[sk].ids = p->sk[sk].ids;
+  }
+  return 1;
+}
+
+/* Member j's blocks of kind k holding entries (its runs) from its
+ * summary: sizes and types checked for agreement with the other members',
+ * added to the structure's counts. In the member's order here;
+ * index_members sorts them by structure block. */
+static int merge_block_runs(mxn_dataset_t *ds, int j, int k, rbuf_t *r) {
+  mxn_structure_t *s = &ds->s;
+  mxn__file_t *f = &ds->files[j];
+  mxn__blocks_t *kb = &f->kb[k];
+  const char *what = mxn__blk_what[k];
+  mxn_block_info_t *sb = *block_list(s, k);
+  int status = MXN_OK;
+  char topo[MXN_NAME_LEN], an[MXN_NAME_LEN];
+  int64_t nrun = r_i64(r);
+  if (r->bad || nrun < 0 || nrun > kb->nblk) {
+    r->bad = 1;
+    return MXN_OK;
+  }
+  kb->nspan = (int)nrun;
+  ARENA_ALLOC0(kb->span, nrun);
+  int64_t pos = 0;
+  for (int i = 0; i < kb->nspan && !r->bad; i++) {
+    int64_t q = r_i64(r);
+    r_str(r, topo, sizeof topo);
+    int64_t num_entry = r_i64(r), npe = r_i64(r), ned = r_i64(r), nfa = r_i64(r), nat = r_i64(r);
+    if (r->bad || q < (i ? kb->span[i - 1].q + 1 : 0) || q >= kb->nblk || num_entry <= 0 ||
+        nat < 0) {
+      r->bad = 1;
+      break;
+    }
+    int b = kb->blk_of_file[q];
+    mxn__span_t *run = &kb->span[i];
+    int poly = mxn__poly_kind(topo);
+    *run = (mxn__span_t){.b = b, .q = (int)q, .count = num_entry, .start = pos,
+                        .conn = poly == MXN_POLY_NSIDED ? npe : poly == MXN_POLY_NFACED ? nfa : 0};
+    pos += num_entry;
+    if (poly) npe = nfa = 0; /* per-file totals, not per entry */
+    mxn_block_info_t *bi = &sb[b];
+    int known = bi->nodes_per_elem > 0 || bi->type[0] != '\0';
+    if (known && (bi->nodes_per_elem != npe || strcasecmp(bi->type, topo) != 0 ||
+                  bi->num_attr != nat || bi->edges_per_elem != ned || bi->faces_per_elem != nfa)) {
+      status = MXN_DS_ERR(ds, MXN_ERR_INCONSISTENT,
+                          "%s: %s block %lld is %s with %lld nodes, %lld edges, %lld "
+                          "faces and %lld attributes, elsewhere %s with %d, %d, %d "
+                          "and %d: members of different datasets?",
+                          f->path, what, (long long)bi->id, topo, (long long)npe, (long long)ned,
+                          (long long)nfa, (long long)nat, bi->type, bi->nodes_per_elem,
+                          bi->edges_per_elem, bi->faces_per_elem, bi->num_attr);
+      goto done;
+    }
+    if (!known) {
+      snprintf(bi->type, sizeof bi->type, "%s", topo);
+      bi->nodes_per_elem = (int)npe;
+      bi->edges_per_elem = (int)ned;
+      bi->faces_per_elem = (int)nfa;
+      bi->num_attr = (int)nat;
+      bi->poly = poly;
+      if (bi->num_attr > 0) MXN_ALLOC(bi->attr_names, bi->num_attr);
+    }
+    for (int64_t a = 0; a < nat; a++) {
+      r_str(r, an, sizeof an);
+      if (!known) snprintf(bi->attr_names[a], MXN_NAME_LEN, "%s", an);
+    }
+    if (bi->name[0] == '\0') snprintf(bi->name, sizeof bi->name, "%s", ds->decl_names[k][q]);
     bi->num_elements += num_entry;
-    bi->num_conn += kb->file_conn[q];
-    kb->blk_of_file[q] = b;
+    bi->num_conn += run->conn;
+  }
+done:
+  return status;
+}
+
+/* Member j's sets with entries or factors (its runs) from its summary,
+ * added to the structure's counts. */
+static int merge_set_runs(mxn_dataset_t *ds, int j, const int64_t *nsets_of, rbuf_t *r) {
+  mxn_structure_t *s = &ds->s;
+  mxn__file_t *f = &ds->files[j];
+  int status = MXN_OK;
+  for (int sk = 0; sk < MXN__NSK && !r->bad; sk++) {
+    if (nsets_of[sk] <= 0) continue;
+    mxn__sets_t *fs = &f->sk[sk];
+    mxn_set_info_t *sets = *set_list(s, sk);
+    int nsets = *set_count(s, sk);
+    int64_t nrun = r_i64(r);
+    if (r->bad || nrun < 0 || nrun > fs->nfile) {
+      r->bad = 1;
+      break;
+    }
+    fs->nspan = (int)nrun;
+    ARENA_ALLOC0(fs->span, nrun);
+    for (int i = 0; i < fs->nspan && !r->bad; i++) {
+      int64_t k = r_i64(r), cnt = r_i64(r), ndf = r_i64(r);
+      if (r->bad || k < (i ? fs->span[i - 1].k + 1 : 0) || k >= fs->nfile || cnt < 0 || ndf < 0) {
+        r->bad = 1;
+        break;
+      }
+      int q = find_set(sets, nsets, fs->ids[k], (int)k);
+      fs->span[i] = (mxn__set_span_t){.q = q, .k = (int)k, .count = cnt, .df = ndf};
+      sets[q].num_entries += cnt;
+      if (ndf > 0) sets[q].has_df = 1;
+    }
   }
 done:
   return status;
@@ -214,45 +344,6 @@ static int merge_vars(mxn_dataset_t *ds, int j, int v, int n, char (*got)[MXN_NA
       at = (*num)++;
     }
     of[k] = at;
-  }
-done:
-  return status;
-}
-
-/* Merge member j's sets of every kind from its summary: union over
- * members by id. A malformed stream leaves r->bad set. */
-static int merge_sets(mxn_dataset_t *ds, int j, const int64_t *nsets_of, rbuf_t *r) {
-  mxn_structure_t *s = &ds->s;
-  mxn__file_t *f = &ds->files[j];
-  int status = MXN_OK;
-  for (int sk = 0; sk < MXN__NSK; sk++) {
-    int n = (int)nsets_of[sk];
-    mxn_set_info_t **sets = set_list(s, sk);
-    int *nsets = set_count(s, sk);
-    mxn__sets_t *fs = &f->sk[sk];
-    if (n <= 0) continue;
-    fs->nfile = n;
-    ARENA_ALLOC0(fs->ids, n);
-    ARENA_ALLOC0(fs->file_count, n);
-    ARENA_ALLOC0(fs->file_df, n);
-    for (int k = 0; k < n && !r->bad; k++) {
-      char name[MXN_NAME_LEN];
-      fs->ids[k] = r_i64(r);
-      r_str(r, name, sizeof name);
-      int64_t cnt = r_i64(r), ndf = r_i64(r);
-      fs->file_count[k] = cnt;
-      fs->file_df[k] = ndf;
-      int q = find_set(*sets, *nsets, fs->ids[k], k);
-      if (q < 0) {
-        MXN_CHECK(grow((void **)sets, sizeof **sets, *nsets));
-        q = (*nsets)++;
-        (*sets)[q].id = fs->ids[k];
-        snprintf((*sets)[q].name, MXN_NAME_LEN, "%s", name);
-      }
-      if ((*sets)[q].name[0] == '\0') snprintf((*sets)[q].name, MXN_NAME_LEN, "%s", name);
-      (*sets)[q].num_entries += cnt;
-      if (ndf > 0) (*sets)[q].has_df = 1;
-    }
   }
 done:
   return status;
@@ -370,12 +461,18 @@ int mxn__member_merge(mxn_dataset_t *ds, int j, const char *buf, size_t len) {
                       "name says %d",
                       f->path, nproc, ds->nfiles);
 
-  /* Element, edge and face blocks: union over members, checked for agreement. */
-  for (int k = 0; k < MXN__NBK; k++) MXN_CHECK(merge_blocks(ds, j, k, nblk_of[k], r));
+  /* The blocks and sets the member declares (as member j-1's where the
+   * summary says so): their union over members by id. */
+  int same = (int)r_i64(r);
+  if (r->bad || (same && !same_decl(ds, j, nblk_of, nsets_of))) goto bad;
+  for (int k = 0; k < MXN__NBK && !same; k++)
+    MXN_CHECK(merge_block_decl(ds, j, k, nblk_of[k], r));
+  if (!same) MXN_CHECK(merge_set_decl(ds, j, nsets_of, r));
   if (r->bad) goto bad;
 
-  /* Sets of every kind: union over members by id. */
-  MXN_CHECK(merge_sets(ds, j, nsets_of, r));
+  /* Those holding entries, checked for agreement and counted. */
+  for (int k = 0; k < MXN__NBK; k++) MXN_CHECK(merge_block_runs(ds, j, k, r));
+  MXN_CHECK(merge_set_runs(ds, j, nsets_of, r));
   if (r->bad) goto bad;
 
   /* Variables: the union over members by name; truth tables by file
@@ -398,13 +495,19 @@ int mxn__member_merge(mxn_dataset_t *ds, int j, const char *buf, size_t len) {
     if (r->bad) goto bad;
     MXN_CHECK(merge_vars(ds, j, v, n, names));
     if (nobj > 0 && n > 0 && v != MXN__V_NODAL && v != MXN__V_GLOBAL) {
-      int *truth;
-      ARENA_ALLOC0(truth, nobj * n);
-      for (int64_t i = 0; i < nobj * n; i++) truth[i] = (int)r_i64(r);
-      if (v == MXN__V_ELEM) f->kb[MXN__ELEM].truth = truth;
-      else if (v == MXN__V_EDGE) f->kb[MXN__EDGE].truth = truth;
-      else if (v == MXN__V_FACE) f->kb[MXN__FACE].truth = truth;
-      else f->sk[v - MXN__V_SET0].truth = truth;
+      /* over the runs, one byte a value */
+      int **tp = v == MXN__V_ELEM   ? &f->kb[MXN__ELEM].truth
+                 : v == MXN__V_EDGE ? &f->kb[MXN__EDGE].truth
+                 : v == MXN__V_FACE ? &f->kb[MXN__FACE].truth
+                                    : &f->sk[v - MXN__V_SET0].truth;
+      int64_t nrow = v == MXN__V_ELEM   ? f->kb[MXN__ELEM].nspan
+                     : v == MXN__V_EDGE ? f->kb[MXN__EDGE].nspan
+                     : v == MXN__V_FACE ? f->kb[MXN__FACE].nspan
+                                        : f->sk[v - MXN__V_SET0].nspan;
+      if ((size_t)(nrow * n) > r->n - r->at) goto bad;
+      ARENA_ALLOC0(*tp, nrow * n);
+      for (int64_t i = 0; i < nrow * n; i++) (*tp)[i] = (unsigned char)r->p[r->at + (size_t)i];
+      r->at += (size_t)(nrow * n);
     }
   }
   if (r->bad) goto bad;
@@ -472,11 +575,116 @@ bad:
   return MXN_DS_ERR(ds, MXN_ERR_MPI, "%s: member summary is malformed", f->path);
 }
 
+/* Order of runs by structure block (set). */
+static int by_block(const void *x, const void *y) {
+  int a = ((const mxn__span_t *)x)->b, b = ((const mxn__span_t *)y)->b;
+  return (a > b) - (a < b);
+}
+static int by_set(const void *x, const void *y) {
+  int a = ((const mxn__set_span_t *)x)->q, b = ((const mxn__set_span_t *)y)->q;
+  return (a > b) - (a < b);
+}
+
+/* Position of `key` in the n ascending `keys` (it is there). */
+static int row_of(const int *keys, int n, int key) {
+  int lo = 0, hi = n - 1;
+  while (lo < hi) {
+    int mid = (lo + hi) / 2;
+    if (keys[mid] < key) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
+}
+
+/* Member j's runs of block kind k, once the union is known: checked
+ * against its entry count, their truth rows by the dataset's variables
+ * (and the structure's truth table marked where they hold values), sorted
+ * by structure block. */
+static int index_blocks(mxn_dataset_t *ds, int j, int k) {
+  mxn__file_t *f = &ds->files[j];
+  mxn__blocks_t *kb = &f->kb[k];
+  const mxn_var_list_t vl = mxn__bvars(&ds->s, k);
+  const int fam = k == MXN__ELEM ? MXN__V_ELEM : k == MXN__EDGE ? MXN__V_EDGE : MXN__V_FACE;
+  int status = MXN_OK, *truth = NULL, sorted = 1;
+  int64_t pos = 0;
+  for (int i = 0; i < kb->nspan; i++) {
+    pos += kb->span[i].count;
+    if (i > 0 && kb->span[i].b <= kb->span[i - 1].b) sorted = 0;
+  }
+  if (pos != kb->num)
+    return MXN_DS_ERR(ds, MXN_ERR_FORMAT, "%s: %s blocks hold %lld entries but the header says %lld",
+                      f->path, mxn__blk_what[k], (long long)pos, (long long)kb->num);
+  ARENA_ALLOC0(truth, (int64_t)kb->nspan * vl.num);
+  for (int i = 0; i < kb->nspan; i++)
+    for (int v = 0; v < vl.num; v++) {
+      int p = mxn__var_pos(f, fam, v);
+      int t = kb->truth && p >= 0 ? kb->truth[(int64_t)i * f->nvar[fam] + p] : 0;
+      truth[(int64_t)i * vl.num + v] = t;
+      if (t) vl.truth[(int64_t)kb->span[i].b * vl.num + v] = 1;
+    }
+  kb->truth = truth; /* the one by the member's variables stays in the arena */
+  kb->in_file_order = 1;
+  if (!sorted) {
+    /* rare (blocks declared in another order than the first member's):
+     * the runs and their truth rows sorted together */
+    int *was;
+    ARENA_ALLOC0(was, kb->nspan);
+    for (int i = 0; i < kb->nspan; i++) was[i] = kb->span[i].q;
+    qsort(kb->span, (size_t)kb->nspan, sizeof *kb->span, by_block);
+    ARENA_ALLOC0(truth, (int64_t)kb->nspan * vl.num);
+    for (int i = 0; i < kb->nspan; i++) {
+      int at = row_of(was, kb->nspan, kb->span[i].q);
+      if (vl.num > 0)
+        memcpy(truth + (int64_t)i * vl.num, kb->truth + (int64_t)at * vl.num,
+               (size_t)vl.num * sizeof *truth);
+      if (i > 0 && kb->span[i].start < kb->span[i - 1].start) kb->in_file_order = 0;
+    }
+    kb->truth = truth;
+  }
+done:
+  return status;
+}
+
+/* Member j's runs of set kind sk, as index_blocks does its blocks'. */
+static int index_sets(mxn_dataset_t *ds, int j, int sk) {
+  mxn__file_t *f = &ds->files[j];
+  mxn__sets_t *fs = &f->sk[sk];
+  const mxn_var_list_t *vl = mxn__svars(&ds->s, sk);
+  const int fam = MXN__V_SET0 + sk;
+  int status = MXN_OK, *truth = NULL, sorted = 1;
+  ARENA_ALLOC0(truth, (int64_t)fs->nspan * vl->num);
+  for (int i = 0; i < fs->nspan; i++) {
+    if (i > 0 && fs->span[i].q <= fs->span[i - 1].q) sorted = 0;
+    for (int v = 0; v < vl->num; v++) {
+      int p = mxn__var_pos(f, fam, v);
+      int t = fs->truth && p >= 0 ? fs->truth[(int64_t)i * f->nvar[fam] + p] : 0;
+      truth[(int64_t)i * vl->num + v] = t;
+      if (t && fs->span[i].count > 0) vl->truth[(int64_t)fs->span[i].q * vl->num + v] = 1;
+    }
+  }
+  fs->truth = truth;
+  if (!sorted) {
+    int *was;
+    ARENA_ALLOC0(was, fs->nspan);
+    for (int i = 0; i < fs->nspan; i++) was[i] = fs->span[i].k;
+    qsort(fs->span, (size_t)fs->nspan, sizeof *fs->span, by_set);
+    ARENA_ALLOC0(truth, (int64_t)fs->nspan * vl->num);
+    for (int i = 0; i < fs->nspan; i++) {
+      int at = row_of(was, fs->nspan, fs->span[i].k);
+      if (vl->num > 0)
+        memcpy(truth + (int64_t)i * vl->num, fs->truth + (int64_t)at * vl->num,
+               (size_t)vl->num * sizeof *truth);
+    }
+    fs->truth = truth;
+  }
+done:
+  return status;
+}
+
 /* Per-member arrays indexed by structure block/set, once the union is known. */
 static int index_members(mxn_dataset_t *ds) {
   mxn_structure_t *s = &ds->s;
   int status = MXN_OK;
-  int *truth = NULL;
   /* Structure truth tables: a variable exists on a block or set where some
    * member stores it and holds entries there. */
   MXN_ALLOC(s->elem_var_truth, (int64_t)s->num_blocks * s->num_elem_vars);
@@ -500,63 +708,8 @@ static int index_members(mxn_dataset_t *ds) {
       for (int d = 0; d < *num; d++) f->var_pos[v][d] = -1;
       for (int k = 0; k < f->nvar[v]; k++) f->var_pos[v][f->var_of[v][k]] = k;
     }
-    for (int k = 0; k < MXN__NBK; k++) {
-      mxn__blocks_t *kb = &f->kb[k];
-      int nb;
-      (void)mxn__sblocks(s, k, &nb);
-      mxn_var_list_t vl = mxn__bvars(s, k);
-      const int fam = k == MXN__ELEM ? MXN__V_ELEM : k == MXN__EDGE ? MXN__V_EDGE : MXN__V_FACE;
-      ARENA_ALLOC0(kb->blk_count, nb);
-      ARENA_ALLOC0(kb->blk_start, nb);
-      ARENA_ALLOC0(kb->blk_present, nb);
-      ARENA_ALLOC0(truth, (int64_t)nb * vl.num);
-      int64_t pos = 0;
-      for (int q = 0; q < kb->nblk; q++) {
-        int b = kb->blk_of_file[q];
-        int64_t num_entry = kb->file_count[q];
-        kb->blk_present[b] = 1;
-        kb->blk_count[b] = num_entry;
-        kb->blk_start[b] = pos;
-        pos += num_entry;
-        for (int v = 0; v < vl.num; v++) {
-          int p = mxn__var_pos(f, fam, v);
-          int t = kb->truth && p >= 0 ? kb->truth[(int64_t)q * f->nvar[fam] + p] : 0;
-          truth[(int64_t)b * vl.num + v] = t;
-          if (t && num_entry > 0) vl.truth[(int64_t)b * vl.num + v] = 1;
-        }
-      }
-      if (pos != kb->num) {
-        status = MXN_DS_ERR(ds, MXN_ERR_FORMAT,
-                            "%s: %s blocks hold %lld entries but the header says %lld",
-                            f->path, mxn__blk_what[k], (long long)pos, (long long)kb->num);
-        goto done;
-      }
-      kb->truth = truth; /* the one by file block stays in the arena */
-    }
-
-    for (int sk = 0; sk < MXN__NSK; sk++) {
-      mxn__sets_t *fs = &f->sk[sk];
-      int nss;
-      const mxn_set_info_t *sets = mxn__ssets(s, sk, &nss);
-      const mxn_var_list_t *vl = mxn__svars(s, sk);
-      ARENA_ALLOC0(fs->count, nss);
-      ARENA_ALLOC0(fs->df, nss);
-      ARENA_ALLOC0(truth, (int64_t)nss * vl->num);
-      for (int k = 0; k < fs->nfile; k++) {
-        int q = find_set(sets, nss, fs->ids[k], k);
-        if (q < 0) continue;
-        int64_t c = fs->file_count[k], d = fs->file_df[k];
-        fs->count[q] = c;
-        fs->df[q] = d;
-        for (int v = 0; v < vl->num; v++) {
-          int p = mxn__var_pos(f, MXN__V_SET0 + sk, v);
-          int t = fs->truth && p >= 0 ? fs->truth[(int64_t)k * f->nvar[MXN__V_SET0 + sk] + p] : 0;
-          truth[(int64_t)q * vl->num + v] = t;
-          if (t && c > 0) vl->truth[(int64_t)q * vl->num + v] = 1;
-        }
-      }
-      fs->truth = truth;
-    }
+    for (int k = 0; k < MXN__NBK; k++) MXN_CHECK(index_blocks(ds, j, k));
+    for (int sk = 0; sk < MXN__NSK; sk++) MXN_CHECK(index_sets(ds, j, sk));
     /* A member without elements has no original ids to record. */
     if (!f->have_orig_map && f->kb[MXN__ELEM].num > 0) all_orig = 0;
     any_orig |= f->have_orig_map;

@@ -172,20 +172,15 @@ int mxn__nfaced_nodes(mxn_dataset_t *ds, mxn_piece_t *piece, int b);
 /* Block of kind k holding file position `fpos` of member f (a member's
  * blocks are contiguous). */
 static inline int mxn__block_of(const mxn__file_t *f, int k, int64_t fpos) {
-  const mxn__blocks_t *kb = &f->kb[k];
-  for (int q = 0; q < kb->nblk; q++) {
-    int b = kb->blk_of_file[q];
-    if (fpos >= kb->blk_start[b] && fpos < kb->blk_start[b] + kb->blk_count[b]) return b;
-  }
-  return -1;
+  const mxn__span_t *run = mxn__span_at(&f->kb[k], fpos);
+  return run ? run->b : -1;
 }
 
 /* File-local position (1-based) of structure block b of kind k in member
  * f, as Exodus numbers its variables; 0 if the member has none. */
 static inline int mxn__file_block(const mxn__file_t *f, int k, int b) {
-  for (int i = 0; i < f->kb[k].nblk; i++)
-    if (f->kb[k].blk_of_file[i] == b) return i + 1;
-  return 0;
+  const mxn__span_t *run = mxn__span_of(&f->kb[k], b);
+  return run ? run->q + 1 : 0;
 }
 
 /* The gap kind k's segments (nodes: k = MXN__NODE) merge with, within

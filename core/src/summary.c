@@ -168,9 +168,12 @@ static int block_param(int nc, int k, int q, int null, blk_param_t *b, char *why
   return 0;
 }
 
-/* Member j's blocks of kind k into the stream: per block id, name,
- * topology, sizes, attribute names. */
-static int summarize_blocks(mxn_dataset_t *ds, int j, int nc, int k, int64_t nblk, wbuf_t *w) {
+/* Member j's blocks of kind k: every declared block's id and name into
+ * `decl`; into `w` those holding entries (the runs), each with its
+ * position, entries, topology, sizes and attribute names; their positions
+ * into runs (room for nblk), their number into *nrun. */
+static int summarize_blocks(mxn_dataset_t *ds, int j, int nc, int k, int64_t nblk, wbuf_t *decl,
+                            wbuf_t *w, int *runs, int *nrun) {
   const mxn__file_t *f = &ds->files[j];
   const blk_names_t *bn = &blk_names[k];
   const char *what = mxn__blk_what[k];
@@ -179,6 +182,8 @@ static int summarize_blocks(mxn_dataset_t *ds, int j, int nc, int k, int64_t nbl
   unsigned char *null = NULL;
   char(*names)[MXN_NAME_LEN] = NULL;
   char(*an)[MXN_NAME_LEN] = NULL;
+  wbuf_t body = {0};
+  *nrun = 0;
   MXN_ALLOC(ids, nblk);
   MXN_ALLOC(names, nblk);
   MXN_ALLOC(null, nblk);
@@ -190,6 +195,11 @@ static int summarize_blocks(mxn_dataset_t *ds, int j, int nc, int k, int64_t nbl
     /* unnamed blocks are legal */
     if (read_names(nc, bn->names, nblk, names) < 0) memset(names, 0, (size_t)nblk * sizeof *names);
     MXN_CHECK(read_null(nc, bn->stat, nblk, null));
+  }
+  w_i64(decl, nblk);
+  for (int64_t q = 0; q < nblk; q++) {
+    w_i64(decl, ids[q]);
+    w_str(decl, names[q]);
   }
   for (int64_t q = 0; q < nblk; q++) {
     blk_param_t blk;
@@ -237,26 +247,30 @@ static int summarize_blocks(mxn_dataset_t *ds, int j, int nc, int k, int64_t nbl
                           blk.topology);
       goto done;
     }
-    w_i64(w, ids[q]);
-    w_str(w, names[q]);
-    w_str(w, blk.topology);
-    w_i64(w, blk.num_entry);
-    w_i64(w, blk.nodes);
-    w_i64(w, blk.edges);
-    w_i64(w, blk.faces);
-    w_i64(w, blk.attrs);
-    int64_t na = blk.num_entry > 0 ? blk.attrs : 0;
-    if (na > 0) {
-      MXN_ALLOC(an, na);
+    if (blk.num_entry <= 0) continue; /* declared, empty: its id and name said it */
+    runs[(*nrun)++] = (int)q;
+    w_i64(&body, q);
+    w_str(&body, blk.topology);
+    w_i64(&body, blk.num_entry);
+    w_i64(&body, blk.nodes);
+    w_i64(&body, blk.edges);
+    w_i64(&body, blk.faces);
+    w_i64(&body, blk.attrs);
+    if (blk.attrs > 0) {
+      MXN_ALLOC(an, blk.attrs);
       char name[NC_MAX_NAME + 1];
       mxn__name_d(name, sizeof name, bn->attr_names, q + 1);
       /* unnamed attributes are legal */
-      if (read_names(nc, name, na, an) < 0) memset(an, 0, (size_t)na * sizeof *an);
-      for (int64_t a = 0; a < na; a++) w_str(w, an[a]);
+      if (read_names(nc, name, blk.attrs, an) < 0) memset(an, 0, (size_t)blk.attrs * sizeof *an);
+      for (int64_t a = 0; a < blk.attrs; a++) w_str(&body, an[a]);
       MXN_FREE(an);
     }
   }
+  w_i64(w, *nrun);
+  w_raw(w, body.p, body.n);
+  if (body.nomem) w->nomem = 1;
 done:
+  free(body.p);
   free(ids);
   free(names);
   free(null);
@@ -279,19 +293,24 @@ static const set_names_t set_names[MXN__NSK] = {
     {"els_prop1", "els_status", "els_names", "num_ele_els%d", "num_df_els%d"},
 };
 
-/* Member j's sets of every kind into the stream: id, name, entries,
- * distribution factors. */
+/* Member j's sets of every kind: each declared set's id and name into
+ * `decl`; into `body` those with entries or factors (the runs), each with
+ * its position, entries and distribution factors; their positions into
+ * runs[sk] (room for nsets_of[sk], malloc'd here), their number into
+ * nrun[sk]. */
 static int summarize_sets(mxn_dataset_t *ds, int j, int nc, const int64_t nsets_of[MXN__NSK],
-                          wbuf_t *body) {
+                          wbuf_t *decl, wbuf_t *body, int *runs[MXN__NSK], int nrun[MXN__NSK]) {
   const mxn__file_t *f = &ds->files[j];
   int status = MXN_OK;
   int64_t *ids = NULL;
   unsigned char *null = NULL;
   char(*names)[MXN_NAME_LEN] = NULL;
+  wbuf_t rb = {0};
   for (int sk = 0; sk < MXN__NSK; sk++) {
     const set_names_t *sn = &set_names[sk];
     int64_t n = nsets_of[sk];
     if (n <= 0) continue;
+    MXN_ALLOC(runs[sk], n);
     MXN_ALLOC(ids, n);
     MXN_ALLOC(names, n);
     MXN_ALLOC(null, n);
@@ -302,6 +321,12 @@ static int summarize_sets(mxn_dataset_t *ds, int j, int nc, const int64_t nsets_
     }
     if (read_names(nc, sn->names, n, names) < 0) memset(names, 0, (size_t)n * sizeof *names);
     MXN_CHECK(read_null(nc, sn->stat, n, null));
+    w_i64(decl, n);
+    for (int64_t k = 0; k < n; k++) {
+      w_i64(decl, ids[k]);
+      w_str(decl, names[k]);
+    }
+    rb.n = 0;
     for (int64_t k = 0; k < n; k++) {
       int64_t cnt = 0, ndf = 0;
       if (!null[k]) {
@@ -315,16 +340,21 @@ static int summarize_sets(mxn_dataset_t *ds, int j, int nc, const int64_t nsets_
         else
           dim_len_q(nc, sn->df, k + 1, &ndf);
       }
-      w_i64(body, ids[k]);
-      w_str(body, names[k]);
-      w_i64(body, cnt);
-      w_i64(body, ndf);
+      if (cnt <= 0 && ndf <= 0) continue;
+      runs[sk][nrun[sk]++] = (int)k;
+      w_i64(&rb, k);
+      w_i64(&rb, cnt);
+      w_i64(&rb, ndf);
     }
+    w_i64(body, nrun[sk]);
+    w_raw(body, rb.p, rb.n);
+    if (rb.nomem) body->nomem = 1;
     MXN_FREE(ids);
     MXN_FREE(names);
     MXN_FREE(null);
   }
 done:
+  free(rb.p);
   free(ids);
   free(names);
   free(null);
@@ -352,33 +382,49 @@ static const var_names_t var_names[MXN__NV] = {
     {"num_elset_var", "name_elset_var", "elset_var_tab", "vals_elset_var%des%d"},
 };
 
-/* Family v's truth table over nobj objects and n variables ([obj][var]):
- * the stored table, or where the member stores none, whether each value
+/* Family v's truth table over n variables on the nrow objects `rows`
+ * (positions among the member's nobj): out[i][var] for rows[i], from the
+ * stored table, or where the member stores none, from whether each value
  * variable exists. 0 on success. */
-static int read_truth(int nc, int v, int64_t nobj, int n, int *truth) {
+static int read_truth(int nc, int v, int64_t nobj, int n, const int *rows, int nrow,
+                      unsigned char *out) {
   const var_names_t *vn = &var_names[v];
   int tab = var_id(nc, vn->tab);
   if (tab >= 0) {
+    int *all = mxn__malloc((size_t)(nobj * n) * sizeof *all);
     size_t start[2] = {0, 0}, count[2] = {(size_t)nobj, (size_t)n};
-    return nc_get_vara_int(nc, tab, start, count, truth) == NC_NOERR ? 0 : -1;
+    int rc = all && nc_get_vara_int(nc, tab, start, count, all) == NC_NOERR ? 0 : -1;
+    for (int i = 0; i < nrow && rc == 0; i++)
+      for (int k = 0; k < n; k++) out[(int64_t)i * n + k] = all[(int64_t)rows[i] * n + k] != 0;
+    free(all);
+    return rc;
   }
-  for (int64_t b = 0; b < nobj; b++)
+  for (int i = 0; i < nrow; i++)
     for (int k = 0; k < n; k++) {
       char name[NC_MAX_NAME + 1];
-      snprintf(name, sizeof name, vn->vals, k + 1, (int)b + 1);
-      truth[b * n + k] = var_id(nc, name) >= 0;
+      snprintf(name, sizeof name, vn->vals, k + 1, rows[i] + 1);
+      out[(int64_t)i * n + k] = var_id(nc, name) >= 0;
     }
   return 0;
 }
 
+/* The runs (summarize_blocks, summarize_sets) of the objects a variable
+ * family lives on: their positions and number. */
+typedef struct {
+  int *blk[MXN__NBK], nblk[MXN__NBK];
+  int *set[MXN__NSK], nset[MXN__NSK];
+} runs_t;
+
 /* Member j's variables of each family that can have them here into the
  * stream: count, names, and the truth table over the member's blocks or
- * sets; *n_glob: its global variables. */
+ * sets holding entries (one byte a value); *n_glob: its global
+ * variables. */
 static int summarize_vars(mxn_dataset_t *ds, int j, int nc, const int64_t nblk_of[MXN__NBK],
-                          const int64_t nsets_of[MXN__NSK], wbuf_t *body, int *n_glob) {
+                          const int64_t nsets_of[MXN__NSK], const runs_t *runs, wbuf_t *body,
+                          int *n_glob) {
   const mxn__file_t *f = &ds->files[j];
   int status = MXN_OK;
-  int *truth = NULL;
+  unsigned char *truth = NULL;
   char(*names)[MXN_NAME_LEN] = NULL;
   for (int v = 0; v < MXN__NV; v++) {
     int64_t nobj = mxn__fam_objects(v, nblk_of, nsets_of);
@@ -407,13 +453,21 @@ static int summarize_vars(mxn_dataset_t *ds, int j, int nc, const int64_t nblk_o
     MXN_FREE(names);
     if (v == MXN__V_GLOBAL) *n_glob = (int)n;
     if (nobj > 0 && n > 0 && v != MXN__V_NODAL && v != MXN__V_GLOBAL) {
-      MXN_ALLOC(truth, nobj * n);
-      if (read_truth(nc, v, nobj, (int)n, truth) != 0) {
+      const int *rows = v == MXN__V_ELEM   ? runs->blk[MXN__ELEM]
+                        : v == MXN__V_EDGE ? runs->blk[MXN__EDGE]
+                        : v == MXN__V_FACE ? runs->blk[MXN__FACE]
+                                           : runs->set[v - MXN__V_SET0];
+      int nrow = v == MXN__V_ELEM   ? runs->nblk[MXN__ELEM]
+                 : v == MXN__V_EDGE ? runs->nblk[MXN__EDGE]
+                 : v == MXN__V_FACE ? runs->nblk[MXN__FACE]
+                                    : runs->nset[v - MXN__V_SET0];
+      MXN_ALLOC(truth, (int64_t)nrow * n);
+      if (read_truth(nc, v, nobj, (int)n, rows, nrow, truth) != 0) {
         status = MXN_DS_ERR(ds, MXN_ERR_FORMAT, "%s: cannot read the %s variable truth table",
                             f->path, mxn__fam_what[v]);
         goto done;
       }
-      for (int64_t i = 0; i < nobj * n; i++) w_i64(body, truth[i] != 0);
+      w_raw(body, truth, (size_t)nrow * (size_t)n);
       MXN_FREE(truth);
     }
   }
@@ -621,16 +675,20 @@ static int summarize_member(mxn_dataset_t *ds, int j, wbuf_t *w) {
   mxn__file_t *f = &ds->files[j];
   int status = MXN_OK, n_glob = 0;
   int64_t h[H_NUM];
-  wbuf_t body = {0};
+  wbuf_t head = {0}, decl = {0}, body = {0};
+  runs_t runs = {0};
   if (!mxn__file_open(ds, j, &status)) goto done;
   int nc = f->ncid;
-  MXN_CHECK(summarize_head(ds, j, nc, h, &body));
+  MXN_CHECK(summarize_head(ds, j, nc, h, &head));
   const int64_t nblk_of[MXN__NBK] = {h[H_ELBLK], h[H_EDBLK], h[H_FABLK]};
-  for (int k = 0; k < MXN__NBK; k++)
-    MXN_CHECK(summarize_blocks(ds, j, nc, k, nblk_of[k], &body));
+  for (int k = 0; k < MXN__NBK; k++) {
+    MXN_ALLOC(runs.blk[k], nblk_of[k]);
+    MXN_CHECK(summarize_blocks(ds, j, nc, k, nblk_of[k], &decl, &body, runs.blk[k],
+                               &runs.nblk[k]));
+  }
   const int64_t nsets_of[MXN__NSK] = {h[H_NSET], h[H_SSET], h[H_ESET], h[H_FSET], h[H_ELSET]};
-  MXN_CHECK(summarize_sets(ds, j, nc, nsets_of, &body));
-  MXN_CHECK(summarize_vars(ds, j, nc, nblk_of, nsets_of, &body, &n_glob));
+  MXN_CHECK(summarize_sets(ds, j, nc, nsets_of, &decl, &body, runs.set, runs.nset));
+  MXN_CHECK(summarize_vars(ds, j, nc, nblk_of, nsets_of, &runs, &body, &n_glob));
   /* Nodes have coordinates: a header declaring nodes without them made
    * the id map of a member without one (1..n) 10 GB (fuzz_dataset). The
    * shape check holds them to num_nodes where they are. */
@@ -644,7 +702,7 @@ static int summarize_member(mxn_dataset_t *ds, int j, wbuf_t *w) {
   }
   MXN_CHECK(summarize_times(ds, j, nc, n_glob, &body));
   MXN_CHECK(summarize_maps(ds, j, nc, h, &body));
-  if (body.nomem) status = MXN_ERR_NOMEM;
+  if (head.nomem || decl.nomem || body.nomem) status = MXN_ERR_NOMEM;
 done:
   if (status != MXN_OK && ds->err.status == MXN_OK)
     MXN_DS_ERR(ds, status, "%s: %s", f->path, mxn_strerror(status));
@@ -652,10 +710,28 @@ done:
   if (status != MXN_OK) {
     w_str(w, ds->err.msg);
   } else {
+    /* The declarations once per run of members that repeat them: a flag
+     * says "as member j-1" when this open summarised j-1 just before. */
+    int same = ds->decl_prev_j == j - 1 && j > 0 && ds->decl_prev_len == decl.n &&
+               memcmp(ds->decl_prev, decl.p, decl.n) == 0;
+    w_raw(w, head.p, head.n);
+    w_i64(w, same);
+    if (!same) w_raw(w, decl.p, decl.n);
     w_raw(w, body.p, body.n);
+    if (!same) {
+      free(ds->decl_prev);
+      ds->decl_prev = decl.p;
+      ds->decl_prev_len = decl.n;
+      decl.p = NULL;
+    }
+    ds->decl_prev_j = j;
   }
   if (w->nomem && status == MXN_OK) status = MXN_ERR_NOMEM;
+  free(head.p);
+  free(decl.p);
   free(body.p);
+  for (int k = 0; k < MXN__NBK; k++) free(runs.blk[k]);
+  for (int k = 0; k < MXN__NSK; k++) free(runs.set[k]);
   return status;
 }
 
