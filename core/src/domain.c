@@ -114,11 +114,11 @@ int mxn_dataset_file_domain(mxn_dataset_t *ds, int j, const mxn_file_domain_t **
    * the temporaries that build it, which go back to the heap's top. */
   int64_t nk[MXN__NEK];
   for (int e = 0; e < MXN__NEK; e++) nk[e] = mxn__file_count(f, e);
-  int NB = ds->s.num_blocks, orig = f->have_orig_map && nk[MXN__ELEM] > 0;
-  size_t words = 2 * (size_t)NB + (orig ? (size_t)nk[MXN__ELEM] : 0) + 15 * DOM_PAD;
+  int orig = f->have_orig_map && nk[MXN__ELEM] > 0;
+  size_t words = (orig ? (size_t)nk[MXN__ELEM] : 0) + 15 * DOM_PAD;
   for (int e = 0; e < MXN__NEK; e++) words += 3 * (size_t)nk[e]; /* map, ids, positions */
   size_t head = (sizeof *d + 7) & ~(size_t)7;
-  size_t bytes = head + words * sizeof(int64_t) + (size_t)NB * sizeof(int);
+  size_t bytes = head + words * sizeof(int64_t);
   char *block = mxn__malloc(bytes);
   if (!block) return MXN_ERR_NOMEM;
   d = (mxn_file_domain_t *)block;
@@ -150,26 +150,8 @@ int mxn_dataset_file_domain(mxn_dataset_t *ds, int j, const mxn_file_domain_t **
     free(tpos);
     tpos = NULL;
   }
-  d->blk_count = TAKE(NB);
-  d->blk_start = TAKE(NB);
   if (orig) d->orig_elem_ids = TAKE(d->num_elements);
-  d->blk_present = (int *)next;
 #undef TAKE
-  /* The member's element blocks by structure block, from its runs: a
-   * declared block without entries starts where the next one does. */
-  memset(d->blk_count, 0, sizeof(int64_t) * (size_t)NB);
-  memset(d->blk_start, 0, sizeof(int64_t) * (size_t)NB);
-  memset(d->blk_present, 0, sizeof(int) * (size_t)NB);
-  const mxn__blocks_t *kb = &f->kb[MXN__ELEM];
-  int64_t at = 0;
-  for (int q = 0; q < kb->nblk; q++) {
-    int b = kb->blk_of_file[q];
-    const mxn__span_t *r = mxn__span_of(kb, b);
-    d->blk_present[b] = 1;
-    d->blk_start[b] = at;
-    d->blk_count[b] = r && r->q == q ? r->count : 0;
-    at += d->blk_count[b];
-  }
   if (orig) {
     /* Exodus's elem_map<position of the map's id among the member's> */
     int m = mxn__file_map(f, MXN__ELEM, f->orig_map_id) + 1;
@@ -219,4 +201,26 @@ void mxn__ids_from_coords(const mxn_dataset_t *ds, int64_t n, double *const xyz[
     }
     out[i] = id + 1;
   }
+}
+
+int mxn_dataset_file_block(const mxn_dataset_t *ds, int j, int b, int64_t *start, int64_t *count) {
+  if (!ds || !ds->opened || j < 0 || j >= ds->nfiles || b < 0 || b >= ds->s.num_blocks || !start ||
+      !count)
+    return MXN_ERR_ARG;
+  const mxn__blocks_t *kb = &ds->files[j].kb[MXN__ELEM];
+  const mxn__span_t *sp = mxn__span_of(kb, b);
+  int declared = 0;
+  *start = *count = 0;
+  if (sp) {
+    *start = sp->start;
+    *count = sp->count;
+    return 1;
+  }
+  /* declared empty: it starts where the blocks before it end */
+  for (int q = 0; q < kb->nblk && !declared; q++) {
+    if (kb->blk_of_file[q] == b) declared = 1;
+    else if ((sp = mxn__span_of(kb, kb->blk_of_file[q])) && sp->q == q) *start += sp->count;
+  }
+  if (!declared) *start = 0;
+  return declared;
 }

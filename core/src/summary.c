@@ -89,6 +89,36 @@ static int read_names(int nc, const char *name, int64_t n, char (*out)[MXN_NAME_
   return status;
 }
 
+/* n declared entities' ids and names (name variable `name`, absent or
+ * unreadable: unnamed, which is legal) into the declarations, as the count
+ * then (id, name) pairs. Names go from the variable's rows to the stream
+ * through one small buffer: a model of thousands of blocks and sets in
+ * thousands of members made fixed-size name slots most of the open. */
+static void decl_entities(int nc, const char *name, int64_t n, const int64_t *ids, wbuf_t *decl) {
+  int v = var_id(nc, name), nd = 0, dims[NC_MAX_VAR_DIMS];
+  size_t len = 0;
+  char *raw = NULL;
+  w_i64(decl, n);
+  if (n > 0 && v >= 0 && nc_inq_varndims(nc, v, &nd) == NC_NOERR && nd == 2 &&
+      nc_inq_vardimid(nc, v, dims) == NC_NOERR && nc_inq_dimlen(nc, dims[1], &len) == NC_NOERR &&
+      len > 0 && (raw = mxn__malloc((size_t)n * len))) {
+    size_t start[2] = {0, 0}, count[2] = {(size_t)n, len};
+    if (nc_get_vara_text(nc, v, start, count, raw) != NC_NOERR) MXN_FREE(raw);
+  }
+  size_t keep = len < NAME_READ ? len : NAME_READ;
+  for (int64_t k = 0; k < n; k++) {
+    char one[NAME_READ + 1] = "";
+    if (raw) {
+      memcpy(one, raw + (size_t)k * len, keep);
+      one[keep] = '\0';
+      clean_name(one, sizeof one);
+    }
+    w_i64(decl, ids[k]);
+    w_str(decl, one);
+  }
+  free(raw);
+}
+
 /* Which of n entities a kind's status variable marks as NULL (status 0):
  * null[k] set; none where the member has no status variable. */
 static int read_null(int nc, const char *stat_var, int64_t n, unsigned char *null) {
@@ -180,27 +210,19 @@ static int summarize_blocks(mxn_dataset_t *ds, int j, int nc, int k, int64_t nbl
   int status = MXN_OK;
   int64_t *ids = NULL;
   unsigned char *null = NULL;
-  char(*names)[MXN_NAME_LEN] = NULL;
   char(*an)[MXN_NAME_LEN] = NULL;
   wbuf_t body = {0};
   *nrun = 0;
   MXN_ALLOC(ids, nblk);
-  MXN_ALLOC(names, nblk);
   MXN_ALLOC(null, nblk);
   if (nblk > 0) {
     if (get_i64(nc, var_id(nc, bn->ids), nblk, ids) != 0) {
       status = MXN_DS_ERR(ds, MXN_ERR_FORMAT, "%s: cannot read %s block ids", f->path, what);
       goto done;
     }
-    /* unnamed blocks are legal */
-    if (read_names(nc, bn->names, nblk, names) < 0) memset(names, 0, (size_t)nblk * sizeof *names);
     MXN_CHECK(read_null(nc, bn->stat, nblk, null));
   }
-  w_i64(decl, nblk);
-  for (int64_t q = 0; q < nblk; q++) {
-    w_i64(decl, ids[q]);
-    w_str(decl, names[q]);
-  }
+  decl_entities(nc, bn->names, nblk, ids, decl);
   for (int64_t q = 0; q < nblk; q++) {
     blk_param_t blk;
     char why[200];
@@ -272,7 +294,6 @@ static int summarize_blocks(mxn_dataset_t *ds, int j, int nc, int k, int64_t nbl
 done:
   free(body.p);
   free(ids);
-  free(names);
   free(null);
   free(an);
   return status;
@@ -304,7 +325,6 @@ static int summarize_sets(mxn_dataset_t *ds, int j, int nc, const int64_t nsets_
   int status = MXN_OK;
   int64_t *ids = NULL;
   unsigned char *null = NULL;
-  char(*names)[MXN_NAME_LEN] = NULL;
   wbuf_t rb = {0};
   for (int sk = 0; sk < MXN__NSK; sk++) {
     const set_names_t *sn = &set_names[sk];
@@ -312,20 +332,14 @@ static int summarize_sets(mxn_dataset_t *ds, int j, int nc, const int64_t nsets_
     if (n <= 0) continue;
     MXN_ALLOC(runs[sk], n);
     MXN_ALLOC(ids, n);
-    MXN_ALLOC(names, n);
     MXN_ALLOC(null, n);
     if (get_i64(nc, var_id(nc, sn->ids), n, ids) != 0) {
       status = MXN_DS_ERR(ds, MXN_ERR_FORMAT, "%s: cannot read %s ids", f->path,
                           mxn__set_what[sk]);
       goto done;
     }
-    if (read_names(nc, sn->names, n, names) < 0) memset(names, 0, (size_t)n * sizeof *names);
     MXN_CHECK(read_null(nc, sn->stat, n, null));
-    w_i64(decl, n);
-    for (int64_t k = 0; k < n; k++) {
-      w_i64(decl, ids[k]);
-      w_str(decl, names[k]);
-    }
+    decl_entities(nc, sn->names, n, ids, decl);
     rb.n = 0;
     for (int64_t k = 0; k < n; k++) {
       int64_t cnt = 0, ndf = 0;
@@ -350,13 +364,11 @@ static int summarize_sets(mxn_dataset_t *ds, int j, int nc, const int64_t nsets_
     w_raw(body, rb.p, rb.n);
     if (rb.nomem) body->nomem = 1;
     MXN_FREE(ids);
-    MXN_FREE(names);
     MXN_FREE(null);
   }
 done:
   free(rb.p);
   free(ids);
-  free(names);
   free(null);
   return status;
 }

@@ -119,14 +119,17 @@ static void domain_kind_ok(int64_t n, const mxn_gid_t *map, const mxn_idset_t *s
   }
 }
 
-static void domain_ok(const mxn_structure_t *s, const mxn_file_domain_t *d) {
+static void domain_ok(const mxn_dataset_t *ds, const mxn_structure_t *s,
+                      const mxn_file_domain_t *d) {
   domain_kind_ok(d->num_nodes, d->node_map, &d->nodes, d->node_pos);
   domain_kind_ok(d->num_elements, d->elem_map, &d->elems, d->elem_pos);
   domain_kind_ok(d->num_edges, d->edge_map, &d->edges, d->edge_pos);
   domain_kind_ok(d->num_faces, d->face_map, &d->faces, d->face_pos);
   for (int b = 0; b < s->num_blocks; b++) {
-    CHECK(d->blk_count[b] >= 0 && d->blk_start[b] >= 0);
-    CHECK(d->blk_start[b] + d->blk_count[b] <= d->num_elements);
+    int64_t start, count;
+    CHECK(mxn_dataset_file_block(ds, 0, b, &start, &count) >= 0);
+    CHECK(count >= 0 && start >= 0);
+    CHECK(start + count <= d->num_elements);
   }
 }
 
@@ -153,7 +156,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     const mxn_file_domain_t *dom = NULL;
     rc = mxn_dataset_file_domain(ds, 0, &dom);
     if (rc == MXN_OK) {
-      domain_ok(s, dom);
+      domain_ok(ds, s, dom);
       mxn_extract_opts_t eo;
       memset(&eo, 0, sizeof eo);
       mxn_piece_t *pc = NULL;

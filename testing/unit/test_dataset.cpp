@@ -187,13 +187,16 @@ void CheckDomains(Ds &d, Unions *u) {
     // Blocks tile the file's elements in structure order of the file.
     int64_t blk_total = 0;
     for (int b = 0; b < s->num_blocks; b++) {
-      EXPECT_GE(f->blk_count[b], 0);
-      if (!f->blk_present[b]) EXPECT_EQ(f->blk_count[b], 0);
-      if (f->blk_count[b] > 0) {
-        EXPECT_GE(f->blk_start[b], 0);
-        EXPECT_LE(f->blk_start[b] + f->blk_count[b], f->num_elements);
+      int64_t start = -1, count = -1;
+      int present = mxn_dataset_file_block(d.ds, j, b, &start, &count);
+      EXPECT_GE(present, 0);
+      EXPECT_GE(count, 0);
+      if (!present) EXPECT_EQ(count, 0);
+      if (count > 0) {
+        EXPECT_GE(start, 0);
+        EXPECT_LE(start + count, f->num_elements);
       }
-      blk_total += f->blk_count[b];
+      blk_total += count;
     }
     EXPECT_EQ(blk_total, f->num_elements);
     if (u) {
@@ -257,10 +260,14 @@ TEST(DatasetOpen, PlainFileMug) {
   const mxn_file_domain_t *f = d.Dom(0);
   ASSERT_NE(f, nullptr);
   EXPECT_EQ(f->orig_elem_ids, nullptr);
-  EXPECT_EQ(f->blk_count[0], 1716);
-  EXPECT_EQ(f->blk_count[1], 760);
-  EXPECT_EQ(f->blk_start[0], 0);
-  EXPECT_EQ(f->blk_start[1], 1716);
+  int64_t start[2], count[2];
+  EXPECT_EQ(mxn_dataset_file_block(d.ds, 0, 0, &start[0], &count[0]), 1);
+  EXPECT_EQ(mxn_dataset_file_block(d.ds, 0, 1, &start[1], &count[1]), 1);
+  EXPECT_EQ(count[0], 1716);
+  EXPECT_EQ(count[1], 760);
+  EXPECT_EQ(start[0], 0);
+  EXPECT_EQ(start[1], 1716);
+  EXPECT_EQ(mxn_dataset_file_block(d.ds, 0, 2, &start[0], &count[0]), MXN_ERR_ARG);
   // elem_num_map starts 19, 20, 21 (ncdump): the ids are not 1..N.
   EXPECT_EQ(f->elem_map[0], 19);
   EXPECT_EQ(f->elem_map[1], 20);

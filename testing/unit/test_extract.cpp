@@ -423,9 +423,10 @@ TEST(ExtractBlocks, ManyBlocksGiveWhatTheSingleFileGives) {
     ASSERT_EQ(MXN_OK, mxn_dataset_file_domain(spread.ds, j, &d)) << mxn_dataset_errmsg(spread.ds);
     int64_t in_blocks = 0;
     for (int q = 0; q < b->num_blocks; q++) {
-      if (!d->blk_present[q]) continue;
-      EXPECT_EQ(in_blocks, d->blk_start[q]) << "member " << j << " block " << b->blocks[q].id;
-      in_blocks += d->blk_count[q];
+      int64_t start, count;
+      if (mxn_dataset_file_block(spread.ds, j, q, &start, &count) != 1) continue;
+      EXPECT_EQ(in_blocks, start) << "member " << j << " block " << b->blocks[q].id;
+      in_blocks += count;
     }
     EXPECT_EQ(d->num_elements, in_blocks) << "member " << j;
     members_elems += in_blocks;

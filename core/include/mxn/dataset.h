@@ -149,9 +149,6 @@ typedef struct mxn_file_domain {
   int64_t *node_pos;        /**< nodes.ids[k] is at file position node_pos[k] */
   mxn_idset_t elems;        /**< sorted element ids */
   int64_t *elem_pos;        /**< elems.ids[k] is at file position elem_pos[k] */
-  int64_t *blk_count;       /**< per structure block: elements in this file */
-  int64_t *blk_start;       /**< per structure block: file position of its first element */
-  int *blk_present;         /**< per structure block: 1 if the file declares it */
   mxn_gid_t *orig_elem_ids; /**< original_global_id_map (file order) or NULL */
   /* Edges and faces, like nodes: ids from edge_num_map/face_num_map (a
    * single file without them numbers its entries 1..n). */
@@ -195,6 +192,18 @@ const char *mxn_dataset_file_path(const mxn_dataset_t *ds, int j);
  */
 int mxn_dataset_file_domain(mxn_dataset_t *ds, int j,
                             const mxn_file_domain_t **dom);
+
+/**
+ * Where member j keeps element block b (an index into the structure's
+ * blocks): the file position of its first element and its elements (0
+ * where the member holds none; a declared empty block starts where the
+ * next one does). Per member and block on request: the dataset keeps only
+ * the blocks each member holds elements of, so its metadata does not grow
+ * with members x blocks.
+ * \return 1 if the member declares the block, 0 if not, MXN_ERR_ARG for
+ *   bad arguments. Local.
+ */
+int mxn_dataset_file_block(const mxn_dataset_t *ds, int j, int b, int64_t *start, int64_t *count);
 
 /** Detailed message of the last error (never NULL). */
 const char *mxn_dataset_errmsg(const mxn_dataset_t *ds);
