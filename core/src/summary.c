@@ -176,6 +176,10 @@ static int block_param(int nc, int k, int q, int null, blk_param_t *b, char *why
     return 0;
   }
   if (!dim_len_q(nc, bn->entries, q + 1, &b->num_entry)) return -1;
+  /* A declared block without entries says nothing more that is used
+   * (writers that declare every block in every member make most blocks
+   * of a member such; each name lookup costs) */
+  if (b->num_entry == 0) return 0;
   dim_len_q(nc, bn->nodes, q + 1, &b->nodes);
   if (bn->edges) dim_len_q(nc, bn->edges, q + 1, &b->edges);
   if (bn->faces) dim_len_q(nc, bn->faces, q + 1, &b->faces);
@@ -349,6 +353,7 @@ static int summarize_sets(mxn_dataset_t *ds, int j, int nc, const int64_t nsets_
                               mxn__set_what[sk], (long long)ids[k]);
           goto done;
         }
+        if (cnt == 0) continue; /* declared, empty (its factors too) */
         if (sk == MXN__NSET)
           ndf = var_id_q(nc, sn->df, k + 1) >= 0 ? cnt : 0;
         else
