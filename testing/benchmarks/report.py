@@ -325,7 +325,10 @@ def main():
     # the scale benchmark's section (scale_report.py renders it alone too)
     sys.path.insert(0, HERE)
     import scale_report
-    L.extend(scale_report.section([r for r in recs if r.get("kind") == "scale"]))
+    scale_recs = [r for r in recs if r.get("kind") == "scale"]
+    L.extend(scale_report.section(scale_recs))
+    if scale_recs:
+        scale_report.plot(scale_recs, os.path.join(a.outdir, scale_report.PLOT))
 
     w(TRIED)
     w("")

@@ -81,6 +81,8 @@ def section(recs):
       "set of the same M and N. Medians over the runs that succeeded (*runs*: succeeded "
       "of all).")
     w("")
+    w("![metadata and peak RSS per rank against members](%s)" % PLOT)
+    w("")
     w("| mesh | K | M | N | runs | wall s | x K=2 | peak RSS/rank MB | x K=2 | metadata/rank MB "
       "| x K=2 | open s | partition s |")
     w("|---|---|---|---|---|---|---|---|---|---|---|---|---|")
@@ -116,6 +118,47 @@ def section(recs):
     return L
 
 
+PLOT = "bench_scale.png"
+
+
+def plot(recs, path):
+    """Metadata and peak RSS per rank against M, a line per (K, N), into
+    path (a PNG); False when matplotlib is missing or nothing succeeded."""
+    try:
+        import matplotlib
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+    except ImportError:
+        sys.stderr.write("scale_report: matplotlib missing, no plot\n")
+        return False
+    lines = {}
+    for r in recs:
+        if r.get("exit") == 0 and r.get("metadata_bytes_max"):
+            lines.setdefault((r["K"], r["N"]), {}).setdefault(r["M"], []).append(r)
+    if not lines:
+        return False
+    fig, axes = plt.subplots(1, 2, figsize=(10, 3.8))
+    for (K, N), byM in sorted(lines.items()):
+        Ms = sorted(byM)
+        meta = [_med([r["metadata_bytes_max"] / MB for r in byM[m]]) for m in Ms]
+        rss = [_med([r["rss_max_kb"] / 1024.0 for r in byM[m] if r.get("rss_max_kb")]) for m in Ms]
+        label = "K = %d, N = %d" % (K, N)
+        axes[0].plot(Ms, meta, marker="o", label=label)
+        axes[1].plot(Ms, rss, marker="o", label=label)
+    for ax, title in zip(axes, ("Header metadata per rank", "Peak RSS per rank")):
+        ax.set_xscale("log", base=2)
+        ax.set_yscale("log")
+        ax.set_xlabel("members M")
+        ax.set_ylabel("MB")
+        ax.set_title(title)
+        ax.grid(True, which="both", alpha=0.3)
+    axes[0].legend(fontsize=8)
+    fig.tight_layout()
+    fig.savefig(path, dpi=64)
+    plt.close(fig)
+    return True
+
+
 def replace_section(text, lines):
     """text with the scale section replaced by lines (or added before
     "## What was tried", else at the end)."""
@@ -137,7 +180,10 @@ def main():
     ap.add_argument("--md", default=os.path.join(HERE, "BENCHMARKS.md"))
     ap.add_argument("--print", action="store_true")
     a = ap.parse_args()
-    lines = section(load(a.results))
+    recs = load(a.results)
+    lines = section(recs)
+    if lines and not a.print:
+        plot(recs, os.path.join(os.path.dirname(os.path.abspath(a.md)), PLOT))
     if not lines:
         sys.exit("scale_report: no scale records in %s" % a.results)
     if a.print:
