@@ -35,8 +35,8 @@ static int read_poly_conn(mxn_dataset_t *ds, mxn_piece_t *piece, int k, const se
   const int64_t *doff = nfaced ? pb->face_off : pb->conn_off;
   MXN_CHECK(mxn__poly_offsets(ds, sg->file, k, sg->block, &eo));
   if (!mxn__file_open(ds, sg->file, &status)) goto done;
-  const mxn__span_t *run = mxn__span_of(kb, sg->block);
-  if (run) q = run->q;
+  const mxn__span_t *span = mxn__span_of(kb, sg->block);
+  if (span) q = span->q;
   char name[40];
   mxn__name_d(name, sizeof name, nfaced ? "facconn%d" : k == MXN__FACE ? "fbconn%d" : "connect%d",
               q + 1);

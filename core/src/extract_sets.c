@@ -61,8 +61,8 @@ static int poly_side_nodes(mxn_dataset_t *ds, faces_cache_t *fc, int j, int b, i
     if (s->num_dim == 2) *out = 2;
     goto done;
   }
-  const mxn__span_t *run = mxn__span_of(&f->kb[MXN__ELEM], b);
-  if (run) q = run->q;
+  const mxn__span_t *span = mxn__span_of(&f->kb[MXN__ELEM], b);
+  if (span) q = span->q;
   char name[40];
   mxn__name_d(name, sizeof name, "facconn%d", q + 1);
   /* The block's face list, read whole once per member and block: side

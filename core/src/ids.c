@@ -252,9 +252,9 @@ static int print_of(mxn_dataset_t *ds, int j, int64_t pos, print_t *p) {
   const mxn__blocks_t *kb = &f->kb[MXN__ELEM];
   p->block = -1;
   p->sum = p->mix = 0;
-  const mxn__span_t *run = mxn__span_at(kb, pos);
-  if (!run) return status;
-  int b = run->b, q = run->q;
+  const mxn__span_t *span = mxn__span_at(kb, pos);
+  if (!span) return status;
+  int b = span->b, q = span->q;
   p->block = b;
   const mxn_block_info_t *bi = &ds->s.blocks[b];
   int npe = bi->nodes_per_elem;
@@ -262,7 +262,7 @@ static int print_of(mxn_dataset_t *ds, int j, int64_t pos, print_t *p) {
     int64_t conn[64], *c = npe <= 64 ? conn : mxn__malloc((size_t)npe * sizeof *c);
     if (!c) return MXN_ERR_NOMEM;
     if (!mxn__file_open(ds, j, &status) ||
-        mxn__m_rows(f, "connect%d", q + 1, pos - run->start, 1, npe, c, 'l')) {
+        mxn__m_rows(f, "connect%d", q + 1, pos - span->start, 1, npe, c, 'l')) {
       if (status == MXN_OK)
         status = MXN_DS_ERR(ds, MXN_ERR_IO, "%s: element block %lld: cannot read connectivity",
                             f->path, (long long)bi->id);

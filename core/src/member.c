@@ -650,15 +650,15 @@ int mxn__poly_offsets(mxn_dataset_t *ds, int j, int k, int b, const int64_t **of
   const mxn_block_info_t *sb = mxn__sblocks(&ds->s, k, &nb);
   int64_t *o = NULL;
   static const int64_t none[1] = {0}; /* a block without entries here */
-  mxn__span_t *run = mxn__span_of(kb, b);
+  mxn__span_t *span = mxn__span_of(kb, b);
   *off = none;
-  if (!run) return MXN_OK;
-  if (run->ent_off) {
-    *off = run->ent_off;
+  if (!span) return MXN_OK;
+  if (span->ent_off) {
+    *off = span->ent_off;
     return MXN_OK;
   }
-  q = run->q;
-  int64_t n = run->count;
+  q = span->q;
+  int64_t n = span->count;
   MXN_ALLOC(o, n + 1);
   if (q >= 0 && n > 0) {
     char name[40];
@@ -688,16 +688,16 @@ int mxn__poly_offsets(mxn_dataset_t *ds, int j, int k, int b, const int64_t **of
       }
       o[i + 1] += o[i];
     }
-    if (o[n] != run->conn) {
+    if (o[n] != span->conn) {
       status = MXN_DS_ERR(ds, MXN_ERR_FORMAT,
                           "%s: %s block %lld (%s): per-entry counts sum to %lld but the block "
                           "holds %lld references",
                           f->path, mxn__blk_what[k], (long long)sb[b].id, sb[b].type,
-                          (long long)o[n], (long long)run->conn);
+                          (long long)o[n], (long long)span->conn);
       goto done;
     }
   }
-  run->ent_off = o;
+  span->ent_off = o;
   *off = o;
   o = NULL;
 done:

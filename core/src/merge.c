@@ -87,7 +87,7 @@ static int *block_count(mxn_structure_t *s, int k) {
 
 /* Member j's declared blocks of kind k (nblk, from its header) from its
  * summary's declarations: the union over members by id; the member's
- * names kept for its runs. */
+ * names kept for its spans. */
 static int merge_block_decl(mxn_dataset_t *ds, int j, int k, int64_t nblk, rbuf_t *r) {
   mxn_structure_t *s = &ds->s;
   mxn__blocks_t *kb = &ds->files[j].kb[k];
@@ -176,7 +176,7 @@ static int same_decl(mxn_dataset_t *ds, int j, const int64_t *nblk_of, const int
   return 1;
 }
 
-/* Member j's blocks of kind k holding entries (its runs) from its
+/* Member j's blocks of kind k holding entries (its spans) from its
  * summary: sizes and types checked for agreement with the other members',
  * added to the structure's counts. In the member's order here;
  * index_members sorts them by structure block. */
@@ -188,13 +188,13 @@ static int merge_block_runs(mxn_dataset_t *ds, int j, int k, rbuf_t *r) {
   mxn_block_info_t *sb = *block_list(s, k);
   int status = MXN_OK;
   char topo[MXN_NAME_LEN], an[MXN_NAME_LEN];
-  int64_t nrun = r_i64(r);
-  if (r->bad || nrun < 0 || nrun > kb->nblk) {
+  int64_t nspan = r_i64(r);
+  if (r->bad || nspan < 0 || nspan > kb->nblk) {
     r->bad = 1;
     return MXN_OK;
   }
-  kb->nspan = (int)nrun;
-  ARENA_ALLOC0(kb->span, nrun);
+  kb->nspan = (int)nspan;
+  ARENA_ALLOC0(kb->span, nspan);
   int64_t pos = 0;
   for (int i = 0; i < kb->nspan && !r->bad; i++) {
     int64_t q = r_i64(r);
@@ -206,9 +206,9 @@ static int merge_block_runs(mxn_dataset_t *ds, int j, int k, rbuf_t *r) {
       break;
     }
     int b = kb->blk_of_file[q];
-    mxn__span_t *run = &kb->span[i];
+    mxn__span_t *span = &kb->span[i];
     int poly = mxn__poly_kind(topo);
-    *run = (mxn__span_t){.b = b, .q = (int)q, .count = num_entry, .start = pos,
+    *span = (mxn__span_t){.b = b, .q = (int)q, .count = num_entry, .start = pos,
                         .conn = poly == MXN_POLY_NSIDED ? npe : poly == MXN_POLY_NFACED ? nfa : 0};
     pos += num_entry;
     if (poly) npe = nfa = 0; /* per-file totals, not per entry */
@@ -240,13 +240,13 @@ static int merge_block_runs(mxn_dataset_t *ds, int j, int k, rbuf_t *r) {
     }
     if (bi->name[0] == '\0') snprintf(bi->name, sizeof bi->name, "%s", ds->decl_names[k][q]);
     bi->num_elements += num_entry;
-    bi->num_conn += run->conn;
+    bi->num_conn += span->conn;
   }
 done:
   return status;
 }
 
-/* Member j's sets with entries or factors (its runs) from its summary,
+/* Member j's sets with entries or factors (its spans) from its summary,
  * added to the structure's counts. */
 static int merge_set_runs(mxn_dataset_t *ds, int j, const int64_t *nsets_of, rbuf_t *r) {
   mxn_structure_t *s = &ds->s;
@@ -257,13 +257,13 @@ static int merge_set_runs(mxn_dataset_t *ds, int j, const int64_t *nsets_of, rbu
     mxn__sets_t *fs = &f->sk[sk];
     mxn_set_info_t *sets = *set_list(s, sk);
     int nsets = *set_count(s, sk);
-    int64_t nrun = r_i64(r);
-    if (r->bad || nrun < 0 || nrun > fs->nfile) {
+    int64_t nspan = r_i64(r);
+    if (r->bad || nspan < 0 || nspan > fs->nfile) {
       r->bad = 1;
       break;
     }
-    fs->nspan = (int)nrun;
-    ARENA_ALLOC0(fs->span, nrun);
+    fs->nspan = (int)nspan;
+    ARENA_ALLOC0(fs->span, nspan);
     for (int i = 0; i < fs->nspan && !r->bad; i++) {
       int64_t k = r_i64(r), cnt = r_i64(r), ndf = r_i64(r);
       if (r->bad || k < (i ? fs->span[i - 1].k + 1 : 0) || k >= fs->nfile || cnt < 0 || ndf < 0) {
@@ -495,7 +495,7 @@ int mxn__member_merge(mxn_dataset_t *ds, int j, const char *buf, size_t len) {
     if (r->bad) goto bad;
     MXN_CHECK(merge_vars(ds, j, v, n, names));
     if (nobj > 0 && n > 0 && v != MXN__V_NODAL && v != MXN__V_GLOBAL) {
-      /* over the runs, one byte a value */
+      /* over the spans, one byte a value */
       int **tp = v == MXN__V_ELEM   ? &f->kb[MXN__ELEM].truth
                  : v == MXN__V_EDGE ? &f->kb[MXN__EDGE].truth
                  : v == MXN__V_FACE ? &f->kb[MXN__FACE].truth
@@ -575,7 +575,7 @@ bad:
   return MXN_DS_ERR(ds, MXN_ERR_MPI, "%s: member summary is malformed", f->path);
 }
 
-/* Order of runs by structure block (set). */
+/* Order of spans by structure block (set). */
 static int by_block(const void *x, const void *y) {
   int a = ((const mxn__span_t *)x)->b, b = ((const mxn__span_t *)y)->b;
   return (a > b) - (a < b);
@@ -596,7 +596,7 @@ static int row_of(const int *keys, int n, int key) {
   return lo;
 }
 
-/* Member j's runs of block kind k, once the union is known: checked
+/* Member j's spans of block kind k, once the union is known: checked
  * against its entry count, their truth rows by the dataset's variables
  * (and the structure's truth table marked where they hold values), sorted
  * by structure block. */
@@ -626,7 +626,7 @@ static int index_blocks(mxn_dataset_t *ds, int j, int k) {
   kb->in_file_order = 1;
   if (!sorted) {
     /* rare (blocks declared in another order than the first member's):
-     * the runs and their truth rows sorted together */
+     * the spans and their truth rows sorted together */
     int *was;
     ARENA_ALLOC0(was, kb->nspan);
     for (int i = 0; i < kb->nspan; i++) was[i] = kb->span[i].q;
@@ -645,7 +645,7 @@ done:
   return status;
 }
 
-/* Member j's runs of set kind sk, as index_blocks does its blocks'. */
+/* Member j's spans of set kind sk, as index_blocks does its blocks'. */
 static int index_sets(mxn_dataset_t *ds, int j, int sk) {
   mxn__file_t *f = &ds->files[j];
   mxn__sets_t *fs = &f->sk[sk];

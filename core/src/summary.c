@@ -203,11 +203,11 @@ static int block_param(int nc, int k, int q, int null, blk_param_t *b, char *why
 }
 
 /* Member j's blocks of kind k: every declared block's id and name into
- * `decl`; into `w` those holding entries (the runs), each with its
+ * `decl`; into `w` those holding entries (the spans), each with its
  * position, entries, topology, sizes and attribute names; their positions
- * into runs (room for nblk), their number into *nrun. */
+ * into spans (room for nblk), their number into *nspan. */
 static int summarize_blocks(mxn_dataset_t *ds, int j, int nc, int k, int64_t nblk, wbuf_t *decl,
-                            wbuf_t *w, int *runs, int *nrun) {
+                            wbuf_t *w, int *spans, int *nspan) {
   const mxn__file_t *f = &ds->files[j];
   const blk_names_t *bn = &blk_names[k];
   const char *what = mxn__blk_what[k];
@@ -216,7 +216,7 @@ static int summarize_blocks(mxn_dataset_t *ds, int j, int nc, int k, int64_t nbl
   unsigned char *null = NULL;
   char(*an)[MXN_NAME_LEN] = NULL;
   wbuf_t body = {0};
-  *nrun = 0;
+  *nspan = 0;
   MXN_ALLOC(ids, nblk);
   MXN_ALLOC(null, nblk);
   if (nblk > 0) {
@@ -274,7 +274,7 @@ static int summarize_blocks(mxn_dataset_t *ds, int j, int nc, int k, int64_t nbl
       goto done;
     }
     if (blk.num_entry <= 0) continue; /* declared, empty: its id and name said it */
-    runs[(*nrun)++] = (int)q;
+    spans[(*nspan)++] = (int)q;
     w_i64(&body, q);
     w_str(&body, blk.topology);
     w_i64(&body, blk.num_entry);
@@ -292,7 +292,7 @@ static int summarize_blocks(mxn_dataset_t *ds, int j, int nc, int k, int64_t nbl
       MXN_FREE(an);
     }
   }
-  w_i64(w, *nrun);
+  w_i64(w, *nspan);
   w_raw(w, body.p, body.n);
   if (body.nomem) w->nomem = 1;
 done:
@@ -319,12 +319,12 @@ static const set_names_t set_names[MXN__NSK] = {
 };
 
 /* Member j's sets of every kind: each declared set's id and name into
- * `decl`; into `body` those with entries or factors (the runs), each with
+ * `decl`; into `body` those with entries or factors (the spans), each with
  * its position, entries and distribution factors; their positions into
- * runs[sk] (room for nsets_of[sk], malloc'd here), their number into
- * nrun[sk]. */
+ * spans[sk] (room for nsets_of[sk], malloc'd here), their number into
+ * nspan[sk]. */
 static int summarize_sets(mxn_dataset_t *ds, int j, int nc, const int64_t nsets_of[MXN__NSK],
-                          wbuf_t *decl, wbuf_t *body, int *runs[MXN__NSK], int nrun[MXN__NSK]) {
+                          wbuf_t *decl, wbuf_t *body, int *spans[MXN__NSK], int nspan[MXN__NSK]) {
   const mxn__file_t *f = &ds->files[j];
   int status = MXN_OK;
   int64_t *ids = NULL;
@@ -334,7 +334,7 @@ static int summarize_sets(mxn_dataset_t *ds, int j, int nc, const int64_t nsets_
     const set_names_t *sn = &set_names[sk];
     int64_t n = nsets_of[sk];
     if (n <= 0) continue;
-    MXN_ALLOC(runs[sk], n);
+    MXN_ALLOC(spans[sk], n);
     MXN_ALLOC(ids, n);
     MXN_ALLOC(null, n);
     if (get_i64(nc, var_id(nc, sn->ids), n, ids) != 0) {
@@ -360,12 +360,12 @@ static int summarize_sets(mxn_dataset_t *ds, int j, int nc, const int64_t nsets_
           dim_len_q(nc, sn->df, k + 1, &ndf);
       }
       if (cnt <= 0 && ndf <= 0) continue;
-      runs[sk][nrun[sk]++] = (int)k;
+      spans[sk][nspan[sk]++] = (int)k;
       w_i64(&rb, k);
       w_i64(&rb, cnt);
       w_i64(&rb, ndf);
     }
-    w_i64(body, nrun[sk]);
+    w_i64(body, nspan[sk]);
     w_raw(body, rb.p, rb.n);
     if (rb.nomem) body->nomem = 1;
     MXN_FREE(ids);
@@ -425,19 +425,19 @@ static int read_truth(int nc, int v, int64_t nobj, int n, const int *rows, int n
   return 0;
 }
 
-/* The runs (summarize_blocks, summarize_sets) of the objects a variable
+/* The spans (summarize_blocks, summarize_sets) of the objects a variable
  * family lives on: their positions and number. */
 typedef struct {
   int *blk[MXN__NBK], nblk[MXN__NBK];
   int *set[MXN__NSK], nset[MXN__NSK];
-} runs_t;
+} spans_t;
 
 /* Member j's variables of each family that can have them here into the
  * stream: count, names, and the truth table over the member's blocks or
  * sets holding entries (one byte a value); *n_glob: its global
  * variables. */
 static int summarize_vars(mxn_dataset_t *ds, int j, int nc, const int64_t nblk_of[MXN__NBK],
-                          const int64_t nsets_of[MXN__NSK], const runs_t *runs, wbuf_t *body,
+                          const int64_t nsets_of[MXN__NSK], const spans_t *spans, wbuf_t *body,
                           int *n_glob) {
   const mxn__file_t *f = &ds->files[j];
   int status = MXN_OK;
@@ -470,14 +470,14 @@ static int summarize_vars(mxn_dataset_t *ds, int j, int nc, const int64_t nblk_o
     MXN_FREE(names);
     if (v == MXN__V_GLOBAL) *n_glob = (int)n;
     if (nobj > 0 && n > 0 && v != MXN__V_NODAL && v != MXN__V_GLOBAL) {
-      const int *rows = v == MXN__V_ELEM   ? runs->blk[MXN__ELEM]
-                        : v == MXN__V_EDGE ? runs->blk[MXN__EDGE]
-                        : v == MXN__V_FACE ? runs->blk[MXN__FACE]
-                                           : runs->set[v - MXN__V_SET0];
-      int nrow = v == MXN__V_ELEM   ? runs->nblk[MXN__ELEM]
-                 : v == MXN__V_EDGE ? runs->nblk[MXN__EDGE]
-                 : v == MXN__V_FACE ? runs->nblk[MXN__FACE]
-                                    : runs->nset[v - MXN__V_SET0];
+      const int *rows = v == MXN__V_ELEM   ? spans->blk[MXN__ELEM]
+                        : v == MXN__V_EDGE ? spans->blk[MXN__EDGE]
+                        : v == MXN__V_FACE ? spans->blk[MXN__FACE]
+                                           : spans->set[v - MXN__V_SET0];
+      int nrow = v == MXN__V_ELEM   ? spans->nblk[MXN__ELEM]
+                 : v == MXN__V_EDGE ? spans->nblk[MXN__EDGE]
+                 : v == MXN__V_FACE ? spans->nblk[MXN__FACE]
+                                    : spans->nset[v - MXN__V_SET0];
       MXN_ALLOC(truth, (int64_t)nrow * n);
       if (read_truth(nc, v, nobj, (int)n, rows, nrow, truth) != 0) {
         status = MXN_DS_ERR(ds, MXN_ERR_FORMAT, "%s: cannot read the %s variable truth table",
@@ -693,19 +693,19 @@ static int summarize_member(mxn_dataset_t *ds, int j, wbuf_t *w) {
   int status = MXN_OK, n_glob = 0;
   int64_t h[H_NUM];
   wbuf_t head = {0}, decl = {0}, body = {0};
-  runs_t runs = {0};
+  spans_t spans = {0};
   if (!mxn__file_open(ds, j, &status)) goto done;
   int nc = f->ncid;
   MXN_CHECK(summarize_head(ds, j, nc, h, &head));
   const int64_t nblk_of[MXN__NBK] = {h[H_ELBLK], h[H_EDBLK], h[H_FABLK]};
   for (int k = 0; k < MXN__NBK; k++) {
-    MXN_ALLOC(runs.blk[k], nblk_of[k]);
-    MXN_CHECK(summarize_blocks(ds, j, nc, k, nblk_of[k], &decl, &body, runs.blk[k],
-                               &runs.nblk[k]));
+    MXN_ALLOC(spans.blk[k], nblk_of[k]);
+    MXN_CHECK(summarize_blocks(ds, j, nc, k, nblk_of[k], &decl, &body, spans.blk[k],
+                               &spans.nblk[k]));
   }
   const int64_t nsets_of[MXN__NSK] = {h[H_NSET], h[H_SSET], h[H_ESET], h[H_FSET], h[H_ELSET]};
-  MXN_CHECK(summarize_sets(ds, j, nc, nsets_of, &decl, &body, runs.set, runs.nset));
-  MXN_CHECK(summarize_vars(ds, j, nc, nblk_of, nsets_of, &runs, &body, &n_glob));
+  MXN_CHECK(summarize_sets(ds, j, nc, nsets_of, &decl, &body, spans.set, spans.nset));
+  MXN_CHECK(summarize_vars(ds, j, nc, nblk_of, nsets_of, &spans, &body, &n_glob));
   /* Nodes have coordinates: a header declaring nodes without them made
    * the id map of a member without one (1..n) 10 GB (fuzz_dataset). The
    * shape check holds them to num_nodes where they are. */
@@ -747,8 +747,8 @@ done:
   free(head.p);
   free(decl.p);
   free(body.p);
-  for (int k = 0; k < MXN__NBK; k++) free(runs.blk[k]);
-  for (int k = 0; k < MXN__NSK; k++) free(runs.set[k]);
+  for (int k = 0; k < MXN__NBK; k++) free(spans.blk[k]);
+  for (int k = 0; k < MXN__NSK; k++) free(spans.set[k]);
   return status;
 }
 
