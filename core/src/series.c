@@ -37,6 +37,7 @@ typedef struct {
                           -1: a base name (a spread set of an M to be found) */
   size_t root_len;     /* stem[0..root_len) is the series' root (`out.e`) */
   long number;         /* 1 without `-sNNN`, else NNN */
+  int width;           /* digits of NNN as written, 0 without `-sNNN` */
   const char *given;   /* the path as given */
 } name_t;
 
@@ -47,13 +48,15 @@ static int is_regular_file(const char *path) {
 
 /* `-sNNN` (3 digits or more, at most 9) at the end of stem[0..n): 1 with
  * the number and the root's length. */
-static int parse_segment_suffix(const char *stem, size_t n, long *number, size_t *root_len) {
+static int parse_segment_suffix(const char *stem, size_t n, long *number, size_t *root_len,
+                                int *width) {
   size_t i = n;
   while (i > 0 && isdigit((unsigned char)stem[i - 1])) i--;
   size_t digits = n - i;
   if (digits < 3 || digits > 9 || i < 3 || stem[i - 1] != 's' || stem[i - 2] != '-') return 0;
   *number = strtol(stem + i, NULL, 10);
   *root_len = i - 2;
+  *width = (int)digits;
   return *number >= 1;
 }
 
@@ -89,8 +92,9 @@ static int classify(const char *path, name_t *nm, mxn_error_t *e) {
   if (!base[0]) return mxn_error_set(e, MXN_ERR_IO, "%s: not a file name", path);
   nm->stem = strndup(base, bl);
   if (!nm->stem) return mxn_error_set(e, MXN_ERR_NOMEM, "out of memory");
-  if (!parse_segment_suffix(nm->stem, bl, &nm->number, &nm->root_len)) {
+  if (!parse_segment_suffix(nm->stem, bl, &nm->number, &nm->root_len, &nm->width)) {
     nm->number = 1;
+    nm->width = 0;
     nm->root_len = bl;
   }
   return MXN_OK;
@@ -110,6 +114,7 @@ static void join_path(char *out, size_t len, const char *dir, const char *name) 
 /* What the directory holds of one segment number. */
 typedef struct {
   long number;
+  int width;           /* of its first name seen */
   char *plain;         /* the plain file's name, or NULL */
   char *member;        /* a spread member's name (the first seen), or NULL */
   long M;              /* that member's M */
@@ -135,18 +140,20 @@ static int cmp_found(const void *a, const void *b) {
 /* Whether directory entry `ent` is a name of the series rooted at
  * root[0..rl): its number, and M (0 for a plain file) with the length of
  * its stem. */
-static int series_entry(const char *ent, const char *root, size_t rl, long *number, long *M,
-                        size_t *stem_len) {
+static int series_entry(const char *ent, const char *root, size_t rl, long *number, int *width,
+                        long *M, size_t *stem_len) {
   if (strncmp(ent, root, rl) != 0) return 0;
   const char *rest = ent + rl;
   size_t sl = rl;
   *number = 1;
+  *width = 0;
   if (rest[0] == '-' && rest[1] == 's') {
     size_t d = 2;
     while (isdigit((unsigned char)rest[d])) d++;
     if (d - 2 < 3 || d - 2 > 9) return 0;
     if (rest[d] != '\0' && rest[d] != '.') return 0;
     *number = strtol(rest + 2, NULL, 10);
+    *width = (int)(d - 2);
     if (*number < 1) return 0;
     sl = rl + d;
   }
@@ -175,7 +182,8 @@ static int scan_series(const name_t *nm, found_t **out, int *nout, mxn_error_t *
   while ((ent = readdir(d)) != NULL) {
     long number, M;
     size_t sl;
-    if (!series_entry(ent->d_name, nm->stem, nm->root_len, &number, &M, &sl)) continue;
+    int width;
+    if (!series_entry(ent->d_name, nm->stem, nm->root_len, &number, &width, &M, &sl)) continue;
     if (ent->d_type != DT_REG) {
       char p[PATH_MAX * 2];
       join_path(p, sizeof p, nm->dir, ent->d_name);
@@ -195,6 +203,7 @@ static int scan_series(const name_t *nm, found_t **out, int *nout, mxn_error_t *
       }
       memset(&f[n++], 0, sizeof *f);
       f[k].number = number;
+      f[k].width = width;
     }
     char **slot;
     if (M == 0)
@@ -233,6 +242,7 @@ static int scan_series(const name_t *nm, found_t **out, int *nout, mxn_error_t *
 typedef struct {
   char *path;   /* the path given to the dataset discovery */
   long number;
+  int width;    /* digits of its number as named, 0 without `-sNNN` */
   int named;    /* the caller named it: its path stays as given */
 } seg_name_t;
 
@@ -258,6 +268,7 @@ static int segments_from_one(const char *path, seg_name_t **out, int *nout, mxn_
       goto done;
     }
     s[0].number = nm.number;
+    s[0].width = nm.width;
     s[0].named = 1;
     *out = s;
     *nout = 1;
@@ -269,6 +280,7 @@ static int segments_from_one(const char *path, seg_name_t **out, int *nout, mxn_
     char p[PATH_MAX * 2];
     const found_t *g = &f[k];
     s[k].number = g->number;
+    s[k].width = k == mine ? nm.width : g->width;
     if (k == mine) {
       snprintf(p, sizeof p, "%s", path);
       s[k].named = 1;
@@ -350,7 +362,10 @@ static int segments_from_list(const char *const *paths, int np, seg_name_t **out
       status = mxn_error_set(e, MXN_ERR_NOMEM, "out of memory");
       goto done;
     }
+    /* names of different roots: numbered by their place, written back
+     * as the first name and -s002, -s003, ... */
     s[n].number = one_root ? nm[i].number : n + 1;
+    s[n].width = one_root ? nm[i].width : n ? 3 : 0;
     s[n].named = 1;
     n++;
   }
@@ -382,7 +397,7 @@ done:
 typedef struct {
   char *path;
   long number;
-  int M, num_dim, num_times;
+  int width, M, num_dim, num_times;
   double *times;
 } seg_head_t;
 
@@ -425,6 +440,7 @@ static int read_segment(const seg_name_t *sn, int several, seg_head_t *h, mxn_er
   int status = mxn_dataset_create(&ds);
   if (status != MXN_OK) return mxn_error_set(e, status, "out of memory");
   h->number = sn->number;
+  h->width = sn->width;
   if (!(h->path = strdup(sn->path))) {
     status = mxn_error_set(e, MXN_ERR_NOMEM, "out of memory");
     goto done;
@@ -528,7 +544,7 @@ static void find_series(const char *const *paths, int np, buf_t *out) {
   for (int k = 0; k < ns; k++) {
     int32_t len = (int32_t)strlen(h[k].path);
     int64_t num = h[k].number;
-    int32_t v[3] = {h[k].M, h[k].num_dim, h[k].num_times};
+    int32_t v[4] = {h[k].M, h[k].num_dim, h[k].num_times, h[k].width};
     put(out, &len, sizeof len);
     put(out, h[k].path, (size_t)len);
     put(out, &num, sizeof num);
@@ -614,7 +630,7 @@ static int unpack(const char *b, size_t n, mxn_series_t **out, mxn_error_t *e) {
   MXN_ALLOC(s->times, ns);
   s->nseg = ns;
   for (int k = 0; k < ns; k++) {
-    int32_t len, v[3];
+    int32_t len, v[4];
     int64_t num;
     if (!get(b, n, &at, &len, sizeof len) || len < 0) goto short_msg;
     MXN_ALLOC(s->paths[k], (size_t)len + 1);
@@ -624,7 +640,8 @@ static int unpack(const char *b, size_t n, mxn_series_t **out, mxn_error_t *e) {
     MXN_ALLOC(s->times[k], v[2]);
     if (!get(b, n, &at, s->times[k], (size_t)v[2] * sizeof(double))) goto short_msg;
     s->seg[k] = (mxn_series_segment_t){.path = s->paths[k], .number = (int)num, .num_files = v[0],
-                                       .num_dim = v[1], .num_times = v[2], .times = s->times[k]};
+                                       .num_dim = v[1], .num_times = v[2], .times = s->times[k],
+                                       .width = v[3]};
   }
   if ((status = build_steps(s)) != MXN_OK) {
     mxn_error_set(e, status, "series: %s building its %s", mxn_strerror(status), "steps");

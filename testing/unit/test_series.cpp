@@ -95,6 +95,7 @@ void check_a(const std::string &dir, const std::vector<std::string> &paths,
       const mxn_series_segment_t *g = mxn_series_segment(x.s, k);
       ASSERT_NE(nullptr, g);
       EXPECT_EQ(k + 1, g->number);
+      EXPECT_EQ(k ? 3 : 0, g->width);
       EXPECT_EQ(M[k], g->num_files) << g->path;
       EXPECT_EQ(3, g->num_dim);
       EXPECT_EQ(3, g->num_times);
@@ -185,6 +186,8 @@ TEST(Series, WideNumbersAndPaddedRanks) {
     EXPECT_EQ(2, g0->num_files) << p;
     EXPECT_EQ(12, g1->num_files) << p;
     EXPECT_EQ(2, g1->number);
+    EXPECT_EQ(4, g1->width);
+    EXPECT_EQ(0, g0->width);
     EXPECT_EQ(1, g2->num_files);
     EXPECT_EQ(3, g2->number);
     EXPECT_EQ(9, mxn_series_num_steps(x.s));

@@ -42,6 +42,11 @@ typedef struct mxn_series_segment {
    *  else the plain file or member 0 of the spread set. */
   const char *path;
   int number;          /**< 1 for the name without `-sNNN`, else NNN */
+  /** Digits of NNN as the name writes them (`-s0002`: 4), 0 for the name
+   *  without `-sNNN`: what a form written from the series (mxn join,
+   *  repart) names its segments by. In a list of names of different
+   *  roots, segment k > 1 is numbered k, width 3. */
+  int width;
   int num_files;       /**< M: 1 for a plain file */
   int num_dim;         /**< spatial dimension */
   int num_times;       /**< time steps the segment holds */
