@@ -20,6 +20,7 @@
 #include "mxn/load.h"
 #include "mxn/repart.h"
 #include "mxn/topology.h"
+#include "mxn/series.h"
 
 /* The project's one statement of its version (the top CMakeLists.txt reads
  * it from here). */
