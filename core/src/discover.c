@@ -1,6 +1,7 @@
 /* Discovery of a dataset's members: a name given (a member, a base name
  * or a plain file) is turned into the list of member paths of its spread
  * set `base.M.r` (one directory listing), or one file. */
+#include "discover.h"
 #include "internal.h"
 
 #include <ctype.h>
@@ -31,6 +32,10 @@ static int parse_spread_name(const char *name, size_t *base_len, long *M,
   *width = (int)(n - r0);
   *base_len = j - 1;
   return 1;
+}
+
+int mxn__spread_name(const char *name, size_t *base_len, long *M, long *rank, int *width) {
+  return parse_spread_name(name, base_len, M, rank, width);
 }
 
 /* Whether a directory entry is stem.M.r, and its parts. The stem is

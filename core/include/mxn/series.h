@@ -42,13 +42,19 @@ typedef struct mxn_series_segment {
    *  else the plain file or member 0 of the spread set. */
   const char *path;
   int number;          /**< 1 for the name without `-sNNN`, else NNN */
+  /** Digits of NNN as the name writes them (`-s0002`: 4), 0 for the name
+   *  without `-sNNN`: what a form written from the series (mxn join,
+   *  repart) names its segments by. In a list of names of different
+   *  roots, segment k > 1 is numbered k, width 3. */
+  int width;
   int num_files;       /**< M: 1 for a plain file */
   int num_dim;         /**< spatial dimension */
   int num_times;       /**< time steps the segment holds */
   const double *times; /**< its num_times time values (member 0's) */
-  /** Series steps that read this segment: first_step .. first_step +
-   *  num_series_steps - 1 (its steps not overlaid by a later segment's
-   *  equal time). first_step is -1 when none does. */
+  /** The first series step that reads this segment (-1 when none does:
+   *  every time of it is also a later segment's), and how many do (its
+   *  steps not overlaid by a later segment's equal time). They follow
+   *  each other unless the segments' times interleave. */
   int first_step;
   int num_series_steps;
 } mxn_series_segment_t;
