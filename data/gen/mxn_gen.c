@@ -12,7 +12,7 @@
  *           [--shuffle-ids SEED] [--no-sets | --sets S] [--no-vars]
  *           [--word-size 4|8]
  *           [--hot-spot] [--format nc3|nc4] [--compress L]
- *           [--series K [--series-overlap]]
+ *           [--series K [--series-overlap]] [--step-offset S]
  *           OUT.e
  * Exit codes: 0 ok, 2 bad usage (nothing written), 1 I/O or memory error
  * (the partial output file is removed).
@@ -110,6 +110,9 @@
  *   steps    T each; its step kl is series step k = s*T + kl, or with
  *            --series-overlap k = s*(T-1) + kl (a segment's first time
  *            repeats the previous segment's last, to test which wins).
+ * --step-offset S writes a single file whose step kl is series step
+ * k = S + kl: a segment made by hand (other dims, blocks, --hot-spot)
+ * that continues another file's times.
  * Every formula under VARIABLES takes the series step k, so the times
  * t_k = (k+1)/4 continue across segments and any value of any segment
  * follows from its gid, position and k. The hot spot crosses the mesh once
@@ -156,7 +159,7 @@ static const char usage_text[] =
   "               [--id-stride S] [--shuffle-ids SEED] [--no-sets]\n"
   "               [--sets S] [--no-vars] [--word-size 4|8] [--hot-spot]\n"
   "               [--format nc3|nc4] [--compress L]\n"
-  "               [--series K [--series-overlap]] OUT.e\n"
+  "               [--series K [--series-overlap]] [--step-offset S] OUT.e\n"
   "\n"
   "Writes a structured Exodus II mesh of the box [0,NX]x[0,NY]x[0,NZ] (unit\n"
   "spacing) whose ids, sets, attributes and variables all follow formulas\n"
@@ -201,6 +204,8 @@ static const char usage_text[] =
   "                    OUT-s<K> (3 digits) whose meshes differ, see Series.\n"
   "  --series-overlap  each segment's first time equals the previous\n"
   "                    segment's last (needs --series K >= 2, --steps >= 2).\n"
+  "  --step-offset S   one file whose steps are series steps S, S+1, ...\n"
+  "                    (times (S+1)/4, ...): a hand-made later segment.\n"
   "  -h, --help        this text.\n"
   "\n"
   "Order: node file index n = i + (NX+1)*(j + (NY+1)*k) for node (i,j,k) at\n"
@@ -471,6 +476,11 @@ static int parse_args(int argc, char **argv, gen_opts *o)
       o->series = (int)v;
     } else if (!strcmp(arg, "--series-overlap")) {
       o->series_overlap = 1;
+    } else if (!strcmp(arg, "--step-offset")) {
+      if (!has_next || parse_i64(argv[++a], 0, 1000000, &v) != 0) {
+        usage_error("--step-offset needs a step count in 0..1000000"); goto done;
+      }
+      o->step0 = (int)v;
     } else if (!strcmp(arg, "--no-vars")) {
       o->vars = 0;
     } else if (!strcmp(arg, "--word-size")) {
@@ -547,7 +557,11 @@ static int parse_args(int argc, char **argv, gen_opts *o)
                 "adds T-1 new times)");
     goto done;
   }
-  o->steps_total = o->steps;
+  if (o->step0 > 0 && o->series > 0) {
+    usage_error("--step-offset is for single files (a --series numbers its own steps)");
+    goto done;
+  }
+  o->steps_total = o->step0 + o->steps;
 
   /* Title: the options without the output path. */
   snprintf(o->title, sizeof o->title, "mxn_gen");
@@ -1231,7 +1245,7 @@ static int series_segment(const gen_opts *o, int s, char *path, size_t path_size
     return GEN_USAGE;
   }
   seg->id_offset = o->id_offset + (int64_t)s * SERIES_ID_SHIFT;
-  seg->step0 = s * (o->steps - o->series_overlap);
+  seg->step0 = s * (o->steps - o->series_overlap);   /* (o->step0 is 0) */
   seg->steps_total = o->series * (o->steps - o->series_overlap) + o->series_overlap;
   return GEN_OK;
 }
