@@ -21,7 +21,9 @@ static void usage_main(FILE *f) {
           "\n"
           "Load-time MxN repartitioning of Exodus II datasets (version %s).\n"
           "A DATASET is a plain Exodus file, any member of a spread set\n"
-          "(mesh.e.4.0), or the base name of one (mesh.e).\n"
+          "(mesh.e.4.0), or the base name of one (mesh.e). A file of an\n"
+          "adaptive series (out.e, out.e-s002, ...) names the whole series,\n"
+          "which info, stats, join and repart take segment by segment.\n"
           "\n"
           "commands:\n"
           "  info DATASET [--json]          files, counts, blocks, sets, variables, times\n"
@@ -54,6 +56,57 @@ static int bad_usage(const char *cmd, const char *msg) {
   fprintf(stderr, "%s %s: %s (see 'mxn %s --help')\n", prog, cmd, msg, cmd);
   return 2;
 }
+
+/* ---------- adaptive series (mxn/series.h) ---------- */
+
+/* What a DATASET argument turned out to be. */
+enum { SERIES_SINGLE = 0, SERIES_MANY = 1, SERIES_FAILED = -1 };
+
+/* The series `path` belongs to. SERIES_SINGLE (*s may be NULL): one
+ * dataset, which the command reads as it always did; also when the series
+ * cannot be made and `path` alone cannot be opened either, so that the
+ * dataset's own error reaches the user in the words it always had.
+ * SERIES_MANY: several segments in *s. SERIES_FAILED: the series' error
+ * in *err (a gap, a missing member, a segment that cannot be read).
+ * Collective over comm unless MPI_COMM_NULL. */
+static int series_of(MPI_Comm comm, const char *path, mxn_series_t **s, mxn_error_t *err) {
+  const char *paths[1] = {path};
+  *s = NULL;
+  mxn_error_clear(err);
+  if (mxn_series_open(comm, paths, 1, s, err) == MXN_OK) {
+    if (mxn_series_num_segments(*s) > 1) return SERIES_MANY;
+    mxn_series_close(s);
+    return SERIES_SINGLE;
+  }
+  int R = 0, alone = 1;
+  if (comm != MPI_COMM_NULL) MPI_Comm_rank(comm, &R);
+  if (R == 0) {
+    mxn_dataset_t *ds = NULL;
+    alone = mxn_dataset_create(&ds) == MXN_OK && mxn_dataset_open(ds, path) == MXN_OK;
+    mxn_dataset_destroy(&ds);
+  }
+  if (comm != MPI_COMM_NULL) MPI_Bcast(&alone, 1, MPI_INT, 0, comm);
+  return alone ? SERIES_FAILED : SERIES_SINGLE;
+}
+
+/* Where a form written from a series puts segment g: OUT for the segment
+ * named without -sNNN, else OUT-sNNN with NNN as the input wrote it. */
+static void segment_out(char *buf, size_t cap, const char *out, const mxn_series_segment_t *g) {
+  if (g->width == 0)
+    snprintf(buf, cap, "%s", out);
+  else
+    snprintf(buf, cap, "%s-s%0*d", out, g->width, g->number);
+}
+
+/* The series' rule for equal times, as the help texts state it. */
+#define SERIES_HELP                                                                 \
+  "An adaptive series (a run whose mesh changed, one dataset per mesh) is\n"       \
+  "named as MOOSE/libMesh write it: OUT (segment 1), OUT-s002, OUT-s003, ...\n"    \
+  "(3 or more digits: OUT-s0002 too), each a plain file or a spread set of\n"      \
+  "its own M (OUT-s002.6.3). Any file of any segment (or a spread segment's\n"     \
+  "base name) names the whole series; the numbers must follow each other.\n"       \
+  "Its time steps are the union of the segments' times in increasing order;\n"     \
+  "where two segments hold the same time, the later segment's step is read.\n"
 
 /* ---------- info ---------- */
 
@@ -183,6 +236,88 @@ static void text_sets(const char *what, const char *unit, int n, const mxn_set_i
            si[q].name);
 }
 
+/* A segment of a series as info shows it: its dataset (for the member
+ * names) and its exact counts. */
+typedef struct {
+  mxn_dataset_t *ds;
+  int64_t nodes, elements;
+} seg_info_t;
+
+static int segment_info(const mxn_series_segment_t *g, seg_info_t *si, mxn_error_t *err) {
+  mxn_piece_t *pc = NULL;
+  if (mxn_dataset_create(&si->ds) != MXN_OK)
+    return mxn_error_set(err, MXN_ERR_NOMEM, "out of memory");
+  int st = mxn_dataset_open(si->ds, g->path);
+  if (st == MXN_OK) {
+    mxn_extract_opts_t eo;
+    memset(&eo, 0, sizeof eo);
+    eo.gap = 1 << 20;
+    eo.no_attributes = 1;
+    st = mxn_extract(si->ds, NULL, &eo, &pc);
+  }
+  if (st != MXN_OK)
+    return mxn_error_set(err, st, "series segment %d: %s", g->number, mxn_dataset_errmsg(si->ds));
+  si->nodes = pc->num_nodes;
+  si->elements = pc->num_elements;
+  mxn_piece_destroy(&pc);
+  return MXN_OK;
+}
+
+/* The series' part of info --json: the segment of each step and the
+ * segments. */
+static void info_segments_json(const mxn_series_t *sr, const seg_info_t *si) {
+  int n = mxn_series_num_segments(sr), T = mxn_series_num_steps(sr);
+  printf(",\n  \"step_segments\": [");
+  for (int i = 0; i < T; i++) {
+    mxn_series_step_t w;
+    mxn_series_step(sr, i, &w);
+    printf("%s%d", i ? ", " : "", mxn_series_segment(sr, w.segment)->number);
+  }
+  printf("],\n  \"segments\": [");
+  for (int k = 0; k < n; k++) {
+    const mxn_series_segment_t *g = mxn_series_segment(sr, k);
+    const mxn_structure_t *s = mxn_dataset_structure(si[k].ds);
+    printf("%s\n    {\"number\": %d, \"dataset\": ", k ? "," : "", g->number);
+    json_str(stdout, g->path);
+    printf(", \"num_files\": %d, \"file_names\": [", s->num_files);
+    for (int j = 0; j < s->num_files; j++) {
+      if (j) printf(", ");
+      json_str(stdout, mxn_dataset_file_path(si[k].ds, j));
+    }
+    printf("], \"num_dim\": %d, \"num_nodes\": %lld, \"num_elements\": %lld, \"times\": [",
+           g->num_dim, (long long)si[k].nodes, (long long)si[k].elements);
+    for (int t = 0; t < g->num_times; t++) printf("%s%.17g", t ? ", " : "", g->times[t]);
+    printf("], \"first_step\": %d, \"num_series_steps\": %d}", g->first_step + 1,
+           g->num_series_steps);
+  }
+  printf("\n  ]");
+}
+
+/* The series' part of info's text. */
+static void info_segments_text(const mxn_series_t *sr, const seg_info_t *si) {
+  int n = mxn_series_num_segments(sr);
+  for (int k = 0; k < n; k++) {
+    const mxn_series_segment_t *g = mxn_series_segment(sr, k);
+    const mxn_structure_t *s = mxn_dataset_structure(si[k].ds);
+    printf("segment   %d  %s\n", g->number, g->path);
+    printf("  files     %d%s\n", s->num_files, s->num_files > 1 ? " (spread set)" : "");
+    for (int j = 0; j < s->num_files && s->num_files > 1; j++)
+      if (j < 3 || j == s->num_files - 1)
+        printf("            %s\n", mxn_dataset_file_path(si[k].ds, j));
+      else if (j == 3)
+        printf("            ...\n");
+    printf("  nodes     %lld\n  elements  %lld\n  times     %d", (long long)si[k].nodes,
+           (long long)si[k].elements, g->num_times);
+    if (g->num_times > 0) printf(" (%.6g .. %.6g)", g->times[0], g->times[g->num_times - 1]);
+    if (g->num_series_steps > 0)
+      printf(", series steps %d..%d%s\n", g->first_step + 1,
+             g->first_step + g->num_series_steps,
+             g->num_series_steps < g->num_times ? " (some times read from a later segment)" : "");
+    else
+      printf(", no series step (every time read from a later segment)\n");
+  }
+}
+
 static int cmd_info(int argc, char **argv) {
   if (wants_help(argc, argv)) {
     printf("usage: mxn info DATASET [--json]\n\n"
@@ -200,7 +335,17 @@ static int cmd_info(int argc, char **argv) {
            "Id maps that cannot be trusted (an id repeated within a member, one\n"
            "node id at different points in two members) are replaced, as the\n"
            "text output's \"warning\" line says: elements by member and position,\n"
-           "nodes by their coordinates.\n");
+           "nodes by their coordinates.\n\n"
+           SERIES_HELP
+           "For a series of several segments, info describes its first segment\n"
+           "(files, counts, blocks, sets, variables) but gives the series' times,\n"
+           "then each segment: its files, M, nodes, elements, times and the\n"
+           "series steps read from it. --json adds the keys step_segments (the\n"
+           "segment number of each series step) and segments: one object per\n"
+           "segment with number, dataset, num_files, file_names, num_dim,\n"
+           "num_nodes, num_elements, times, first_step (1-based; 0 when every\n"
+           "time of it is read from a later segment) and num_series_steps. A\n"
+           "single dataset prints as it always did.\n");
     return 0;
   }
   mxn_cli_args_t a;
@@ -210,9 +355,32 @@ static int cmd_info(int argc, char **argv) {
   int json = a.json;
   mxn_dataset_t *ds = NULL;
   mxn_piece_t *pc = NULL;
-  int rc = 1;
-  if (mxn_dataset_create(&ds) != MXN_OK) return fail("info", "out of memory");
-  if (mxn_dataset_open(ds, path) != MXN_OK) {
+  mxn_series_t *sr = NULL;
+  seg_info_t *si = NULL;
+  int rc = 1, nseg = 0;
+  mxn_error_t serr;
+  /* A series of several segments: info shows the first with the series'
+   * times, then every segment (each read whole for its counts). */
+  int kind = series_of(MPI_COMM_NULL, path, &sr, &serr);
+  if (kind == SERIES_FAILED) return fail("info", serr.msg);
+  if (kind == SERIES_MANY) {
+    nseg = mxn_series_num_segments(sr);
+    if (!(si = calloc((size_t)nseg, sizeof *si))) {
+      fail("info", "out of memory");
+      goto done;
+    }
+    for (int k = 0; k < nseg; k++)
+      if (segment_info(mxn_series_segment(sr, k), &si[k], &serr) != MXN_OK) {
+        fail("info", serr.msg);
+        goto done;
+      }
+  }
+  const char *open_path = nseg ? mxn_series_segment(sr, 0)->path : path;
+  if (mxn_dataset_create(&ds) != MXN_OK) {
+    fail("info", "out of memory");
+    goto done;
+  }
+  if (mxn_dataset_open(ds, open_path) != MXN_OK) {
     fail("info", mxn_dataset_errmsg(ds));
     goto done;
   }
@@ -261,7 +429,9 @@ static int cmd_info(int argc, char **argv) {
       json_names(stdout, vk[k].v->num, vk[k].v->names);
     }
     printf("},\n  \"times\": [");
-    for (int t = 0; t < s->num_times; t++) printf("%s%.17g", t ? ", " : "", s->times[t]);
+    const int nt = nseg ? mxn_series_num_steps(sr) : s->num_times;
+    const double *times = nseg ? mxn_series_times(sr) : s->times;
+    for (int t = 0; t < nt; t++) printf("%s%.17g", t ? ", " : "", times[t]);
     printf("],\n  \"num_edges\": %lld,\n  \"num_faces\": %lld,\n", (long long)pc->num_edges,
            (long long)pc->num_faces);
     json_blocks("edge_blocks", s->num_edge_blocks, s->edge_blocks, pc->edge_blocks, 0);
@@ -286,9 +456,14 @@ static int cmd_info(int argc, char **argv) {
            s->id_fallback & MXN_IDS_ELEM_BY_POSITION ? "true" : "false",
            s->id_fallback & MXN_IDS_NODE_BY_COORDS ? "true" : "false");
     json_str(stdout, s->id_warning);
-    printf("}\n}\n");
+    printf("}");
+    if (nseg) info_segments_json(sr, si);
+    printf("\n}\n");
   } else {
     printf("dataset   %s\n", path);
+    if (nseg)
+      printf("series    %d segments; up to 'times', segment %d (%s)\n", nseg,
+             mxn_series_segment(sr, 0)->number, open_path);
     printf("files     %d%s\n", s->num_files, s->num_files > 1 ? " (spread set)" : "");
     for (int j = 0; j < s->num_files && s->num_files > 1; j++)
       if (j < 3 || j == s->num_files - 1)
@@ -346,13 +521,19 @@ static int cmd_info(int argc, char **argv) {
               {"elem set", &s->elem_set_vars}};
     for (size_t k = 0; k < sizeof vk / sizeof vk[0]; k++)
       for (int v = 0; v < vk[k].v->num; v++) printf("  %-8s %s\n", vk[k].what, vk[k].v->names[v]);
-    printf("times     %d", s->num_times);
-    if (s->num_times > 0)
-      printf(" (%.6g .. %.6g)", s->times[0], s->times[s->num_times - 1]);
+    const int nt = nseg ? mxn_series_num_steps(sr) : s->num_times;
+    const double *times = nseg ? mxn_series_times(sr) : s->times;
+    printf("times     %d", nt);
+    if (nt > 0) printf(" (%.6g .. %.6g)", times[0], times[nt - 1]);
+    if (nseg) printf(" over the series");
     printf("\n");
+    if (nseg) info_segments_text(sr, si);
   }
   rc = 0;
 done:
+  for (int k = 0; si && k < nseg; k++) mxn_dataset_destroy(&si[k].ds);
+  free(si);
+  mxn_series_close(&sr);
   mxn_piece_destroy(&pc);
   mxn_dataset_destroy(&ds);
   return rc;
@@ -389,7 +570,11 @@ static int cmd_join(int argc, char **argv) {
            "SEACAS epu does): every element, edge and face block, every set,\n"
            "numbered map, variable and time step; entities ordered by global id;\n"
            "element ids that nem_spread kept in original_global_id_map are\n"
-           "restored. OUT appears only when complete.\n\n%s",
+           "restored. OUT appears only when complete.\n\n"
+           "A DATASET of an adaptive series is joined segment by segment into a\n"
+           "series of the same names: OUT, OUT-s002, OUT-s003, ... (the numbers\n"
+           "as wide as the input's), each segment reported on its own line.\n\n"
+           SERIES_HELP "\n%s",
            format_help);
     return 0;
   }
@@ -399,9 +584,30 @@ static int cmd_join(int argc, char **argv) {
   mxn_error_t err;
   mxn_error_clear(&err);
   mxn_form_report_t rep;
-  if (mxn_join(a.pos[0], a.pos[1], &a.form, &rep, &err) != MXN_OK) return fail("join", err.msg);
-  if (!a.quiet) print_report("join", &rep);
-  return 0;
+  mxn_series_t *sr = NULL;
+  int kind = series_of(MPI_COMM_NULL, a.pos[0], &sr, &err);
+  if (kind == SERIES_FAILED) return fail("join", err.msg);
+  if (kind == SERIES_SINGLE) {
+    if (mxn_join(a.pos[0], a.pos[1], &a.form, &rep, &err) != MXN_OK) return fail("join", err.msg);
+    if (!a.quiet) print_report("join", &rep);
+    return 0;
+  }
+  int rc = 0;
+  for (int k = 0; rc == 0 && k < mxn_series_num_segments(sr); k++) {
+    const mxn_series_segment_t *g = mxn_series_segment(sr, k);
+    char out[4096];
+    segment_out(out, sizeof out, a.pos[1], g);
+    if (mxn_join(g->path, out, &a.form, &rep, &err) != MXN_OK) {
+      char m[MXN_ERRMSG_LEN + 64];
+      snprintf(m, sizeof m, "series segment %d: %s", g->number, err.msg);
+      rc = fail("join", m);
+    } else if (!a.quiet) {
+      printf("segment %d: %s -> %s\n", g->number, g->path, out);
+      print_report("join", &rep);
+    }
+  }
+  mxn_series_close(&sr);
+  return rc;
 }
 
 static int cmd_split(int argc, char **argv) {
@@ -523,7 +729,12 @@ static int cmd_repart(int argc, char **argv) {
              "exit 1 with the same message and no member is left behind.\n"
              "With --ghosts L each member also holds its L ghost layers, marked by\n"
              "the element variable vtkGhostType (1 on ghost copies, 0 on owned\n"
-             "elements); mxn join keeps one copy of each element and drops it.\n\n%s%s",
+             "elements); mxn join keeps one copy of each element and drops it.\n\n"
+             "A DATASET of an adaptive series is re-partitioned segment by segment,\n"
+             "each on its own (a new partition per mesh), into a series of the same\n"
+             "names: OUTBASE.N.i, OUTBASE-s002.N.i, OUTBASE-s003.N.i, ... (the\n"
+             "numbers as wide as the input's), each segment reported on its own line.\n\n"
+             SERIES_HELP "\n%s%s",
              coll_options_help, format_help);
     return 0;
   }
@@ -533,16 +744,39 @@ static int cmd_repart(int argc, char **argv) {
   mxn_error_t err;
   mxn_error_clear(&err);
   mxn_form_report_t rep;
-  if (mxn_repart_format(MPI_COMM_WORLD, a.pos[0], a.pos[1], &a.lo, &a.form.file, &rep, &err) !=
-      MXN_OK)
-    return coll_fail("repart", err.msg);
-  if (!a.quiet && world_rank() == 0) print_report("repart", &rep);
-  return 0;
+  mxn_series_t *sr = NULL;
+  int kind = series_of(MPI_COMM_WORLD, a.pos[0], &sr, &err);
+  if (kind == SERIES_FAILED) return coll_fail("repart", err.msg);
+  if (kind == SERIES_SINGLE) {
+    if (mxn_repart_format(MPI_COMM_WORLD, a.pos[0], a.pos[1], &a.lo, &a.form.file, &rep, &err) !=
+        MXN_OK)
+      return coll_fail("repart", err.msg);
+    if (!a.quiet && world_rank() == 0) print_report("repart", &rep);
+    return 0;
+  }
+  /* every rank walks the same segments and stops at the same one (the
+   * repart's errors are agreed) */
+  int rc = 0;
+  for (int k = 0; rc == 0 && k < mxn_series_num_segments(sr); k++) {
+    const mxn_series_segment_t *g = mxn_series_segment(sr, k);
+    char out[4096];
+    segment_out(out, sizeof out, a.pos[1], g);
+    if (mxn_repart_format(MPI_COMM_WORLD, g->path, out, &a.lo, &a.form.file, &rep, &err) !=
+        MXN_OK) {
+      char m[MXN_ERRMSG_LEN + 64];
+      snprintf(m, sizeof m, "series segment %d: %s", g->number, err.msg);
+      rc = coll_fail("repart", m);
+    } else if (!a.quiet && world_rank() == 0) {
+      printf("segment %d: %s -> %s.%d.*\n", g->number, g->path, out, world_size());
+      print_report("repart", &rep);
+    }
+  }
+  mxn_series_close(&sr);
+  return rc;
 }
 
-static void stats_json(const char *path, const mxn_load_t *ld, const mxn_cli_args_t *a,
+static void stats_json(const char *path, int num_files, const mxn_cli_args_t *a,
                        const mxn_load_stats_t *all, int n) {
-  const mxn_structure_t *s = mxn_load_structure(ld);
   int64_t br = 0, bn = 0, mb = 0, sb = 0, pbr = 0, rc = 0, fo = 0, bd = 0, meta = 0;
   double wsum = 0, wmax = 0, sec[5] = {0, 0, 0, 0, 0};
   for (int r = 0; r < n; r++) {
@@ -565,7 +799,7 @@ static void stats_json(const char *path, const mxn_load_t *ld, const mxn_cli_arg
   }
   printf("{\n  \"dataset\": ");
   json_str(stdout, path);
-  printf(",\n  \"files\": %d,\n  \"ranks\": %d,\n  \"method\": ", s->num_files, n);
+  printf(",\n  \"files\": %d,\n  \"ranks\": %d,\n  \"method\": ", num_files, n);
   json_str(stdout, mxn_part_method_name(a->lo.method));
   printf(",\n  \"weights\": ");
   if (a->lo.weight_field)
@@ -625,42 +859,53 @@ static void stats_json(const char *path, const mxn_load_t *ld, const mxn_cli_arg
 
 /* stats --steps: one row per step of the re-balancing (rank 0's reports;
  * the figures in them are global). */
-static void steps_json(const mxn_cli_args_t *a, const mxn_rebalance_report_t *rp, int n) {
+static void steps_json(const mxn_cli_args_t *a, const mxn_rebalance_report_t *rp, int n,
+                       const int *seg) {
   printf(",\n  \"rebalance\": ");
   json_str(stdout, a->rebal_none ? "none" : mxn_rebal_strategy_name(n > 0 ? rp[0].strategy : a->strategy));
   printf(",\n  \"steps\": [");
   for (int i = 0; i < n; i++)
     printf("%s\n    {\"step\": %d, \"imbalance_before\": %.17g, \"imbalance_after\": %.17g, "
            "\"migrated\": %lld, \"bytes_read\": %lld}",
-           i ? "," : "", rp[i].step + 1, rp[i].imbalance_before, rp[i].imbalance_after,
-           (long long)rp[i].migrated, (long long)rp[i].bytes_read_all);
+           i ? "," : "", seg ? i + 1 : rp[i].step + 1, rp[i].imbalance_before,
+           rp[i].imbalance_after, (long long)rp[i].migrated, (long long)rp[i].bytes_read_all);
   printf("\n  ],\n  \"steps_detail\": [");
-  for (int i = 0; i < n; i++)
+  for (int i = 0; i < n; i++) {
     printf("%s\n    {\"step\": %d, \"rebalanced\": %d, \"fresh_migrated\": %lld, "
            "\"fresh_imbalance\": %.17g, \"retries\": %d, \"rounds\": %d, \"fell_back\": %d, "
-           "\"seconds_balance\": %.6f, \"seconds_migrate\": %.6f}",
-           i ? "," : "", rp[i].step + 1, rp[i].rebalanced, (long long)rp[i].fresh_migrated,
-           rp[i].fresh_imbalance, rp[i].retries, rp[i].rounds, rp[i].fell_back,
-           rp[i].seconds_balance, rp[i].seconds_migrate);
+           "\"seconds_balance\": %.6f, \"seconds_migrate\": %.6f",
+           i ? "," : "", seg ? i + 1 : rp[i].step + 1, rp[i].rebalanced,
+           (long long)rp[i].fresh_migrated, rp[i].fresh_imbalance, rp[i].retries, rp[i].rounds,
+           rp[i].fell_back, rp[i].seconds_balance, rp[i].seconds_migrate);
+    /* a series: the segment (its number) and the step within it */
+    if (seg) printf(", \"segment\": %d, \"segment_step\": %d", seg[i], rp[i].step + 1);
+    printf("}");
+  }
   printf("\n  ]");
 }
 
-static void steps_text(const mxn_cli_args_t *a, const mxn_rebalance_report_t *rp, int n) {
-  printf("re-balancing (%s) per step:\n%5s %10s %10s %10s %10s %12s %9s %9s\n",
+static void steps_text(const mxn_cli_args_t *a, const mxn_rebalance_report_t *rp, int n,
+                       const int *seg) {
+  printf("re-balancing (%s) per step:\n%5s %10s %10s %10s %10s %12s %9s %9s%s\n",
          a->rebal_none ? "none" : mxn_rebal_strategy_name(n > 0 ? rp[0].strategy : a->strategy),
          "step", "imb before", "imb after", "migrated", "fresh", "bytes read", "s balance",
-         "s migrate");
-  for (int i = 0; i < n; i++)
-    printf("%5d %10.4f %10.4f %10lld %10lld %12lld %9.3f %9.3f\n", rp[i].step + 1,
+         "s migrate", seg ? " segment (step)" : "");
+  for (int i = 0; i < n; i++) {
+    printf("%5d %10.4f %10.4f %10lld %10lld %12lld %9.3f %9.3f", seg ? i + 1 : rp[i].step + 1,
            rp[i].imbalance_before, rp[i].imbalance_after, (long long)rp[i].migrated,
            (long long)rp[i].fresh_migrated, (long long)rp[i].bytes_read_all,
            rp[i].seconds_balance, rp[i].seconds_migrate);
+    /* a series: the segment, marked where the mesh changes */
+    if (seg)
+      printf(" %7d (%d)%s", seg[i], rp[i].step + 1,
+             i > 0 && seg[i] != seg[i - 1] ? "  <- new mesh" : "");
+    printf("\n");
+  }
 }
 
-static void stats_text(const char *path, const mxn_load_t *ld, const mxn_cli_args_t *a,
+static void stats_text(const char *path, int num_files, const mxn_cli_args_t *a,
                        const mxn_load_stats_t *all, int n) {
-  const mxn_structure_t *s = mxn_load_structure(ld);
-  printf("stats: %s: %d file(s) on %d rank(s), method %s%s%s\n", path, s->num_files, n,
+  printf("stats: %s: %d file(s) on %d rank(s), method %s%s%s\n", path, num_files, n,
          mxn_part_method_name(a->lo.method), a->lo.weight_field ? ", weights " : "",
          a->lo.weight_field ? a->lo.weight_field : "");
   printf("%6s %10s %12s %6s %8s %10s %11s %11s %9s %9s %7s %6s\n", "rank", "owned", "weight",
@@ -697,6 +942,130 @@ static void stats_text(const char *path, const mxn_load_t *ld, const mxn_cli_arg
          sb / 1e6);
   printf("seconds (max over ranks): open %.3f, partition %.3f, plan %.3f, read %.3f\n", sec[0],
          sec[1], sec[2], sec[3]);
+}
+
+/* The figures of one segment's load in stats --json of a series. */
+static void stats_segment_json(const mxn_series_segment_t *g, int num_files,
+                               const mxn_load_stats_t *all, int n, int first) {
+  int64_t br = 0, bn = 0, rc = 0, fo = 0;
+  double sec[4] = {0, 0, 0, 0};
+  for (int r = 0; r < n; r++) {
+    br += all[r].bytes_read;
+    bn += all[r].bytes_needed;
+    rc += all[r].read_calls;
+    fo += all[r].files_opened;
+    const double t[4] = {all[r].seconds_open, all[r].seconds_partition, all[r].seconds_plan,
+                         all[r].seconds_read};
+    for (int k = 0; k < 4; k++)
+      if (t[k] > sec[k]) sec[k] = t[k];
+  }
+  printf("%s\n    {\"number\": %d, \"dataset\": ", first ? "" : ",", g->number);
+  json_str(stdout, g->path);
+  printf(", \"files\": %d, \"total_elements\": %lld, ", num_files,
+         (long long)all[0].total_elements);
+  json_num("imbalance", all[0].imbalance, ", ");
+  printf("\"bytes_read\": %lld, \"bytes_needed\": %lld, \"read_calls\": %lld, "
+         "\"files_opened\": %lld, \"seconds_max\": {\"open\": %.6f, \"partition\": %.6f, "
+         "\"plan\": %.6f, \"read\": %.6f}}",
+         (long long)br, (long long)bn, (long long)rc, (long long)fo, sec[0], sec[1], sec[2],
+         sec[3]);
+}
+
+/* stats of a series of several segments: a load per segment (a new one
+ * where the mesh changes, so --steps re-balancing starts afresh there),
+ * the per-rank table of each, then the steps across the segments.
+ * Collective; every rank walks the same segments and steps. */
+static int stats_series(mxn_cli_args_t *a, const mxn_series_t *sr) {
+  int N = world_size(), R = world_rank(), nseg = mxn_series_num_segments(sr),
+      T = mxn_series_num_steps(sr), rc = 0;
+  int nrp = a->steps ? (a->steps < 0 || a->steps > T ? T : a->steps) : 0;
+  mxn_error_t err;
+  mxn_error_clear(&err);
+  /* the loads: each segment once, or with --steps one per run of steps
+   * in one segment (times of segments may interleave) */
+  int *vis = calloc((size_t)(nseg + nrp) + 1, sizeof *vis), nvis = 0;
+  int *segnum = calloc((size_t)nrp + 1, sizeof *segnum);
+  int *vfiles = calloc((size_t)(nseg + nrp) + 1, sizeof *vfiles);
+  mxn_rebalance_report_t *rp = calloc((size_t)nrp + 1, sizeof *rp);
+  mxn_load_stats_t *all = R == 0 ? calloc((size_t)(nseg + nrp + 1) * (size_t)N, sizeof *all) : NULL;
+  int ok = vis && segnum && vfiles && rp && (R != 0 || all), all_ok = 0;
+  MPI_Allreduce(&ok, &all_ok, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+  if (!all_ok) {
+    rc = coll_fail("stats", "out of memory");
+    goto done;
+  }
+  for (int i = 0; i < nrp; i++) {
+    mxn_series_step_t w;
+    mxn_series_step(sr, i, &w);
+    if (nvis == 0 || vis[nvis - 1] != w.segment) vis[nvis++] = w.segment;
+  }
+  if (nrp == 0)
+    for (int k = 0; k < nseg; k++) vis[nvis++] = k;
+  mxn_rebalance_opts_t ro;
+  memset(&ro, 0, sizeof ro);
+  ro.strategy = a->strategy;
+  ro.weight_field = a->lo.weight_field;
+  ro.weight_abs = 1;
+  ro.imbalance_tol = a->rebal_none ? 1e300 : a->lo.imbalance_tol;
+  ro.measure_fresh = a->fresh;
+  int si = 0;
+  for (int v = 0; rc == 0 && v < nvis; v++) {
+    const mxn_series_segment_t *g = mxn_series_segment(sr, vis[v]);
+    mxn_load_t *ld = NULL;
+    int st = mxn_load_open(MPI_COMM_WORLD, g->path, &a->lo, &ld, &err);
+    for (; st == MXN_OK && si < nrp; si++) {
+      mxn_series_step_t w;
+      mxn_series_step(sr, si, &w);
+      if (w.segment != vis[v]) break;
+      segnum[si] = g->number;
+      st = mxn_load_rebalance(ld, w.step, &ro, &rp[si], &err);
+    }
+    if (st != MXN_OK) {
+      char m[MXN_ERRMSG_LEN + 64];
+      snprintf(m, sizeof m, "series segment %d: %s", g->number, err.msg);
+      rc = coll_fail("stats", m);
+    } else {
+      mxn_load_stats_t mine = mxn_load_stats(ld);
+      mine.num_nodes = mxn_load_piece(ld)->num_nodes;
+      vfiles[v] = mxn_load_structure(ld)->num_files;
+      if (MPI_Gather(&mine, (int)sizeof mine, MPI_BYTE, all ? all + (size_t)v * N : NULL,
+                     (int)sizeof mine, MPI_BYTE, 0, MPI_COMM_WORLD) != MPI_SUCCESS)
+        rc = coll_fail("stats", "gathering the per-rank figures failed");
+    }
+    mxn_load_close(&ld);
+  }
+  if (rc == 0 && R == 0) {
+    if (a->json) {
+      /* the keys of a dataset's stats describe the first load */
+      stats_json(a->pos[0], vfiles[0], a, all, N);
+      printf(",\n  \"segments\": [");
+      for (int v = 0; v < nvis; v++)
+        stats_segment_json(mxn_series_segment(sr, vis[v]), vfiles[v], all + (size_t)v * N, N,
+                           v == 0);
+      printf("\n  ]");
+      if (a->steps) steps_json(a, rp, nrp, segnum);
+      printf("\n}\n");
+    } else {
+      for (int v = 0; v < nvis; v++) {
+        const mxn_series_segment_t *g = mxn_series_segment(sr, vis[v]);
+        printf("%ssegment %d of the series (%d segments, %d steps):\n", v ? "\n" : "",
+               g->number, nseg, T);
+        stats_text(g->path, vfiles[v], a, all + (size_t)v * N, N);
+      }
+      if (a->steps) {
+        printf("\n");
+        steps_text(a, rp, nrp, segnum);
+      }
+    }
+    fflush(stdout);
+  }
+done:
+  free(vis);
+  free(segnum);
+  free(vfiles);
+  free(rp);
+  free(all);
+  return rc;
 }
 
 static int cmd_stats(int argc, char **argv) {
@@ -742,7 +1111,16 @@ static int cmd_stats(int argc, char **argv) {
              "1-based, migrated elements and bytes re-read over all ranks) and\n"
              "steps_detail (rebalanced, fresh_migrated (-1 without --fresh: what a\n"
              "fresh partition would move), fresh_imbalance, retries, rounds,\n"
-             "fell_back, seconds_balance, seconds_migrate).\n\n%s",
+             "fell_back, seconds_balance, seconds_migrate).\n\n"
+             SERIES_HELP
+             "On a series of several segments each segment is loaded in turn (a\n"
+             "new partition where the mesh changes; --steps re-balancing starts\n"
+             "afresh there) and its per-rank table printed under its name; the\n"
+             "steps are the series' (1-based), each row with its segment and its\n"
+             "step within it (--json: steps_detail's segment and segment_step),\n"
+             "and --json adds segments: per load, number, dataset, files,\n"
+             "total_elements, imbalance, bytes_read, bytes_needed, read_calls,\n"
+             "files_opened and seconds_max; the other keys describe the first.\n\n%s",
              coll_options_help);
     return 0;
   }
@@ -763,6 +1141,14 @@ static int cmd_stats(int argc, char **argv) {
   mxn_error_clear(&err);
   mxn_load_t *ld = NULL;
   if (a.steps) a.lo.dynamic = 1;
+  mxn_series_t *sr = NULL;
+  int kind = series_of(MPI_COMM_WORLD, a.pos[0], &sr, &err);
+  if (kind == SERIES_FAILED) return coll_fail("stats", err.msg);
+  if (kind == SERIES_MANY) {
+    int src = stats_series(&a, sr);
+    mxn_series_close(&sr);
+    return src;
+  }
   if (mxn_load_open(MPI_COMM_WORLD, a.pos[0], &a.lo, &ld, &err) != MXN_OK) {
     mxn_load_close(&ld);
     return coll_fail("stats", err.msg);
@@ -814,12 +1200,12 @@ static int cmd_stats(int argc, char **argv) {
   }
   if (R == 0) {
     if (a.json) {
-      stats_json(a.pos[0], ld, &a, all, N);
-      if (a.steps) steps_json(&a, rp, nrp);
+      stats_json(a.pos[0], mxn_load_structure(ld)->num_files, &a, all, N);
+      if (a.steps) steps_json(&a, rp, nrp, NULL);
       printf("\n}\n");
     } else {
-      stats_text(a.pos[0], ld, &a, all, N);
-      if (a.steps) steps_text(&a, rp, nrp);
+      stats_text(a.pos[0], mxn_load_structure(ld)->num_files, &a, all, N);
+      if (a.steps) steps_text(&a, rp, nrp, NULL);
     }
     fflush(stdout);
   }
