@@ -1,7 +1,7 @@
 """MxNReader on an adaptive series written by `mxn_gen --series K`.
 
 usage: mpiexec -n N pvbatch --symmetric series.py PLUGIN_SO METHOD
-           NX NY NZ B T K OVERLAP [--ioss] FILE [FILE ...]
+           NX NY NZ B T K OVERLAP [--ioss] [--rebalance] FILE [FILE ...]
 
 NX NY NZ B T K OVERLAP are the generator's options (--dims NX NY NZ
 --blocks B --steps T --series K, OVERLAP 1 with --series-overlap, else 0):
@@ -22,6 +22,9 @@ time, over all ranks:
     that series step: node_gid_time = gid + k/16, nodal_x = x + k,
     elem_gid_time = -(gid + k/16), elem_block_only = 2 gid + k/16 (block
     10 only), global step_index = k.
+With --rebalance (a series written with --hot-spot) the reader re-balances
+every step by hot_spot (RebalanceEachTimeStep), which starts afresh in each
+segment; the checks are the same.
 With --ioss (plain files only) IOSSReader reads the same FILE list: the
 same times, and at every time the same owned cell count and the same sums
 of elem_gid_time and elem_block_only.
@@ -36,7 +39,8 @@ import sys
 SKIP = 77
 args = sys.argv[1:]
 ioss = "--ioss" in args
-args = [a for a in args if a != "--ioss"]
+rebalance = "--rebalance" in args
+args = [a for a in args if a not in ("--ioss", "--rebalance")]
 if len(args) < 10:
     print(__doc__.split("\n\n")[1])
     sys.exit(2)
@@ -188,6 +192,9 @@ def check_time(r, t, k):
 LoadPlugin(plugin, ns=globals())
 r = MxNReader(FileName=files if len(files) > 1 else files[0],  # noqa: F405
               PartitionMethod=method, GhostLevels=1 if nranks > 1 else 0)
+if rebalance:
+    r.LoadBalanceField = "hot_spot"
+    r.RebalanceEachTimeStep = 1
 times = list(r.TimestepValues)
 nsteps = K * (T - OVERLAP) + OVERLAP
 want_times = [(k + 1) / 4.0 for k in range(nsteps)]
