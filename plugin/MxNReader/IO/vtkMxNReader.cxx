@@ -1,7 +1,7 @@
 // The MxN reader's VTK algorithm: properties, selections and the pipeline
 // passes. The work is done by the core (libmxn) through
-// vtkMxNReaderInternals; vtkMxNPieceConverter turns its piece into VTK
-// objects.
+// vtkMxNReaderInternals, one per segment of the dataset (vtkMxNSeries);
+// vtkMxNPieceConverter turns its piece into VTK objects.
 #include "vtkMxNReader.h"
 
 #include "vtkCallbackCommand.h"
