@@ -106,8 +106,9 @@ int mxn_series_num_segments(const mxn_series_t *s);
  *  range. Local. */
 const mxn_series_segment_t *mxn_series_segment(const mxn_series_t *s, int k);
 
-/** Whether the series is a single dataset opened under its own name (one
- *  segment, no `-sNNN` siblings): it then behaves as that dataset. Local. */
+/** Whether the series has one segment (a dataset with no `-sNNN`
+ *  siblings, or a list naming one dataset): its path is then the path
+ *  given, and it reads as that dataset always did. Local. */
 int mxn_series_is_single(const mxn_series_t *s);
 
 /** Number of steps of the series (the union of the segments' times). Local. */
