@@ -12,6 +12,7 @@
  *           [--shuffle-ids SEED] [--no-sets | --sets S] [--no-vars]
  *           [--word-size 4|8]
  *           [--hot-spot] [--format nc3|nc4] [--compress L]
+ *           [--series K [--series-overlap]] [--step-offset S]
  *           OUT.e
  * Exit codes: 0 ok, 2 bad usage (nothing written), 1 I/O or memory error
  * (the partial output file is removed).
@@ -100,6 +101,23 @@
  * --word-size 4 (float storage) they are exact only while gid < 2^19 and
  * T <= 16.
  *
+ * ADAPTIVE SERIES (--series K). K files OUT, OUT-s002, ..., OUT-s<K>
+ * (3 digits, as MOOSE/libMesh name the files of a run whose mesh changes),
+ * segment s = 0..K-1 written as the single file above with
+ *   dims     floor(D*(s+2)/2) for each given dim D (NX 40: 40, 60, 80, ...)
+ *   blocks   B + s (B = --blocks): every segment has its own block layout
+ *   ids      --id-offset O + s*1000000 (nodes and elements)
+ *   steps    T each; its step kl is series step k = s*T + kl, or with
+ *            --series-overlap k = s*(T-1) + kl (a segment's first time
+ *            repeats the previous segment's last, to test which wins).
+ * --step-offset S writes a single file whose step kl is series step
+ * k = S + kl: a segment made by hand (other dims, blocks, --hot-spot)
+ * that continues another file's times.
+ * Every formula under VARIABLES takes the series step k, so the times
+ * t_k = (k+1)/4 continue across segments and any value of any segment
+ * follows from its gid, position and k. The hot spot crosses the mesh once
+ * over the whole series.
+ *
  * FILE. Coordinate names x, y[, z]; title "mxn_gen <options>" (the options
  * as given, without the output path, truncated to 80 characters); four info
  * records giving the id formula and O, S, A, C, N for nodes and elements.
@@ -140,7 +158,8 @@ static const char usage_text[] =
   "               [--blocks K] [--steps T] [--int64] [--id-offset O]\n"
   "               [--id-stride S] [--shuffle-ids SEED] [--no-sets]\n"
   "               [--sets S] [--no-vars] [--word-size 4|8] [--hot-spot]\n"
-  "               [--format nc3|nc4] [--compress L] OUT.e\n"
+  "               [--format nc3|nc4] [--compress L]\n"
+  "               [--series K [--series-overlap]] [--step-offset S] OUT.e\n"
   "\n"
   "Writes a structured Exodus II mesh of the box [0,NX]x[0,NY]x[0,NZ] (unit\n"
   "spacing) whose ids, sets, attributes and variables all follow formulas\n"
@@ -181,6 +200,12 @@ static const char usage_text[] =
   "                    d from a centre crossing the mesh diagonally over the\n"
   "                    steps (s = 0.08 max(NX,NY)); a moving load to balance.\n"
   "  --hot-spot-peak P  the spot's height P instead of 9 (implies --hot-spot).\n"
+  "  --series K        an adaptive series of K files OUT, OUT-s002, ...,\n"
+  "                    OUT-s<K> (3 digits) whose meshes differ, see Series.\n"
+  "  --series-overlap  each segment's first time equals the previous\n"
+  "                    segment's last (needs --series K >= 2, --steps >= 2).\n"
+  "  --step-offset S   one file whose steps are series steps S, S+1, ...\n"
+  "                    (times (S+1)/4, ...): a hand-made later segment.\n"
   "  -h, --help        this text.\n"
   "\n"
   "Order: node file index n = i + (NX+1)*(j + (NY+1)*k) for node (i,j,k) at\n"
@@ -209,6 +234,13 @@ static const char usage_text[] =
   "Attribute attr_gid = gid(e) on the first block only.\n"
   "Values are exact in double for gid < 2^48; with --word-size 4 only for\n"
   "gid < 2^19 and T <= 16.\n"
+  "\n"
+  "Series (--series K; hex, tet, quad, wedge, mixed): segment s = 0..K-1 is\n"
+  "the file above with dims floor(D*(s+2)/2) for each given D (40 40 40:\n"
+  "64k, 216k, 512k hexes), --blocks B+s, ids after O + s*1000000, and T\n"
+  "steps that continue the series: step kl of segment s is series step\n"
+  "k = s*T + kl (--series-overlap: s*(T-1) + kl), and every variable above\n"
+  "takes that k, so t_k = (k+1)/4 runs on across the segments.\n"
   "\n"
   "Exit status: 0 ok, 2 bad usage, 1 I/O error (partial file removed).\n";
 
@@ -299,6 +331,10 @@ typedef struct gen_opts {
   int word_size;
   int format;               /* 0: default, 3: nc3, 4: nc4 */
   int compress;             /* deflate level, 0: none */
+  int series;               /* segments of an adaptive series, 0: one file */
+  int series_overlap;       /* a segment's first time repeats the previous last */
+  int step0;                /* global step index of this file's first step */
+  int steps_total;          /* steps of the whole series (the hot spot's path) */
   const char *out;
   char title[MAX_LINE_LENGTH + 1];
 } gen_opts;
@@ -433,6 +469,18 @@ static int parse_args(int argc, char **argv, gen_opts *o)
         usage_error("--hot-spot-peak needs a number >= 0"); goto done;
       }
       o->hot_spot = 1;
+    } else if (!strcmp(arg, "--series")) {
+      if (!has_next || parse_i64(argv[++a], 1, 999, &v) != 0) {
+        usage_error("--series needs a segment count in 1..999"); goto done;
+      }
+      o->series = (int)v;
+    } else if (!strcmp(arg, "--series-overlap")) {
+      o->series_overlap = 1;
+    } else if (!strcmp(arg, "--step-offset")) {
+      if (!has_next || parse_i64(argv[++a], 0, 1000000, &v) != 0) {
+        usage_error("--step-offset needs a step count in 0..1000000"); goto done;
+      }
+      o->step0 = (int)v;
     } else if (!strcmp(arg, "--no-vars")) {
       o->vars = 0;
     } else if (!strcmp(arg, "--word-size")) {
@@ -501,6 +549,19 @@ static int parse_args(int argc, char **argv, gen_opts *o)
   }
   if (!o->vars)
     o->steps = 0;
+  if (o->series_overlap && o->series < 2) {
+    usage_error("--series-overlap needs --series K with K >= 2"); goto done;
+  }
+  if (o->series_overlap && o->steps < 2) {
+    usage_error("--series-overlap needs --steps T with T >= 2 (each segment "
+                "adds T-1 new times)");
+    goto done;
+  }
+  if (o->step0 > 0 && o->series > 0) {
+    usage_error("--step-offset is for single files (a --series numbers its own steps)");
+    goto done;
+  }
+  o->steps_total = o->step0 + o->steps;
 
   /* Title: the options without the output path. */
   snprintf(o->title, sizeof o->title, "mxn_gen");
@@ -1075,8 +1136,11 @@ static int write_file(const gen_opts *o, const layout *l)
   if (o->vars && o->steps > 0) {
     ALLOC(vals, l->num_nodes > max_blk ? l->num_nodes : max_blk);
     ALLOC(vals2, max_blk);
-    for (int k = 0; k < o->steps; k++) {
-      int step = k + 1;
+    for (int kl = 0; kl < o->steps; kl++) {
+      /* k is the step's index in the whole series (the file's own index
+         in a single file), so every formula continues across segments. */
+      int k = o->step0 + kl;
+      int step = kl + 1;
       double t = 0.25 * (k + 1);
       double frac = 0.0625 * k;
       double glob[2] = { (double)k, t * t };
@@ -1105,7 +1169,7 @@ static int write_file(const gen_opts *o, const layout *l)
         }
         if (o->hot_spot) {
           const cell_desc *c = &cell_table[l->kind[b]];
-          double f = o->steps > 1 ? (double)k / (double)(o->steps - 1) : 0.0;
+          double f = o->steps_total > 1 ? (double)k / (double)(o->steps_total - 1) : 0.0;
           double px = (0.1 + 0.8 * f) * (double)l->nx, py = (0.2 + 0.6 * f) * (double)l->ny;
           double pz = l->dim == 3 ? 0.5 * (double)l->nz : 0.5;
           double sg = 0.08 * (double)(l->nx > l->ny ? l->nx : l->ny);
@@ -1154,6 +1218,70 @@ done:
   return rc;
 }
 
+/* Segment s (0-based) of an adaptive series: the grid grows by (s+2)/2
+   per direction, gains s blocks, its ids start s*SERIES_ID_SHIFT later,
+   and its steps continue the previous segment's. */
+enum { SERIES_ID_SHIFT = 1000000 };
+
+static int series_segment(const gen_opts *o, int s, char *path, size_t path_size,
+                          gen_opts *seg)
+{
+  *seg = *o;
+  if (s == 0)
+    snprintf(path, path_size, "%s", o->out);
+  else
+    snprintf(path, path_size, "%s-s%03d", o->out, s + 1);
+  seg->out = path;
+  for (int d = 0; d < o->ndims; d++)
+    seg->dims[d] = o->dims[d] * (s + 2) / 2;
+  seg->blocks = o->blocks + s;
+  if (seg->blocks > seg->dims[0]) {
+    fprintf(stderr, "mxn_gen: %s: segment %d needs %d blocks but has NX = %" PRId64
+            " (give a larger NX)\n", path, s + 1, seg->blocks, seg->dims[0]);
+    return GEN_USAGE;
+  }
+  if (o->id_offset > INT64_MAX - 1 - (int64_t)s * SERIES_ID_SHIFT) {
+    fprintf(stderr, "mxn_gen: %s: --id-offset too large for segment %d\n", path, s + 1);
+    return GEN_USAGE;
+  }
+  seg->id_offset = o->id_offset + (int64_t)s * SERIES_ID_SHIFT;
+  seg->step0 = s * (o->steps - o->series_overlap);   /* (o->step0 is 0) */
+  seg->steps_total = o->series * (o->steps - o->series_overlap) + o->series_overlap;
+  return GEN_OK;
+}
+
+static int write_series(const gen_opts *o)
+{
+  int rc = GEN_OK;
+  size_t path_size = strlen(o->out) + 16;
+  char *path = malloc(path_size);
+  if (!path) {
+    fprintf(stderr, "mxn_gen: out of memory\n");
+    return GEN_IO;
+  }
+  /* Check every segment's limits before writing any of them. */
+  for (int s = 0; s < o->series && rc == GEN_OK; s++) {
+    gen_opts seg;
+    layout l;
+    rc = series_segment(o, s, path, path_size, &seg);
+    if (rc == GEN_OK) {
+      rc = layout_init(&l, &seg);
+      layout_free(&l);
+    }
+  }
+  for (int s = 0; s < o->series && rc == GEN_OK; s++) {
+    gen_opts seg;
+    layout l;
+    series_segment(o, s, path, path_size, &seg);
+    rc = layout_init(&l, &seg);
+    if (rc == GEN_OK)
+      rc = write_file(&seg, &l);
+    layout_free(&l);
+  }
+  free(path);
+  return rc;
+}
+
 int main(int argc, char **argv)
 {
   gen_opts o;
@@ -1174,11 +1302,15 @@ int main(int argc, char **argv)
     rc = rc < 0 ? GEN_OK : rc;   /* --help */
     goto done;
   }
+  /* Our own messages name the file; keep the library quiet. */
+  ex_opts(EX_DEFAULT);
+  if (o.series > 0) {
+    rc = write_series(&o);
+    goto done;
+  }
   rc = layout_init(&l, &o);
   if (rc != GEN_OK)
     goto done;
-  /* Our own messages name the file; keep the library quiet. */
-  ex_opts(EX_DEFAULT);
   rc = write_file(&o, &l);
   if (rc == GEN_IO && (o.int64 || o.format == 4)) {
     /* After a failed write, HDF5 1.10's exit handler crashes on the file

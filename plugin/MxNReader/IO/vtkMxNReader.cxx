@@ -1,7 +1,7 @@
 // The MxN reader's VTK algorithm: properties, selections and the pipeline
 // passes. The work is done by the core (libmxn) through
-// vtkMxNReaderInternals; vtkMxNPieceConverter turns its piece into VTK
-// objects.
+// vtkMxNReaderInternals, one per segment of the dataset (vtkMxNSeries);
+// vtkMxNPieceConverter turns its piece into VTK objects.
 #include "vtkMxNReader.h"
 
 #include "vtkCallbackCommand.h"
@@ -11,6 +11,7 @@
 #include "vtkMxNCellTypes.h"
 #include "vtkMxNPieceConverter.h"
 #include "vtkMxNReaderInternals.h"
+#include "vtkMxNSeries.h"
 #include "vtkMxNVariables.h"
 #include "vtkObjectFactory.h"
 #include "vtkPartitionedDataSetCollection.h"
@@ -98,6 +99,19 @@ bool MapBlocks(const mxn_structure_t* s, const std::vector<int>& selected, const
   }
   return true;
 }
+
+/** Append to `all` the names of `names` it does not hold yet (the union of
+ *  a series' segments, in order of first appearance). */
+void Union(std::vector<std::string>& all, const std::vector<std::string>& names)
+{
+  for (const auto& name : names)
+  {
+    if (std::find(all.begin(), all.end(), name) == all.end())
+    {
+      all.push_back(name);
+    }
+  }
+}
 }
 
 //----------------------------------------------------------------------------
@@ -108,7 +122,7 @@ vtkMxNReader::vtkMxNReader()
   , PointArraySelection(vtkDataArraySelection::New())
   , CellArraySelection(vtkDataArraySelection::New())
   , SelectionObserver(vtkCallbackCommand::New())
-  , Internals(new vtkMxNReaderInternals)
+  , Series(new vtkMxNSeries)
 {
   this->SetNumberOfInputPorts(0);
   this->SelectionObserver->SetCallback(&vtkMxNReader::SelectionModifiedCallback);
@@ -123,7 +137,6 @@ vtkMxNReader::vtkMxNReader()
 //----------------------------------------------------------------------------
 vtkMxNReader::~vtkMxNReader()
 {
-  this->SetFileName(nullptr);
   this->SetLoadBalanceField(nullptr);
   for (auto* sel : { this->ElementBlockSelection, this->NodeSetSelection,
          this->SideSetSelection, this->PointArraySelection, this->CellArraySelection })
@@ -132,7 +145,63 @@ vtkMxNReader::~vtkMxNReader()
     sel->Delete();
   }
   this->SelectionObserver->Delete();
-  delete this->Internals;
+  delete this->Series;
+}
+
+//----------------------------------------------------------------------------
+void vtkMxNReader::SetFileName(const char* fname)
+{
+  std::vector<std::string> names;
+  if (fname)
+  {
+    names.emplace_back(fname);
+  }
+  if (names != this->FileNames)
+  {
+    this->FileNames = names;
+    this->Modified();
+  }
+}
+
+//----------------------------------------------------------------------------
+const char* vtkMxNReader::GetFileName() const
+{
+  return this->FileNames.empty() ? nullptr : this->FileNames[0].c_str();
+}
+
+//----------------------------------------------------------------------------
+void vtkMxNReader::AddFileName(const char* fname)
+{
+  if (fname && std::find(this->FileNames.begin(), this->FileNames.end(), fname) ==
+      this->FileNames.end())
+  {
+    this->FileNames.emplace_back(fname);
+    this->Modified();
+  }
+}
+
+//----------------------------------------------------------------------------
+void vtkMxNReader::ClearFileNames()
+{
+  if (!this->FileNames.empty())
+  {
+    this->FileNames.clear();
+    this->Modified();
+  }
+}
+
+//----------------------------------------------------------------------------
+int vtkMxNReader::GetNumberOfFileNames() const
+{
+  return static_cast<int>(this->FileNames.size());
+}
+
+//----------------------------------------------------------------------------
+const char* vtkMxNReader::GetFileName(int index) const
+{
+  return index >= 0 && index < static_cast<int>(this->FileNames.size())
+    ? this->FileNames[index].c_str()
+    : nullptr;
 }
 
 //----------------------------------------------------------------------------
@@ -180,42 +249,75 @@ int vtkMxNReader::RequestInformation(
   vtkInformation*, vtkInformationVector**, vtkInformationVector* outputVector)
 {
   vtkInformation* outInfo = outputVector->GetInformationObject(0);
-  vtkMxNReaderInternals& internals = *this->Internals;
-  internals.TimeSteps.clear();
   outInfo->Remove(vtkStreamingDemandDrivenPipeline::TIME_STEPS());
   outInfo->Remove(vtkStreamingDemandDrivenPipeline::TIME_RANGE());
+  this->InformationFiles.clear();
 
-  if (!this->FileName || !this->FileName[0])
+  if (this->FileNames.empty() || this->FileNames[0].empty())
   {
     vtkErrorMacro("No FileName set.");
     return 0;
   }
-  std::string error;
-  const mxn_structure_t* s = internals.ReadStructure(this->FileName, error);
-  if (!s)
+  std::string warning, error;
+  vtkMxNSeries& series = *this->Series;
+  if (!series.Resolve(this->FileNames, warning, error))
   {
     vtkErrorMacro(<< error);
     return 0;
   }
-  if (s->num_times > 0)
+
+  // Every segment's structure (on all ranks together, segment by
+  // segment): the selections are the union of their names.
+  vtkMxNVariables::SelectionNames all;
+  for (int k = 0; k < series.NumberOfSegments(); ++k)
   {
-    internals.TimeSteps.assign(s->times, s->times + s->num_times);
+    vtkMxNReaderInternals& internals = series.Segment(k);
+    const mxn_structure_t* s = internals.ReadStructure(series.Path(k), error);
+    if (!s)
+    {
+      vtkErrorMacro(<< error);
+      return 0;
+    }
+    const vtkMxNVariables::SelectionNames names = vtkMxNVariables::NamesOf(s);
+    internals.TimeSteps.assign(s->times, s->times + std::max(s->num_times, 0));
+    internals.InformationFileName = series.Path(k);
+    internals.Catalogue(s, names);
+    Union(all.Blocks, names.Blocks);
+    Union(all.NodeSets, names.NodeSets);
+    Union(all.SideSets, names.SideSets);
+    Union(all.Points, names.Points);
+    Union(all.Cells, names.Cells);
+    if (!series.IsSeries())
+    {
+      series.SetTimes(s->times, s->num_times);
+    }
+  }
+  if (!warning.empty())
+  {
+    int size = 1, rank = 0;
+    const MPI_Comm job = vtkMxNReaderInternals::JobComm(&size);
+    if (job != MPI_COMM_NULL)
+    {
+      MPI_Comm_rank(job, &rank);
+    }
+    if (rank == 0)
+    {
+      vtkWarningMacro(<< warning);
+    }
   }
 
   // Selections follow the file's entities and variables; a new file keeps
   // the states of names it shares with the previous one.
-  const vtkMxNVariables::SelectionNames names = vtkMxNVariables::NamesOf(s);
   this->FillingSelections = true;
-  SyncSelection(this->ElementBlockSelection, names.Blocks, true);
-  SyncSelection(this->NodeSetSelection, names.NodeSets, false);
-  SyncSelection(this->SideSetSelection, names.SideSets, false);
-  SyncSelection(this->PointArraySelection, names.Points, true);
-  SyncSelection(this->CellArraySelection, names.Cells, true);
+  SyncSelection(this->ElementBlockSelection, all.Blocks, true);
+  SyncSelection(this->NodeSetSelection, all.NodeSets, false);
+  SyncSelection(this->SideSetSelection, all.SideSets, false);
+  SyncSelection(this->PointArraySelection, all.Points, true);
+  SyncSelection(this->CellArraySelection, all.Cells, true);
   this->FillingSelections = false;
-  internals.InformationFileName = this->FileName;
-  internals.Catalogue(s, names);
+  this->InformationFiles = this->FileNames;
 
-  const std::vector<double>& times = internals.TimeSteps;
+  const std::vector<double>& times = series.Times();
   if (!times.empty())
   {
     // A mesh without results has no time, so downstream does not animate.
@@ -245,19 +347,30 @@ int vtkMxNReader::RequestData(
     return 0;
   }
   output->Initialize();
-  if (!this->FileName || !this->FileName[0])
+  if (this->FileNames.empty() || this->FileNames[0].empty())
   {
     vtkErrorMacro("No FileName set.");
     return 0;
   }
-  vtkMxNReaderInternals& internals = *this->Internals;
-  if (internals.InformationFileName != this->FileName)
+  if (this->InformationFiles != this->FileNames)
   {
     // RequestInformation failed for this file (and said why).
-    vtkErrorMacro("Cannot read '" << this->FileName << "': its structure could not be read.");
+    vtkErrorMacro("Cannot read '" << this->FileNames[0] << "': its structure could not be read.");
     return 0;
   }
   this->UpdateProgress(0.0);
+
+  // The time step: the requested time's nearest step of the series, and
+  // the segment that holds it.
+  vtkMxNSeries& series = *this->Series;
+  int seriesStep = 0;
+  if (!series.Times().empty() && outInfo->Has(vtkStreamingDemandDrivenPipeline::UPDATE_TIME_STEP()))
+  {
+    seriesStep = NearestStep(series.Times(), outInfo->Get(vtkStreamingDemandDrivenPipeline::UPDATE_TIME_STEP()));
+  }
+  const vtkMxNSeries::Step where = series.StepOf(seriesStep);
+  vtkMxNReaderInternals& internals = series.Segment(where.Segment);
+  const std::string& fileName = series.Path(where.Segment);
 
   using SDDP = vtkStreamingDemandDrivenPipeline;
   const int piece = RequestValue(outInfo, SDDP::UPDATE_PIECE_NUMBER(), 0);
@@ -266,14 +379,14 @@ int vtkMxNReader::RequestData(
   std::string message;
   if (!vtkMxNReaderInternals::EnsureMPI(message))
   {
-    vtkErrorMacro("Cannot read '" << this->FileName << "': " << message);
+    vtkErrorMacro("Cannot read '" << fileName << "': " << message);
     return 0;
   }
 
   // Which communicator the load runs on (see the class documentation).
   vtkMxNReaderInternals::LoadKey key;
   MPI_Comm world = MPI_COMM_SELF;
-  switch (internals.ChoosePieces(this->FileName, piece, numPieces, key, world, message))
+  switch (internals.ChoosePieces(fileName.c_str(), piece, numPieces, key, world, message))
   {
     case vtkMxNReaderInternals::REFUSED:
       vtkErrorMacro(<< message);
@@ -291,12 +404,7 @@ int vtkMxNReader::RequestData(
       break;
   }
 
-  // The time step: the requested time's nearest step.
-  int step = 0;
-  if (!internals.TimeSteps.empty() && outInfo->Has(SDDP::UPDATE_TIME_STEP()))
-  {
-    step = NearestStep(internals.TimeSteps, outInfo->Get(SDDP::UPDATE_TIME_STEP()));
-  }
+  int step = where.SegmentStep;
 
   // What to load.
   internals.SelectionMasks(
@@ -312,6 +420,7 @@ int vtkMxNReader::RequestData(
   key.Dynamic =
     this->RebalanceEachTimeStep && (!key.WeightField.empty() || key.Cost == MEASURED_TIME);
 
+  series.Use(where.Segment, key.Dynamic);
   if (!internals.IsOpen(key))
   {
     this->UpdateProgress(0.05);
@@ -343,13 +452,14 @@ int vtkMxNReader::RequestData(
       vtkErrorMacro(<< message);
       return 0;
     }
-    output->GetInformation()->Set(vtkDataObject::DATA_TIME_STEP(), s->times[step]);
+    output->GetInformation()->Set(vtkDataObject::DATA_TIME_STEP(),
+      series.IsSeries() ? series.Times()[seriesStep] : s->times[step]);
   }
   this->UpdateProgress(0.6);
 
   // Check every selected block's type before building anything.
   std::vector<vtkMxNCellTypes::CellMapping> mappings;
-  if (!MapBlocks(s, key.Blocks, this->FileName, mappings, message))
+  if (!MapBlocks(s, key.Blocks, fileName.c_str(), mappings, message))
   {
     vtkErrorMacro(<< message);
     return 0;
@@ -363,7 +473,7 @@ int vtkMxNReader::RequestData(
   if (!conv.Fill(output, leaves, mappings, internals.Topologies(),
         [this](double done) { this->UpdateProgress(0.6 + 0.4 * done); }))
   {
-    vtkErrorMacro("Cannot read '" << this->FileName << "': " << conv.Error() << ".");
+    vtkErrorMacro("Cannot read '" << fileName << "': " << conv.Error() << ".");
     return 0;
   }
   vtkMxNPieceConverter::AddGlobalVariables(output, s, mxn_load_piece(internals.Load()));
@@ -378,7 +488,10 @@ int vtkMxNReader::RequestData(
 void vtkMxNReader::PrintSelf(ostream& os, vtkIndent indent)
 {
   this->Superclass::PrintSelf(os, indent);
-  os << indent << "FileName: " << (this->FileName ? this->FileName : "(none)") << "\n";
+  os << indent << "FileName: " << (this->FileNames.empty() ? "(none)" : this->FileNames[0].c_str())
+     << "\n";
+  os << indent << "NumberOfFileNames: " << this->FileNames.size() << "\n";
+  os << indent << "Segments: " << this->Series->NumberOfSegments() << "\n";
   os << indent << "PartitionMethod: " << this->PartitionMethod << "\n";
   os << indent << "GhostLevels: " << this->GhostLevels << "\n";
   os << indent << "LoadBalanceField: "
@@ -387,7 +500,7 @@ void vtkMxNReader::PrintSelf(ostream& os, vtkIndent indent)
   os << indent << "RebalanceEachTimeStep: " << this->RebalanceEachTimeStep << "\n";
   os << indent << "LoadBalanceCost: "
      << (this->LoadBalanceCost == MEASURED_TIME ? "MeasuredTime" : "Field") << "\n";
-  os << indent << "NumberOfTimeSteps: " << this->Internals->TimeSteps.size() << "\n";
+  os << indent << "NumberOfTimeSteps: " << this->Series->Times().size() << "\n";
   os << indent << "ElementBlocks: " << this->ElementBlockSelection->GetNumberOfArraysEnabled()
      << " of " << this->ElementBlockSelection->GetNumberOfArrays() << " enabled\n";
   os << indent << "NodeSets: " << this->NodeSetSelection->GetNumberOfArraysEnabled() << " of "

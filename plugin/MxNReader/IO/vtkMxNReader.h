@@ -4,7 +4,14 @@
  *          ranks (MxN load-time repartitioning).
  *
  * The reader accepts a plain Exodus file, any member of a spread set
- * (`mesh.e.4.0`, `mesh.e.12.03`) or the base name of one (`mesh.e`). All
+ * (`mesh.e.4.0`, `mesh.e.12.03`) or the base name of one (`mesh.e`), and
+ * adaptive series of them (`out.e`, `out.e-s002`, ..., each segment plain
+ * or spread over its own M): from one name the core discovers the series
+ * (mxn_series_open), or the names of its files are given as a list
+ * (AddFileName, as vtkIOSSReader takes them). The series' time steps are
+ * the union of its segments' (the later segment wins a shared time); the
+ * output at a time is that segment's mesh, and the selection lists are the
+ * union of the segments' names. All
  * work is done by the C core library (libmxn): the collective
  * `mxn_load_open()` gives every rank its balanced piece, and this class only
  * converts that piece to VTK objects and turns core errors into
@@ -57,7 +64,13 @@
  *
  * The load (partition, cover and extraction plan) is cached: a new time
  * step only reads that step's fields. Changing the file, the method, the
- * ghost levels, the balance options or any selection re-opens it.
+ * ghost levels, the balance options or any selection re-opens it. In a
+ * series, a step of another segment opens that segment's load (same
+ * options); the loads of the two most recently used segments stay open
+ * (vtkMxNSeries::MaxLoads), so scrubbing back and forth across one mesh
+ * change re-partitions nothing. With RebalanceEachTimeStep only the
+ * current segment's load is kept: re-balancing starts afresh at each mesh
+ * change.
  *
  * This class holds the properties and the pipeline passes only. The load
  * and what is kept between requests are in vtkMxNReaderInternals, the
@@ -71,9 +84,12 @@
 #include "vtkMxNIOModule.h" // for export macro
 #include "vtkPartitionedDataSetCollectionAlgorithm.h"
 
+#include <string> // for std::string
+#include <vector> // for std::vector
+
 class vtkCallbackCommand;
 class vtkDataArraySelection;
-class vtkMxNReaderInternals;
+class vtkMxNSeries;
 
 class VTKMXNIO_EXPORT vtkMxNReader : public vtkPartitionedDataSetCollectionAlgorithm
 {
@@ -84,10 +100,26 @@ public:
 
   ///@{
   /**
-   * The dataset: a plain Exodus file, a spread-set member or its base name.
+   * The dataset: a plain Exodus file, a spread-set member or its base name,
+   * or any file of an adaptive series (the series is discovered beside
+   * it). SetFileName() replaces the list by one name (nullptr empties it);
+   * GetFileName() is the first name (nullptr when there is none).
    */
-  vtkSetStringMacro(FileName);
-  vtkGetStringMacro(FileName);
+  void SetFileName(const char* fname);
+  const char* GetFileName() const;
+  ///@}
+
+  ///@{
+  /**
+   * The files of a series as a list, as the proxy's repeatable FileName
+   * property sets them (ClearFileNames, then AddFileName for each): the
+   * ParaView file dialog's grouped `out.e-s..` selection or a script's
+   * `FileName=[a.e, a.e-s002]`. One name behaves as SetFileName().
+   */
+  void AddFileName(const char* fname);
+  void ClearFileNames();
+  int GetNumberOfFileNames() const;
+  const char* GetFileName(int index) const;
   ///@}
 
   /** Values of PartitionMethod (the proxy XML uses these numbers). */
@@ -241,7 +273,7 @@ protected:
   int RequestData(vtkInformation* request, vtkInformationVector** inputVector,
     vtkInformationVector* outputVector) override;
 
-  char* FileName = nullptr;
+  std::vector<std::string> FileNames;
   int PartitionMethod = FILES;
   int GhostLevels = 0;
   char* LoadBalanceField = nullptr;
@@ -267,9 +299,12 @@ private:
   bool FillingSelections = false;
   vtkCallbackCommand* SelectionObserver;
 
-  /** The cached load and what is kept between requests (the structure's
-   *  time steps and what the selections map to). */
-  vtkMxNReaderInternals* Internals;
+  /** The series' segments, each with its cached load and what is kept
+   *  between requests (see vtkMxNSeries). */
+  vtkMxNSeries* Series;
+  /** The names the last information pass read (RequestData reads only
+   *  what it described). */
+  std::vector<std::string> InformationFiles;
 };
 
 #endif

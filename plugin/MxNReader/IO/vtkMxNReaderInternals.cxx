@@ -300,6 +300,12 @@ bool vtkMxNReaderInternals::EnsureMPI(std::string& why)
 }
 
 //----------------------------------------------------------------------------
+MPI_Comm vtkMxNReaderInternals::JobComm(int* size)
+{
+  return WorldComm(size);
+}
+
+//----------------------------------------------------------------------------
 bool vtkMxNReaderInternals::CanReadFile(const char* fname)
 {
   if (!fname || !fname[0])

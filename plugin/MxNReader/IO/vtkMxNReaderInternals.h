@@ -68,6 +68,11 @@ public:
    *  MPI cannot be used. */
   static bool EnsureMPI(std::string& why);
 
+  /** The MPI job's communicator when ParaView runs on MPI (pvserver,
+   *  pvbatch), with its number of processes in *size; else MPI_COMM_NULL
+   *  and 1. */
+  static MPI_Comm JobComm(int* size);
+
   /** Whether `fname` names a dataset this reader may read, from the name
    *  and at most one file's header (see vtkMxNReader::CanReadFile). */
   static bool CanReadFile(const char* fname);
@@ -137,6 +142,10 @@ public:
 
   /** The request ended now: the downstream pipeline runs until the next. */
   void MarkEnded();
+
+  /** Close the load (a series keeps only a few segments' loads); the
+   *  information pass's structure is read again when needed. */
+  void ReleaseLoad() { this->Close(); }
 
   /** The open load (null if none). */
   mxn_load_t* Load() const { return this->TheLoad; }

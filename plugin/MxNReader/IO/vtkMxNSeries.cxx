@@ -1,0 +1,151 @@
+// The segments of a vtkMxNReader's dataset and the cache of their loads
+// (see vtkMxNSeries.h).
+#include "vtkMxNSeries.h"
+
+#include <mxn/series.h>
+
+#include <algorithm>
+#include <sstream>
+
+//----------------------------------------------------------------------------
+bool vtkMxNSeries::Resolve(
+  const std::vector<std::string>& files, std::string& warning, std::string& error)
+{
+  warning.clear();
+  error.clear();
+  if (files.empty())
+  {
+    error = "No FileName set.";
+    return false;
+  }
+  std::string why;
+  if (!vtkMxNReaderInternals::EnsureMPI(why))
+  {
+    error = "Cannot read '" + files[0] + "': " + why;
+    return false;
+  }
+  int size = 1;
+  const MPI_Comm job = vtkMxNReaderInternals::JobComm(&size);
+  std::vector<const char*> names;
+  for (const auto& f : files)
+  {
+    names.push_back(f.c_str());
+  }
+  mxn_series_t* series = nullptr;
+  mxn_error_t err;
+  mxn_error_clear(&err);
+  // Rank 0 lists the directories and reads one header per segment; every
+  // rank gets the same answer.
+  const int st = mxn_series_open(job != MPI_COMM_NULL && size > 1 ? job : MPI_COMM_NULL,
+    names.data(), static_cast<int>(names.size()), &series, &err);
+
+  std::vector<std::string> paths;
+  std::vector<double> times;
+  std::vector<Step> steps;
+  if (st != MXN_OK)
+  {
+    std::ostringstream m;
+    m << "Cannot read the series of '" << files[0] << "'"
+      << (files.size() > 1 ? " (and the other files given)" : "") << ": " << mxn_strerror(st)
+      << ": " << err.msg;
+    if (files.size() > 1)
+    {
+      error = m.str();
+      return false;
+    }
+    // One name: read it alone, as before series existed.
+    warning = m.str() + "; reading '" + files[0] + "' alone.";
+    paths.push_back(files[0]);
+  }
+  else if (mxn_series_num_segments(series) == 1)
+  {
+    // A plain file or spread set (or a one-segment series): its own name,
+    // so it reads exactly as a single dataset.
+    paths.push_back(files.size() == 1 ? files[0] : mxn_series_segment(series, 0)->path);
+  }
+  else
+  {
+    for (int k = 0; k < mxn_series_num_segments(series); ++k)
+    {
+      paths.emplace_back(mxn_series_segment(series, k)->path);
+    }
+    const int n = mxn_series_num_steps(series);
+    const double* t = mxn_series_times(series);
+    for (int k = 0; k < n; ++k)
+    {
+      mxn_series_step_t where;
+      mxn_series_step(series, k, &where);
+      times.push_back(t[k]);
+      steps.push_back(Step{ where.segment, where.step });
+    }
+  }
+  mxn_series_close(&series);
+
+  // Segments already known keep their information and loads.
+  std::vector<std::unique_ptr<vtkMxNReaderInternals>> segments(paths.size());
+  std::vector<int> renumber(this->Paths.size(), -1);
+  for (size_t k = 0; k < paths.size(); ++k)
+  {
+    for (size_t j = 0; j < this->Paths.size(); ++j)
+    {
+      if (this->Segments[j] && this->Paths[j] == paths[k])
+      {
+        segments[k] = std::move(this->Segments[j]);
+        renumber[j] = static_cast<int>(k);
+        break;
+      }
+    }
+    if (!segments[k])
+    {
+      segments[k].reset(new vtkMxNReaderInternals);
+    }
+  }
+  std::vector<int> recent;
+  for (int j : this->Recent)
+  {
+    if (renumber[j] >= 0)
+    {
+      recent.push_back(renumber[j]);
+    }
+  }
+  this->Paths = paths;
+  this->Segments = std::move(segments);
+  this->Recent = recent;
+  this->TimeValues = times;
+  this->Steps = steps;
+  return true;
+}
+
+//----------------------------------------------------------------------------
+void vtkMxNSeries::SetTimes(const double* times, int n)
+{
+  this->TimeValues.assign(times, times + std::max(n, 0));
+  this->Steps.clear();
+}
+
+//----------------------------------------------------------------------------
+vtkMxNSeries::Step vtkMxNSeries::StepOf(int step) const
+{
+  if (this->IsSeries() && step >= 0 && step < static_cast<int>(this->Steps.size()))
+  {
+    return this->Steps[step];
+  }
+  return Step{ 0, step };
+}
+
+//----------------------------------------------------------------------------
+void vtkMxNSeries::Use(int k, bool dynamic)
+{
+  this->Recent.erase(std::remove(this->Recent.begin(), this->Recent.end(), k), this->Recent.end());
+  this->Recent.insert(this->Recent.begin(), k);
+  // Every rank makes the same requests, so all close the same loads.
+  const size_t keep = dynamic ? 1 : static_cast<size_t>(MaxLoads);
+  for (size_t i = keep; i < this->Recent.size(); ++i)
+  {
+    this->Segments[this->Recent[i]]->ReleaseLoad();
+  }
+  if (this->Recent.size() > keep)
+  {
+    this->Recent.resize(keep);
+  }
+}
