@@ -730,7 +730,7 @@ done:
     /* The declarations once per run of members that repeat them: a flag
      * says "as member j-1" when this open summarised j-1 just before. */
     int same = ds->decl_prev_j == j - 1 && j > 0 && ds->decl_prev_len == decl.n &&
-               memcmp(ds->decl_prev, decl.p, decl.n) == 0;
+               (decl.n == 0 || memcmp(ds->decl_prev, decl.p, decl.n) == 0);
     w_raw(w, head.p, head.n);
     w_i64(w, same);
     if (!same) w_raw(w, decl.p, decl.n);

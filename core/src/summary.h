@@ -29,7 +29,7 @@ typedef struct {
 } rbuf_t;
 
 static inline void w_raw(wbuf_t *w, const void *x, size_t n) {
-  if (w->nomem) return;
+  if (w->nomem || n == 0) return;
   if (w->n + n > w->cap) {
     size_t cap = w->cap ? w->cap : 1024;
     while (cap < w->n + n) cap *= 2;
