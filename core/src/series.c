@@ -231,7 +231,7 @@ static int scan_series(const name_t *nm, found_t **out, int *nout, mxn_error_t *
     found_free(f, n);
     return status;
   }
-  qsort(f, (size_t)n, sizeof *f, cmp_found);
+  if (n > 1) qsort(f, (size_t)n, sizeof *f, cmp_found);
   *out = f;
   *nout = n;
   return MXN_OK;
@@ -478,7 +478,7 @@ typedef struct {
 } buf_t;
 
 static void put(buf_t *b, const void *p, size_t n) {
-  if (b->bad) return;
+  if (b->bad || n == 0) return;
   if (b->n + n > b->cap) {
     size_t cap = b->cap ? b->cap : 1024;
     while (cap < b->n + n) cap *= 2;
@@ -496,7 +496,7 @@ static void put(buf_t *b, const void *p, size_t n) {
 
 static int get(const char *b, size_t n, size_t *at, void *p, size_t len) {
   if (*at + len > n) return 0;
-  memcpy(p, b + *at, len);
+  if (len > 0) memcpy(p, b + *at, len);
   *at += len;
   return 1;
 }
