@@ -20,6 +20,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <cstring>
 #include <map>
 #include <sstream>
 #include <string>
@@ -53,6 +54,30 @@ void SyncSelection(vtkDataArraySelection* sel, const std::vector<std::string>& n
     auto it = old.find(name);
     sel->AddArray(name.c_str(), it != old.end() ? it->second != 0 : def);
   }
+}
+
+/** Index of `name` in sel, -1 if absent, trying `hint` and the entry after
+ *  it first (and leaving it there): ParaView walks a selection list in
+ *  order, name by index then status by name, and the selection's own
+ *  search by name is linear, so a model of K blocks and sets cost K^2
+ *  string compares on every rank. */
+int IndexOf(vtkDataArraySelection* sel, const char* name, int& hint)
+{
+  const int n = sel->GetNumberOfArrays();
+  for (int i : { hint, hint + 1 })
+  {
+    if (name && i >= 0 && i < n && std::strcmp(sel->GetArrayName(i), name) == 0)
+    {
+      hint = i;
+      return i;
+    }
+  }
+  const int i = name ? sel->GetArrayIndex(name) : -1;
+  if (i >= 0)
+  {
+    hint = i;
+  }
+  return i;
 }
 
 /** The step whose time is nearest to t (the first of two equally near). */
@@ -221,15 +246,22 @@ void vtkMxNReader::SelectionModifiedCallback(vtkObject*, unsigned long, void* cl
   int vtkMxNReader::GetNumberOf##Name##Arrays() { return this->member->GetNumberOfArrays(); }   \
   const char* vtkMxNReader::Get##Name##ArrayName(int index)                                     \
   {                                                                                              \
+    this->Name##Hint = index;                                                                    \
     return this->member->GetArrayName(index);                                                    \
   }                                                                                              \
   int vtkMxNReader::Get##Name##ArrayStatus(const char* name)                                    \
   {                                                                                              \
-    return this->member->ArrayIsEnabled(name);                                                   \
+    const int i = IndexOf(this->member, name, this->Name##Hint);                                 \
+    return i >= 0 ? this->member->GetArraySetting(i) : 0;                                        \
   }                                                                                              \
   void vtkMxNReader::Set##Name##ArrayStatus(const char* name, int status)                       \
   {                                                                                              \
-    this->member->SetArraySetting(name, status);                                                 \
+    /* unchanged settings (ParaView pushes every one) skip the selection's search */             \
+    const int i = IndexOf(this->member, name, this->Name##Hint);                                 \
+    if (i < 0 || this->member->GetArraySetting(i) != (status != 0))                              \
+    {                                                                                            \
+      this->member->SetArraySetting(name, status);                                               \
+    }                                                                                            \
   }
 MXN_SELECTION_ACCESSORS(ElementBlock, ElementBlockSelection)
 MXN_SELECTION_ACCESSORS(NodeSet, NodeSetSelection)

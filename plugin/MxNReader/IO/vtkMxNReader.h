@@ -297,6 +297,8 @@ private:
 
   /** True while RequestInformation fills the selections. */
   bool FillingSelections = false;
+  // Where each selection was last asked by index (the accessors below).
+  int ElementBlockHint = -1, NodeSetHint = -1, SideSetHint = -1, PointHint = -1, CellHint = -1;
   vtkCallbackCommand* SelectionObserver;
 
   /** The series' segments, each with its cached load and what is kept

@@ -19,6 +19,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <sstream>
+#include <unordered_map>
 
 #include <dirent.h>
 #include <sys/stat.h>
@@ -524,9 +525,16 @@ void vtkMxNReaderInternals::SelectionMasks(LoadKey& key, vtkDataArraySelection* 
   vtkDataArraySelection* points, vtkDataArraySelection* cells) const
 {
   const Catalog& cat = this->Info;
+  // by name through a table: the selection's own search is linear in its names
+  std::unordered_map<std::string, int> on;
+  for (int i = 0; i < blocks->GetNumberOfArrays(); ++i)
+  {
+    on[blocks->GetArrayName(i)] = blocks->GetArraySetting(i);
+  }
   for (const auto& name : cat.BlockNames)
   {
-    key.Blocks.push_back(blocks->ArrayIsEnabled(name.c_str()));
+    auto it = on.find(name);
+    key.Blocks.push_back(it != on.end() && it->second != 0);
   }
   key.NodeVars.assign(static_cast<size_t>(cat.NumNodeVars), 0);
   for (const auto& g : cat.NodeGroups)
