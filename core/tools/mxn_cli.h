@@ -1,4 +1,4 @@
-/* What the mxn tool's commands share (mxn.c, mxn_stats.c): messages,
+/* What the mxn tool's commands share (defined in mxn_cli.c): messages,
  * the collective commands' rank helpers and option help, the adaptive
  * series a DATASET argument names, JSON output. Private to the tool. */
 #ifndef MXN_CLI_H
