@@ -674,6 +674,7 @@ int mxn_series_open(MPI_Comm comm, const char *const *paths, int npaths, mxn_ser
   if ((status = mxn__agree_or_local(comm, status, err)) != MXN_OK) return status;
   if (comm != MPI_COMM_NULL) MPI_Comm_rank(comm, &R);
   int64_t len = 0;
+  int have = 1;
   if (R == 0) {
     find_series(paths, npaths, &b);
     len = b.bad ? -1 : (int64_t)b.n;
@@ -682,11 +683,12 @@ int mxn_series_open(MPI_Comm comm, const char *const *paths, int npaths, mxn_ser
     if (MPI_Bcast(&len, 1, MPI_INT64_T, 0, comm) != MPI_SUCCESS)
       len = -2;
     else if (R != 0 && len > 0 && !(b.b = mxn__malloc((size_t)len)))
-      len = -1;
+      have = 0;
   }
-  /* a rank short of memory still takes part in the broadcast's agreement */
+  /* a rank short of memory still takes part in the broadcast's agreement
+   * (len is the same everywhere here, have is not) */
   if (len > 0 && comm != MPI_COMM_NULL) {
-    int ok = mxn__all_ok(comm, b.b != NULL);
+    int ok = mxn__all_ok(comm, have);
     if (!ok)
       len = -1;
     else if (len > (int64_t)INT_MAX ||
@@ -700,6 +702,14 @@ int mxn_series_open(MPI_Comm comm, const char *const *paths, int npaths, mxn_ser
   else
     status = unpack(b.b, (size_t)len, out, err);
   free(b.b);
+  /* A rank that could not unpack (out of memory) fails them all, so none
+   * goes on to a collective alone; rank 0's own verdict, the same on every
+   * rank, keeps its words. */
+  int worst = comm != MPI_COMM_NULL ? mxn__worst(comm, status) : status;
+  if (worst != MXN_OK && status == MXN_OK)
+    status = mxn_error_set(err, worst, "series: another rank could not take the series (%s)",
+                           mxn_strerror(worst));
+  if (status != MXN_OK) mxn_series_close(out);
   return status;
 }
 
