@@ -26,6 +26,7 @@
 #include <cstring>
 #include <limits>
 #include <sstream>
+#include <unordered_set>
 #include <utility>
 
 using vtkMxNCellTypes::CellMapping;
@@ -193,6 +194,20 @@ std::vector<vtkMxNPieceConverter::Leaf> vtkMxNPieceConverter::Leaves(const mxn_s
   vtkDataArraySelection* sideSets)
 {
   using vtkMxNVariables::EntityName;
+  // the enabled names once: a search of the selection per set would be
+  // sets x sets string compares
+  auto enabled = [](vtkDataArraySelection* sel) {
+    std::unordered_set<std::string> on;
+    for (int i = 0; i < sel->GetNumberOfArrays(); ++i)
+    {
+      if (sel->GetArraySetting(i))
+      {
+        on.insert(sel->GetArrayName(i));
+      }
+    }
+    return on;
+  };
+  const std::unordered_set<std::string> nodeOn = enabled(nodeSets), sideOn = enabled(sideSets);
   std::vector<Leaf> leaves;
   for (int b = 0; b < s->num_blocks; ++b)
   {
@@ -205,7 +220,7 @@ std::vector<vtkMxNPieceConverter::Leaf> vtkMxNPieceConverter::Leaves(const mxn_s
   for (int q = 0; q < s->num_node_sets; ++q)
   {
     std::string name = EntityName(s->node_sets[q].name, "nodelist", s->node_sets[q].id);
-    if (nodeSets->ArrayIsEnabled(name.c_str()))
+    if (nodeOn.count(name))
     {
       leaves.push_back({ Leaf::NODE_SET, q, name });
     }
@@ -213,7 +228,7 @@ std::vector<vtkMxNPieceConverter::Leaf> vtkMxNPieceConverter::Leaves(const mxn_s
   for (int q = 0; q < s->num_side_sets; ++q)
   {
     std::string name = EntityName(s->side_sets[q].name, "surface", s->side_sets[q].id);
-    if (sideSets->ArrayIsEnabled(name.c_str()))
+    if (sideOn.count(name))
     {
       leaves.push_back({ Leaf::SIDE_SET, q, name });
     }
@@ -286,20 +301,55 @@ std::vector<vtkIdType>& vtkMxNPieceConverter::Local()
 }
 
 //----------------------------------------------------------------------------
-// Points of the grid: the piece nodes flagged in LocalIndex (>= 0),
-// numbered in piece order; returns them. Resets LocalIndex to those
-// numbers.
+// Flags piece node n in LocalIndex (once).
+void vtkMxNPieceConverter::Mark(int64_t n)
+{
+  std::vector<vtkIdType>& local = this->Local();
+  if (local[n] < 0)
+  {
+    local[n] = 0;
+    this->Marked.push_back(n);
+  }
+}
+
+//----------------------------------------------------------------------------
+// Unflags what Mark flagged (a grid given up half way).
+void vtkMxNPieceConverter::ClearMarks()
+{
+  for (int64_t n : this->Marked)
+  {
+    this->LocalIndex[n] = -1;
+  }
+  this->Marked.clear();
+}
+
+//----------------------------------------------------------------------------
+// Points of the grid: the piece nodes flagged by Mark, numbered in piece
+// order; returns them. Resets LocalIndex to those numbers. Few flagged
+// nodes (a block of many) are sorted; many are found by one pass.
 std::vector<int64_t> vtkMxNPieceConverter::NumberUsedNodes()
 {
   std::vector<vtkIdType>& local = this->Local();
   std::vector<int64_t> used;
-  for (int64_t n = 0; n < this->P->num_nodes; ++n)
+  used.swap(this->Marked);
+  if (used.size() < static_cast<size_t>(this->P->num_nodes / 16))
   {
-    if (local[n] >= 0)
+    std::sort(used.begin(), used.end());
+  }
+  else
+  {
+    used.clear();
+    for (int64_t n = 0; n < this->P->num_nodes; ++n)
     {
-      local[n] = static_cast<vtkIdType>(used.size());
-      used.push_back(n);
+      if (local[n] >= 0)
+      {
+        used.push_back(n);
+      }
     }
+  }
+  for (size_t i = 0; i < used.size(); ++i)
+  {
+    local[used[i]] = static_cast<vtkIdType>(i);
   }
   return used;
 }
@@ -501,7 +551,6 @@ bool vtkMxNPieceConverter::MarkBlockNodes(int b)
   // nodes of its faces).
   const int64_t nconn =
     pb.conn_off ? pb.conn_off[pb.num_elements] : pb.num_elements * bi.nodes_per_elem;
-  std::vector<vtkIdType>& local = this->Local();
   for (int64_t k = 0; k < nconn; ++k)
   {
     const int64_t c = pb.conn[k];
@@ -511,13 +560,10 @@ bool vtkMxNPieceConverter::MarkBlockNodes(int b)
       m << "element block " << bi.id << " refers to local node " << c << " of "
         << this->P->num_nodes;
       this->Err = m.str();
-      for (int64_t j = 0; j < k; ++j)
-      {
-        local[pb.conn[j]] = -1;
-      }
+      this->ClearMarks();
       return false;
     }
-    local[c] = 0;
+    this->Mark(c);
   }
   return true;
 }
@@ -812,7 +858,6 @@ bool vtkMxNPieceConverter::PolySide(int b, int64_t e, int side, SideShape& out)
 bool vtkMxNPieceConverter::SideShapes(
   int q, std::vector<SideShape>& shapes, std::vector<int>& blockOf)
 {
-  std::vector<vtkIdType>& local = this->Local();
   const mxn_structure_t* s = this->S;
   const mxn_set_info_t& si = s->side_sets[q];
   const mxn_piece_set_t& ps = this->P->side_sets[q];
@@ -828,6 +873,7 @@ bool vtkMxNPieceConverter::SideShapes(
       std::ostringstream m;
       m << "side set " << si.id << " refers to local element " << g << " of " << numElems;
       this->Err = m.str();
+      this->ClearMarks();
       return false;
     }
     const int b = static_cast<int>(
@@ -851,7 +897,7 @@ bool vtkMxNPieceConverter::SideShapes(
       blockOf[i] = b;
       for (int k : shapes[i].nodes)
       {
-        local[k] = 0;
+        this->Mark(k);
       }
       continue;
     }
@@ -862,6 +908,7 @@ bool vtkMxNPieceConverter::SideShapes(
         << this->ElemIds[b][e] << " (block " << bi.id << ", type " << bi.type << " with "
         << bi.nodes_per_elem << " nodes), which this reader does not know";
       this->Err = m.str();
+      this->ClearMarks();
       return false;
     }
     blockOf[i] = b;
@@ -869,7 +916,7 @@ bool vtkMxNPieceConverter::SideShapes(
     for (int& k : shapes[i].nodes)
     {
       k = static_cast<int>(conn[k]); // now a piece node index
-      local[k] = 0;
+      this->Mark(k);
     }
   }
   return true;

@@ -114,6 +114,8 @@ public:
 
 private:
   std::vector<vtkIdType>& Local();
+  void Mark(int64_t n);
+  void ClearMarks();
   std::vector<int64_t> NumberUsedNodes();
   void ClearUsed(const std::vector<int64_t>& used);
   void AddPointFields(vtkPointData* pd, const std::vector<int64_t>& used);
@@ -143,6 +145,10 @@ private:
   // piece node -> grid point, -1 if unused: made on first use (Local()),
   // since a time step that reuses the grids' topology needs none
   std::vector<vtkIdType> LocalIndex;
+  // the piece nodes flagged in LocalIndex since the last NumberUsedNodes:
+  // a model of many blocks numbers each block's few nodes without a pass
+  // over all the piece's nodes per block
+  std::vector<int64_t> Marked;
   std::vector<int64_t> BlockStart; // first concatenated element index per block
   // Each block's connectivity and element ids: the piece's, or where a
   // grid of an earlier request owns them since the load handed them over
