@@ -239,12 +239,9 @@ std::vector<vtkMxNPieceConverter::Leaf> vtkMxNPieceConverter::Leaves(const mxn_s
 //----------------------------------------------------------------------------
 bool vtkMxNPieceConverter::Fill(vtkPartitionedDataSetCollection* output,
   const std::vector<Leaf>& leaves, const std::vector<CellMapping>& mappings,
-  std::vector<vtkMxNBlockTopology>& topos, const std::function<void(double)>& progress)
+  std::vector<vtkMxNBlockTopology>& topos, vtkMxNAssemblyCache& assembly,
+  const std::function<void(double)>& progress)
 {
-  vtkNew<vtkDataAssembly> assembly;
-  assembly->SetRootNodeName("IOSS"); // as vtkIOSSReader, for selectors written for it
-  const char* groupNames[3] = { "element_blocks", "node_sets", "side_sets" };
-  int groups[3] = { assembly->AddNode(groupNames[0]), -1, -1 };
   output->SetNumberOfPartitionedDataSets(static_cast<unsigned int>(leaves.size()));
   for (size_t i = 0; i < leaves.size(); ++i)
   {
@@ -276,17 +273,39 @@ bool vtkMxNPieceConverter::Fill(vtkPartitionedDataSetCollection* output,
     const unsigned int index = static_cast<unsigned int>(i);
     output->SetPartitionedDataSet(index, pds);
     output->GetMetaData(index)->Set(vtkCompositeDataSet::NAME(), leaf.name.c_str());
-    if (groups[leaf.kind] < 0)
-    {
-      groups[leaf.kind] = assembly->AddNode(groupNames[leaf.kind]);
-    }
-    const int node = assembly->AddNode(
-      vtkDataAssembly::MakeValidNodeName(leaf.name.c_str()).c_str(), groups[leaf.kind]);
-    assembly->SetAttribute(node, "label", leaf.name.c_str());
-    assembly->AddDataSetIndex(node, index);
     progress(static_cast<double>(i + 1) / leaves.size());
   }
-  output->SetDataAssembly(assembly);
+  std::vector<std::pair<int, std::string>> key;
+  key.reserve(leaves.size());
+  for (const Leaf& leaf : leaves)
+  {
+    key.emplace_back(leaf.kind, leaf.name);
+  }
+  if (!assembly.Assembly || assembly.Leaves != key)
+  {
+    assembly.Assembly = vtkSmartPointer<vtkDataAssembly>::New();
+    vtkDataAssembly* a = assembly.Assembly;
+    a->SetRootNodeName("IOSS"); // as vtkIOSSReader, for selectors written for it
+    const char* groupNames[3] = { "element_blocks", "node_sets", "side_sets" };
+    int groups[3] = { a->AddNode(groupNames[0]), -1, -1 };
+    for (size_t i = 0; i < leaves.size(); ++i)
+    {
+      const Leaf& leaf = leaves[i];
+      if (groups[leaf.kind] < 0)
+      {
+        groups[leaf.kind] = a->AddNode(groupNames[leaf.kind]);
+      }
+      const int node = a->AddNode(
+        vtkDataAssembly::MakeValidNodeName(leaf.name.c_str()).c_str(), groups[leaf.kind]);
+      a->SetAttribute(node, "label", leaf.name.c_str());
+      a->AddDataSetIndex(node, static_cast<unsigned int>(i));
+    }
+    assembly.Leaves.swap(key);
+  }
+  // a copy: what is downstream may not change the one kept
+  vtkNew<vtkDataAssembly> copy;
+  copy->DeepCopy(assembly.Assembly);
+  output->SetDataAssembly(copy);
   return true;
 }
 
@@ -470,13 +489,29 @@ vtkSmartPointer<vtkUnstructuredGrid> vtkMxNPieceConverter::PointGrid(
 vtkSmartPointer<vtkUnstructuredGrid> vtkMxNPieceConverter::Block(
   int b, const CellMapping& map, vtkMxNBlockTopology* topo)
 {
+  const mxn_block_info_t& bi = this->S->blocks[b];
+  const mxn_piece_block_t& pb = this->P->blocks[b];
+  const vtkIdType ncells = static_cast<vtkIdType>(pb.num_elements);
+  // A block this rank holds no cell of: a model of many blocks leaves
+  // most of them empty on each rank, and their grids differ only by the
+  // names of their (empty) arrays: one grid is built per set of names and
+  // stands for every such block (a new grid or a shallow copy each cost
+  // as much as the rest of the conversion of a 1000-block model).
+  std::string arrays;
+  if (ncells == 0)
+  {
+    arrays = this->CellArrayNames(b);
+    auto it = this->EmptyGrids.find(arrays);
+    if (it != this->EmptyGrids.end())
+    {
+      return it->second;
+    }
+    topo = nullptr; // nothing to keep for the next step
+  }
   if (topo && topo->Grid)
   {
     return this->BlockFromTopology(b, *topo);
   }
-  const mxn_block_info_t& bi = this->S->blocks[b];
-  const mxn_piece_block_t& pb = this->P->blocks[b];
-  const vtkIdType ncells = static_cast<vtkIdType>(pb.num_elements);
   if (!this->MarkBlockNodes(b))
   {
     return nullptr;
@@ -522,7 +557,37 @@ vtkSmartPointer<vtkUnstructuredGrid> vtkMxNPieceConverter::Block(
   }
   this->AddPointFields(grid->GetPointData(), used);
   this->AddCellFields(cd, b);
+  if (ncells == 0)
+  {
+    this->EmptyGrids.emplace(arrays, grid);
+  }
   return grid;
+}
+
+//----------------------------------------------------------------------------
+// The names of the cell arrays AddCellFields gives block b, in order.
+std::string vtkMxNPieceConverter::CellArrayNames(int b)
+{
+  std::string names;
+  if (this->HaveFields)
+  {
+    for (const auto& g : vtkMxNVariables::BlockVariables(this->S, b))
+    {
+      if (this->CellSel->ArrayIsEnabled(g.name.c_str()) && g.name != MXN_GHOST_VAR)
+      {
+        names.append(g.name).push_back('\0');
+      }
+    }
+  }
+  names.push_back('\1');
+  for (const auto& g : vtkMxNVariables::AttributeGroups(this->S->blocks[b]))
+  {
+    if (this->CellSel->ArrayIsEnabled(g.name.c_str()))
+    {
+      names.append(g.name).push_back('\0');
+    }
+  }
+  return names;
 }
 
 //----------------------------------------------------------------------------

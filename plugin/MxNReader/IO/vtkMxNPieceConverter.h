@@ -14,7 +14,9 @@
 #include <mxn/mxn.h>
 
 #include <functional> // for std::function
+#include <map>        // for std::map
 #include <string>     // for std::string
+#include <utility>    // for std::pair
 #include <vector>     // for std::vector
 
 class vtkCellData;
@@ -22,6 +24,7 @@ class vtkDataArraySelection;
 class vtkPartitionedDataSetCollection;
 class vtkPointData;
 class vtkUnstructuredGrid;
+class vtkDataAssembly;
 
 /** An element block's grid structure as built for one piece (points,
  *  cells, global and object ids, vtkGhostType) and the piece node of each
@@ -36,6 +39,15 @@ struct vtkMxNBlockTopology
   // selected later still read them here.
   const int64_t* Conn = nullptr;
   const mxn_gid_t* ElemIds = nullptr;
+};
+
+/** The `IOSS` assembly of the output's leaves (kind and name each), kept
+ *  by the reader from one request to the next: building it is a node per
+ *  leaf, as costly as the leaves' grids for a model of many empty blocks. */
+struct vtkMxNAssemblyCache
+{
+  std::vector<std::pair<int, std::string>> Leaves;
+  vtkSmartPointer<vtkDataAssembly> Assembly;
 };
 
 /**
@@ -78,13 +90,15 @@ public:
 
   /**
    * Fill `output` with one partitioned dataset per leaf and the `IOSS`
-   * assembly. `mappings` and `topos` are per block; `progress` is told
-   * the fraction of leaves done. False (output emptied, Error() says why)
-   * if the piece is inconsistent.
+   * assembly (a copy of the one in `assembly`, made anew there when the
+   * leaves changed). `mappings` and `topos` are per block; `progress` is
+   * told the fraction of leaves done. False (output emptied, Error() says
+   * why) if the piece is inconsistent.
    */
   bool Fill(vtkPartitionedDataSetCollection* output, const std::vector<Leaf>& leaves,
     const std::vector<vtkMxNCellTypes::CellMapping>& mappings,
-    std::vector<vtkMxNBlockTopology>& topos, const std::function<void(double)>& progress);
+    std::vector<vtkMxNBlockTopology>& topos, vtkMxNAssemblyCache& assembly,
+    const std::function<void(double)>& progress);
 
   /** Element block b with the selected element variables and attributes.
    *  With `topo`: its structure is taken from there when it holds one (a
@@ -123,6 +137,7 @@ private:
   vtkSmartPointer<vtkUnstructuredGrid> PointGrid(const std::vector<int64_t>& used);
 
   vtkSmartPointer<vtkUnstructuredGrid> BlockFromTopology(int b, const vtkMxNBlockTopology& topo);
+  std::string CellArrayNames(int b);
   bool MarkBlockNodes(int b);
   void PolygonCells(vtkUnstructuredGrid* grid, int b);
   void PolyhedronCells(vtkUnstructuredGrid* grid, int b);
@@ -149,6 +164,8 @@ private:
   // a model of many blocks numbers each block's few nodes without a pass
   // over all the piece's nodes per block
   std::vector<int64_t> Marked;
+  // the grid of an empty block by the names of its cell arrays (Block)
+  std::map<std::string, vtkSmartPointer<vtkUnstructuredGrid>> EmptyGrids;
   std::vector<int64_t> BlockStart; // first concatenated element index per block
   // Each block's connectivity and element ids: the piece's, or where a
   // grid of an earlier request owns them since the load handed them over

@@ -24,6 +24,7 @@
 #include <map>
 #include <sstream>
 #include <string>
+#include <unordered_set>
 #include <vector>
 
 vtkStandardNewMacro(vtkMxNReader);
@@ -48,11 +49,27 @@ void SyncSelection(vtkDataArraySelection* sel, const std::vector<std::string>& n
   {
     return;
   }
-  sel->RemoveAllArrays();
+  // The whole list at once, then the known names' states: AddArray per
+  // name searches the list each time (K^2 compares for K blocks).
+  // (a name given twice is one entry, as AddArray made it)
+  std::vector<const char*> cnames;
+  std::unordered_set<std::string> seen;
   for (const auto& name : names)
   {
+    if (seen.insert(name).second)
+    {
+      cnames.push_back(name.c_str());
+    }
+  }
+  sel->RemoveAllArrays();
+  sel->SetArraysWithDefault(cnames.data(), static_cast<int>(cnames.size()), def ? 1 : 0);
+  for (const char* name : cnames)
+  {
     auto it = old.find(name);
-    sel->AddArray(name.c_str(), it != old.end() ? it->second != 0 : def);
+    if (it != old.end() && (it->second != 0) != def)
+    {
+      sel->SetArraySetting(name, it->second);
+    }
   }
 }
 
@@ -502,7 +519,7 @@ int vtkMxNReader::RequestData(
     s, key.Blocks, this->NodeSetSelection, this->SideSetSelection);
   vtkMxNPieceConverter conv =
     internals.Converter(key, this->PointArraySelection, this->CellArraySelection);
-  if (!conv.Fill(output, leaves, mappings, internals.Topologies(),
+  if (!conv.Fill(output, leaves, mappings, internals.Topologies(), internals.Assembly(),
         [this](double done) { this->UpdateProgress(0.6 + 0.4 * done); }))
   {
     vtkErrorMacro("Cannot read '" << fileName << "': " << conv.Error() << ".");

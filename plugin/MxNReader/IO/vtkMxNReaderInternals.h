@@ -151,6 +151,7 @@ public:
   mxn_load_t* Load() const { return this->TheLoad; }
   /** Per element block, the structure built for the current piece. */
   std::vector<vtkMxNBlockTopology>& Topologies() { return this->Topos; }
+  vtkMxNAssemblyCache& Assembly() { return this->TheAssembly; }
 
   /** Time values of the dataset, from the last information pass. */
   std::vector<double> TimeSteps;
@@ -181,6 +182,8 @@ private:
   // vtkMxNBlockTopology). Emptied whenever the piece changes (a new load,
   // a re-balance).
   std::vector<vtkMxNBlockTopology> Topos;
+  // the output's assembly, kept while the selected leaves stay the same
+  vtkMxNAssemblyCache TheAssembly;
 
   /** A member file as it was when opened: a simulation still writing, or
    *  a set written anew, changes size or modification time. */
