@@ -326,7 +326,8 @@ def main():
     sys.path.insert(0, HERE)
     import scale_report
     scale_recs = [r for r in recs if r.get("kind") == "scale"]
-    L.extend(scale_report.section(scale_recs))
+    L.extend(scale_report.section(scale_recs,
+                                  [r for r in recs if r.get("kind") == "scale_plugin"]))
     if scale_recs:
         scale_report.plot(scale_recs, os.path.join(a.outdir, scale_report.PLOT))
 

@@ -27,6 +27,12 @@
 #   --timeout S             seconds a run may take before it is stopped and
 #                           recorded as failed (default 900)
 #   --report                render BENCHMARKS.md's scale section afterwards
+#   --plugin SO             also load each set through the reader plugin SO
+#                           (MxNReader.so of a build): mpiexec -n N pvbatch
+#                           --symmetric bench.py --variant A (PartitionMethod
+#                           Files, one ghost layer), one record of kind
+#                           "scale_plugin" per run: the first step's seconds
+#                           and the RSS above pvbatch's own base (bench.py's)
 # The default lists are the issue's full matrix (27 runs; the sets of
 # M = 16384 hold more members than the mesh has elements, so some members
 # are empty). The machine these run on has 2 cores: pick a subset.
@@ -36,7 +42,7 @@ here=$(cd "$(dirname "$0")/../.." && pwd)
 . "$here/testing/build_dir.sh"
 build=${MXN_BUILD_DIR:-$mxn_default_build}
 Ks="2 200 1000" Ms="1024 4096 16384" Ns="8 32 64" dims="1000 4 4"
-repeats=1 timeout_s=900 report=0
+repeats=1 timeout_s=900 report=0 plugin=""
 data=${MXN_BENCH_DATA:-/tmp/mxn-scale}
 out=$here/testing/benchmarks/results/scale.jsonl
 usage() { sed -n '2,/^set -euo/p' "$0" | sed '$d; s/^# \{0,1\}//' >&2; exit 2; }
@@ -51,6 +57,7 @@ while [ $# -gt 0 ]; do
     --out) out=$2; shift ;;
     --timeout) timeout_s=$2; shift ;;
     --report) report=1 ;;
+    --plugin) plugin=$2; shift ;;
     -h | --help) usage ;;
     *) echo "scale_bench: unknown option '$1'" >&2; usage ;;
   esac
@@ -91,6 +98,43 @@ make_set() { # K M -> prints the set's base name
     touch "$set/done"
   fi
   echo "$set/mesh.e"
+}
+
+# One load of the set through the plugin (--plugin): bench.py's record,
+# with the run's K, M, N, repeat and exit status, as kind "scale_plugin".
+plugin_run() { # BASE K M N REPEAT
+  local rc
+  set +e
+  timeout -s TERM "$timeout_s" "$mpiexec_sh" --oversubscribe -n "$4" \
+    pvbatch --symmetric "$here/testing/benchmarks/bench.py" --variant A --dataset "$1.$3" \
+    --plugin "$plugin" --method Files --ghost-levels 1 --steps 0 > "$tmp/pv.out" 2> "$tmp/pv.err"
+  rc=$?
+  set -e
+  python3 - "$tmp/pv.out" "$rc" "$2" "$3" "$4" "$5" "$commit" "$dims" >> "$out" << 'EOF'
+import json, os, socket, sys, time
+path, rc = sys.argv[1], int(sys.argv[2])
+K, M, N, rep = (int(x) for x in sys.argv[3:7])
+rec = {"kind": "scale_plugin", "commit": sys.argv[7], "dims": [int(x) for x in sys.argv[8].split()],
+       "date": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()), "host": socket.gethostname(),
+       "cpus": os.cpu_count(), "load1": os.getloadavg()[0], "K": K, "M": M, "N": N,
+       "repeat": rep, "exit": rc}
+for line in open(path, errors="replace"):
+    if line.startswith("BENCH_JSON "):
+        b = json.loads(line.split(" ", 1)[1])
+        rec.update({"first_s": b.get("first_s"), "phases_s": b.get("phases_s"),
+                    "rss_base_sum_kb": b.get("rss_base_sum_kb"),
+                    "rss_peak_sum_kb": b.get("rss_peak_sum_kb"),
+                    "rss_peak_max_kb": b.get("rss_peak_max_kb"),
+                    "owned_cells": b.get("total_owned_cells")})
+print(json.dumps(rec, sort_keys=True))
+EOF
+  tail -n 1 "$out" | python3 -c '
+import json, sys
+r = json.loads(sys.stdin.read())
+above = (r["rss_peak_sum_kb"] - r["rss_base_sum_kb"]) / 1024.0 if r.get("rss_peak_sum_kb") else None
+print("K=%-5d M=%-6d N=%-3d plugin exit %d  first %s s  RSS above base (sum) %s MB" % (
+    r["K"], r["M"], r["N"], r["exit"], "%.2f" % r["first_s"] if r.get("first_s") else "-",
+    "%.0f" % above if above is not None else "-"))'
 }
 
 for K in $Ks; do
@@ -149,6 +193,7 @@ print("K=%-5d M=%-6d N=%-3d exit %d  wall %7.2f s  peak RSS/rank %s MB  metadata
     r["K"], r["M"], r["N"], r["exit"], r["wall_s"],
     "%.1f" % (r["rss_max_kb"] / 1024.0) if r["rss_max_kb"] else "-",
     "%.2f" % (mb / 1048576.0) if mb else "-"))'
+        if [ -n "$plugin" ]; then plugin_run "$base" "$K" "$M" "$N" "$r"; fi
       done
     done
   done

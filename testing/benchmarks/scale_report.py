@@ -19,7 +19,7 @@ TITLE = "## Scale: blocks x members (issue 45)"
 MB = 1024.0 * 1024.0
 
 
-def load(path):
+def load(path, kind="scale"):
     recs = []
     with open(path) as f:
         for line in f:
@@ -29,7 +29,7 @@ def load(path):
                     r = json.loads(line)
                 except ValueError:
                     continue
-                if r.get("kind") == "scale":
+                if r.get("kind") == kind:
                     recs.append(r)
     return recs
 
@@ -43,7 +43,48 @@ def _f(x, fmt):
     return "-" if x is None else fmt % x
 
 
-def section(recs):
+def plugin_table(recs):
+    """The lines of the table of the loads through the plugin
+    (scale_bench.sh --plugin), empty without records."""
+    if not recs:
+        return []
+    groups = {}
+    for r in recs:
+        groups.setdefault((tuple(r.get("dims", [])), r["K"], r["M"], r["N"]), []).append(r)
+
+    def summary(runs):
+        ok = [r for r in runs if r.get("exit") == 0 and r.get("first_s")]
+        return {"ok": len(ok), "n": len(runs),
+                "first": _med([r["first_s"] for r in ok]),
+                "create": _med([(r.get("phases_s") or {}).get("create") for r in ok]),
+                "above": _med([(r["rss_peak_sum_kb"] - r["rss_base_sum_kb"]) / 1024.0
+                               for r in ok if r.get("rss_peak_sum_kb")])}
+
+    sums = {k: summary(v) for k, v in groups.items()}
+
+    def ratio(a, b):
+        return "%.2f" % (a / b) if a is not None and b else "-"
+
+    L = ["Through the plugin (`scale_bench.sh --plugin`): `mpiexec -n N pvbatch --symmetric "
+         "bench.py --variant A` (MxNReader, PartitionMethod Files, one ghost layer). *first* = "
+         "seconds to the first step's balanced ghosted data (max over ranks), *create* = of it "
+         "the reader's information pass (the collective open); *above base* = peak RSS above "
+         "pvbatch's own base, summed over ranks. Medians over the runs.", "",
+         "| mesh | K | M | N | runs | first s | x K=2 | create s | above base MB (sum) | x K=2 |",
+         "|---|---|---|---|---|---|---|---|---|---|"]
+    for key in sorted(sums):
+        dims, K, M, N = key
+        s = sums[key]
+        base = sums.get((dims, 2, M, N))
+        L.append("| %s | %d | %d | %d | %d/%d | %s | %s | %s | %s | %s |" % (
+            "x".join(str(d) for d in dims), K, M, N, s["ok"], s["n"], _f(s["first"], "%.2f"),
+            ratio(s["first"], base and base["first"]), _f(s["create"], "%.2f"),
+            _f(s["above"], "%.0f"), ratio(s["above"], base and base["above"])))
+    L.append("")
+    return L
+
+
+def section(recs, plugin_recs=None):
     """The section's lines (empty without records)."""
     if not recs:
         return []
@@ -109,6 +150,7 @@ def section(recs):
         "s" if len(commits) > 1 else "", ", ".join(commits), ", ".join(hosts),
         "; load average %.1f-%.1f at the runs (a shared machine)" % (min(loads), max(loads))
         if loads else ""))
+    L.extend(plugin_table(plugin_recs or []))
     fails = [r for r in recs if r.get("exit") != 0]
     for r in fails:
         w("")
@@ -181,7 +223,7 @@ def main():
     ap.add_argument("--print", action="store_true")
     a = ap.parse_args()
     recs = load(a.results)
-    lines = section(recs)
+    lines = section(recs, load(a.results, "scale_plugin"))
     if lines and not a.print:
         plot(recs, os.path.join(os.path.dirname(os.path.abspath(a.md)), PLOT))
     if not lines:
