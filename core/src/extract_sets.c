@@ -229,6 +229,47 @@ done:
   return status;
 }
 
+/* The spans of one set kind in the candidate members, grouped by
+ * structure set: set q's are start[q] .. start[q+1]-1, ascending by
+ * member; each is member file[r]'s span span[r]. */
+typedef struct {
+  int64_t *start;
+  int *file, *span;
+} set_spans_t;
+
+static void set_spans_free(set_spans_t *b) {
+  MXN_FREE(b->start);
+  MXN_FREE(b->file);
+  MXN_FREE(b->span);
+}
+
+static int spans_by_set(const mxn_dataset_t *ds, const char *cand, int sk, int nsets,
+                        set_spans_t *b) {
+  int status = MXN_OK;
+  set_spans_free(b);
+  MXN_ALLOC(b->start, (size_t)nsets + 1);
+  for (int j = 0; j < ds->nfiles; j++) {
+    const mxn__sets_t *fs = &ds->files[j].sk[sk];
+    for (int i = 0; cand[j] && i < fs->nspan; i++) b->start[fs->span[i].q + 1]++;
+  }
+  for (int q = 0; q < nsets; q++) b->start[q + 1] += b->start[q];
+  MXN_ALLOC(b->file, (size_t)b->start[nsets] + 1);
+  MXN_ALLOC(b->span, (size_t)b->start[nsets] + 1);
+  for (int j = 0; j < ds->nfiles; j++) {
+    if (!cand[j]) continue;
+    const mxn__sets_t *fs = &ds->files[j].sk[sk];
+    for (int i = 0; i < fs->nspan; i++) {
+      int64_t r = b->start[fs->span[i].q]++;
+      b->file[r] = j;
+      b->span[r] = i;
+    }
+  }
+  for (int q = nsets; q > 0; q--) b->start[q] = b->start[q - 1];
+  b->start[0] = 0;
+done:
+  return status;
+}
+
 /* Gather each set of every kind from the candidate members, keep entries
  * in the piece, drop repeats (shared nodes, edges, faces appear in several
  * members), order by local entry. Remember where each kept entry came from:
@@ -246,6 +287,7 @@ int mxn__read_sets(mxn_dataset_t *ds, mxn_piece_t *piece, const char *cand,
   double *df = NULL;
   int *cnt = NULL;
   faces_cache_t fcache = {-1, -1, NULL};
+  set_spans_t by_set = {NULL, NULL, NULL};
   for (int sk = 0; sk < MXN__NSK; sk++) {
     int nsets;
     const mxn_set_info_t *sets = mxn__ssets(s, sk, &nsets);
@@ -276,15 +318,19 @@ int mxn__read_sets(mxn_dataset_t *ds, mxn_piece_t *piece, const char *cand,
     static const char *const df_var[MXN__NSK] = {"dist_fact_ns%d", "dist_fact_ss%d",
                                                  "dist_fact_es%d", "dist_fact_fs%d",
                                                  "dist_fact_els%d"};
+    /* The candidate members' spans by set, each set's in member order:
+     * spans, members and sets each once (not every set against every
+     * member: a model of 1000 sets in 4096 members). */
+    MXN_CHECK(spans_by_set(ds, cand, sk, nsets, &by_set));
     for (int q = 0; q < nsets; q++) {
       const mxn_set_info_t *si = &sets[q];
       mxn_piece_set_t *ps = &(*psets)[q];
       int64_t nitems = 0, ndf = 0, cap_items = 0, cap_df = 0;
-      for (int j = 0; j < ds->nfiles; j++) {
+      for (int64_t r = by_set.start[q]; r < by_set.start[q + 1]; r++) {
+        int j = by_set.file[r];
         mxn__file_t *f = &ds->files[j];
-        if (!cand[j]) continue;
-        const mxn__set_span_t *sr = mxn__set_span_of(&f->sk[sk], q);
-        int64_t n = sr ? sr->count : 0, nd = sr ? sr->df : 0;
+        const mxn__set_span_t *sr = &f->sk[sk].span[by_set.span[r]];
+        int64_t n = sr->count, nd = sr->df;
         if (n <= 0) continue;
         int64_t nfile = mxn__file_count(f, e);
         int fq = sr->k + 1; /* its position in the member, as Exodus numbers it */
@@ -392,6 +438,7 @@ int mxn__read_sets(mxn_dataset_t *ds, mxn_piece_t *piece, const char *cand,
     }
   }
 done:
+  set_spans_free(&by_set);
   free(fcache.faces);
   free(items);
   free(dfs);
@@ -402,7 +449,22 @@ done:
   return status;
 }
 
-/* Set variables of one step, member by member (each member once). */
+/* One member's share of one set's sources (set_src_t entries a..b-1). */
+typedef struct {
+  int j, sk, q;
+  int64_t a, b;
+} set_run_t;
+
+static int run_cmp(const void *x, const void *y) {
+  const set_run_t *r = x, *s = y;
+  if (r->j != s->j) return r->j < s->j ? -1 : 1;
+  if (r->sk != s->sk) return r->sk < s->sk ? -1 : 1;
+  return (r->q > s->q) - (r->q < s->q);
+}
+
+/* Set variables of one step, member by member (each member once). The
+ * runs of sources are listed and ordered by member first: a pass over
+ * every set for every member would cost members x sets each step. */
 int mxn__read_set_vars(mxn_dataset_t *ds, mxn_piece_t *piece, int step) {
   const mxn_structure_t *s = &ds->s;
   mxn__plan_t *plan = piece->plan;
@@ -410,58 +472,66 @@ int mxn__read_set_vars(mxn_dataset_t *ds, mxn_piece_t *piece, int step) {
   static const char *const var_name[MXN__NSK] = {"vals_nset_var%dns%d", "vals_sset_var%dss%d",
                                                  "vals_eset_var%des%d", "vals_fset_var%dfs%d",
                                                  "vals_elset_var%des%d"};
-  int64_t *cur[MXN__NSK] = {NULL};
-  int any = 0;
-  for (int sk = 0; sk < MXN__NSK; sk++) {
-    MXN_ALLOC(cur[sk], plan->nsets[sk]);
-    for (int q = 0; q < plan->nsets[sk]; q++) any |= plan->set_src[sk][q].n > 0;
-  }
-  for (int j = 0; j < ds->nfiles && any; j++) {
-    const mxn__file_t *f = &ds->files[j];
-    for (int sk = 0; sk < MXN__NSK; sk++) {
-      int nsets;
-      const mxn_set_info_t *sets = mxn__ssets(s, sk, &nsets);
-      const mxn_var_list_t *vl = mxn__svars(s, sk);
-      mxn_piece_set_t *psets = mxn__psets(piece, sk, &nsets);
-      for (int q = 0; q < plan->nsets[sk]; q++) {
-        const set_src_t *ss = &plan->set_src[sk][q];
-        int64_t a = cur[sk][q], b = a;
-        while (b < ss->n && ss->file[b] == j) b++;
-        if (b == a) continue;
-        cur[sk][q] = b;
-        const mxn__set_span_t *sr = mxn__set_span_of(&f->sk[sk], q);
-        int64_t nfile = sr ? sr->count : 0;
-        for (int v = 0; v < vl->num; v++) {
-          double *out = psets[q].vars[v];
-          if (!out) continue;
-          int p = mxn__var_pos(f, MXN__V_SET0 + sk, v);
-          if (p < 0 || !mxn__set_truth(&f->sk[sk], q, vl->num, v)) {
-            /* The member lacks the variable: no value (NaN); it has it but
-             * not on this set (truth table): not stored, so it reads as 0. */
-            double none = p < 0 ? NAN : 0.0;
-            for (int64_t i = a; i < b; i++) out[ss->dst[i]] = none;
-            continue;
-          }
-          if (!mxn__file_open(ds, j, &status)) goto done;
-          MXN_CHECK(mxn__plan_buf(plan, nfile));
-          char name[80];
-          snprintf(name, sizeof name, var_name[sk], p + 1, sr->k + 1);
-          int varid = mxn__m_var(f, name);
-          size_t start[2] = {(size_t)step, 0}, count[2] = {1, (size_t)nfile};
-          if (varid < 0 || mxn__m_get(f, varid, start, count, NULL, plan->buf, 'd')) {
-            status = MXN_DS_ERR(ds, MXN_ERR_IO, "%s: %s %lld: cannot read variable '%s' at step %d",
-                                f->path, mxn__set_what[sk], (long long)sets[q].id,
-                                vl->names[v], step + 1);
+  set_run_t *runs = NULL;
+  int64_t nrun = 0, cap = 0;
+  for (int sk = 0; sk < MXN__NSK; sk++)
+    for (int q = 0; q < plan->nsets[sk]; q++) {
+      const set_src_t *ss = &plan->set_src[sk][q];
+      for (int64_t a = 0, b; a < ss->n; a = b) {
+        for (b = a + 1; b < ss->n && ss->file[b] == ss->file[a];) b++;
+        if (nrun == cap) {
+          cap = cap ? 2 * cap : 64;
+          set_run_t *nr = mxn__realloc(runs, (size_t)cap * sizeof *nr);
+          if (!nr) {
+            status = MXN_ERR_NOMEM;
             goto done;
           }
-          ds->io.read_calls++;
-          ds->io.bytes_read += nfile * (int64_t)sizeof(double);
-          for (int64_t i = a; i < b; i++) out[ss->dst[i]] = plan->buf[ss->pos[i]];
+          runs = nr;
         }
+        runs[nrun++] = (set_run_t){ss->file[a], sk, q, a, b};
       }
+    }
+  if (nrun > 1) qsort(runs, (size_t)nrun, sizeof *runs, run_cmp);
+  for (int64_t r = 0; r < nrun; r++) {
+    const int j = runs[r].j, sk = runs[r].sk, q = runs[r].q;
+    const int64_t a = runs[r].a, b = runs[r].b;
+    const mxn__file_t *f = &ds->files[j];
+    int nsets;
+    const mxn_set_info_t *sets = mxn__ssets(s, sk, &nsets);
+    const mxn_var_list_t *vl = mxn__svars(s, sk);
+    mxn_piece_set_t *psets = mxn__psets(piece, sk, &nsets);
+    const set_src_t *ss = &plan->set_src[sk][q];
+    const mxn__set_span_t *sr = mxn__set_span_of(&f->sk[sk], q);
+    int64_t nfile = sr ? sr->count : 0;
+    for (int v = 0; v < vl->num; v++) {
+      double *out = psets[q].vars[v];
+      if (!out) continue;
+      int p = mxn__var_pos(f, MXN__V_SET0 + sk, v);
+      if (p < 0 || !mxn__set_truth(&f->sk[sk], q, vl->num, v)) {
+        /* The member lacks the variable: no value (NaN); it has it but
+         * not on this set (truth table): not stored, so it reads as 0. */
+        double none = p < 0 ? NAN : 0.0;
+        for (int64_t i = a; i < b; i++) out[ss->dst[i]] = none;
+        continue;
+      }
+      if (!mxn__file_open(ds, j, &status)) goto done;
+      MXN_CHECK(mxn__plan_buf(plan, nfile));
+      char name[80];
+      snprintf(name, sizeof name, var_name[sk], p + 1, sr->k + 1);
+      int varid = mxn__m_var(f, name);
+      size_t start[2] = {(size_t)step, 0}, count[2] = {1, (size_t)nfile};
+      if (varid < 0 || mxn__m_get(f, varid, start, count, NULL, plan->buf, 'd')) {
+        status = MXN_DS_ERR(ds, MXN_ERR_IO, "%s: %s %lld: cannot read variable '%s' at step %d",
+                            f->path, mxn__set_what[sk], (long long)sets[q].id, vl->names[v],
+                            step + 1);
+        goto done;
+      }
+      ds->io.read_calls++;
+      ds->io.bytes_read += nfile * (int64_t)sizeof(double);
+      for (int64_t i = a; i < b; i++) out[ss->dst[i]] = plan->buf[ss->pos[i]];
     }
   }
 done:
-  for (int sk = 0; sk < MXN__NSK; sk++) free(cur[sk]);
+  free(runs);
   return status;
 }
