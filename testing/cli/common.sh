@@ -10,9 +10,13 @@
 #   ok TEXT / bad TEXT             one line per check; bad counts in nfail
 #   mpi CMD...                     CMD on $N ranks under a 120 s timeout,
 #                                  so that a hang fails instead of waiting
+# and puts this folder on PYTHONPATH, for the scripts' Python checks to
+# import its modules (steps_json.py).
 if [ "$(id -u)" = 0 ]; then
   export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 fi
+PYTHONPATH=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)${PYTHONPATH:+:$PYTHONPATH}
+export PYTHONPATH
 
 cli_args() {
   local usage=$1 vars=() v

@@ -23,16 +23,11 @@ cli_workdir
 check_json() { # FILE TOL MODE(tol|none|report)
   python3 - "$@" <<'PY'
 import json, sys
+from steps_json import steps_table_errors
 path, tol, mode = sys.argv[1], float(sys.argv[2]), sys.argv[3]
 d = json.load(open(path))
 rows = d["steps"]
-errs = []
-if [r["step"] for r in rows] != list(range(1, 21)):
-    errs.append("steps %s" % [r["step"] for r in rows])
-for r in rows:
-    if set(r) != {"step", "imbalance_before", "imbalance_after", "migrated", "bytes_read"}:
-        errs.append("keys %s" % sorted(r))
-        break
+errs = steps_table_errors(d, 20)
 det = d["steps_detail"]
 for r, x in zip(rows, det):
     if mode == "tol" and r["imbalance_after"] > tol + 1e-12:
