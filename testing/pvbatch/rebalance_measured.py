@@ -38,9 +38,9 @@ plugin, dataset = os.path.abspath(sys.argv[1]), os.path.abspath(sys.argv[2])
 tol = float(sys.argv[3])
 
 import numpy as np  # noqa: E402
-from rebalance_common import (allgather, allsum, check, check_owned_totals,  # noqa: E402,F401
-                              check_ranks_agree, field_scalars, mxn_reader, nranks, owned_cells,
-                              problems, rank)
+from rebalance_common import (check, check_owned_totals, check_ranks_agree,  # noqa: E402
+                              field_scalars, mxn_reader, owned_cells)
+from pvcheck import allgather, finish, nranks  # noqa: E402
 
 SLEEP = 0.12
 r, messages = mxn_reader(plugin, dataset)
@@ -110,14 +110,5 @@ check(modelled[-1] <= tol + 0.15, "the modelled work stayed unbalanced: %.3f at 
       % (modelled[-1], " ".join("%.2f" % x for x in modelled)))
 check(not messages, "errors: %s" % messages[:3])
 
-nprob = int(allsum([len(problems)])[0])
-if problems:
-    print("rebalance_measured[N=%d] rank %d: FAIL: %s" % (nranks, rank, " | ".join(problems)[:3000]))
-sys.stdout.flush()
-if rank == 0:
-    print("rebalance_measured: %s: N=%d, %d steps, %d re-balanced, modelled imbalance %.3f -> %.3f, "
-          "%d problems over ranks" % ("FAIL" if nprob else "PASS", nranks, len(times), rebalanced,
-                                      modelled[0], modelled[-1], nprob))
-    sys.stdout.flush()
-if nprob:
-    sys.exit(1)
+finish("rebalance_measured", "N=%d, %d steps, %d re-balanced, modelled imbalance %.3f -> %.3f"
+       % (nranks, len(times), rebalanced, modelled[0], modelled[-1]))
