@@ -1,5 +1,6 @@
 // Collective helpers shared by the tests that check a distributed load
-// against a brute-force answer (test_halo, test_poly).
+// against a brute-force answer: gathers of every rank's values, and who
+// owns each element.
 #ifndef MXN_TEST_MPI_HELPERS_H
 #define MXN_TEST_MPI_HELPERS_H
 
@@ -13,16 +14,54 @@
 
 namespace mxntest {
 
+template <class T> MPI_Datatype mpi_type_of();
+template <> inline MPI_Datatype mpi_type_of<int64_t>() { return MPI_INT64_T; }
+template <> inline MPI_Datatype mpi_type_of<long long>() { return MPI_LONG_LONG; }
+template <> inline MPI_Datatype mpi_type_of<double>() { return MPI_DOUBLE; }
+
+// Every rank's values concatenated in rank order, on rank 0 only (root)
+// or on every rank. *displs, when asked, gets the N + 1 offsets of each
+// rank's values in the result (where there is a result). Collective.
+template <class T>
+std::vector<T> gather_values(const std::vector<T> &mine, bool root, std::vector<int> *displs) {
+  int n = (int)mine.size(), N = mpi_size();
+  std::vector<int> counts(N), d(N + 1, 0);
+  if (root)
+    MPI_Gather(&n, 1, MPI_INT, counts.data(), 1, MPI_INT, 0, MPI_COMM_WORLD);
+  else
+    MPI_Allgather(&n, 1, MPI_INT, counts.data(), 1, MPI_INT, MPI_COMM_WORLD);
+  for (int r = 0; r < N; r++) d[r + 1] = d[r] + counts[r];
+  bool here = !root || mpi_rank() == 0;
+  std::vector<T> all(here ? d[N] + 1 : 1);  // never empty: data() is a buffer
+  if (root)
+    MPI_Gatherv(mine.data(), n, mpi_type_of<T>(), all.data(), counts.data(), d.data(),
+                mpi_type_of<T>(), 0, MPI_COMM_WORLD);
+  else
+    MPI_Allgatherv(mine.data(), n, mpi_type_of<T>(), all.data(), counts.data(), d.data(),
+                   mpi_type_of<T>(), MPI_COMM_WORLD);
+  all.resize(here ? d[N] : 0);
+  if (displs) *displs = d;
+  return all;
+}
+
+// On rank 0 every rank's values; elsewhere nothing.
+template <class T>
+std::vector<T> gather_on_root(const std::vector<T> &mine, std::vector<int> *displs = nullptr) {
+  return gather_values(mine, true, displs);
+}
+
+// On every rank every rank's values.
+template <class T>
+std::vector<T> gather_all(const std::vector<T> &mine, std::vector<int> *displs = nullptr) {
+  return gather_values(mine, false, displs);
+}
+
 // Every rank's owned element ids, gathered on every rank: id -> owning
 // rank. *unique is false when some id is owned by two ranks.
 inline std::map<int64_t, int> gather_owners(const std::vector<int64_t> &mine, bool *unique) {
-  int n = (int)mine.size(), N = mpi_size();
-  std::vector<int> counts(N), displs(N + 1, 0);
-  MPI_Allgather(&n, 1, MPI_INT, counts.data(), 1, MPI_INT, MPI_COMM_WORLD);
-  for (int r = 0; r < N; r++) displs[r + 1] = displs[r] + counts[r];
-  std::vector<int64_t> all(displs[N] + 1);
-  MPI_Allgatherv(mine.data(), n, MPI_INT64_T, all.data(), counts.data(), displs.data(),
-                 MPI_INT64_T, MPI_COMM_WORLD);
+  int N = mpi_size();
+  std::vector<int> displs;
+  std::vector<int64_t> all = gather_all(mine, &displs);
   std::map<int64_t, int> owner;
   *unique = true;
   for (int r = 0; r < N; r++)
