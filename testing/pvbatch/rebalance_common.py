@@ -26,6 +26,24 @@ def mxn_reader(plugin, dataset):
     return r, errors
 
 
+def animated_reader(plugin, dataset, tol, cell_arrays, **props):
+    """(reader, its error messages, its times): an MxNReader on `dataset`
+    that re-balances every time step (SFC, one ghost layer, ImbalanceTolerance
+    tol) with `cell_arrays` and the further properties `props`; checks that
+    the set has the 20 steps or more the scripts animate through."""
+    r, errors = mxn_reader(plugin, dataset)
+    r.CellArrays = cell_arrays
+    r.GhostLevels = 1
+    r.PartitionMethod = "SFC"
+    r.ImbalanceTolerance = tol
+    r.RebalanceEachTimeStep = 1
+    for name, value in props.items():
+        setattr(r, name, value)
+    times = list(r.TimestepValues)
+    check(len(times) >= 20, "%d time steps, want >= 20" % len(times))
+    return r, errors, times
+
+
 def owned_cells(out, marker):
     """This rank's owned (not DUPLICATECELL) cells of the output's blocks
     that carry cell array `marker`: their global ids (int64) and the sum of

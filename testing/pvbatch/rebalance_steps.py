@@ -28,19 +28,12 @@ if len(sys.argv) != 4:
 plugin, dataset = os.path.abspath(sys.argv[1]), os.path.abspath(sys.argv[2])
 tol = float(sys.argv[3])
 
-from rebalance_common import (check, check_owned_totals, check_ranks_agree,  # noqa: E402
-                              field_scalars, mxn_reader, owned_cells)
+from rebalance_common import (animated_reader, check, check_owned_totals,  # noqa: E402
+                              check_ranks_agree, field_scalars, owned_cells)
 from pvcheck import finish, nranks  # noqa: E402
 
-r, messages = mxn_reader(plugin, dataset)
-r.CellArrays = ["elem_gid_time", "hot_spot"]
-r.GhostLevels = 1
-r.PartitionMethod = "SFC"
-r.LoadBalanceField = "hot_spot"
-r.ImbalanceTolerance = tol
-r.RebalanceEachTimeStep = 1
-times = list(r.TimestepValues)
-check(len(times) >= 20, "%d time steps, want >= 20" % len(times))
+r, messages, times = animated_reader(plugin, dataset, tol, ["elem_gid_time", "hot_spot"],
+                                     LoadBalanceField="hot_spot")
 
 
 def snapshot(t):
