@@ -1,6 +1,6 @@
 // Collective helpers shared by the tests that check a distributed load
-// against a brute-force answer: gathers of every rank's values, and who
-// owns each element.
+// against a brute-force answer: a generated set every rank reads, gathers
+// of every rank's values, and who owns each element.
 #ifndef MXN_TEST_MPI_HELPERS_H
 #define MXN_TEST_MPI_HELPERS_H
 
@@ -8,11 +8,34 @@
 
 #include <cstdint>
 #include <map>
+#include <string>
 #include <vector>
 
 #include "test_mpi.h"
 
 namespace mxntest {
+
+// A mesh mxn_gen makes from `args`, written by rank 0 as DIR/mesh.e and
+// split by RCB into M files DIR/set.e.M.*, DIR being world_tmpdir(dir_name):
+// the set's base name on every rank, or "" on every rank when rank 0 could
+// not make it. *mesh, when asked, gets the mesh's path. Collective.
+inline std::string generated_set(const std::string &dir_name, const std::string &args, int M,
+                                 std::string *mesh = nullptr) {
+  std::string dir = world_tmpdir(dir_name);
+  std::string base = dir + "/set.e";
+  if (mesh) *mesh = dir + "/mesh.e";
+  int ok = 1;
+  if (mpi_rank() == 0) {
+    std::string made = generate(dir, "mesh.e", args);
+    mxn_error_t err;
+    mxn_error_clear(&err);
+    int st = mxn_split(made.c_str(), base.c_str(), M, MXN_PART_RCB, nullptr, nullptr, &err);
+    EXPECT_EQ(MXN_OK, st) << err.msg;
+    ok = st == MXN_OK;
+  }
+  MPI_Bcast(&ok, 1, MPI_INT, 0, MPI_COMM_WORLD);
+  return ok ? base : "";
+}
 
 template <class T> MPI_Datatype mpi_type_of();
 template <> inline MPI_Datatype mpi_type_of<int64_t>() { return MPI_INT64_T; }

@@ -55,20 +55,8 @@ std::string resolve(const std::string &name) {
   for (const GenCase &g : gen_cases)
     if (gname == g.name) gc = &g;
   EXPECT_NE(nullptr, gc) << name;
-  std::string dir = world_tmpdir("gen_" + gname + "_M" + std::to_string(M));
-  std::string base = dir + "/set.e";
-  int ok = 1;
-  if (mpi_rank() == 0 && gc) {
-    std::string mesh = generate(dir, "mesh.e", gc->args);
-    mxn_error_t err;
-    mxn_error_clear(&err);
-    int st = mxn_split(mesh.c_str(), base.c_str(), M, MXN_PART_RCB, nullptr, nullptr, &err);
-    EXPECT_EQ(MXN_OK, st) << err.msg;
-    ok = st == MXN_OK;
-  }
-  MPI_Bcast(&ok, 1, MPI_INT, 0, MPI_COMM_WORLD);
-  made[name] = ok ? base : "";
-  return made[name];
+  if (!gc) return made[name] = "";
+  return made[name] = generated_set("gen_" + gname + "_M" + std::to_string(M), gc->args, M);
 }
 
 std::vector<std::string> all_datasets() {
