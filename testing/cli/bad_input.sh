@@ -14,14 +14,8 @@
 # every case that ran passed but the shared data was absent, so some could
 # not run; 0 otherwise.
 set -u
-
-if [ $# -ne 3 ]; then
-  echo "usage: $0 MXN_BINARY SHARED_DATA_DIR TMP_DIR" >&2
-  exit 2
-fi
-MXN=$1
-DATA=$2
-TMP=$3
+. "$(dirname "$0")/common.sh"
+cli_args "MXN_BINARY SHARED_DATA_DIR TMP_DIR" MXN DATA TMP -- "$@"
 
 # `mxn diff` exits 1 when the datasets differ, so an unreadable dataset
 # cannot share that code: the tool exits 3 then (see cmd_diff in
@@ -32,17 +26,11 @@ if [ ! -x "$MXN" ]; then
   echo "FAIL: $MXN is not an executable" >&2
   exit 1
 fi
-# Open MPI refuses to start as root unless told (mxn calls MPI_Init).
-if [ "$(id -u)" = 0 ]; then
-  export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
-fi
 
 HAVE_DATA=0
 if [ -d "$DATA/meshes" ] && [ -d "$DATA/nemesis" ]; then HAVE_DATA=1; fi
 
-rm -rf "$TMP"
-mkdir -p "$TMP" || exit 1
-TMP=$(cd "$TMP" && pwd)
+cli_workdir
 
 npass=0
 nfail=0

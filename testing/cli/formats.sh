@@ -22,22 +22,10 @@
 #   - bad format options exit 2 with a message, writing nothing.
 # Exit 0 when nothing failed.
 set -u
-if [ $# -ne 5 ]; then
-  echo "usage: $0 MXN MXN_GEN MPIEXEC NP TMP_DIR" >&2
-  exit 2
-fi
-MXN=$1 GEN=$2 MPIEXEC=$3 NP=$4 TMP=$5
-if [ "$(id -u)" = 0 ]; then
-  export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
-fi
-rm -rf "$TMP" && mkdir -p "$TMP" && cd "$TMP" || exit 1
-nfail=0
-ok() { echo "ok   $*"; }
-bad() {
-  echo "FAIL $*"
-  nfail=$((nfail + 1))
-}
-par() { timeout 120 "$MPIEXEC" -n "$NP" --oversubscribe "$MXN" "$@"; }
+. "$(dirname "$0")/common.sh"
+cli_args "MXN MXN_GEN MPIEXEC NP TMP_DIR" MXN GEN MPIEXEC N TMP -- "$@"
+cli_workdir
+par() { mpi "$MXN" "$@"; }
 # The first bytes say the format: HDF5 (netCDF-4) or CDF (netCDF-3).
 kind() {
   case $(head -c 4 "$1" | od -An -c | tr -d ' ') in
@@ -105,18 +93,18 @@ for r in d["ranks_detail"]:
     print(r["owned"], r["nodes"], r["cover_files"], r["bytes_needed"])
 PY
 done
-cmp -s part.d part.h && cmp -s part.d part.z && ok "stats on $NP ranks alike" || bad "stats differ"
+cmp -s part.d part.h && cmp -s part.d part.z && ok "stats on $N ranks alike" || bad "stats differ"
 for s in d h z; do
   par repart $s r$s --method rcb --quiet || bad "repart $s"
 done
-n1=$((NP - 1))
-for f in $(cd . && ls rd.$NP.* 2> /dev/null); do
+n1=$((N - 1))
+for f in $(cd . && ls rd.$N.* 2> /dev/null); do
   i=${f##*.}
-  cmp -s "$f" "rh.$NP.$i" && cmp -s "$f" "rz.$NP.$i" || bad "repart member $i differs by input format"
+  cmp -s "$f" "rh.$N.$i" && cmp -s "$f" "rz.$N.$i" || bad "repart member $i differs by input format"
 done
-[ -f "rd.$NP.$(printf "%0${#NP}d" "$n1")" ] && ok "repart members byte-identical" || bad "repart wrote nothing"
+[ -f "rd.$N.$(printf "%0${#N}d" "$n1")" ] && ok "repart members byte-identical" || bad "repart wrote nothing"
 par repart z rc --method rcb --compress 1 --quiet || bad "repart --compress 1"
-expect_kind nc4 "rc.$NP.$(printf "%0${#NP}d" 0)"
+expect_kind nc4 "rc.$N.$(printf "%0${#N}d" 0)"
 "$MXN" join rc jrc.e --quiet && "$MXN" diff m.e jrc.e > /dev/null &&
   ok "repart --compress 1 joins back equal" || bad "repart --compress 1 round trip"
 

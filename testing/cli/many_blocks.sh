@@ -15,21 +15,9 @@
 # largest of the ranks', and more metadata than the 1-block model split
 # the same way; mxn_gen refuses --sets beyond NX+1 (exit 2).
 set -u
-if [ $# -ne 5 ]; then
-  echo "usage: $0 MXN MXN_GEN MPIEXEC NP TMP_DIR" >&2
-  exit 2
-fi
-MXN=$1 GEN=$2 MPIEXEC=$3 NP=$4 TMP=$5
-if [ "$(id -u)" = 0 ]; then
-  export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
-fi
-rm -rf "$TMP" && mkdir -p "$TMP" && cd "$TMP" || exit 1
-nfail=0
-ok() { echo "ok   $*"; }
-bad() {
-  echo "FAIL $*"
-  nfail=$((nfail + 1))
-}
+. "$(dirname "$0")/common.sh"
+cli_args "MXN MXN_GEN MPIEXEC NP TMP_DIR" MXN GEN MPIEXEC N TMP -- "$@"
+cli_workdir
 K=40 S=12 M=8
 "$GEN" --type hex --dims 60 2 2 --blocks $K --sets $S --steps 1 m.e > /dev/null || { bad "mxn_gen"; exit 1; }
 "$GEN" --type hex --dims 60 2 2 --steps 1 one.e > /dev/null || { bad "mxn_gen (1 block)"; exit 1; }
@@ -81,11 +69,11 @@ PY
 then ok "info --json: $K blocks, $S node sets, $S side sets with the generator's counts"; else bad "info --json"; fi
 
 stats() { # SET OUT
-  "$MPIEXEC" --oversubscribe -n "$NP" "$MXN" stats "$1" --json --method rcb > "$2"
+  "$MPIEXEC" --oversubscribe -n "$N" "$MXN" stats "$1" --json --method rcb > "$2"
 }
 stats s/m.e stats.json || bad "stats exit $?"
 stats one/m.e stats1.json || bad "stats (1 block) exit $?"
-if python3 - stats.json stats1.json "$NP" << 'PY'
+if python3 - stats.json stats1.json "$N" << 'PY'
 import json, sys
 d, d1, n = json.load(open(sys.argv[1])), json.load(open(sys.argv[2])), int(sys.argv[3])
 errs = []
@@ -106,7 +94,7 @@ if errs:
     print("\n".join(errs))
 sys.exit(1 if errs else 0)
 PY
-then ok "stats --json on $NP ranks: 240 elements, metadata_bytes per rank and max"; else bad "stats --json"; fi
+then ok "stats --json on $N ranks: 240 elements, metadata_bytes per rank and max"; else bad "stats --json"; fi
 
 "$GEN" --type hex --dims 6 2 2 --sets 8 bad.e > /dev/null 2>&1
 rc=$?

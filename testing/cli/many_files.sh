@@ -11,21 +11,9 @@
 # cover at most ceil(1024/N) + 2 members; `mxn join` of the 1024 members
 # equals the mesh.
 set -u
-if [ $# -ne 5 ]; then
-  echo "usage: $0 MXN MXN_GEN MPIEXEC N TMP_DIR" >&2
-  exit 2
-fi
-MXN=$1 GEN=$2 MPIEXEC=$3 N=$4 TMP=$5
-if [ "$(id -u)" = 0 ]; then
-  export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
-fi
-rm -rf "$TMP" && mkdir -p "$TMP" && cd "$TMP" || exit 1
-nfail=0
-ok() { echo "ok   $*"; }
-bad() {
-  echo "FAIL $*"
-  nfail=$((nfail + 1))
-}
+. "$(dirname "$0")/common.sh"
+cli_args "MXN MXN_GEN MPIEXEC N TMP_DIR" MXN GEN MPIEXEC N TMP -- "$@"
+cli_workdir
 "$GEN" --type hex --dims 16 16 8 --blocks 2 --steps 2 m.e > /dev/null || { bad "mxn_gen"; exit 1; }
 "$MXN" split m.e s.e -n 1024 --quiet || { bad "split -n 1024"; exit 1; }
 n=$(ls s.e.1024.* | wc -l)

@@ -16,29 +16,10 @@
 #     block, and nothing is written.
 # Every mpiexec runs under `timeout`, so a hang fails instead of waiting.
 set -u
-if [ $# -ne 5 ]; then
-  echo "usage: $0 MXN_BINARY MXN_GEN_BINARY MPIEXEC N TMP_DIR" >&2
-  exit 2
-fi
-abspath() { case $1 in /*) echo "$1" ;; */*) echo "$(cd "$(dirname "$1")" && pwd)/$(basename "$1")" ;; *) command -v "$1" ;; esac; }
-MXN=$(abspath "$1")
-GEN=$(abspath "$2")
-MPIEXEC=$(abspath "$3")
-N=$4
-TMP=$5
-if [ "$(id -u)" = 0 ]; then
-  export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
-fi
-rm -rf "$TMP"
-mkdir -p "$TMP" || exit 1
-cd "$TMP" || exit 1
-nfail=0
-ok() { echo "ok   $*"; }
-bad() {
-  echo "FAIL $*"
-  nfail=$((nfail + 1))
-}
-mpi() { timeout 120 "$MPIEXEC" --oversubscribe -n "$N" "$@"; }
+. "$(dirname "$0")/common.sh"
+cli_args "MXN_BINARY MXN_GEN_BINARY MPIEXEC N TMP_DIR" MXN GEN MPIEXEC N TMP -- "$@"
+cli_abspath MXN GEN MPIEXEC
+cli_workdir
 
 cases=("polygon|--type polygon --dims 13 9 --blocks 2 --steps 2"
   "hex|--type poly-hex --dims 6 5 4 --steps 2"

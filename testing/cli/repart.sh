@@ -21,35 +21,10 @@
 # Every mpiexec runs under `timeout`, so a hang fails instead of waiting.
 set -u
 
-if [ $# -ne 5 ]; then
-  echo "usage: $0 MXN_BINARY MXN_GEN_BINARY MPIEXEC N TMP_DIR" >&2
-  exit 2
-fi
-MXN=$1
-GEN=$2
-MPIEXEC=$3
-N=$4
-TMP=$5
-# Absolute paths: the script works in TMP_DIR.
-abspath() { case $1 in /*) echo "$1" ;; */*) echo "$(cd "$(dirname "$1")" && pwd)/$(basename "$1")" ;; *) command -v "$1" ;; esac; }
-MXN=$(abspath "$MXN")
-GEN=$(abspath "$GEN")
-MPIEXEC=$(abspath "$MPIEXEC")
-if [ "$(id -u)" = 0 ]; then
-  export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
-fi
-rm -rf "$TMP"
-mkdir -p "$TMP" || exit 1
-TMP=$(cd "$TMP" && pwd)
-cd "$TMP" || exit 1
-
-nfail=0
-ok() { echo "ok   $*"; }
-bad() {
-  echo "FAIL $*"
-  nfail=$((nfail + 1))
-}
-mpi() { timeout 120 "$MPIEXEC" --oversubscribe -n "$N" "$@"; }
+. "$(dirname "$0")/common.sh"
+cli_args "MXN_BINARY MXN_GEN_BINARY MPIEXEC N TMP_DIR" MXN GEN MPIEXEC N TMP -- "$@"
+cli_abspath MXN GEN MPIEXEC
+cli_workdir
 
 # Run `mxn ARGS` on N ranks, each rank recording its exit code in
 # DIR/rc.RANK and its stderr in DIR/err.RANK (mpiexec alone would report

@@ -22,22 +22,10 @@
 # dataset must refuse with exit 1 on every rank and a message; that is
 # reported as "refused", not as a loss. Exit 0 when nothing failed.
 set -u
-if [ $# -ne 5 ]; then
-  echo "usage: $0 MXN MXN_GEN MPIEXEC SHARED_DATA_DIR TMP_DIR" >&2
-  exit 2
-fi
-abspath() { case $1 in /*) echo "$1" ;; */*) echo "$(cd "$(dirname "$1")" && pwd)/$(basename "$1")" ;; *) command -v "$1" ;; esac; }
-MXN=$(abspath "$1")
-GEN=$(abspath "$2")
-MPIEXEC=$(abspath "$3")
-SHARED=$4
-TMP=$5
-if [ "$(id -u)" = 0 ]; then
-  export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
-fi
-rm -rf "$TMP"
-mkdir -p "$TMP" || exit 1
-cd "$TMP" || exit 1
+. "$(dirname "$0")/common.sh"
+cli_args "MXN MXN_GEN MPIEXEC SHARED_DATA_DIR TMP_DIR" MXN GEN MPIEXEC SHARED TMP -- "$@"
+cli_abspath MXN GEN MPIEXEC
+cli_workdir
 
 # Round trips are independent (each has its own output names), and each is
 # mostly waiting (mpiexec and MPI start-up): up to MXN_ROUNDTRIP_JOBS
@@ -46,12 +34,8 @@ cd "$TMP" || exit 1
 jobs_max=${MXN_ROUNDTRIP_JOBS:-3}
 session_parent=${OMPI_MCA_orte_tmpdir_base:-${TMPDIR:-/tmp}}
 mkdir -p "$session_parent" || exit 1
-nfail=0 nok=0 nref=0
+nok=0 nref=0
 results=()
-bad() {
-  echo "FAIL $*"
-  nfail=$((nfail + 1))
-}
 
 # roundtrip_run ORIGINAL INPUT_SET N METHOD GHOSTS TAG OUT
 #   repart INPUT_SET on N ranks, join, diff against ORIGINAL; the verdict

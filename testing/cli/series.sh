@@ -17,26 +17,13 @@
 # dimension, a segment that cannot be read) fails with a message naming
 # the files, with one exit code on every rank and no hang.
 set -u
-if [ $# -ne 5 ]; then
-  echo "usage: $0 MXN MXN_GEN MPIEXEC NP TMP_DIR" >&2
-  exit 2
-fi
-MXN=$1 GEN=$2 MPIEXEC=$3 NP=$4 TMP=$5
-if [ "$(id -u)" = 0 ]; then
-  export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
-fi
+. "$(dirname "$0")/common.sh"
+cli_args "MXN MXN_GEN MPIEXEC NP TMP_DIR" MXN GEN MPIEXEC N TMP -- "$@"
 command -v ncdump > /dev/null && command -v ncgen > /dev/null || {
   echo "skip: ncdump/ncgen not found"
   exit 77
 }
-rm -rf "$TMP" && mkdir -p "$TMP" && cd "$TMP" || exit 1
-nfail=0
-ok() { echo "ok   $*"; }
-bad() {
-  echo "FAIL $*"
-  nfail=$((nfail + 1))
-}
-mpi() { timeout 120 "$MPIEXEC" --oversubscribe -n "$NP" "$@"; }
+cli_workdir
 
 # seg NAME TYPE N M T0 T1 T2: a mesh of N^d cells, times T0 T1 T2, written
 # as NAME (M = 1) or split into NAME.M.j
@@ -124,15 +111,9 @@ fi
 if mpi "$MXN" stats s.e --steps all --json > stats.json 2> stats.err &&
   python3 - <<'PY'; then
 import json, sys
+from steps_json import steps_table_errors
 d = json.load(open("stats.json"))
-errs = []
-rows = d["steps"]
-if [r["step"] for r in rows] != list(range(1, 12)):
-    errs.append("steps %s" % [r["step"] for r in rows])
-for r in rows:
-    if set(r) != {"step", "imbalance_before", "imbalance_after", "migrated", "bytes_read"}:
-        errs.append("keys %s" % sorted(r))
-        break
+errs = steps_table_errors(d, 11)
 det = d["steps_detail"]
 if [x["segment"] for x in det] != [1, 1, 2, 2, 2, 3, 3, 3, 4, 4, 4]:
     errs.append("segments %s" % [x["segment"] for x in det])
@@ -147,7 +128,7 @@ if errs:
     print("; ".join(errs))
     sys.exit(1)
 PY
-  ok "stats --steps all --json on $NP ranks: 11 steps over 4 segments"
+  ok "stats --steps all --json on $N ranks: 11 steps over 4 segments"
 else
   bad "stats --steps all --json: $(cat stats.err)"
 fi
@@ -173,10 +154,10 @@ done
 if mpi "$MXN" repart s.e out/r.e --quiet > repart.txt 2>&1; then
   diffs=0
   for k in "" -s002 -s003 -s004; do
-    [ -f "out/r.e$k.$NP.0" ] || diffs=$((diffs + 1))
+    [ -f "out/r.e$k.$N.0" ] || diffs=$((diffs + 1))
     "$MXN" diff "s.e$k" "out/r.e$k" > /dev/null 2>&1 || diffs=$((diffs + 1))
   done
-  [ $diffs = 0 ] && ok "repart: r.e.$NP.i, r.e-s00K.$NP.i, each equal to its segment" ||
+  [ $diffs = 0 ] && ok "repart: r.e.$N.i, r.e-s00K.$N.i, each equal to its segment" ||
     bad "repart: $diffs segments missing or different: $(ls out)"
 else
   bad "repart: $(cat repart.txt)"

@@ -14,37 +14,20 @@
 # the tolerance); --fresh gives fresh_migrated >= 0 in steps_detail; a
 # negative weight field is an error naming it; bad usage exits 2.
 set -u
-if [ $# -ne 4 ]; then
-  echo "usage: $0 MXN MXN_GEN MPIEXEC TMP_DIR" >&2
-  exit 2
-fi
-MXN=$1 GEN=$2 MPIEXEC=$3 TMP=$4
-if [ "$(id -u)" = 0 ]; then
-  export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
-fi
-rm -rf "$TMP" && mkdir -p "$TMP" && cd "$TMP" || exit 1
-nfail=0
-ok() { echo "ok   $*"; }
-bad() {
-  echo "FAIL $*"
-  nfail=$((nfail + 1))
-}
+. "$(dirname "$0")/common.sh"
+cli_args "MXN MXN_GEN MPIEXEC TMP_DIR" MXN GEN MPIEXEC TMP -- "$@"
+cli_workdir
 "$GEN" --type hex --dims 24 24 2 --steps 20 --hot-spot m.e > /dev/null || { bad "mxn_gen"; exit 1; }
 "$MXN" split m.e s -n 3 --quiet || { bad "split"; exit 1; }
 
 check_json() { # FILE TOL MODE(tol|none|report)
   python3 - "$@" <<'PY'
 import json, sys
+from steps_json import steps_table_errors
 path, tol, mode = sys.argv[1], float(sys.argv[2]), sys.argv[3]
 d = json.load(open(path))
 rows = d["steps"]
-errs = []
-if [r["step"] for r in rows] != list(range(1, 21)):
-    errs.append("steps %s" % [r["step"] for r in rows])
-for r in rows:
-    if set(r) != {"step", "imbalance_before", "imbalance_after", "migrated", "bytes_read"}:
-        errs.append("keys %s" % sorted(r))
-        break
+errs = steps_table_errors(d, 20)
 det = d["steps_detail"]
 for r, x in zip(rows, det):
     if mode == "tol" and r["imbalance_after"] > tol + 1e-12:

@@ -84,36 +84,21 @@ def find_variable(name, arrays):
     return None
 
 
-def leaves(data):
-    it = data.NewIterator()
-    it.UnRegister(None)
-    it.InitTraversal()
-    while not it.IsDoneWithTraversal():
-        yield it.GetCurrentDataObject()
-        it.GoToNextItem()
-
-
 def check_reader(simple, servermanager, spec, dataset, expected):
     """Returns (ok, summary line)."""
     import numpy as np
     from vtkmodules.util.numpy_support import vtk_to_numpy
-    from vtkmodules.util.misc import calldata_type
-    from vtkmodules.util.vtkConstants import VTK_STRING
+    from pvcheck import leaves, messages
 
     proxy_name, blocks_prop, var_props, off_props, gid_name = spec
     opened = first_member(dataset) if proxy_name == "ExodusIIReader" else dataset
-    errors = []
-
-    @calldata_type(VTK_STRING)
-    def on_error(obj, event, msg):
-        errors.append(" ".join(str(msg).split()))
 
     # Build the proxy without a file first so the observer sees the errors of
     # the first RequestInformation (paraview.simple's constructor runs it at
     # once). After a failed RequestInformation the reader is left alone:
     # IOSSReader then trips an assertion and aborts pvbatch.
     reader = getattr(servermanager.sources, proxy_name)()
-    reader.GetClientSideObject().AddObserver("ErrorEvent", on_error)
+    errors = messages(reader)
     reader.FileName = [opened]
     reader.UpdatePipelineInformation()
     if errors:

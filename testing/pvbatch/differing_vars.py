@@ -44,33 +44,11 @@ if not os.path.isfile(dataset):
 import numpy as np  # noqa: E402
 from paraview import servermanager  # noqa: E402
 from paraview.simple import LoadPlugin  # noqa: E402
-from vtkmodules.util.misc import calldata_type  # noqa: E402
-from vtkmodules.util.numpy_support import numpy_to_vtk, vtk_to_numpy  # noqa: E402
-from vtkmodules.util.vtkConstants import VTK_STRING  # noqa: E402
-from vtkmodules.vtkCommonCore import vtkDoubleArray  # noqa: E402
-from vtkmodules.vtkParallelCore import vtkCommunicator, vtkMultiProcessController  # noqa: E402
+from vtkmodules.util.numpy_support import vtk_to_numpy  # noqa: E402
+from pvcheck import all_keys, allgather, messages, nranks, rank  # noqa: E402
 
-ctrl = vtkMultiProcessController.GetGlobalController()
-rank, nranks = ctrl.GetLocalProcessId(), ctrl.GetNumberOfProcesses()
 BOOKKEEPING = {"ids", "object_id", "vtkGhostType", "GlobalElementId", "GlobalNodeId",
                "PedigreeElementId", "PedigreeNodeId", "ObjectId"}
-
-
-def allgather(rows, width):
-    a = np.ascontiguousarray(np.asarray(rows, dtype=np.float64).reshape(-1, width))
-    send = numpy_to_vtk(a, deep=1) if a.shape[0] else vtkDoubleArray()
-    send.SetNumberOfComponents(width)
-    recv = vtkDoubleArray()
-    ctrl.AllGatherV(send, recv)
-    n = recv.GetNumberOfTuples()
-    return vtk_to_numpy(recv).reshape(n, width).copy() if n else np.zeros((0, width))
-
-
-def agreed_names(names):
-    """The union over ranks of a set of strings."""
-    text = "\n".join(sorted(names))
-    codes = allgather([[ord(c)] for c in text + "\n"], 1)[:, 0].astype(int)
-    return sorted(set(k for k in "".join(chr(c) for c in codes).split("\n") if k))
 
 
 def collect(grids, cell_id, point_id):
@@ -82,8 +60,8 @@ def collect(grids, cell_id, point_id):
         cd, pd = g.GetCellData(), g.GetPointData()
         names_c |= {cd.GetArrayName(k) for k in range(cd.GetNumberOfArrays())}
         names_p |= {pd.GetArrayName(k) for k in range(pd.GetNumberOfArrays())}
-    names_c = [n for n in agreed_names(names_c) if n not in BOOKKEEPING]
-    names_p = [n for n in agreed_names(names_p) if n not in BOOKKEEPING]
+    names_c = [n for n in all_keys(names_c) if n not in BOOKKEEPING]
+    names_p = [n for n in all_keys(names_p) if n not in BOOKKEEPING]
     cells = []
     out_c = {n: [np.zeros((0, 2))] for n in names_c}
     out_p = {n: [np.zeros((0, 2))] for n in names_p}
@@ -123,17 +101,9 @@ def best_by_id(rows):
     return out
 
 
-errors = []
-
-
-@calldata_type(VTK_STRING)
-def on_error(obj, event, msg):
-    errors.append(" ".join(str(msg).split()))
-
-
 LoadPlugin(plugin, remote=False, ns=globals())
 mxn = servermanager.sources.MxNReader()
-mxn.GetClientSideObject().AddObserver("ErrorEvent", on_error)
+errors = messages(mxn)
 mxn.FileName = dataset
 mxn.PartitionMethod = method
 mxn.UpdatePipelineInformation()

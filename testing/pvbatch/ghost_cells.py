@@ -43,29 +43,9 @@ if not os.path.isfile(dataset):
 
 import numpy as np  # noqa: E402
 from paraview.simple import *  # noqa: E402,F401,F403
-from paraview import servermanager  # noqa: E402
 from vtkmodules.util.numpy_support import vtk_to_numpy  # noqa: E402
 from vtkmodules.vtkCommonDataModel import vtkDataSetAttributes  # noqa: E402
-from vtkmodules.vtkCommonDataModel import vtkDataObjectTreeIterator  # noqa: E402
-from vtkmodules.vtkParallelCore import vtkMultiProcessController  # noqa: E402
-
-ctrl = vtkMultiProcessController.GetGlobalController()
-rank, nranks = ctrl.GetLocalProcessId(), ctrl.GetNumberOfProcesses()
-failures = []
-
-
-def fail(msg):
-    failures.append("rank %d: %s" % (rank, msg))
-
-
-def leaves(dobj):
-    it = vtkDataObjectTreeIterator()
-    it.SetDataSet(dobj)
-    it.VisitOnlyLeavesOn()
-    it.InitTraversal()
-    while not it.IsDoneWithTraversal():
-        yield it.GetCurrentDataObject()
-        it.GoToNextItem()
+from pvcheck import allgather_ids, fail, finish, leaves, nranks, rank  # noqa: E402
 
 
 def cells(dobj):
@@ -90,25 +70,6 @@ def cells(dobj):
         pghost.append(vtk_to_numpy(g).astype(np.int64) if g else np.zeros(ds.GetNumberOfPoints(), np.int64))
     cat = lambda x: np.concatenate(x) if x else np.zeros(0, np.int64)  # noqa: E731
     return cat(cid), cat(cghost), {k: np.concatenate(v) for k, v in cvars.items()}, cat(pid), cat(pghost)
-
-
-def gather_counts(value):
-    """Sum of an integer over all ranks (every rank gets it)."""
-    from vtkmodules.vtkCommonCore import vtkIdTypeArray
-    a, b = vtkIdTypeArray(), vtkIdTypeArray()
-    a.InsertNextValue(int(value))
-    b.SetNumberOfValues(1)
-    ctrl.AllReduce(a, b, 2)  # vtkCommunicator.SUM_OP
-    return b.GetValue(0)
-
-
-def all_gather_ids(ids):
-    from vtkmodules.vtkCommonCore import vtkIdTypeArray
-    from vtkmodules.util.numpy_support import numpy_to_vtk
-    src = numpy_to_vtk(np.asarray(ids, dtype=np.int64), deep=1, array_type=12)
-    dst = vtkIdTypeArray()
-    ctrl.AllGatherV(src, dst)
-    return vtk_to_numpy(dst).astype(np.int64)
 
 
 LoadPlugin(plugin, ns=globals())
@@ -139,7 +100,7 @@ if mx_ghost != pv_ghost:
          % (len(mx_ghost), len(pv_ghost), sorted(mx_ghost - pv_ghost)[:5], sorted(pv_ghost - mx_ghost)[:5]))
 if sorted(mx_owned.tolist()) != sorted(p_cid.tolist()):
     fail("owned cells (%d) differ from the GhostLevels = 0 piece (%d)" % (len(mx_owned), len(p_cid)))
-owned_all = all_gather_ids(mx_owned)
+owned_all = allgather_ids(mx_owned)
 if len(owned_all) != len(set(owned_all.tolist())):
     fail("an element is owned by two ranks")
 # ghost values: MxN read them, the generator brought them from the owner
@@ -154,8 +115,8 @@ for name, vals in a_vars.items():
             break
 # every point owned exactly once over all ranks
 owned_pts = np.unique(a_pid[(a_pg & vtkDataSetAttributes.DUPLICATEPOINT) == 0])
-all_owned_pts = all_gather_ids(owned_pts)
-all_pts = np.unique(all_gather_ids(np.unique(a_pid)))
+all_owned_pts = allgather_ids(owned_pts)
+all_pts = np.unique(allgather_ids(np.unique(a_pid)))
 if len(all_owned_pts) != len(set(all_owned_pts.tolist())):
     fail("a point is owned by two ranks")
 if set(all_owned_pts.tolist()) != set(all_pts.tolist()):
@@ -163,8 +124,4 @@ if set(all_owned_pts.tolist()) != set(all_pts.tolist()):
 
 print("ghost_cells: rank %d/%d: %d owned, %d ghosts (GhostCellsGenerator %d), %d points owned"
       % (rank, nranks, len(mx_owned), len(mx_ghost), len(pv_ghost), len(owned_pts)))
-nfail = gather_counts(len(failures))
-for f in failures:
-    print("ghost_cells: FAIL " + f)
-if nfail:
-    sys.exit(1)
+finish("ghost_cells", "ghost cells as GhostCellsGenerator's, every element and point owned once")

@@ -43,31 +43,9 @@ if not os.path.isfile(dataset):
 
 import numpy as np  # noqa: E402
 from paraview.simple import *  # noqa: E402,F401,F403
-from vtkmodules.util.numpy_support import vtk_to_numpy, numpy_to_vtk  # noqa: E402
-from vtkmodules.util.misc import calldata_type  # noqa: E402
-from vtkmodules.util.vtkConstants import VTK_STRING  # noqa: E402
-from vtkmodules.vtkCommonCore import vtkDoubleArray, vtkIdTypeArray  # noqa: E402
-from vtkmodules.vtkCommonDataModel import vtkDataObjectTreeIterator  # noqa: E402
+from vtkmodules.util.numpy_support import vtk_to_numpy  # noqa: E402
 from vtkmodules.vtkCommonDataModel import vtkDataSetAttributes  # noqa: E402
-from vtkmodules.vtkParallelCore import vtkMultiProcessController  # noqa: E402
-
-ctrl = vtkMultiProcessController.GetGlobalController()
-rank, nranks = ctrl.GetLocalProcessId(), ctrl.GetNumberOfProcesses()
-failures = []
-
-
-def fail(msg):
-    failures.append("rank %d: %s" % (rank, msg))
-
-
-def leaves(dobj):
-    it = vtkDataObjectTreeIterator()
-    it.SetDataSet(dobj)
-    it.VisitOnlyLeavesOn()
-    it.InitTraversal()
-    while not it.IsDoneWithTraversal():
-        yield it.GetCurrentDataObject()
-        it.GoToNextItem()
+from pvcheck import allgather, fail, finish, leaves, messages, nranks, rank, total  # noqa: E402
 
 
 SKIP_ARRAYS = ("ids", "object_id", "ObjectId", "GlobalElementId", "GlobalNodeId",
@@ -109,37 +87,13 @@ def piece(dobj, owned_only):
             cat(pid).astype(np.int64), {k: cat(v) for k, v in pvars.items()}, ghosts)
 
 
-def gather(values):
-    src = numpy_to_vtk(np.ascontiguousarray(values, dtype=float).ravel(), deep=1)
-    dst = vtkDoubleArray()
-    ctrl.AllGatherV(src, dst)
-    return vtk_to_numpy(dst).astype(float)
-
-
-def total(value):
-    a, b = vtkIdTypeArray(), vtkIdTypeArray()
-    a.InsertNextValue(int(value))
-    b.SetNumberOfValues(1)
-    ctrl.AllReduce(a, b, 2)  # vtkCommunicator.SUM_OP
-    return b.GetValue(0)
-
-
 LoadPlugin(plugin, ns=globals())
 mx = MxNReader(FileName=[dataset], PartitionMethod=args.method, GhostLevels=1)
-# The reader's warnings and errors, caught from its events (an observed
-# event is not printed).
-heard = []
-
-
-@calldata_type(VTK_STRING)
-def hear(obj, event, text):
-    heard.append("%s: %s" % ("ERR" if event == "ErrorEvent" else "WARN", text))
-
-
-mx.GetClientSideObject().AddObserver("WarningEvent", hear)
-mx.GetClientSideObject().AddObserver("ErrorEvent", hear)
+# The reader's warnings and errors, caught from its events.
+warnings = messages(mx, "WarningEvent", "WARN", fold=False)
+errors = messages(mx, "ErrorEvent", "ERR", fold=False)
 mx.UpdatePipeline()
-said = "\n".join(heard)
+said = "\n".join(warnings + errors)
 m_cid, m_cvars, m_xyz, m_pid, m_pvars, m_ghosts = piece(mx.GetClientSideObject().GetOutputDataObject(0), True)
 
 first = re.sub(r"\.([0-9]+)$", lambda m: "." + "0" * len(m.group(1)), dataset)
@@ -162,7 +116,7 @@ owned = total(len(m_cid))
 e_cells = total(ex.GetClientSideObject().GetOutputDataObject(0).GetNumberOfCells())
 if owned != e_cells:
     fail("MxN owns %d cells over the ranks, ExodusIIReader shows %d" % (owned, e_cells))
-all_ids = gather(m_cid)
+all_ids = allgather(m_cid)
 if len(np.unique(all_ids)) != len(all_ids):
     fail("an element id is owned twice")
 if nranks > 1 and total(m_ghosts) == 0:
@@ -172,16 +126,16 @@ for name, ev in sorted(e_cvars.items()):
     if mv is None:
         fail("element array %s missing from MxN" % name)
         continue
-    a, b = gather(mv), gather(ev)
+    a, b = allgather(mv), allgather(ev)
     if not np.isclose(a.sum(), b.sum(), rtol=1e-12, atol=1e-9) or a.min() != b.min() or a.max() != b.max():
         fail("element array %s: MxN sum/min/max %r/%r/%r, ExodusIIReader %r/%r/%r"
              % (name, a.sum(), a.min(), a.max(), b.sum(), b.min(), b.max()))
 # points by global id: each owned on one rank, at one place
 ids_here = np.unique(m_pid)
-all_pids = gather(ids_here)
+all_pids = allgather(ids_here)
 if len(np.unique(all_pids)) != len(all_pids):
     fail("a point is owned by two ranks")
-mp, ep = gather(m_xyz).reshape(-1, 3), gather(e_xyz).reshape(-1, 3)
+mp, ep = allgather(m_xyz).reshape(-1, 3), allgather(e_xyz).reshape(-1, 3)
 mset = set(map(tuple, mp.tolist()))
 eset = set(map(tuple, ep.tolist()))
 if len(mset) != len(np.unique(all_pids)):
@@ -193,15 +147,11 @@ for name, ev in sorted(e_pvars.items()):
     if mv is None:
         fail("nodal array %s missing from MxN" % name)
         continue
-    a, b = gather(mv), gather(ev)
+    a, b = allgather(mv), allgather(ev)
     if a.min() != b.min() or a.max() != b.max():
         fail("nodal array %s: MxN min/max %r/%r, ExodusIIReader %r/%r" % (name, a.min(), a.max(), b.min(), b.max()))
 
 print("id_fallback: rank %d/%d: %d owned cells (%d over the ranks, ExodusIIReader %d), %d ghosts, "
       "%d points over the ranks; %s" % (rank, nranks, len(m_cid), owned, e_cells, m_ghosts, len(mset),
                                         "warned" if warned else "no warning"))
-nfail = total(len(failures))
-for f in failures:
-    print("id_fallback: FAIL " + f)
-if nfail:
-    sys.exit(1)
+finish("id_fallback", "MxNReader's owned cells, points and arrays are ExodusIIReader's")

@@ -26,22 +26,6 @@ def fail(msg):
     sys.exit(1)
 
 
-class ErrorCatcher:
-    """Collects the vtkErrorMacro messages of one VTK object: pvbatch only
-    prints them, the observer turns them into a test failure."""
-
-    def __init__(self, vtkobj):
-        from vtkmodules.util.misc import calldata_type
-        from vtkmodules.util.vtkConstants import VTK_STRING
-        self.messages = []
-
-        @calldata_type(VTK_STRING)
-        def on_error(obj, event, msg):
-            self.messages.append(" ".join(str(msg).split()))
-
-        vtkobj.AddObserver("ErrorEvent", on_error)
-
-
 if len(sys.argv) != 3:
     print("usage: pvbatch load_plugin.py PLUGIN_SO DATASET")
     sys.exit(2)
@@ -54,6 +38,7 @@ if not os.path.isfile(plugin):
 
 from paraview.simple import *  # noqa: E402,F401,F403
 from paraview import servermanager  # noqa: E402
+from pvcheck import messages  # noqa: E402
 
 try:
     # ns=globals(): the new constructors are added to this namespace (the
@@ -65,13 +50,14 @@ if "MxNReader" not in globals():
     fail("no MxNReader in the paraview.simple namespace after LoadPlugin(%s)" % plugin)
 
 # paraview.simple's constructor would run RequestInformation at once; build
-# the proxy first, watch its VTK object for errors, then give it the file.
+# the proxy first, watch its VTK object for errors (pvbatch only prints
+# them; caught, they fail the test), then give it the file.
 reader = servermanager.sources.MxNReader()
-catcher = ErrorCatcher(reader.GetClientSideObject())
+errors = messages(reader)
 reader.FileName = dataset
 reader.UpdatePipeline()
-if catcher.messages:
-    fail("MxNReader reported errors on %s: %s" % (dataset, " | ".join(catcher.messages)))
+if errors:
+    fail("MxNReader reported errors on %s: %s" % (dataset, " | ".join(errors)))
 out = reader.GetClientSideObject().GetOutputDataObject(0)
 if out is None or out.GetClassName() != "vtkPartitionedDataSetCollection":
     fail("MxNReader output is %s, expected vtkPartitionedDataSetCollection"

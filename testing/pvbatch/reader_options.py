@@ -53,35 +53,14 @@ if not os.path.isdir(os.path.join(shared, "meshes")):
 import numpy as np  # noqa: E402
 from paraview.simple import *  # noqa: E402,F401,F403
 from paraview import servermanager  # noqa: E402
-from vtkmodules.util.misc import calldata_type  # noqa: E402
-from vtkmodules.util.numpy_support import numpy_to_vtk, vtk_to_numpy  # noqa: E402
-from vtkmodules.util.vtkConstants import VTK_STRING  # noqa: E402
-from vtkmodules.vtkCommonCore import vtkCommand, vtkDoubleArray  # noqa: E402
+from vtkmodules.util.numpy_support import vtk_to_numpy  # noqa: E402
+from vtkmodules.vtkCommonCore import vtkCommand  # noqa: E402
 from vtkmodules.vtkCommonExecutionModel import vtkStreamingDemandDrivenPipeline as SDDP  # noqa: E402
 from vtkmodules.vtkFiltersVerdict import vtkCellSizeFilter  # noqa: E402
-from vtkmodules.vtkParallelCore import vtkCommunicator, vtkMultiProcessController  # noqa: E402
+from pvcheck import all_keys, allgather, allsum, ctrl, messages, nranks, rank  # noqa: E402
 
-ctrl = vtkMultiProcessController.GetGlobalController()
-rank, nranks = ctrl.GetLocalProcessId(), ctrl.GetNumberOfProcesses()
 problems = []
 passed = []
-
-
-def allgather(rows, width):
-    a = np.ascontiguousarray(np.asarray(rows, dtype=np.float64).reshape(-1, width))
-    send = numpy_to_vtk(a, deep=1) if a.shape[0] else vtkDoubleArray()
-    send.SetNumberOfComponents(width)
-    recv = vtkDoubleArray()
-    ctrl.AllGatherV(send, recv)
-    n = recv.GetNumberOfTuples()
-    return vtk_to_numpy(recv).reshape(n, width).copy() if n else np.zeros((0, width))
-
-
-def allsum(values):
-    send = numpy_to_vtk(np.asarray(values, dtype=np.float64), deep=1)
-    recv = vtkDoubleArray()
-    ctrl.AllReduce(send, recv, vtkCommunicator.SUM_OP)
-    return vtk_to_numpy(recv).copy()
 
 
 def check(ok, what):
@@ -89,23 +68,12 @@ def check(ok, what):
     return ok
 
 
-class Errors:
-    def __init__(self, proxy):
-        self.messages = []
-
-        @calldata_type(VTK_STRING)
-        def on_error(obj, event, msg):
-            self.messages.append(" ".join(str(msg).split()))
-
-        proxy.GetClientSideObject().AddObserver("ErrorEvent", on_error)
-
-
 LoadPlugin(plugin, remote=False, ns=globals())
 
 
 def mxn_reader(path, everything=True):
     r = servermanager.sources.MxNReader()
-    err = Errors(r)
+    err = messages(r)
     r.FileName = path
     r.UpdatePipelineInformation()
     if everything:
@@ -145,13 +113,6 @@ def owned(g):
     return (vtk_to_numpy(gh) & 1) == 0 if gh is not None and n else np.ones(n, dtype=bool)
 
 
-def all_names(names):
-    """The sorted union over ranks of a list of strings."""
-    text = "\n".join(sorted(names)) + "\n"
-    codes = allgather([[ord(c)] for c in text], 1)[:, 0].astype(int)
-    return sorted(set(k for k in "".join(chr(c) for c in codes).split("\n") if k))
-
-
 def size_of(g):
     """Total volume + area + length of the owned cells of g."""
     own = owned(g)
@@ -171,7 +132,7 @@ def set_figures(groups, kind, id_name):
     of, so the names are first agreed over ranks (every rank must make the
     same collective calls)."""
     out = {}
-    for name in all_names([n for (g, n) in groups if g == kind]):
+    for name in all_keys([n for (g, n) in groups if g == kind]):
         grids = groups.get((kind, name), [])
         if kind == "node_sets":
             ids = []
@@ -243,12 +204,12 @@ for path in name_cases:
         lists_ok &= check(a == b, "%s: %s %s, IOSSReader %s %s" % (base, mine, a, theirs, b))
     ioss.UpdatePipeline()
     mxn.UpdatePipeline()
-    check(not err.messages, "%s: MxNReader errors %s" % (base, err.messages))
+    check(not err, "%s: MxNReader errors %s" % (base, err))
     io = ioss.GetClientSideObject().GetOutputDataObject(0)
     mo = mxn.GetClientSideObject().GetOutputDataObject(0)
     il, ml = leaves_by_group(io), leaves_by_group(mo)
-    ik = all_names(["%s/%s" % k for k in il])
-    mk = all_names(["%s/%s" % k for k in ml])
+    ik = all_keys(["%s/%s" % k for k in il])
+    mk = all_keys(["%s/%s" % k for k in ml])
     check(ik == mk, "%s: leaves %s, IOSSReader %s" % (base, mk, ik))
     bad = []
     for key in sorted(set(il) & set(ml)):
@@ -344,7 +305,7 @@ if nranks > 1:
                                   for grids in g.values()])[0]))
     check(0 < ghosts[0] < ghosts[1], "ghost cells at GhostLevels 1, 2: %s" % ghosts)
     r.GhostLevels = 0
-check(not err.messages, "selections: errors %s" % err.messages)
+check(not err, "selections: errors %s" % err)
 Delete(r)
 
 # --- 4. Pieces -------------------------------------------------------------------
@@ -390,12 +351,12 @@ for t in (times[1], times[-1]):
     cells = block_cells(r, t)
     ids = np.concatenate([v[1] for v in cells.values()])
     ok &= ids.size == total and np.unique(ids).size == total
-check(ok and not err.messages, "LoadBalanceField aux_elem, rebalanced at 2 steps: errors %s"
-      % err.messages[:2])
+check(ok and not err, "LoadBalanceField aux_elem, rebalanced at 2 steps: errors %s"
+      % err[:2])
 r.LoadBalanceField = "no_such_variable"
 r.UpdatePipeline(times[1])
-check(any("no_such_variable" in m for m in err.messages),
-      "unknown LoadBalanceField: errors %s" % err.messages[:2])
+check(any("no_such_variable" in m for m in err),
+      "unknown LoadBalanceField: errors %s" % err[:2])
 Delete(r)
 
 # --- 6. Errors, then a good file ----------------------------------------------------
@@ -411,26 +372,26 @@ if rank == 0:
             os.symlink(os.path.join(shared, "nemesis", "mug", "inertial-M4", "mug.e.4.%d" % k), link)
 ctrl.Barrier()
 r = servermanager.sources.MxNReader()
-err = Errors(r)
+err = messages(r)
 progress = []
 r.GetClientSideObject().AddObserver(vtkCommand.ProgressEvent,
                                     lambda o, e: progress.append(o.GetProgress()))
 for bad in (os.path.join(tmp, "does_not_exist.e"), os.path.join(tmp, "not_exodus.e"),
             os.path.join(tmp, "incomplete", "mug.e.4.0")):
-    err.messages.clear()
+    err.clear()
     r.FileName = bad
     r.UpdatePipelineInformation()
     r.UpdatePipeline()
-    check(any(os.path.basename(bad) in m or os.path.dirname(bad) in m for m in err.messages),
-          "bad file %s: errors %s" % (os.path.basename(bad), err.messages[:2]))
-err.messages.clear()
+    check(any(os.path.basename(bad) in m or os.path.dirname(bad) in m for m in err),
+          "bad file %s: errors %s" % (os.path.basename(bad), err[:2]))
+err.clear()
 progress.clear()
 r.FileName = mug
 r.UpdatePipelineInformation()
 cells = block_cells(r)
-check(not err.messages and sum(v[0] for v in cells.values()) == total,
+check(not err and sum(v[0] for v in cells.values()) == total,
       "good file after bad ones: %d cells, errors %s" % (sum(v[0] for v in cells.values()),
-                                                        err.messages[:2]))
+                                                        err[:2]))
 check(len(progress) >= 3 and max(progress) == 1.0, "progress events: %s" % progress[:8])
 Delete(r)
 

@@ -38,27 +38,19 @@ if not glob.glob(os.path.join(src, "a2.e.3.*")) or not glob.glob(os.path.join(sr
 import numpy as np  # noqa: E402
 from paraview.simple import *  # noqa: E402,F401,F403
 from vtkmodules.util.numpy_support import vtk_to_numpy  # noqa: E402
-from vtkmodules.vtkCommonDataModel import vtkDataObjectTreeIterator  # noqa: E402
 from vtkmodules.vtkCommonDataModel import vtkDataSetAttributes  # noqa: E402
-from vtkmodules.vtkParallelCore import vtkMultiProcessController  # noqa: E402
-
-ctrl = vtkMultiProcessController.GetGlobalController()
-rank, nranks = ctrl.GetLocalProcessId(), ctrl.GetNumberOfProcesses()
-failures = []
+import pvcheck  # noqa: E402
+from pvcheck import ctrl, failures, fail, leaves, nranks, rank  # noqa: E402
 
 
 def check(cond, msg):
     if not cond:
-        failures.append("rank %d: %s" % (rank, msg))
+        fail(msg)
 
 
 def allsum(v):
-    from vtkmodules.vtkCommonCore import vtkDoubleArray
-    a, b = vtkDoubleArray(), vtkDoubleArray()
-    a.InsertNextValue(float(v))
-    b.SetNumberOfTuples(1)
-    ctrl.AllReduce(a, b, 2)  # vtkCommunicator.SUM_OP
-    return b.GetValue(0)
+    """The sum over the ranks of one number."""
+    return float(pvcheck.allsum([v])[0])
 
 
 live = os.path.join(src, "live_np%d.e" % nranks)
@@ -79,14 +71,8 @@ def owned_and_values(proxy, t, step):
     that of `step`."""
     proxy.UpdatePipeline(time=t)
     out = proxy.GetClientSideObject().GetOutputDataObject(0)
-    it = vtkDataObjectTreeIterator()
-    it.SetDataSet(out)
-    it.VisitOnlyLeavesOn()
-    it.InitTraversal()
     owned, good = 0, True
-    while not it.IsDoneWithTraversal():
-        ds = it.GetCurrentDataObject()
-        it.GoToNextItem()
+    for ds in leaves(out):
         if ds.GetNumberOfCells() == 0:
             continue
         g = ds.GetCellData().GetArray(vtkDataSetAttributes.GhostArrayName())
@@ -113,13 +99,7 @@ check(good, "step 2 values")
 r.SideSets = list(r.GetProperty("SideSets").Available)
 r.UpdatePipeline(time=times[-1])
 sides = 0
-it = vtkDataObjectTreeIterator()
-it.SetDataSet(r.GetClientSideObject().GetOutputDataObject(0))
-it.VisitOnlyLeavesOn()
-it.InitTraversal()
-while not it.IsDoneWithTraversal():
-    ds = it.GetCurrentDataObject()
-    it.GoToNextItem()
+for ds in leaves(r.GetClientSideObject().GetOutputDataObject(0)):
     es = ds.GetCellData().GetArray("element_side")
     if es is None or ds.GetNumberOfCells() == 0:
         continue

@@ -33,30 +33,14 @@ if not os.path.isfile(dataset):
 import numpy as np  # noqa: E402
 from paraview.simple import *  # noqa: E402,F401,F403
 from vtkmodules.util.numpy_support import vtk_to_numpy  # noqa: E402
-from vtkmodules.vtkCommonCore import vtkIdTypeArray  # noqa: E402
-from vtkmodules.vtkCommonDataModel import vtkDataObjectTreeIterator  # noqa: E402
 from vtkmodules.vtkCommonDataModel import vtkDataSetAttributes  # noqa: E402
-from vtkmodules.vtkParallelCore import vtkMultiProcessController  # noqa: E402
-
-ctrl = vtkMultiProcessController.GetGlobalController()
-rank = ctrl.GetLocalProcessId()
-failures = []
-
-
-def fail(msg):
-    failures.append("rank %d: %s" % (rank, msg))
+from pvcheck import fail, finish, leaves, nranks  # noqa: E402
 
 
 def blocks(dobj):
     """(point ids, point ghosts, x, cell ids, cell ghosts, arrays) per block leaf."""
-    it = vtkDataObjectTreeIterator()
-    it.SetDataSet(dobj)
-    it.VisitOnlyLeavesOn()
-    it.InitTraversal()
     out = []
-    while not it.IsDoneWithTraversal():
-        ds = it.GetCurrentDataObject()
-        it.GoToNextItem()
+    for ds in leaves(dobj):
         cd, pd = ds.GetCellData(), ds.GetPointData()
         if ds.GetNumberOfCells() == 0 or cd.GetArray("elem_gid_time") is None:
             continue  # sets, empty blocks
@@ -92,7 +76,7 @@ for k in order:
         continue
     if first is None:
         first = got
-        if ctrl.GetNumberOfProcesses() > 1 and not any(
+        if nranks > 1 and not any(
                 b["cghost"] is not None and (b["cghost"] != 0).any() for b in got):
             fail("no ghost cells with GhostLevels 1")
     elif len(got) != len(first):
@@ -119,17 +103,5 @@ for k in order:
                 if (a is None) != (z is None) or (a is not None and not np.array_equal(a, z)):
                     fail("step %d block %d: %s differs from the first step's" % (k + 1, i, name))
 
-# every rank's verdict, summed
-mine, total = vtkIdTypeArray(), vtkIdTypeArray()
-mine.InsertNextValue(len(failures))
-total.SetNumberOfValues(1)
-ctrl.AllReduce(mine, total, 2)  # vtkCommunicator.SUM_OP
-for f in failures[:10]:
-    print("reader_steps: FAIL: " + f)
-if total.GetValue(0):
-    if rank == 0:
-        print("reader_steps: FAIL: %d problems over ranks" % total.GetValue(0))
-    sys.exit(1)
-if rank == 0:
-    print("reader_steps: PASS: steps %s, values of every point and cell as encoded, structure unchanged"
-          % [k + 1 for k in order])
+finish("reader_steps", "steps %s, values of every point and cell as encoded, structure unchanged"
+       % [k + 1 for k in order])

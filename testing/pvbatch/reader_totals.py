@@ -106,17 +106,13 @@ if not os.path.isfile(dataset):
 import numpy as np  # noqa: E402
 from paraview.simple import *  # noqa: E402,F401,F403
 from paraview import servermanager  # noqa: E402
-from vtkmodules.util.misc import calldata_type  # noqa: E402
-from vtkmodules.util.numpy_support import numpy_to_vtk, vtk_to_numpy  # noqa: E402
-from vtkmodules.util.vtkConstants import VTK_STRING  # noqa: E402
-from vtkmodules.vtkCommonCore import vtkDoubleArray  # noqa: E402
+from vtkmodules.util.numpy_support import vtk_to_numpy  # noqa: E402
 from vtkmodules.vtkCommonDataModel import (  # noqa: E402
     VTK_QUADRATIC_EDGE, VTK_TRIANGLE, VTK_TRIQUADRATIC_HEXAHEDRON, vtkCellTypes)
 from vtkmodules.vtkFiltersVerdict import vtkCellSizeFilter  # noqa: E402
-from vtkmodules.vtkParallelCore import vtkCommunicator, vtkMultiProcessController  # noqa: E402
+from vtkmodules.vtkParallelCore import vtkCommunicator  # noqa: E402
+from pvcheck import all_keys, allgather, allreduce, messages, nranks, rank  # noqa: E402
 
-ctrl = vtkMultiProcessController.GetGlobalController()
-rank, nranks = ctrl.GetLocalProcessId(), ctrl.GetNumberOfProcesses()
 name = "reader_totals[%s, %s, N=%d%s%s]" % (
     os.path.basename(dataset), method, nranks,
     ", ghosts=%d" % args.ghosts if args.ghosts else "", ", sets" if args.sets else "")
@@ -130,39 +126,7 @@ EXO_SKIP = {"object_id", "GlobalElementId", "GlobalNodeId", "PedigreeElementId",
             "vtkGhostType"}
 
 
-# --- Combining figures over ranks -------------------------------------------
-def allgather(rows, width):
-    """Rows (a list of equal-length float tuples) of every rank, stacked."""
-    a = np.ascontiguousarray(np.asarray(rows, dtype=np.float64).reshape(-1, width))
-    if a.shape[0]:
-        send = numpy_to_vtk(a, deep=1)
-    else:
-        send = vtkDoubleArray()
-        send.SetNumberOfComponents(width)
-    recv = vtkDoubleArray()
-    ctrl.AllGatherV(send, recv)
-    n = recv.GetNumberOfTuples()
-    if n == 0:
-        return np.zeros((0, width))
-    return vtk_to_numpy(recv).reshape(n, width).copy()
-
-
-def allreduce(values, op):
-    if len(values) == 0:
-        return np.zeros(0)
-    send = numpy_to_vtk(np.asarray(values, dtype=np.float64), deep=1)
-    recv = vtkDoubleArray()
-    ctrl.AllReduce(send, recv, op)
-    return vtk_to_numpy(recv).copy()
-
-
-def all_keys(keys):
-    """The sorted union over ranks of string keys."""
-    text = "\n".join(sorted(keys))
-    codes = allgather([[ord(c)] for c in text + "\n"], 1)[:, 0].astype(int)
-    return sorted(set(k for k in "".join(chr(c) for c in codes).split("\n") if k))
-
-
+# --- Combining figures over ranks (allgather, allreduce, all_keys: pvcheck.py)
 def combine(stats):
     """stats: {key: (sum, min, max)} of this rank -> the same over ranks."""
     keys = all_keys(stats.keys())
@@ -412,25 +376,9 @@ def exo_figures(out):
 
 # --- Readers -------------------------------------------------------------------
 LoadPlugin(plugin, remote=False, ns=globals())
-errors = []
-
-
-@calldata_type(VTK_STRING)
-def on_error(obj, event, msg):
-    errors.append(" ".join(str(msg).split()))
-
-
-heard = []
-
-
-@calldata_type(VTK_STRING)
-def on_warning(obj, event, msg):
-    heard.append(" ".join(str(msg).split()))
-
-
 mxn = servermanager.sources.MxNReader()
-mxn.GetClientSideObject().AddObserver("ErrorEvent", on_error)
-mxn.GetClientSideObject().AddObserver("WarningEvent", on_warning)
+errors = messages(mxn)
+heard = messages(mxn, "WarningEvent")
 mxn.FileName = dataset
 mxn.PartitionMethod = method
 mxn.GhostLevels = args.ghosts

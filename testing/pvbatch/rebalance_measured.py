@@ -38,20 +38,13 @@ plugin, dataset = os.path.abspath(sys.argv[1]), os.path.abspath(sys.argv[2])
 tol = float(sys.argv[3])
 
 import numpy as np  # noqa: E402
-from rebalance_common import (allgather, allsum, check, check_owned_totals,  # noqa: E402,F401
-                              check_ranks_agree, field_scalars, mxn_reader, nranks, owned_cells,
-                              problems, rank)
+from rebalance_common import (animated_reader, check, check_owned_totals,  # noqa: E402
+                              check_ranks_agree, field_scalars, owned_cells)
+from pvcheck import allgather, finish, nranks  # noqa: E402
 
 SLEEP = 0.12
-r, messages = mxn_reader(plugin, dataset)
-r.CellArrays = ["elem_gid_time"]
-r.GhostLevels = 1
-r.PartitionMethod = "SFC"
-r.ImbalanceTolerance = tol
-r.RebalanceEachTimeStep = 1
-r.LoadBalanceCost = "MeasuredTime"
-times = list(r.TimestepValues)
-check(len(times) >= 20, "%d time steps, want >= 20" % len(times))
+r, messages, times = animated_reader(plugin, dataset, tol, ["elem_gid_time"],
+                                     LoadBalanceCost="MeasuredTime")
 
 
 def snapshot(t):
@@ -110,14 +103,5 @@ check(modelled[-1] <= tol + 0.15, "the modelled work stayed unbalanced: %.3f at 
       % (modelled[-1], " ".join("%.2f" % x for x in modelled)))
 check(not messages, "errors: %s" % messages[:3])
 
-nprob = int(allsum([len(problems)])[0])
-if problems:
-    print("rebalance_measured[N=%d] rank %d: FAIL: %s" % (nranks, rank, " | ".join(problems)[:3000]))
-sys.stdout.flush()
-if rank == 0:
-    print("rebalance_measured: %s: N=%d, %d steps, %d re-balanced, modelled imbalance %.3f -> %.3f, "
-          "%d problems over ranks" % ("FAIL" if nprob else "PASS", nranks, len(times), rebalanced,
-                                      modelled[0], modelled[-1], nprob))
-    sys.stdout.flush()
-if nprob:
-    sys.exit(1)
+finish("rebalance_measured", "N=%d, %d steps, %d re-balanced, modelled imbalance %.3f -> %.3f"
+       % (nranks, len(times), rebalanced, modelled[0], modelled[-1]))

@@ -56,20 +56,13 @@ for f in files:
 import numpy as np  # noqa: E402
 from paraview.simple import *  # noqa: E402,F401,F403
 from vtkmodules.util.numpy_support import vtk_to_numpy  # noqa: E402
-from vtkmodules.vtkCommonCore import vtkDoubleArray, vtkIdTypeArray  # noqa: E402
 from vtkmodules.vtkCommonDataModel import vtkCompositeDataSet  # noqa: E402
-from vtkmodules.vtkCommonDataModel import vtkDataObjectTreeIterator  # noqa: E402
 from vtkmodules.vtkCommonDataModel import vtkDataSetAttributes  # noqa: E402
-from vtkmodules.vtkParallelCore import vtkMultiProcessController  # noqa: E402
 
-ctrl = vtkMultiProcessController.GetGlobalController()
-rank, nranks = ctrl.GetLocalProcessId(), ctrl.GetNumberOfProcesses()
-failures = []
+from pvcheck import allgather_ids, allsum, fail, finish, nranks  # noqa: E402
+from pvcheck import leaves as leaf_datasets  # noqa: E402
+
 SHIFT = 1000000
-
-
-def fail(msg):
-    failures.append("rank %d: %s" % (rank, msg))
 
 
 def segment_of(k):
@@ -84,24 +77,6 @@ def seg_dims(s):
 def seg_elements(s):
     d = seg_dims(s)
     return d[0] * d[1] * d[2]
-
-
-def allsum(values):
-    """Element-wise sum over ranks of a list of floats."""
-    mine, total = vtkDoubleArray(), vtkDoubleArray()
-    for v in values:
-        mine.InsertNextValue(float(v))
-    total.SetNumberOfValues(len(values))
-    ctrl.AllReduce(mine, total, 2)  # vtkCommunicator.SUM_OP
-    return [total.GetValue(i) for i in range(len(values))]
-
-
-def allgather_ids(ids):
-    mine, every = vtkIdTypeArray(), vtkIdTypeArray()
-    for v in ids:
-        mine.InsertNextValue(int(v))
-    ctrl.AllGatherV(mine, every)
-    return vtk_to_numpy(every).astype(np.int64) if every.GetNumberOfTuples() else np.zeros(0, np.int64)
 
 
 def leaves(dobj):
@@ -186,7 +161,7 @@ def check_time(r, t, k):
         uniq = np.unique(every).size
         fail("time %g (segment %d): %d owned cells (%d distinct), expected each of %d once"
              % (t, s + 1, every.size, uniq, E))
-    return [float(every.size)] + allsum(sums)
+    return [float(every.size)] + allsum(sums).tolist()
 
 
 LoadPlugin(plugin, ns=globals())
@@ -218,13 +193,7 @@ if ioss and times:
             io.UpdatePipeline(time=t)
             out = io.GetClientSideObject().GetOutputDataObject(0)
             n, sums = 0, [0.0, 0.0]
-            it = vtkDataObjectTreeIterator()
-            it.SetDataSet(out)
-            it.VisitOnlyLeavesOn()
-            it.InitTraversal()
-            while not it.IsDoneWithTraversal():
-                ds = it.GetCurrentDataObject()
-                it.GoToNextItem()
+            for ds in leaf_datasets(out):
                 cd = ds.GetCellData()
                 own = owned_mask(cd, ds.GetNumberOfCells())
                 n += int(own.sum())
@@ -232,18 +201,10 @@ if ioss and times:
                     v = get(cd.GetArray(a))
                     if v is not None:
                         sums[i] += float(v[own].sum())
-            theirs = allsum([n] + sums)
+            theirs = allsum([n] + sums).tolist()
             if theirs != totals[k]:
                 fail("time %g: IOSSReader owned cells and sums %s, MxNReader %s" % (t, theirs, totals[k]))
 
-nfail = allsum([len(failures)])[0]
-for f in failures[:10]:
-    print("series: FAIL: " + f)
-if nfail:
-    if rank == 0:
-        print("series: FAIL: %d problems over ranks" % nfail)
-    sys.exit(1)
-if rank == 0:
-    print("series: PASS: %d segments, %d times (requested %d times, in order then scrambled), "
-          "owned cells and values as generated%s" % (K, len(times), len(order),
-                                                     ", IOSSReader agrees" if ioss else ""))
+finish("series", "%d segments, %d times (requested %d times, in order then scrambled), "
+       "owned cells and values as generated%s" % (K, len(times), len(order),
+                                                  ", IOSSReader agrees" if ioss else ""))

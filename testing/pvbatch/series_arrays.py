@@ -34,17 +34,8 @@ if not os.path.isfile(os.path.join(d, "a.e-s002")):
 import numpy as np  # noqa: E402
 from paraview.simple import *  # noqa: E402,F401,F403
 from vtkmodules.util.numpy_support import vtk_to_numpy  # noqa: E402
-from vtkmodules.vtkCommonCore import vtkIdTypeArray  # noqa: E402
 from vtkmodules.vtkCommonDataModel import vtkCompositeDataSet  # noqa: E402
-from vtkmodules.vtkParallelCore import vtkMultiProcessController  # noqa: E402
-
-ctrl = vtkMultiProcessController.GetGlobalController()
-rank, nranks = ctrl.GetLocalProcessId(), ctrl.GetNumberOfProcesses()
-failures = []
-
-
-def fail(msg):
-    failures.append("rank %d: %s" % (rank, msg))
+from pvcheck import fail, finish, nranks  # noqa: E402
 
 
 def names_of(info):
@@ -108,16 +99,5 @@ r.CellArrays = [c for c in cells if c != "hot_spot"]
 for t in (0.75, 0.5, 1.0):
     check(r, t, ["block_10"], False)
 
-mine, total = vtkIdTypeArray(), vtkIdTypeArray()
-mine.InsertNextValue(len(failures))
-total.SetNumberOfValues(1)
-ctrl.AllReduce(mine, total, 2)  # vtkCommunicator.SUM_OP
-for f in failures[:10]:
-    print("series_arrays: FAIL: " + f)
-if total.GetValue(0):
-    if rank == 0:
-        print("series_arrays: FAIL: %d problems over ranks" % total.GetValue(0))
-    sys.exit(1)
-if rank == 0:
-    print("series_arrays: PASS: selection lists are the union; blocks and hot_spot only where "
-          "their segment has them, and as selected")
+finish("series_arrays", "selection lists are the union; blocks and hot_spot only where "
+       "their segment has them, and as selected")

@@ -24,6 +24,7 @@
 #include <vector>
 
 #include "mxn/cover.h"
+#include "random_ids.h"
 
 // The core's private form (internal.h): the same cover, optionally
 // without E.ids.
@@ -32,9 +33,7 @@ extern "C" int mxn__cover_greedy(const mxn_idset_t *P, const mxn_idset_t *F, int
 
 namespace {
 
-using Ids = std::vector<int64_t>;
-constexpr int64_t kMin = std::numeric_limits<int64_t>::min();
-constexpr int64_t kMax = std::numeric_limits<int64_t>::max();
+using namespace mxntest;
 
 // Owns a list of C sets built from vectors, so F can be passed as an array.
 struct Sets {
@@ -202,18 +201,6 @@ void CheckCover(const Ids &P, const std::vector<Ids> &F, Cover *keep = nullptr) 
     EXPECT_TRUE(std::equal(a.mp, a.mp + a.E.n, b.mp)) << "private form, part " << k;
   }
   EXPECT_EQ(ToVec(priv.c.uncovered), ref.uncovered) << "private form";
-}
-
-int64_t Uni(std::mt19937_64 &rng, int64_t lo, int64_t hi) {
-  return std::uniform_int_distribution<int64_t>(lo, hi)(rng);
-}
-
-Ids Sample(std::mt19937_64 &rng, const Ids &u, double p) {
-  std::bernoulli_distribution keep(p);
-  Ids out;
-  for (int64_t x : u)
-    if (keep(rng)) out.push_back(x);
-  return out;
 }
 
 // A sorted universe of u distinct ids from one of several id distributions.

@@ -43,19 +43,7 @@ std::string make_gen(const GenCase &gc) {
   static std::map<std::string, std::string> made;
   auto it = made.find(gc.name);
   if (it != made.end()) return it->second;
-  std::string dir = world_tmpdir(std::string("halo_") + gc.name);
-  std::string base = dir + "/set.e";
-  int ok = 1;
-  if (mpi_rank() == 0) {
-    std::string mesh = generate(dir, "mesh.e", gc.args);
-    mxn_error_t err;
-    mxn_error_clear(&err);
-    int st = mxn_split(mesh.c_str(), base.c_str(), gc.M, MXN_PART_RCB, nullptr, nullptr, &err);
-    EXPECT_EQ(MXN_OK, st) << err.msg;
-    ok = st == MXN_OK;
-  }
-  MPI_Bcast(&ok, 1, MPI_INT, 0, MPI_COMM_WORLD);
-  return made[gc.name] = ok ? base : "";
+  return made[gc.name] = generated_set(std::string("halo_") + gc.name, gc.args, gc.M);
 }
 
 // The whole mesh read serially, with its node -> element adjacency.

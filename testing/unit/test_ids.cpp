@@ -11,6 +11,7 @@
 #include <map>
 #include <sstream>
 
+#include "mpi_helpers.h"
 #include "test_mpi.h"
 
 using namespace mxntest;
@@ -243,18 +244,11 @@ TEST(Ids, LoadOwnsEveryCellOnce) {
       EXPECT_EQ(CELLS, total);
       EXPECT_EQ(CELL_SUM, tsum);
       // no id owned twice over the ranks
-      int n = (int)ids.size(), size = mpi_size();
-      std::vector<int> counts(size), displs(size);
-      MPI_Allgather(&n, 1, MPI_INT, counts.data(), 1, MPI_INT, MPI_COMM_WORLD);
-      int all = 0;
-      for (int r = 0; r < size; r++) displs[r] = all, all += counts[r];
-      std::vector<long long> every(all + 1);
-      MPI_Allgatherv(ids.data(), n, MPI_LONG_LONG, every.data(), counts.data(), displs.data(),
-                     MPI_LONG_LONG, MPI_COMM_WORLD);
-      std::set<long long> distinct(every.begin(), every.begin() + all);
-      EXPECT_EQ((size_t)all, distinct.size());
+      std::vector<long long> every = gather_all(ids);
+      std::set<long long> distinct(every.begin(), every.end());
+      EXPECT_EQ(every.size(), distinct.size());
       // each rank's cells touch another rank's: ghosts wherever there is more than one
-      if (size > 1 && owned > 0) EXPECT_GT(ghosts, 0);
+      if (mpi_size() > 1 && owned > 0) EXPECT_GT(ghosts, 0);
       mxn_load_close(&ld);
     }
 }

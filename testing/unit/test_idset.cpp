@@ -20,6 +20,7 @@
 #include <vector>
 
 #include "mxn/idset.h"
+#include "random_ids.h"
 
 // The core's private form of the intersection that stores through the
 // positions (internal.h).
@@ -28,9 +29,7 @@ extern "C" int64_t mxn__idset_match(const mxn_idset_t *a, const mxn_idset_t *b, 
 
 namespace {
 
-using Ids = std::vector<int64_t>;
-constexpr int64_t kMin = std::numeric_limits<int64_t>::min();
-constexpr int64_t kMax = std::numeric_limits<int64_t>::max();
+using namespace mxntest;
 
 // A set that frees itself; tests pass &s.s to the C API.
 struct Set {
@@ -67,10 +66,6 @@ std::string KindName(Kind k) {
   return "?";
 }
 
-int64_t Uni(std::mt19937_64 &rng, int64_t lo, int64_t hi) {
-  return std::uniform_int_distribution<int64_t>(lo, hi)(rng);
-}
-
 // `count` ids of the given kind, unsorted, repeats allowed (dense kinds repeat
 // often because their range is only about twice `count`).
 Ids Draw(std::mt19937_64 &rng, Kind kind, size_t count) {
@@ -105,20 +100,6 @@ Ids Draw(std::mt19937_64 &rng, Kind kind, size_t count) {
   if (count > 2 && (kind == Kind::Sparse || kind == Kind::Mixed || kind == Kind::NearMin))
     v[Uni(rng, 0, count - 1)] = kMin;
   return v;
-}
-
-Ids SortedUnique(Ids v) {
-  std::sort(v.begin(), v.end());
-  v.erase(std::unique(v.begin(), v.end()), v.end());
-  return v;
-}
-
-Ids Sample(std::mt19937_64 &rng, const Ids &u, double p) {
-  std::bernoulli_distribution keep(p);
-  Ids out;
-  for (int64_t x : u)
-    if (keep(rng)) out.push_back(x);
-  return out;
 }
 
 // s holds exactly `want` (sorted unique), with ids == NULL iff n == 0.

@@ -17,6 +17,7 @@
 #include <map>
 #include <tuple>
 
+#include "mpi_helpers.h"
 #include "test_mpi.h"
 #include "test_support.h"
 
@@ -54,20 +55,8 @@ std::string resolve(const std::string &name) {
   for (const GenCase &g : gen_cases)
     if (gname == g.name) gc = &g;
   EXPECT_NE(nullptr, gc) << name;
-  std::string dir = world_tmpdir("gen_" + gname + "_M" + std::to_string(M));
-  std::string base = dir + "/set.e";
-  int ok = 1;
-  if (mpi_rank() == 0 && gc) {
-    std::string mesh = generate(dir, "mesh.e", gc->args);
-    mxn_error_t err;
-    mxn_error_clear(&err);
-    int st = mxn_split(mesh.c_str(), base.c_str(), M, MXN_PART_RCB, nullptr, nullptr, &err);
-    EXPECT_EQ(MXN_OK, st) << err.msg;
-    ok = st == MXN_OK;
-  }
-  MPI_Bcast(&ok, 1, MPI_INT, 0, MPI_COMM_WORLD);
-  made[name] = ok ? base : "";
-  return made[name];
+  if (!gc) return made[name] = "";
+  return made[name] = generated_set("gen_" + gname + "_M" + std::to_string(M), gc->args, M);
 }
 
 std::vector<std::string> all_datasets() {
@@ -277,18 +266,6 @@ void check_values(Reference &ref, const mxn_structure_t *s, const mxn_piece_t *p
         << "side set " << s->side_sets[q].id;
 }
 
-// Gather every rank's ids to rank 0.
-std::vector<int64_t> gather_ids(const std::vector<int64_t> &mine) {
-  int n = (int)mine.size(), size = mpi_size();
-  std::vector<int> counts(size), displs(size + 1, 0);
-  MPI_Gather(&n, 1, MPI_INT, counts.data(), 1, MPI_INT, 0, MPI_COMM_WORLD);
-  for (int r = 0; r < size; r++) displs[r + 1] = displs[r] + counts[r];
-  std::vector<int64_t> out(mpi_rank() == 0 ? displs[size] : 0);
-  MPI_Gatherv(mine.data(), n, MPI_INT64_T, out.data(), counts.data(), displs.data(), MPI_INT64_T, 0,
-              MPI_COMM_WORLD);
-  return out;
-}
-
 // Load `path` on every rank with `o` and check everything against the
 // serial reference. Collective.
 // from_dataset: the load takes over a dataset mxn_dataset_open_collective
@@ -324,8 +301,8 @@ void check_load(const std::string &path, const mxn_load_opts_t &o, bool from_dat
   // Every element owned exactly once; the union of the pieces is the mesh,
   // nodes included.
   std::vector<int64_t> mine = concat_elem_gids(pc);
-  std::vector<int64_t> every = gather_ids(mine);
-  std::vector<int64_t> nodes = gather_ids(std::vector<int64_t>(pc->node_ids, pc->node_ids + pc->num_nodes));
+  std::vector<int64_t> every = gather_on_root(mine);
+  std::vector<int64_t> nodes = gather_on_root(std::vector<int64_t>(pc->node_ids, pc->node_ids + pc->num_nodes));
   if (mpi_rank() == 0) {
     std::sort(every.begin(), every.end());
     std::vector<int64_t> want = ref.elem_gid;

@@ -156,20 +156,7 @@ Made &make(const PolyCase &pc) {
   auto it = made.find(pc.name);
   if (it != made.end()) return it->second;
   Made &m = made[pc.name];
-  std::string dir = world_tmpdir(std::string("poly_") + pc.name);
-  m.mesh = dir + "/mesh.e";
-  m.set = dir + "/set.e";
-  int ok = 1;
-  if (mpi_rank() == 0) {
-    generate(dir, "mesh.e", pc.args);
-    mxn_error_t err;
-    mxn_error_clear(&err);
-    int st = mxn_split(m.mesh.c_str(), m.set.c_str(), pc.M, MXN_PART_RCB, nullptr, nullptr, &err);
-    EXPECT_EQ(MXN_OK, st) << err.msg;
-    ok = st == MXN_OK;
-  }
-  MPI_Bcast(&ok, 1, MPI_INT, 0, MPI_COMM_WORLD);
-  if (!ok) m.set.clear();
+  m.set = generated_set(std::string("poly_") + pc.name, pc.args, pc.M, &m.mesh);
   const char *o = strstr(pc.args, "--id-offset ");
   m.raw = std::make_unique<Raw>(m.mesh, o ? atoll(o + 12) : 0);
   return m;

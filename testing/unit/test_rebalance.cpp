@@ -19,6 +19,7 @@
 #include <map>
 #include <tuple>
 
+#include "mpi_helpers.h"
 #include "test_mpi.h"
 
 using namespace mxntest;
@@ -82,28 +83,28 @@ mxn_rebalance_opts_t hot_opts(mxn_rebal_strategy s, double tol = kTol) {
   return ro;
 }
 
-// Every element owned once, no rank empty.
-void check_owners(mxn_load_t *ld, int64_t total) {
-  mxn_load_stats_t st = mxn_load_stats(ld);
+// This rank's owned elements' ids (the halo's owned rows come first in
+// each block).
+std::vector<int64_t> owned_ids(mxn_load_t *ld) {
   const mxn_piece_t *pc = mxn_load_piece(ld);
   const mxn_load_halo_t *h = mxn_load_halo(ld);
-  int64_t owned = 0;
   std::vector<int64_t> ids;
   for (int b = 0; b < pc->num_blocks; b++) {
     int64_t n = h ? h->block_off[b][1] : pc->blocks[b].num_elements;
-    owned += n;
-    for (int64_t k = 0; k < n; k++) ids.push_back(pc->blocks[b].elem_ids[k]);
+    ids.insert(ids.end(), pc->blocks[b].elem_ids, pc->blocks[b].elem_ids + n);
   }
+  return ids;
+}
+
+// Every element owned once, no rank empty.
+void check_owners(mxn_load_t *ld, int64_t total) {
+  mxn_load_stats_t st = mxn_load_stats(ld);
+  std::vector<int64_t> ids = owned_ids(ld);
+  int64_t owned = (int64_t)ids.size();
   EXPECT_EQ(owned, st.owned_elements);
   EXPECT_GT(owned, 0) << "rank " << mpi_rank() << " is empty";
   // all owned ids gathered on rank 0: each exactly once
-  int n = (int)ids.size(), N = mpi_size();
-  std::vector<int> cnt(N), disp(N + 1);
-  MPI_Gather(&n, 1, MPI_INT, cnt.data(), 1, MPI_INT, 0, MPI_COMM_WORLD);
-  for (int r = 0; r < N; r++) disp[r + 1] = disp[r] + cnt[r];
-  std::vector<int64_t> all(mpi_rank() == 0 ? disp[N] : 0);
-  MPI_Gatherv(ids.data(), n, MPI_INT64_T, all.data(), cnt.data(), disp.data(), MPI_INT64_T, 0,
-              MPI_COMM_WORLD);
+  std::vector<int64_t> all = gather_on_root(ids);
   if (mpi_rank() == 0) {
     std::sort(all.begin(), all.end());
     EXPECT_EQ(total, (int64_t)all.size());
@@ -115,19 +116,9 @@ void compare_pieces(mxn_load_t *ld, mxn_load_t *fr, int ghosts);
 
 // A map file of the current owners, written by rank 0.
 std::string write_map(mxn_load_t *ld, const std::string &dir, int tag) {
-  const mxn_piece_t *pc = mxn_load_piece(ld);
-  const mxn_load_halo_t *h = mxn_load_halo(ld);
-  std::vector<int64_t> ids;
-  for (int b = 0; b < pc->num_blocks; b++)
-    for (int64_t k = 0; k < (h ? h->block_off[b][1] : pc->blocks[b].num_elements); k++)
-      ids.push_back(pc->blocks[b].elem_ids[k]);
-  int n = (int)ids.size(), N = mpi_size();
-  std::vector<int> cnt(N), disp(N + 1);
-  MPI_Gather(&n, 1, MPI_INT, cnt.data(), 1, MPI_INT, 0, MPI_COMM_WORLD);
-  for (int r = 0; r < N; r++) disp[r + 1] = disp[r] + cnt[r];
-  std::vector<int64_t> all(mpi_rank() == 0 ? disp[N] : 0);
-  MPI_Gatherv(ids.data(), n, MPI_INT64_T, all.data(), cnt.data(), disp.data(), MPI_INT64_T, 0,
-              MPI_COMM_WORLD);
+  std::vector<int> disp;
+  std::vector<int64_t> all = gather_on_root(owned_ids(ld), &disp);
+  int N = mpi_size();
   std::string path = dir + "/owners_" + std::to_string(tag) + ".map";
   if (mpi_rank() == 0) {
     std::ofstream f(path);

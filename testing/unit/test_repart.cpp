@@ -18,6 +18,7 @@
 #include <set>
 #include <tuple>
 
+#include "mpi_helpers.h"
 #include "test_mpi.h"
 #include "test_support.h"
 
@@ -540,13 +541,7 @@ TEST(Repart, OverlappingMembersLoadEachElementOnce) {
       std::vector<mxn_gid_t> mine;
       for (int b = 0; b < p->num_blocks; b++)
         mine.insert(mine.end(), p->blocks[b].elem_ids, p->blocks[b].elem_ids + p->blocks[b].num_elements);
-      int n = (int)mine.size();
-      std::vector<int> counts(N), displs(N + 1, 0);
-      MPI_Allgather(&n, 1, MPI_INT, counts.data(), 1, MPI_INT, MPI_COMM_WORLD);
-      for (int r = 0; r < N; r++) displs[r + 1] = displs[r] + counts[r];
-      std::vector<mxn_gid_t> all(displs[N]);
-      MPI_Allgatherv(mine.data(), n, MPI_INT64_T, all.data(), counts.data(), displs.data(),
-                     MPI_INT64_T, MPI_COMM_WORLD);
+      std::vector<mxn_gid_t> all = gather_all(mine);
       mxn_load_close(&ld);
       std::vector<mxn_gid_t> sorted = all;
       std::sort(sorted.begin(), sorted.end());

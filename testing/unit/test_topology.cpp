@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include "mxn/topology.h"
+#include "mpi_helpers.h"
 #include "test_mpi.h"
 
 #include <map>
@@ -477,13 +478,7 @@ TEST(ShellSideSets, LoadOnEveryRank) {
       flat.push_back((double)kv.second.size());
       flat.insert(flat.end(), kv.second.begin(), kv.second.end());
     }
-    int n = (int)flat.size(), size = mpi_size();
-    std::vector<int> counts(size), displs(size + 1, 0);
-    MPI_Gather(&n, 1, MPI_INT, counts.data(), 1, MPI_INT, 0, MPI_COMM_WORLD);
-    for (int r = 0; r < size; r++) displs[r + 1] = displs[r] + counts[r];
-    std::vector<double> all(mpi_rank() == 0 ? displs[size] : 0);
-    MPI_Gatherv(flat.data(), n, MPI_DOUBLE, all.data(), counts.data(), displs.data(), MPI_DOUBLE, 0,
-                MPI_COMM_WORLD);
+    std::vector<double> all = gather_on_root(flat);
     if (mpi_rank() != 0) continue;
     SideEntries every;
     for (size_t k = 0; k < all.size();) {
