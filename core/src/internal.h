@@ -270,6 +270,8 @@ typedef struct mxn__file {
   int64_t open_size;       /* its size in bytes when it was opened */
   int nc_checked;          /* its header passed mxn__file_open's checks, here or (a
                               collective open) on the rank that summarised it */
+  struct mxn__names *names;/* its netCDF-3 dimensions and variables by name, from
+                              the first open until mxn__m_names_drop (member.c) */
   uint64_t last_use;       /* for closing the least recently used */
   int64_t num_nodes;
   mxn__blocks_t kb[MXN__NBK];
@@ -385,6 +387,11 @@ int mxn__m_var(const mxn__file_t *f, const char *name);
 /* Length of dimension `name` of open netCDF file ncid into *len: 1 if
  * it has one, else 0 and *len 0 (a missing count is 0 to Exodus). */
 int mxn__nc_dimlen(int ncid, const char *name, int64_t *len);
+/* The same for open member f, by its name index where it has one. */
+int mxn__m_dim(const mxn__file_t *f, const char *name, int64_t *len);
+/* Free member f's name index (what its first open built for the checks
+ * and the summary's lookups; later lookups ask netCDF). */
+void mxn__m_names_drop(mxn__file_t *f);
 int mxn__m_ndims(const mxn__file_t *f, int v);
 int64_t mxn__m_dimlen(const mxn__file_t *f, int v, int d);
 int mxn__m_get(const mxn__file_t *f, int v, const size_t *start, const size_t *count,
