@@ -91,7 +91,7 @@ static void name_row(const char *raw, size_t len, int64_t k, char *one) {
   clean_name(one, NAME_READ + 1);
 }
 
-/* n names from variable `name` into fixed slots (names_raw, row_name); a
+/* n names from variable `name` into fixed slots (names_raw, name_row); a
  * member without the variable leaves them empty (and 1 is returned); -1
  * when it exists but cannot be read. */
 static int read_names(const mxn__file_t *f, const char *name, int64_t n,
