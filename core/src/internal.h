@@ -263,6 +263,11 @@ typedef struct mxn__reads {
   size_t start[MXN__BOX_DIMS], count[MXN__BOX_DIMS];
   char *buf;
   size_t cap;
+  /* The netCDF-3 dimensions and variables by name of one open member
+   * (names_of), from its first open until mxn__m_names_drop or its close:
+   * one at a time, as members are summarised (member.c). */
+  struct mxn__names *names;
+  const struct mxn__file *names_of;
 } mxn__reads_t;
 
 /* What the dataset knows of one member file. */
@@ -274,8 +279,6 @@ typedef struct mxn__file {
   int64_t open_size;       /* its size in bytes when it was opened */
   int nc_checked;          /* its header passed mxn__file_open's checks, here or (a
                               collective open) on the rank that summarised it */
-  struct mxn__names *names;/* its netCDF-3 dimensions and variables by name, from
-                              the first open until mxn__m_names_drop (member.c) */
   uint64_t last_use;       /* for closing the least recently used */
   int64_t num_nodes;
   mxn__blocks_t kb[MXN__NBK];

@@ -123,9 +123,16 @@ static void names_free(struct mxn__names *nm) {
   free(nm);
 }
 
+/* Member f's names, NULL where it has none. */
+static const struct mxn__names *names_for(const mxn__file_t *f) {
+  return f->rd && f->rd->names_of == f ? f->rd->names : NULL;
+}
+
 void mxn__m_names_drop(mxn__file_t *f) {
-  names_free(f->names);
-  f->names = NULL;
+  if (!names_for(f)) return;
+  names_free(f->rd->names);
+  f->rd->names = NULL;
+  f->rd->names_of = NULL;
 }
 
 /* Append name to the text (growing it; entries point into it only once
@@ -295,9 +302,10 @@ int mxn__nc_dimlen(int ncid, const char *name, int64_t *len) {
 }
 
 int mxn__m_dim(const mxn__file_t *f, const char *name, int64_t *len) {
-  if (!f->names) return mxn__nc_dimlen(f->ncid, name, len);
-  int d = nm_find(&f->names->dim, name);
-  *len = d >= 0 ? f->names->dim.ent[d].n : 0;
+  const struct mxn__names *nm = names_for(f);
+  if (!nm) return mxn__nc_dimlen(f->ncid, name, len);
+  int d = nm_find(&nm->dim, name);
+  *len = d >= 0 ? nm->dim.ent[d].n : 0;
   return d >= 0;
 }
 
@@ -532,7 +540,15 @@ static int open_member(mxn_dataset_t *ds, int j) {
     nc_close(id);
     return status;
   }
-  f->names = nm;
+  if (nm) {
+    if (f->rd) {
+      names_free(f->rd->names); /* a member's left by a summary that stopped early */
+      f->rd->names = nm;
+      f->rd->names_of = f;
+    } else {
+      names_free(nm);
+    }
+  }
   f->ncid = id;
   ds->open_count++;
   f->nc_checked = 1;
@@ -546,7 +562,8 @@ mxn__file_t *mxn__file_open(mxn_dataset_t *ds, int j, int *status) {
 }
 
 int mxn__m_var(const mxn__file_t *f, const char *name) {
-  if (f->names) return nm_find(&f->names->var, name);
+  const struct mxn__names *nm = names_for(f);
+  if (nm) return nm_find(&nm->var, name);
   int v;
   return nc_inq_varid(f->ncid, name, &v) == NC_NOERR ? v : -1;
 }
