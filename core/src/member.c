@@ -170,10 +170,7 @@ static int names_of(int ncid, struct mxn__names **out) {
   if ((status = nm_alloc(&nm->dim, ndims)) != MXN_OK ||
       (status = nm_alloc(&nm->var, nvars)) != MXN_OK)
     goto done;
-  /* room for names of about 24 characters: one allocation mostly */
-  captext = (size_t)(ndims + nvars) * 24 + 64;
-  if (!(at = mxn__malloc((size_t)(ndims + nvars + 1) * sizeof *at)) ||
-      !(nm->text = mxn__malloc(captext))) {
+  if (!(at = mxn__malloc((size_t)(ndims + nvars + 1) * sizeof *at))) {
     status = MXN_ERR_NOMEM;
     goto done;
   }

@@ -17,14 +17,9 @@
 #define NC3_MAX_NAME 256   /* NC_MAX_NAME */
 #define NC3_MAX_DIMS 1024  /* NC_MAX_VAR_DIMS */
 
-/* Bytes of a header read into the walk's own buffer before it takes one
- * from the heap (see refill). */
-#define FIRST_READ 8192
-
 typedef struct {
   int fd;
-  unsigned char *buf;     /* first `own`; beyond FIRST_READ bytes, from the heap */
-  unsigned char *own;     /* FIRST_READ bytes on the caller's stack */
+  unsigned char *buf;
   uint64_t have, pos, size;
   size_t cap;
   int wide;   /* CDF5: 8-byte counts */
@@ -40,18 +35,15 @@ typedef struct {
  * 0 when the file has no more. The buffer grows by doubling from 8 KiB: a
  * header is a few KiB, and reading far past it cost more than the walk for
  * a dataset of many small members (the copy lands in pages touched for the
- * first time). The first 8 KiB go to the walk's own buffer, on the stack:
- * taken from the heap for each member, they landed in pages the heap had
- * just given back, and their faults were a third of the walk. */
+ * first time). */
 static int refill(nc3_t *r, uint64_t n) {
   if (n > r->size || r->pos > r->size - n) return 0;
-  uint64_t want = r->have < 4096 ? FIRST_READ : 2 * r->have;
+  uint64_t want = r->have < 4096 ? 8192 : 2 * r->have;
   if (want < r->pos + n) want = r->pos + n;
   if (want > r->size) want = r->size;
   if (want > r->cap) {
-    unsigned char *b = mxn__realloc(r->buf == r->own ? NULL : r->buf, (size_t)want);
+    unsigned char *b = mxn__realloc(r->buf, (size_t)want);
     if (!b) return -1;
-    if (r->buf == r->own) memcpy(b, r->own, (size_t)r->have);
     r->buf = b;
     r->cap = (size_t)want;
   }
@@ -258,10 +250,7 @@ int mxn__nc3_header_check(int fd, int64_t size, char magic[4], char *why, size_t
   if (whylen) why[0] = 0;
   memset(magic, 0, 4);
   nc3_t r;
-  unsigned char own[FIRST_READ];
   memset(&r, 0, sizeof r);
-  r.buf = r.own = own;
-  r.cap = FIRST_READ;
   r.fd = fd;
   r.size = size > 0 ? (uint64_t)size : 0;
   r.why = why;
@@ -280,7 +269,7 @@ int mxn__nc3_header_check(int fd, int64_t size, char magic[4], char *why, size_t
     if (whylen) snprintf(why, whylen, "%s", errno ? strerror(errno) : "read error");
     rc = -1;
   }
-  if (r.buf != r.own) free(r.buf);
+  free(r.buf);
   close(fd);
   return rc;
 }
