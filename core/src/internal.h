@@ -184,17 +184,27 @@ typedef struct mxn__sets {
   int *truth;              /* spans x the dataset's variables of the kind */
 } mxn__sets_t;
 
-/* The span of structure block b in kb, NULL if the member holds no entry
- * of it. */
-static inline mxn__span_t *mxn__span_of(const mxn__blocks_t *kb, int b) {
-  int lo = 0, hi = kb->nspan - 1;
+/* The one of n records (each `size` bytes, ascending by the int at
+ * `key_at` in each) whose key is `key`, NULL if none: a member's block
+ * and set spans are found by structure block or set so. */
+static inline void *mxn__find_by_key(const void *base, int n, size_t size, size_t key_at,
+                                     int key) {
+  const char *p = (const char *)base;
+  int lo = 0, hi = n - 1;
   while (lo <= hi) {
-    int mid = (lo + hi) / 2;
-    if (kb->span[mid].b == b) return &kb->span[mid];
-    if (kb->span[mid].b < b) lo = mid + 1;
+    int mid = (lo + hi) / 2, k;
+    memcpy(&k, p + (size_t)mid * size + key_at, sizeof k);
+    if (k == key) return (void *)(p + (size_t)mid * size);
+    if (k < key) lo = mid + 1;
     else hi = mid - 1;
   }
   return NULL;
+}
+/* The span of structure block b in kb, NULL if the member holds no entry
+ * of it. */
+static inline mxn__span_t *mxn__span_of(const mxn__blocks_t *kb, int b) {
+  return (mxn__span_t *)mxn__find_by_key(kb->span, kb->nspan, sizeof *kb->span,
+                                         offsetof(mxn__span_t, b), b);
 }
 /* Entries of structure block b in the member (0 if none). */
 static inline int64_t mxn__blk_count(const mxn__blocks_t *kb, int b) {
@@ -231,14 +241,8 @@ static inline const mxn__span_t *mxn__span_at(const mxn__blocks_t *kb, int64_t f
 }
 /* The span of structure set q in fs, NULL if the member has nothing of it. */
 static inline const mxn__set_span_t *mxn__set_span_of(const mxn__sets_t *fs, int q) {
-  int lo = 0, hi = fs->nspan - 1;
-  while (lo <= hi) {
-    int mid = (lo + hi) / 2;
-    if (fs->span[mid].q == q) return &fs->span[mid];
-    if (fs->span[mid].q < q) lo = mid + 1;
-    else hi = mid - 1;
-  }
-  return NULL;
+  return (const mxn__set_span_t *)mxn__find_by_key(fs->span, fs->nspan, sizeof *fs->span,
+                                                   offsetof(mxn__set_span_t, q), q);
 }
 /* Whether variable v (of nv) is stored on structure set q in the member. */
 static inline int mxn__set_truth(const mxn__sets_t *fs, int q, int nv, int v) {
@@ -259,6 +263,11 @@ typedef struct mxn__reads {
   size_t start[MXN__BOX_DIMS], count[MXN__BOX_DIMS];
   char *buf;
   size_t cap;
+  /* The netCDF-3 dimensions and variables by name of one open member
+   * (names_of), from its first open until mxn__m_names_drop or its close:
+   * one at a time, as members are summarised (member.c). */
+  struct mxn__names *names;
+  const struct mxn__file *names_of;
 } mxn__reads_t;
 
 /* What the dataset knows of one member file. */
@@ -385,6 +394,11 @@ int mxn__m_var(const mxn__file_t *f, const char *name);
 /* Length of dimension `name` of open netCDF file ncid into *len: 1 if
  * it has one, else 0 and *len 0 (a missing count is 0 to Exodus). */
 int mxn__nc_dimlen(int ncid, const char *name, int64_t *len);
+/* The same for open member f, by its name index where it has one. */
+int mxn__m_dim(const mxn__file_t *f, const char *name, int64_t *len);
+/* Free member f's name index (what its first open built for the checks
+ * and the summary's lookups; later lookups ask netCDF). */
+void mxn__m_names_drop(mxn__file_t *f);
 int mxn__m_ndims(const mxn__file_t *f, int v);
 int64_t mxn__m_dimlen(const mxn__file_t *f, int v, int d);
 int mxn__m_get(const mxn__file_t *f, int v, const size_t *start, const size_t *count,

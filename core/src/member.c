@@ -22,6 +22,7 @@ void mxn__member_close(mxn_dataset_t *ds, mxn__file_t *f) {
     if (f->rd && f->rd->ncid == f->ncid) f->rd->ncid = -1; /* the id may be reused */
     nc_close(f->ncid);
     f->ncid = -1;
+    mxn__m_names_drop(f);
     ds->open_count--;
   }
 }
@@ -51,45 +52,182 @@ static int64_t sat_mul(int64_t a, uint64_t b) {
 
 static int64_t sat_add(int64_t a, int64_t b) { return a > INT64_MAX - b ? INT64_MAX : a + b; }
 
-/* The data bytes a netCDF-3 header declares (fixed-size variables and
- * every record), saturating; -1 when it is not netCDF-3 or cannot say. */
-static int64_t nc_data_bytes(int ncid) {
-  int fmt = 0, nvars = 0, unlim = -1;
-  if (nc_inq_format(ncid, &fmt) != NC_NOERR) return -1;
-  if (fmt != NC_FORMAT_CLASSIC && fmt != NC_FORMAT_64BIT_OFFSET
-#ifdef NC_FORMAT_CDF5
-      && fmt != NC_FORMAT_CDF5
-#endif
-  )
-    return -1;
-  size_t nrec = 0;
-  if (nc_inq_nvars(ncid, &nvars) != NC_NOERR) return -1;
-  if (nc_inq_unlimdim(ncid, &unlim) == NC_NOERR && unlim >= 0)
-    nc_inq_dimlen(ncid, unlim, &nrec);
-  int64_t fixed = 0, per_rec = 0;
+/* ---------- a netCDF-3 member's names ---------- */
+
+/* netCDF finds a dimension or variable by name only after normalising the
+ * name (a utf8proc pass and an allocation per lookup): about half of a
+ * small member's summary was those lookups, and its checks looked up the
+ * same names again. A member's first open therefore lists its dimensions
+ * and variables once, from what nc_open parsed, and the checks and the
+ * summary look names up here. Exodus's names are ASCII, which
+ * normalisation leaves as they are, so an exact match finds what netCDF
+ * finds. Kept for netCDF-3 only: listing a netCDF-4 member's variables
+ * would load each one's HDF5 metadata. */
+typedef struct {
+  const char *name;
+  int64_t n;      /* a dimension's length; a variable's entries (saturating) */
+} nm_ent_t;
+
+typedef struct {
+  int n;
+  nm_ent_t *ent;  /* by netCDF id */
+  int *slot;      /* open addressing: ids by name, -1 empty */
+  unsigned mask;
+} nm_list_t;
+
+struct mxn__names {
+  nm_list_t dim, var;
+  int64_t data_bytes; /* what the header declares for the variables (nc_data_bytes) */
+  char *text;         /* the names, each NUL-terminated */
+};
+
+static unsigned nm_hash(const char *s) {
+  unsigned h = 2166136261u;
+  for (; *s; s++) h = (h ^ (unsigned char)*s) * 16777619u;
+  return h;
+}
+
+static int nm_find(const nm_list_t *l, const char *name) {
+  for (unsigned h = nm_hash(name) & l->mask;; h = (h + 1) & l->mask) {
+    int i = l->slot[h];
+    if (i < 0 || strcmp(l->ent[i].name, name) == 0) return i;
+  }
+}
+
+/* Room for n entries and their hash slots (at least twice as many). */
+static int nm_alloc(nm_list_t *l, int n) {
+  unsigned cap = 8;
+  while (cap < 2u * (unsigned)n) cap *= 2;
+  l->n = n;
+  l->mask = cap - 1;
+  l->ent = mxn__malloc((size_t)(n > 0 ? n : 1) * sizeof *l->ent);
+  l->slot = mxn__malloc(cap * sizeof *l->slot);
+  if (!l->ent || !l->slot) return MXN_ERR_NOMEM;
+  for (unsigned h = 0; h < cap; h++) l->slot[h] = -1;
+  return MXN_OK;
+}
+
+static void nm_add(nm_list_t *l, int id) {
+  unsigned h = nm_hash(l->ent[id].name) & l->mask;
+  while (l->slot[h] >= 0) h = (h + 1) & l->mask;
+  l->slot[h] = id;
+}
+
+static void names_free(struct mxn__names *nm) {
+  if (!nm) return;
+  free(nm->dim.ent);
+  free(nm->dim.slot);
+  free(nm->var.ent);
+  free(nm->var.slot);
+  free(nm->text);
+  free(nm);
+}
+
+/* Member f's names, NULL where it has none. */
+static const struct mxn__names *names_for(const mxn__file_t *f) {
+  return f->rd && f->rd->names_of == f ? f->rd->names : NULL;
+}
+
+void mxn__m_names_drop(mxn__file_t *f) {
+  if (!names_for(f)) return;
+  names_free(f->rd->names);
+  f->rd->names = NULL;
+  f->rd->names_of = NULL;
+}
+
+/* Append name to the text (growing it; entries point into it only once
+ * it is complete, see names_of). */
+static int text_add(char **text, size_t *n, size_t *cap, const char *name) {
+  size_t len = strlen(name) + 1;
+  if (*n + len > *cap) {
+    size_t c = *cap ? *cap : 4096;
+    while (c < *n + len) c *= 2;
+    char *t = mxn__realloc(*text, c);
+    if (!t) return MXN_ERR_NOMEM;
+    *text = t;
+    *cap = c;
+  }
+  memcpy(*text + *n, name, len);
+  *n += len;
+  return MXN_OK;
+}
+
+/* The names of open netCDF-3 file ncid (see above) into *out; also the
+ * data bytes its header declares: fixed-size variables and every record,
+ * saturating. MXN_ERR_FORMAT when netCDF cannot list them. */
+static int names_of(int ncid, struct mxn__names **out) {
+  int status = MXN_OK, ndims = 0, nvars = 0, unlim = -1;
+  size_t ntext = 0, captext = 0, *at = NULL;
+  struct mxn__names *nm = mxn__calloc(1, sizeof *nm);
+  *out = NULL;
+  if (!nm) return MXN_ERR_NOMEM;
+  if (nc_inq_ndims(ncid, &ndims) != NC_NOERR || nc_inq_nvars(ncid, &nvars) != NC_NOERR ||
+      ndims < 0 || nvars < 0) {
+    status = MXN_ERR_FORMAT;
+    goto done;
+  }
+  if (nc_inq_unlimdim(ncid, &unlim) != NC_NOERR) unlim = -1;
+  if ((status = nm_alloc(&nm->dim, ndims)) != MXN_OK ||
+      (status = nm_alloc(&nm->var, nvars)) != MXN_OK)
+    goto done;
+  if (!(at = mxn__malloc((size_t)(ndims + nvars + 1) * sizeof *at))) {
+    status = MXN_ERR_NOMEM;
+    goto done;
+  }
+  char name[NC_MAX_NAME + 1];
+  for (int d = 0; d < ndims; d++) {
+    size_t len = 0;
+    if (nc_inq_dim(ncid, d, name, &len) != NC_NOERR) {
+      status = MXN_ERR_FORMAT;
+      goto done;
+    }
+    at[d] = ntext;
+    nm->dim.ent[d].n = (int64_t)len;
+    if ((status = text_add(&nm->text, &ntext, &captext, name)) != MXN_OK) goto done;
+  }
+  int64_t fixed = 0, per_rec = 0, nrec = unlim >= 0 && unlim < ndims ? nm->dim.ent[unlim].n : 0;
   for (int v = 0; v < nvars; v++) {
     nc_type t;
     int nd = 0, dims[NC_MAX_VAR_DIMS];
-    size_t tsize = 0, len = 0;
-    if (nc_inq_var(ncid, v, NULL, &t, &nd, dims, NULL) != NC_NOERR ||
-        nc_inq_type(ncid, t, NULL, &tsize) != NC_NOERR)
-      return -1;
-    int64_t bytes = (int64_t)tsize;
-    int is_rec = 0;
-    for (int d = 0; d < nd; d++) {
-      if (dims[d] == unlim) {
-        is_rec = 1;
-        continue;
-      }
-      if (nc_inq_dimlen(ncid, dims[d], &len) != NC_NOERR) return -1;
-      bytes = sat_mul(bytes, (uint64_t)len);
+    size_t tsize = 0;
+    if (nc_inq_var(ncid, v, name, &t, &nd, dims, NULL) != NC_NOERR ||
+        nc_inq_type(ncid, t, NULL, &tsize) != NC_NOERR || nd < 0 || nd > NC_MAX_VAR_DIMS) {
+      status = MXN_ERR_FORMAT;
+      goto done;
     }
-    if (is_rec)
-      per_rec = sat_add(per_rec, bytes);
-    else
-      fixed = sat_add(fixed, bytes);
+    int64_t entries = 1, bytes = (int64_t)tsize;
+    int is_rec = 0;
+    for (int k = 0; k < nd; k++) {
+      if (dims[k] < 0 || dims[k] >= ndims) {
+        status = MXN_ERR_FORMAT;
+        goto done;
+      }
+      uint64_t len = (uint64_t)nm->dim.ent[dims[k]].n;
+      entries = sat_mul(entries, len);
+      if (dims[k] == unlim) is_rec = 1;
+      else bytes = sat_mul(bytes, len);
+    }
+    nm->var.ent[v].n = entries;
+    if (is_rec) per_rec = sat_add(per_rec, bytes);
+    else fixed = sat_add(fixed, bytes);
+    at[ndims + v] = ntext;
+    if ((status = text_add(&nm->text, &ntext, &captext, name)) != MXN_OK) goto done;
   }
-  return sat_add(fixed, sat_mul(per_rec, (uint64_t)nrec));
+  nm->data_bytes = sat_add(fixed, sat_mul(per_rec, (uint64_t)nrec));
+  for (int d = 0; d < ndims; d++) {
+    nm->dim.ent[d].name = nm->text + at[d];
+    nm_add(&nm->dim, d);
+  }
+  for (int v = 0; v < nvars; v++) {
+    nm->var.ent[v].name = nm->text + at[ndims + v];
+    nm_add(&nm->var, v);
+  }
+  *out = nm;
+  nm = NULL;
+done:
+  free(at);
+  names_free(nm);
+  return status;
 }
 
 /* netCDF-3 reads past the end of a file as zeros, so a cut-off copy would
@@ -150,32 +288,6 @@ static const shape_rule_t shape_rules[] = {
     {"coordz", 0, {"num_nodes"}},            {"coord", 0, {"num_dim", "num_nodes"}},
 };
 
-/* A member's variable count, variable v's name (into buf; NULL if
- * unknown), its entries (product of its dimensions, -1 on error), and
- * dimension `name`'s length (mxn__nc_dimlen), through netCDF. */
-static int mv_nvars(int ncid) {
-  int n = 0;
-  return nc_inq_nvars(ncid, &n) == NC_NOERR ? n : 0;
-}
-
-static const char *mv_varname(int ncid, int v, char buf[NC_MAX_NAME + 1]) {
-  return nc_inq_varname(ncid, v, buf) == NC_NOERR ? buf : NULL;
-}
-
-static int64_t mv_entries(int ncid, int v) {
-  int nd = 0, dims[NC_MAX_VAR_DIMS];
-  if (nc_inq_varndims(ncid, v, &nd) != NC_NOERR || nd < 0 || nd > NC_MAX_VAR_DIMS ||
-      nc_inq_vardimid(ncid, v, dims) != NC_NOERR)
-    return -1;
-  int64_t n = 1;
-  for (int d = 0; d < nd; d++) {
-    size_t len = 0;
-    if (nc_inq_dimlen(ncid, dims[d], &len) != NC_NOERR) return -1;
-    n = sat_mul(n, (uint64_t)len);
-  }
-  return n;
-}
-
 int mxn__nc_dimlen(int ncid, const char *name, int64_t *len) {
   int did;
   size_t l = 0;
@@ -184,6 +296,14 @@ int mxn__nc_dimlen(int ncid, const char *name, int64_t *len) {
     return 0;
   *len = (int64_t)l;
   return 1;
+}
+
+int mxn__m_dim(const mxn__file_t *f, const char *name, int64_t *len) {
+  const struct mxn__names *nm = names_for(f);
+  if (!nm) return mxn__nc_dimlen(f->ncid, name, len);
+  int d = nm_find(&nm->dim, name);
+  *len = d >= 0 ? nm->dim.ent[d].n : 0;
+  return d >= 0;
 }
 
 /* Length of `prefix` when `name` starts with it, else 0 (prefixes are
@@ -223,7 +343,7 @@ static int shape_bucket(const char *name) {
   return (int)((b0 * 31u + b1) & (SHAPE_BUCKETS - 1));
 }
 
-static int check_var_shapes(mxn_dataset_t *ds, const char *path, int ncid) {
+static int check_var_shapes(mxn_dataset_t *ds, const char *path, const struct mxn__names *nm) {
   /* The rules by their first two letters, chained in table order: a
    * variable is held against those of its letters only (against all 47 in
    * turn, the scan was two thirds of this check: 28 k instructions a
@@ -236,27 +356,25 @@ static int check_var_shapes(mxn_dataset_t *ds, const char *path, int ncid) {
     next[r] = head[b];
     head[b] = r;
   }
-  int nvars = mv_nvars(ncid);
-  for (int v = 0; v < nvars; v++) {
-    char buf[NC_MAX_NAME + 1];
-    const char *name = mv_varname(ncid, v, buf);
-    if (!name || !name[0]) continue;
+  for (int v = 0; v < nm->var.n; v++) {
+    const char *name = nm->var.ent[v].name;
+    if (!name[0]) continue;
     for (int r = head[shape_bucket(name)]; r >= 0; r = next[r]) {
       const shape_rule_t *sr = &shape_rules[r];
       size_t pl = starts_with(name, sr->var);
       if (!pl) continue;
       const char *num = name + pl;
       if (sr->numbered ? !all_digits(num) : *num != '\0') continue;
-      int64_t want = 1, have = mv_entries(ncid, v);
+      int64_t want = 1, have = nm->var.ent[v].n;
       char dn[2][NC_MAX_NAME + 1];
       for (int d = 0; d < 2 && sr->dim[d]; d++) {
         rule_dim(dn[d], sr->dim[d], num);
-        int64_t len = 0;
-        if (!mxn__nc_dimlen(ncid, dn[d], &len))
+        int k = nm_find(&nm->dim, dn[d]);
+        if (k < 0)
           return MXN_DS_ERR(ds, MXN_ERR_FORMAT,
                             "%s: damaged Exodus file: variable '%s' without its dimension '%s'",
                             path, name, dn[d]);
-        want = sat_mul(want, (uint64_t)len);
+        want = sat_mul(want, (uint64_t)nm->dim.ent[k].n);
       }
       if (have != want)
         return MXN_DS_ERR(ds, MXN_ERR_FORMAT,
@@ -378,7 +496,13 @@ static int open_member(mxn_dataset_t *ds, int j) {
   if (rc != NC_NOERR) return open_refused(ds, f->path, magic, rc);
   f->nc4 = nc_inq_format(id, &fmt) == NC_NOERR &&
            (fmt == NC_FORMAT_NETCDF4 || fmt == NC_FORMAT_NETCDF4_CLASSIC);
+  int nc3 = fmt == NC_FORMAT_CLASSIC || fmt == NC_FORMAT_64BIT_OFFSET
+#ifdef NC_FORMAT_CDF5
+            || fmt == NC_FORMAT_CDF5
+#endif
+      ;
   int status = MXN_OK;
+  struct mxn__names *nm = NULL;
   if (first && check == 0 && global_atts_bad(id, why, sizeof why))
     status = MXN_DS_ERR(ds, MXN_ERR_FORMAT, "%s: not a readable Exodus II file (damaged: %s)",
                         f->path, why);
@@ -387,18 +511,40 @@ static int open_member(mxn_dataset_t *ds, int j) {
                         "%s: not a readable Exodus II file (netCDF opens it, "
                         "Exodus does not: not Exodus, or a damaged header)",
                         f->path);
+  /* The names of a netCDF-3 member (or one of another format that is not
+   * netCDF-4) serve the checks below and, on the first open, the
+   * summary's lookups; a reopen needs them for the byte count only. */
+  if (status == MXN_OK && !f->nc4 && (status = names_of(id, &nm)) == MXN_ERR_FORMAT)
+    status = MXN_DS_ERR(ds, MXN_ERR_FORMAT,
+                        "%s: not a readable Exodus II file (netCDF cannot list its dimensions "
+                        "and variables)",
+                        f->path);
   if (status == MXN_OK)
-    status = check_not_truncated(ds, f->path, nc_data_bytes(id), (int64_t)st.st_size);
+    status = check_not_truncated(ds, f->path, nm && nc3 ? nm->data_bytes : -1,
+                                 (int64_t)st.st_size);
   f->open_size = (int64_t)st.st_size;
   /* netCDF-3 variables are checked against the shapes Exodus gives them
    * (a look at the header in memory). A netCDF-4 member's would load every
    * variable's HDF5 metadata, which its reads do not need: they all ask
    * for counts the member's dimensions give, and netCDF refuses counts
    * beyond a variable's own shape. */
-  if (status == MXN_OK && first && !f->nc4) status = check_var_shapes(ds, f->path, id);
+  if (status == MXN_OK && first && nm) status = check_var_shapes(ds, f->path, nm);
+  if (status != MXN_OK || !first) {
+    names_free(nm);
+    nm = NULL;
+  }
   if (status != MXN_OK) {
     nc_close(id);
     return status;
+  }
+  if (nm) {
+    if (f->rd) {
+      names_free(f->rd->names); /* a member's left by a summary that stopped early */
+      f->rd->names = nm;
+      f->rd->names_of = f;
+    } else {
+      names_free(nm);
+    }
   }
   f->ncid = id;
   ds->open_count++;
@@ -413,6 +559,8 @@ mxn__file_t *mxn__file_open(mxn_dataset_t *ds, int j, int *status) {
 }
 
 int mxn__m_var(const mxn__file_t *f, const char *name) {
+  const struct mxn__names *nm = names_for(f);
+  if (nm) return nm_find(&nm->var, name);
   int v;
   return nc_inq_varid(f->ncid, name, &v) == NC_NOERR ? v : -1;
 }

@@ -596,6 +596,30 @@ static int row_of(const int *keys, int n, int key) {
   return lo;
 }
 
+/* Sort n spans (each `size` bytes) by cmp, and their truth rows (nv ints
+ * each, *rows) with them: a span's row is found by its position in the
+ * member (the int at `pos_at`), ascending before the sort. The sorted
+ * rows are new (arena): rare (spans declared in another order than the
+ * first member's). */
+static int sort_with_rows(mxn_dataset_t *ds, void *span, int n, size_t size, size_t pos_at,
+                          int (*cmp)(const void *, const void *), int **rows, int nv) {
+  int status = MXN_OK, *was, *truth;
+  char *sp = span;
+  ARENA_ALLOC0(was, n);
+  for (int i = 0; i < n; i++) memcpy(&was[i], sp + (size_t)i * size + pos_at, sizeof *was);
+  qsort(span, (size_t)n, size, cmp);
+  ARENA_ALLOC0(truth, (int64_t)n * nv);
+  for (int i = 0; i < n && nv > 0; i++) {
+    int pos;
+    memcpy(&pos, sp + (size_t)i * size + pos_at, sizeof pos);
+    memcpy(truth + (int64_t)i * nv, *rows + (int64_t)row_of(was, n, pos) * nv,
+           (size_t)nv * sizeof *truth);
+  }
+  *rows = truth;
+done:
+  return status;
+}
+
 /* Member j's spans of block kind k, once the union is known: checked
  * against its entry count, their truth rows by the dataset's variables
  * (and the structure's truth table marked where they hold values), sorted
@@ -625,21 +649,10 @@ static int index_blocks(mxn_dataset_t *ds, int j, int k) {
   kb->truth = truth; /* the one by the member's variables stays in the arena */
   kb->in_file_order = 1;
   if (!sorted) {
-    /* rare (blocks declared in another order than the first member's):
-     * the spans and their truth rows sorted together */
-    int *was;
-    ARENA_ALLOC0(was, kb->nspan);
-    for (int i = 0; i < kb->nspan; i++) was[i] = kb->span[i].q;
-    qsort(kb->span, (size_t)kb->nspan, sizeof *kb->span, by_block);
-    ARENA_ALLOC0(truth, (int64_t)kb->nspan * vl.num);
-    for (int i = 0; i < kb->nspan; i++) {
-      int at = row_of(was, kb->nspan, kb->span[i].q);
-      if (vl.num > 0)
-        memcpy(truth + (int64_t)i * vl.num, kb->truth + (int64_t)at * vl.num,
-               (size_t)vl.num * sizeof *truth);
-      if (i > 0 && kb->span[i].start < kb->span[i - 1].start) kb->in_file_order = 0;
-    }
-    kb->truth = truth;
+    MXN_CHECK(sort_with_rows(ds, kb->span, kb->nspan, sizeof *kb->span, offsetof(mxn__span_t, q),
+                             by_block, &kb->truth, vl.num));
+    for (int i = 1; i < kb->nspan; i++)
+      if (kb->span[i].start < kb->span[i - 1].start) kb->in_file_order = 0;
   }
 done:
   return status;
@@ -663,20 +676,9 @@ static int index_sets(mxn_dataset_t *ds, int j, int sk) {
     }
   }
   fs->truth = truth;
-  if (!sorted) {
-    int *was;
-    ARENA_ALLOC0(was, fs->nspan);
-    for (int i = 0; i < fs->nspan; i++) was[i] = fs->span[i].k;
-    qsort(fs->span, (size_t)fs->nspan, sizeof *fs->span, by_set);
-    ARENA_ALLOC0(truth, (int64_t)fs->nspan * vl->num);
-    for (int i = 0; i < fs->nspan; i++) {
-      int at = row_of(was, fs->nspan, fs->span[i].k);
-      if (vl->num > 0)
-        memcpy(truth + (int64_t)i * vl->num, fs->truth + (int64_t)at * vl->num,
-               (size_t)vl->num * sizeof *truth);
-    }
-    fs->truth = truth;
-  }
+  if (!sorted)
+    MXN_CHECK(sort_with_rows(ds, fs->span, fs->nspan, sizeof *fs->span,
+                             offsetof(mxn__set_span_t, k), by_set, &fs->truth, vl->num));
 done:
   return status;
 }

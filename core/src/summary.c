@@ -37,97 +37,156 @@ static void clean_name(char *s, size_t cap) {
 
 /* Length of dimension `name` numbered q (fmt with q for its "%d"); 1
  * if the member has it, else 0 (mxn__nc_dimlen). */
-static int dim_len_q(int nc, const char *fmt, long long q, int64_t *len) {
+static int dim_len_q(const mxn__file_t *f, const char *fmt, long long q, int64_t *len) {
   char name[NC_MAX_NAME + 1];
   mxn__name_d(name, sizeof name, fmt, q);
-  return mxn__nc_dimlen(nc, name, len);
+  return mxn__m_dim(f, name, len);
 }
-static int var_id(int nc, const char *name) {
-  int v;
-  return nc_inq_varid(nc, name, &v) == NC_NOERR ? v : -1;
-}
-static int var_id_q(int nc, const char *fmt, long long q) {
+static int var_id(const mxn__file_t *f, const char *name) { return mxn__m_var(f, name); }
+static int var_id_q(const mxn__file_t *f, const char *fmt, long long q) {
   char name[NC_MAX_NAME + 1];
   mxn__name_d(name, sizeof name, fmt, q);
-  return var_id(nc, name);
+  return var_id(f, name);
 }
 
 /* The first n values of a one-dimensional variable as int64; 0 on success. */
-static int get_i64(int nc, int v, int64_t n, int64_t *out) {
+static int get_i64(const mxn__file_t *f, int v, int64_t n, int64_t *out) {
   size_t start = 0, count = (size_t)n;
   if (v < 0 || n <= 0) return v < 0 ? -1 : 0;
-  return nc_get_vara_longlong(nc, v, &start, &count, (long long *)out) == NC_NOERR ? 0 : -1;
+  return nc_get_vara_longlong(f->ncid, v, &start, &count, (long long *)out) == NC_NOERR ? 0 : -1;
 }
 
-/* n names from variable `name` ([n][len] characters) into fixed slots,
- * cut at NAME_READ; a member without the variable leaves them empty (and
- * 1 is returned); -1 when it exists but cannot be read. */
-static int read_names(int nc, const char *name, int64_t n, char (*out)[MXN_NAME_LEN]) {
-  int status = 0, v = var_id(nc, name), nd = 0, dims[NC_MAX_VAR_DIMS];
-  size_t len = 0;
+/* The n rows of name variable `name` ([n][len] characters) as stored,
+ * into *raw (n * *len bytes; *raw, of *cap bytes, grown as needed and
+ * kept by the caller): 0; 1 when the member has no such variable, -1 when
+ * it cannot be read (then *len is 0). */
+static int names_raw(const mxn__file_t *f, const char *name, int64_t n, char **raw, size_t *cap,
+                     size_t *len) {
+  int v = var_id(f, name), nd = 0, dims[NC_MAX_VAR_DIMS];
+  size_t l = 0;
+  *len = 0;
+  if (v < 0) return 1;
+  if (n <= 0 || nc_inq_varndims(f->ncid, v, &nd) != NC_NOERR || nd != 2 ||
+      nc_inq_vardimid(f->ncid, v, dims) != NC_NOERR ||
+      nc_inq_dimlen(f->ncid, dims[1], &l) != NC_NOERR || l == 0)
+    return -1;
+  if ((size_t)n * l > *cap) {
+    char *r = mxn__realloc(*raw, (size_t)n * l);
+    if (!r) return -1;
+    *raw = r;
+    *cap = (size_t)n * l;
+  }
+  size_t start[2] = {0, 0}, count[2] = {(size_t)n, l};
+  if (nc_get_vara_text(f->ncid, v, start, count, *raw) != NC_NOERR) return -1;
+  *len = l;
+  return 0;
+}
+
+/* Row k of raw names `len` wide, cut at NAME_READ and cleaned, into one
+ * (room for NAME_READ + 1). */
+static void name_row(const char *raw, size_t len, int64_t k, char *one) {
+  size_t keep = len < NAME_READ ? len : NAME_READ;
+  memcpy(one, raw + (size_t)k * len, keep);
+  one[keep] = '\0';
+  clean_name(one, NAME_READ + 1);
+}
+
+/* n names from variable `name` into fixed slots (names_raw, name_row); a
+ * member without the variable leaves them empty (and 1 is returned); -1
+ * when it exists but cannot be read. */
+static int read_names(const mxn__file_t *f, const char *name, int64_t n,
+                      char (*out)[MXN_NAME_LEN]) {
   char *raw = NULL;
+  size_t len, cap = 0;
   for (int64_t k = 0; k < n; k++) out[k][0] = '\0';
   if (n <= 0) return 0;
-  if (v < 0) return 1;
-  if (nc_inq_varndims(nc, v, &nd) != NC_NOERR || nd != 2 ||
-      nc_inq_vardimid(nc, v, dims) != NC_NOERR || nc_inq_dimlen(nc, dims[1], &len) != NC_NOERR ||
-      len == 0)
-    return -1;
-  raw = mxn__malloc((size_t)n * len);
-  size_t start[2] = {0, 0}, count[2] = {(size_t)n, len};
-  if (!raw || nc_get_vara_text(nc, v, start, count, raw) != NC_NOERR) {
-    status = -1;
-  } else {
-    size_t keep = len < NAME_READ ? len : NAME_READ;
-    for (int64_t k = 0; k < n; k++) {
-      memcpy(out[k], raw + (size_t)k * len, keep);
-      out[k][keep] = '\0';
-      clean_name(out[k], MXN_NAME_LEN);
-    }
-  }
+  int rc = names_raw(f, name, n, &raw, &cap, &len);
+  for (int64_t k = 0; rc == 0 && k < n; k++) name_row(raw, len, k, out[k]);
   free(raw);
-  return status;
+  return rc;
 }
 
-/* n declared entities' ids and names (name variable `name`, absent or
- * unreadable: unnamed, which is legal) into the declarations, as the count
- * then (id, name) pairs. Names go from the variable's rows to the stream
- * through one small buffer: a model of thousands of blocks and sets in
- * thousands of members made fixed-size name slots most of the open. */
-static void decl_entities(int nc, const char *name, int64_t n, const int64_t *ids, wbuf_t *decl) {
-  int v = var_id(nc, name), nd = 0, dims[NC_MAX_VAR_DIMS];
-  size_t len = 0;
-  char *raw = NULL;
-  w_i64(decl, n);
-  if (n > 0 && v >= 0 && nc_inq_varndims(nc, v, &nd) == NC_NOERR && nd == 2 &&
-      nc_inq_vardimid(nc, v, dims) == NC_NOERR && nc_inq_dimlen(nc, dims[1], &len) == NC_NOERR &&
-      len > 0 && (raw = mxn__malloc((size_t)n * len))) {
-    size_t start[2] = {0, 0}, count[2] = {(size_t)n, len};
-    if (nc_get_vara_text(nc, v, start, count, raw) != NC_NOERR) MXN_FREE(raw);
-  }
-  size_t keep = len < NAME_READ ? len : NAME_READ;
-  for (int64_t k = 0; k < n; k++) {
-    char one[NAME_READ + 1] = "";
-    if (raw) {
-      memcpy(one, raw + (size_t)k * len, keep);
-      one[keep] = '\0';
-      clean_name(one, sizeof one);
+/* The key of a member's declarations (decl_entities), written against
+ * the previous member's: while it matches, nothing is copied (at counts
+ * the matching bytes); from the first difference on, it is built in buf
+ * (the matching prefix, then the rest). */
+typedef struct {
+  const char *prev;
+  size_t prev_len, at;
+  int differs;
+  wbuf_t buf;
+  char *rows;         /* the names read last (names_raw) */
+  size_t rows_cap;
+} declkey_t;
+
+static void key_put(declkey_t *key, const void *x, size_t n) {
+  if (n == 0) return;
+  if (!key->differs) {
+    if (n <= key->prev_len - key->at && memcmp(key->prev + key->at, x, n) == 0) {
+      key->at += n;
+      return;
     }
-    w_i64(decl, ids[k]);
-    w_str(decl, one);
+    key->differs = 1;
+    w_raw(&key->buf, key->prev, key->at);
   }
-  free(raw);
+  w_raw(&key->buf, x, n);
+  key->at += n;
+}
+
+static void key_i64(declkey_t *key, int64_t v) { key_put(key, &v, sizeof v); }
+
+/* n declared entities of kind `slot` (blocks by kind, then sets by kind
+ * after them): their ids and the rows of name variable `name` as stored
+ * (absent or unreadable: unnamed, which is legal) into the key: the slot,
+ * n, the name width (0: unnamed), the ids, the rows. Members of one set
+ * mostly declare the same entities under the same names (nem_spread and
+ * ParaView's writer declare every block and set in every member): the
+ * key is compared with the previous member's as read, and only a member
+ * whose key differs has its names cleaned and put in the stream
+ * (decl_of_key); with thousands of blocks and sets that cleaning and
+ * writing had been most of each member's summary. */
+static void decl_entities(const mxn__file_t *f, int slot, const char *name, int64_t n,
+                          const int64_t *ids, declkey_t *key) {
+  size_t len = 0;
+  if (n > 0) names_raw(f, name, n, &key->rows, &key->rows_cap, &len);
+  key_i64(key, slot);
+  key_i64(key, n);
+  key_i64(key, (int64_t)len);
+  if (n > 0) key_put(key, ids, (size_t)n * sizeof *ids);
+  if (len > 0) key_put(key, key->rows, (size_t)n * len);
+}
+
+/* The declarations the key (decl_entities) holds, into the stream: per
+ * kind the count then (id, name) pairs. */
+static void decl_of_key(const char *key, size_t nkey, wbuf_t *w) {
+  rbuf_t r = {key, nkey, 0, 0};
+  while (r.at < r.n && !r.bad) {
+    r_i64(&r); /* the slot */
+    int64_t n = r_i64(&r), len = r_i64(&r);
+    if (r.bad || n < 0 || len < 0) break;
+    const char *ids = r.p + r.at, *raw = ids + (size_t)n * sizeof(int64_t);
+    r.at += (size_t)n * (sizeof(int64_t) + (size_t)len);
+    w_i64(w, n);
+    for (int64_t k = 0; k < n; k++) {
+      int64_t id;
+      char one[NAME_READ + 1] = "";
+      memcpy(&id, ids + (size_t)k * sizeof id, sizeof id);
+      if (len > 0) name_row(raw, (size_t)len, k, one);
+      w_i64(w, id);
+      w_str(w, one);
+    }
+  }
 }
 
 /* Which of n entities a kind's status variable marks as NULL (status 0):
  * null[k] set; none where the member has no status variable. */
-static int read_null(int nc, const char *stat_var, int64_t n, unsigned char *null) {
-  int v = var_id(nc, stat_var), status = MXN_OK;
+static int read_null(const mxn__file_t *f, const char *stat_var, int64_t n, unsigned char *null) {
+  int v = var_id(f, stat_var), status = MXN_OK;
   int64_t *st = NULL;
   memset(null, 0, (size_t)n);
   if (v < 0 || n <= 0) return MXN_OK;
   MXN_ALLOC(st, n);
-  if (get_i64(nc, v, n, st) == 0)
+  if (get_i64(f, v, n, st) == 0)
     for (int64_t k = 0; k < n; k++) null[k] = st[k] == 0;
 done:
   free(st);
@@ -167,7 +226,7 @@ typedef struct {
  * it) when the type is longer than Exodus allows (mxn__exodus_att_check:
  * a netCDF-3 header walk refuses it before, this says the same of other
  * formats). */
-static int block_param(int nc, int k, int q, int null, blk_param_t *b, char *why,
+static int block_param(const mxn__file_t *f, int k, int q, int null, blk_param_t *b, char *why,
                        size_t whylen) {
   const blk_names_t *bn = &blk_names[k];
   memset(b, 0, sizeof *b);
@@ -175,26 +234,26 @@ static int block_param(int nc, int k, int q, int null, blk_param_t *b, char *why
     strcpy(b->topology, "NULL");
     return 0;
   }
-  if (!dim_len_q(nc, bn->entries, q + 1, &b->num_entry)) return -1;
+  if (!dim_len_q(f, bn->entries, q + 1, &b->num_entry)) return -1;
   /* A declared block without entries says nothing more that is used
    * (writers that declare every block in every member make most blocks
    * of a member such; each name lookup costs) */
   if (b->num_entry == 0) return 0;
-  dim_len_q(nc, bn->nodes, q + 1, &b->nodes);
-  if (bn->edges) dim_len_q(nc, bn->edges, q + 1, &b->edges);
-  if (bn->faces) dim_len_q(nc, bn->faces, q + 1, &b->faces);
-  dim_len_q(nc, bn->attrs, q + 1, &b->attrs);
+  dim_len_q(f, bn->nodes, q + 1, &b->nodes);
+  if (bn->edges) dim_len_q(f, bn->edges, q + 1, &b->edges);
+  if (bn->faces) dim_len_q(f, bn->faces, q + 1, &b->faces);
+  dim_len_q(f, bn->attrs, q + 1, &b->attrs);
   const char *conn = b->nodes > 0 ? bn->conn : b->edges > 0 ? bn->econn
                                   : b->faces > 0 ? bn->fconn : NULL;
   if (!conn) return 0;
   char name[NC_MAX_NAME + 1];
   mxn__name_d(name, sizeof name, conn, q + 1);
-  int v = var_id(nc, name);
+  int v = var_id(f, name);
   size_t len = 0;
   char type[NC_MAX_NAME + 1024];
-  if (v < 0 || nc_inq_attlen(nc, v, "elem_type", &len) != NC_NOERR) return -1;
+  if (v < 0 || nc_inq_attlen(f->ncid, v, "elem_type", &len) != NC_NOERR) return -1;
   if (mxn__exodus_att_check(name, "elem_type", len, why, whylen)) return -2;
-  if (len >= sizeof type || nc_get_att_text(nc, v, "elem_type", type) != NC_NOERR) return -1;
+  if (len >= sizeof type || nc_get_att_text(f->ncid, v, "elem_type", type) != NC_NOERR) return -1;
   type[len] = '\0';
   size_t keep = strnlen(type, TYPE_READ);
   memcpy(b->topology, type, keep);
@@ -203,10 +262,10 @@ static int block_param(int nc, int k, int q, int null, blk_param_t *b, char *why
 }
 
 /* Member j's blocks of kind k: every declared block's id and name into
- * `decl`; into `w` those holding entries (the spans), each with its
+ * `key` (decl_entities); into `w` those holding entries (the spans), each with its
  * position, entries, topology, sizes and attribute names; their positions
  * into spans (room for nblk), their number into *nspan. */
-static int summarize_blocks(mxn_dataset_t *ds, int j, int nc, int k, int64_t nblk, wbuf_t *decl,
+static int summarize_blocks(mxn_dataset_t *ds, int j, int k, int64_t nblk, declkey_t *key,
                             wbuf_t *w, int *spans, int *nspan) {
   const mxn__file_t *f = &ds->files[j];
   const blk_names_t *bn = &blk_names[k];
@@ -220,17 +279,17 @@ static int summarize_blocks(mxn_dataset_t *ds, int j, int nc, int k, int64_t nbl
   MXN_ALLOC(ids, nblk);
   MXN_ALLOC(null, nblk);
   if (nblk > 0) {
-    if (get_i64(nc, var_id(nc, bn->ids), nblk, ids) != 0) {
+    if (get_i64(f, var_id(f, bn->ids), nblk, ids) != 0) {
       status = MXN_DS_ERR(ds, MXN_ERR_FORMAT, "%s: cannot read %s block ids", f->path, what);
       goto done;
     }
-    MXN_CHECK(read_null(nc, bn->stat, nblk, null));
+    MXN_CHECK(read_null(f, bn->stat, nblk, null));
   }
-  decl_entities(nc, bn->names, nblk, ids, decl);
+  decl_entities(f, k, bn->names, nblk, ids, key);
   for (int64_t q = 0; q < nblk; q++) {
     blk_param_t blk;
     char why[200];
-    int rc = block_param(nc, k, (int)q, null[q], &blk, why, sizeof why);
+    int rc = block_param(f, k, (int)q, null[q], &blk, why, sizeof why);
     if (rc == -2) {
       status = MXN_DS_ERR(ds, MXN_ERR_FORMAT, "%s: not a readable Exodus II file (damaged: %s)",
                           f->path, why);
@@ -241,6 +300,9 @@ static int summarize_blocks(mxn_dataset_t *ds, int j, int nc, int k, int64_t nbl
                           f->path, what, (long long)ids[q]);
       goto done;
     }
+    /* declared, empty: its id and name said it (block_param gave it no
+     * type to check, NULL or none) */
+    if (blk.num_entry == 0) continue;
     clean_name(blk.topology, sizeof blk.topology);
     int poly = mxn__poly_kind(blk.topology);
     /* Polygons may be elements or faces, polyhedra only elements; an
@@ -287,7 +349,7 @@ static int summarize_blocks(mxn_dataset_t *ds, int j, int nc, int k, int64_t nbl
       char name[NC_MAX_NAME + 1];
       mxn__name_d(name, sizeof name, bn->attr_names, q + 1);
       /* unnamed attributes are legal */
-      if (read_names(nc, name, blk.attrs, an) < 0) memset(an, 0, (size_t)blk.attrs * sizeof *an);
+      if (read_names(f, name, blk.attrs, an) < 0) memset(an, 0, (size_t)blk.attrs * sizeof *an);
       for (int64_t a = 0; a < blk.attrs; a++) w_str(&body, an[a]);
       MXN_FREE(an);
     }
@@ -319,12 +381,12 @@ static const set_names_t set_names[MXN__NSK] = {
 };
 
 /* Member j's sets of every kind: each declared set's id and name into
- * `decl`; into `body` those with entries or factors (the spans), each with
+ * `key` (decl_entities); into `body` those with entries or factors (the spans), each with
  * its position, entries and distribution factors; their positions into
  * spans[sk] (room for nsets_of[sk], malloc'd here), their number into
  * nspan[sk]. */
-static int summarize_sets(mxn_dataset_t *ds, int j, int nc, const int64_t nsets_of[MXN__NSK],
-                          wbuf_t *decl, wbuf_t *body, int *spans[MXN__NSK], int nspan[MXN__NSK]) {
+static int summarize_sets(mxn_dataset_t *ds, int j, const int64_t nsets_of[MXN__NSK],
+                          declkey_t *key, wbuf_t *body, int *spans[MXN__NSK], int nspan[MXN__NSK]) {
   const mxn__file_t *f = &ds->files[j];
   int status = MXN_OK;
   int64_t *ids = NULL;
@@ -337,27 +399,27 @@ static int summarize_sets(mxn_dataset_t *ds, int j, int nc, const int64_t nsets_
     MXN_ALLOC(spans[sk], n);
     MXN_ALLOC(ids, n);
     MXN_ALLOC(null, n);
-    if (get_i64(nc, var_id(nc, sn->ids), n, ids) != 0) {
+    if (get_i64(f, var_id(f, sn->ids), n, ids) != 0) {
       status = MXN_DS_ERR(ds, MXN_ERR_FORMAT, "%s: cannot read %s ids", f->path,
                           mxn__set_what[sk]);
       goto done;
     }
-    MXN_CHECK(read_null(nc, sn->stat, n, null));
-    decl_entities(nc, sn->names, n, ids, decl);
+    MXN_CHECK(read_null(f, sn->stat, n, null));
+    decl_entities(f, MXN__NBK + sk, sn->names, n, ids, key);
     rb.n = 0;
     for (int64_t k = 0; k < n; k++) {
       int64_t cnt = 0, ndf = 0;
       if (!null[k]) {
-        if (!dim_len_q(nc, sn->entries, k + 1, &cnt)) {
+        if (!dim_len_q(f, sn->entries, k + 1, &cnt)) {
           status = MXN_DS_ERR(ds, MXN_ERR_FORMAT, "%s: %s %lld: cannot read its size", f->path,
                               mxn__set_what[sk], (long long)ids[k]);
           goto done;
         }
         if (cnt == 0) continue; /* declared, empty (its factors too) */
         if (sk == MXN__NSET)
-          ndf = var_id_q(nc, sn->df, k + 1) >= 0 ? cnt : 0;
+          ndf = var_id_q(f, sn->df, k + 1) >= 0 ? cnt : 0;
         else
-          dim_len_q(nc, sn->df, k + 1, &ndf);
+          dim_len_q(f, sn->df, k + 1, &ndf);
       }
       if (cnt <= 0 && ndf <= 0) continue;
       spans[sk][nspan[sk]++] = (int)k;
@@ -403,14 +465,14 @@ static const var_names_t var_names[MXN__NV] = {
  * (positions among the member's nobj): out[i][var] for rows[i], from the
  * stored table, or where the member stores none, from whether each value
  * variable exists. 0 on success. */
-static int read_truth(int nc, int v, int64_t nobj, int n, const int *rows, int nrow,
+static int read_truth(const mxn__file_t *f, int v, int64_t nobj, int n, const int *rows, int nrow,
                       unsigned char *out) {
   const var_names_t *vn = &var_names[v];
-  int tab = var_id(nc, vn->tab);
+  int tab = var_id(f, vn->tab);
   if (tab >= 0) {
     int *all = mxn__malloc((size_t)(nobj * n) * sizeof *all);
     size_t start[2] = {0, 0}, count[2] = {(size_t)nobj, (size_t)n};
-    int rc = all && nc_get_vara_int(nc, tab, start, count, all) == NC_NOERR ? 0 : -1;
+    int rc = all && nc_get_vara_int(f->ncid, tab, start, count, all) == NC_NOERR ? 0 : -1;
     for (int i = 0; i < nrow && rc == 0; i++)
       for (int k = 0; k < n; k++) out[(int64_t)i * n + k] = all[(int64_t)rows[i] * n + k] != 0;
     free(all);
@@ -420,7 +482,7 @@ static int read_truth(int nc, int v, int64_t nobj, int n, const int *rows, int n
     for (int k = 0; k < n; k++) {
       char name[NC_MAX_NAME + 1];
       snprintf(name, sizeof name, vn->vals, k + 1, rows[i] + 1);
-      out[(int64_t)i * n + k] = var_id(nc, name) >= 0;
+      out[(int64_t)i * n + k] = var_id(f, name) >= 0;
     }
   return 0;
 }
@@ -436,7 +498,7 @@ typedef struct {
  * stream: count, names, and the truth table over the member's blocks or
  * sets holding entries (one byte a value); *n_glob: its global
  * variables. */
-static int summarize_vars(mxn_dataset_t *ds, int j, int nc, const int64_t nblk_of[MXN__NBK],
+static int summarize_vars(mxn_dataset_t *ds, int j, const int64_t nblk_of[MXN__NBK],
                           const int64_t nsets_of[MXN__NSK], const spans_t *spans, wbuf_t *body,
                           int *n_glob) {
   const mxn__file_t *f = &ds->files[j];
@@ -447,7 +509,7 @@ static int summarize_vars(mxn_dataset_t *ds, int j, int nc, const int64_t nblk_o
     int64_t nobj = mxn__fam_objects(v, nblk_of, nsets_of);
     if (nobj < 0) continue;
     int64_t n = 0;
-    mxn__nc_dimlen(nc, var_names[v].count, &n);
+    mxn__m_dim(f, var_names[v].count, &n);
     if (n > f->open_size || n > INT_MAX) {
       /* every variable's name takes bytes of the file (name_*_var): more
        * variables than bytes is a damaged count, and sizing the names by
@@ -461,7 +523,7 @@ static int summarize_vars(mxn_dataset_t *ds, int j, int nc, const int64_t nblk_o
     MXN_ALLOC(names, n);
     /* a member without the names variable gives blank names (Exodus 6.02
      * warns and goes on) */
-    if (read_names(nc, var_names[v].names, n, names) < 0) {
+    if (read_names(f, var_names[v].names, n, names) < 0) {
       status = MXN_DS_ERR(ds, MXN_ERR_FORMAT, "%s: cannot read %s variable names", f->path,
                           mxn__fam_what[v]);
       goto done;
@@ -479,7 +541,7 @@ static int summarize_vars(mxn_dataset_t *ds, int j, int nc, const int64_t nblk_o
                  : v == MXN__V_FACE ? spans->nblk[MXN__FACE]
                                     : spans->nset[v - MXN__V_SET0];
       MXN_ALLOC(truth, (int64_t)nrow * n);
-      if (read_truth(nc, v, nobj, (int)n, rows, nrow, truth) != 0) {
+      if (read_truth(f, v, nobj, (int)n, rows, nrow, truth) != 0) {
         status = MXN_DS_ERR(ds, MXN_ERR_FORMAT, "%s: cannot read the %s variable truth table",
                             f->path, mxn__fam_what[v]);
         goto done;
@@ -507,11 +569,11 @@ static const char *const head_dim[H_NUM] = {
     "num_face_maps", "num_node_maps"};
 
 /* An integer global attribute, or `dflt` where the member has none. */
-static int64_t global_int(int nc, const char *name, int64_t dflt) {
+static int64_t global_int(const mxn__file_t *f, const char *name, int64_t dflt) {
   long long v;
   size_t len = 0;
-  if (nc_inq_attlen(nc, NC_GLOBAL, name, &len) != NC_NOERR || len != 1 ||
-      nc_get_att_longlong(nc, NC_GLOBAL, name, &v) != NC_NOERR)
+  if (nc_inq_attlen(f->ncid, NC_GLOBAL, name, &len) != NC_NOERR || len != 1 ||
+      nc_get_att_longlong(f->ncid, NC_GLOBAL, name, &v) != NC_NOERR)
     return dflt;
   return (int64_t)v;
 }
@@ -519,10 +581,10 @@ static int64_t global_int(int nc, const char *name, int64_t dflt) {
 /* Member j's counts, checked, into h and the stream, then its title,
  * word size, coordinate names, QA and info counts, id width and Nemesis
  * globals. */
-static int summarize_head(mxn_dataset_t *ds, int j, int nc, int64_t h[H_NUM], wbuf_t *body) {
+static int summarize_head(mxn_dataset_t *ds, int j, int64_t h[H_NUM], wbuf_t *body) {
   const mxn__file_t *f = &ds->files[j];
   for (int i = 0; i < H_NUM; i++)
-    if (!mxn__nc_dimlen(nc, head_dim[i], &h[i]) && i == H_DIM)
+    if (!mxn__m_dim(f, head_dim[i], &h[i]) && i == H_DIM)
       return MXN_DS_ERR(ds, MXN_ERR_FORMAT,
                         "%s: netCDF file without Exodus II header (no num_dim or block counts)",
                         f->path);
@@ -544,8 +606,8 @@ static int summarize_head(mxn_dataset_t *ds, int j, int nc, int64_t h[H_NUM], wb
     char title[MXN_NAME_LEN * 2] = "";
     size_t len = 0;
     char *t = NULL;
-    if (nc_inq_attlen(nc, NC_GLOBAL, "title", &len) == NC_NOERR && (t = mxn__malloc(len + 1)) &&
-        nc_get_att_text(nc, NC_GLOBAL, "title", t) == NC_NOERR) {
+    if (nc_inq_attlen(f->ncid, NC_GLOBAL, "title", &len) == NC_NOERR && (t = mxn__malloc(len + 1)) &&
+        nc_get_att_text(f->ncid, NC_GLOBAL, "title", t) == NC_NOERR) {
       t[len] = '\0';
       snprintf(title, 81, "%s", t);
     }
@@ -553,30 +615,30 @@ static int summarize_head(mxn_dataset_t *ds, int j, int nc, int64_t h[H_NUM], wb
     clean_name(title, sizeof title);
     w_str(body, title);
   }
-  int64_t ws = global_int(nc, "floating_point_word_size",
-                          global_int(nc, "floating point word size", 8));
+  int64_t ws = global_int(f, "floating_point_word_size",
+                          global_int(f, "floating point word size", 8));
   w_i64(body, ws == 4 ? 4 : 8);
   {
     char cn[3][MXN_NAME_LEN];
-    if (read_names(nc, "coor_names", h[H_DIM], cn) < 0) memset(cn, 0, sizeof cn);
+    if (read_names(f, "coor_names", h[H_DIM], cn) < 0) memset(cn, 0, sizeof cn);
     for (int d = (int)h[H_DIM]; d < 3; d++) cn[d][0] = '\0';
     for (int d = 0; d < 3; d++) w_str(body, cn[d]);
   }
   int64_t nqa = 0, ninfo = 0;
-  mxn__nc_dimlen(nc, "num_qa_rec", &nqa);
-  mxn__nc_dimlen(nc, "num_info", &ninfo);
+  mxn__m_dim(f, "num_qa_rec", &nqa);
+  mxn__m_dim(f, "num_info", &ninfo);
   w_i64(body, nqa);
   w_i64(body, ninfo);
-  w_i64(body, (global_int(nc, "int64_status", 0) & EX_IDS_INT64_DB) != 0);
+  w_i64(body, (global_int(f, "int64_status", 0) & EX_IDS_INT64_DB) != 0);
   /* Nemesis: global counts (those of nodes, elements and element blocks
    * make the set), and the file count. */
   int64_t nng = 0, neg = 0, nbg = 0, nproc = 0, npf = 0;
-  int ok = mxn__nc_dimlen(nc, "num_nodes_global", &nng) & mxn__nc_dimlen(nc, "num_elems_global", &neg) &
-           mxn__nc_dimlen(nc, "num_el_blk_global", &nbg);
+  int ok = mxn__m_dim(f, "num_nodes_global", &nng) & mxn__m_dim(f, "num_elems_global", &neg) &
+           mxn__m_dim(f, "num_el_blk_global", &nbg);
   w_i64(body, ok);
   w_i64(body, ok ? nng : 0);
   w_i64(body, ok ? neg : 0);
-  ok = mxn__nc_dimlen(nc, "num_processors", &nproc) & mxn__nc_dimlen(nc, "num_procs_file", &npf);
+  ok = mxn__m_dim(f, "num_processors", &nproc) & mxn__m_dim(f, "num_procs_file", &npf);
   w_i64(body, ok);
   w_i64(body, ok ? nproc : 0);
   return MXN_OK;
@@ -588,28 +650,28 @@ static int summarize_head(mxn_dataset_t *ds, int j, int nc, int64_t h[H_NUM], wb
 
 /* Member j's time values into the stream; member 0 also its global
  * variables at every step (n_glob of them), where they fit. */
-static int summarize_times(mxn_dataset_t *ds, int j, int nc, int n_glob, wbuf_t *body) {
+static int summarize_times(mxn_dataset_t *ds, int j, int n_glob, wbuf_t *body) {
   const mxn__file_t *f = &ds->files[j];
   int status = MXN_OK;
   double *times = NULL, *glob = NULL;
   int64_t nt = 0;
-  mxn__nc_dimlen(nc, "time_step", &nt);
+  mxn__m_dim(f, "time_step", &nt);
   /* Member 0's times are the dataset's. Another member gives its first
    * and last (a read each: a record variable's values lie a record apart),
    * and its others are compared when a step is first read from it
    * (mxn__step_time_check): 200 steps of 1024 members took 51 k reads a
    * rank of 4 here, 0.06-0.2 s of the open. */
   int64_t nw = j == 0 || nt <= 2 ? nt : 2;
-  int tv = var_id(nc, "time_whole"), rc = 0;
+  int tv = var_id(f, "time_whole"), rc = 0;
   MXN_ALLOC(times, nw);
   if (nw > 0 && tv < 0) rc = -1;
   if (nw == nt && nt > 0 && tv >= 0) {
     size_t start = 0, count = (size_t)nt;
-    rc = nc_get_vara_double(nc, tv, &start, &count, times) == NC_NOERR ? 0 : -1;
+    rc = nc_get_vara_double(f->ncid, tv, &start, &count, times) == NC_NOERR ? 0 : -1;
   }
   for (int i = 0; nw < nt && i < 2 && rc == 0; i++) { /* first, last */
     size_t k = (size_t)(i ? nt - 1 : 0), one = 1;
-    rc = nc_get_vara_double(nc, tv, &k, &one, &times[i]) == NC_NOERR ? 0 : -1;
+    rc = nc_get_vara_double(f->ncid, tv, &k, &one, &times[i]) == NC_NOERR ? 0 : -1;
   }
   if (rc != 0) {
     status = MXN_DS_ERR(ds, MXN_ERR_FORMAT, "%s: cannot read time values", f->path);
@@ -646,7 +708,7 @@ done:
  * its numbered maps' ids and names (a member without entities of the
  * kind has no values to give, and Exodus 6.02 leaves such maps without
  * an id). */
-static int summarize_maps(mxn_dataset_t *ds, int j, int nc, const int64_t h[H_NUM],
+static int summarize_maps(mxn_dataset_t *ds, int j, const int64_t h[H_NUM],
                           wbuf_t *body) {
   static const char *const map_ids[MXN__NEK] = {"em_prop1", "edm_prop1", "fam_prop1",
                                                 "nm_prop1"};
@@ -667,12 +729,12 @@ static int summarize_maps(mxn_dataset_t *ds, int j, int nc, const int64_t h[H_NU
     if (nm <= 0 || nents_of[e] == 0) continue;
     MXN_ALLOC(ids, nm);
     MXN_ALLOC(names, nm);
-    if (get_i64(nc, var_id(nc, map_ids[e]), nm, ids) != 0) {
+    if (get_i64(f, var_id(f, map_ids[e]), nm, ids) != 0) {
       status = MXN_DS_ERR(ds, MXN_ERR_FORMAT, "%s: cannot read the %s map ids", f->path,
                           mxn__ent_what[e]);
       goto done;
     }
-    if (read_names(nc, map_names[e], nm, names) < 0) memset(names, 0, (size_t)nm * sizeof *names);
+    if (read_names(f, map_names[e], nm, names) < 0) memset(names, 0, (size_t)nm * sizeof *names);
     for (int64_t k = 0; k < nm; k++) {
       w_i64(body, ids[k]);
       w_str(body, names[k]);
@@ -690,22 +752,22 @@ done:
  * the stream then holds it and its message. */
 static int summarize_member(mxn_dataset_t *ds, int j, wbuf_t *w) {
   mxn__file_t *f = &ds->files[j];
-  int status = MXN_OK, n_glob = 0;
+  int status = MXN_OK, n_glob = 0, same = 0;
   int64_t h[H_NUM];
-  wbuf_t head = {0}, decl = {0}, body = {0};
+  wbuf_t head = {0}, body = {0};
+  declkey_t key = {ds->decl_prev, ds->decl_prev_len, 0, 0, {0}, NULL, 0};
   spans_t spans = {0};
   if (!mxn__file_open(ds, j, &status)) goto done;
-  int nc = f->ncid;
-  MXN_CHECK(summarize_head(ds, j, nc, h, &head));
+  MXN_CHECK(summarize_head(ds, j, h, &head));
   const int64_t nblk_of[MXN__NBK] = {h[H_ELBLK], h[H_EDBLK], h[H_FABLK]};
   for (int k = 0; k < MXN__NBK; k++) {
     MXN_ALLOC(spans.blk[k], nblk_of[k]);
-    MXN_CHECK(summarize_blocks(ds, j, nc, k, nblk_of[k], &decl, &body, spans.blk[k],
+    MXN_CHECK(summarize_blocks(ds, j, k, nblk_of[k], &key, &body, spans.blk[k],
                                &spans.nblk[k]));
   }
   const int64_t nsets_of[MXN__NSK] = {h[H_NSET], h[H_SSET], h[H_ESET], h[H_FSET], h[H_ELSET]};
-  MXN_CHECK(summarize_sets(ds, j, nc, nsets_of, &decl, &body, spans.set, spans.nset));
-  MXN_CHECK(summarize_vars(ds, j, nc, nblk_of, nsets_of, &spans, &body, &n_glob));
+  MXN_CHECK(summarize_sets(ds, j, nsets_of, &key, &body, spans.set, spans.nset));
+  MXN_CHECK(summarize_vars(ds, j, nblk_of, nsets_of, &spans, &body, &n_glob));
   /* Nodes have coordinates: a header declaring nodes without them made
    * the id map of a member without one (1..n) 10 GB (fuzz_dataset). The
    * shape check holds them to num_nodes where they are. */
@@ -717,9 +779,14 @@ static int summarize_member(mxn_dataset_t *ds, int j, wbuf_t *w) {
                             f->path, (long long)h[H_NODES], mxn__coord_var[d]);
     if (status != MXN_OK) goto done;
   }
-  MXN_CHECK(summarize_times(ds, j, nc, n_glob, &body));
-  MXN_CHECK(summarize_maps(ds, j, nc, h, &body));
-  if (head.nomem || decl.nomem || body.nomem) status = MXN_ERR_NOMEM;
+  MXN_CHECK(summarize_times(ds, j, n_glob, &body));
+  MXN_CHECK(summarize_maps(ds, j, h, &body));
+  /* The declarations once per run of members that repeat them: a flag
+   * says "as member j-1" when this open summarised j-1 just before and
+   * read the same declarations there (the same key: ds->decl_prev). */
+  same = ds->decl_prev_j == j - 1 && j > 0 && !key.differs && key.at == key.prev_len;
+  if (!same && !key.differs) w_raw(&key.buf, key.prev, key.at); /* a prefix of the last */
+  if (head.nomem || key.buf.nomem || body.nomem) status = MXN_ERR_NOMEM;
 done:
   if (status != MXN_OK && ds->err.status == MXN_OK)
     MXN_DS_ERR(ds, status, "%s: %s", f->path, mxn_strerror(status));
@@ -727,25 +794,23 @@ done:
   if (status != MXN_OK) {
     w_str(w, ds->err.msg);
   } else {
-    /* The declarations once per run of members that repeat them: a flag
-     * says "as member j-1" when this open summarised j-1 just before. */
-    int same = ds->decl_prev_j == j - 1 && j > 0 && ds->decl_prev_len == decl.n &&
-               (decl.n == 0 || memcmp(ds->decl_prev, decl.p, decl.n) == 0);
     w_raw(w, head.p, head.n);
     w_i64(w, same);
-    if (!same) w_raw(w, decl.p, decl.n);
+    if (!same) decl_of_key(key.buf.p, key.buf.n, w);
     w_raw(w, body.p, body.n);
     if (!same) {
       free(ds->decl_prev);
-      ds->decl_prev = decl.p;
-      ds->decl_prev_len = decl.n;
-      decl.p = NULL;
+      ds->decl_prev = key.buf.p;
+      ds->decl_prev_len = key.buf.n;
+      key.buf.p = NULL;
     }
     ds->decl_prev_j = j;
   }
   if (w->nomem && status == MXN_OK) status = MXN_ERR_NOMEM;
+  mxn__m_names_drop(f); /* the lookups are done: held by every open member, it would add up */
   free(head.p);
-  free(decl.p);
+  free(key.buf.p);
+  free(key.rows);
   free(body.p);
   for (int k = 0; k < MXN__NBK; k++) free(spans.blk[k]);
   for (int k = 0; k < MXN__NSK; k++) free(spans.set[k]);
