@@ -273,7 +273,12 @@ bool vtkMxNPieceConverter::Fill(vtkPartitionedDataSetCollection* output,
     const unsigned int index = static_cast<unsigned int>(i);
     output->SetPartitionedDataSet(index, pds);
     output->GetMetaData(index)->Set(vtkCompositeDataSet::NAME(), leaf.name.c_str());
-    progress(static_cast<double>(i + 1) / leaves.size());
+    // about a hundred reports however many leaves (each is an event
+    // ParaView's progress handling takes up)
+    if ((i + 1) * 100 / leaves.size() != i * 100 / leaves.size() || i + 1 == leaves.size())
+    {
+      progress(static_cast<double>(i + 1) / leaves.size());
+    }
   }
   std::vector<std::pair<int, std::string>> key;
   key.reserve(leaves.size());

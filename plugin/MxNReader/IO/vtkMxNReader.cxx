@@ -146,9 +146,12 @@ bool MapBlocks(const mxn_structure_t* s, const std::vector<int>& selected, const
  *  a series' segments, in order of first appearance). */
 void Union(std::vector<std::string>& all, const std::vector<std::string>& names)
 {
+  // (by a set of the names so far: a search of `all` per name would be
+  // K^2 compares for K blocks)
+  std::unordered_set<std::string> have(all.begin(), all.end());
   for (const auto& name : names)
   {
-    if (std::find(all.begin(), all.end(), name) == all.end())
+    if (have.insert(name).second)
     {
       all.push_back(name);
     }
