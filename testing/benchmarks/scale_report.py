@@ -150,6 +150,8 @@ def section(recs, plugin_recs=None):
         "s" if len(commits) > 1 else "", ", ".join(commits), ", ".join(hosts),
         "; load average %.1f-%.1f at the runs (a shared machine)" % (min(loads), max(loads))
         if loads else ""))
+    if plugin_recs:
+        w("")
     L.extend(plugin_table(plugin_recs or []))
     fails = [r for r in recs if r.get("exit") != 0]
     for r in fails:
