@@ -413,32 +413,51 @@ void vtkMxNPieceConverter::AddPointFields(vtkPointData* pd, const std::vector<in
 // Block b's selected element variables and attributes, as cell arrays.
 void vtkMxNPieceConverter::AddCellFields(vtkCellData* cd, int b)
 {
-  const mxn_structure_t* s = this->S;
-  const mxn_block_info_t& bi = s->blocks[b];
+  const mxn_block_info_t& bi = this->S->blocks[b];
   const mxn_piece_block_t& pb = this->P->blocks[b];
   const vtkIdType ncells = static_cast<vtkIdType>(pb.num_elements);
+  std::vector<VarGroup> vars, attrs;
+  this->SelectedCellGroups(b, vars, attrs);
+  for (const auto& g : vars)
+  {
+    cd->AddArray(ColumnArray(
+      g, ncells,
+      [&](int v) -> const double* {
+        return v < this->P->plan_num_elem_vars && pb.elem_vars ? pb.elem_vars[v] : nullptr;
+      },
+      nullptr));
+  }
+  for (const auto& g : attrs)
+  {
+    cd->AddArray(GroupArray(g, ncells, [&](int a, vtkIdType e) {
+      return pb.attr ? pb.attr[e * bi.num_attr + a] : NaN;
+    }));
+  }
+}
+
+//----------------------------------------------------------------------------
+// The element variable groups (none without fields) and attribute groups
+// of block b that AddCellFields makes cell arrays of: the selected ones.
+void vtkMxNPieceConverter::SelectedCellGroups(
+  int b, std::vector<VarGroup>& vars, std::vector<VarGroup>& attrs)
+{
+  vars.clear();
+  attrs.clear();
   if (this->HaveFields)
   {
-    for (const auto& g : vtkMxNVariables::BlockVariables(s, b))
+    for (auto& g : vtkMxNVariables::BlockVariables(this->S, b))
     {
       if (this->CellSel->ArrayIsEnabled(g.name.c_str()) && g.name != MXN_GHOST_VAR)
       {
-        cd->AddArray(ColumnArray(
-          g, ncells,
-          [&](int v) -> const double* {
-            return v < this->P->plan_num_elem_vars && pb.elem_vars ? pb.elem_vars[v] : nullptr;
-          },
-          nullptr));
+        vars.push_back(std::move(g));
       }
     }
   }
-  for (const auto& g : vtkMxNVariables::AttributeGroups(bi))
+  for (auto& g : vtkMxNVariables::AttributeGroups(this->S->blocks[b]))
   {
     if (this->CellSel->ArrayIsEnabled(g.name.c_str()))
     {
-      cd->AddArray(GroupArray(g, ncells, [&](int a, vtkIdType e) {
-        return pb.attr ? pb.attr[e * bi.num_attr + a] : NaN;
-      }));
+      attrs.push_back(std::move(g));
     }
   }
 }
@@ -573,24 +592,17 @@ vtkSmartPointer<vtkUnstructuredGrid> vtkMxNPieceConverter::Block(
 // The names of the cell arrays AddCellFields gives block b, in order.
 std::string vtkMxNPieceConverter::CellArrayNames(int b)
 {
+  std::vector<VarGroup> vars, attrs;
+  this->SelectedCellGroups(b, vars, attrs);
   std::string names;
-  if (this->HaveFields)
+  for (const auto& g : vars)
   {
-    for (const auto& g : vtkMxNVariables::BlockVariables(this->S, b))
-    {
-      if (this->CellSel->ArrayIsEnabled(g.name.c_str()) && g.name != MXN_GHOST_VAR)
-      {
-        names.append(g.name).push_back('\0');
-      }
-    }
+    names.append(g.name).push_back('\0');
   }
   names.push_back('\1');
-  for (const auto& g : vtkMxNVariables::AttributeGroups(this->S->blocks[b]))
+  for (const auto& g : attrs)
   {
-    if (this->CellSel->ArrayIsEnabled(g.name.c_str()))
-    {
-      names.append(g.name).push_back('\0');
-    }
+    names.append(g.name).push_back('\0');
   }
   return names;
 }

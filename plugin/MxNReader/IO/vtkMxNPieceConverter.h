@@ -138,6 +138,8 @@ private:
 
   vtkSmartPointer<vtkUnstructuredGrid> BlockFromTopology(int b, const vtkMxNBlockTopology& topo);
   std::string CellArrayNames(int b);
+  void SelectedCellGroups(int b, std::vector<vtkMxNVariables::VarGroup>& vars,
+    std::vector<vtkMxNVariables::VarGroup>& attrs);
   bool MarkBlockNodes(int b);
   void PolygonCells(vtkUnstructuredGrid* grid, int b);
   void PolyhedronCells(vtkUnstructuredGrid* grid, int b);
