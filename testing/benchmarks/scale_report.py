@@ -43,14 +43,24 @@ def _f(x, fmt):
     return "-" if x is None else fmt % x
 
 
+def _groups(recs):
+    """The records by (dims, K, M, N)."""
+    groups = {}
+    for r in recs:
+        groups.setdefault((tuple(r.get("dims", [])), r["K"], r["M"], r["N"]), []).append(r)
+    return groups
+
+
+def _ratio(a, b):
+    return "%.2f" % (a / b) if a is not None and b else "-"
+
+
 def plugin_table(recs):
     """The lines of the table of the loads through the plugin
     (scale_bench.sh --plugin), empty without records."""
     if not recs:
         return []
-    groups = {}
-    for r in recs:
-        groups.setdefault((tuple(r.get("dims", [])), r["K"], r["M"], r["N"]), []).append(r)
+    groups = _groups(recs)
 
     def summary(runs):
         ok = [r for r in runs if r.get("exit") == 0 and r.get("first_s")]
@@ -61,9 +71,6 @@ def plugin_table(recs):
                                for r in ok if r.get("rss_peak_sum_kb")])}
 
     sums = {k: summary(v) for k, v in groups.items()}
-
-    def ratio(a, b):
-        return "%.2f" % (a / b) if a is not None and b else "-"
 
     L = ["Through the plugin (`scale_bench.sh --plugin`): `mpiexec -n N pvbatch --symmetric "
          "bench.py --variant A` (MxNReader, PartitionMethod Files, one ghost layer). *first* = "
@@ -78,8 +85,8 @@ def plugin_table(recs):
         base = sums.get((dims, 2, M, N))
         L.append("| %s | %d | %d | %d | %d/%d | %s | %s | %s | %s | %s |" % (
             "x".join(str(d) for d in dims), K, M, N, s["ok"], s["n"], _f(s["first"], "%.2f"),
-            ratio(s["first"], base and base["first"]), _f(s["create"], "%.2f"),
-            _f(s["above"], "%.0f"), ratio(s["above"], base and base["above"])))
+            _ratio(s["first"], base and base["first"]), _f(s["create"], "%.2f"),
+            _f(s["above"], "%.0f"), _ratio(s["above"], base and base["above"])))
     L.append("")
     return L
 
@@ -88,9 +95,7 @@ def section(recs, plugin_recs=None):
     """The section's lines (empty without records)."""
     if not recs:
         return []
-    groups = {}
-    for r in recs:
-        groups.setdefault((tuple(r.get("dims", [])), r["K"], r["M"], r["N"]), []).append(r)
+    groups = _groups(recs)
 
     def summary(runs):
         ok = [r for r in runs if r.get("exit") == 0 and r.get("metadata_bytes_max")]
@@ -128,9 +133,6 @@ def section(recs, plugin_recs=None):
       "| x K=2 | open s | partition s |")
     w("|---|---|---|---|---|---|---|---|---|---|---|---|---|")
 
-    def ratio(a, b):
-        return "%.2f" % (a / b) if a is not None and b else "-"
-
     for key in sorted(sums):
         dims, K, M, N = key
         s = sums[key]
@@ -138,9 +140,9 @@ def section(recs, plugin_recs=None):
         mesh = "x".join(str(d) for d in dims) + (" (%d el.)" % s["elems"] if s["elems"] else "")
         w("| %s | %d | %d | %d | %d/%d | %s | %s | %s | %s | %s | %s | %s | %s |" % (
             mesh, K, M, N, s["ok"], s["n"], _f(s["wall"], "%.2f"),
-            ratio(s["wall"], base and base["wall"]), _f(s["rss"], "%.0f"),
-            ratio(s["rss"], base and base["rss"]), _f(s["meta"], "%.2f"),
-            ratio(s["meta"], base and base["meta"]), _f(s["open"], "%.2f"),
+            _ratio(s["wall"], base and base["wall"]), _f(s["rss"], "%.0f"),
+            _ratio(s["rss"], base and base["rss"]), _f(s["meta"], "%.2f"),
+            _ratio(s["meta"], base and base["meta"]), _f(s["open"], "%.2f"),
             _f(s["part"], "%.2f")))
     w("")
     hosts = sorted({"%s (%s cores)" % (r.get("host"), r.get("cpus")) for r in recs})
