@@ -42,11 +42,10 @@ static int dim_len_q(const mxn__file_t *f, const char *fmt, long long q, int64_t
   mxn__name_d(name, sizeof name, fmt, q);
   return mxn__m_dim(f, name, len);
 }
-static int var_id(const mxn__file_t *f, const char *name) { return mxn__m_var(f, name); }
 static int var_id_q(const mxn__file_t *f, const char *fmt, long long q) {
   char name[NC_MAX_NAME + 1];
   mxn__name_d(name, sizeof name, fmt, q);
-  return var_id(f, name);
+  return mxn__m_var(f, name);
 }
 
 /* The first n values of a one-dimensional variable as int64; 0 on success. */
@@ -62,7 +61,7 @@ static int get_i64(const mxn__file_t *f, int v, int64_t n, int64_t *out) {
  * it cannot be read (then *len is 0). */
 static int names_raw(const mxn__file_t *f, const char *name, int64_t n, char **raw, size_t *cap,
                      size_t *len) {
-  int v = var_id(f, name), nd = 0, dims[NC_MAX_VAR_DIMS];
+  int v = mxn__m_var(f, name), nd = 0, dims[NC_MAX_VAR_DIMS];
   size_t l = 0;
   *len = 0;
   if (v < 0) return 1;
@@ -181,7 +180,7 @@ static void decl_of_key(const char *key, size_t nkey, wbuf_t *w) {
 /* Which of n entities a kind's status variable marks as NULL (status 0):
  * null[k] set; none where the member has no status variable. */
 static int read_null(const mxn__file_t *f, const char *stat_var, int64_t n, unsigned char *null) {
-  int v = var_id(f, stat_var), status = MXN_OK;
+  int v = mxn__m_var(f, stat_var), status = MXN_OK;
   int64_t *st = NULL;
   memset(null, 0, (size_t)n);
   if (v < 0 || n <= 0) return MXN_OK;
@@ -248,7 +247,7 @@ static int block_param(const mxn__file_t *f, int k, int q, int null, blk_param_t
   if (!conn) return 0;
   char name[NC_MAX_NAME + 1];
   mxn__name_d(name, sizeof name, conn, q + 1);
-  int v = var_id(f, name);
+  int v = mxn__m_var(f, name);
   size_t len = 0;
   char type[NC_MAX_NAME + 1024];
   if (v < 0 || nc_inq_attlen(f->ncid, v, "elem_type", &len) != NC_NOERR) return -1;
@@ -279,7 +278,7 @@ static int summarize_blocks(mxn_dataset_t *ds, int j, int k, int64_t nblk, declk
   MXN_ALLOC(ids, nblk);
   MXN_ALLOC(null, nblk);
   if (nblk > 0) {
-    if (get_i64(f, var_id(f, bn->ids), nblk, ids) != 0) {
+    if (get_i64(f, mxn__m_var(f, bn->ids), nblk, ids) != 0) {
       status = MXN_DS_ERR(ds, MXN_ERR_FORMAT, "%s: cannot read %s block ids", f->path, what);
       goto done;
     }
@@ -399,7 +398,7 @@ static int summarize_sets(mxn_dataset_t *ds, int j, const int64_t nsets_of[MXN__
     MXN_ALLOC(spans[sk], n);
     MXN_ALLOC(ids, n);
     MXN_ALLOC(null, n);
-    if (get_i64(f, var_id(f, sn->ids), n, ids) != 0) {
+    if (get_i64(f, mxn__m_var(f, sn->ids), n, ids) != 0) {
       status = MXN_DS_ERR(ds, MXN_ERR_FORMAT, "%s: cannot read %s ids", f->path,
                           mxn__set_what[sk]);
       goto done;
@@ -468,7 +467,7 @@ static const var_names_t var_names[MXN__NV] = {
 static int read_truth(const mxn__file_t *f, int v, int64_t nobj, int n, const int *rows, int nrow,
                       unsigned char *out) {
   const var_names_t *vn = &var_names[v];
-  int tab = var_id(f, vn->tab);
+  int tab = mxn__m_var(f, vn->tab);
   if (tab >= 0) {
     int *all = mxn__malloc((size_t)(nobj * n) * sizeof *all);
     size_t start[2] = {0, 0}, count[2] = {(size_t)nobj, (size_t)n};
@@ -482,7 +481,7 @@ static int read_truth(const mxn__file_t *f, int v, int64_t nobj, int n, const in
     for (int k = 0; k < n; k++) {
       char name[NC_MAX_NAME + 1];
       snprintf(name, sizeof name, vn->vals, k + 1, rows[i] + 1);
-      out[(int64_t)i * n + k] = var_id(f, name) >= 0;
+      out[(int64_t)i * n + k] = mxn__m_var(f, name) >= 0;
     }
   return 0;
 }
@@ -662,7 +661,7 @@ static int summarize_times(mxn_dataset_t *ds, int j, int n_glob, wbuf_t *body) {
    * (mxn__step_time_check): 200 steps of 1024 members took 51 k reads a
    * rank of 4 here, 0.06-0.2 s of the open. */
   int64_t nw = j == 0 || nt <= 2 ? nt : 2;
-  int tv = var_id(f, "time_whole"), rc = 0;
+  int tv = mxn__m_var(f, "time_whole"), rc = 0;
   MXN_ALLOC(times, nw);
   if (nw > 0 && tv < 0) rc = -1;
   if (nw == nt && nt > 0 && tv >= 0) {
@@ -729,7 +728,7 @@ static int summarize_maps(mxn_dataset_t *ds, int j, const int64_t h[H_NUM],
     if (nm <= 0 || nents_of[e] == 0) continue;
     MXN_ALLOC(ids, nm);
     MXN_ALLOC(names, nm);
-    if (get_i64(f, var_id(f, map_ids[e]), nm, ids) != 0) {
+    if (get_i64(f, mxn__m_var(f, map_ids[e]), nm, ids) != 0) {
       status = MXN_DS_ERR(ds, MXN_ERR_FORMAT, "%s: cannot read the %s map ids", f->path,
                           mxn__ent_what[e]);
       goto done;
@@ -807,7 +806,7 @@ done:
     ds->decl_prev_j = j;
   }
   if (w->nomem && status == MXN_OK) status = MXN_ERR_NOMEM;
-  mxn__m_names_drop(f); /* the lookups are done: held by every open member, it would add up */
+  mxn__m_names_drop(f); /* the lookups are done (later reads ask netCDF) */
   free(head.p);
   free(key.buf.p);
   free(key.rows);
