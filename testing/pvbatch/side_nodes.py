@@ -78,8 +78,9 @@ asm = mout.GetDataAssembly()
 node = asm.GetFirstNodeByPath("/IOSS/side_sets") if asm else -1
 for child in (asm.GetChildNodes(node, False) if node >= 0 else []):
     for i in asm.GetDataSetIndices(child, False):
-        g = mout.GetPartitionedDataSet(i).GetPartition(0)
-        if g.GetNumberOfCells():
+        pds = mout.GetPartitionedDataSet(i)
+        g = pds.GetPartition(0) if pds.GetNumberOfPartitions() else None
+        if g is not None and g.GetNumberOfCells():
             M[int(g.GetCellData().GetArray("object_id").GetTuple1(0))] = cells_of(g, "ids")
 for i in range(eout.GetNumberOfBlocks()):
     if eout.GetMetaData(i).Get(eout.NAME()) != "Side Sets":

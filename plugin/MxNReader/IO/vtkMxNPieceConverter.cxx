@@ -246,30 +246,33 @@ bool vtkMxNPieceConverter::Fill(vtkPartitionedDataSetCollection* output,
   for (size_t i = 0; i < leaves.size(); ++i)
   {
     const Leaf& leaf = leaves[i];
-    vtkSmartPointer<vtkUnstructuredGrid> grid;
-    switch (leaf.kind)
-    {
-      case Leaf::BLOCK:
-        grid = this->Block(leaf.index, mappings[leaf.index], &topos[leaf.index]);
-        break;
-      case Leaf::NODE_SET:
-        grid = this->NodeSet(leaf.index);
-        break;
-      default:
-        grid = this->SideSet(leaf.index);
-        break;
-    }
-    if (!grid)
-    {
-      // Inconsistent data in the piece (a core bug or a corrupt file). (A
-      // block handed over before kept its arrays in topos: the next
-      // request builds from there.)
-      output->Initialize();
-      return false;
-    }
     vtkNew<vtkPartitionedDataSet> pds;
-    pds->SetNumberOfPartitions(1);
-    pds->SetPartition(0, grid);
+    if (this->Holds(leaf))
+    {
+      vtkSmartPointer<vtkUnstructuredGrid> grid;
+      switch (leaf.kind)
+      {
+        case Leaf::BLOCK:
+          grid = this->Block(leaf.index, mappings[leaf.index], &topos[leaf.index]);
+          break;
+        case Leaf::NODE_SET:
+          grid = this->NodeSet(leaf.index);
+          break;
+        default:
+          grid = this->SideSet(leaf.index);
+          break;
+      }
+      if (!grid)
+      {
+        // Inconsistent data in the piece (a core bug or a corrupt file). (A
+        // block handed over before kept its arrays in topos: the next
+        // request builds from there.)
+        output->Initialize();
+        return false;
+      }
+      pds->SetNumberOfPartitions(1);
+      pds->SetPartition(0, grid);
+    }
     const unsigned int index = static_cast<unsigned int>(i);
     output->SetPartitionedDataSet(index, pds);
     output->GetMetaData(index)->Set(vtkCompositeDataSet::NAME(), leaf.name.c_str());
@@ -312,6 +315,35 @@ bool vtkMxNPieceConverter::Fill(vtkPartitionedDataSetCollection* output,
   copy->DeepCopy(assembly.Assembly);
   output->SetDataAssembly(copy);
   return true;
+}
+
+//----------------------------------------------------------------------------
+// A leaf is a partition where the rank holds some of it (cells, nodes or
+// sides, ghosts included), as vtkIOSSReader makes them: a model of many
+// blocks leaves most of them empty on each rank, and an empty partition
+// costs ParaView's pipeline a copy per leaf and step (its post-filter
+// shallow-copies every one). A leaf empty on every rank is still one empty
+// grid with its arrays, on rank 0, so that the block and its arrays are
+// listed.
+bool vtkMxNPieceConverter::Holds(const Leaf& leaf) const
+{
+  int64_t here, anywhere;
+  switch (leaf.kind)
+  {
+    case Leaf::BLOCK:
+      here = this->P->blocks[leaf.index].num_elements;
+      anywhere = this->S->blocks[leaf.index].num_elements;
+      break;
+    case Leaf::NODE_SET:
+      here = this->P->node_sets[leaf.index].n;
+      anywhere = this->S->node_sets[leaf.index].num_entries;
+      break;
+    default:
+      here = this->P->side_sets[leaf.index].n;
+      anywhere = this->S->side_sets[leaf.index].num_entries;
+      break;
+  }
+  return here > 0 || (anywhere == 0 && this->Rank == 0);
 }
 
 //----------------------------------------------------------------------------
@@ -516,21 +548,9 @@ vtkSmartPointer<vtkUnstructuredGrid> vtkMxNPieceConverter::Block(
   const mxn_block_info_t& bi = this->S->blocks[b];
   const mxn_piece_block_t& pb = this->P->blocks[b];
   const vtkIdType ncells = static_cast<vtkIdType>(pb.num_elements);
-  // A block this rank holds no cell of: a model of many blocks leaves
-  // most of them empty on each rank, and their grids differ only by the
-  // names of their (empty) arrays: one grid is built per set of names and
-  // stands for every such block (a new grid or a shallow copy each cost
-  // as much as the rest of the conversion of a 1000-block model).
-  std::string arrays;
   if (ncells == 0)
   {
-    arrays = this->CellArrayNames(b);
-    auto it = this->EmptyGrids.find(arrays);
-    if (it != this->EmptyGrids.end())
-    {
-      return it->second;
-    }
-    topo = nullptr; // nothing to keep for the next step
+    topo = nullptr; // a block empty everywhere (Holds): nothing to keep for the next step
   }
   if (topo && topo->Grid)
   {
@@ -581,30 +601,7 @@ vtkSmartPointer<vtkUnstructuredGrid> vtkMxNPieceConverter::Block(
   }
   this->AddPointFields(grid->GetPointData(), used);
   this->AddCellFields(cd, b);
-  if (ncells == 0)
-  {
-    this->EmptyGrids.emplace(arrays, grid);
-  }
   return grid;
-}
-
-//----------------------------------------------------------------------------
-// The names of the cell arrays AddCellFields gives block b, in order.
-std::string vtkMxNPieceConverter::CellArrayNames(int b)
-{
-  std::vector<VarGroup> vars, attrs;
-  this->SelectedCellGroups(b, vars, attrs);
-  std::string names;
-  for (const auto& g : vars)
-  {
-    names.append(g.name).push_back('\0');
-  }
-  names.push_back('\1');
-  for (const auto& g : attrs)
-  {
-    names.append(g.name).push_back('\0');
-  }
-  return names;
 }
 
 //----------------------------------------------------------------------------

@@ -14,7 +14,6 @@
 #include <mxn/mxn.h>
 
 #include <functional> // for std::function
-#include <map>        // for std::map
 #include <string>     // for std::string
 #include <utility>    // for std::pair
 #include <vector>     // for std::vector
@@ -89,7 +88,9 @@ public:
     vtkDataArraySelection* nodeSets, vtkDataArraySelection* sideSets);
 
   /**
-   * Fill `output` with one partitioned dataset per leaf and the `IOSS`
+   * Fill `output` with one partitioned dataset per leaf, holding one grid
+   * where this rank has some of the leaf and none where it has nothing of
+   * it (a leaf empty on every rank: one empty grid on rank 0), and the `IOSS`
    * assembly (a copy of the one in `assembly`, made anew there when the
    * leaves changed). `mappings` and `topos` are per block; `progress` is
    * told the fraction of leaves done. False (output emptied, Error() says
@@ -137,7 +138,7 @@ private:
   vtkSmartPointer<vtkUnstructuredGrid> PointGrid(const std::vector<int64_t>& used);
 
   vtkSmartPointer<vtkUnstructuredGrid> BlockFromTopology(int b, const vtkMxNBlockTopology& topo);
-  std::string CellArrayNames(int b);
+  bool Holds(const Leaf& leaf) const;
   void SelectedCellGroups(int b, std::vector<vtkMxNVariables::VarGroup>& vars,
     std::vector<vtkMxNVariables::VarGroup>& attrs);
   bool MarkBlockNodes(int b);
@@ -166,8 +167,6 @@ private:
   // a model of many blocks numbers each block's few nodes without a pass
   // over all the piece's nodes per block
   std::vector<int64_t> Marked;
-  // the grid of an empty block by the names of its cell arrays (Block)
-  std::map<std::string, vtkSmartPointer<vtkUnstructuredGrid>> EmptyGrids;
   std::vector<int64_t> BlockStart; // first concatenated element index per block
   // Each block's connectivity and element ids: the piece's, or where a
   // grid of an earlier request owns them since the load handed them over
