@@ -12,15 +12,26 @@
 #include "internal.h"
 
 #include <hdf5.h>
+#include <netcdf.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+/* A variable's dataset and what the reads ask of it each time, found
+ * once: its data space (selected anew by each read), rank, extent, chunk
+ * sizes (0: not chunked) and whether its chunks are filtered. */
+typedef struct {
+  hid_t d, sp;
+  int nd, filtered;
+  size_t len[MXN__BOX_DIMS], ch[MXN__BOX_DIMS];
+} var_t;
 
 struct mxn__h5 {
   hid_t file, dapl;
   int nvars;
   char **names; /* by netCDF variable id, into text */
   char *text;
-  hid_t *dset;  /* opened on first use, -1 until then */
+  var_t *var;   /* opened on first use, d = -1 until then */
 };
 
 typedef struct {
@@ -40,12 +51,14 @@ static void quiet_off(quiet_t q) { H5Eset_auto2(H5E_DEFAULT, q.fn, q.data); }
 void mxn__h5_close(mxn__h5_t *h) {
   if (!h) return;
   quiet_t q = quiet_on();
-  for (int v = 0; h->dset && v < h->nvars; v++)
-    if (h->dset[v] >= 0) H5Dclose(h->dset[v]);
+  for (int v = 0; h->var && v < h->nvars; v++) {
+    if (h->var[v].sp >= 0) H5Sclose(h->var[v].sp);
+    if (h->var[v].d >= 0) H5Dclose(h->var[v].d);
+  }
   if (h->dapl >= 0) H5Pclose(h->dapl);
   if (h->file >= 0) H5Fclose(h->file);
   quiet_off(q);
-  free(h->dset);
+  free(h->var);
   free(h->names);
   free(h->text);
   free(h);
@@ -61,8 +74,8 @@ int mxn__h5_open(const char *path, int nvars, char *const *names, mxn__h5_t **ou
   for (int v = 0; v < nvars; v++) len += strlen(names[v]) + 1;
   h->text = mxn__malloc(len + 1);
   h->names = mxn__malloc(((size_t)nvars + 1) * sizeof *h->names);
-  h->dset = mxn__malloc(((size_t)nvars + 1) * sizeof *h->dset);
-  if (!h->text || !h->names || !h->dset) {
+  h->var = mxn__malloc(((size_t)nvars + 1) * sizeof *h->var);
+  if (!h->text || !h->names || !h->var) {
     mxn__h5_close(h);
     return MXN_ERR_NOMEM;
   }
@@ -70,7 +83,7 @@ int mxn__h5_open(const char *path, int nvars, char *const *names, mxn__h5_t **ou
     size_t n = strlen(names[v]) + 1;
     memcpy(h->text + at, names[v], n);
     h->names[v] = h->text + at;
-    h->dset[v] = -1;
+    h->var[v].d = h->var[v].sp = -1;
     at += (int)n;
   }
   quiet_t q = quiet_on();
@@ -94,66 +107,78 @@ int mxn__h5_var(const mxn__h5_t *h, const char *name) {
   return -1;
 }
 
-/* Variable v's dataset, opened on first use; -1 if it cannot be. */
-static hid_t dset(mxn__h5_t *h, int v) {
-  if (v < 0 || v >= h->nvars) return -1;
-  if (h->dset[v] < 0) {
-    quiet_t q = quiet_on();
-    h->dset[v] = H5Dopen2(h->file, h->names[v], h->dapl);
-    quiet_off(q);
+/* Variable v, its dataset opened on first use; NULL if it cannot be. */
+static var_t *var(mxn__h5_t *h, int v) {
+  if (v < 0 || v >= h->nvars) return NULL;
+  var_t *x = &h->var[v];
+  if (x->d >= 0) return x;
+  quiet_t q = quiet_on();
+  hid_t d = H5Dopen2(h->file, h->names[v], h->dapl);
+  if (d < 0) {
+    /* netCDF's name for the dataset of a variable named like a dimension
+     * it is not the coordinate of */
+    char alt[64 + NC_MAX_NAME];
+    snprintf(alt, sizeof alt, "_nc4_non_coord_%s", h->names[v]);
+    d = H5Dopen2(h->file, alt, h->dapl);
   }
-  return h->dset[v];
+  hid_t sp = d >= 0 ? H5Dget_space(d) : -1, pl = d >= 0 ? H5Dget_create_plist(d) : -1;
+  hsize_t dims[MXN__BOX_DIMS], ch[MXN__BOX_DIMS];
+  int nd = sp >= 0 ? H5Sget_simple_extent_ndims(sp) : -1, ok = 0;
+  if (pl >= 0 && nd >= 0 && nd <= MXN__BOX_DIMS && H5Sget_simple_extent_dims(sp, dims, NULL) >= 0) {
+    int chunked = H5Pget_layout(pl) == H5D_CHUNKED && H5Pget_chunk(pl, nd, ch) == nd;
+    for (int k = 0; k < nd; k++) {
+      x->len[k] = (size_t)dims[k];
+      x->ch[k] = chunked ? (size_t)ch[k] : 0;
+    }
+    x->nd = nd;
+    x->filtered = chunked && H5Pget_nfilters(pl) > 0;
+    ok = 1;
+  }
+  if (pl >= 0) H5Pclose(pl);
+  if (ok) {
+    x->d = d;
+    x->sp = sp;
+  } else {
+    if (sp >= 0) H5Sclose(sp);
+    if (d >= 0) H5Dclose(d);
+  }
+  quiet_off(q);
+  return ok ? x : NULL;
 }
 
 int mxn__h5_shape(mxn__h5_t *h, int v, size_t *len, size_t *chunk, int *filtered) {
-  hid_t d = dset(h, v);
-  if (d < 0) return -1;
-  quiet_t q = quiet_on();
-  int nd = -1;
-  hid_t sp = H5Dget_space(d), pl = H5Dget_create_plist(d);
-  hsize_t dims[MXN__BOX_DIMS], ch[MXN__BOX_DIMS];
-  if (sp >= 0 && pl >= 0 && (nd = H5Sget_simple_extent_ndims(sp)) >= 0 && nd <= MXN__BOX_DIMS &&
-      H5Sget_simple_extent_dims(sp, dims, NULL) >= 0) {
-    int chunked = H5Pget_layout(pl) == H5D_CHUNKED && H5Pget_chunk(pl, nd, ch) == nd;
-    for (int k = 0; len && k < nd; k++) len[k] = (size_t)dims[k];
-    for (int k = 0; chunk && k < nd; k++) chunk[k] = chunked ? (size_t)ch[k] : 0;
-    if (filtered) *filtered = chunked && H5Pget_nfilters(pl) > 0;
-  } else if (nd > MXN__BOX_DIMS && len) {
-    nd = -1; /* no room for its extent */
+  const var_t *x = var(h, v);
+  if (!x) return -1;
+  for (int k = 0; k < x->nd; k++) {
+    if (len) len[k] = x->len[k];
+    if (chunk) chunk[k] = x->ch[k];
   }
-  if (pl >= 0) H5Pclose(pl);
-  if (sp >= 0) H5Sclose(sp);
-  quiet_off(q);
-  return nd;
+  if (filtered) *filtered = x->filtered;
+  return x->nd;
 }
 
 int mxn__h5_get(mxn__h5_t *h, int v, const size_t *start, const size_t *count,
                 const ptrdiff_t *stride, void *out, char as) {
-  hid_t d = dset(h, v);
-  if (d < 0 || (as != 'd' && as != 'l')) return -1;
+  var_t *x = var(h, v);
+  if (!x || x->nd < 1 || (as != 'd' && as != 'l')) return -1;
+  hsize_t st[MXN__BOX_DIMS], ct[MXN__BOX_DIMS], sd[MXN__BOX_DIMS], total = 1;
+  for (int k = 0; k < x->nd; k++) {
+    st[k] = start[k];
+    ct[k] = count[k];
+    sd[k] = stride ? (hsize_t)stride[k] : 1;
+    total *= ct[k];
+  }
+  if (total == 0) return 0;
   quiet_t q = quiet_on();
   int rc = -1;
-  hid_t fs = H5Dget_space(d), ms = -1;
-  int nd = fs >= 0 ? H5Sget_simple_extent_ndims(fs) : -1;
-  if (nd >= 1 && nd <= MXN__BOX_DIMS) {
-    hsize_t st[MXN__BOX_DIMS], ct[MXN__BOX_DIMS], sd[MXN__BOX_DIMS], total = 1;
-    for (int k = 0; k < nd; k++) {
-      st[k] = start[k];
-      ct[k] = count[k];
-      sd[k] = stride ? (hsize_t)stride[k] : 1;
-      total *= ct[k];
-    }
-    if (total == 0) {
-      rc = 0;
-    } else if (H5Sselect_hyperslab(fs, H5S_SELECT_SET, st, sd, ct, NULL) >= 0 &&
-               (ms = H5Screate_simple(1, &total, NULL)) >= 0 &&
-               H5Dread(d, as == 'd' ? H5T_NATIVE_DOUBLE : H5T_NATIVE_LLONG, ms, fs, H5P_DEFAULT,
-                       out) >= 0) {
-      rc = 0;
-    }
-  }
+  /* the selection's own shape: HDF5 maps a memory space of another shape
+   * to the chunks element by element */
+  hid_t ms = H5Screate_simple(x->nd, ct, NULL);
+  if (ms >= 0 && H5Sselect_hyperslab(x->sp, H5S_SELECT_SET, st, sd, ct, NULL) >= 0 &&
+      H5Dread(x->d, as == 'd' ? H5T_NATIVE_DOUBLE : H5T_NATIVE_LLONG, ms, x->sp, H5P_DEFAULT,
+              out) >= 0)
+    rc = 0;
   if (ms >= 0) H5Sclose(ms);
-  if (fs >= 0) H5Sclose(fs);
   quiet_off(q);
   return rc;
 }
