@@ -1,8 +1,10 @@
 /* Member I/O: opening one member file (checked, through netCDF), the
- * cache of open members under the open-file cap, and the reads by netCDF
- * variable the summary and the extraction make of it (the only code that
- * reads a member's data). Members are read by netCDF name under Exodus
- * II's naming rules, not through the Exodus API: see summary.c for why. */
+ * cache of open members under the open-file cap, which members stay open
+ * (mxn__members_keep; netCDF-4 ones through light handles once summarised,
+ * h5light.c), and the reads by netCDF variable the summary and the
+ * extraction make of it (the only code that reads a member's data).
+ * Members are read by netCDF name under Exodus II's naming rules, not
+ * through the Exodus API: see summary.c for why. */
 #include "internal.h"
 #include "nc3check.h"
 
@@ -310,7 +312,7 @@ int mxn__nc_dimlen(int ncid, const char *name, int64_t *len) {
 int mxn__m_dim(const mxn__file_t *f, const char *name, int64_t *len) {
   const struct mxn__names *nm = names_for(f);
   *len = 0;
-  if (light(f)) return 0; /* the steps ask for none */
+  if (light(f)) return 0; /* only summaries ask, and they read through netCDF */
   if (!nm) return mxn__nc_dimlen(f->ncid, name, len);
   int d = nm_find(&nm->dim, name);
   *len = d >= 0 ? nm->dim.ent[d].n : 0;
