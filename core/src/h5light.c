@@ -4,11 +4,14 @@
  * dataset, property lists and attribute index of an open member in memory
  * (about 2.9 MB a member of the 1M hex set split in 64, 46 MB a rank of
  * N = 4 holding 16 open), where a step reads four or five variables; the
- * HDF5 file alone and those datasets take about 0.8 MB. Variables keep
- * their netCDF ids (the names are taken from netCDF before it closes the
- * member), so ids a plan cached stay valid if the member is opened through
- * netCDF again. The HDF5 error stack is silenced around each call and its
- * printing restored after: the core is a guest in the caller's process. */
+ * HDF5 file alone and those datasets take about 0.5 MB. A variable's id
+ * is MXN__H5_VAR0 plus its place among the root group's links sorted by
+ * name: the same on every open of the file, and no netCDF id (a plan
+ * caches ids per member: one used with the other kind fails, it never
+ * reads another variable). Taking the names from netCDF instead loaded
+ * every variable's metadata, 2 ms a member. The HDF5 error stack is
+ * silenced around each call and its printing restored after: the core is
+ * a guest in the caller's process. */
 #include "internal.h"
 
 #include <hdf5.h>
@@ -64,36 +67,78 @@ void mxn__h5_close(mxn__h5_t *h) {
   free(h);
 }
 
-int mxn__h5_open(const char *path, int nvars, char *const *names, mxn__h5_t **out) {
+/* The names of the root group's links, gathered (text grows: offsets). */
+typedef struct {
+  char *text;
+  size_t n, cap;
+  size_t *at;
+  int count, acap;
+  int nomem;
+} links_t;
+
+static herr_t add_link(hid_t g, const char *name, const H5L_info_t *info, void *data) {
+  links_t *l = data;
+  size_t len = strlen(name) + 1;
+  if (l->count == l->acap) {
+    int c = l->acap ? 2 * l->acap : 64;
+    size_t *a = mxn__realloc(l->at, (size_t)c * sizeof *a);
+    if (!a) return (l->nomem = 1), -1;
+    l->at = a;
+    l->acap = c;
+  }
+  if (l->n + len > l->cap) {
+    size_t c = l->cap ? 2 * l->cap : 4096;
+    while (c < l->n + len) c *= 2;
+    char *t = mxn__realloc(l->text, c);
+    if (!t) return (l->nomem = 1), -1;
+    l->text = t;
+    l->cap = c;
+  }
+  memcpy(l->text + l->n, name, len);
+  l->at[l->count++] = l->n;
+  l->n += len;
+  return 0;
+}
+
+static int cmp_name(const void *a, const void *b) {
+  return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+int mxn__h5_open(const char *path, mxn__h5_t **out) {
   *out = NULL;
   mxn__h5_t *h = mxn__calloc(1, sizeof *h);
+  links_t l = {0};
   if (!h) return MXN_ERR_NOMEM;
   h->file = h->dapl = -1;
-  h->nvars = nvars;
-  size_t len = 0;
-  for (int v = 0; v < nvars; v++) len += strlen(names[v]) + 1;
-  h->text = mxn__malloc(len + 1);
-  h->names = mxn__malloc(((size_t)nvars + 1) * sizeof *h->names);
-  h->var = mxn__malloc(((size_t)nvars + 1) * sizeof *h->var);
-  if (!h->text || !h->names || !h->var) {
-    mxn__h5_close(h);
-    return MXN_ERR_NOMEM;
-  }
-  for (int v = 0, at = 0; v < nvars; v++) {
-    size_t n = strlen(names[v]) + 1;
-    memcpy(h->text + at, names[v], n);
-    h->names[v] = h->text + at;
-    h->var[v].d = h->var[v].sp = -1;
-    at += (int)n;
-  }
   quiet_t q = quiet_on();
   /* No chunk cache: reads of compressed chunks keep their box (member.c). */
   if ((h->dapl = H5Pcreate(H5P_DATASET_ACCESS)) >= 0) H5Pset_chunk_cache(h->dapl, 0, 0, 1.0);
   h->file = h->dapl >= 0 ? H5Fopen(path, H5F_ACC_RDONLY, H5P_DEFAULT) : -1;
+  hsize_t idx = 0;
+  int listed = h->file >= 0 &&
+               H5Literate(h->file, H5_INDEX_NAME, H5_ITER_NATIVE, &idx, add_link, &l) >= 0;
   quiet_off(q);
-  if (h->file < 0) {
+  int status = l.nomem ? MXN_ERR_NOMEM : listed ? MXN_OK : MXN_ERR_IO;
+  if (status == MXN_OK) {
+    h->nvars = l.count;
+    h->text = l.text;
+    l.text = NULL;
+    h->names = mxn__malloc(((size_t)h->nvars + 1) * sizeof *h->names);
+    h->var = mxn__malloc(((size_t)h->nvars + 1) * sizeof *h->var);
+    if (!h->names || !h->var) status = MXN_ERR_NOMEM;
+  }
+  if (status == MXN_OK) {
+    for (int v = 0; v < h->nvars; v++) {
+      h->names[v] = h->text + l.at[v];
+      h->var[v].d = h->var[v].sp = -1;
+    }
+    qsort(h->names, (size_t)h->nvars, sizeof *h->names, cmp_name);
+  }
+  free(l.at);
+  free(l.text);
+  if (status != MXN_OK) {
     mxn__h5_close(h);
-    return MXN_ERR_IO;
+    return status;
   }
   *out = h;
   return MXN_OK;
@@ -101,26 +146,37 @@ int mxn__h5_open(const char *path, int nvars, char *const *names, mxn__h5_t **ou
 
 int mxn__h5_key(const mxn__h5_t *h) { return -2 - (int)(h->file & 0x3fffffff); }
 
-int mxn__h5_var(const mxn__h5_t *h, const char *name) {
-  for (int v = 0; v < h->nvars; v++)
-    if (strcmp(h->names[v], name) == 0) return v;
+static int find(const mxn__h5_t *h, const char *name) {
+  int lo = 0, hi = h->nvars - 1;
+  while (lo <= hi) {
+    int mid = lo + (hi - lo) / 2, c = strcmp(h->names[mid], name);
+    if (c == 0) return mid;
+    if (c < 0) lo = mid + 1;
+    else hi = mid - 1;
+  }
   return -1;
+}
+
+int mxn__h5_var(const mxn__h5_t *h, const char *name) {
+  int v = find(h, name);
+  if (v < 0) {
+    /* netCDF's name for the dataset of a variable named like a dimension
+     * it is not the coordinate of */
+    char alt[64 + NC_MAX_NAME];
+    snprintf(alt, sizeof alt, "_nc4_non_coord_%s", name);
+    v = find(h, alt);
+  }
+  return v < 0 ? -1 : MXN__H5_VAR0 + v;
 }
 
 /* Variable v, its dataset opened on first use; NULL if it cannot be. */
 static var_t *var(mxn__h5_t *h, int v) {
+  v -= MXN__H5_VAR0;
   if (v < 0 || v >= h->nvars) return NULL;
   var_t *x = &h->var[v];
   if (x->d >= 0) return x;
   quiet_t q = quiet_on();
   hid_t d = H5Dopen2(h->file, h->names[v], h->dapl);
-  if (d < 0) {
-    /* netCDF's name for the dataset of a variable named like a dimension
-     * it is not the coordinate of */
-    char alt[64 + NC_MAX_NAME];
-    snprintf(alt, sizeof alt, "_nc4_non_coord_%s", h->names[v]);
-    d = H5Dopen2(h->file, alt, h->dapl);
-  }
   hid_t sp = d >= 0 ? H5Dget_space(d) : -1, pl = d >= 0 ? H5Dget_create_plist(d) : -1;
   hsize_t dims[MXN__BOX_DIMS], ch[MXN__BOX_DIMS];
   int nd = sp >= 0 ? H5Sget_simple_extent_ndims(sp) : -1, ok = 0;

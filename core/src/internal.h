@@ -470,9 +470,11 @@ void mxn__members_keep(mxn_dataset_t *ds, const char *need, int light);
  * state is held while the rank summarises its members. */
 void mxn__member_summarised(mxn_dataset_t *ds, int j);
 /* Light handles (h5light.c): a netCDF-4 member's HDF5 file, its variables
- * by netCDF id (their names given), datasets opened on first use. */
+ * by name (ids from MXN__H5_VAR0 up, never netCDF's), datasets opened on
+ * first use. */
+#define MXN__H5_VAR0 (1 << 24)
 typedef struct mxn__h5 mxn__h5_t;
-int mxn__h5_open(const char *path, int nvars, char *const *names, mxn__h5_t **out);
+int mxn__h5_open(const char *path, mxn__h5_t **out);
 void mxn__h5_close(mxn__h5_t *h);
 int mxn__h5_key(const mxn__h5_t *h); /* <= -2, unique among open handles */
 int mxn__h5_var(const mxn__h5_t *h, const char *name);

@@ -575,32 +575,17 @@ static int open_member(mxn_dataset_t *ds, int j) {
   return MXN_OK;
 }
 
-/* Member f, open through netCDF, to a light handle: the names of its
- * variables from netCDF (its ids stay theirs), netCDF's open file closed,
- * the HDF5 file opened. */
+/* Member f, open through netCDF, to a light handle. netCDF closes the
+ * file first: HDF5 opening it while netCDF has it would share netCDF's
+ * metadata cache, full of what netCDF loaded. Where HDF5 cannot open it,
+ * netCDF opens it again. */
 static void lighten(mxn_dataset_t *ds, mxn__file_t *f) {
-  int nvars = 0;
-  char **names = NULL, *text = NULL;
   mxn__h5_t *h = NULL;
-  if (nc_inq_nvars(f->ncid, &nvars) != NC_NOERR || nvars < 0) return;
-  names = mxn__malloc(((size_t)nvars + 1) * sizeof *names);
-  text = mxn__malloc(((size_t)nvars + 1) * (NC_MAX_NAME + 1));
-  for (int v = 0; names && text && v < nvars; v++) {
-    names[v] = text + (size_t)v * (NC_MAX_NAME + 1);
-    if (nc_inq_varname(f->ncid, v, names[v]) != NC_NOERR) nvars = -1;
-  }
-  /* netCDF closes the file first: HDF5 opening it while netCDF has it
-   * would share netCDF's metadata cache, full of what netCDF loaded. Where
-   * HDF5 cannot open it, netCDF opens it again. */
-  if (names && text && nvars >= 0) {
-    int id = -1;
-    mxn__member_close(ds, f);
-    if (mxn__h5_open(f->path, nvars, names, &h) == MXN_OK) f->h5 = h;
-    else if (nc_open_nocache(f->path, &id) == NC_NOERR) f->ncid = id;
-    if (f->h5 || f->ncid >= 0) ds->open_count++;
-  }
-  free(names);
-  free(text);
+  int id = -1;
+  mxn__member_close(ds, f);
+  if (mxn__h5_open(f->path, &h) == MXN_OK) f->h5 = h;
+  else if (nc_open_nocache(f->path, &id) == NC_NOERR) f->ncid = id;
+  if (f->h5 || f->ncid >= 0) ds->open_count++;
 }
 
 void mxn__member_summarised(mxn_dataset_t *ds, int j) {
