@@ -1,10 +1,11 @@
-/* Light handles on netCDF-4 members for the time steps (member.c,
- * mxn__members_keep): the member's HDF5 file and only the datasets a step
- * reads, instead of netCDF's open file. netCDF-4 keeps every variable's
- * dataset, property lists and attribute index of an open member in memory
- * (about 2.9 MB a member of the 1M hex set split in 64, 46 MB a rank of
- * N = 4 holding 16 open), where a step reads four or five variables; the
- * HDF5 file alone and those datasets take about 0.5 MB. A variable's id
+/* Light handles on netCDF-4 members once they are summarised (member.c,
+ * mxn__members_keep): the member's HDF5 file and only the datasets read
+ * (maps, coordinates, connectivity, sets, step values), instead of
+ * netCDF's open file. netCDF-4 keeps every variable's dataset, property
+ * lists and attribute index of an open member in memory (about 2.9 MB a
+ * member of the 1M hex set split in 64, 46 MB a rank of N = 4 holding 16
+ * open), where a step reads four or five variables; the HDF5 file alone
+ * and those datasets take about 0.8 MB. A variable's id
  * is MXN__H5_VAR0 plus its place among the root group's links sorted by
  * name: the same on every open of the file, and no netCDF id (a plan
  * caches ids per member: one used with the other kind fails, it never
