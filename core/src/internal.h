@@ -274,7 +274,7 @@ typedef struct mxn__reads {
 typedef struct mxn__file {
   char *path;
   int ncid;                /* its netCDF id, -1 while closed */
-  struct mxn__h5 *h5;      /* a light handle for the steps instead (h5light.c), or NULL */
+  struct mxn__h5 *h5;      /* once summarised, a light handle instead (h5light.c), or NULL */
   int nc4;                 /* stored as netCDF-4 (HDF5) */
   mxn__reads_t *rd;        /* the dataset's shared read state */
   int64_t open_size;       /* its size in bytes when it was opened */
