@@ -274,6 +274,7 @@ typedef struct mxn__reads {
 typedef struct mxn__file {
   char *path;
   int ncid;                /* its netCDF id, -1 while closed */
+  struct mxn__h5 *h5;      /* once summarised, a light handle instead (h5light.c), or NULL */
   int nc4;                 /* stored as netCDF-4 (HDF5) */
   mxn__reads_t *rd;        /* the dataset's shared read state */
   int64_t open_size;       /* its size in bytes when it was opened */
@@ -358,6 +359,8 @@ struct mxn_dataset {
   int opened;
   int vars_from[MXN__NV];    /* member that defined each family's names */
   int max_open;            /* open-file cap, from RLIMIT_NOFILE */
+  int light;               /* summaries done: netCDF-4 members read through light
+                              handles from here (member.c, mxn__members_keep) */
   /* Member 0's global variables at every step, [step * glob_nvars + v],
    * read with its summary (NULL when there are none or too many to keep):
    * a time step then needs no rank to open member 0 for them. */
@@ -457,6 +460,29 @@ int mxn__dataset_finish(mxn_dataset_t *ds, int status, const char *path);
 int mxn__dataset_open_members(MPI_Comm comm, mxn_dataset_t *ds, const char *path, mxn_error_t *e);
 /* Close member f where it is open (member.c). */
 void mxn__member_close(mxn_dataset_t *ds, mxn__file_t *f);
+/* Members kept open only while needed (member.c): close every open member
+ * j with !need[j]; with `light`, an open netCDF-4 member that is needed
+ * goes to a light handle (h5light.c), and so do those opened from then on
+ * (ds->light). Counted in ds->open_count either way. */
+void mxn__members_keep(mxn_dataset_t *ds, const char *need, int light);
+/* Member j's summary is made (a collective open): a netCDF-4 member goes
+ * to its light handle at once, so that no more than one member's netCDF
+ * state is held while the rank summarises its members. */
+void mxn__member_summarised(mxn_dataset_t *ds, int j);
+/* Light handles (h5light.c): a netCDF-4 member's HDF5 file, its variables
+ * by name (ids from MXN__H5_VAR0 up, never netCDF's), datasets opened on
+ * first use. */
+#define MXN__H5_VAR0 (1 << 24)
+typedef struct mxn__h5 mxn__h5_t;
+int mxn__h5_open(const char *path, mxn__h5_t **out);
+void mxn__h5_close(mxn__h5_t *h);
+int mxn__h5_key(const mxn__h5_t *h); /* <= -2, unique among open handles */
+int mxn__h5_var(const mxn__h5_t *h, const char *name);
+/* Variable v's rank (-1: none), extent and chunk sizes (0: not chunked), and
+ * whether its chunks are filtered; len, chunk, filtered may be NULL. */
+int mxn__h5_shape(mxn__h5_t *h, int v, size_t *len, size_t *chunk, int *filtered);
+int mxn__h5_get(mxn__h5_t *h, int v, const size_t *start, const size_t *count,
+                const ptrdiff_t *stride, void *out, char as);
 /* n zeroed elements of `size` from the dataset's arena (arena.c), each
  * array 16-byte aligned, freed only with the dataset (mxn__arena_free);
  * NULL out of memory. */

@@ -86,6 +86,18 @@ static int block_selected(const mxn_dataset_t *ds, const int *selection, int fil
 /* agrees on its status (or hands it to the next phase, as said) and    */
 /* times itself into the load's stats.                                  */
 
+/* The summaries are done (the structure is read): from here the load
+ * reads netCDF-4 members through light handles (member.c, h5light.c),
+ * which hold only the datasets read, where netCDF's open member holds
+ * them all; the members this rank summarised stay open that way. */
+static void keep_summarised(mxn_dataset_t *ds) {
+  char *all = mxn__malloc((size_t)ds->nfiles + 1);
+  if (!all) return; /* they stay as they are */
+  memset(all, 1, (size_t)ds->nfiles + 1);
+  mxn__members_keep(ds, all, 1);
+  free(all);
+}
+
 /* Open: the options checked, the dataset's structure read collectively
  * (unless `given`, already open). Sets M, fbeg, fend and path. */
 static int phase_open(mxn__load_ctx_t *c, mxn_dataset_t *given, double t0) {
@@ -102,6 +114,7 @@ static int phase_open(mxn__load_ctx_t *c, mxn_dataset_t *given, double t0) {
   if ((status = mxn_agree(ld->comm, status, e)) != MXN_OK) return status;
   if (!given && (status = mxn__dataset_open_members(ld->comm, ld->ds, c->path, e)) != MXN_OK) return status;
   if (given) c->path = mxn_dataset_file_path(ld->ds, 0);
+  keep_summarised(ld->ds);
   c->M = mxn_dataset_structure(ld->ds)->num_files;
   c->fbeg = (int)((int64_t)R * c->M / N);
   c->fend = (int)((int64_t)(R + 1) * c->M / N);
@@ -553,6 +566,46 @@ static int phase_keep(mxn__load_ctx_t *c) {
   return mxn_agree(ld->comm, status, c->e);
 }
 
+/* Members are kept open only while needed (member.c, mxn__members_keep).
+ * Once the cover is known, the members this rank summarised or published
+ * domains from but does not read are closed, unless ghost layers are read
+ * through the id maps next (they may read those members again). */
+static void close_outside_cover(mxn__load_ctx_t *c) {
+  const mxn_load_opts_t *opts = c->opts;
+  mxn_dataset_t *ds = c->ld->ds;
+  if (!c->mask || (opts->ghost_levels > 0 && !mxn__halo_from_owners(mxn_dataset_structure(ds))))
+    return;
+  mxn__members_keep(ds, c->mask, 0);
+}
+
+/* At the end of a load that is not re-balanced, the members the plan
+ * reads at each step (its segments' and sets' members, and the one of the
+ * global variables when member 0's summary did not keep them) stay open,
+ * a netCDF-4 one through a light handle that holds only what a step reads
+ * (h5light.c); every other member is closed. A member needed again later
+ * is opened again through netCDF. */
+static void keep_step_members(mxn_load_t *ld) {
+  mxn_dataset_t *ds = ld->ds;
+  const mxn__plan_t *plan = ld->piece ? ld->piece->plan : NULL;
+  char *need = plan ? mxn__calloc((size_t)ds->nfiles + 1, 1) : NULL;
+  if (!need) return; /* all stay open, as they are */
+  for (int i = 0; i < plan->nnode_seg; i++) need[plan->node_seg[i].file] = 1;
+  for (int k = 0; k < MXN__NBK; k++)
+    for (int i = 0; i < plan->nseg[k]; i++) need[plan->seg[k][i].file] = 1;
+  for (int sk = 0; sk < MXN__NSK; sk++)
+    for (int q = 0; q < plan->nsets[sk]; q++)
+      for (int64_t i = 0; i < plan->set_src[sk][q].n; i++) need[plan->set_src[sk][q].file[i]] = 1;
+  const mxn_structure_t *s = mxn_dataset_structure(ds);
+  if (s->num_global_vars > 0 && !(ds->glob_vals && ds->glob_nvars == s->num_global_vars))
+    for (int j = 0; j < ds->nfiles; j++)
+      if (ds->files[j].nvar[MXN__V_GLOBAL] > 0) {
+        need[j] = 1;
+        break;
+      }
+  mxn__members_keep(ds, need, 1);
+  free(need);
+}
+
 static void ctx_free(mxn__load_ctx_t *c) {
   mxn_directory_destroy(&c->dir);
   free(c->pub_ids);
@@ -617,10 +670,12 @@ static int load_open(MPI_Comm comm, const char *path, mxn_dataset_t *given,
   if ((status = phase_owners(&c, &pending)) != MXN_OK) goto done;
   if ((status = mxn__load_partition(&c, pending, &pending)) != MXN_OK) goto done;
   if ((status = phase_cover(&c, pending)) != MXN_OK) goto done;
+  close_outside_cover(&c);
   if ((status = phase_read(&c)) != MXN_OK) goto done;
   if ((status = phase_ghosts(&c)) != MXN_OK) goto done;
   phase_stats(&c);
   status = phase_keep(&c);
+  if (status == MXN_OK && !ld->dynamic) keep_step_members(ld);
 done:
   ctx_free(&c);
   if (status == MXN_OK) {

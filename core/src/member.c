@@ -1,8 +1,10 @@
 /* Member I/O: opening one member file (checked, through netCDF), the
- * cache of open members under the open-file cap, and the reads by netCDF
- * variable the summary and the extraction make of it (the only code that
- * reads a member's data). Members are read by netCDF name under Exodus
- * II's naming rules, not through the Exodus API: see summary.c for why. */
+ * cache of open members under the open-file cap, which members stay open
+ * (mxn__members_keep; netCDF-4 ones through light handles once summarised,
+ * h5light.c), and the reads by netCDF variable the summary and the
+ * extraction make of it (the only code that reads a member's data).
+ * Members are read by netCDF name under Exodus II's naming rules, not
+ * through the Exodus API: see summary.c for why. */
 #include "internal.h"
 #include "nc3check.h"
 
@@ -14,10 +16,19 @@
 
 /* ---------- opening members ---------- */
 
-static int is_open(const mxn__file_t *f) { return f->ncid >= 0; }
+static int is_open(const mxn__file_t *f) { return f->ncid >= 0 || f->h5; }
+
+/* Whether member f is read through its light handle (h5light.c). */
+static int light(const mxn__file_t *f) { return f->ncid < 0 && f->h5; }
 
 /* Close member f. */
 void mxn__member_close(mxn_dataset_t *ds, mxn__file_t *f) {
+  if (f->h5) {
+    if (f->rd && f->rd->ncid == mxn__h5_key(f->h5)) f->rd->ncid = -1;
+    mxn__h5_close(f->h5);
+    f->h5 = NULL;
+    if (f->ncid < 0) ds->open_count--;
+  }
   if (f->ncid >= 0) {
     if (f->rd && f->rd->ncid == f->ncid) f->rd->ncid = -1; /* the id may be reused */
     nc_close(f->ncid);
@@ -300,6 +311,8 @@ int mxn__nc_dimlen(int ncid, const char *name, int64_t *len) {
 
 int mxn__m_dim(const mxn__file_t *f, const char *name, int64_t *len) {
   const struct mxn__names *nm = names_for(f);
+  *len = 0;
+  if (light(f)) return 0; /* only summaries ask, and they read through netCDF */
   if (!nm) return mxn__nc_dimlen(f->ncid, name, len);
   int d = nm_find(&nm->dim, name);
   *len = d >= 0 ? nm->dim.ent[d].n : 0;
@@ -436,11 +449,24 @@ static int is_exodus(int nc) {
   return ws == 4 || ws == 8;
 }
 
+static void lighten(mxn_dataset_t *ds, mxn__file_t *f);
+
+/* nc_open of a member for reading, without chunk caches (see open_member). */
+static int nc_open_nocache(const char *path, int *id) {
+  size_t cache_size, cache_nelems;
+  float cache_pre;
+  int had = nc_get_chunk_cache(&cache_size, &cache_nelems, &cache_pre) == NC_NOERR;
+  if (had) nc_set_chunk_cache(0, 1, 1.0f);
+  int rc = nc_open(path, NC_NOWRITE | NC_SHARE, id);
+  if (had) nc_set_chunk_cache(cache_size, cache_nelems, cache_pre);
+  return rc;
+}
+
 /* Open member j where it is not open yet (capped: see close_one). */
 static int open_member(mxn_dataset_t *ds, int j) {
   mxn__file_t *f = &ds->files[j];
   f->last_use = ++ds->use_clock;
-  if (f->ncid >= 0) return MXN_OK;
+  if (is_open(f)) return MXN_OK;
   while (ds->open_count + 1 > ds->max_open && close_one(ds, j)) continue;
   int first = !f->nc_checked;
   /* A first look walks the header from the descriptor it opens here and
@@ -487,12 +513,7 @@ static int open_member(mxn_dataset_t *ds, int j) {
    * open, which grew a rank by hundreds of megabytes over many members.
    * The reads keep their own box (mxn__m_get), so HDF5 keeps none: the
    * default is set for this open only and given back. */
-  size_t cache_size, cache_nelems;
-  float cache_pre;
-  int had = nc_get_chunk_cache(&cache_size, &cache_nelems, &cache_pre) == NC_NOERR;
-  if (had) nc_set_chunk_cache(0, 1, 1.0f);
-  int id, fmt = 0, rc = nc_open(f->path, NC_NOWRITE | NC_SHARE, &id);
-  if (had) nc_set_chunk_cache(cache_size, cache_nelems, cache_pre);
+  int id, fmt = 0, rc = nc_open_nocache(f->path, &id);
   if (rc != NC_NOERR) return open_refused(ds, f->path, magic, rc);
   f->nc4 = nc_inq_format(id, &fmt) == NC_NOERR &&
            (fmt == NC_FORMAT_NETCDF4 || fmt == NC_FORMAT_NETCDF4_CLASSIC);
@@ -550,7 +571,36 @@ static int open_member(mxn_dataset_t *ds, int j) {
   ds->open_count++;
   f->nc_checked = 1;
   ds->io.files_opened++;
+  if (ds->light && f->nc4) lighten(ds, f);
   return MXN_OK;
+}
+
+/* Member f, open through netCDF, to a light handle. netCDF closes the
+ * file first: HDF5 opening it while netCDF has it would share netCDF's
+ * metadata cache, full of what netCDF loaded. Where HDF5 cannot open it,
+ * netCDF opens it again. */
+static void lighten(mxn_dataset_t *ds, mxn__file_t *f) {
+  mxn__h5_t *h = NULL;
+  int id = -1;
+  mxn__member_close(ds, f);
+  if (mxn__h5_open(f->path, &h) == MXN_OK) f->h5 = h;
+  else if (nc_open_nocache(f->path, &id) == NC_NOERR) f->ncid = id;
+  if (f->h5 || f->ncid >= 0) ds->open_count++;
+}
+
+void mxn__member_summarised(mxn_dataset_t *ds, int j) {
+  mxn__file_t *f = &ds->files[j];
+  if (f->nc4 && f->ncid >= 0) lighten(ds, f);
+}
+
+void mxn__members_keep(mxn_dataset_t *ds, const char *need, int light_ok) {
+  if (light_ok) ds->light = 1;
+  for (int j = 0; j < ds->nfiles; j++) {
+    mxn__file_t *f = &ds->files[j];
+    if (!is_open(f)) continue;
+    if (!need[j]) mxn__member_close(ds, f);
+    else if (light_ok && f->nc4 && f->ncid >= 0) lighten(ds, f);
+  }
 }
 
 mxn__file_t *mxn__file_open(mxn_dataset_t *ds, int j, int *status) {
@@ -561,18 +611,25 @@ mxn__file_t *mxn__file_open(mxn_dataset_t *ds, int j, int *status) {
 int mxn__m_var(const mxn__file_t *f, const char *name) {
   const struct mxn__names *nm = names_for(f);
   if (nm) return nm_find(&nm->var, name);
+  if (light(f)) return mxn__h5_var(f->h5, name);
   int v;
   return nc_inq_varid(f->ncid, name, &v) == NC_NOERR ? v : -1;
 }
 
 int mxn__m_ndims(const mxn__file_t *f, int v) {
   int nd;
+  if (light(f)) return mxn__h5_shape(f->h5, v, NULL, NULL, NULL);
   return nc_inq_varndims(f->ncid, v, &nd) == NC_NOERR ? nd : -1;
 }
 
 int64_t mxn__m_dimlen(const mxn__file_t *f, int v, int d) {
   int dims[NC_MAX_VAR_DIMS];
   size_t len;
+  if (light(f)) {
+    size_t ext[MXN__BOX_DIMS];
+    int nd = mxn__h5_shape(f->h5, v, ext, NULL, NULL);
+    return d >= 0 && d < nd ? (int64_t)ext[d] : -1;
+  }
   if (nc_inq_vardimid(f->ncid, v, dims) != NC_NOERR ||
       nc_inq_dimlen(f->ncid, dims[d], &len) != NC_NOERR)
     return -1;
@@ -622,37 +679,58 @@ static void box_copy(const mxn__reads_t *rd, const size_t *start, const size_t *
   }
 }
 
+/* A plain read of member f's variable v: through netCDF, or its light
+ * handle (0 or -1 from that, as a netCDF status). */
+static int plain(const mxn__file_t *f, int v, const size_t *start, const size_t *count,
+                 const ptrdiff_t *stride, void *out, char as) {
+  if (light(f)) return mxn__h5_get(f->h5, v, start, count, stride, out, as) ? NC_EHDFERR : NC_NOERR;
+  return get_plain(f->ncid, v, start, count, stride, out, as);
+}
+
+/* Variable v's rank, extent and chunk sizes, where its chunks are
+ * compressed (the reads that take a box); 0 where it is read as asked. */
+static int boxed_shape(const mxn__file_t *f, int v, size_t *len, size_t *ch) {
+  int id = f->ncid, nd = 0, storage = 0, deflate = 0, shuffle = 0, level = 0;
+  if (light(f)) {
+    int filtered = 0;
+    nd = mxn__h5_shape(f->h5, v, len, ch, &filtered);
+    return nd >= 1 && filtered ? nd : 0;
+  }
+  /* Chunks stored as they are read as asked: HDF5 reads the part a read
+   * selects. Compressed ones are widened to whole chunks, strided reads (a
+   * halo layer's single entries) included. */
+  int dims[MXN__BOX_DIMS];
+  if (nc_inq_varndims(id, v, &nd) != NC_NOERR || nd < 1 || nd > MXN__BOX_DIMS ||
+      nc_inq_var_chunking(id, v, &storage, ch) != NC_NOERR || storage != NC_CHUNKED ||
+      nc_inq_var_deflate(id, v, &shuffle, &deflate, &level) != NC_NOERR || !deflate ||
+      nc_inq_vardimid(id, v, dims) != NC_NOERR)
+    return 0;
+  for (int d = 0; d < nd; d++)
+    if (nc_inq_dimlen(id, dims[d], &len[d]) != NC_NOERR) return 0;
+  return nd;
+}
+
 int mxn__m_get(const mxn__file_t *f, int v, const size_t *start, const size_t *count,
                const ptrdiff_t *stride, void *out, char as) {
-  int id = f->ncid, nd = 0, storage = 0;
-  size_t ch[MXN__BOX_DIMS], box0[MXN__BOX_DIMS], boxn[MXN__BOX_DIMS], st[MXN__BOX_DIMS];
+  size_t ch[MXN__BOX_DIMS], len[MXN__BOX_DIMS], box0[MXN__BOX_DIMS], boxn[MXN__BOX_DIMS],
+      st[MXN__BOX_DIMS];
   size_t req = 1, box = 1;
   mxn__reads_t *rd = f->rd;
-  if (!f->nc4 || !rd || nc_inq_varndims(id, v, &nd) != NC_NOERR || nd < 1 ||
-      nd > MXN__BOX_DIMS)
-    return get_plain(id, v, start, count, stride, out, as);
+  int nd = f->nc4 && rd ? boxed_shape(f, v, len, ch) : 0;
+  if (nd < 1) return plain(f, v, start, count, stride, out, as);
   for (int d = 0; d < nd; d++) {
-    if (stride && stride[d] < 1) return get_plain(id, v, start, count, stride, out, as);
+    if (stride && stride[d] < 1) return plain(f, v, start, count, stride, out, as);
     st[d] = stride ? (size_t)stride[d] : 1;
   }
-  int deflate = 0, shuffle = 0, level = 0;
-  /* Chunks stored as they are read as asked: HDF5 reads the part a read
-   * selects. Compressed ones are widened to whole chunks below, strided
-   * reads (a halo layer's single entries) included. */
-  if (nc_inq_var_chunking(id, v, &storage, ch) != NC_NOERR || storage != NC_CHUNKED ||
-      nc_inq_var_deflate(id, v, &shuffle, &deflate, &level) != NC_NOERR || !deflate)
-    return get_plain(id, v, start, count, stride, out, as);
-  int dims[MXN__BOX_DIMS], exact = 1;
-  nc_inq_vardimid(id, v, dims);
+  int id = light(f) ? mxn__h5_key(f->h5) : f->ncid, exact = 1;
   for (int d = 0; d < nd; d++) {
-    size_t len = 0;
     if (count[d] == 0) return NC_NOERR;
     size_t extent = (count[d] - 1) * st[d] + 1;
-    if (nc_inq_dimlen(id, dims[d], &len) != NC_NOERR || ch[d] == 0 || start[d] + extent > len)
-      return get_plain(id, v, start, count, stride, out, as); /* netCDF says what is wrong */
+    if (ch[d] == 0 || start[d] + extent > len[d])
+      return plain(f, v, start, count, stride, out, as); /* netCDF says what is wrong */
     box0[d] = start[d] / ch[d] * ch[d];
     size_t end = (start[d] + extent + ch[d] - 1) / ch[d] * ch[d];
-    boxn[d] = (end < len ? end : len) - box0[d];
+    boxn[d] = (end < len[d] ? end : len[d]) - box0[d];
     exact = exact && st[d] == 1 && box0[d] == start[d] && boxn[d] == count[d];
     req *= count[d];
     box *= boxn[d];
@@ -670,18 +748,18 @@ int mxn__m_get(const mxn__file_t *f, int v, const size_t *start, const size_t *c
   int rc;
   if (exact || box * es > BOX_KEEP) {
     /* on chunk boundaries already, or too big to keep: as asked */
-    rc = get_plain(id, v, start, count, stride, out, as);
+    rc = plain(f, v, start, count, stride, out, as);
     if (rc == NC_NOERR) rd->io->bytes_decompressed += (int64_t)(box * es);
     return rc;
   }
   if (rd->cap < box * es) {
     char *nb = mxn__realloc(rd->buf, box * es);
-    if (!nb) return get_plain(id, v, start, count, stride, out, as);
+    if (!nb) return plain(f, v, start, count, stride, out, as);
     rd->buf = nb;
     rd->cap = box * es;
   }
   rd->ncid = -1;
-  if ((rc = get_plain(id, v, box0, boxn, NULL, rd->buf, as)) != NC_NOERR) return rc;
+  if ((rc = plain(f, v, box0, boxn, NULL, rd->buf, as)) != NC_NOERR) return rc;
   rd->ncid = id;
   rd->varid = v;
   rd->as = as;

@@ -17,6 +17,7 @@
 #include "mxn/mxn.h"
 extern "C" {
 #include "internal.h"  // the member reads, to read runs as the extraction does
+#include "plan.h"      // the members a piece's steps read
 }
 #include "test_mpi.h"
 #include "test_support.h"
@@ -235,4 +236,73 @@ TEST(Nc4Read, AStepDecompressesEachChunkOnce) {
         << "step " << step;
   }
   mxn_load_close(&ld);
+}
+
+// Members are kept open only while needed (member.c, load.c): after a
+// collective open a rank's netCDF-4 members are open through light
+// handles, not netCDF; after a load only the members its plan reads at
+// each step are open (the others it summarised are closed), netCDF-4 ones
+// light; a step opens no other. The dataset's count of open members
+// agrees. At least one rank must have closed a member it summarised, or
+// the rule was not tried.
+TEST(Nc4Read, MembersOpenOnlyWhileNeeded) {
+  Sets s = make_sets(world_tmpdir("nc4read_open"));
+  int closed = 0;
+  for (int k = 0; k < 3; k++)
+    for (int c = 0; c < 3; c++) {
+      // files, rcb, and files with the first block alone selected (the
+      // members holding none of it are read by no rank)
+      mxn_part_method m = c == 1 ? MXN_PART_RCB : MXN_PART_FILES;
+      SCOPED_TRACE("format " + std::to_string(k) + " case " + std::to_string(c));
+      mxn_error_t err;
+      mxn_error_clear(&err);
+      mxn_load_opts_t o;
+      mxn_load_opts_init(&o);
+      o.method = m;
+      char first[4096];
+      mxn_member_name(s.base[k].c_str(), M, 0, first, sizeof first);
+      mxn_dataset_t *ds = nullptr;
+      ASSERT_EQ(MXN_OK, mxn_dataset_create(&ds));
+      ASSERT_EQ(MXN_OK, mxn_dataset_open_collective(MPI_COMM_WORLD, ds, first, &err)) << err.msg;
+      const int R = mpi_rank(), N = mpi_size();
+      const int fbeg = R * M / N, fend = (R + 1) * M / N;
+      for (int j = 0; j < M; j++) {
+        const mxn__file_t *f = &ds->files[j];
+        if (j < fbeg || j >= fend) continue;
+        EXPECT_TRUE(f->ncid >= 0 || f->h5) << "member " << j << " summarised here, not open";
+        if (k > 0) EXPECT_TRUE(f->h5 && f->ncid < 0) << "netCDF-4 member " << j << " not light";
+      }
+      const mxn_dataset_t *raw = ds;  // the load takes it over and keeps it
+      std::vector<int> sel(raw->s.num_blocks + 1, 0);
+      sel[0] = 1;
+      if (c == 2) o.block_selection = sel.data();
+      mxn_load_t *ld = nullptr;
+      ASSERT_EQ(MXN_OK, mxn_load_open_dataset(MPI_COMM_WORLD, &ds, &o, &ld, &err)) << err.msg;
+      const mxn__plan_t *plan = mxn_load_piece(ld)->plan;
+      std::vector<char> need(M, 0);
+      for (int i = 0; i < plan->nnode_seg; i++) need[plan->node_seg[i].file] = 1;
+      for (int b = 0; b < MXN__NBK; b++)
+        for (int i = 0; i < plan->nseg[b]; i++) need[plan->seg[b][i].file] = 1;
+      for (int sk = 0; sk < MXN__NSK; sk++)
+        for (int q = 0; q < plan->nsets[sk]; q++)
+          for (int64_t i = 0; i < plan->set_src[sk][q].n; i++) need[plan->set_src[sk][q].file[i]] = 1;
+      if (raw->s.num_global_vars > 0 && !raw->glob_vals) need[0] = 1;
+      for (int pass = 0; pass < 2; pass++) {
+        int open = 0;
+        for (int j = 0; j < M; j++) {
+          const mxn__file_t *f = &raw->files[j];
+          int is_open = f->ncid >= 0 || f->h5 != nullptr;
+          open += is_open;
+          EXPECT_TRUE(!is_open || need[j]) << "member " << j << " open but not read at steps";
+          if (is_open && k > 0) EXPECT_TRUE(f->h5 && f->ncid < 0) << "member " << j;
+          if (pass == 0 && j >= fbeg && j < fend && !is_open) closed++;
+        }
+        EXPECT_EQ(open, raw->open_count);
+        if (pass == 0) ASSERT_EQ(MXN_OK, mxn_load_read_step(ld, 1, &err)) << err.msg;
+      }
+      mxn_load_close(&ld);
+    }
+  int all = 0;
+  MPI_Allreduce(&closed, &all, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
+  if (mpi_size() > 1) EXPECT_GT(all, 0) << "no rank closed a member it summarised";
 }

@@ -1,0 +1,241 @@
+/* Light handles on netCDF-4 members once they are summarised (member.c,
+ * mxn__members_keep): the member's HDF5 file and only the datasets read
+ * (maps, coordinates, connectivity, sets, step values), instead of
+ * netCDF's open file. netCDF-4 keeps every variable's dataset, property
+ * lists and attribute index of an open member in memory (about 2.9 MB a
+ * member of the 1M hex set split in 64, 46 MB a rank of N = 4 holding 16
+ * open), where a step reads four or five variables; the HDF5 file alone
+ * and those datasets take about 0.8 MB. A variable's id
+ * is MXN__H5_VAR0 plus its place among the root group's links sorted by
+ * name: the same on every open of the file, and no netCDF id (a plan
+ * caches ids per member: one used with the other kind fails, it never
+ * reads another variable). Taking the names from netCDF instead loaded
+ * every variable's metadata, 2 ms a member. The HDF5 error stack is
+ * silenced around each call and its printing restored after: the core is
+ * a guest in the caller's process. */
+#include "internal.h"
+
+#include <hdf5.h>
+#include <netcdf.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* A variable's dataset and what the reads ask of it each time, found
+ * once: its data space (selected anew by each read), rank, extent, chunk
+ * sizes (0: not chunked) and whether its chunks are filtered. */
+typedef struct {
+  hid_t d, sp;
+  int nd, filtered;
+  size_t len[MXN__BOX_DIMS], ch[MXN__BOX_DIMS];
+} var_t;
+
+struct mxn__h5 {
+  hid_t file, dapl;
+  int nvars;
+  char **names; /* by netCDF variable id, into text */
+  char *text;
+  var_t *var;   /* opened on first use, d = -1 until then */
+};
+
+typedef struct {
+  H5E_auto2_t fn;
+  void *data;
+} quiet_t;
+
+static quiet_t quiet_on(void) {
+  quiet_t q = {NULL, NULL};
+  H5Eget_auto2(H5E_DEFAULT, &q.fn, &q.data);
+  H5Eset_auto2(H5E_DEFAULT, NULL, NULL);
+  return q;
+}
+
+static void quiet_off(quiet_t q) { H5Eset_auto2(H5E_DEFAULT, q.fn, q.data); }
+
+void mxn__h5_close(mxn__h5_t *h) {
+  if (!h) return;
+  quiet_t q = quiet_on();
+  for (int v = 0; h->var && v < h->nvars; v++) {
+    if (h->var[v].sp >= 0) H5Sclose(h->var[v].sp);
+    if (h->var[v].d >= 0) H5Dclose(h->var[v].d);
+  }
+  if (h->dapl >= 0) H5Pclose(h->dapl);
+  if (h->file >= 0) H5Fclose(h->file);
+  quiet_off(q);
+  free(h->var);
+  free(h->names);
+  free(h->text);
+  free(h);
+}
+
+/* The names of the root group's links, gathered (text grows: offsets). */
+typedef struct {
+  char *text;
+  size_t n, cap;
+  size_t *at;
+  int count, acap;
+  int nomem;
+} links_t;
+
+static herr_t add_link(hid_t g, const char *name, const H5L_info_t *info, void *data) {
+  links_t *l = data;
+  size_t len = strlen(name) + 1;
+  if (l->count == l->acap) {
+    int c = l->acap ? 2 * l->acap : 64;
+    size_t *a = mxn__realloc(l->at, (size_t)c * sizeof *a);
+    if (!a) return (l->nomem = 1), -1;
+    l->at = a;
+    l->acap = c;
+  }
+  if (l->n + len > l->cap) {
+    size_t c = l->cap ? 2 * l->cap : 4096;
+    while (c < l->n + len) c *= 2;
+    char *t = mxn__realloc(l->text, c);
+    if (!t) return (l->nomem = 1), -1;
+    l->text = t;
+    l->cap = c;
+  }
+  memcpy(l->text + l->n, name, len);
+  l->at[l->count++] = l->n;
+  l->n += len;
+  return 0;
+}
+
+static int cmp_name(const void *a, const void *b) {
+  return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+int mxn__h5_open(const char *path, mxn__h5_t **out) {
+  *out = NULL;
+  mxn__h5_t *h = mxn__calloc(1, sizeof *h);
+  links_t l = {0};
+  if (!h) return MXN_ERR_NOMEM;
+  h->file = h->dapl = -1;
+  quiet_t q = quiet_on();
+  /* No chunk cache: reads of compressed chunks keep their box (member.c). */
+  if ((h->dapl = H5Pcreate(H5P_DATASET_ACCESS)) >= 0) H5Pset_chunk_cache(h->dapl, 0, 0, 1.0);
+  h->file = h->dapl >= 0 ? H5Fopen(path, H5F_ACC_RDONLY, H5P_DEFAULT) : -1;
+  hsize_t idx = 0;
+  int listed = h->file >= 0 &&
+               H5Literate(h->file, H5_INDEX_NAME, H5_ITER_NATIVE, &idx, add_link, &l) >= 0;
+  quiet_off(q);
+  int status = l.nomem ? MXN_ERR_NOMEM : listed ? MXN_OK : MXN_ERR_IO;
+  if (status == MXN_OK) {
+    h->nvars = l.count;
+    h->text = l.text;
+    l.text = NULL;
+    h->names = mxn__malloc(((size_t)h->nvars + 1) * sizeof *h->names);
+    h->var = mxn__malloc(((size_t)h->nvars + 1) * sizeof *h->var);
+    if (!h->names || !h->var) status = MXN_ERR_NOMEM;
+  }
+  if (status == MXN_OK) {
+    for (int v = 0; v < h->nvars; v++) {
+      h->names[v] = h->text + l.at[v];
+      h->var[v].d = h->var[v].sp = -1;
+    }
+    qsort(h->names, (size_t)h->nvars, sizeof *h->names, cmp_name);
+  }
+  free(l.at);
+  free(l.text);
+  if (status != MXN_OK) {
+    mxn__h5_close(h);
+    return status;
+  }
+  *out = h;
+  return MXN_OK;
+}
+
+int mxn__h5_key(const mxn__h5_t *h) { return -2 - (int)(h->file & 0x3fffffff); }
+
+static int find(const mxn__h5_t *h, const char *name) {
+  int lo = 0, hi = h->nvars - 1;
+  while (lo <= hi) {
+    int mid = lo + (hi - lo) / 2, c = strcmp(h->names[mid], name);
+    if (c == 0) return mid;
+    if (c < 0) lo = mid + 1;
+    else hi = mid - 1;
+  }
+  return -1;
+}
+
+int mxn__h5_var(const mxn__h5_t *h, const char *name) {
+  int v = find(h, name);
+  if (v < 0) {
+    /* netCDF's name for the dataset of a variable named like a dimension
+     * it is not the coordinate of */
+    char alt[64 + NC_MAX_NAME];
+    snprintf(alt, sizeof alt, "_nc4_non_coord_%s", name);
+    v = find(h, alt);
+  }
+  return v < 0 ? -1 : MXN__H5_VAR0 + v;
+}
+
+/* Variable v, its dataset opened on first use; NULL if it cannot be. */
+static var_t *var(mxn__h5_t *h, int v) {
+  v -= MXN__H5_VAR0;
+  if (v < 0 || v >= h->nvars) return NULL;
+  var_t *x = &h->var[v];
+  if (x->d >= 0) return x;
+  quiet_t q = quiet_on();
+  hid_t d = H5Dopen2(h->file, h->names[v], h->dapl);
+  hid_t sp = d >= 0 ? H5Dget_space(d) : -1, pl = d >= 0 ? H5Dget_create_plist(d) : -1;
+  hsize_t dims[MXN__BOX_DIMS], ch[MXN__BOX_DIMS];
+  int nd = sp >= 0 ? H5Sget_simple_extent_ndims(sp) : -1, ok = 0;
+  if (pl >= 0 && nd >= 0 && nd <= MXN__BOX_DIMS && H5Sget_simple_extent_dims(sp, dims, NULL) >= 0) {
+    int chunked = H5Pget_layout(pl) == H5D_CHUNKED && H5Pget_chunk(pl, nd, ch) == nd;
+    for (int k = 0; k < nd; k++) {
+      x->len[k] = (size_t)dims[k];
+      x->ch[k] = chunked ? (size_t)ch[k] : 0;
+    }
+    x->nd = nd;
+    x->filtered = chunked && H5Pget_nfilters(pl) > 0;
+    ok = 1;
+  }
+  if (pl >= 0) H5Pclose(pl);
+  if (ok) {
+    x->d = d;
+    x->sp = sp;
+  } else {
+    if (sp >= 0) H5Sclose(sp);
+    if (d >= 0) H5Dclose(d);
+  }
+  quiet_off(q);
+  return ok ? x : NULL;
+}
+
+int mxn__h5_shape(mxn__h5_t *h, int v, size_t *len, size_t *chunk, int *filtered) {
+  const var_t *x = var(h, v);
+  if (!x) return -1;
+  for (int k = 0; k < x->nd; k++) {
+    if (len) len[k] = x->len[k];
+    if (chunk) chunk[k] = x->ch[k];
+  }
+  if (filtered) *filtered = x->filtered;
+  return x->nd;
+}
+
+int mxn__h5_get(mxn__h5_t *h, int v, const size_t *start, const size_t *count,
+                const ptrdiff_t *stride, void *out, char as) {
+  var_t *x = var(h, v);
+  if (!x || x->nd < 1 || (as != 'd' && as != 'l')) return -1;
+  hsize_t st[MXN__BOX_DIMS], ct[MXN__BOX_DIMS], sd[MXN__BOX_DIMS], total = 1;
+  for (int k = 0; k < x->nd; k++) {
+    st[k] = start[k];
+    ct[k] = count[k];
+    sd[k] = stride ? (hsize_t)stride[k] : 1;
+    total *= ct[k];
+  }
+  if (total == 0) return 0;
+  quiet_t q = quiet_on();
+  int rc = -1;
+  /* the selection's own shape: HDF5 maps a memory space of another shape
+   * to the chunks element by element */
+  hid_t ms = H5Screate_simple(x->nd, ct, NULL);
+  if (ms >= 0 && H5Sselect_hyperslab(x->sp, H5S_SELECT_SET, st, sd, ct, NULL) >= 0 &&
+      H5Dread(x->d, as == 'd' ? H5T_NATIVE_DOUBLE : H5T_NATIVE_LLONG, ms, x->sp, H5P_DEFAULT,
+              out) >= 0)
+    rc = 0;
+  if (ms >= 0) H5Sclose(ms);
+  quiet_off(q);
+  return rc;
+}
