@@ -180,7 +180,11 @@ void mxn_dataset_destroy(mxn_dataset_t **ds);
 /** The merged structure (valid after a successful open). Borrowed. */
 const mxn_structure_t *mxn_dataset_structure(const mxn_dataset_t *ds);
 
-/** Path of member j (0 <= j < M). Borrowed. */
+/** Path of member j (0 <= j < M). Borrowed: valid until the handle is
+ *  destroyed where the handle keeps member j's record (a serial open keeps
+ *  every member's); otherwise (a collective open keeps its own members')
+ *  made in a ring of four buffers of the handle, valid until four more such
+ *  paths are asked for. Copy it to keep it. */
 const char *mxn_dataset_file_path(const mxn_dataset_t *ds, int j);
 
 /**
