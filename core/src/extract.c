@@ -388,6 +388,13 @@ static int prefer_nodal_vars(mxn_dataset_t *ds, const mxn_idset_t *PN, int *file
   int status = MXN_OK, *have = NULL, fewest = nv;
   int64_t *at = NULL;
   *moved = 0;
+  if (ds->nodal_min >= nv) goto done; /* every member has them all (the open's merge) */
+  /* The fewest among the members read from (held: their domains are) */
+  for (int64_t i = 0; i < PN->n; i++) {
+    int h = nodal_vars_of(ds->files[file[i]], nv);
+    if (h < fewest) fewest = h;
+  }
+  if (fewest == nv) goto done; /* every node already read from a member with them all */
   MXN_ALLOC(have, M);
   for (int j = 0; j < M; j++) { /* (records rebuilt where not held: rare) */
     const mxn__file_t *f = mxn__file(ds, j);
@@ -397,9 +404,6 @@ static int prefer_nodal_vars(mxn_dataset_t *ds, const mxn_idset_t *PN, int *file
     }
     have[j] = nodal_vars_of(f, nv);
   }
-  for (int64_t i = 0; i < PN->n; i++)
-    if (have[file[i]] < fewest) fewest = have[file[i]];
-  if (fewest == nv) goto done; /* every node already read from a member with them all */
   MXN_ALLOC_RAW(at, PN->n);
   for (int j = 0; j < M; j++) {
     if (have[j] <= fewest) continue;
