@@ -35,7 +35,7 @@ int mxn_dataset_open(mxn_dataset_t *ds, const char *path) {
   for (int j = 0; status == MXN_OK && j < ds->nfiles; j++) {
     char *buf = NULL;
     size_t len = 0;
-    if (!(ds->files[j] = mxn__record_new(ds, j))) {
+    if (mxn__record_hold(ds, j) != MXN_OK) {
       status = MXN_DS_ERR(ds, MXN_ERR_NOMEM, "%s: out of memory", path);
       break;
     }
@@ -90,7 +90,7 @@ int mxn__dataset_open_members(MPI_Comm comm, mxn_dataset_t *ds, const char *path
   if (!bufs || !lens || !alllens || !mylens || !cnt || !disp || !bcnt || !bdisp)
     status = mxn_error_set(e, MXN_ERR_NOMEM, "out of memory on rank %d", R);
   for (int j = fbeg; status == MXN_OK && j < fend; j++)
-    if (!(ds->files[j] = mxn__record_new(ds, j)))
+    if (mxn__record_hold(ds, j) != MXN_OK)
       status = mxn_error_set(e, MXN_ERR_NOMEM, "out of memory on rank %d", R);
   /* My members' summaries; after a failure the rest say "not read" (the
    * merge stops at the first failing member anyway). */
@@ -155,7 +155,7 @@ int mxn__dataset_open_members(MPI_Comm comm, mxn_dataset_t *ds, const char *path
    * summarised it: a later first open here (a ghost layer, a re-balance)
    * needs no second look. */
   for (int j = 0; status == MXN_OK && j < M; j++)
-    if (ds->files[j]) ds->files[j]->nc_checked = 1;
+    if (mxn__file_held(ds, j)) mxn__file_held(ds, j)->nc_checked = 1;
 done:
   for (int j = 0; bufs && j < M; j++) free(bufs[j]);
   free(bufs);
@@ -223,8 +223,9 @@ void mxn_dataset_destroy(mxn_dataset_t **pds) {
   if (!pds || !*pds) return;
   mxn_dataset_t *ds = *pds;
   mxn__merging_free(ds);
-  for (int j = 0; ds->files && j < ds->nfiles; j++) mxn__record_free(ds, ds->files[j]);
-  free(ds->files);
+  for (int j = 0; ds->fpages && j < ds->nfiles; j++) mxn__record_free(ds, mxn__file_held(ds, j));
+  for (int p = 0; ds->fpages && p < mxn__fpage_count(ds); p++) free(ds->fpages[p]);
+  free(ds->fpages);
   free(ds->name_base);
   for (int i = 0; i < 4; i++) free(ds->path_ring[i]);
   free(ds->decl_prev);
@@ -271,10 +272,11 @@ int64_t mxn__dataset_metadata_bytes(const mxn_dataset_t *ds) {
   for (int k = 0; k < 7; k++) b += (size_t)vl[k]->num * (name + (size_t)nobj[k] * nint);
   b += (size_t)s->num_times * sizeof(double);
   if (ds->glob_vals) b += (size_t)s->num_times * (size_t)ds->glob_nvars * sizeof(double);
-  b += (size_t)ds->nfiles * sizeof *ds->files;
+  for (int p = 0; ds->fpages && p < mxn__fpage_count(ds); p++)
+    b += sizeof *ds->fpages + (ds->fpages[p] ? MXN__FPAGE * sizeof **ds->fpages : 0);
   if (ds->name_base) b += strlen(ds->name_base) + 1;
-  for (int j = 0; ds->files && j < ds->nfiles; j++)
-    if (ds->files[j]) b += sizeof *ds->files[j] + strlen(ds->files[j]->path) + 1;
+  for (int j = 0; ds->fpages && j < ds->nfiles; j++)
+    if (mxn__file_held(ds, j)) b += sizeof *mxn__file_held(ds, j) + strlen(mxn__file_held(ds, j)->path) + 1;
   return (int64_t)b;
 }
 

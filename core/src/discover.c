@@ -155,8 +155,9 @@ static int discover(mxn_dataset_t *ds, const char *path) {
     return MXN_DS_ERR(ds, MXN_ERR_FILESET, "%s: file count %ld is out of range",
                       path, M);
   }
-  ds->files = mxn__calloc((size_t)M, sizeof *ds->files);
-  if (!ds->files) {
+  ds->nfiles = (int)M;
+  ds->fpages = mxn__calloc((size_t)mxn__fpage_count(ds), sizeof *ds->fpages);
+  if (!ds->fpages) {
     free(base);
     return MXN_ERR_NOMEM;
   }
@@ -201,7 +202,7 @@ done:
 int mxn__dataset_discover(mxn_dataset_t *ds, const char *path) {
   if (!ds) return MXN_ERR_ARG;
   if (!path || !*path) return MXN_DS_ERR(ds, MXN_ERR_ARG, "no dataset path given");
-  if (ds->opened || ds->files)
+  if (ds->opened || ds->fpages)
     return MXN_DS_ERR(ds, MXN_ERR_ARG, "%s: this handle already holds a dataset", path);
   mxn_error_clear(&ds->err);
   int status = discover(ds, path);

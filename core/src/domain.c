@@ -14,8 +14,8 @@ static int read_map(mxn_dataset_t *ds, int j, int e, int64_t n, int stored, int6
     for (int64_t i = 0; i < n; i++) out[i] = i + 1;
     return MXN_OK;
   }
-  if (mxn__m_rows(ds->files[j], map_var[e], 0, 0, n, 1, out, 'l'))
-    return MXN_DS_ERR(ds, MXN_ERR_FORMAT, "%s: cannot read the %s id map", ds->files[j]->path,
+  if (mxn__m_rows(mxn__file_held(ds, j), map_var[e], 0, 0, n, 1, out, 'l'))
+    return MXN_DS_ERR(ds, MXN_ERR_FORMAT, "%s: cannot read the %s id map", mxn__file_held(ds, j)->path,
                       mxn__ent_what[e]);
   ds->io.read_calls++;
   ds->io.bytes_read += n * (int64_t)sizeof(int64_t);
@@ -66,8 +66,8 @@ static int fill_map(mxn_dataset_t *ds, int j, int e, int64_t n, int stored, int6
   MXN_ALLOC_RAW(buf, 3 * n);
   double *xyz[3] = {buf, buf + n, buf + 2 * n};
   for (int64_t i = 0; i < n; i++) xyz[1][i] = xyz[2][i] = 0; /* absent axes */
-  if (mxn__m_coords(ds->files[j], s->num_dim, 0, n, 1, xyz)) {
-    status = MXN_DS_ERR(ds, MXN_ERR_IO, "%s: cannot read the node coordinates", ds->files[j]->path);
+  if (mxn__m_coords(mxn__file_held(ds, j), s->num_dim, 0, n, 1, xyz)) {
+    status = MXN_DS_ERR(ds, MXN_ERR_IO, "%s: cannot read the node coordinates", mxn__file_held(ds, j)->path);
     goto done;
   }
   ds->io.read_calls++;
@@ -183,9 +183,9 @@ done:
 
 void mxn__dataset_drop_domains(mxn_dataset_t *ds) {
   for (int j = 0; ds && j < ds->nfiles; j++) {
-    if (!ds->files[j]) continue;
-    mxn__file_domain_free(ds->files[j]->dom);
-    ds->files[j]->dom = NULL; /* read again by mxn_dataset_file_domain() if asked */
+    if (!mxn__file_held(ds, j)) continue;
+    mxn__file_domain_free(mxn__file_held(ds, j)->dom);
+    mxn__file_held(ds, j)->dom = NULL; /* read again by mxn_dataset_file_domain() if asked */
   }
 }
 

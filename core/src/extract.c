@@ -178,7 +178,7 @@ static int read_maps(mxn_dataset_t *ds, mxn_piece_t *piece) {
     }
     for (int i = 0; i < nseg; i++) {
       segment_t *sg = &segs[i];
-      const mxn__file_t *f = ds->files[sg->file]; /* held: its domain made the segment */
+      const mxn__file_t *f = mxn__file_held(ds, sg->file); /* held: its domain made the segment */
       int64_t base = e == MXN__NODE ? 0 : mxn__blk_start(&f->kb[e], sg->block);
       for (int m = 0; m < nmaps; m++) {
         int fm = mxn__file_map(f, e, maps[m].id);
@@ -391,7 +391,7 @@ static int prefer_nodal_vars(mxn_dataset_t *ds, const mxn_idset_t *PN, int *file
   if (ds->nodal_min >= nv) goto done; /* every member has them all (the open's merge) */
   /* The fewest among the members read from (held: their domains are) */
   for (int64_t i = 0; i < PN->n; i++) {
-    int h = nodal_vars_of(ds->files[file[i]], nv);
+    int h = nodal_vars_of(mxn__file_held(ds, file[i]), nv);
     if (h < fewest) fewest = h;
   }
   if (fewest == nv) goto done; /* every node already read from a member with them all */

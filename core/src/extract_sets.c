@@ -264,7 +264,7 @@ static int spans_by_set(mxn_dataset_t *ds, const char *cand, int sk, int nsets,
   MXN_ALLOC(b->span, (size_t)b->start[nsets] + 1);
   for (int j = 0; j < ds->nfiles; j++) {
     if (!cand[j]) continue;
-    const mxn__sets_t *fs = &ds->files[j]->sk[sk]; /* made above */
+    const mxn__sets_t *fs = &mxn__file_held(ds, j)->sk[sk]; /* made above */
     for (int i = 0; i < fs->nspan; i++) {
       int64_t r = b->start[fs->span[i].q]++;
       b->file[r] = j;
@@ -335,7 +335,7 @@ int mxn__read_sets(mxn_dataset_t *ds, mxn_piece_t *piece, const char *cand,
       int64_t nitems = 0, ndf = 0, cap_items = 0, cap_df = 0;
       for (int64_t r = by_set.start[q]; r < by_set.start[q + 1]; r++) {
         int j = by_set.file[r];
-        mxn__file_t *f = ds->files[j]; /* held: spans_by_set made it */
+        mxn__file_t *f = mxn__file_held(ds, j); /* held: spans_by_set made it */
         const mxn__set_span_t *sr = &f->sk[sk].span[by_set.span[r]];
         int64_t n = sr->count, nd = sr->df;
         if (n <= 0) continue;
@@ -502,7 +502,7 @@ int mxn__read_set_vars(mxn_dataset_t *ds, mxn_piece_t *piece, int step) {
   for (int64_t r = 0; r < nrun; r++) {
     const int j = runs[r].j, sk = runs[r].sk, q = runs[r].q;
     const int64_t a = runs[r].a, b = runs[r].b;
-    const mxn__file_t *f = ds->files[j]; /* held: its spans made the run */
+    const mxn__file_t *f = mxn__file_held(ds, j); /* held: its spans made the run */
     int nsets;
     const mxn_set_info_t *sets = mxn__ssets(s, sk, &nsets);
     const mxn_var_list_t *vl = mxn__svars(s, sk);

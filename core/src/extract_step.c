@@ -96,7 +96,7 @@ static int read_globals(mxn_dataset_t *ds, mxn_piece_t *piece, int step) {
     int any = 0;
     for (int d = 0; d < n; d++) any |= src[d] == j;
     if (!any) continue;
-    const mxn__file_t *f = ds->files[j]; /* made above */
+    const mxn__file_t *f = mxn__file_held(ds, j); /* made above */
     int nj = f->nvar[MXN__V_GLOBAL];
     if (nj <= 0) continue;
     if (j == 0 && ds->glob_vals && ds->glob_nvars == nj) {
@@ -157,7 +157,7 @@ int mxn_piece_read_step(mxn_dataset_t *ds, mxn_piece_t *piece, int step) {
     for (int v = 0; v < s->num_node_vars; v++) {
       if (!piece->node_vars[v]) continue; /* not selected */
       segment_t *sg = &plan->node_seg[i];
-      int p = mxn__var_pos(ds->files[sg->file], MXN__V_NODAL, v);
+      int p = mxn__var_pos(mxn__file_held(ds, sg->file), MXN__V_NODAL, v);
       if (p < 0) {
         /* A member without the variable: no value (NaN). */
         for (int64_t e = 0; e < sg->n; e++) piece->node_vars[v][sg->dst[e]] = NAN;
@@ -191,7 +191,7 @@ int mxn_piece_read_step(mxn_dataset_t *ds, mxn_piece_t *piece, int step) {
     const int fam = k == MXN__ELEM ? MXN__V_ELEM : k == MXN__EDGE ? MXN__V_EDGE : MXN__V_FACE;
     for (int i = 0; i < plan->nseg[k]; i++) {
       segment_t *sg = &plan->seg[k][i];
-      const mxn__file_t *f = ds->files[sg->file]; /* held: its domain made the segment */
+      const mxn__file_t *f = mxn__file_held(ds, sg->file); /* held: its domain made the segment */
       mxn_piece_block_t *pb = &pblocks[sg->block];
       for (int v = 0; v < vl.num; v++) {
         if (!pb->elem_vars[v]) continue;

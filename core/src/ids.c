@@ -252,7 +252,7 @@ static int print_of(mxn_dataset_t *ds, int j, int64_t pos, print_t *p) {
   int status = MXN_OK;
   const mxn_file_domain_t *d;
   if ((status = mxn_dataset_file_domain(ds, j, &d)) != MXN_OK) return status;
-  mxn__file_t *f = ds->files[j]; /* held: its domain is */
+  mxn__file_t *f = mxn__file_held(ds, j); /* held: its domain is */
   const mxn__blocks_t *kb = &f->kb[MXN__ELEM];
   p->block = -1;
   p->sum = p->mix = 0;

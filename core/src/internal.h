@@ -353,9 +353,10 @@ struct mxn_dataset {
   /* Member records, NULL where not held: a serial open holds every
    * member's; a collective open only those of the members the rank
    * summarised, and others are rebuilt from their headers on first use
-   * (mxn__file, records.c), so a rank keeps 8 bytes for each member it
-   * never touches. */
-  mxn__file_t **files;
+   * (mxn__file, records.c). In pages of MXN__FPAGE members, made where a
+   * member of the page is held (mxn__file_held, mxn__file_set): a rank
+   * keeps a pointer per page, not per member, for members it never uses. */
+  mxn__file_t ***fpages;
   /* How members are named (discover.c): name_base.M.j, j zero-padded to
    * name_width digits; name_width < 0: one member, name_base itself. */
   char *name_base;
@@ -394,6 +395,12 @@ struct mxn_dataset {
   char (*decl_names[MXN__NBK])[MXN_NAME_LEN];
   struct mxn__merging *merging; /* while members are merged (merge.c) */
   int nodal_min;           /* fewest nodal variables a member lists */
+  /* The declarations (block and set lists) of the last record held, which
+   * a record rebuilt later shares where it declares the same (merge.c). */
+  const int *decl_of[MXN__NBK];
+  int decl_of_n[MXN__NBK];
+  const int64_t *decl_ids[MXN__NSK];
+  int decl_ids_n[MXN__NSK];
   /* Merging a member rebuilt after the open (records.c): the structure is
    * settled, so the merge only looks up, adds nothing and counts nothing. */
   int settled;
@@ -411,12 +418,24 @@ mxn__file_t *mxn__file_open(mxn_dataset_t *ds, int j, int *status);
 mxn__file_t *mxn__file(mxn_dataset_t *ds, int j);
 /* Member j's record if held, else NULL (nothing read): for facts only held
  * members can have (an open handle, a domain read). */
+#define MXN__FPAGE_BITS 6
+#define MXN__FPAGE (1 << MXN__FPAGE_BITS)
+static inline int mxn__fpage_count(const mxn_dataset_t *ds) {
+  return (ds->nfiles + MXN__FPAGE - 1) >> MXN__FPAGE_BITS;
+}
 static inline mxn__file_t *mxn__file_held(const mxn_dataset_t *ds, int j) {
-  return ds->files[j];
+  mxn__file_t **pg = ds->fpages[j >> MXN__FPAGE_BITS];
+  return pg ? pg[j & (MXN__FPAGE - 1)] : NULL;
 }
 static inline const mxn_file_domain_t *mxn__file_dom(const mxn_dataset_t *ds, int j) {
-  return ds->files[j] ? ds->files[j]->dom : NULL;
+  const mxn__file_t *f = mxn__file_held(ds, j);
+  return f ? f->dom : NULL;
 }
+/* Hold f (NULL: none) as member j's record; MXN_ERR_NOMEM if its page
+ * cannot be made (records.c). */
+int mxn__file_set(mxn_dataset_t *ds, int j, mxn__file_t *f);
+/* A new record held for member j (mxn__record_new); MXN_ERR_NOMEM. */
+int mxn__record_hold(mxn_dataset_t *ds, int j);
 /* Member j's path (records.c): its record's where held, else made from
  * the naming pattern into the dataset's ring of paths (valid until four
  * more are made). */

@@ -77,7 +77,7 @@ void mxn_load_close(mxn_load_t **pld) {
 /* Is the element at position `pos` of member `file` in a selected block? */
 static int block_selected(const mxn_dataset_t *ds, const int *selection, int file, int64_t pos) {
   if (!selection) return 1;
-  const mxn__span_t *run = mxn__span_at(&ds->files[file]->kb[MXN__ELEM], pos); /* held: its domain is */
+  const mxn__span_t *run = mxn__span_at(&mxn__file_held(ds, file)->kb[MXN__ELEM], pos); /* held: its domain is */
   return run && selection[run->b] != 0;
 }
 

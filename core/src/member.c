@@ -36,10 +36,10 @@ void mxn__member_close(mxn_dataset_t *ds, mxn__file_t *f) {
 static int close_one(mxn_dataset_t *ds, int keep) {
   int victim = -1;
   for (int j = 0; j < ds->nfiles; j++)
-    if (j != keep && ds->files[j] && is_open(ds->files[j]) &&
-        (victim < 0 || ds->files[j]->last_use > ds->files[victim]->last_use))
+    if (j != keep && mxn__file_held(ds, j) && is_open(mxn__file_held(ds, j)) &&
+        (victim < 0 || mxn__file_held(ds, j)->last_use > mxn__file_held(ds, victim)->last_use))
       victim = j;
-  if (victim >= 0) mxn__member_close(ds, ds->files[victim]);
+  if (victim >= 0) mxn__member_close(ds, mxn__file_held(ds, victim));
   return victim >= 0;
 }
 
@@ -556,7 +556,7 @@ static int open_member(mxn_dataset_t *ds, int j) {
 
 mxn__file_t *mxn__file_open(mxn_dataset_t *ds, int j, int *status) {
   *status = open_member(ds, j);
-  return *status == MXN_OK ? ds->files[j] : NULL;
+  return *status == MXN_OK ? mxn__file_held(ds, j) : NULL;
 }
 
 int mxn__m_var(const mxn__file_t *f, const char *name) {
@@ -773,7 +773,7 @@ int mxn__step_time_check(mxn_dataset_t *ds, int j, int step) {
 
 int mxn__files_recheck(mxn_dataset_t *ds, int step) {
   for (int j = 0; j < ds->nfiles; j++) {
-    const mxn__file_t *f = ds->files[j]; /* members without a record are closed */
+    const mxn__file_t *f = mxn__file_held(ds, j); /* members without a record are closed */
     struct stat st;
     /* the path Exodus opened */
     if (!f || !is_open(f) || stat(f->path, &st) != 0) continue;

@@ -40,7 +40,7 @@ static int unsettled(mxn_dataset_t *ds, int j, const char *kind, const char *wha
   return MXN_DS_ERR(ds, MXN_ERR_INCONSISTENT,
                     "%s: %s %s %lld is not the dataset's: the member changed since the "
                     "dataset was opened",
-                    ds->files[j]->path, kind, what, (long long)id);
+                    mxn__path(ds, j), kind, what, (long long)id);
 }
 
 /* While an open merges its members: what it keeps of members whose
@@ -56,8 +56,14 @@ struct mxn__merging {
   unsigned char *truth[MXN__NV];
   int rows[MXN__NV], cols[MXN__NV];
   mxn_error_t check;       /* the first member failing member_checks */
+  mxn__file_t *cur;        /* the scratch record being merged, or NULL */
   int all_orig, any_orig;  /* original element ids in every / some member */
 };
+
+/* The record member j's summary merges into: its own, or a scratch one. */
+static mxn__file_t *rec(const mxn_dataset_t *ds, int j) {
+  return ds->merging && ds->merging->cur ? ds->merging->cur : mxn__file_held(ds, j);
+}
 
 /* Mark variable x stored on object o in family v's gathered truth table,
  * growing it (by doubling) as blocks, sets and variables are added. */
@@ -168,7 +174,7 @@ static int *block_count(mxn_structure_t *s, int k) {
  * names kept for its spans. */
 static int merge_block_decl(mxn_dataset_t *ds, int j, int k, int64_t nblk, rbuf_t *r) {
   mxn_structure_t *s = &ds->s;
-  mxn__blocks_t *kb = &ds->files[j]->kb[k];
+  mxn__blocks_t *kb = &rec(ds, j)->kb[k];
   mxn_block_info_t **sb = block_list(s, k);
   int *nsb = block_count(s, k);
   int status = MXN_OK, *of;
@@ -180,7 +186,9 @@ static int merge_block_decl(mxn_dataset_t *ds, int j, int k, int64_t nblk, rbuf_
                                                                    sizeof *names);
   if (!names) return MXN_ERR_NOMEM;
   ds->decl_names[k] = names;
-  ARENA_ALLOC0(of, nblk);
+  /* rebuilt: into a buffer of its own first, to share the held one's */
+  if (ds->settled) MXN_ALLOC_RAW(of, nblk);
+  else ARENA_ALLOC0(of, nblk);
   for (int q = 0; q < nblk && !r->bad; q++) {
     int64_t id = r_i64(r);
     r_str(r, names[q], MXN_NAME_LEN);
@@ -199,8 +207,24 @@ static int merge_block_decl(mxn_dataset_t *ds, int j, int k, int64_t nblk, rbuf_
     of[q] = b;
   }
   kb->nblk = (int)nblk;
+  if (ds->settled) {
+    int *mine = of;
+    if (ds->decl_of[k] && ds->decl_of_n[k] == nblk && !memcmp(mine, ds->decl_of[k], (size_t)nblk * sizeof *of)) {
+      of = (int *)ds->decl_of[k];
+    } else if ((of = nblk > 0 ? mxn__arena_calloc(ds, (size_t)nblk, sizeof *of) : NULL)) {
+      memcpy(of, mine, (size_t)nblk * sizeof *of);
+    }
+    free(mine);
+    if (!of && nblk > 0) return MXN_ERR_NOMEM;
+  }
   kb->blk_of_file = of;
+  if (!(ds->merging && ds->merging->cur)) { /* held: in the dataset's arena */
+    ds->decl_of[k] = of;
+    ds->decl_of_n[k] = (int)nblk;
+  }
+  return status;
 done:
+  if (ds->settled) free(of);
   return status;
 }
 
@@ -208,7 +232,7 @@ done:
  * the union over members by id. */
 static int merge_set_decl(mxn_dataset_t *ds, int j, const int64_t *nsets_of, rbuf_t *r) {
   mxn_structure_t *s = &ds->s;
-  mxn__file_t *f = ds->files[j];
+  mxn__file_t *f = rec(ds, j);
   int status = MXN_OK;
   for (int sk = 0; sk < MXN__NSK && !r->bad; sk++) {
     int n = (int)nsets_of[sk];
@@ -220,7 +244,8 @@ static int merge_set_decl(mxn_dataset_t *ds, int j, const int64_t *nsets_of, rbu
     mxn_set_info_t **sets = set_list(s, sk);
     int *nsets = set_count(s, sk);
     int64_t *ids;
-    ARENA_ALLOC0(ids, n);
+    if (ds->settled) MXN_ALLOC_RAW(ids, n); /* as merge_block_decl's */
+    else ARENA_ALLOC0(ids, n);
     for (int k = 0; k < n && !r->bad; k++) {
       char name[MXN_NAME_LEN];
       ids[k] = r_i64(r);
@@ -228,6 +253,7 @@ static int merge_set_decl(mxn_dataset_t *ds, int j, const int64_t *nsets_of, rbu
       int q = find_set(*sets, *nsets, ids[k], k);
       if (q < 0 && ds->settled) {
         status = unsettled(ds, j, mxn__set_what[sk], "", ids[k]);
+        free(ids);
         goto done;
       }
       if (q < 0) {
@@ -239,7 +265,26 @@ static int merge_set_decl(mxn_dataset_t *ds, int j, const int64_t *nsets_of, rbu
         snprintf((*sets)[q].name, MXN_NAME_LEN, "%s", name);
     }
     f->sk[sk].nfile = n;
+    if (ds->settled) {
+      int64_t *mine = ids;
+      if (ds->decl_ids[sk] && ds->decl_ids_n[sk] == n &&
+          !memcmp(mine, ds->decl_ids[sk], (size_t)n * sizeof *ids)) {
+        ids = (int64_t *)ds->decl_ids[sk];
+      } else {
+        ids = mxn__arena_calloc(ds, (size_t)n, sizeof *ids);
+        if (ids) memcpy(ids, mine, (size_t)n * sizeof *ids);
+      }
+      free(mine);
+      if (!ids) {
+        status = MXN_ERR_NOMEM;
+        goto done;
+      }
+    }
     f->sk[sk].ids = ids;
+    if (!(ds->merging && ds->merging->cur)) {
+      ds->decl_ids[sk] = ids;
+      ds->decl_ids_n[sk] = n;
+    }
   }
 done:
   return status;
@@ -249,7 +294,7 @@ done:
  * arrays, shared. */
 static int same_decl(mxn_dataset_t *ds, int j, const int64_t *nblk_of, const int64_t *nsets_of) {
   if (j == 0) return 0;
-  mxn__file_t *f = ds->files[j], *p = ds->merging->prev;
+  mxn__file_t *f = rec(ds, j), *p = ds->merging->prev;
   if (!p) return 0;
   for (int k = 0; k < MXN__NBK; k++) {
     if (p->kb[k].nblk != nblk_of[k] || (nblk_of[k] > 0 && !ds->decl_names[k])) return 0;
@@ -270,7 +315,7 @@ static int same_decl(mxn_dataset_t *ds, int j, const int64_t *nblk_of, const int
  * index_members sorts them by structure block. */
 static int merge_block_runs(mxn_dataset_t *ds, int j, int k, rbuf_t *r) {
   mxn_structure_t *s = &ds->s;
-  mxn__file_t *f = ds->files[j];
+  mxn__file_t *f = rec(ds, j);
   mxn__blocks_t *kb = &f->kb[k];
   const char *what = mxn__blk_what[k];
   mxn_block_info_t *sb = *block_list(s, k);
@@ -343,7 +388,7 @@ done:
  * added to the structure's counts. */
 static int merge_set_runs(mxn_dataset_t *ds, int j, const int64_t *nsets_of, rbuf_t *r) {
   mxn_structure_t *s = &ds->s;
-  mxn__file_t *f = ds->files[j];
+  mxn__file_t *f = rec(ds, j);
   int status = MXN_OK;
   for (int sk = 0; sk < MXN__NSK && !r->bad; sk++) {
     if (nsets_of[sk] <= 0) continue;
@@ -398,7 +443,7 @@ static void fam_names(mxn_structure_t *s, int v, int **num, char (***names)[MXN_
  * index of each of the member's variables. A name the member lists twice
  * matches the dataset's variables of that name in turn. */
 static int merge_vars(mxn_dataset_t *ds, int j, int v, int n, char (*got)[MXN_NAME_LEN]) {
-  mxn__file_t *f = ds->files[j];
+  mxn__file_t *f = rec(ds, j);
   int status = MXN_OK;
   int *num;
   char(**names)[MXN_NAME_LEN];
@@ -469,7 +514,7 @@ done:
 static int merge_maps(mxn_dataset_t *ds, int j, const int64_t nmaps_of[MXN__NEK],
                       const int64_t nents_of[MXN__NEK], rbuf_t *r) {
   mxn_structure_t *s = &ds->s;
-  mxn__file_t *f = ds->files[j];
+  mxn__file_t *f = rec(ds, j);
   int status = MXN_OK;
   for (int e = 0; e < MXN__NEK && !r->bad; e++) {
     int nm = (int)nmaps_of[e];
@@ -508,7 +553,7 @@ done:
 
 static int merge_summary(mxn_dataset_t *ds, int j, const char *buf, size_t len) {
   mxn_structure_t *s = &ds->s;
-  mxn__file_t *f = ds->files[j];
+  mxn__file_t *f = rec(ds, j);
   rbuf_t rb = {buf, len, 0, 0}, *r = &rb;
   int status = (int)r_i64(r);
   /* a family's variable names, side by side here where there are few of
@@ -748,7 +793,7 @@ done:
 /* Member j's spans of block kind k, once the union is known: their truth
  * rows by the dataset's variables, sorted by structure block. */
 static int index_blocks(mxn_dataset_t *ds, int j, int k) {
-  mxn__file_t *f = ds->files[j];
+  mxn__file_t *f = rec(ds, j);
   mxn__blocks_t *kb = &f->kb[k];
   const mxn_var_list_t vl = mxn__bvars(&ds->s, k);
   const int fam = k == MXN__ELEM ? MXN__V_ELEM : k == MXN__EDGE ? MXN__V_EDGE : MXN__V_FACE;
@@ -775,7 +820,7 @@ done:
 
 /* Member j's spans of set kind sk, as index_blocks does its blocks'. */
 static int index_sets(mxn_dataset_t *ds, int j, int sk) {
-  mxn__file_t *f = ds->files[j];
+  mxn__file_t *f = rec(ds, j);
   mxn__sets_t *fs = &f->sk[sk];
   const mxn_var_list_t *vl = mxn__svars(&ds->s, sk);
   const int fam = MXN__V_SET0 + sk;
@@ -798,7 +843,7 @@ done:
 
 int mxn__member_index(mxn_dataset_t *ds, int j) {
   mxn_structure_t *s = &ds->s;
-  mxn__file_t *f = ds->files[j];
+  mxn__file_t *f = rec(ds, j);
   int status = MXN_OK;
   /* The member's own position of each dataset variable, -1 if absent. */
   for (int v = 0; v < MXN__NV; v++) {
@@ -818,7 +863,7 @@ done:
 /* Member j's checks that need no other member (its spans against its
  * entry counts, its id maps), error in ds->err. */
 static int member_checks(mxn_dataset_t *ds, int j) {
-  const mxn__file_t *f = ds->files[j];
+  const mxn__file_t *f = rec(ds, j);
   for (int k = 0; k < MXN__NBK; k++) {
     const mxn__blocks_t *kb = &f->kb[k];
     int64_t pos = 0;
@@ -852,7 +897,7 @@ static int member_checks(mxn_dataset_t *ds, int j) {
  * merge as the index reported it; original ids; nodal variables). */
 static void merge_facts(mxn_dataset_t *ds, int j) {
   struct mxn__merging *m = ds->merging;
-  const mxn__file_t *f = ds->files[j];
+  const mxn__file_t *f = rec(ds, j);
   mxn_error_t keep = ds->err;
   int st = member_checks(ds, j);
   if (st != MXN_OK && m->check.status == MXN_OK) m->check = ds->err;
@@ -883,13 +928,15 @@ static int own_decl(mxn_dataset_t *ds, mxn__file_t *f) {
     int *of;
     ARENA_ALLOC0(of, f->kb[k].nblk);
     if (of) memcpy(of, f->kb[k].blk_of_file, (size_t)f->kb[k].nblk * sizeof *of);
-    f->kb[k].blk_of_file = of;
+    f->kb[k].blk_of_file = ds->decl_of[k] = of;
+    ds->decl_of_n[k] = f->kb[k].nblk;
   }
   for (int sk = 0; sk < MXN__NSK; sk++) {
     int64_t *ids;
     ARENA_ALLOC0(ids, f->sk[sk].nfile);
     if (ids) memcpy(ids, f->sk[sk].ids, (size_t)f->sk[sk].nfile * sizeof *ids);
-    f->sk[sk].ids = ids;
+    f->sk[sk].ids = ds->decl_ids[sk] = ids;
+    ds->decl_ids_n[sk] = f->sk[sk].nfile;
   }
 done:
   return status;
@@ -909,7 +956,7 @@ int mxn__member_merge(mxn_dataset_t *ds, int j, const char *buf, size_t len) {
     m->all_orig = ds->nfiles > 0;
     ds->nodal_min = INT_MAX;
   }
-  mxn__file_t *f = ds->files[j];
+  mxn__file_t *f = mxn__file_held(ds, j);
   const int held = f != NULL;
   mxn__arena_state_t own = {0};
   if (!held) {
@@ -920,7 +967,7 @@ int mxn__member_merge(mxn_dataset_t *ds, int j, const char *buf, size_t len) {
     f->ncid = -1;
     f->rd = &ds->reads;
     if (!(f->path = mxn__path_dup(ds, j))) return MXN_ERR_NOMEM;
-    ds->files[j] = f;
+    m->cur = f;
     mxn__arena_swap(ds, &own);
   }
   m->same = 0;
@@ -929,7 +976,7 @@ int mxn__member_merge(mxn_dataset_t *ds, int j, const char *buf, size_t len) {
   if (status == MXN_OK) merge_facts(ds, j);
   if (!held) {
     mxn__arena_swap(ds, &own);
-    ds->files[j] = NULL;
+    m->cur = NULL;
     if (m->same) {
       mxn__arena_release(&own);
     } else {
@@ -983,7 +1030,7 @@ int mxn__dataset_finish(mxn_dataset_t *ds, int status, const char *path) {
   }
   if (status == MXN_OK) status = settle_truth(ds);
   for (int j = 0; j < ds->nfiles && status == MXN_OK; j++)
-    if (ds->files[j]) status = mxn__member_index(ds, j);
+    if (mxn__file_held(ds, j)) status = mxn__member_index(ds, j);
   if (status == MXN_OK) {
     ds->s.has_original_elem_ids = ds->merging && ds->merging->all_orig && ds->merging->any_orig;
     ds->s.num_files = ds->nfiles;

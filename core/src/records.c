@@ -22,7 +22,7 @@ char *mxn__path_dup(const mxn_dataset_t *ds, int j) {
 }
 
 const char *mxn__path(mxn_dataset_t *ds, int j) {
-  if (ds->files[j] && ds->files[j]->path) return ds->files[j]->path;
+  if (mxn__file_held(ds, j) && mxn__file_held(ds, j)->path) return mxn__file_held(ds, j)->path;
   char *p = mxn__path_dup(ds, j);
   if (!p) return "(member path: out of memory)";
   int at = ds->path_next++ % 4;
@@ -65,7 +65,10 @@ static int rebuild(mxn_dataset_t *ds, int j) {
   mxn__file_t *f = mxn__record_new(ds, j);
   if (!f) return MXN_DS_ERR(ds, MXN_ERR_NOMEM, "%s: out of memory", mxn__path(ds, j));
   f->nc_checked = 1;
-  ds->files[j] = f;
+  if (mxn__file_set(ds, j, f) != MXN_OK) {
+    mxn__record_free(ds, f);
+    return MXN_DS_ERR(ds, MXN_ERR_NOMEM, "%s: out of memory", mxn__path(ds, j));
+  }
   ds->decl_prev_j = -1; /* no "as member j-1": there is no j-1 here */
   /* Its header is metadata the open read already, not payload: the reads'
    * counters stay as they were (the member's open is counted). */
@@ -83,14 +86,31 @@ static int rebuild(mxn_dataset_t *ds, int j) {
   free(buf);
   if (status != MXN_OK) {
     if (ds->err.status == MXN_OK) MXN_DS_ERR(ds, status, "%s: %s", f->path, mxn_strerror(status));
-    ds->files[j] = NULL;
+    mxn__file_set(ds, j, NULL);
     mxn__record_free(ds, f);
   }
   return status;
 }
 
+int mxn__file_set(mxn_dataset_t *ds, int j, mxn__file_t *f) {
+  mxn__file_t ***pg = &ds->fpages[j >> MXN__FPAGE_BITS];
+  if (!*pg && !f) return MXN_OK;
+  if (!*pg && !(*pg = mxn__calloc(MXN__FPAGE, sizeof **pg))) return MXN_ERR_NOMEM;
+  (*pg)[j & (MXN__FPAGE - 1)] = f;
+  return MXN_OK;
+}
+
+int mxn__record_hold(mxn_dataset_t *ds, int j) {
+  mxn__file_t *f = mxn__record_new(ds, j);
+  if (!f || mxn__file_set(ds, j, f) != MXN_OK) {
+    mxn__record_free(ds, f);
+    return MXN_ERR_NOMEM;
+  }
+  return MXN_OK;
+}
+
 mxn__file_t *mxn__file(mxn_dataset_t *ds, int j) {
   if (j < 0 || j >= ds->nfiles) return NULL;
-  if (!ds->files[j] && rebuild(ds, j) != MXN_OK) return NULL;
-  return ds->files[j];
+  if (!mxn__file_held(ds, j) && rebuild(ds, j) != MXN_OK) return NULL;
+  return mxn__file_held(ds, j);
 }
