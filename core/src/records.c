@@ -69,6 +69,7 @@ static int rebuild(mxn_dataset_t *ds, int j) {
     mxn__record_free(ds, f);
     return MXN_DS_ERR(ds, MXN_ERR_NOMEM, "%s: out of memory", mxn__path(ds, j));
   }
+  mxn_error_clear(&ds->err); /* what fails below says so itself */
   ds->decl_prev_j = -1; /* no "as member j-1": there is no j-1 here */
   /* Its header is metadata the open read already, not payload: the reads'
    * counters stay as they were (the member's open is counted). */
