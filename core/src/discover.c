@@ -166,12 +166,12 @@ static int discover(mxn_dataset_t *ds, const char *path) {
   ds->reads.ncid = -1;
   if (!base) {
     ds->name_width = -1;
-    if (!(ds->name_base = strdup(path))) return MXN_ERR_NOMEM;
+    if (!(ds->name_base = strdup(path)) || !(ds->path0 = mxn__path_dup(ds, 0))) return MXN_ERR_NOMEM;
     return MXN_OK;
   }
   base[bl] = '\0';
   ds->name_width = width;
-  if (!(ds->name_base = strdup(base))) {
+  if (!(ds->name_base = strdup(base)) || !(ds->path0 = mxn__path_dup(ds, 0))) {
     status = MXN_ERR_NOMEM;
     goto done;
   }

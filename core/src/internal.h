@@ -365,6 +365,7 @@ struct mxn_dataset {
    * so a message naming two members has both. */
   char *path_ring[4];
   int path_next;
+  char *path0;             /* member 0's, kept: callers name the dataset by it */
   uint64_t use_clock;
   int open_count;
   mxn_io_counters_t io;

@@ -23,6 +23,7 @@ char *mxn__path_dup(const mxn_dataset_t *ds, int j) {
 
 const char *mxn__path(mxn_dataset_t *ds, int j) {
   if (mxn__file_held(ds, j) && mxn__file_held(ds, j)->path) return mxn__file_held(ds, j)->path;
+  if (j == 0 && ds->path0) return ds->path0;
   char *p = mxn__path_dup(ds, j);
   if (!p) return "(member path: out of memory)";
   int at = ds->path_next++ % 4;

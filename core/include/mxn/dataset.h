@@ -181,10 +181,10 @@ void mxn_dataset_destroy(mxn_dataset_t **ds);
 const mxn_structure_t *mxn_dataset_structure(const mxn_dataset_t *ds);
 
 /** Path of member j (0 <= j < M). Borrowed: valid until the handle is
- *  destroyed where the handle keeps member j's record (a serial open keeps
- *  every member's); otherwise (a collective open keeps its own members')
- *  made in a ring of four buffers of the handle, valid until four more such
- *  paths are asked for. Copy it to keep it. */
+ *  destroyed for member 0 and where the handle keeps member j's record (a
+ *  serial open keeps every member's); otherwise (a collective open keeps
+ *  its own members') made in a ring of four buffers of the handle, valid
+ *  until four more such paths are asked for. Copy it to keep it. */
 const char *mxn_dataset_file_path(const mxn_dataset_t *ds, int j);
 
 /**
