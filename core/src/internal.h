@@ -537,6 +537,9 @@ typedef struct mxn__arena_state {
 } mxn__arena_state_t;
 void mxn__arena_swap(mxn_dataset_t *ds, mxn__arena_state_t *other);
 void mxn__arena_release(mxn__arena_state_t *a);
+/* Empty it for reuse: its newest chunk kept (zeroed where used), the
+ * others freed. */
+void mxn__arena_reset(mxn__arena_state_t *a);
 /* Bytes of the arena's chunks, headers and unused room included (arena.c),
  * and of all the header metadata the dataset holds (dataset.c: what
  * mxn_load_stats_t.metadata_bytes reports). */
