@@ -52,8 +52,8 @@ struct mxn__merging {
   mxn__arena_state_t decl_keep; /* the arrays of the last member not held
                                    that declared its own blocks and sets */
   mxn__arena_state_t spare;     /* an emptied one, for the next such member
-                                   (a chunk zeroed per member cost a tenth
-                                   of the open at 16384 members) */
+                                   (a zeroed chunk each made the open of
+                                   16384 members slower than keeping them) */
   /* Variables stored per structure block or set (family v: [obj][var],
    * rows x cols as far as they have grown): the structure's truth tables. */
   unsigned char *truth[MXN__NV];
