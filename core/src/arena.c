@@ -56,3 +56,30 @@ void mxn__arena_free(mxn_dataset_t *ds) {
   }
   ds->arena_used = ds->arena_cap = 0;
 }
+
+void mxn__arena_swap(mxn_dataset_t *ds, mxn__arena_state_t *other) {
+  mxn__arena_state_t mine = {ds->arena, ds->arena_used, ds->arena_cap};
+  ds->arena = other->arena;
+  ds->arena_used = other->used;
+  ds->arena_cap = other->cap;
+  *other = mine;
+}
+
+void mxn__arena_reset(mxn__arena_state_t *a) {
+  if (!a->arena) return;
+  struct mxn__chunk *keep = a->arena, *rest = keep->next;
+  keep->next = NULL;
+  memset(keep->data, 0, a->used); /* handed out zeroed again */
+  a->used = 0;
+  mxn__arena_state_t others = {rest, 0, 0};
+  mxn__arena_release(&others);
+}
+
+void mxn__arena_release(mxn__arena_state_t *a) {
+  while (a->arena) {
+    struct mxn__chunk *c = a->arena;
+    a->arena = c->next;
+    free(c);
+  }
+  a->used = a->cap = 0;
+}

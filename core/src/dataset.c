@@ -31,10 +31,14 @@ int mxn_dataset_create(mxn_dataset_t **ds) {
 int mxn_dataset_open(mxn_dataset_t *ds, const char *path) {
   int status = mxn__dataset_discover(ds, path);
   if (status != MXN_OK) return status; /* it has said what it could not find */
-  /* the members stay open, up to the cap */
+  /* every member's record is kept; the members stay open, up to the cap */
   for (int j = 0; status == MXN_OK && j < ds->nfiles; j++) {
     char *buf = NULL;
     size_t len = 0;
+    if (mxn__record_hold(ds, j) != MXN_OK) {
+      status = MXN_DS_ERR(ds, MXN_ERR_NOMEM, "%s: out of memory", path);
+      break;
+    }
     status = mxn__member_summary(ds, j, 0, &buf, &len);
     if (status == MXN_OK) status = mxn__member_merge(ds, j, buf, len);
     free(buf);
@@ -58,7 +62,9 @@ int mxn_dataset_open(mxn_dataset_t *ds, const char *path) {
  * members R*M/N .. (R+1)*M/N-1 (the ones whose domains it publishes next),
  * the summaries go to every rank (one allgather), and every rank merges
  * all of them in member order, so the structure and any error are the same
- * everywhere while no rank opens every member. Collective; errors agreed. */
+ * everywhere while no rank opens every member. A rank keeps the records of
+ * its own members only; others are rebuilt where a phase uses them
+ * (mxn__file). Collective; errors agreed. */
 int mxn__dataset_open_members(MPI_Comm comm, mxn_dataset_t *ds, const char *path, mxn_error_t *e) {
   int N, R, status;
   MPI_Comm_size(comm, &N);
@@ -83,6 +89,9 @@ int mxn__dataset_open_members(MPI_Comm comm, mxn_dataset_t *ds, const char *path
   bdisp = mxn__calloc((size_t)N + 1, sizeof *bdisp);
   if (!bufs || !lens || !alllens || !mylens || !cnt || !disp || !bcnt || !bdisp)
     status = mxn_error_set(e, MXN_ERR_NOMEM, "out of memory on rank %d", R);
+  for (int j = fbeg; status == MXN_OK && j < fend; j++)
+    if (mxn__record_hold(ds, j) != MXN_OK)
+      status = mxn_error_set(e, MXN_ERR_NOMEM, "out of memory on rank %d", R);
   /* My members' summaries; after a failure the rest say "not read" (the
    * merge stops at the first failing member anyway). */
   int failed = 0;
@@ -146,7 +155,8 @@ int mxn__dataset_open_members(MPI_Comm comm, mxn_dataset_t *ds, const char *path
   /* Every member's header passed mxn__file_open's checks on the rank that
    * summarised it: a later first open here (a ghost layer, a re-balance)
    * needs no second look. */
-  for (int j = 0; status == MXN_OK && j < M; j++) ds->files[j].nc_checked = 1;
+  for (int j = 0; status == MXN_OK && j < M; j++)
+    if (mxn__file_held(ds, j)) mxn__file_held(ds, j)->nc_checked = 1;
 done:
   for (int j = 0; bufs && j < M; j++) free(bufs[j]);
   free(bufs);
@@ -213,17 +223,13 @@ static void free_structure(mxn_structure_t *s) {
 void mxn_dataset_destroy(mxn_dataset_t **pds) {
   if (!pds || !*pds) return;
   mxn_dataset_t *ds = *pds;
-  for (int j = 0; j < ds->nfiles; j++) {
-    mxn__file_t *f = &ds->files[j];
-    mxn__member_close(ds, f);
-    free(f->path);
-    /* their blocks', sets' and maps' arrays are in the arena */
-    for (int k = 0; k < MXN__NBK; k++)
-      for (int i = 0; i < f->kb[k].nspan; i++) free(f->kb[k].span[i].ent_off);
-    free(f->time_ok);
-    mxn__file_domain_free(f->dom);
-  }
-  free(ds->files);
+  mxn__merging_free(ds);
+  for (int j = 0; ds->fpages && j < ds->nfiles; j++) mxn__record_free(ds, mxn__file_held(ds, j));
+  for (int p = 0; ds->fpages && p < mxn__fpage_count(ds); p++) free(ds->fpages[p]);
+  free(ds->fpages);
+  free(ds->name_base);
+  free(ds->path0);
+  for (int i = 0; i < 4; i++) free(ds->path_ring[i]);
   free(ds->decl_prev);
   for (int k = 0; k < MXN__NBK; k++) free(ds->decl_names[k]);
   free(ds->reads.buf);
@@ -237,8 +243,9 @@ void mxn_dataset_destroy(mxn_dataset_t **pds) {
 /* The header metadata a rank holds for the dataset: the handle, the
  * structure's arrays (blocks with their attribute names, sets, maps,
  * variable names and truth tables, times), member 0's global variables
- * kept with its summary, the member records with their paths, and the
- * arena of per-member tables. Not the members' id maps (domains), the
+ * kept with its summary, a pointer per member, the member records held
+ * with their paths, and the arena of per-member tables. Not the paths
+ * made from the naming pattern for members without a record. Not the members' id maps (domains), the
  * poly blocks' offsets or read buffers: those are data, read on demand.
  * Sizes as the arrays are used, the arena's chunks as allocated. */
 int64_t mxn__dataset_metadata_bytes(const mxn_dataset_t *ds) {
@@ -267,9 +274,12 @@ int64_t mxn__dataset_metadata_bytes(const mxn_dataset_t *ds) {
   for (int k = 0; k < 7; k++) b += (size_t)vl[k]->num * (name + (size_t)nobj[k] * nint);
   b += (size_t)s->num_times * sizeof(double);
   if (ds->glob_vals) b += (size_t)s->num_times * (size_t)ds->glob_nvars * sizeof(double);
-  b += (size_t)ds->nfiles * sizeof *ds->files;
-  for (int j = 0; j < ds->nfiles; j++)
-    if (ds->files[j].path) b += strlen(ds->files[j].path) + 1;
+  for (int p = 0; ds->fpages && p < mxn__fpage_count(ds); p++)
+    b += sizeof *ds->fpages + (ds->fpages[p] ? MXN__FPAGE * sizeof **ds->fpages : 0);
+  if (ds->name_base) b += strlen(ds->name_base) + 1;
+  if (ds->path0) b += strlen(ds->path0) + 1;
+  for (int j = 0; ds->fpages && j < ds->nfiles; j++)
+    if (mxn__file_held(ds, j)) b += sizeof *mxn__file_held(ds, j) + strlen(mxn__file_held(ds, j)->path) + 1;
   return (int64_t)b;
 }
 
@@ -279,7 +289,8 @@ const mxn_structure_t *mxn_dataset_structure(const mxn_dataset_t *ds) {
 
 const char *mxn_dataset_file_path(const mxn_dataset_t *ds, int j) {
   if (!ds || j < 0 || j >= ds->nfiles) return NULL;
-  return ds->files[j].path;
+  /* a member without a record: its path made in the dataset's ring */
+  return mxn__path((mxn_dataset_t *)ds, j);
 }
 
 const char *mxn_dataset_errmsg(const mxn_dataset_t *ds) {

@@ -48,16 +48,8 @@ static int stem_member(const char *name, const char *stem, size_t stem_len, long
          parse_spread_name(name, &bl, M, rank, width) && bl == stem_len;
 }
 
-static char *member_name(const char *base, size_t base_len, long M, long r,
-                         int width) {
-  size_t cap = base_len + 48;
-  char *p = mxn__malloc(cap);
-  if (p) snprintf(p, cap, "%.*s.%ld.%0*ld", (int)base_len, base, M, width, r);
-  return p;
-}
-
 /* One listing of the directory of the set `base.M.*`: marks in present[]
- * the members ds->files[] names that are regular files there, and rejects
+ * the members the naming pattern names that are regular files there, and rejects
  * ranks >= M (stray files from another decomposition would otherwise be
  * silently ignored; reported after any missing member). A member the
  * listing leaves unsure (no type given, a link) is left unmarked, for a
@@ -91,14 +83,17 @@ static void scan_members(mxn_dataset_t *ds, const char *base, long M, char *pres
                  e->d_name, r, M);
       continue;
     }
-    const char *want = strrchr(ds->files[r].path, '/');
-    want = want ? want + 1 : ds->files[r].path;
+    char path[PATH_MAX];
+    mxn__path_make(ds, (int)r, path, sizeof path);
+    const char *want = strrchr(path, '/');
+    want = want ? want + 1 : path;
     if (e->d_type == DT_REG && strcmp(e->d_name, want) == 0) present[r] = 1;
   }
   closedir(d);
 }
 
-/* Find the member files for `path`; fills ds->files[].path. */
+/* Find the member files for `path`: their count and naming pattern (no
+ * records yet: the open makes those it keeps). */
 static int discover(mxn_dataset_t *ds, const char *path) {
   int status = MXN_OK;
   char *present = NULL;
@@ -160,29 +155,25 @@ static int discover(mxn_dataset_t *ds, const char *path) {
     return MXN_DS_ERR(ds, MXN_ERR_FILESET, "%s: file count %ld is out of range",
                       path, M);
   }
-  ds->files = mxn__calloc((size_t)M, sizeof *ds->files);
-  if (!ds->files) {
+  ds->nfiles = (int)M;
+  ds->fpages = mxn__calloc((size_t)mxn__fpage_count(ds), sizeof *ds->fpages);
+  if (!ds->fpages) {
     free(base);
     return MXN_ERR_NOMEM;
   }
   ds->nfiles = (int)M;
   ds->reads.io = &ds->io;
   ds->reads.ncid = -1;
-  for (long j = 0; j < M; j++) {
-    ds->files[j].ncid = -1;
-    ds->files[j].rd = &ds->reads;
-  }
   if (!base) {
-    ds->files[0].path = strdup(path);
-    if (!ds->files[0].path) return MXN_ERR_NOMEM;
+    ds->name_width = -1;
+    if (!(ds->name_base = strdup(path)) || !(ds->path0 = mxn__path_dup(ds, 0))) return MXN_ERR_NOMEM;
     return MXN_OK;
   }
-  for (long j = 0; j < M; j++) {
-    ds->files[j].path = member_name(base, bl, M, j, width);
-    if (!ds->files[j].path) {
-      status = MXN_ERR_NOMEM;
-      goto done;
-    }
+  base[bl] = '\0';
+  ds->name_width = width;
+  if (!(ds->name_base = strdup(base)) || !(ds->path0 = mxn__path_dup(ds, 0))) {
+    status = MXN_ERR_NOMEM;
+    goto done;
   }
   char stray[PATH_MAX + 512];
   if (!(present = mxn__calloc((size_t)M, 1))) {
@@ -191,10 +182,12 @@ static int discover(mxn_dataset_t *ds, const char *path) {
   }
   scan_members(ds, base, M, present, stray, sizeof stray);
   for (long j = 0; j < M; j++) {
-    if (!present[j] && !is_regular_file(ds->files[j].path)) {
+    if (present[j]) continue;
+    char mp[PATH_MAX];
+    mxn__path_make(ds, (int)j, mp, sizeof mp);
+    if (!is_regular_file(mp)) {
       status = MXN_DS_ERR(ds, MXN_ERR_FILESET,
-                          "%s: member %ld of the %ld-file set is missing",
-                          ds->files[j].path, j, M);
+                          "%s: member %ld of the %ld-file set is missing", mp, j, M);
       goto done;
     }
   }
@@ -209,7 +202,7 @@ done:
 int mxn__dataset_discover(mxn_dataset_t *ds, const char *path) {
   if (!ds) return MXN_ERR_ARG;
   if (!path || !*path) return MXN_DS_ERR(ds, MXN_ERR_ARG, "no dataset path given");
-  if (ds->opened || ds->files)
+  if (ds->opened || ds->fpages)
     return MXN_DS_ERR(ds, MXN_ERR_ARG, "%s: this handle already holds a dataset", path);
   mxn_error_clear(&ds->err);
   int status = discover(ds, path);

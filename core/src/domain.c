@@ -14,8 +14,8 @@ static int read_map(mxn_dataset_t *ds, int j, int e, int64_t n, int stored, int6
     for (int64_t i = 0; i < n; i++) out[i] = i + 1;
     return MXN_OK;
   }
-  if (mxn__m_rows(&ds->files[j], map_var[e], 0, 0, n, 1, out, 'l'))
-    return MXN_DS_ERR(ds, MXN_ERR_FORMAT, "%s: cannot read the %s id map", ds->files[j].path,
+  if (mxn__m_rows(mxn__file_held(ds, j), map_var[e], 0, 0, n, 1, out, 'l'))
+    return MXN_DS_ERR(ds, MXN_ERR_FORMAT, "%s: cannot read the %s id map", mxn__file_held(ds, j)->path,
                       mxn__ent_what[e]);
   ds->io.read_calls++;
   ds->io.bytes_read += n * (int64_t)sizeof(int64_t);
@@ -48,8 +48,14 @@ static int64_t *dom_take(int64_t **next, int64_t n) {
 static int fill_map(mxn_dataset_t *ds, int j, int e, int64_t n, int stored, int64_t *out) {
   const mxn_structure_t *s = &ds->s;
   if (e == MXN__ELEM && (s->id_fallback & MXN_IDS_ELEM_BY_POSITION)) {
+    /* (the records of the members before j, rebuilt where not held: a
+     * fallback for sets repeating element ids) */
     int64_t off = 0;
-    for (int i = 0; i < j; i++) off += ds->files[i].kb[MXN__ELEM].num;
+    for (int i = 0; i < j; i++) {
+      const mxn__file_t *fi = mxn__file(ds, i);
+      if (!fi) return ds->err.status;
+      off += fi->kb[MXN__ELEM].num;
+    }
     for (int64_t i = 0; i < n; i++) out[i] = off + i + 1;
     return MXN_OK;
   }
@@ -60,8 +66,8 @@ static int fill_map(mxn_dataset_t *ds, int j, int e, int64_t n, int stored, int6
   MXN_ALLOC_RAW(buf, 3 * n);
   double *xyz[3] = {buf, buf + n, buf + 2 * n};
   for (int64_t i = 0; i < n; i++) xyz[1][i] = xyz[2][i] = 0; /* absent axes */
-  if (mxn__m_coords(&ds->files[j], s->num_dim, 0, n, 1, xyz)) {
-    status = MXN_DS_ERR(ds, MXN_ERR_IO, "%s: cannot read the node coordinates", ds->files[j].path);
+  if (mxn__m_coords(mxn__file_held(ds, j), s->num_dim, 0, n, 1, xyz)) {
+    status = MXN_DS_ERR(ds, MXN_ERR_IO, "%s: cannot read the node coordinates", mxn__file_held(ds, j)->path);
     goto done;
   }
   ds->io.read_calls++;
@@ -96,7 +102,8 @@ static void note_repeat(mxn_dataset_t *ds, int j, int e, const int64_t *map, int
 
 int mxn_dataset_file_domain(mxn_dataset_t *ds, int j, const mxn_file_domain_t **out) {
   if (!ds || !out || !ds->opened || j < 0 || j >= ds->nfiles) return MXN_ERR_ARG;
-  mxn__file_t *f = &ds->files[j];
+  mxn__file_t *f = mxn__file(ds, j);
+  if (!f) return ds->err.status;
   if (f->dom) {
     *out = f->dom;
     return MXN_OK;
@@ -176,8 +183,9 @@ done:
 
 void mxn__dataset_drop_domains(mxn_dataset_t *ds) {
   for (int j = 0; ds && j < ds->nfiles; j++) {
-    mxn__file_domain_free(ds->files[j].dom);
-    ds->files[j].dom = NULL; /* read again by mxn_dataset_file_domain() if asked */
+    if (!mxn__file_held(ds, j)) continue;
+    mxn__file_domain_free(mxn__file_held(ds, j)->dom);
+    mxn__file_held(ds, j)->dom = NULL; /* read again by mxn_dataset_file_domain() if asked */
   }
 }
 
@@ -207,7 +215,9 @@ int mxn_dataset_file_block(const mxn_dataset_t *ds, int j, int b, int64_t *start
   if (!ds || !ds->opened || j < 0 || j >= ds->nfiles || b < 0 || b >= ds->s.num_blocks || !start ||
       !count)
     return MXN_ERR_ARG;
-  const mxn__blocks_t *kb = &ds->files[j].kb[MXN__ELEM];
+  const mxn__file_t *f = mxn__file((mxn_dataset_t *)ds, j); /* rebuilt where not held */
+  if (!f) return ds->err.status;
+  const mxn__blocks_t *kb = &f->kb[MXN__ELEM];
   const mxn__span_t *sp = mxn__span_of(kb, b);
   int declared = 0;
   *start = *count = 0;

@@ -83,11 +83,11 @@ static int all_ids(mxn_dataset_t *ds, int e, mxn_idset_t *out) {
   int status = MXN_OK;
   int64_t total = 0;
   mxn_gid_t *cat = NULL;
-  for (int j = 0; j < ds->nfiles; j++) total += mxn__dom_set(ds->files[j].dom, e)->n;
+  for (int j = 0; j < ds->nfiles; j++) total += mxn__dom_set(mxn__file_dom(ds, j), e)->n;
   MXN_ALLOC(cat, total);
   int64_t k = 0;
   for (int j = 0; j < ds->nfiles; j++) {
-    const mxn_idset_t *s = mxn__dom_set(ds->files[j].dom, e);
+    const mxn_idset_t *s = mxn__dom_set(mxn__file_dom(ds, j), e);
     if (s->n) memcpy(cat + k, s->ids, (size_t)s->n * sizeof *cat);
     k += s->n;
   }
@@ -106,13 +106,13 @@ static int marked_ids(mxn_dataset_t *ds, int e, char **mark, const mxn_idset_t *
   int64_t total = extra ? extra->n : 0;
   for (int j = 0; j < ds->nfiles; j++)
     if (mark && mark[j])
-      for (int64_t l = 0; l < mxn__dom_n(ds->files[j].dom, e); l++) total += mark[j][l];
+      for (int64_t l = 0; l < mxn__dom_n(mxn__file_dom(ds, j), e); l++) total += mark[j][l];
   MXN_ALLOC(gids, total);
   int64_t k = 0;
   for (int j = 0; j < ds->nfiles; j++)
     if (mark && mark[j]) {
-      const mxn_gid_t *map = mxn__dom_map(ds->files[j].dom, e);
-      for (int64_t l = 0; l < mxn__dom_n(ds->files[j].dom, e); l++)
+      const mxn_gid_t *map = mxn__dom_map(mxn__file_dom(ds, j), e);
+      for (int64_t l = 0; l < mxn__dom_n(mxn__file_dom(ds, j), e); l++)
         if (mark[j][l]) gids[k++] = map[l];
     }
   if (extra && extra->n) memcpy(gids + k, extra->ids, (size_t)extra->n * sizeof *gids);
@@ -132,18 +132,18 @@ static int cover_pref(mxn_dataset_t *ds, int e, const mxn_idset_t *P, char *cand
   mxn_cover_t rest;
   memset(&rest, 0, sizeof rest);
   for (int j = 0; j < M; j++)
-    F[j] = cand[j] ? *mxn__dom_set(ds->files[j].dom, e) : (mxn_idset_t)MXN_IDSET_INIT;
+    F[j] = cand[j] ? *mxn__dom_set(mxn__file_dom(ds, j), e) : (mxn_idset_t)MXN_IDSET_INIT;
   MXN_CHECK(mxn__cover_greedy(P, F, M, 0, out));
   if (out->uncovered.n == 0) goto done;
   for (int j = 0; j < M; j++)
     F[j] = (allowed && !allowed[j]) ? (mxn_idset_t)MXN_IDSET_INIT
-                                    : *mxn__dom_set(ds->files[j].dom, e);
+                                    : *mxn__dom_set(mxn__file_dom(ds, j), e);
   MXN_CHECK(mxn__cover_greedy(&out->uncovered, F, M, 0, &rest));
   if (rest.nparts == 0) goto done;
   for (int c = 0; c < rest.nparts; c++) cand[rest.parts[c].file] = 1;
   mxn_cover_free(out);
   for (int j = 0; j < M; j++)
-    F[j] = cand[j] ? *mxn__dom_set(ds->files[j].dom, e) : (mxn_idset_t)MXN_IDSET_INIT;
+    F[j] = cand[j] ? *mxn__dom_set(mxn__file_dom(ds, j), e) : (mxn_idset_t)MXN_IDSET_INIT;
   MXN_CHECK(mxn__cover_greedy(P, F, M, 0, out));
 done:
   mxn_cover_free(&rest);
@@ -178,7 +178,7 @@ static int read_maps(mxn_dataset_t *ds, mxn_piece_t *piece) {
     }
     for (int i = 0; i < nseg; i++) {
       segment_t *sg = &segs[i];
-      const mxn__file_t *f = &ds->files[sg->file];
+      const mxn__file_t *f = mxn__file_held(ds, sg->file); /* held: its domain made the segment */
       int64_t base = e == MXN__NODE ? 0 : mxn__blk_start(&f->kb[e], sg->block);
       for (int m = 0; m < nmaps; m++) {
         int fm = mxn__file_map(f, e, maps[m].id);
@@ -227,7 +227,7 @@ int mxn__nfaced_nodes(mxn_dataset_t *ds, mxn_piece_t *piece, int b) {
         status = MXN_DS_ERR(ds, MXN_ERR_FORMAT,
                             "%s: element block %lld: polyhedron %lld refers to a face the "
                             "piece lacks",
-                            ds->files[0].path, (long long)s->blocks[b].id,
+                            mxn__path(ds, 0), (long long)s->blocks[b].id,
                             (long long)pb->elem_ids[k]);
         goto done;
       }
@@ -352,7 +352,7 @@ static int read_coords(mxn_dataset_t *ds, mxn_piece_t *piece) {
       ds->io.read_calls += run->stride > 1 ? nd : 1;
       if (bad) {
         status = MXN_DS_ERR(ds, MXN_ERR_IO, "%s: cannot read coordinates of nodes %lld..%lld",
-                            ds->files[sg->file].path, (long long)run->start + 1,
+                            mxn__path(ds, sg->file), (long long)run->start + 1,
                             (long long)(run->start + (run->n - 1) * (run->stride > 1 ? run->stride : 1) + 1));
         goto done;
       }
@@ -388,11 +388,22 @@ static int prefer_nodal_vars(mxn_dataset_t *ds, const mxn_idset_t *PN, int *file
   int status = MXN_OK, *have = NULL, fewest = nv;
   int64_t *at = NULL;
   *moved = 0;
-  MXN_ALLOC(have, M);
-  for (int j = 0; j < M; j++) have[j] = nodal_vars_of(&ds->files[j], nv);
-  for (int64_t i = 0; i < PN->n; i++)
-    if (have[file[i]] < fewest) fewest = have[file[i]];
+  if (ds->nodal_min >= nv) goto done; /* every member has them all (the open's merge) */
+  /* The fewest among the members read from (held: their domains are) */
+  for (int64_t i = 0; i < PN->n; i++) {
+    int h = nodal_vars_of(mxn__file_held(ds, file[i]), nv);
+    if (h < fewest) fewest = h;
+  }
   if (fewest == nv) goto done; /* every node already read from a member with them all */
+  MXN_ALLOC(have, M);
+  for (int j = 0; j < M; j++) { /* (records rebuilt where not held: rare) */
+    const mxn__file_t *f = mxn__file(ds, j);
+    if (!f) {
+      status = ds->err.status;
+      goto done;
+    }
+    have[j] = nodal_vars_of(f, nv);
+  }
   MXN_ALLOC_RAW(at, PN->n);
   for (int j = 0; j < M; j++) {
     if (have[j] <= fewest) continue;
@@ -424,15 +435,14 @@ static int plan_nodes(mxn_dataset_t *ds, mxn_piece_t *piece, const mxn_extract_o
   pair_t *pairs = NULL;
   int *file = NULL;
   int64_t *pos = NULL, *cnt = NULL;
-  int partial = 0;
-  for (int j = 0; j < ds->nfiles && ds->nfiles > 1 && !partial; j++)
-    partial = nodal_vars_of(&ds->files[j], s->num_node_vars) < s->num_node_vars;
+  /* some member lacks a nodal variable (said by the open's merge) */
+  int partial = ds->nfiles > 1 && ds->nodal_min < s->num_node_vars;
   if (partial) {
     MXN_ALLOC_RAW(file, PN->n);
     MXN_ALLOC_RAW(pos, PN->n);
     for (int c = 0; c < cov->nparts; c++) {
       const mxn_cover_part_t *cp = &cov->parts[c];
-      const mxn_file_domain_t *d = ds->files[cp->file].dom;
+      const mxn_file_domain_t *d = mxn__file_dom(ds, cp->file);
       for (int64_t i = 0; i < cp->E.n; i++) {
         file[cp->mp[i]] = cp->file;
         pos[cp->mp[i]] = d->node_pos[cp->mf[i]];
@@ -460,7 +470,7 @@ static int plan_nodes(mxn_dataset_t *ds, mxn_piece_t *piece, const mxn_extract_o
     MXN_ALLOC(plan->node_seg, cov->nparts);
     for (int c = 0; c < cov->nparts; c++) {
       const mxn_cover_part_t *cp = &cov->parts[c];
-      const mxn_file_domain_t *d = ds->files[cp->file].dom;
+      const mxn_file_domain_t *d = mxn__file_dom(ds, cp->file);
       for (int64_t i = 0; i < cp->E.n; i++) pairs[i] = (pair_t){d->node_pos[cp->mf[i]], cp->mp[i]};
       segment_t *sg = &plan->node_seg[plan->nnode_seg++];
       sg->file = cp->file;
@@ -501,7 +511,7 @@ static int renumber(mxn_dataset_t *ds, mxn_piece_t *piece, const mxn_idset_t P[M
     if (P[e].n == 0) continue;
     for (int j = 0; j < M; j++) {
       if (!cand[j]) continue;
-      const mxn_file_domain_t *d = ds->files[j].dom;
+      const mxn_file_domain_t *d = mxn__file_dom(ds, j);
       int64_t n = mxn__dom_n(d, e);
       MXN_ALLOC(l2p[e][j], n);
       for (int64_t l = 0; l < n; l++) l2p[e][j][l] = -1;
@@ -628,18 +638,18 @@ int mxn_extract(mxn_dataset_t *ds, const mxn_idset_t *want,
                         "%s: the %d files hold %lld distinct elements but their "
                         "Nemesis data declares %lld: a member is duplicated or "
                         "from another decomposition",
-                        ds->files[0].path, M, (long long)P[MXN__ELEM].n,
+                        mxn__path(ds, 0), M, (long long)P[MXN__ELEM].n,
                         (long long)s->num_elements_global);
     goto done;
   }
   for (int j = 0; j < M; j++) /* borrowed */
-    F[j] = (allowed && !allowed[j]) ? (mxn_idset_t)MXN_IDSET_INIT : ds->files[j].dom->elems;
+    F[j] = (allowed && !allowed[j]) ? (mxn_idset_t)MXN_IDSET_INIT : mxn__file_dom(ds, j)->elems;
   MXN_CHECK(mxn__cover_greedy(&P[MXN__ELEM], F, M, 0, &cov[MXN__ELEM]));
   if (cov[MXN__ELEM].uncovered.n > 0) {
     status = MXN_DS_ERR(ds, MXN_ERR_NOTFOUND,
                         "%s: %lld wanted element ids are in no file of the set "
                         "(first: %lld)",
-                        ds->files[0].path, (long long)cov[MXN__ELEM].uncovered.n,
+                        mxn__path(ds, 0), (long long)cov[MXN__ELEM].uncovered.n,
                         (long long)cov[MXN__ELEM].uncovered.ids[0]);
     goto done;
   }
@@ -666,7 +676,7 @@ int mxn_extract(mxn_dataset_t *ds, const mxn_idset_t *want,
     MXN_CHECK(cover_pref(ds, e, &P[e], cand, allowed, F, &cov[e]));
     if (cov[e].uncovered.n > 0) {
       status = MXN_DS_ERR(ds, MXN_ERR_NOTFOUND, "%s: %s %lld is in no file of the set",
-                          ds->files[0].path, mxn__ent_what[e],
+                          mxn__path(ds, 0), mxn__ent_what[e],
                           (long long)cov[e].uncovered.ids[0]);
       goto done;
     }
@@ -761,7 +771,7 @@ int mxn__piece_from_records(mxn_dataset_t *ds, int64_t n, const int64_t *const *
     if (s->blocks[b].edges_per_elem > 0 || s->blocks[b].faces_per_elem > 0 || s->blocks[b].poly)
       return MXN_DS_ERR(ds, MXN_ERR_UNSUPPORTED,
                         "%s: element block %lld refers to edges or faces, or is polygonal",
-                        ds->files[0].path, (long long)s->blocks[b].id);
+                        mxn__path(ds, 0), (long long)s->blocks[b].id);
   MXN_CHECK(piece_shell(s, &piece));
 
   /* Check each record against the structure, order elements by block and id. */
@@ -774,7 +784,7 @@ int mxn__piece_from_records(mxn_dataset_t *ds, int64_t n, const int64_t *const *
       status = MXN_DS_ERR(ds, MXN_ERR_INCONSISTENT,
                           "%s: element %lld: its owner's record (block index %lld, %lld nodes) "
                           "does not match the structure",
-                          ds->files[0].path, (long long)r[0], (long long)b, (long long)npe);
+                          mxn__path(ds, 0), (long long)r[0], (long long)b, (long long)npe);
       goto done;
     }
     el[i] = (known_elem_t){(int)b, r[0], r};

@@ -11,7 +11,9 @@
 /* Lazily allocated per-member marks of used entries of entity kind e. */
 static int mark_of(mxn_dataset_t *ds, char **mark, int j, int e) {
   if (mark[j]) return MXN_OK;
-  int64_t n = mxn__file_count(&ds->files[j], e);
+  const mxn__file_t *f = mxn__file(ds, j);
+  if (!f) return ds->err.status;
+  int64_t n = mxn__file_count(f, e);
   mark[j] = mxn__calloc((size_t)n + 1, 1);
   return mark[j] ? MXN_OK : MXN_ERR_NOMEM;
 }
@@ -24,7 +26,7 @@ static int read_poly_conn(mxn_dataset_t *ds, mxn_piece_t *piece, int k, const se
                           const mxn_block_info_t *bi, mxn_piece_block_t *pb,
                           char **mark[MXN__NEK]) {
   int status = MXN_OK, varid, q = -1, nd = 0;
-  mxn__file_t *f = &ds->files[sg->file];
+  mxn__file_t *f = mxn__file_held(ds, sg->file); /* held: its domain made the segment */
   const mxn__blocks_t *kb = &f->kb[k];
   mxn__plan_t *plan = piece->plan;
   const int64_t *eo;
@@ -97,7 +99,7 @@ static int read_block_segment(mxn_dataset_t *ds, mxn_piece_t *piece, int k, cons
   mxn__plan_t *plan = piece->plan;
   const char *what = mxn__blk_what[k];
   int status = MXN_OK;
-  mxn__file_t *f = &ds->files[sg->file];
+  mxn__file_t *f = mxn__file_held(ds, sg->file); /* held: its domain made the segment */
   const mxn_block_info_t *bi = &sb[sg->block];
   mxn_piece_block_t *pb = &pblocks[sg->block];
   int npe = bi->nodes_per_elem, epe = bi->edges_per_elem, fpe = bi->faces_per_elem;
@@ -227,7 +229,7 @@ int mxn__read_blocks(mxn_dataset_t *ds, mxn_piece_t *piece, int k, const mxn_ids
   MXN_ALLOC_RAW(blk_of, P->n);
   for (int c = 0; c < cov->nparts; c++) {
     const mxn_cover_part_t *cp = &cov->parts[c];
-    const mxn__file_t *f = &ds->files[cp->file];
+    const mxn__file_t *f = mxn__file_held(ds, cp->file); /* held: its domain is in the cover */
     const int64_t *pos = mxn__dom_pos(f->dom, k);
     for (int64_t i = 0; i < cp->E.n; i++) {
       int64_t p = cp->mp[i], fpos = pos[cp->mf[i]];
@@ -277,7 +279,7 @@ int mxn__read_blocks(mxn_dataset_t *ds, mxn_piece_t *piece, int k, const mxn_ids
     if (!sb[b].poly) continue;
     const int64_t *eo;
     MXN_CHECK(mxn__poly_offsets(ds, file_of[p], k, b, &eo));
-    int64_t rel = fpos_of[p] - mxn__blk_start(&ds->files[file_of[p]].kb[k], b);
+    int64_t rel = fpos_of[p] - mxn__blk_start(&mxn__file_held(ds, file_of[p])->kb[k], b);
     int64_t *off = sb[b].poly == MXN_POLY_NFACED ? pblocks[b].face_off : pblocks[b].conn_off;
     off[idx_in_blk[p] + 1] = eo[rel + 1] - eo[rel];
   }
@@ -296,12 +298,13 @@ int mxn__read_blocks(mxn_dataset_t *ds, mxn_piece_t *piece, int k, const mxn_ids
    * P bucketed with one counting pass over the members' spans (each
    * member's one after the other: no table of members x blocks). */
   MXN_ALLOC(span0, M + 1);
-  for (int j = 0; j < M; j++) span0[j + 1] = span0[j] + ds->files[j].kb[k].nspan;
+  /* (the cover's members are held; others have no entry of P) */
+  for (int j = 0; j < M; j++) span0[j + 1] = span0[j] + (mxn__file_held(ds, j) ? mxn__file_held(ds, j)->kb[k].nspan : 0);
   const int64_t nkey = span0[M];
   MXN_ALLOC(key_of, P->n);
   MXN_ALLOC(seg_count, nkey);
   for (int64_t p = 0; p < P->n; p++) {
-    const mxn__blocks_t *kb = &ds->files[file_of[p]].kb[k];
+    const mxn__blocks_t *kb = &mxn__file_held(ds, file_of[p])->kb[k];
     key_of[p] = span0[file_of[p]] + (mxn__span_of(kb, blk_of[p]) - kb->span);
     seg_count[key_of[p]]++;
   }
@@ -313,7 +316,7 @@ int mxn__read_blocks(mxn_dataset_t *ds, mxn_piece_t *piece, int k, const mxn_ids
   MXN_ALLOC(fill, nkey + 1);
   for (int64_t i = 0; i < nkey; i++) start[i + 1] = start[i] + seg_count[i];
   for (int64_t p = 0; p < P->n; p++) {
-    const mxn__blocks_t *kb = &ds->files[file_of[p]].kb[k];
+    const mxn__blocks_t *kb = &mxn__file_held(ds, file_of[p])->kb[k];
     int64_t key = key_of[p];
     pairs[start[key] + fill[key]++] =
         (pair_t){fpos_of[p] - kb->span[key - span0[file_of[p]]].start, idx_in_blk[p]};
@@ -323,7 +326,7 @@ int mxn__read_blocks(mxn_dataset_t *ds, mxn_piece_t *piece, int k, const mxn_ids
       if (seg_count[key] == 0) continue;
       segment_t *sg = &plan->seg[k][plan->nseg[k]++];
       sg->file = j;
-      sg->block = ds->files[j].kb[k].span[key - span0[j]].b;
+      sg->block = mxn__file_held(ds, j)->kb[k].span[key - span0[j]].b;
       MXN_CHECK(mxn__segment_sort(plan, sg, pairs + start[key], seg_count[key]));
     }
   {

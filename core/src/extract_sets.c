@@ -51,8 +51,9 @@ typedef struct {
 static int poly_side_nodes(mxn_dataset_t *ds, faces_cache_t *fc, int j, int b, int64_t rel,
                            int side, int *out) {
   const mxn_structure_t *s = &ds->s;
-  mxn__file_t *f = &ds->files[j];
+  mxn__file_t *f = mxn__file(ds, j);
   int status = MXN_OK, varid, q = -1;
+  if (!f) return ds->err.status;
   const int64_t *eo;
   *out = -1;
   MXN_CHECK(mxn__poly_offsets(ds, j, MXN__ELEM, b, &eo));
@@ -243,21 +244,27 @@ static void set_spans_free(set_spans_t *b) {
   MXN_FREE(b->span);
 }
 
-static int spans_by_set(const mxn_dataset_t *ds, const char *cand, int sk, int nsets,
+static int spans_by_set(mxn_dataset_t *ds, const char *cand, int sk, int nsets,
                         set_spans_t *b) {
   int status = MXN_OK;
   set_spans_free(b);
   MXN_ALLOC(b->start, (size_t)nsets + 1);
   for (int j = 0; j < ds->nfiles; j++) {
-    const mxn__sets_t *fs = &ds->files[j].sk[sk];
-    for (int i = 0; cand[j] && i < fs->nspan; i++) b->start[fs->span[i].q + 1]++;
+    if (!cand[j]) continue;
+    const mxn__file_t *f = mxn__file(ds, j);
+    if (!f) {
+      status = ds->err.status;
+      goto done;
+    }
+    const mxn__sets_t *fs = &f->sk[sk];
+    for (int i = 0; i < fs->nspan; i++) b->start[fs->span[i].q + 1]++;
   }
   for (int q = 0; q < nsets; q++) b->start[q + 1] += b->start[q];
   MXN_ALLOC(b->file, (size_t)b->start[nsets] + 1);
   MXN_ALLOC(b->span, (size_t)b->start[nsets] + 1);
   for (int j = 0; j < ds->nfiles; j++) {
     if (!cand[j]) continue;
-    const mxn__sets_t *fs = &ds->files[j].sk[sk];
+    const mxn__sets_t *fs = &mxn__file_held(ds, j)->sk[sk]; /* made above */
     for (int i = 0; i < fs->nspan; i++) {
       int64_t r = b->start[fs->span[i].q]++;
       b->file[r] = j;
@@ -328,7 +335,7 @@ int mxn__read_sets(mxn_dataset_t *ds, mxn_piece_t *piece, const char *cand,
       int64_t nitems = 0, ndf = 0, cap_items = 0, cap_df = 0;
       for (int64_t r = by_set.start[q]; r < by_set.start[q + 1]; r++) {
         int j = by_set.file[r];
-        mxn__file_t *f = &ds->files[j];
+        mxn__file_t *f = mxn__file_held(ds, j); /* held: spans_by_set made it */
         const mxn__set_span_t *sr = &f->sk[sk].span[by_set.span[r]];
         int64_t n = sr->count, nd = sr->df;
         if (n <= 0) continue;
@@ -495,7 +502,7 @@ int mxn__read_set_vars(mxn_dataset_t *ds, mxn_piece_t *piece, int step) {
   for (int64_t r = 0; r < nrun; r++) {
     const int j = runs[r].j, sk = runs[r].sk, q = runs[r].q;
     const int64_t a = runs[r].a, b = runs[r].b;
-    const mxn__file_t *f = &ds->files[j];
+    const mxn__file_t *f = mxn__file_held(ds, j); /* held: its spans made the run */
     int nsets;
     const mxn_set_info_t *sets = mxn__ssets(s, sk, &nsets);
     const mxn_var_list_t *vl = mxn__svars(s, sk);

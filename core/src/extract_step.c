@@ -82,16 +82,23 @@ static int read_globals(mxn_dataset_t *ds, mxn_piece_t *piece, int step) {
     return MXN_OK;
   }
   MXN_ALLOC(src, n);
-  for (int d = 0; d < n; d++) {
+  for (int d = 0; d < n; d++) { /* (member 0 as a rule: records rebuilt where not held) */
     int j = 0;
-    while (j < ds->nfiles - 1 && mxn__var_pos(&ds->files[j], MXN__V_GLOBAL, d) < 0) j++;
+    const mxn__file_t *f;
+    while ((f = mxn__file(ds, j)) && j < ds->nfiles - 1 && mxn__var_pos(f, MXN__V_GLOBAL, d) < 0) j++;
+    if (!f) {
+      status = ds->err.status;
+      goto done;
+    }
     src[d] = j;
   }
   for (int j = 0; j < ds->nfiles && left > 0; j++) {
-    const mxn__file_t *f = &ds->files[j];
-    int nj = f->nvar[MXN__V_GLOBAL], any = 0;
+    int any = 0;
     for (int d = 0; d < n; d++) any |= src[d] == j;
-    if (!any || nj <= 0) continue;
+    if (!any) continue;
+    const mxn__file_t *f = mxn__file_held(ds, j); /* made above */
+    int nj = f->nvar[MXN__V_GLOBAL];
+    if (nj <= 0) continue;
     if (j == 0 && ds->glob_vals && ds->glob_nvars == nj) {
       for (int d = 0; d < n; d++)
         if (src[d] == 0) {
@@ -127,7 +134,7 @@ int mxn_piece_read_step(mxn_dataset_t *ds, mxn_piece_t *piece, int step) {
   const mxn_structure_t *s = &ds->s;
   if (step < 0 || step >= s->num_times)
     return MXN_DS_ERR(ds, MXN_ERR_ARG, "%s: time step %d does not exist (the dataset has %d)",
-                      ds->files[0].path, step + 1, s->num_times);
+                      mxn__path(ds, 0), step + 1, s->num_times);
   mxn__plan_t *plan = piece->plan;
   int status = MXN_OK;
   MXN_CHECK(mxn__files_recheck(ds, step));
@@ -150,7 +157,7 @@ int mxn_piece_read_step(mxn_dataset_t *ds, mxn_piece_t *piece, int step) {
     for (int v = 0; v < s->num_node_vars; v++) {
       if (!piece->node_vars[v]) continue; /* not selected */
       segment_t *sg = &plan->node_seg[i];
-      int p = mxn__var_pos(&ds->files[sg->file], MXN__V_NODAL, v);
+      int p = mxn__var_pos(mxn__file_held(ds, sg->file), MXN__V_NODAL, v);
       if (p < 0) {
         /* A member without the variable: no value (NaN). */
         for (int64_t e = 0; e < sg->n; e++) piece->node_vars[v][sg->dst[e]] = NAN;
@@ -169,7 +176,7 @@ int mxn_piece_read_step(mxn_dataset_t *ds, mxn_piece_t *piece, int step) {
         if ((status = read_var_run(ds, plan, f, step, -1, p, varid, run)) != MXN_OK) {
           if (status == MXN_ERR_IO)
             MXN_DS_ERR(ds, MXN_ERR_IO, "%s: cannot read nodal variable '%s' at step %d",
-                       ds->files[sg->file].path, s->node_var_names[v], step + 1);
+                       mxn__path(ds, sg->file), s->node_var_names[v], step + 1);
           goto done;
         }
         for (int64_t e = run->first; e < run->first + run->n; e++)
@@ -184,7 +191,7 @@ int mxn_piece_read_step(mxn_dataset_t *ds, mxn_piece_t *piece, int step) {
     const int fam = k == MXN__ELEM ? MXN__V_ELEM : k == MXN__EDGE ? MXN__V_EDGE : MXN__V_FACE;
     for (int i = 0; i < plan->nseg[k]; i++) {
       segment_t *sg = &plan->seg[k][i];
-      const mxn__file_t *f = &ds->files[sg->file];
+      const mxn__file_t *f = mxn__file_held(ds, sg->file); /* held: its domain made the segment */
       mxn_piece_block_t *pb = &pblocks[sg->block];
       for (int v = 0; v < vl.num; v++) {
         if (!pb->elem_vars[v]) continue;

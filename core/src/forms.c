@@ -127,7 +127,7 @@ int mxn_join(const char *in, const char *out, const mxn_form_opts_t *opts,
      * copy of each is kept, and their vtkGhostType means nothing in one
      * file, so it is dropped. */
     int64_t held = 0;
-    for (int j = 0; j < ds->nfiles; j++) held += ds->files[j].dom ? ds->files[j].dom->elems.n : 0;
+    for (int j = 0; j < ds->nfiles; j++) held += mxn__file_dom(ds, j) ? mxn__file_dom(ds, j)->elems.n : 0;
     int has_ghost_var = 0;
     for (int v = 0; v < s->num_elem_vars; v++)
       has_ghost_var |= strcmp(s->elem_var_names[v], MXN_GHOST_VAR) == 0;

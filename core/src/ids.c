@@ -33,10 +33,14 @@ static int coord_grid(MPI_Comm comm, mxn_dataset_t *ds, int fbeg, int fend, mxn_
   double box[6] = {DBL_MAX, DBL_MAX, DBL_MAX, DBL_MAX, DBL_MAX, DBL_MAX}; /* lo, -hi */
   double *buf = NULL;
   for (int j = fbeg; j < fend && status == MXN_OK; j++) {
-    int64_t n = ds->files[j].num_nodes;
+    const mxn__file_t *f = mxn__file(ds, j);
+    if (!f) {
+      status = ds->err.status;
+      break;
+    }
+    int64_t n = f->num_nodes;
     if (n == 0) continue;
-    const mxn__file_t *f = mxn__file_open(ds, j, &status);
-    if (!f) break;
+    if (!(f = mxn__file_open(ds, j, &status))) break;
     free(buf);
     MXN_ALLOC_RAW_OR(buf, 3 * n, read_done);
     double *xyz[3] = {buf, buf + n, buf + 2 * n};
@@ -95,7 +99,7 @@ void mxn__ids_elems_repeated(mxn_dataset_t *ds, int file, int other, int64_t id,
   snprintf(s->id_warning, sizeof s->id_warning,
            "%s: element id %lld is also stored in %s, %s: element ids are not used: elements "
            "are numbered by member and position (member offset + position)",
-           ds->files[file].path, (long long)id, ds->files[other].path, why);
+           mxn__path(ds, file), (long long)id, mxn__path(ds, other), why);
   if (s->num_elements_global >= 0) s->num_elements_global = s->num_elements_sum;
   mxn__dataset_drop_domains(ds);
 }
@@ -111,7 +115,7 @@ static int repeated_across(mxn_dataset_t *ds, mxn_error_t *err) {
   if (!all) return mxn_error_set(err, MXN_ERR_NOMEM, "out of memory comparing the members' element ids");
   int64_t n = 0;
   for (int j = 0; j < ds->nfiles; j++) {
-    const mxn_file_domain_t *d = ds->files[j].dom;
+    const mxn_file_domain_t *d = mxn__file_dom(ds, j);
     for (int64_t q = 0; d && q < d->num_elements && n < s->num_elements_sum; q++, n++)
       all[n] = (mxn__copy_t){d->elem_map[q], q, j, 0};
   }
@@ -165,7 +169,7 @@ int mxn__ids_settle(MPI_Comm comm, mxn_dataset_t *ds, int fbeg, int fend, mxn_er
   if (g->dup_file[MXN__EDGE] >= 0 || g->dup_file[MXN__FACE] >= 0) {
     int e = g->dup_file[MXN__EDGE] >= 0 ? MXN__EDGE : MXN__FACE;
     status = mxn_error_set(err, MXN_ERR_FORMAT, "%s: %s id %lld appears more than once in the id map",
-                           ds->files[g->dup_file[e]].path, mxn__ent_what[e],
+                           mxn__path(ds, g->dup_file[e]), mxn__ent_what[e],
                            (long long)g->dup_id[e]);
     goto done;
   }
@@ -193,14 +197,14 @@ int mxn__ids_settle(MPI_Comm comm, mxn_dataset_t *ds, int fbeg, int fend, mxn_er
   char why[MXN_ERRMSG_LEN / 2];
   if (g->dup_file[MXN__NODE] >= 0)
     snprintf(why, sizeof why, "%s: node id %lld appears more than once in the member's id map",
-             ds->files[g->dup_file[MXN__NODE]].path, (long long)g->dup_id[MXN__NODE]);
+             mxn__path(ds, g->dup_file[MXN__NODE]), (long long)g->dup_id[MXN__NODE]);
   else if (g->conflict_file >= 0)
     snprintf(why, sizeof why, "%s: node id %lld is at another point in %s",
-             ds->files[g->conflict_file].path, (long long)g->conflict_id,
-             ds->files[g->conflict_other].path);
+             mxn__path(ds, g->conflict_file), (long long)g->conflict_id,
+             mxn__path(ds, g->conflict_other));
   else
     snprintf(why, sizeof why, "%s: element id %lld appears more than once in the member's id map",
-             ds->files[g->dup_file[MXN__ELEM]].path, (long long)g->dup_id[MXN__ELEM]);
+             mxn__path(ds, g->dup_file[MXN__ELEM]), (long long)g->dup_id[MXN__ELEM]);
   if (bad_nodes)
     snprintf(s->id_warning, sizeof s->id_warning,
              "%s: the id maps are not used: nodes are matched by their coordinates (within "
@@ -248,7 +252,7 @@ static int print_of(mxn_dataset_t *ds, int j, int64_t pos, print_t *p) {
   int status = MXN_OK;
   const mxn_file_domain_t *d;
   if ((status = mxn_dataset_file_domain(ds, j, &d)) != MXN_OK) return status;
-  mxn__file_t *f = &ds->files[j];
+  mxn__file_t *f = mxn__file_held(ds, j); /* held: its domain is */
   const mxn__blocks_t *kb = &f->kb[MXN__ELEM];
   p->block = -1;
   p->sum = p->mix = 0;

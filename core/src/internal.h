@@ -351,7 +351,22 @@ struct mxn_dataset {
   mxn_error_t err;
   mxn_structure_t s;
   int nfiles;
-  mxn__file_t *files;
+  /* Member records, NULL where not held: a serial open holds every
+   * member's; a collective open only those of the members the rank
+   * summarised, and others are rebuilt from their headers on first use
+   * (mxn__file, records.c). In pages of MXN__FPAGE members, made where a
+   * member of the page is held (mxn__file_held, mxn__file_set): a rank
+   * keeps a pointer per page, not per member, for members it never uses. */
+  mxn__file_t ***fpages;
+  /* How members are named (discover.c): name_base.M.j, j zero-padded to
+   * name_width digits; name_width < 0: one member, name_base itself. */
+  char *name_base;
+  int name_width;
+  /* Paths of members without a record (mxn_dataset_file_path): a ring,
+   * so a message naming two members has both. */
+  char *path_ring[4];
+  int path_next;
+  char *path0;             /* member 0's, kept: callers name the dataset by it */
   uint64_t use_clock;
   int open_count;
   mxn_io_counters_t io;
@@ -382,6 +397,17 @@ struct mxn_dataset {
   /* While members are merged (merge.c): the last member's block names by
    * kind, for a later member that declares the same blocks. */
   char (*decl_names[MXN__NBK])[MXN_NAME_LEN];
+  struct mxn__merging *merging; /* while members are merged (merge.c) */
+  int nodal_min;           /* fewest nodal variables a member lists */
+  /* The declarations (block and set lists) of the last record held, which
+   * a record rebuilt later shares where it declares the same (merge.c). */
+  const int *decl_of[MXN__NBK];
+  int decl_of_n[MXN__NBK];
+  const int64_t *decl_ids[MXN__NSK];
+  int decl_ids_n[MXN__NSK];
+  /* Merging a member rebuilt after the open (records.c): the structure is
+   * settled, so the merge only looks up, adds nothing and counts nothing. */
+  int settled;
 };
 
 /* Member j open for reads (through netCDF, capped): the member, or NULL
@@ -389,6 +415,47 @@ struct mxn_dataset {
  * Exodus 6.02 opens files for reading: each read goes to the file, and a
  * strided read (nc_get_vars) makes one read call per entry. */
 mxn__file_t *mxn__file_open(mxn_dataset_t *ds, int j, int *status);
+/* Member j's record: the one held, or else rebuilt from its header (opened,
+ * summarised, merged into the settled structure and indexed) and held from
+ * then on; NULL with the error in ds->err (naming the member) if it cannot
+ * be (records.c). */
+mxn__file_t *mxn__file(mxn_dataset_t *ds, int j);
+/* Member j's record if held, else NULL (nothing read): for facts only held
+ * members can have (an open handle, a domain read). */
+#define MXN__FPAGE_BITS 6
+#define MXN__FPAGE (1 << MXN__FPAGE_BITS)
+static inline int mxn__fpage_count(const mxn_dataset_t *ds) {
+  return (ds->nfiles + MXN__FPAGE - 1) >> MXN__FPAGE_BITS;
+}
+static inline mxn__file_t *mxn__file_held(const mxn_dataset_t *ds, int j) {
+  mxn__file_t **pg = ds->fpages[j >> MXN__FPAGE_BITS];
+  return pg ? pg[j & (MXN__FPAGE - 1)] : NULL;
+}
+static inline const mxn_file_domain_t *mxn__file_dom(const mxn_dataset_t *ds, int j) {
+  const mxn__file_t *f = mxn__file_held(ds, j);
+  return f ? f->dom : NULL;
+}
+/* Hold f (NULL: none) as member j's record; MXN_ERR_NOMEM if its page
+ * cannot be made (records.c). */
+int mxn__file_set(mxn_dataset_t *ds, int j, mxn__file_t *f);
+/* A new record held for member j (mxn__record_new); MXN_ERR_NOMEM. */
+int mxn__record_hold(mxn_dataset_t *ds, int j);
+/* Member j's path (records.c): its record's where held, else made from
+ * the naming pattern into the dataset's ring of paths (valid until four
+ * more are made). */
+const char *mxn__path(mxn_dataset_t *ds, int j);
+/* Member j's path made from the pattern into out (cap bytes), or malloc'd. */
+void mxn__path_make(const mxn_dataset_t *ds, int j, char *out, size_t cap);
+char *mxn__path_dup(const mxn_dataset_t *ds, int j);
+/* What an open that failed while merging members leaves (merge.c). */
+void mxn__merging_free(mxn_dataset_t *ds);
+/* A new record for member j, its path made from the pattern (NULL: out of
+ * memory), and one freed with what it holds (closed first). */
+mxn__file_t *mxn__record_new(mxn_dataset_t *ds, int j);
+void mxn__record_free(mxn_dataset_t *ds, mxn__file_t *f);
+/* Member j's per-member index once the structure is known (merge.c: its
+ * variables' positions, truth rows by the dataset's variables, spans sorted). */
+int mxn__member_index(mxn_dataset_t *ds, int j);
 /* Reads by netCDF variable of an open member: its id for `name` (-1 if
  * absent), its dimension count and lengths, and values at start/count
  * (stride NULL: 1) as double ('d'), int64 ('l') or text ('c'), through
@@ -488,6 +555,17 @@ int mxn__h5_get(mxn__h5_t *h, int v, const size_t *start, const size_t *count,
  * NULL out of memory. */
 void *mxn__arena_calloc(mxn_dataset_t *ds, size_t n, size_t size);
 void mxn__arena_free(mxn_dataset_t *ds);
+/* An arena set aside: the merge gives a member whose record it does not
+ * keep an arena of its own (swapped in and out), freed with the record. */
+typedef struct mxn__arena_state {
+  struct mxn__chunk *arena;
+  size_t used, cap;
+} mxn__arena_state_t;
+void mxn__arena_swap(mxn_dataset_t *ds, mxn__arena_state_t *other);
+void mxn__arena_release(mxn__arena_state_t *a);
+/* Empty it for reuse: its newest chunk kept (zeroed where used), the
+ * others freed. */
+void mxn__arena_reset(mxn__arena_state_t *a);
 /* Bytes of the arena's chunks, headers and unused room included (arena.c),
  * and of all the header metadata the dataset holds (dataset.c: what
  * mxn_load_stats_t.metadata_bytes reports). */

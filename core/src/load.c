@@ -77,7 +77,7 @@ void mxn_load_close(mxn_load_t **pld) {
 /* Is the element at position `pos` of member `file` in a selected block? */
 static int block_selected(const mxn_dataset_t *ds, const int *selection, int file, int64_t pos) {
   if (!selection) return 1;
-  const mxn__span_t *run = mxn__span_at(&ds->files[file].kb[MXN__ELEM], pos);
+  const mxn__span_t *run = mxn__span_at(&mxn__file_held(ds, file)->kb[MXN__ELEM], pos); /* held: its domain is */
   return run && selection[run->b] != 0;
 }
 
@@ -144,7 +144,7 @@ static int publish_domains(mxn__load_ctx_t *c) {
   if ((status = mxn_agree(ld->comm, status, e)) != MXN_OK) return status;
   int64_t k = 0;
   for (int j = c->fbeg; j < c->fend; j++) {
-    const mxn_file_domain_t *d = ds->files[j].dom;
+    const mxn_file_domain_t *d = mxn__file_dom(ds, j);
     for (int64_t q = 0; q < d->num_elements; q++) {
       c->pub_ids[k] = d->elem_map[q];
       c->pub_file[k] = j;

@@ -47,10 +47,10 @@ void mxn__member_close(mxn_dataset_t *ds, mxn__file_t *f) {
 static int close_one(mxn_dataset_t *ds, int keep) {
   int victim = -1;
   for (int j = 0; j < ds->nfiles; j++)
-    if (j != keep && is_open(&ds->files[j]) &&
-        (victim < 0 || ds->files[j].last_use > ds->files[victim].last_use))
+    if (j != keep && mxn__file_held(ds, j) && is_open(mxn__file_held(ds, j)) &&
+        (victim < 0 || mxn__file_held(ds, j)->last_use > mxn__file_held(ds, victim)->last_use))
       victim = j;
-  if (victim >= 0) mxn__member_close(ds, &ds->files[victim]);
+  if (victim >= 0) mxn__member_close(ds, mxn__file_held(ds, victim));
   return victim >= 0;
 }
 
@@ -464,7 +464,8 @@ static int nc_open_nocache(const char *path, int *id) {
 
 /* Open member j where it is not open yet (capped: see close_one). */
 static int open_member(mxn_dataset_t *ds, int j) {
-  mxn__file_t *f = &ds->files[j];
+  mxn__file_t *f = mxn__file(ds, j);
+  if (!f) return ds->err.status != MXN_OK ? ds->err.status : MXN_ERR_ARG;
   f->last_use = ++ds->use_clock;
   if (is_open(f)) return MXN_OK;
   while (ds->open_count + 1 > ds->max_open && close_one(ds, j)) continue;
@@ -605,7 +606,7 @@ void mxn__members_keep(mxn_dataset_t *ds, const char *need, int light_ok) {
 
 mxn__file_t *mxn__file_open(mxn_dataset_t *ds, int j, int *status) {
   *status = open_member(ds, j);
-  return *status == MXN_OK ? &ds->files[j] : NULL;
+  return *status == MXN_OK ? mxn__file_held(ds, j) : NULL;
 }
 
 int mxn__m_var(const mxn__file_t *f, const char *name) {
@@ -826,9 +827,10 @@ int mxn__m_coords(const mxn__file_t *f, int nd, int64_t first, int64_t n, int64_
 
 int mxn__step_time_check(mxn_dataset_t *ds, int j, int step) {
   const mxn_structure_t *s = &ds->s;
-  mxn__file_t *f = &ds->files[j];
   int nt = s->num_times, status = MXN_OK;
   if (j == 0 || step <= 0 || step >= nt - 1) return MXN_OK; /* compared at the open */
+  mxn__file_t *f = mxn__file(ds, j);
+  if (!f) return ds->err.status;
   if (f->time_ok && (f->time_ok[step >> 3] >> (step & 7) & 1)) return MXN_OK;
   if (!f->time_ok && !(f->time_ok = mxn__calloc((size_t)nt / 8 + 1, 1))) return MXN_ERR_NOMEM;
   const mxn__file_t *of = mxn__file_open(ds, j, &status);
@@ -842,17 +844,17 @@ int mxn__step_time_check(mxn_dataset_t *ds, int j, int step) {
   ds->io.bytes_read += (int64_t)sizeof(double);
   if (!mxn__same_time(t, s->times[step]))
     return MXN_DS_ERR(ds, MXN_ERR_INCONSISTENT, "%s: time step %d is %.17g, in %s it is %.17g",
-                      f->path, step + 1, t, ds->files[0].path, s->times[step]);
+                      f->path, step + 1, t, mxn__path(ds, 0), s->times[step]);
   f->time_ok[step >> 3] |= (unsigned char)(1u << (step & 7));
   return MXN_OK;
 }
 
 int mxn__files_recheck(mxn_dataset_t *ds, int step) {
   for (int j = 0; j < ds->nfiles; j++) {
-    const mxn__file_t *f = &ds->files[j];
+    const mxn__file_t *f = mxn__file_held(ds, j); /* members without a record are closed */
     struct stat st;
     /* the path Exodus opened */
-    if (!is_open(f) || stat(f->path, &st) != 0) continue;
+    if (!f || !is_open(f) || stat(f->path, &st) != 0) continue;
     if ((int64_t)st.st_size < f->open_size)
       return MXN_DS_ERR(ds, MXN_ERR_IO,
                         "%s: cut short since it was opened (%lld bytes now, %lld "
@@ -870,7 +872,8 @@ int mxn__files_recheck(mxn_dataset_t *ds, int step) {
  * ex_get_partial_conn, whose start/count for NSIDED/NFACED blocks are
  * positions in the flat reference list, not entries. */
 int mxn__poly_offsets(mxn_dataset_t *ds, int j, int k, int b, const int64_t **off) {
-  mxn__file_t *f = &ds->files[j];
+  mxn__file_t *f = mxn__file(ds, j);
+  if (!f) return ds->err.status;
   mxn__blocks_t *kb = &f->kb[k];
   int nb, status = MXN_OK, q = -1, varid;
   const mxn_block_info_t *sb = mxn__sblocks(&ds->s, k, &nb);

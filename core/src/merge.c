@@ -3,6 +3,7 @@
  * member by structure block and set. */
 #include "summary.h"
 
+#include <limits.h>
 #include <stdio.h>
 
 /* Position of block (set) `id` in the structure's list, or -1. Members
@@ -31,6 +32,92 @@ static int grow(void **p, size_t elem, int n) {
   *p = q;
   memset((char *)q + elem * (size_t)n, 0, elem);
   return MXN_OK;
+}
+
+/* A member rebuilt after the open (records.c) declaring what the dataset
+ * has not: its header changed since. */
+static int unsettled(mxn_dataset_t *ds, int j, const char *kind, const char *what, int64_t id) {
+  return MXN_DS_ERR(ds, MXN_ERR_INCONSISTENT,
+                    "%s: %s %s %lld is not the dataset's: the member changed since the "
+                    "dataset was opened",
+                    mxn__path(ds, j), kind, what, (long long)id);
+}
+
+/* While an open merges its members: what it keeps of members whose
+ * records it drops, and the facts later phases ask of every member. */
+struct mxn__merging {
+  mxn__file_t *scratch[2]; /* records of members not held, by parity */
+  mxn__file_t *prev;       /* member j-1's record (for "as member j-1") */
+  int prev_held, same;     /* ... whether held; whether j said "as j-1" */
+  mxn__arena_state_t decl_keep; /* the arrays of the last member not held
+                                   that declared its own blocks and sets */
+  mxn__arena_state_t spare;     /* an emptied one, for the next such member
+                                   (a zeroed chunk each made the open of
+                                   16384 members slower than keeping them) */
+  /* Variables stored per structure block or set (family v: [obj][var],
+   * rows x cols as far as they have grown): the structure's truth tables. */
+  unsigned char *truth[MXN__NV];
+  int rows[MXN__NV], cols[MXN__NV];
+  mxn_error_t check;       /* the first member failing member_checks */
+  mxn__file_t *cur;        /* the scratch record being merged, or NULL */
+  int all_orig, any_orig;  /* original element ids in every / some member */
+};
+
+/* The record member j's summary merges into: its own, or a scratch one. */
+static mxn__file_t *rec(const mxn_dataset_t *ds, int j) {
+  return ds->merging && ds->merging->cur ? ds->merging->cur : mxn__file_held(ds, j);
+}
+
+/* Mark variable x stored on object o in family v's gathered truth table,
+ * growing it (by doubling) as blocks, sets and variables are added. */
+static int pend_mark(struct mxn__merging *m, int v, int o, int x) {
+  if (x >= m->cols[v]) {
+    int nc = m->cols[v] * 2 > x + 1 ? m->cols[v] * 2 : x + 8;
+    unsigned char *t = mxn__calloc((size_t)(m->rows[v] > 0 ? m->rows[v] : 1) * (size_t)nc, 1);
+    if (!t) return MXN_ERR_NOMEM;
+    for (int r = 0; r < m->rows[v]; r++)
+      memcpy(t + (size_t)r * (size_t)nc, m->truth[v] + (size_t)r * (size_t)m->cols[v], (size_t)m->cols[v]);
+    free(m->truth[v]);
+    m->truth[v] = t;
+    m->cols[v] = nc;
+  }
+  if (o >= m->rows[v]) {
+    int nr = m->rows[v] * 2 > o + 1 ? m->rows[v] * 2 : o + 16;
+    unsigned char *t = mxn__realloc(m->truth[v], (size_t)nr * (size_t)m->cols[v]);
+    if (!t) return MXN_ERR_NOMEM;
+    memset(t + (size_t)m->rows[v] * (size_t)m->cols[v], 0, (size_t)(nr - m->rows[v]) * (size_t)m->cols[v]);
+    m->truth[v] = t;
+    m->rows[v] = nr;
+  }
+  m->truth[v][(size_t)o * (size_t)m->cols[v] + (size_t)x] = 1;
+  return MXN_OK;
+}
+
+/* Member f's truth rows of family v (by its own variables) into the
+ * gathered table: a variable exists on a block or set where some member
+ * stores it and holds entries there. */
+static int pend_truth(mxn_dataset_t *ds, const mxn__file_t *f, int v) {
+  struct mxn__merging *m = ds->merging;
+  const int n = f->nvar[v];
+  const int *rows;
+  int nrow, status = MXN_OK;
+  if (v == MXN__V_ELEM || v == MXN__V_EDGE || v == MXN__V_FACE) {
+    const mxn__blocks_t *kb = &f->kb[v == MXN__V_ELEM ? MXN__ELEM : v == MXN__V_EDGE ? MXN__EDGE : MXN__FACE];
+    rows = kb->truth;
+    nrow = kb->nspan;
+    for (int i = 0; i < nrow; i++)
+      for (int k = 0; k < n; k++)
+        if (rows[(int64_t)i * n + k]) MXN_CHECK(pend_mark(m, v, kb->span[i].b, f->var_of[v][k]));
+  } else {
+    const mxn__sets_t *fs = &f->sk[v - MXN__V_SET0];
+    rows = fs->truth;
+    nrow = fs->nspan;
+    for (int i = 0; i < nrow; i++)
+      for (int k = 0; k < n && fs->span[i].count > 0; k++)
+        if (rows[(int64_t)i * n + k]) MXN_CHECK(pend_mark(m, v, fs->span[i].q, f->var_of[v][k]));
+  }
+done:
+  return status;
 }
 
 /* n zeroed elements for ptr from the dataset's arena (freed only with the
@@ -90,7 +177,7 @@ static int *block_count(mxn_structure_t *s, int k) {
  * names kept for its spans. */
 static int merge_block_decl(mxn_dataset_t *ds, int j, int k, int64_t nblk, rbuf_t *r) {
   mxn_structure_t *s = &ds->s;
-  mxn__blocks_t *kb = &ds->files[j].kb[k];
+  mxn__blocks_t *kb = &rec(ds, j)->kb[k];
   mxn_block_info_t **sb = block_list(s, k);
   int *nsb = block_count(s, k);
   int status = MXN_OK, *of;
@@ -102,12 +189,18 @@ static int merge_block_decl(mxn_dataset_t *ds, int j, int k, int64_t nblk, rbuf_
                                                                    sizeof *names);
   if (!names) return MXN_ERR_NOMEM;
   ds->decl_names[k] = names;
-  ARENA_ALLOC0(of, nblk);
+  /* rebuilt: into a buffer of its own first, to share the held one's */
+  if (ds->settled) MXN_ALLOC_RAW(of, nblk);
+  else ARENA_ALLOC0(of, nblk);
   for (int q = 0; q < nblk && !r->bad; q++) {
     int64_t id = r_i64(r);
     r_str(r, names[q], MXN_NAME_LEN);
     if (r->bad) break;
     int b = find_block(*sb, *nsb, id, q);
+    if (b < 0 && ds->settled) {
+      status = unsettled(ds, j, mxn__blk_what[k], "block", id);
+      goto done;
+    }
     if (b < 0) {
       MXN_CHECK(grow((void **)sb, sizeof **sb, *nsb));
       b = (*nsb)++;
@@ -117,8 +210,24 @@ static int merge_block_decl(mxn_dataset_t *ds, int j, int k, int64_t nblk, rbuf_
     of[q] = b;
   }
   kb->nblk = (int)nblk;
+  if (ds->settled) {
+    int *mine = of;
+    if (ds->decl_of[k] && ds->decl_of_n[k] == nblk && !memcmp(mine, ds->decl_of[k], (size_t)nblk * sizeof *of)) {
+      of = (int *)ds->decl_of[k];
+    } else if ((of = nblk > 0 ? mxn__arena_calloc(ds, (size_t)nblk, sizeof *of) : NULL)) {
+      memcpy(of, mine, (size_t)nblk * sizeof *of);
+    }
+    free(mine);
+    if (!of && nblk > 0) return MXN_ERR_NOMEM;
+  }
   kb->blk_of_file = of;
+  if (!(ds->merging && ds->merging->cur)) { /* held: in the dataset's arena */
+    ds->decl_of[k] = of;
+    ds->decl_of_n[k] = (int)nblk;
+  }
+  return status;
 done:
+  if (ds->settled) free(of);
   return status;
 }
 
@@ -126,7 +235,7 @@ done:
  * the union over members by id. */
 static int merge_set_decl(mxn_dataset_t *ds, int j, const int64_t *nsets_of, rbuf_t *r) {
   mxn_structure_t *s = &ds->s;
-  mxn__file_t *f = &ds->files[j];
+  mxn__file_t *f = rec(ds, j);
   int status = MXN_OK;
   for (int sk = 0; sk < MXN__NSK && !r->bad; sk++) {
     int n = (int)nsets_of[sk];
@@ -138,21 +247,47 @@ static int merge_set_decl(mxn_dataset_t *ds, int j, const int64_t *nsets_of, rbu
     mxn_set_info_t **sets = set_list(s, sk);
     int *nsets = set_count(s, sk);
     int64_t *ids;
-    ARENA_ALLOC0(ids, n);
+    if (ds->settled) MXN_ALLOC_RAW(ids, n); /* as merge_block_decl's */
+    else ARENA_ALLOC0(ids, n);
     for (int k = 0; k < n && !r->bad; k++) {
       char name[MXN_NAME_LEN];
       ids[k] = r_i64(r);
       r_str(r, name, sizeof name);
       int q = find_set(*sets, *nsets, ids[k], k);
+      if (q < 0 && ds->settled) {
+        status = unsettled(ds, j, mxn__set_what[sk], "", ids[k]);
+        free(ids);
+        goto done;
+      }
       if (q < 0) {
         MXN_CHECK(grow((void **)sets, sizeof **sets, *nsets));
         q = (*nsets)++;
         (*sets)[q].id = ids[k];
       }
-      if ((*sets)[q].name[0] == '\0') snprintf((*sets)[q].name, MXN_NAME_LEN, "%s", name);
+      if ((*sets)[q].name[0] == '\0' && !ds->settled)
+        snprintf((*sets)[q].name, MXN_NAME_LEN, "%s", name);
     }
     f->sk[sk].nfile = n;
+    if (ds->settled) {
+      int64_t *mine = ids;
+      if (ds->decl_ids[sk] && ds->decl_ids_n[sk] == n &&
+          !memcmp(mine, ds->decl_ids[sk], (size_t)n * sizeof *ids)) {
+        ids = (int64_t *)ds->decl_ids[sk];
+      } else {
+        ids = mxn__arena_calloc(ds, (size_t)n, sizeof *ids);
+        if (ids) memcpy(ids, mine, (size_t)n * sizeof *ids);
+      }
+      free(mine);
+      if (!ids) {
+        status = MXN_ERR_NOMEM;
+        goto done;
+      }
+    }
     f->sk[sk].ids = ids;
+    if (!(ds->merging && ds->merging->cur)) {
+      ds->decl_ids[sk] = ids;
+      ds->decl_ids_n[sk] = n;
+    }
   }
 done:
   return status;
@@ -162,7 +297,8 @@ done:
  * arrays, shared. */
 static int same_decl(mxn_dataset_t *ds, int j, const int64_t *nblk_of, const int64_t *nsets_of) {
   if (j == 0) return 0;
-  mxn__file_t *f = &ds->files[j], *p = &ds->files[j - 1];
+  mxn__file_t *f = rec(ds, j), *p = ds->merging->prev;
+  if (!p) return 0;
   for (int k = 0; k < MXN__NBK; k++) {
     if (p->kb[k].nblk != nblk_of[k] || (nblk_of[k] > 0 && !ds->decl_names[k])) return 0;
     f->kb[k].nblk = p->kb[k].nblk;
@@ -182,7 +318,7 @@ static int same_decl(mxn_dataset_t *ds, int j, const int64_t *nblk_of, const int
  * index_members sorts them by structure block. */
 static int merge_block_runs(mxn_dataset_t *ds, int j, int k, rbuf_t *r) {
   mxn_structure_t *s = &ds->s;
-  mxn__file_t *f = &ds->files[j];
+  mxn__file_t *f = rec(ds, j);
   mxn__blocks_t *kb = &f->kb[k];
   const char *what = mxn__blk_what[k];
   mxn_block_info_t *sb = *block_list(s, k);
@@ -225,6 +361,10 @@ static int merge_block_runs(mxn_dataset_t *ds, int j, int k, rbuf_t *r) {
                           bi->edges_per_elem, bi->faces_per_elem, bi->num_attr);
       goto done;
     }
+    if (!known && ds->settled) {
+      status = unsettled(ds, j, what, "block", bi->id);
+      goto done;
+    }
     if (!known) {
       snprintf(bi->type, sizeof bi->type, "%s", topo);
       bi->nodes_per_elem = (int)npe;
@@ -238,6 +378,7 @@ static int merge_block_runs(mxn_dataset_t *ds, int j, int k, rbuf_t *r) {
       r_str(r, an, sizeof an);
       if (!known) snprintf(bi->attr_names[a], MXN_NAME_LEN, "%s", an);
     }
+    if (ds->settled) continue; /* counted when the dataset was opened */
     if (bi->name[0] == '\0') snprintf(bi->name, sizeof bi->name, "%s", ds->decl_names[k][q]);
     bi->num_elements += num_entry;
     bi->num_conn += span->conn;
@@ -250,7 +391,7 @@ done:
  * added to the structure's counts. */
 static int merge_set_runs(mxn_dataset_t *ds, int j, const int64_t *nsets_of, rbuf_t *r) {
   mxn_structure_t *s = &ds->s;
-  mxn__file_t *f = &ds->files[j];
+  mxn__file_t *f = rec(ds, j);
   int status = MXN_OK;
   for (int sk = 0; sk < MXN__NSK && !r->bad; sk++) {
     if (nsets_of[sk] <= 0) continue;
@@ -272,6 +413,7 @@ static int merge_set_runs(mxn_dataset_t *ds, int j, const int64_t *nsets_of, rbu
       }
       int q = find_set(sets, nsets, fs->ids[k], (int)k);
       fs->span[i] = (mxn__set_span_t){.q = q, .k = (int)k, .count = cnt, .df = ndf};
+      if (ds->settled) continue;
       sets[q].num_entries += cnt;
       if (ndf > 0) sets[q].has_df = 1;
     }
@@ -304,7 +446,7 @@ static void fam_names(mxn_structure_t *s, int v, int **num, char (***names)[MXN_
  * index of each of the member's variables. A name the member lists twice
  * matches the dataset's variables of that name in turn. */
 static int merge_vars(mxn_dataset_t *ds, int j, int v, int n, char (*got)[MXN_NAME_LEN]) {
-  mxn__file_t *f = &ds->files[j];
+  mxn__file_t *f = rec(ds, j);
   int status = MXN_OK;
   int *num;
   char(**names)[MXN_NAME_LEN];
@@ -321,6 +463,25 @@ static int merge_vars(mxn_dataset_t *ds, int j, int v, int n, char (*got)[MXN_NA
     k++;
   }
   if (k == n) goto done;
+  if (ds->settled) { /* every name is the dataset's already */
+    for (; k < n; k++) {
+      int at = -1;
+      for (int d = 0; d < *num && at < 0; d++) {
+        if (strcmp(got[k], (*names)[d]) != 0) continue;
+        int taken = 0;
+        for (int i = 0; i < k && !taken; i++) taken = of[i] == d;
+        if (!taken) at = d;
+      }
+      if (at < 0) {
+        status = MXN_DS_ERR(ds, MXN_ERR_INCONSISTENT,
+                            "%s: variable %s is not the dataset's: the member changed since "
+                            "the dataset was opened", f->path, got[k]);
+        goto done;
+      }
+      of[k] = at;
+    }
+    goto done;
+  }
   /* Otherwise room for the rest as new names, made once; a name is looked
    * for among the earlier members' only (this member's new ones are its
    * own already). */
@@ -356,7 +517,7 @@ done:
 static int merge_maps(mxn_dataset_t *ds, int j, const int64_t nmaps_of[MXN__NEK],
                       const int64_t nents_of[MXN__NEK], rbuf_t *r) {
   mxn_structure_t *s = &ds->s;
-  mxn__file_t *f = &ds->files[j];
+  mxn__file_t *f = rec(ds, j);
   int status = MXN_OK;
   for (int e = 0; e < MXN__NEK && !r->bad; e++) {
     int nm = (int)nmaps_of[e];
@@ -372,12 +533,17 @@ static int merge_maps(mxn_dataset_t *ds, int j, const int64_t nmaps_of[MXN__NEK]
       int q = -1;
       for (int m = 0; m < *nmaps; m++)
         if ((*maps)[m].id == f->map_ids[e][k]) q = m;
+      if (q < 0 && ds->settled) {
+        status = unsettled(ds, j, mxn__ent_what[e], "map", f->map_ids[e][k]);
+        goto done;
+      }
       if (q < 0) {
         MXN_CHECK(grow((void **)maps, sizeof **maps, *nmaps));
         q = (*nmaps)++;
         (*maps)[q].id = f->map_ids[e][k];
       }
-      if ((*maps)[q].name[0] == '\0') snprintf((*maps)[q].name, MXN_NAME_LEN, "%s", name);
+      if ((*maps)[q].name[0] == '\0' && !ds->settled)
+        snprintf((*maps)[q].name, MXN_NAME_LEN, "%s", name);
       if (e == MXN__ELEM && strcmp(name, "original_global_id_map") == 0) {
         f->have_orig_map = 1;
         f->orig_map_id = (int)f->map_ids[e][k];
@@ -388,9 +554,9 @@ done:
   return status;
 }
 
-int mxn__member_merge(mxn_dataset_t *ds, int j, const char *buf, size_t len) {
+static int merge_summary(mxn_dataset_t *ds, int j, const char *buf, size_t len) {
   mxn_structure_t *s = &ds->s;
-  mxn__file_t *f = &ds->files[j];
+  mxn__file_t *f = rec(ds, j);
   rbuf_t rb = {buf, len, 0, 0}, *r = &rb;
   int status = (int)r_i64(r);
   /* a family's variable names, side by side here where there are few of
@@ -423,7 +589,7 @@ int mxn__member_merge(mxn_dataset_t *ds, int j, const char *buf, size_t len) {
   f->kb[MXN__ELEM].num = num_elem;
   f->kb[MXN__EDGE].num = num_edge;
   f->kb[MXN__FACE].num = num_face;
-  if (j == 0) {
+  if (j == 0 && !ds->settled) {
     s->num_dim = (int)num_dim;
     snprintf(s->title, sizeof s->title, "%s", title);
     s->float_word_size = fws;
@@ -433,16 +599,19 @@ int mxn__member_merge(mxn_dataset_t *ds, int j, const char *buf, size_t len) {
   } else if (num_dim != s->num_dim) {
     return MXN_DS_ERR(ds, MXN_ERR_INCONSISTENT,
                       "%s: is %lldD but %s is %dD: members of different datasets", f->path,
-                      (long long)num_dim, ds->files[0].path, s->num_dim);
+                      (long long)num_dim, mxn__path(ds, 0), s->num_dim);
   }
-  s->num_nodes_sum += num_nodes;
-  s->num_elements_sum += num_elem;
-  s->num_edges_sum += num_edge;
-  s->num_faces_sum += num_face;
-  if (i64ids) s->int64_ids = 1;
+  if (!ds->settled) {
+    s->num_nodes_sum += num_nodes;
+    s->num_elements_sum += num_elem;
+    s->num_edges_sum += num_edge;
+    s->num_faces_sum += num_face;
+    if (i64ids) s->int64_ids = 1;
+  }
 
-  /* Nemesis global counts tie the members of one decomposition together. */
-  if (glob_ok) {
+  /* Nemesis global counts tie the members of one decomposition together
+   * (checked at the open: the id settlement may have changed them since). */
+  if (glob_ok && !ds->settled) {
     if (j == 0 || s->num_nodes_global < 0) {
       s->num_nodes_global = nng;
       s->num_elements_global = neg;
@@ -451,7 +620,7 @@ int mxn__member_merge(mxn_dataset_t *ds, int j, const char *buf, size_t len) {
                         "%s: Nemesis global counts (%lld nodes, %lld elements) "
                         "differ from %s (%lld, %lld): members of different "
                         "datasets",
-                        f->path, (long long)nng, (long long)neg, ds->files[0].path,
+                        f->path, (long long)nng, (long long)neg, mxn__path(ds, 0),
                         (long long)s->num_nodes_global, (long long)s->num_elements_global);
     }
   }
@@ -464,7 +633,8 @@ int mxn__member_merge(mxn_dataset_t *ds, int j, const char *buf, size_t len) {
   /* The blocks and sets the member declares (as member j-1's where the
    * summary says so): their union over members by id. */
   int same = (int)r_i64(r);
-  if (r->bad || (same && !same_decl(ds, j, nblk_of, nsets_of))) goto bad;
+  if (r->bad || (same && (ds->settled || !same_decl(ds, j, nblk_of, nsets_of)))) goto bad;
+  if (ds->merging) ds->merging->same = same;
   for (int k = 0; k < MXN__NBK && !same; k++)
     MXN_CHECK(merge_block_decl(ds, j, k, nblk_of[k], r));
   if (!same) MXN_CHECK(merge_set_decl(ds, j, nsets_of, r));
@@ -508,6 +678,7 @@ int mxn__member_merge(mxn_dataset_t *ds, int j, const char *buf, size_t len) {
       ARENA_ALLOC0(*tp, nrow * n);
       for (int64_t i = 0; i < nrow * n; i++) (*tp)[i] = (unsigned char)r->p[r->at + (size_t)i];
       r->at += (size_t)(nrow * n);
+      if (!ds->settled) MXN_CHECK(pend_truth(ds, f, v));
     }
   }
   if (r->bad) goto bad;
@@ -521,21 +692,21 @@ int mxn__member_merge(mxn_dataset_t *ds, int j, const char *buf, size_t len) {
   if (j == 0 || nw > 2) MXN_ALLOC(times, nw); /* member 0's are kept */
   double *tv = times ? times : two;
   for (int k = 0; k < nw; k++) tv[k] = r_f64(r);
-  if (j == 0) {
+  if (j == 0 && !ds->settled) {
     s->num_times = nt;
     s->times = times;
     times = NULL;
   } else {
     if (nt != s->num_times) {
       status = MXN_DS_ERR(ds, MXN_ERR_INCONSISTENT, "%s: has %d time steps, %s has %d", f->path,
-                          nt, ds->files[0].path, s->num_times);
+                          nt, mxn__path(ds, 0), s->num_times);
       goto done;
     }
     for (int i = 0; i < nw; i++) {
       int k = nw < nt && i == 1 ? nt - 1 : i; /* first and last only: the last second */
       if (!mxn__same_time(tv[i], s->times[k])) {
         status = MXN_DS_ERR(ds, MXN_ERR_INCONSISTENT, "%s: time step %d is %.17g, in %s it is %.17g",
-                            f->path, k + 1, tv[i], ds->files[0].path, s->times[k]);
+                            f->path, k + 1, tv[i], mxn__path(ds, 0), s->times[k]);
         goto done;
       }
     }
@@ -546,7 +717,9 @@ int mxn__member_merge(mxn_dataset_t *ds, int j, const char *buf, size_t len) {
   if (r->bad || nglob < 0 || (size_t)nglob > (r->n - r->at) / sizeof(double) ||
       (j > 0 && nglob > 0) || (nglob > 0 && nt > 0 && nglob % nt != 0))
     goto bad;
-  if (nglob > 0 && nt > 0) {
+  if (nglob > 0 && nt > 0 && ds->settled) {
+    r->at += (size_t)nglob * sizeof(double); /* kept when the dataset was opened */
+  } else if (nglob > 0 && nt > 0) {
     free(ds->glob_vals);
     MXN_ALLOC(ds->glob_vals, nglob);
     for (int64_t k = 0; k < nglob; k++) ds->glob_vals[k] = r_f64(r);
@@ -620,31 +793,21 @@ done:
   return status;
 }
 
-/* Member j's spans of block kind k, once the union is known: checked
- * against its entry count, their truth rows by the dataset's variables
- * (and the structure's truth table marked where they hold values), sorted
- * by structure block. */
+/* Member j's spans of block kind k, once the union is known: their truth
+ * rows by the dataset's variables, sorted by structure block. */
 static int index_blocks(mxn_dataset_t *ds, int j, int k) {
-  mxn__file_t *f = &ds->files[j];
+  mxn__file_t *f = rec(ds, j);
   mxn__blocks_t *kb = &f->kb[k];
   const mxn_var_list_t vl = mxn__bvars(&ds->s, k);
   const int fam = k == MXN__ELEM ? MXN__V_ELEM : k == MXN__EDGE ? MXN__V_EDGE : MXN__V_FACE;
   int status = MXN_OK, *truth = NULL, sorted = 1;
-  int64_t pos = 0;
-  for (int i = 0; i < kb->nspan; i++) {
-    pos += kb->span[i].count;
-    if (i > 0 && kb->span[i].b <= kb->span[i - 1].b) sorted = 0;
-  }
-  if (pos != kb->num)
-    return MXN_DS_ERR(ds, MXN_ERR_FORMAT, "%s: %s blocks hold %lld entries but the header says %lld",
-                      f->path, mxn__blk_what[k], (long long)pos, (long long)kb->num);
+  for (int i = 1; i < kb->nspan; i++)
+    if (kb->span[i].b <= kb->span[i - 1].b) sorted = 0;
   ARENA_ALLOC0(truth, (int64_t)kb->nspan * vl.num);
   for (int i = 0; i < kb->nspan; i++)
     for (int v = 0; v < vl.num; v++) {
       int p = mxn__var_pos(f, fam, v);
-      int t = kb->truth && p >= 0 ? kb->truth[(int64_t)i * f->nvar[fam] + p] : 0;
-      truth[(int64_t)i * vl.num + v] = t;
-      if (t) vl.truth[(int64_t)kb->span[i].b * vl.num + v] = 1;
+      truth[(int64_t)i * vl.num + v] = kb->truth && p >= 0 ? kb->truth[(int64_t)i * f->nvar[fam] + p] : 0;
     }
   kb->truth = truth; /* the one by the member's variables stays in the arena */
   kb->in_file_order = 1;
@@ -660,7 +823,7 @@ done:
 
 /* Member j's spans of set kind sk, as index_blocks does its blocks'. */
 static int index_sets(mxn_dataset_t *ds, int j, int sk) {
-  mxn__file_t *f = &ds->files[j];
+  mxn__file_t *f = rec(ds, j);
   mxn__sets_t *fs = &f->sk[sk];
   const mxn_var_list_t *vl = mxn__svars(&ds->s, sk);
   const int fam = MXN__V_SET0 + sk;
@@ -670,9 +833,7 @@ static int index_sets(mxn_dataset_t *ds, int j, int sk) {
     if (i > 0 && fs->span[i].q <= fs->span[i - 1].q) sorted = 0;
     for (int v = 0; v < vl->num; v++) {
       int p = mxn__var_pos(f, fam, v);
-      int t = fs->truth && p >= 0 ? fs->truth[(int64_t)i * f->nvar[fam] + p] : 0;
-      truth[(int64_t)i * vl->num + v] = t;
-      if (t && fs->span[i].count > 0) vl->truth[(int64_t)fs->span[i].q * vl->num + v] = 1;
+      truth[(int64_t)i * vl->num + v] = fs->truth && p >= 0 ? fs->truth[(int64_t)i * f->nvar[fam] + p] : 0;
     }
   }
   fs->truth = truth;
@@ -683,75 +844,207 @@ done:
   return status;
 }
 
-/* Per-member arrays indexed by structure block/set, once the union is known. */
-static int index_members(mxn_dataset_t *ds) {
+int mxn__member_index(mxn_dataset_t *ds, int j) {
   mxn_structure_t *s = &ds->s;
+  mxn__file_t *f = rec(ds, j);
   int status = MXN_OK;
-  /* Structure truth tables: a variable exists on a block or set where some
-   * member stores it and holds entries there. */
-  MXN_ALLOC(s->elem_var_truth, (int64_t)s->num_blocks * s->num_elem_vars);
-  MXN_ALLOC(s->edge_vars.truth, (int64_t)s->num_edge_blocks * s->edge_vars.num);
-  MXN_ALLOC(s->face_vars.truth, (int64_t)s->num_face_blocks * s->face_vars.num);
-  for (int sk = 0; sk < MXN__NSK; sk++) {
-    int nss;
-    mxn__ssets(s, sk, &nss);
-    mxn_var_list_t *vl = (mxn_var_list_t *)mxn__svars(s, sk);
-    MXN_ALLOC(vl->truth, (int64_t)nss * vl->num);
+  /* The member's own position of each dataset variable, -1 if absent. */
+  for (int v = 0; v < MXN__NV; v++) {
+    int *num;
+    char(**names)[MXN_NAME_LEN];
+    fam_names(s, v, &num, &names);
+    ARENA_ALLOC0(f->var_pos[v], *num);
+    for (int d = 0; d < *num; d++) f->var_pos[v][d] = -1;
+    for (int k = 0; k < f->nvar[v]; k++) f->var_pos[v][f->var_of[v][k]] = k;
   }
-  int all_orig = ds->nfiles > 0, any_orig = 0;
-  for (int j = 0; j < ds->nfiles; j++) {
-    mxn__file_t *f = &ds->files[j];
-    /* The member's own position of each dataset variable, -1 if absent. */
-    for (int v = 0; v < MXN__NV; v++) {
-      int *num;
-      char(**names)[MXN_NAME_LEN];
-      fam_names(s, v, &num, &names);
-      ARENA_ALLOC0(f->var_pos[v], *num);
-      for (int d = 0; d < *num; d++) f->var_pos[v][d] = -1;
-      for (int k = 0; k < f->nvar[v]; k++) f->var_pos[v][f->var_of[v][k]] = k;
-    }
-    for (int k = 0; k < MXN__NBK; k++) MXN_CHECK(index_blocks(ds, j, k));
-    for (int sk = 0; sk < MXN__NSK; sk++) MXN_CHECK(index_sets(ds, j, sk));
-    /* A member without elements has no original ids to record. */
-    if (!f->have_orig_map && f->kb[MXN__ELEM].num > 0) all_orig = 0;
-    any_orig |= f->have_orig_map;
-    /* Without id maps a member's entities cannot be matched with the
-     * other members' (shared nodes, edges, faces). */
-    if (ds->nfiles > 1) {
-      const char *missing = NULL;
-      if (f->kb[MXN__ELEM].num > 0 && !f->kb[MXN__ELEM].has_map)
-        missing = "element id map (elem_num_map)";
-      else if (f->num_nodes > 0 && !f->has_node_map)
-        missing = "node id map (node_num_map)";
-      else if (f->kb[MXN__EDGE].num > 0 && !f->kb[MXN__EDGE].has_map)
-        missing = "edge id map (edge_num_map)";
-      else if (f->kb[MXN__FACE].num > 0 && !f->kb[MXN__FACE].has_map)
-        missing = "face id map (face_num_map)";
-      if (missing) {
-        status = MXN_DS_ERR(ds, MXN_ERR_NOMAP,
-                            "%s: member of a %d-file spread set stores no %s, so "
-                            "its global ids are unknown (write the set with "
-                            "global id maps)",
-                            f->path, ds->nfiles, missing);
-        goto done;
-      }
-    }
-  }
-  s->has_original_elem_ids = all_orig && any_orig;
+  for (int k = 0; k < MXN__NBK; k++) MXN_CHECK(index_blocks(ds, j, k));
+  for (int sk = 0; sk < MXN__NSK; sk++) MXN_CHECK(index_sets(ds, j, sk));
 done:
   return status;
 }
 
-/* The end of an open after its members' merge: the index over them, or
- * the error, naming `path` where nothing more precise was said. */
+/* Member j's checks that need no other member (its spans against its
+ * entry counts, its id maps), error in ds->err. */
+static int member_checks(mxn_dataset_t *ds, int j) {
+  const mxn__file_t *f = rec(ds, j);
+  for (int k = 0; k < MXN__NBK; k++) {
+    const mxn__blocks_t *kb = &f->kb[k];
+    int64_t pos = 0;
+    for (int i = 0; i < kb->nspan; i++) pos += kb->span[i].count;
+    if (pos != kb->num)
+      return MXN_DS_ERR(ds, MXN_ERR_FORMAT, "%s: %s blocks hold %lld entries but the header says %lld",
+                        f->path, mxn__blk_what[k], (long long)pos, (long long)kb->num);
+  }
+  /* Without id maps a member's entities cannot be matched with the other
+   * members' (shared nodes, edges, faces). */
+  if (ds->nfiles <= 1) return MXN_OK;
+  const char *missing = NULL;
+  if (f->kb[MXN__ELEM].num > 0 && !f->kb[MXN__ELEM].has_map)
+    missing = "element id map (elem_num_map)";
+  else if (f->num_nodes > 0 && !f->has_node_map)
+    missing = "node id map (node_num_map)";
+  else if (f->kb[MXN__EDGE].num > 0 && !f->kb[MXN__EDGE].has_map)
+    missing = "edge id map (edge_num_map)";
+  else if (f->kb[MXN__FACE].num > 0 && !f->kb[MXN__FACE].has_map)
+    missing = "face id map (face_num_map)";
+  if (!missing) return MXN_OK;
+  return MXN_DS_ERR(ds, MXN_ERR_NOMAP,
+                    "%s: member of a %d-file spread set stores no %s, so "
+                    "its global ids are unknown (write the set with "
+                    "global id maps)",
+                    f->path, ds->nfiles, missing);
+}
+
+/* What merging member j adds beyond the structure: the facts later phases
+ * ask of all members (their checks' first failure, kept for after the
+ * merge as the index reported it; original ids; nodal variables). */
+static void merge_facts(mxn_dataset_t *ds, int j) {
+  struct mxn__merging *m = ds->merging;
+  const mxn__file_t *f = rec(ds, j);
+  mxn_error_t keep = ds->err;
+  int st = member_checks(ds, j);
+  if (st != MXN_OK && m->check.status == MXN_OK) m->check = ds->err;
+  ds->err = keep;
+  if (!f->have_orig_map && f->kb[MXN__ELEM].num > 0) m->all_orig = 0;
+  m->any_orig |= f->have_orig_map;
+  if (f->nvar[MXN__V_NODAL] < ds->nodal_min) ds->nodal_min = f->nvar[MXN__V_NODAL];
+}
+
+static void merging_end(mxn_dataset_t *ds) {
+  struct mxn__merging *m = ds->merging;
+  if (!m) return;
+  for (int i = 0; i < 2; i++) {
+    if (m->scratch[i]) free(m->scratch[i]->path);
+    free(m->scratch[i]);
+  }
+  mxn__arena_release(&m->decl_keep);
+  mxn__arena_release(&m->spare);
+  for (int v = 0; v < MXN__NV; v++) free(m->truth[v]);
+  free(m);
+  ds->merging = NULL;
+}
+
+/* Member j's declarations shared with member j-1's, whose record is not
+ * kept: copied into the dataset's arena. */
+static int own_decl(mxn_dataset_t *ds, mxn__file_t *f) {
+  int status = MXN_OK;
+  for (int k = 0; k < MXN__NBK; k++) {
+    int *of;
+    ARENA_ALLOC0(of, f->kb[k].nblk);
+    if (of) memcpy(of, f->kb[k].blk_of_file, (size_t)f->kb[k].nblk * sizeof *of);
+    f->kb[k].blk_of_file = ds->decl_of[k] = of;
+    ds->decl_of_n[k] = f->kb[k].nblk;
+  }
+  for (int sk = 0; sk < MXN__NSK; sk++) {
+    int64_t *ids;
+    ARENA_ALLOC0(ids, f->sk[sk].nfile);
+    if (ids) memcpy(ids, f->sk[sk].ids, (size_t)f->sk[sk].nfile * sizeof *ids);
+    f->sk[sk].ids = ds->decl_ids[sk] = ids;
+    ds->decl_ids_n[sk] = f->sk[sk].nfile;
+  }
+done:
+  return status;
+}
+
+/* Member j's summary merged: into its record where it has one (held, or
+ * being rebuilt: ds->settled); otherwise into a scratch record whose
+ * arrays come from an arena of their own, dropped after the merge, the
+ * structure keeping what it learnt. Declarations a next member may share
+ * stay until a later member declares others. */
+int mxn__member_merge(mxn_dataset_t *ds, int j, const char *buf, size_t len) {
+  if (ds->settled) return merge_summary(ds, j, buf, len);
+  int status = MXN_OK;
+  struct mxn__merging *m = ds->merging;
+  if (!m) {
+    if (!(m = ds->merging = mxn__calloc(1, sizeof *m))) return MXN_ERR_NOMEM;
+    m->all_orig = ds->nfiles > 0;
+    ds->nodal_min = INT_MAX;
+  }
+  mxn__file_t *f = mxn__file_held(ds, j);
+  const int held = f != NULL;
+  mxn__arena_state_t own = m->spare;
+  if (!held) {
+    if (!m->scratch[j & 1] && !(m->scratch[j & 1] = mxn__calloc(1, sizeof *f))) return MXN_ERR_NOMEM;
+    f = m->scratch[j & 1];
+    free(f->path);
+    memset(f, 0, sizeof *f);
+    f->ncid = -1;
+    f->rd = &ds->reads;
+    if (!(f->path = mxn__path_dup(ds, j))) return MXN_ERR_NOMEM;
+    m->cur = f;
+    memset(&m->spare, 0, sizeof m->spare); /* in use: own */
+    mxn__arena_swap(ds, &own);
+  }
+  m->same = 0;
+  status = merge_summary(ds, j, buf, len);
+  if (status == MXN_OK && held && m->same && m->prev && !m->prev_held) status = own_decl(ds, f);
+  if (status == MXN_OK) merge_facts(ds, j);
+  if (!held) {
+    mxn__arena_swap(ds, &own);
+    m->cur = NULL;
+    if (m->same) {
+      mxn__arena_reset(&own);
+      m->spare = own;
+    } else {
+      mxn__arena_release(&m->decl_keep);
+      m->decl_keep = own;
+    }
+  }
+  m->prev = f;
+  m->prev_held = held;
+  return status;
+}
+
+/* The structure's truth tables from those the merge gathered. */
+static int settle_truth(mxn_dataset_t *ds) {
+  mxn_structure_t *s = &ds->s;
+  struct mxn__merging *m = ds->merging;
+  int status = MXN_OK;
+  for (int v = 0; v < MXN__NV; v++) {
+    if (v == MXN__V_NODAL || v == MXN__V_GLOBAL) continue;
+    int nobj, *truth, nv;
+    if (v == MXN__V_ELEM) {
+      nobj = s->num_blocks;
+      nv = s->num_elem_vars;
+      MXN_ALLOC(s->elem_var_truth, (int64_t)nobj * nv);
+      truth = s->elem_var_truth;
+    } else {
+      mxn_var_list_t *vl = v == MXN__V_EDGE ? &s->edge_vars
+                           : v == MXN__V_FACE ? &s->face_vars
+                                              : (mxn_var_list_t *)mxn__svars(s, v - MXN__V_SET0);
+      if (v == MXN__V_EDGE) nobj = s->num_edge_blocks;
+      else if (v == MXN__V_FACE) nobj = s->num_face_blocks;
+      else mxn__ssets(s, v - MXN__V_SET0, &nobj);
+      nv = vl->num;
+      MXN_ALLOC(vl->truth, (int64_t)nobj * nv);
+      truth = vl->truth;
+    }
+    for (int o = 0; m && o < nobj && o < m->rows[v]; o++)
+      for (int x = 0; x < nv && x < m->cols[v]; x++)
+        truth[(int64_t)o * nv + x] = m->truth[v][(int64_t)o * m->cols[v] + x];
+  }
+done:
+  return status;
+}
+
+/* The end of an open after its members' merge: the index over the members
+ * held, or the error, naming `path` where nothing more precise was said. */
 int mxn__dataset_finish(mxn_dataset_t *ds, int status, const char *path) {
-  if (status == MXN_OK) status = index_members(ds);
+  if (status == MXN_OK && ds->merging && ds->merging->check.status != MXN_OK) {
+    ds->err = ds->merging->check;
+    status = ds->err.status;
+  }
+  if (status == MXN_OK) status = settle_truth(ds);
+  for (int j = 0; j < ds->nfiles && status == MXN_OK; j++)
+    if (mxn__file_held(ds, j)) status = mxn__member_index(ds, j);
   if (status == MXN_OK) {
+    ds->s.has_original_elem_ids = ds->merging && ds->merging->all_orig && ds->merging->any_orig;
     ds->s.num_files = ds->nfiles;
     ds->opened = 1;
   } else if (ds->err.status == MXN_OK) {
     MXN_DS_ERR(ds, status, "%s: %s", path, mxn_strerror(status));
   }
+  merging_end(ds);
   return status;
 }
 
@@ -760,5 +1053,7 @@ int mxn__dataset_merge(mxn_dataset_t *ds, char *const *bufs, const size_t *lens)
   mxn_error_clear(&ds->err);
   for (int j = 0; j < ds->nfiles && status == MXN_OK; j++)
     status = mxn__member_merge(ds, j, bufs[j], lens[j]);
-  return mxn__dataset_finish(ds, status, ds->files[0].path);
+  return mxn__dataset_finish(ds, status, mxn__path(ds, 0));
 }
+
+void mxn__merging_free(mxn_dataset_t *ds) { merging_end(ds); }

@@ -64,19 +64,19 @@ static int stated_shared(mxn_dataset_t *ds, int j, int64_t **pos, int64_t *n) {
   int64_t dl = mxn__m_ndims(f, varid) == 1 ? mxn__m_dimlen(f, varid, 0) : -1;
   if (dl < 0)
     return MXN_DS_ERR(ds, MXN_ERR_FORMAT, "%s: n_comm_nids (node communication maps) is not a list",
-                      ds->files[j].path);
+                      mxn__path(ds, j));
   size_t len = (size_t)dl, start = 0;
   MXN_ALLOC_RAW(v, len);    /* read whole below */
   MXN_ALLOC_RAW(*pos, len); /* its first *n are set, and only they are read */
   if (len && mxn__m_get(f, varid, &start, &len, NULL, v, 'l') != 0) {
     status = MXN_DS_ERR(ds, MXN_ERR_IO, "%s: cannot read n_comm_nids (node communication maps)",
-                        ds->files[j].path);
+                        mxn__path(ds, j));
     goto done;
   }
   ds->io.read_calls++;
   ds->io.bytes_read += (int64_t)len * (int64_t)sizeof(int);
   ds->io.check_bytes_read += (int64_t)len * (int64_t)sizeof(int);
-  int64_t nn = ds->files[j].num_nodes;
+  int64_t nn = f->num_nodes;
   /* A node shared with several members is listed once per member: marks
    * over the member's nodes give the positions ascending and distinct (a
    * sort took a tenth of the check for a thousand small members). */
@@ -85,7 +85,7 @@ static int stated_shared(mxn_dataset_t *ds, int j, int64_t **pos, int64_t *n) {
     if (v[i] < 1 || v[i] > nn) {
       status = MXN_DS_ERR(ds, MXN_ERR_FORMAT,
                           "%s: its node communication maps list node %lld, outside its nodes 1..%lld",
-                          ds->files[j].path, (long long)v[i], (long long)nn);
+                          mxn__path(ds, j), (long long)v[i], (long long)nn);
       goto done;
     }
     seen[v[i] - 1] = 1;
@@ -119,7 +119,7 @@ static int read_copies(mxn_dataset_t *ds, int j, copy_t *copies, int64_t n) {
     double *xyz[3] = {buf, buf + count, buf + 2 * count};
     if (mxn__m_coords(f, nd, first, count, 1, xyz)) {
       status = MXN_DS_ERR(ds, MXN_ERR_IO, "%s: cannot read coordinates of nodes %lld..%lld",
-                          ds->files[j].path, (long long)first + 1, (long long)(first + count));
+                          mxn__path(ds, j), (long long)first + 1, (long long)(first + count));
       goto done;
     }
     ds->io.read_calls++;
@@ -300,9 +300,9 @@ static int conflict_error(mxn_dataset_t *ds, const conflict_t *w, mxn_error_t *e
                        "%s: node %lld (its node %lld) is at (%.9g, %.9g, %.9g), but at "
                        "(%.9g, %.9g, %.9g) in %s (its node %lld): a node several members "
                        "store must have the same coordinates in each",
-                       ds->files[hi->file].path, (long long)hi->id,
+                       mxn__path(ds, hi->file), (long long)hi->id,
                        (long long)hi->pos + 1, hi->x[0], hi->x[1], hi->x[2], lo->x[0], lo->x[1],
-                       lo->x[2], ds->files[lo->file].path, (long long)lo->pos + 1);
+                       lo->x[2], mxn__path(ds, lo->file), (long long)lo->pos + 1);
 }
 
 static int within(const copy_t *p, const copy_t *c, double tol) {
@@ -376,7 +376,7 @@ static int stated_firsts(mxn_dataset_t *ds, int fbeg, int fend, int64_t *const *
   c = mxn__malloc(((size_t)most + 1) * sizeof *c);
   if (!f || !c || firsts_init(&t, lo, hi, total) != MXN_OK) status = MXN_ERR_NOMEM;
   for (int j = fbeg; j < fend && status == MXN_OK; j++) {
-    const mxn_file_domain_t *fd = ds->files[j].dom; /* made above */
+    const mxn_file_domain_t *fd = mxn__file_dom(ds, j); /* made above */
     int64_t m = nstated[j - fbeg];
     for (int64_t i = 0; i < m; i++) {
       int64_t p = stated[j - fbeg][i];
@@ -491,7 +491,9 @@ int mxn__check_shared_nodes(MPI_Comm comm, mxn_dataset_t *ds, int fbeg, int fend
   if (!stated || !nstated) status = MXN_ERR_NOMEM;
   for (int j = fbeg; j < fend && status == MXN_OK; j++) {
     status = stated_shared(ds, j, &stated[j - fbeg], &nstated[j - fbeg]);
-    ncand += nstated[j - fbeg] >= 0 ? nstated[j - fbeg] : ds->files[j].num_nodes;
+    const mxn__file_t *f = status == MXN_OK ? mxn__file(ds, j) : NULL;
+    if (f) ncand += nstated[j - fbeg] >= 0 ? nstated[j - fbeg] : f->num_nodes;
+    else if (status == MXN_OK) status = ds->err.status;
   }
   /* Where every member states its shared nodes, the stated ones are the
    * ones to compare: their coordinates are read now and go home in one

@@ -455,7 +455,7 @@ static int read_segment(const seg_name_t *sn, int several, seg_head_t *h, mxn_er
   h->M = ds->nfiles;
   if (!sn->named) {
     /* found by the listing: named by its plain file or member 0 */
-    char *p = strdup(ds->files[0].path);
+    char *p = strdup(mxn__path(ds, 0));
     if (!p) {
       status = mxn_error_set(e, MXN_ERR_NOMEM, "out of memory");
       goto done;
@@ -463,7 +463,7 @@ static int read_segment(const seg_name_t *sn, int several, seg_head_t *h, mxn_er
     free(h->path);
     h->path = p;
   }
-  status = read_head(ds->files[0].path, h, e);
+  status = read_head(mxn__path(ds, 0), h, e);
 done:
   mxn_dataset_destroy(&ds);
   return status;

@@ -266,7 +266,7 @@ static int block_param(const mxn__file_t *f, int k, int q, int null, blk_param_t
  * into spans (room for nblk), their number into *nspan. */
 static int summarize_blocks(mxn_dataset_t *ds, int j, int k, int64_t nblk, declkey_t *key,
                             wbuf_t *w, int *spans, int *nspan) {
-  const mxn__file_t *f = &ds->files[j];
+  const mxn__file_t *f = mxn__file_held(ds, j);
   const blk_names_t *bn = &blk_names[k];
   const char *what = mxn__blk_what[k];
   int status = MXN_OK;
@@ -386,7 +386,7 @@ static const set_names_t set_names[MXN__NSK] = {
  * nspan[sk]. */
 static int summarize_sets(mxn_dataset_t *ds, int j, const int64_t nsets_of[MXN__NSK],
                           declkey_t *key, wbuf_t *body, int *spans[MXN__NSK], int nspan[MXN__NSK]) {
-  const mxn__file_t *f = &ds->files[j];
+  const mxn__file_t *f = mxn__file_held(ds, j);
   int status = MXN_OK;
   int64_t *ids = NULL;
   unsigned char *null = NULL;
@@ -500,7 +500,7 @@ typedef struct {
 static int summarize_vars(mxn_dataset_t *ds, int j, const int64_t nblk_of[MXN__NBK],
                           const int64_t nsets_of[MXN__NSK], const spans_t *spans, wbuf_t *body,
                           int *n_glob) {
-  const mxn__file_t *f = &ds->files[j];
+  const mxn__file_t *f = mxn__file_held(ds, j);
   int status = MXN_OK;
   unsigned char *truth = NULL;
   char(*names)[MXN_NAME_LEN] = NULL;
@@ -581,7 +581,7 @@ static int64_t global_int(const mxn__file_t *f, const char *name, int64_t dflt) 
  * word size, coordinate names, QA and info counts, id width and Nemesis
  * globals. */
 static int summarize_head(mxn_dataset_t *ds, int j, int64_t h[H_NUM], wbuf_t *body) {
-  const mxn__file_t *f = &ds->files[j];
+  const mxn__file_t *f = mxn__file_held(ds, j);
   for (int i = 0; i < H_NUM; i++)
     if (!mxn__m_dim(f, head_dim[i], &h[i]) && i == H_DIM)
       return MXN_DS_ERR(ds, MXN_ERR_FORMAT,
@@ -650,7 +650,7 @@ static int summarize_head(mxn_dataset_t *ds, int j, int64_t h[H_NUM], wbuf_t *bo
 /* Member j's time values into the stream; member 0 also its global
  * variables at every step (n_glob of them), where they fit. */
 static int summarize_times(mxn_dataset_t *ds, int j, int n_glob, wbuf_t *body) {
-  const mxn__file_t *f = &ds->files[j];
+  const mxn__file_t *f = mxn__file_held(ds, j);
   int status = MXN_OK;
   double *times = NULL, *glob = NULL;
   int64_t nt = 0;
@@ -713,7 +713,7 @@ static int summarize_maps(mxn_dataset_t *ds, int j, const int64_t h[H_NUM],
                                                 "nm_prop1"};
   static const char *const map_names[MXN__NEK] = {"emap_names", "edmap_names", "famap_names",
                                                   "nmap_names"};
-  const mxn__file_t *f = &ds->files[j];
+  const mxn__file_t *f = mxn__file_held(ds, j);
   int status = MXN_OK;
   int64_t *ids = NULL;
   char(*names)[MXN_NAME_LEN] = NULL;
@@ -750,7 +750,7 @@ done:
 /* Member j's header as a stream (see above). Returns the member's status;
  * the stream then holds it and its message. */
 static int summarize_member(mxn_dataset_t *ds, int j, wbuf_t *w) {
-  mxn__file_t *f = &ds->files[j];
+  mxn__file_t *f = mxn__file_held(ds, j);
   int status = MXN_OK, n_glob = 0, same = 0;
   int64_t h[H_NUM];
   wbuf_t head = {0}, body = {0};

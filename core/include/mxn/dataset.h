@@ -180,7 +180,11 @@ void mxn_dataset_destroy(mxn_dataset_t **ds);
 /** The merged structure (valid after a successful open). Borrowed. */
 const mxn_structure_t *mxn_dataset_structure(const mxn_dataset_t *ds);
 
-/** Path of member j (0 <= j < M). Borrowed. */
+/** Path of member j (0 <= j < M). Borrowed: valid until the handle is
+ *  destroyed for member 0 and where the handle keeps member j's record (a
+ *  serial open keeps every member's); otherwise (a collective open keeps
+ *  its own members') made in a ring of four buffers of the handle, valid
+ *  until four more such paths are asked for. Copy it to keep it. */
 const char *mxn_dataset_file_path(const mxn_dataset_t *ds, int j);
 
 /**
@@ -200,8 +204,11 @@ int mxn_dataset_file_domain(mxn_dataset_t *ds, int j,
  * next one does). Per member and block on request: the dataset keeps only
  * the blocks each member holds elements of, so its metadata does not grow
  * with members x blocks.
+ * A member whose record a collective open did not keep (the rank did not
+ * summarise it) has it rebuilt from its header here.
  * \return 1 if the member declares the block, 0 if not, MXN_ERR_ARG for
- *   bad arguments. Local.
+ *   bad arguments, or the error of reading the member's header (then in
+ *   mxn_dataset_errmsg()). Local.
  */
 int mxn_dataset_file_block(const mxn_dataset_t *ds, int j, int b, int64_t *start, int64_t *count);
 
