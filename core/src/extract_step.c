@@ -73,6 +73,14 @@ done:
 /* The global variables at `step`, each from the first member that lists
  * it: member 0 lists them all unless members differ in their variables.
  * Member 0's are kept from its summary where it had few enough. */
+int mxn__global_source(mxn_dataset_t *ds, int d) {
+  /* member 0 as a rule: records are rebuilt where not held */
+  int j = 0;
+  const mxn__file_t *f;
+  while ((f = mxn__file(ds, j)) && j < ds->nfiles - 1 && mxn__var_pos(f, MXN__V_GLOBAL, d) < 0) j++;
+  return f ? j : -1;
+}
+
 static int read_globals(mxn_dataset_t *ds, mxn_piece_t *piece, int step) {
   const mxn_structure_t *s = &ds->s;
   const int n = s->num_global_vars;
@@ -82,16 +90,11 @@ static int read_globals(mxn_dataset_t *ds, mxn_piece_t *piece, int step) {
     return MXN_OK;
   }
   MXN_ALLOC(src, n);
-  for (int d = 0; d < n; d++) { /* (member 0 as a rule: records rebuilt where not held) */
-    int j = 0;
-    const mxn__file_t *f;
-    while ((f = mxn__file(ds, j)) && j < ds->nfiles - 1 && mxn__var_pos(f, MXN__V_GLOBAL, d) < 0) j++;
-    if (!f) {
+  for (int d = 0; d < n; d++)
+    if ((src[d] = mxn__global_source(ds, d)) < 0) {
       status = ds->err.status;
       goto done;
     }
-    src[d] = j;
-  }
   for (int j = 0; j < ds->nfiles && left > 0; j++) {
     int any = 0;
     for (int d = 0; d < n; d++) any |= src[d] == j;

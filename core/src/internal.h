@@ -420,6 +420,10 @@ mxn__file_t *mxn__file_open(mxn_dataset_t *ds, int j, int *status);
  * then on; NULL with the error in ds->err (naming the member) if it cannot
  * be (records.c). */
 mxn__file_t *mxn__file(mxn_dataset_t *ds, int j);
+/* The member a step reads dataset global variable d from: the first that
+ * lists it (member 0 as a rule), its record made; -1 with the error in
+ * ds->err if a record cannot be (extract_step.c). */
+int mxn__global_source(mxn_dataset_t *ds, int d);
 /* Member j's record if held, else NULL (nothing read): for facts only held
  * members can have (an open handle, a domain read). */
 #define MXN__FPAGE_BITS 6

@@ -597,11 +597,10 @@ static void keep_step_members(mxn_load_t *ld) {
       for (int64_t i = 0; i < plan->set_src[sk][q].n; i++) need[plan->set_src[sk][q].file[i]] = 1;
   const mxn_structure_t *s = mxn_dataset_structure(ds);
   if (s->num_global_vars > 0 && !(ds->glob_vals && ds->glob_nvars == s->num_global_vars))
-    for (int j = 0; j < ds->nfiles; j++)
-      if (ds->files[j].nvar[MXN__V_GLOBAL] > 0) {
-        need[j] = 1;
-        break;
-      }
+    for (int d = 0; d < s->num_global_vars; d++) {
+      int j = mxn__global_source(ds, d);
+      if (j >= 0) need[j] = 1; /* (a failure is the step's to report) */
+    }
   mxn__members_keep(ds, need, 1);
   free(need);
 }

@@ -590,15 +590,15 @@ static void lighten(mxn_dataset_t *ds, mxn__file_t *f) {
 }
 
 void mxn__member_summarised(mxn_dataset_t *ds, int j) {
-  mxn__file_t *f = &ds->files[j];
-  if (f->nc4 && f->ncid >= 0) lighten(ds, f);
+  mxn__file_t *f = mxn__file_held(ds, j);
+  if (f && f->nc4 && f->ncid >= 0) lighten(ds, f);
 }
 
 void mxn__members_keep(mxn_dataset_t *ds, const char *need, int light_ok) {
   if (light_ok) ds->light = 1;
   for (int j = 0; j < ds->nfiles; j++) {
-    mxn__file_t *f = &ds->files[j];
-    if (!is_open(f)) continue;
+    mxn__file_t *f = mxn__file_held(ds, j); /* only a held member can be open */
+    if (!f || !is_open(f)) continue;
     if (!need[j]) mxn__member_close(ds, f);
     else if (light_ok && f->nc4 && f->ncid >= 0) lighten(ds, f);
   }

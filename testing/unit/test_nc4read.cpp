@@ -267,8 +267,9 @@ TEST(Nc4Read, MembersOpenOnlyWhileNeeded) {
       const int R = mpi_rank(), N = mpi_size();
       const int fbeg = R * M / N, fend = (R + 1) * M / N;
       for (int j = 0; j < M; j++) {
-        const mxn__file_t *f = &ds->files[j];
         if (j < fbeg || j >= fend) continue;
+        const mxn__file_t *f = mxn__file_held(ds, j);  // its own: held
+        ASSERT_NE(f, nullptr) << "member " << j << " summarised here, no record";
         EXPECT_TRUE(f->ncid >= 0 || f->h5) << "member " << j << " summarised here, not open";
         if (k > 0) EXPECT_TRUE(f->h5 && f->ncid < 0) << "netCDF-4 member " << j << " not light";
       }
@@ -290,8 +291,8 @@ TEST(Nc4Read, MembersOpenOnlyWhileNeeded) {
       for (int pass = 0; pass < 2; pass++) {
         int open = 0;
         for (int j = 0; j < M; j++) {
-          const mxn__file_t *f = &raw->files[j];
-          int is_open = f->ncid >= 0 || f->h5 != nullptr;
+          const mxn__file_t *f = mxn__file_held(raw, j);  // only a held member can be open
+          int is_open = f && (f->ncid >= 0 || f->h5 != nullptr);
           open += is_open;
           EXPECT_TRUE(!is_open || need[j]) << "member " << j << " open but not read at steps";
           if (is_open && k > 0) EXPECT_TRUE(f->h5 && f->ncid < 0) << "member " << j;
