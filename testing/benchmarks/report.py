@@ -29,7 +29,11 @@ MB = 1024.0 * 1024.0
 
 
 def load(paths):
+    """The records of the results files, each tagged with its file (_file)
+    and its run (_run: the count of run_bench starts before it in the
+    files, its "env" record with when "start")."""
     recs = []
+    run = 0
     for p in paths:
         with open(p) as f:
             for n, line in enumerate(f, 1):
@@ -42,6 +46,9 @@ def load(paths):
                     sys.stderr.write("report: %s:%d: not JSON, skipped\n" % (p, n))
                     continue
                 r["_file"] = os.path.basename(p)
+                if r.get("kind") == "env" and r.get("when") == "start":
+                    run += 1
+                r["_run"] = run
                 recs.append(r)
     return recs
 
@@ -451,13 +458,15 @@ def formats_table(w, configs, sets, set_info):
             continue
         # every format from the results files that measured the others, so
         # the rows of a group come from one run
-        files = {r.get("_file") for f, s in group.items() if f != "nc3"
-                 for v in "ABC" for r in (configs.get((s, n, v)).runs
-                                          if configs.get((s, n, v)) else [])}
+        # the newest run that measured the other formats: the rows of a
+        # group come from one run, of the code as it is now
+        last = max((r.get("_run", 0) for f, s in group.items() if f != "nc3"
+                    for v in "ABC" for r in (configs.get((s, n, v)).runs
+                                             if configs.get((s, n, v)) else [])), default=None)
 
         def runs(s, v):
             c = configs.get((s, n, v))
-            return [r for r in c.runs if r.get("_file") in files] if c else []
+            return [r for r in c.runs if r.get("_run") == last] if c else []
         for f in sorted(group, key=order):
             s = group[f]
             ar = runs(s, "A")

@@ -44,10 +44,14 @@ def _f(x, fmt):
 
 
 def _groups(recs):
-    """The records by (dims, K, M, N)."""
+    """The records by (dims, K, M, N), each group's of the newest commit
+    that measured it only (the file keeps every run; the tables show the
+    code as it is)."""
     groups = {}
     for r in recs:
         groups.setdefault((tuple(r.get("dims", [])), r["K"], r["M"], r["N"]), []).append(r)
+    for key, runs in groups.items():
+        groups[key] = [r for r in runs if r.get("commit") == runs[-1].get("commit")]
     return groups
 
 
