@@ -189,11 +189,6 @@ void mxn__dataset_drop_domains(mxn_dataset_t *ds) {
   }
 }
 
-/* A domain is one block (mxn_dataset_file_domain): its arrays go with it
- * (under ASan the padding between them is poisoned: the allocator's own
- * free accepts that). */
-void mxn__file_domain_free(mxn_file_domain_t *d) { free(d); }
-
 /* Node ids from coordinates on the dataset's grid (ids.c settles it):
  * each axis's cell index, three packed in one positive id. */
 void mxn__ids_from_coords(const mxn_dataset_t *ds, int64_t n, double *const xyz[3],

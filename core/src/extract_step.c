@@ -10,6 +10,33 @@
 
 #include "plan.h"
 
+/* Member j's time at `step` against the dataset's (member 0's), compared
+ * once per member and step: the open compares only a member's first and
+ * last. MXN_ERR_INCONSISTENT naming the member and step if they differ. */
+static int step_time_check(mxn_dataset_t *ds, int j, int step) {
+  const mxn_structure_t *s = &ds->s;
+  int nt = s->num_times, status = MXN_OK;
+  if (j == 0 || step <= 0 || step >= nt - 1) return MXN_OK; /* compared at the open */
+  mxn__file_t *f = mxn__file(ds, j);
+  if (!f) return ds->err.status;
+  if (f->time_ok && (f->time_ok[step >> 3] >> (step & 7) & 1)) return MXN_OK;
+  if (!f->time_ok && !(f->time_ok = mxn__calloc((size_t)nt / 8 + 1, 1))) return MXN_ERR_NOMEM;
+  const mxn__file_t *of = mxn__file_open(ds, j, &status);
+  if (!of) return status;
+  int v = mxn__m_var(of, "time_whole");
+  size_t start = (size_t)step, count = 1;
+  double t = 0;
+  if (v < 0 || mxn__m_get(of, v, &start, &count, NULL, &t, 'd'))
+    return MXN_DS_ERR(ds, MXN_ERR_IO, "%s: cannot read its time at step %d", f->path, step + 1);
+  ds->io.read_calls++;
+  ds->io.bytes_read += (int64_t)sizeof(double);
+  if (!mxn__same_time(t, s->times[step]))
+    return MXN_DS_ERR(ds, MXN_ERR_INCONSISTENT, "%s: time step %d is %.17g, in %s it is %.17g",
+                      f->path, step + 1, t, mxn__path(ds, 0), s->times[step]);
+  f->time_ok[step >> 3] |= (unsigned char)(1u << (step & 7));
+  return MXN_OK;
+}
+
 /* The variable id of the member's own variable p (0-based: its position
  * in member f's list, mxn__var_pos) of structure block b (k: block kind,
  * -1 for nodal variables); -1 when the member stores it otherwise (nodal
@@ -143,16 +170,16 @@ int mxn_piece_read_step(mxn_dataset_t *ds, mxn_piece_t *piece, int step) {
   MXN_CHECK(mxn__files_recheck(ds, step));
   /* Every member read at this step has its time (compared once). */
   for (int i = 0; i < plan->nnode_seg; i++)
-    MXN_CHECK(mxn__step_time_check(ds, plan->node_seg[i].file, step));
+    MXN_CHECK(step_time_check(ds, plan->node_seg[i].file, step));
   for (int k = 0; k < MXN__NBK; k++)
     for (int i = 0; i < plan->nseg[k]; i++)
-      MXN_CHECK(mxn__step_time_check(ds, plan->seg[k][i].file, step));
+      MXN_CHECK(step_time_check(ds, plan->seg[k][i].file, step));
   for (int sk = 0; sk < MXN__NSK; sk++)
     for (int q = 0; q < plan->nsets[sk]; q++) {
       const set_src_t *ss = &plan->set_src[sk][q]; /* sorted by member */
       for (int64_t i = 0; i < ss->n; i++)
         if (i == 0 || ss->file[i] != ss->file[i - 1])
-          MXN_CHECK(mxn__step_time_check(ds, ss->file[i], step));
+          MXN_CHECK(step_time_check(ds, ss->file[i], step));
     }
   /* File-major order: each member is visited once per step, so sets with
    * more members than the open-file cap are not reopened per variable. */

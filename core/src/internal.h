@@ -291,7 +291,7 @@ typedef struct mxn__file {
   int have_orig_map;
   mxn_file_domain_t *dom;  /* loaded on demand */
   unsigned char *time_ok;  /* steps whose time was compared with member 0's
-                              (a bit each; mxn__step_time_check), or NULL */
+                              (a bit each; extract_step.c), or NULL */
   /* Its variables per family (MXN__V_*): members may list different ones,
    * in other orders, so they are matched by name (merge.c). nvar: how many
    * it lists; var_of[k]: the dataset's index of its k-th; var_pos[v]: its
@@ -410,11 +410,15 @@ struct mxn_dataset {
   int settled;
 };
 
-/* Member j open for reads (through netCDF, capped): the member, or NULL
- * with the error set and *status. Opened in netCDF's share mode, as
+/* Member j open for reads (through netCDF, capped), its record made first
+ * where not held (records.c): the member, or NULL with the error set and
+ * *status. Opened in netCDF's share mode, as
  * Exodus 6.02 opens files for reading: each read goes to the file, and a
  * strided read (nc_get_vars) makes one read call per entry. */
 mxn__file_t *mxn__file_open(mxn_dataset_t *ds, int j, int *status);
+/* The same for a member whose record is held (member.c: what the
+ * summaries open), never rebuilding one. */
+mxn__file_t *mxn__member_open(mxn_dataset_t *ds, int j, int *status);
 /* Member j's record: the one held, or else rebuilt from its header (opened,
  * summarised, merged into the settled structure and indexed) and held from
  * then on; NULL with the error in ds->err (naming the member) if it cannot
@@ -440,11 +444,11 @@ static inline const mxn_file_domain_t *mxn__file_dom(const mxn_dataset_t *ds, in
   return f ? f->dom : NULL;
 }
 /* Hold f (NULL: none) as member j's record; MXN_ERR_NOMEM if its page
- * cannot be made (records.c). */
+ * cannot be made (files.c). */
 int mxn__file_set(mxn_dataset_t *ds, int j, mxn__file_t *f);
 /* A new record held for member j (mxn__record_new); MXN_ERR_NOMEM. */
 int mxn__record_hold(mxn_dataset_t *ds, int j);
-/* Member j's path (records.c): its record's where held, else made from
+/* Member j's path (files.c): its record's where held, else made from
  * the naming pattern into the dataset's ring of paths (valid until four
  * more are made). */
 const char *mxn__path(mxn_dataset_t *ds, int j);
@@ -454,7 +458,8 @@ char *mxn__path_dup(const mxn_dataset_t *ds, int j);
 /* What an open that failed while merging members leaves (merge.c). */
 void mxn__merging_free(mxn_dataset_t *ds);
 /* A new record for member j, its path made from the pattern (NULL: out of
- * memory), and one freed with what it holds (closed first). */
+ * memory; files.c), and one freed with what it holds (closed first;
+ * member.c). */
 mxn__file_t *mxn__record_new(mxn_dataset_t *ds, int j);
 void mxn__record_free(mxn_dataset_t *ds, mxn__file_t *f);
 /* Member j's per-member index once the structure is known (merge.c: its
@@ -509,10 +514,6 @@ void mxn__name_d(char *out, size_t cap, const char *fmt, long long q);
  * zeros (netCDF-3 pads reads past the end), so refuse it, naming it. A
  * member deleted while open is still read through its open handle. */
 int mxn__files_recheck(mxn_dataset_t *ds, int step);
-/* Member j's time at `step` against the dataset's (member 0's), compared
- * once per member and step: the open compares only a member's first and
- * last. MXN_ERR_INCONSISTENT naming the member and step if they differ. */
-int mxn__step_time_check(mxn_dataset_t *ds, int j, int step);
 
 /* An open in three steps (dataset.c, serial or collective): find the
  * members (discover.c); summarize some of them (summary.c: member j's
@@ -703,7 +704,7 @@ static inline int64_t mxn__conn_len(const mxn_piece_block_t *pb, int npe) {
 }
 
 /* Member j's prefix sums of the per-entry counts of poly block b of kind
- * k (read once, cached; member.c). */
+ * k (read once, cached in its record; records.c). */
 int mxn__poly_offsets(mxn_dataset_t *ds, int j, int k, int b, const int64_t **off);
 
 /* A piece's blocks of kind k and their count. */

@@ -462,10 +462,23 @@ static int nc_open_nocache(const char *path, int *id) {
   return rc;
 }
 
+void mxn__record_free(mxn_dataset_t *ds, mxn__file_t *f) {
+  if (!f) return;
+  mxn__member_close(ds, f);
+  free(f->path);
+  /* their blocks', sets' and maps' arrays are in the arena */
+  for (int k = 0; k < MXN__NBK; k++)
+    for (int i = 0; i < f->kb[k].nspan; i++) free(f->kb[k].span[i].ent_off);
+  free(f->time_ok);
+  mxn__file_domain_free(f->dom);
+  free(f);
+}
+
 /* Open member j where it is not open yet (capped: see close_one). */
 static int open_member(mxn_dataset_t *ds, int j) {
-  mxn__file_t *f = mxn__file(ds, j);
-  if (!f) return ds->err.status != MXN_OK ? ds->err.status : MXN_ERR_ARG;
+  mxn__file_t *f = mxn__file_held(ds, j);
+  if (!f) return MXN_DS_ERR(ds, MXN_ERR_ARG, "%s: member %d opened without its record",
+                            mxn__path(ds, j), j);
   f->last_use = ++ds->use_clock;
   if (is_open(f)) return MXN_OK;
   while (ds->open_count + 1 > ds->max_open && close_one(ds, j)) continue;
@@ -604,7 +617,7 @@ void mxn__members_keep(mxn_dataset_t *ds, const char *need, int light_ok) {
   }
 }
 
-mxn__file_t *mxn__file_open(mxn_dataset_t *ds, int j, int *status) {
+mxn__file_t *mxn__member_open(mxn_dataset_t *ds, int j, int *status) {
   *status = open_member(ds, j);
   return *status == MXN_OK ? mxn__file_held(ds, j) : NULL;
 }
@@ -825,30 +838,6 @@ int mxn__m_coords(const mxn__file_t *f, int nd, int64_t first, int64_t n, int64_
   return 0;
 }
 
-int mxn__step_time_check(mxn_dataset_t *ds, int j, int step) {
-  const mxn_structure_t *s = &ds->s;
-  int nt = s->num_times, status = MXN_OK;
-  if (j == 0 || step <= 0 || step >= nt - 1) return MXN_OK; /* compared at the open */
-  mxn__file_t *f = mxn__file(ds, j);
-  if (!f) return ds->err.status;
-  if (f->time_ok && (f->time_ok[step >> 3] >> (step & 7) & 1)) return MXN_OK;
-  if (!f->time_ok && !(f->time_ok = mxn__calloc((size_t)nt / 8 + 1, 1))) return MXN_ERR_NOMEM;
-  const mxn__file_t *of = mxn__file_open(ds, j, &status);
-  if (!of) return status;
-  int v = mxn__m_var(of, "time_whole");
-  size_t start = (size_t)step, count = 1;
-  double t = 0;
-  if (v < 0 || mxn__m_get(of, v, &start, &count, NULL, &t, 'd'))
-    return MXN_DS_ERR(ds, MXN_ERR_IO, "%s: cannot read its time at step %d", f->path, step + 1);
-  ds->io.read_calls++;
-  ds->io.bytes_read += (int64_t)sizeof(double);
-  if (!mxn__same_time(t, s->times[step]))
-    return MXN_DS_ERR(ds, MXN_ERR_INCONSISTENT, "%s: time step %d is %.17g, in %s it is %.17g",
-                      f->path, step + 1, t, mxn__path(ds, 0), s->times[step]);
-  f->time_ok[step >> 3] |= (unsigned char)(1u << (step & 7));
-  return MXN_OK;
-}
-
 int mxn__files_recheck(mxn_dataset_t *ds, int step) {
   for (int j = 0; j < ds->nfiles; j++) {
     const mxn__file_t *f = mxn__file_held(ds, j); /* members without a record are closed */
@@ -862,74 +851,4 @@ int mxn__files_recheck(mxn_dataset_t *ds, int step) {
                         f->path, (long long)st.st_size, (long long)f->open_size, step + 1);
   }
   return MXN_OK;
-}
-
-/* ---------- poly blocks ---------- */
-
-/* The per-entry counts of a poly block are read once per member, with
- * netCDF (Exodus 6.02 gives them as 32-bit ints only) and prefix-summed:
- * partial reads of the connectivity go by these offsets, never by
- * ex_get_partial_conn, whose start/count for NSIDED/NFACED blocks are
- * positions in the flat reference list, not entries. */
-int mxn__poly_offsets(mxn_dataset_t *ds, int j, int k, int b, const int64_t **off) {
-  mxn__file_t *f = mxn__file(ds, j);
-  if (!f) return ds->err.status;
-  mxn__blocks_t *kb = &f->kb[k];
-  int nb, status = MXN_OK, q = -1, varid;
-  const mxn_block_info_t *sb = mxn__sblocks(&ds->s, k, &nb);
-  int64_t *o = NULL;
-  static const int64_t none[1] = {0}; /* a block without entries here */
-  mxn__span_t *span = mxn__span_of(kb, b);
-  *off = none;
-  if (!span) return MXN_OK;
-  if (span->ent_off) {
-    *off = span->ent_off;
-    return MXN_OK;
-  }
-  q = span->q;
-  int64_t n = span->count;
-  MXN_ALLOC(o, n + 1);
-  if (q >= 0 && n > 0) {
-    char name[40];
-    mxn__name_d(name, sizeof name, k == MXN__FACE ? "fbepecnt%d" : "ebepecnt%d", q + 1);
-    if (!mxn__file_open(ds, j, &status)) goto done;
-    int64_t *cnt = o + 1;
-    /* Read exactly n counts: a damaged file's variable may be longer. */
-    size_t start = 0, count = (size_t)n;
-    if ((varid = mxn__m_var(f, name)) < 0 ||
-        mxn__m_get(f, varid, &start, &count, NULL, cnt, 'l') != 0) {
-      status = MXN_DS_ERR(ds, MXN_ERR_FORMAT,
-                          "%s: %s block %lld (%s): cannot read its per-entry counts (%s)",
-                          f->path, mxn__blk_what[k], (long long)sb[b].id, sb[b].type, name);
-      goto done;
-    }
-    ds->io.read_calls++;
-    ds->io.bytes_read += n * (int64_t)sizeof(int64_t);
-    int min = sb[b].poly == MXN_POLY_NFACED ? 4 : 3; /* a tetrahedron, a triangle */
-    for (int64_t i = 0; i < n; i++) {
-      if (o[i + 1] < min) {
-        status = MXN_DS_ERR(ds, MXN_ERR_FORMAT,
-                            "%s: %s block %lld (%s): entry %lld has %lld %s (at least %d needed)",
-                            f->path, mxn__blk_what[k], (long long)sb[b].id, sb[b].type,
-                            (long long)i + 1, (long long)o[i + 1],
-                            sb[b].poly == MXN_POLY_NFACED ? "faces" : "nodes", min);
-        goto done;
-      }
-      o[i + 1] += o[i];
-    }
-    if (o[n] != span->conn) {
-      status = MXN_DS_ERR(ds, MXN_ERR_FORMAT,
-                          "%s: %s block %lld (%s): per-entry counts sum to %lld but the block "
-                          "holds %lld references",
-                          f->path, mxn__blk_what[k], (long long)sb[b].id, sb[b].type,
-                          (long long)o[n], (long long)span->conn);
-      goto done;
-    }
-  }
-  span->ent_off = o;
-  *off = o;
-  o = NULL;
-done:
-  free(o);
-  return status;
 }

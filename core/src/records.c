@@ -1,60 +1,12 @@
-/* Member records: made where a member is used, and rebuilt from the
- * member's header where a collective open did not keep them (the rank did
- * not summarise the member): a rank keeps the records of its own members
- * and of those its phases touch, not one for each of the M members. Also
- * members' paths, made from the set's naming pattern. */
+/* Member records on first use: rebuilt from the member's header where a
+ * collective open did not keep them (the rank did not summarise the
+ * member): a rank keeps the records of its own members and of those its
+ * phases touch, not one for each of the M members. Also what a record
+ * reads on first use (a poly block's per-entry offsets) and the open of a
+ * member by number, its record made first. Storage and paths: files.c. */
 #include "internal.h"
 
 #include <stdio.h>
-
-void mxn__path_make(const mxn_dataset_t *ds, int j, char *out, size_t cap) {
-  if (ds->name_width < 0)
-    snprintf(out, cap, "%s", ds->name_base);
-  else
-    snprintf(out, cap, "%s.%d.%0*d", ds->name_base, ds->nfiles, ds->name_width, j);
-}
-
-char *mxn__path_dup(const mxn_dataset_t *ds, int j) {
-  size_t cap = strlen(ds->name_base) + 48;
-  char *p = mxn__malloc(cap);
-  if (p) mxn__path_make(ds, j, p, cap);
-  return p;
-}
-
-const char *mxn__path(mxn_dataset_t *ds, int j) {
-  if (mxn__file_held(ds, j) && mxn__file_held(ds, j)->path) return mxn__file_held(ds, j)->path;
-  if (j == 0 && ds->path0) return ds->path0;
-  char *p = mxn__path_dup(ds, j);
-  if (!p) return "(member path: out of memory)";
-  int at = ds->path_next++ % 4;
-  free(ds->path_ring[at]);
-  ds->path_ring[at] = p;
-  return p;
-}
-
-mxn__file_t *mxn__record_new(mxn_dataset_t *ds, int j) {
-  mxn__file_t *f = mxn__calloc(1, sizeof *f);
-  if (!f) return NULL;
-  f->ncid = -1;
-  f->rd = &ds->reads;
-  if (!(f->path = mxn__path_dup(ds, j))) {
-    free(f);
-    return NULL;
-  }
-  return f;
-}
-
-void mxn__record_free(mxn_dataset_t *ds, mxn__file_t *f) {
-  if (!f) return;
-  mxn__member_close(ds, f);
-  free(f->path);
-  /* their blocks', sets' and maps' arrays are in the arena */
-  for (int k = 0; k < MXN__NBK; k++)
-    for (int i = 0; i < f->kb[k].nspan; i++) free(f->kb[k].span[i].ent_off);
-  free(f->time_ok);
-  mxn__file_domain_free(f->dom);
-  free(f);
-}
 
 /* Member j's record made again from its header: summarised alone (its
  * declarations in full), merged into the settled structure (looked up,
@@ -100,25 +52,84 @@ static int rebuild(mxn_dataset_t *ds, int j) {
   return status;
 }
 
-int mxn__file_set(mxn_dataset_t *ds, int j, mxn__file_t *f) {
-  mxn__file_t ***pg = &ds->fpages[j >> MXN__FPAGE_BITS];
-  if (!*pg && !f) return MXN_OK;
-  if (!*pg && !(*pg = mxn__calloc(MXN__FPAGE, sizeof **pg))) return MXN_ERR_NOMEM;
-  (*pg)[j & (MXN__FPAGE - 1)] = f;
-  return MXN_OK;
-}
-
-int mxn__record_hold(mxn_dataset_t *ds, int j) {
-  mxn__file_t *f = mxn__record_new(ds, j);
-  if (!f || mxn__file_set(ds, j, f) != MXN_OK) {
-    mxn__record_free(ds, f);
-    return MXN_ERR_NOMEM;
-  }
-  return MXN_OK;
-}
-
 mxn__file_t *mxn__file(mxn_dataset_t *ds, int j) {
   if (j < 0 || j >= ds->nfiles) return NULL;
   if (!mxn__file_held(ds, j) && rebuild(ds, j) != MXN_OK) return NULL;
   return mxn__file_held(ds, j);
+}
+
+/* The per-entry counts of a poly block are read once per member, with
+ * netCDF (Exodus 6.02 gives them as 32-bit ints only) and prefix-summed:
+ * partial reads of the connectivity go by these offsets, never by
+ * ex_get_partial_conn, whose start/count for NSIDED/NFACED blocks are
+ * positions in the flat reference list, not entries. */
+int mxn__poly_offsets(mxn_dataset_t *ds, int j, int k, int b, const int64_t **off) {
+  mxn__file_t *f = mxn__file(ds, j);
+  if (!f) return ds->err.status;
+  mxn__blocks_t *kb = &f->kb[k];
+  int nb, status = MXN_OK, q = -1, varid;
+  const mxn_block_info_t *sb = mxn__sblocks(&ds->s, k, &nb);
+  int64_t *o = NULL;
+  static const int64_t none[1] = {0}; /* a block without entries here */
+  mxn__span_t *span = mxn__span_of(kb, b);
+  *off = none;
+  if (!span) return MXN_OK;
+  if (span->ent_off) {
+    *off = span->ent_off;
+    return MXN_OK;
+  }
+  q = span->q;
+  int64_t n = span->count;
+  MXN_ALLOC(o, n + 1);
+  if (q >= 0 && n > 0) {
+    char name[40];
+    mxn__name_d(name, sizeof name, k == MXN__FACE ? "fbepecnt%d" : "ebepecnt%d", q + 1);
+    if (!mxn__file_open(ds, j, &status)) goto done;
+    int64_t *cnt = o + 1;
+    /* Read exactly n counts: a damaged file's variable may be longer. */
+    size_t start = 0, count = (size_t)n;
+    if ((varid = mxn__m_var(f, name)) < 0 ||
+        mxn__m_get(f, varid, &start, &count, NULL, cnt, 'l') != 0) {
+      status = MXN_DS_ERR(ds, MXN_ERR_FORMAT,
+                          "%s: %s block %lld (%s): cannot read its per-entry counts (%s)",
+                          f->path, mxn__blk_what[k], (long long)sb[b].id, sb[b].type, name);
+      goto done;
+    }
+    ds->io.read_calls++;
+    ds->io.bytes_read += n * (int64_t)sizeof(int64_t);
+    int min = sb[b].poly == MXN_POLY_NFACED ? 4 : 3; /* a tetrahedron, a triangle */
+    for (int64_t i = 0; i < n; i++) {
+      if (o[i + 1] < min) {
+        status = MXN_DS_ERR(ds, MXN_ERR_FORMAT,
+                            "%s: %s block %lld (%s): entry %lld has %lld %s (at least %d needed)",
+                            f->path, mxn__blk_what[k], (long long)sb[b].id, sb[b].type,
+                            (long long)i + 1, (long long)o[i + 1],
+                            sb[b].poly == MXN_POLY_NFACED ? "faces" : "nodes", min);
+        goto done;
+      }
+      o[i + 1] += o[i];
+    }
+    if (o[n] != span->conn) {
+      status = MXN_DS_ERR(ds, MXN_ERR_FORMAT,
+                          "%s: %s block %lld (%s): per-entry counts sum to %lld but the block "
+                          "holds %lld references",
+                          f->path, mxn__blk_what[k], (long long)sb[b].id, sb[b].type,
+                          (long long)o[n], (long long)span->conn);
+      goto done;
+    }
+  }
+  span->ent_off = o;
+  *off = o;
+  o = NULL;
+done:
+  free(o);
+  return status;
+}
+
+mxn__file_t *mxn__file_open(mxn_dataset_t *ds, int j, int *status) {
+  if (!mxn__file(ds, j)) {
+    *status = ds->err.status != MXN_OK ? ds->err.status : MXN_ERR_ARG;
+    return NULL;
+  }
+  return mxn__member_open(ds, j, status);
 }

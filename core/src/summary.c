@@ -658,7 +658,7 @@ static int summarize_times(mxn_dataset_t *ds, int j, int n_glob, wbuf_t *body) {
   /* Member 0's times are the dataset's. Another member gives its first
    * and last (a read each: a record variable's values lie a record apart),
    * and its others are compared when a step is first read from it
-   * (mxn__step_time_check): 200 steps of 1024 members took 51 k reads a
+   * (extract_step.c, step_time_check): 200 steps of 1024 members took 51 k reads a
    * rank of 4 here, 0.06-0.2 s of the open. */
   int64_t nw = j == 0 || nt <= 2 ? nt : 2;
   int tv = mxn__m_var(f, "time_whole"), rc = 0;
@@ -756,7 +756,7 @@ static int summarize_member(mxn_dataset_t *ds, int j, wbuf_t *w) {
   wbuf_t head = {0}, body = {0};
   declkey_t key = {ds->decl_prev, ds->decl_prev_len, 0, 0, {0}, NULL, 0};
   spans_t spans = {0};
-  if (!mxn__file_open(ds, j, &status)) goto done;
+  if (!mxn__member_open(ds, j, &status)) goto done;
   MXN_CHECK(summarize_head(ds, j, h, &head));
   const int64_t nblk_of[MXN__NBK] = {h[H_ELBLK], h[H_EDBLK], h[H_FABLK]};
   for (int k = 0; k < MXN__NBK; k++) {
