@@ -98,7 +98,6 @@ int mxn__dataset_open_members(MPI_Comm comm, mxn_dataset_t *ds, const char *path
   size_t mytotal = 0;
   for (int j = fbeg; status == MXN_OK && j < fend; j++) {
     int st = mxn__member_summary(ds, j, failed, &bufs[j], &lens[j]);
-    mxn__member_summarised(ds, j);
     if (st == MXN_ERR_NOMEM && !bufs[j])
       status = mxn_error_set(e, MXN_ERR_NOMEM, "out of memory on rank %d", R);
     failed |= st != MXN_OK;

@@ -214,10 +214,28 @@ int mxn__h5_shape(mxn__h5_t *h, int v, size_t *len, size_t *chunk, int *filtered
   return x->nd;
 }
 
+/* The memory type of a read as `as` from dataset d ('c': netCDF's
+ * characters, one-byte strings, read as stored), or -1 (to be closed
+ * when it is not a predefined type: *own). */
+static hid_t mem_type(hid_t d, char as, int *own) {
+  *own = 0;
+  if (as == 'd') return H5T_NATIVE_DOUBLE;
+  if (as == 'l') return H5T_NATIVE_LLONG;
+  if (as != 'c') return -1;
+  hid_t t = H5Dget_type(d);
+  if (t < 0) return -1;
+  if (H5Tget_class(t) != H5T_STRING || H5Tget_size(t) != 1 || H5Tis_variable_str(t) != 0) {
+    H5Tclose(t);
+    return -1;
+  }
+  *own = 1;
+  return t;
+}
+
 int mxn__h5_get(mxn__h5_t *h, int v, const size_t *start, const size_t *count,
                 const ptrdiff_t *stride, void *out, char as) {
   var_t *x = var(h, v);
-  if (!x || x->nd < 1 || (as != 'd' && as != 'l')) return -1;
+  if (!x || x->nd < 0 || (as != 'd' && as != 'l' && as != 'c')) return -1;
   hsize_t st[MXN__BOX_DIMS], ct[MXN__BOX_DIMS], sd[MXN__BOX_DIMS], total = 1;
   for (int k = 0; k < x->nd; k++) {
     st[k] = start[k];
@@ -227,15 +245,146 @@ int mxn__h5_get(mxn__h5_t *h, int v, const size_t *start, const size_t *count,
   }
   if (total == 0) return 0;
   quiet_t q = quiet_on();
-  int rc = -1;
+  int rc = -1, own = 0;
+  hid_t mt = mem_type(x->d, as, &own);
   /* the selection's own shape: HDF5 maps a memory space of another shape
-   * to the chunks element by element */
-  hid_t ms = H5Screate_simple(x->nd, ct, NULL);
-  if (ms >= 0 && H5Sselect_hyperslab(x->sp, H5S_SELECT_SET, st, sd, ct, NULL) >= 0 &&
-      H5Dread(x->d, as == 'd' ? H5T_NATIVE_DOUBLE : H5T_NATIVE_LLONG, ms, x->sp, H5P_DEFAULT,
-              out) >= 0)
+   * to the chunks element by element (a scalar: the whole of it) */
+  hid_t ms = x->nd > 0 ? H5Screate_simple(x->nd, ct, NULL) : H5Screate(H5S_SCALAR);
+  if (mt >= 0 && ms >= 0 &&
+      (x->nd == 0 || H5Sselect_hyperslab(x->sp, H5S_SELECT_SET, st, sd, ct, NULL) >= 0) &&
+      H5Dread(x->d, mt, ms, x->nd > 0 ? x->sp : H5S_ALL, H5P_DEFAULT, out) >= 0)
     rc = 0;
   if (ms >= 0) H5Sclose(ms);
+  if (own) H5Tclose(mt);
   quiet_off(q);
   return rc;
+}
+
+void mxn__h5_release(void) {
+  quiet_t q = quiet_on();
+  H5garbage_collect();
+  quiet_off(q);
+}
+
+void mxn__h5_forget(mxn__h5_t *h) {
+  quiet_t q = quiet_on();
+  for (int v = 0; v < h->nvars; v++) {
+    if (h->var[v].sp >= 0) H5Sclose(h->var[v].sp);
+    if (h->var[v].d >= 0) H5Dclose(h->var[v].d);
+    h->var[v].d = h->var[v].sp = -1;
+  }
+  quiet_off(q);
+}
+
+/* ---------- the header as netCDF-4 stores it ---------- */
+
+int mxn__h5_dim(mxn__h5_t *h, const char *name, int64_t *len) {
+  *len = 0;
+  int v = find(h, name);
+  if (v < 0) return 0;
+  quiet_t q = quiet_on();
+  hid_t d = H5Dopen2(h->file, name, h->dapl), sp = d >= 0 ? H5Dget_space(d) : -1;
+  hsize_t n = 0, max = 0;
+  int ok = sp >= 0 && H5Sget_simple_extent_ndims(sp) == 1 &&
+           H5Sget_simple_extent_dims(sp, &n, &max) == 1 && H5Aexists(d, "CLASS") > 0;
+  if (sp >= 0) H5Sclose(sp);
+  if (d >= 0) H5Dclose(d);
+  quiet_off(q);
+  if (!ok) return 0;
+  *len = (int64_t)n;
+  /* An unlimited dimension's scale keeps the extent it was made with (0):
+   * netCDF gives the longest of its variables. Exodus's one is time_step,
+   * whose steps are the records of time_whole (written with each step's
+   * values, ex_put_time). */
+  size_t ext[MXN__BOX_DIMS];
+  int tv = max == H5S_UNLIMITED && !strcmp(name, "time_step") ? mxn__h5_var(h, "time_whole") : -1;
+  if (tv >= 0 && mxn__h5_shape(h, tv, ext, NULL, NULL) == 1 && (int64_t)ext[0] > *len)
+    *len = (int64_t)ext[0];
+  return 1;
+}
+
+/* The object attributes of variable v are on (-1: the root group, netCDF's
+ * global ones), or -1. */
+static hid_t att_owner(mxn__h5_t *h, int v) {
+  if (v == -1) return h->file;
+  var_t *x = var(h, v);
+  return x ? x->d : -1;
+}
+
+/* netCDF's length of attribute a: characters of a text one (a fixed
+ * string), values of another; -1 for a kind netCDF-4 does not write for
+ * Exodus (variable-length strings, compound types). *text: whether it is
+ * text. */
+static int64_t att_len(hid_t a, int *text) {
+  hid_t t = H5Aget_type(a), sp = H5Aget_space(a);
+  int64_t n = -1;
+  if (t >= 0 && sp >= 0) {
+    H5T_class_t c = H5Tget_class(t);
+    H5S_class_t sc = H5Sget_simple_extent_type(sp);
+    hssize_t np = sc == H5S_NULL ? 0 : H5Sget_simple_extent_npoints(sp);
+    *text = c == H5T_STRING;
+    if (np >= 0 && c == H5T_STRING && H5Tis_variable_str(t) == 0)
+      n = (int64_t)np * (int64_t)H5Tget_size(t);
+    else if (np >= 0 && (c == H5T_INTEGER || c == H5T_FLOAT))
+      n = (int64_t)np;
+  }
+  if (sp >= 0) H5Sclose(sp);
+  if (t >= 0) H5Tclose(t);
+  return n;
+}
+
+int mxn__h5_att_len(mxn__h5_t *h, int v, const char *name, size_t *len) {
+  quiet_t q = quiet_on();
+  hid_t o = att_owner(h, v), a = o >= 0 && H5Aexists(o, name) > 0 ? H5Aopen(o, name, H5P_DEFAULT) : -1;
+  int text = 0;
+  int64_t n = a >= 0 ? att_len(a, &text) : -1;
+  if (a >= 0) H5Aclose(a);
+  quiet_off(q);
+  if (n < 0) return -1;
+  *len = (size_t)n;
+  return 0;
+}
+
+int mxn__h5_att_get(mxn__h5_t *h, int v, const char *name, void *out, char as) {
+  quiet_t q = quiet_on();
+  hid_t o = att_owner(h, v), a = o >= 0 && H5Aexists(o, name) > 0 ? H5Aopen(o, name, H5P_DEFAULT) : -1;
+  int text = 0, rc = -1;
+  int64_t n = a >= 0 ? att_len(a, &text) : -1;
+  if (n == 0) {
+    rc = 0;
+  } else if (n > 0 && text == (as == 'c')) {
+    hid_t mt = as == 'd' ? H5T_NATIVE_DOUBLE : as == 'l' ? H5T_NATIVE_LLONG : H5Aget_type(a);
+    if (mt >= 0 && H5Aread(a, mt, out) >= 0) rc = 0;
+    if (as == 'c' && mt >= 0) H5Tclose(mt);
+  }
+  if (a >= 0) H5Aclose(a);
+  quiet_off(q);
+  return rc;
+}
+
+typedef struct {
+  int (*fn)(const char *name, uint64_t len, void *data);
+  void *data;
+  int stop;
+} each_t;
+
+static herr_t each_att(hid_t o, const char *name, const H5A_info_t *info, void *data) {
+  (void)info;
+  each_t *e = data;
+  hid_t a = H5Aopen(o, name, H5P_DEFAULT);
+  int text = 0;
+  int64_t n = a >= 0 ? att_len(a, &text) : -1;
+  if (a >= 0) H5Aclose(a);
+  if (n >= 0 && e->fn(name, (uint64_t)n, e->data)) return (e->stop = 1), 1;
+  return 0;
+}
+
+int mxn__h5_global_atts(mxn__h5_t *h, int (*fn)(const char *name, uint64_t len, void *data),
+                        void *data) {
+  each_t e = {fn, data, 0};
+  hsize_t idx = 0;
+  quiet_t q = quiet_on();
+  H5Aiterate2(h->file, H5_INDEX_NAME, H5_ITER_NATIVE, &idx, each_att, &e);
+  quiet_off(q);
+  return e.stop;
 }

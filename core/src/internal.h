@@ -273,8 +273,8 @@ typedef struct mxn__reads {
 /* What the dataset knows of one member file. */
 typedef struct mxn__file {
   char *path;
-  int ncid;                /* its netCDF id, -1 while closed */
-  struct mxn__h5 *h5;      /* once summarised, a light handle instead (h5light.c), or NULL */
+  int ncid;                /* its netCDF id, -1 while closed or read through h5 */
+  struct mxn__h5 *h5;      /* a netCDF-4 member's HDF5 handle (h5light.c), or NULL */
   int nc4;                 /* stored as netCDF-4 (HDF5) */
   mxn__reads_t *rd;        /* the dataset's shared read state */
   int64_t open_size;       /* its size in bytes when it was opened */
@@ -374,8 +374,6 @@ struct mxn_dataset {
   int opened;
   int vars_from[MXN__NV];    /* member that defined each family's names */
   int max_open;            /* open-file cap, from RLIMIT_NOFILE */
-  int light;               /* summaries done: netCDF-4 members read through light
-                              handles from here (member.c, mxn__members_keep) */
   /* Member 0's global variables at every step, [step * glob_nvars + v],
    * read with its summary (NULL when there are none or too many to keep):
    * a time step then needs no rank to open member 0 for them. */
@@ -478,10 +476,23 @@ int mxn__m_dim(const mxn__file_t *f, const char *name, int64_t *len);
 /* Free member f's name index (what its first open built for the checks
  * and the summary's lookups; later lookups ask netCDF). */
 void mxn__m_names_drop(mxn__file_t *f);
+/* Member f's summary is read: its name index is freed, and a netCDF-4
+ * member closes the datasets its header was read from (those a step
+ * reads open again as they are read). */
+void mxn__m_header_done(mxn__file_t *f);
 int mxn__m_ndims(const mxn__file_t *f, int v);
 int64_t mxn__m_dimlen(const mxn__file_t *f, int v, int d);
 int mxn__m_get(const mxn__file_t *f, int v, const size_t *start, const size_t *count,
                const ptrdiff_t *stride, void *out, char as);
+/* The same read as it is asked (no box of whole chunks kept: the
+ * summary's reads of the header's small variables); -1 also for v < 0. */
+int mxn__m_read(const mxn__file_t *f, int v, const size_t *start, const size_t *count,
+                void *out, char as);
+/* Attribute `name` of variable v (NC_GLOBAL: a global one): its netCDF
+ * length (0, or -1 where there is none) and its values as text ('c', len
+ * bytes, not terminated), double ('d') or int64 ('l'; 0 on success). */
+int mxn__m_att_len(const mxn__file_t *f, int v, const char *name, size_t *len);
+int mxn__m_att_get(const mxn__file_t *f, int v, const char *name, void *out, char as);
 /* Rows start..start+count-1 of member f's variable named `fmt` with q
  * (as printf: Exodus numbers a block's, set's or map's variables by its
  * position in the member), whose rows hold `width` values (a
@@ -533,15 +544,15 @@ int mxn__dataset_open_members(MPI_Comm comm, mxn_dataset_t *ds, const char *path
 /* Close member f where it is open (member.c). */
 void mxn__member_close(mxn_dataset_t *ds, mxn__file_t *f);
 /* Members kept open only while needed (member.c): close every open member
- * j with !need[j]; with `light`, an open netCDF-4 member that is needed
- * goes to a light handle (h5light.c), and so do those opened from then on
- * (ds->light). Counted in ds->open_count either way. */
-void mxn__members_keep(mxn_dataset_t *ds, const char *need, int light);
-/* Member j's summary is made (a collective open): a netCDF-4 member goes
- * to its light handle at once, so that no more than one member's netCDF
- * state is held while the rank summarises its members. */
-void mxn__member_summarised(mxn_dataset_t *ds, int j);
-/* Light handles (h5light.c): a netCDF-4 member's HDF5 file, its variables
+ * j with !need[j] (need NULL: each is needed), and with `hdf5` every one
+ * read through HDF5 (netCDF-4). An open HDF5 file holds its metadata cache, half a megabyte
+ * however little was read, and HDF5 opens one again in well under a
+ * millisecond (netCDF-4 members closed after a load and after each step
+ * took 38 MB off the peak of N = 4, 1M hex in 64 members, and steps took
+ * no longer); their freed blocks go back to the heap
+ * (mxn__h5_release). */
+void mxn__members_keep(mxn_dataset_t *ds, const char *need, int hdf5);
+/* HDF5 handles (h5light.c): a netCDF-4 member's HDF5 file, its variables
  * by name (ids from MXN__H5_VAR0 up, never netCDF's), datasets opened on
  * first use. */
 #define MXN__H5_VAR0 (1 << 24)
@@ -553,8 +564,28 @@ int mxn__h5_var(const mxn__h5_t *h, const char *name);
 /* Variable v's rank (-1: none), extent and chunk sizes (0: not chunked), and
  * whether its chunks are filtered; len, chunk, filtered may be NULL. */
 int mxn__h5_shape(mxn__h5_t *h, int v, size_t *len, size_t *chunk, int *filtered);
+/* Values at start/count (stride NULL: 1) of variable v as double ('d'),
+ * int64 ('l') or netCDF characters ('c'); a scalar is read whole. 0 on
+ * success. */
 int mxn__h5_get(mxn__h5_t *h, int v, const size_t *start, const size_t *count,
                 const ptrdiff_t *stride, void *out, char as);
+/* HDF5 gives the blocks on its free lists back to the heap (it keeps them
+ * for reuse otherwise, up to tens of megabytes). */
+void mxn__h5_release(void);
+/* Close the datasets opened so far (they open again when read). */
+void mxn__h5_forget(mxn__h5_t *h);
+/* The header as netCDF-4 stores it, for the summary: dimension `name`'s
+ * length (1 if there is one, else 0 and *len 0); attribute `name` of
+ * variable v (-1: a global one) its netCDF length (characters of text,
+ * else values; 0 on success, -1 where there is none) and its values as
+ * text ('c', len bytes, not terminated), double ('d') or int64 ('l');
+ * fn(name, length, data) for each global attribute until it returns
+ * nonzero (then 1, else 0). */
+int mxn__h5_dim(mxn__h5_t *h, const char *name, int64_t *len);
+int mxn__h5_att_len(mxn__h5_t *h, int v, const char *name, size_t *len);
+int mxn__h5_att_get(mxn__h5_t *h, int v, const char *name, void *out, char as);
+int mxn__h5_global_atts(mxn__h5_t *h, int (*fn)(const char *name, uint64_t len, void *data),
+                        void *data);
 /* n zeroed elements of `size` from the dataset's arena (arena.c), each
  * array 16-byte aligned, freed only with the dataset (mxn__arena_free);
  * NULL out of memory. */

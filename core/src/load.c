@@ -86,17 +86,6 @@ static int block_selected(const mxn_dataset_t *ds, const int *selection, int fil
 /* agrees on its status (or hands it to the next phase, as said) and    */
 /* times itself into the load's stats.                                  */
 
-/* The summaries are done (the structure is read): from here the load
- * reads netCDF-4 members through light handles (member.c, h5light.c),
- * which hold only the datasets read, where netCDF's open member holds
- * them all; the members this rank summarised stay open that way. */
-static void keep_summarised(mxn_dataset_t *ds) {
-  char *all = mxn__malloc((size_t)ds->nfiles + 1);
-  if (!all) return; /* they stay as they are */
-  memset(all, 1, (size_t)ds->nfiles + 1);
-  mxn__members_keep(ds, all, 1);
-  free(all);
-}
 
 /* Open: the options checked, the dataset's structure read collectively
  * (unless `given`, already open). Sets M, fbeg, fend and path. */
@@ -114,7 +103,6 @@ static int phase_open(mxn__load_ctx_t *c, mxn_dataset_t *given, double t0) {
   if ((status = mxn_agree(ld->comm, status, e)) != MXN_OK) return status;
   if (!given && (status = mxn__dataset_open_members(ld->comm, ld->ds, c->path, e)) != MXN_OK) return status;
   if (given) c->path = mxn_dataset_file_path(ld->ds, 0);
-  keep_summarised(ld->ds);
   c->M = mxn_dataset_structure(ld->ds)->num_files;
   c->fbeg = (int)((int64_t)R * c->M / N);
   c->fend = (int)((int64_t)(R + 1) * c->M / N);
@@ -578,12 +566,11 @@ static void close_outside_cover(mxn__load_ctx_t *c) {
   mxn__members_keep(ds, c->mask, 0);
 }
 
-/* At the end of a load that is not re-balanced, the members the plan
- * reads at each step (its segments' and sets' members, and the one of the
- * global variables when member 0's summary did not keep them) stay open,
- * a netCDF-4 one through a light handle that holds only what a step reads
- * (h5light.c); every other member is closed. A member needed again later
- * is opened again through netCDF. */
+/* At the end of a load that is not re-balanced, the netCDF-3 members the
+ * plan reads at each step (its segments' and sets' members, and the one
+ * of the global variables when member 0's summary did not keep them) stay
+ * open; every other member is closed (netCDF-4 ones by mxn__members_keep).
+ * A member needed again later is opened again. */
 static void keep_step_members(mxn_load_t *ld) {
   mxn_dataset_t *ds = ld->ds;
   const mxn__plan_t *plan = ld->piece ? ld->piece->plan : NULL;
@@ -724,6 +711,7 @@ static int read_step(mxn_load_t *ld, int step, mxn_error_t *err) {
   mxn_io_counters_t c0 = mxn_dataset_counters(ld->ds);
   int status = mxn_piece_read_step(ld->ds, ld->piece, step);
   if (status != MXN_OK) mxn_error_set(&e, status, "%s", mxn_dataset_errmsg(ld->ds));
+  mxn__members_keep(ld->ds, NULL, 1); /* netCDF-4 members: until the next step */
   status = mxn_agree(ld->comm, status, &e);
   /* ghosts built from records: their values from their owners */
   if (status == MXN_OK && ld->hx) status = mxn__halo_xchg_run(ld->comm, ld->hx, ld->piece, &e);

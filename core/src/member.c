@@ -1,7 +1,7 @@
-/* Member I/O: opening one member file (checked, through netCDF), the
- * cache of open members under the open-file cap, which members stay open
- * (mxn__members_keep; netCDF-4 ones through light handles once summarised,
- * h5light.c), and the reads by netCDF variable the summary and the
+/* Member I/O: opening one member file (checked; netCDF-3 through
+ * netCDF, netCDF-4 through HDF5 handles, h5light.c), the cache of open
+ * members under the open-file cap, which members stay open
+ * (mxn__members_keep), and the reads by netCDF name the summary and the
  * extraction make of it (the only code that reads a member's data).
  * Members are read by netCDF name under Exodus II's naming rules, not
  * through the Exodus API: see summary.c for why. */
@@ -18,7 +18,7 @@
 
 static int is_open(const mxn__file_t *f) { return f->ncid >= 0 || f->h5; }
 
-/* Whether member f is read through its light handle (h5light.c). */
+/* Whether member f is read through its HDF5 handle (h5light.c). */
 static int light(const mxn__file_t *f) { return f->ncid < 0 && f->h5; }
 
 /* Close member f. */
@@ -312,7 +312,7 @@ int mxn__nc_dimlen(int ncid, const char *name, int64_t *len) {
 int mxn__m_dim(const mxn__file_t *f, const char *name, int64_t *len) {
   const struct mxn__names *nm = names_for(f);
   *len = 0;
-  if (light(f)) return 0; /* only summaries ask, and they read through netCDF */
+  if (light(f)) return mxn__h5_dim(f->h5, name, len);
   if (!nm) return mxn__nc_dimlen(f->ncid, name, len);
   int d = nm_find(&nm->dim, name);
   *len = d >= 0 ? nm->dim.ent[d].n : 0;
@@ -417,15 +417,26 @@ static int open_refused(mxn_dataset_t *ds, const char *path, const char magic[4]
  * element types are checked where the summary reads them; variables'
  * attributes are not walked (for netCDF-4 that loads every variable's
  * metadata). */
-static int global_atts_bad(int nc, char *why, size_t whylen) {
-  int natts = 0;
+typedef struct {
+  char *why;
+  size_t whylen;
+} why_t;
+
+static int global_att_bad(const char *att, uint64_t len, void *data) {
+  why_t *w = data;
+  return mxn__exodus_att_check(NULL, att, len, w->why, w->whylen);
+}
+
+static int global_atts_bad(const mxn__file_t *f, char *why, size_t whylen) {
+  why_t w = {why, whylen};
+  if (light(f)) return mxn__h5_global_atts(f->h5, global_att_bad, &w);
+  int natts = 0, nc = f->ncid;
   if (nc_inq_varnatts(nc, NC_GLOBAL, &natts) != NC_NOERR) return 0;
   for (int k = 0; k < natts; k++) {
     char att[NC_MAX_NAME + 1];
     size_t len;
     if (nc_inq_attname(nc, NC_GLOBAL, k, att) == NC_NOERR &&
-        nc_inq_attlen(nc, NC_GLOBAL, att, &len) == NC_NOERR &&
-        mxn__exodus_att_check(NULL, att, len, why, whylen))
+        nc_inq_attlen(nc, NC_GLOBAL, att, &len) == NC_NOERR && global_att_bad(att, len, &w))
       return 1;
   }
   return 0;
@@ -434,22 +445,20 @@ static int global_atts_bad(int nc, char *why, size_t whylen) {
 /* Whether an open netCDF file says it is Exodus II as Exodus 6.02's
  * ex_open requires: a version attribute, and a floating-point word size
  * (either spelling) of 4 or 8 bytes. */
-static int is_exodus(int nc) {
-  float version;
-  int ws = 0;
+static int is_exodus(const mxn__file_t *f) {
+  double version;
+  long long ws = 0;
   size_t len = 0;
-  if (nc_inq_attlen(nc, NC_GLOBAL, "version", &len) != NC_NOERR || len != 1 ||
-      nc_get_att_float(nc, NC_GLOBAL, "version", &version) != NC_NOERR)
+  if (mxn__m_att_len(f, NC_GLOBAL, "version", &len) != 0 || len != 1 ||
+      mxn__m_att_get(f, NC_GLOBAL, "version", &version, 'd') != 0)
     return 0;
   const char *wsn = "floating_point_word_size";
-  if (nc_inq_attlen(nc, NC_GLOBAL, wsn, &len) != NC_NOERR) wsn = "floating point word size";
-  if (nc_inq_attlen(nc, NC_GLOBAL, wsn, &len) != NC_NOERR || len != 1 ||
-      nc_get_att_int(nc, NC_GLOBAL, wsn, &ws) != NC_NOERR)
+  if (mxn__m_att_len(f, NC_GLOBAL, wsn, &len) != 0) wsn = "floating point word size";
+  if (mxn__m_att_len(f, NC_GLOBAL, wsn, &len) != 0 || len != 1 ||
+      mxn__m_att_get(f, NC_GLOBAL, wsn, &ws, 'l') != 0)
     return 0;
   return ws == 4 || ws == 8;
 }
-
-static void lighten(mxn_dataset_t *ds, mxn__file_t *f);
 
 /* nc_open of a member for reading, without chunk caches (see open_member). */
 static int nc_open_nocache(const char *path, int *id) {
@@ -472,6 +481,15 @@ void mxn__record_free(mxn_dataset_t *ds, mxn__file_t *f) {
   free(f->time_ok);
   mxn__file_domain_free(f->dom);
   free(f);
+}
+
+/* The first four bytes of file `path` into magic (left as they are where
+ * it cannot be read: netCDF then says why). */
+static void read_magic(const char *path, char magic[4]) {
+  int fd = mxn__open_read(path);
+  if (fd < 0) return;
+  if (read(fd, magic, 4) != 4) memset(magic, 0, 4);
+  close(fd);
 }
 
 /* Open member j where it is not open yet (capped: see close_one). */
@@ -518,30 +536,41 @@ static int open_member(mxn_dataset_t *ds, int j) {
       return MXN_DS_ERR(ds, MXN_ERR_FORMAT, "%s: not a readable Exodus II file (damaged: %s)",
                         f->path, why);
   }
-  /* Share mode, as Exodus 6.02 opens members for reading: each read goes
-   * to the file. Without it netCDF's two 8 KiB buffers re-read the
-   * header's block each time reads alternate between the small variables
-   * beside it and the data further on, and per-step reads were slower. */
-  /* A netCDF-4 member's variables take the chunk cache netCDF's default
-   * holds when the file is opened: 16 MiB each, kept while the member is
-   * open, which grew a rank by hundreds of megabytes over many members.
-   * The reads keep their own box (mxn__m_get), so HDF5 keeps none: the
-   * default is set for this open only and given back. */
-  int id, fmt = 0, rc = nc_open_nocache(f->path, &id);
-  if (rc != NC_NOERR) return open_refused(ds, f->path, magic, rc);
-  f->nc4 = nc_inq_format(id, &fmt) == NC_NOERR &&
-           (fmt == NC_FORMAT_NETCDF4 || fmt == NC_FORMAT_NETCDF4_CLASSIC);
-  int nc3 = fmt == NC_FORMAT_CLASSIC || fmt == NC_FORMAT_64BIT_OFFSET
+  /* A netCDF-4 member is read through HDF5 (h5light.c): netCDF's open
+   * loads every dataset's metadata, its attribute tables and dimension
+   * scales (4.3 ms a member of the 1M hex set split in 64, where HDF5 opens
+   * the file and lists the root group's names in a fraction of it), and
+   * keeps them while the member is open (2.9 MB a member); the reads open
+   * only the datasets they read. A file HDF5 cannot open goes to netCDF,
+   * which says what is wrong with it. */
+  if (!first && !f->nc4) read_magic(f->path, magic); /* a record rebuilt (records.c) */
+  int hdf5 = f->nc4 || memcmp(magic, "\211HDF", 4) == 0, nc3 = 0, status = MXN_OK;
+  mxn__h5_t *h = NULL;
+  if (hdf5 && mxn__h5_open(f->path, &h) == MXN_OK) {
+    f->h5 = h;
+    f->nc4 = 1;
+  } else {
+    /* Share mode, as Exodus 6.02 opens members for reading: each read goes
+     * to the file. Without it netCDF's two 8 KiB buffers re-read the
+     * header's block each time reads alternate between the small variables
+     * beside it and the data further on, and per-step reads were slower. */
+    int id, fmt = 0, rc = nc_open_nocache(f->path, &id);
+    if (rc != NC_NOERR) return open_refused(ds, f->path, magic, rc);
+    f->ncid = id;
+    f->nc4 = nc_inq_format(id, &fmt) == NC_NOERR &&
+             (fmt == NC_FORMAT_NETCDF4 || fmt == NC_FORMAT_NETCDF4_CLASSIC);
+    nc3 = fmt == NC_FORMAT_CLASSIC || fmt == NC_FORMAT_64BIT_OFFSET
 #ifdef NC_FORMAT_CDF5
-            || fmt == NC_FORMAT_CDF5
+          || fmt == NC_FORMAT_CDF5
 #endif
-      ;
-  int status = MXN_OK;
+        ;
+  }
+  ds->open_count++;
   struct mxn__names *nm = NULL;
-  if (first && check == 0 && global_atts_bad(id, why, sizeof why))
+  if (first && check == 0 && global_atts_bad(f, why, sizeof why))
     status = MXN_DS_ERR(ds, MXN_ERR_FORMAT, "%s: not a readable Exodus II file (damaged: %s)",
                         f->path, why);
-  else if (first && !is_exodus(id))
+  else if (first && !is_exodus(f))
     status = MXN_DS_ERR(ds, MXN_ERR_FORMAT,
                         "%s: not a readable Exodus II file (netCDF opens it, "
                         "Exodus does not: not Exodus, or a damaged header)",
@@ -549,7 +578,7 @@ static int open_member(mxn_dataset_t *ds, int j) {
   /* The names of a netCDF-3 member (or one of another format that is not
    * netCDF-4) serve the checks below and, on the first open, the
    * summary's lookups; a reopen needs them for the byte count only. */
-  if (status == MXN_OK && !f->nc4 && (status = names_of(id, &nm)) == MXN_ERR_FORMAT)
+  if (status == MXN_OK && !f->nc4 && (status = names_of(f->ncid, &nm)) == MXN_ERR_FORMAT)
     status = MXN_DS_ERR(ds, MXN_ERR_FORMAT,
                         "%s: not a readable Exodus II file (netCDF cannot list its dimensions "
                         "and variables)",
@@ -561,7 +590,7 @@ static int open_member(mxn_dataset_t *ds, int j) {
   /* netCDF-3 variables are checked against the shapes Exodus gives them
    * (a look at the header in memory). A netCDF-4 member's would load every
    * variable's HDF5 metadata, which its reads do not need: they all ask
-   * for counts the member's dimensions give, and netCDF refuses counts
+   * for counts the member's dimensions give, and HDF5 refuses counts
    * beyond a variable's own shape. */
   if (status == MXN_OK && first && nm) status = check_var_shapes(ds, f->path, nm);
   if (status != MXN_OK || !first) {
@@ -569,7 +598,7 @@ static int open_member(mxn_dataset_t *ds, int j) {
     nm = NULL;
   }
   if (status != MXN_OK) {
-    nc_close(id);
+    mxn__member_close(ds, f);
     return status;
   }
   if (nm) {
@@ -581,40 +610,26 @@ static int open_member(mxn_dataset_t *ds, int j) {
       names_free(nm);
     }
   }
-  f->ncid = id;
-  ds->open_count++;
   f->nc_checked = 1;
   ds->io.files_opened++;
-  if (ds->light && f->nc4) lighten(ds, f);
   return MXN_OK;
 }
 
-/* Member f, open through netCDF, to a light handle. netCDF closes the
- * file first: HDF5 opening it while netCDF has it would share netCDF's
- * metadata cache, full of what netCDF loaded. Where HDF5 cannot open it,
- * netCDF opens it again. */
-static void lighten(mxn_dataset_t *ds, mxn__file_t *f) {
-  mxn__h5_t *h = NULL;
-  int id = -1;
-  mxn__member_close(ds, f);
-  if (mxn__h5_open(f->path, &h) == MXN_OK) f->h5 = h;
-  else if (nc_open_nocache(f->path, &id) == NC_NOERR) f->ncid = id;
-  if (f->h5 || f->ncid >= 0) ds->open_count++;
+void mxn__m_header_done(mxn__file_t *f) {
+  if (!f) return;
+  mxn__m_names_drop(f);
+  if (light(f)) mxn__h5_forget(f->h5);
 }
 
-void mxn__member_summarised(mxn_dataset_t *ds, int j) {
-  mxn__file_t *f = mxn__file_held(ds, j);
-  if (f && f->nc4 && f->ncid >= 0) lighten(ds, f);
-}
-
-void mxn__members_keep(mxn_dataset_t *ds, const char *need, int light_ok) {
-  if (light_ok) ds->light = 1;
+void mxn__members_keep(mxn_dataset_t *ds, const char *need, int hdf5) {
+  int h5 = 0;
   for (int j = 0; j < ds->nfiles; j++) {
     mxn__file_t *f = mxn__file_held(ds, j); /* only a held member can be open */
-    if (!f || !is_open(f)) continue;
-    if (!need[j]) mxn__member_close(ds, f);
-    else if (light_ok && f->nc4 && f->ncid >= 0) lighten(ds, f);
+    if (!f || !is_open(f) || ((!need || need[j]) && !(hdf5 && light(f)))) continue;
+    h5 |= light(f);
+    mxn__member_close(ds, f);
   }
+  if (h5) mxn__h5_release();
 }
 
 mxn__file_t *mxn__member_open(mxn_dataset_t *ds, int j, int *status) {
@@ -722,6 +737,24 @@ static int boxed_shape(const mxn__file_t *f, int v, size_t *len, size_t *ch) {
   for (int d = 0; d < nd; d++)
     if (nc_inq_dimlen(id, dims[d], &len[d]) != NC_NOERR) return 0;
   return nd;
+}
+
+int mxn__m_read(const mxn__file_t *f, int v, const size_t *start, const size_t *count,
+                void *out, char as) {
+  return v < 0 ? -1 : plain(f, v, start, count, NULL, out, as) == NC_NOERR ? 0 : -1;
+}
+
+int mxn__m_att_len(const mxn__file_t *f, int v, const char *name, size_t *len) {
+  if (light(f)) return mxn__h5_att_len(f->h5, v, name, len);
+  return nc_inq_attlen(f->ncid, v, name, len) == NC_NOERR ? 0 : -1;
+}
+
+int mxn__m_att_get(const mxn__file_t *f, int v, const char *name, void *out, char as) {
+  if (light(f)) return mxn__h5_att_get(f->h5, v, name, out, as);
+  int rc = as == 'd'   ? nc_get_att_double(f->ncid, v, name, out)
+           : as == 'l' ? nc_get_att_longlong(f->ncid, v, name, out)
+                       : nc_get_att_text(f->ncid, v, name, out);
+  return rc == NC_NOERR ? 0 : -1;
 }
 
 int mxn__m_get(const mxn__file_t *f, int v, const size_t *start, const size_t *count,

@@ -27,13 +27,7 @@ static int rebuild(mxn_dataset_t *ds, int j) {
   /* Its header is metadata the open read already, not payload: the reads'
    * counters stay as they were (the member's open is counted). */
   const mxn_io_counters_t was = ds->io;
-  /* The summary reads the header through netCDF: a netCDF-4 member goes
-   * to its light handle after it, as in the collective open (member.c). */
-  const int light = ds->light;
-  ds->light = 0;
   int status = mxn__member_summary(ds, j, 0, &buf, &len);
-  ds->light = light;
-  if (status == MXN_OK) mxn__member_summarised(ds, j);
   const int64_t opened = ds->io.files_opened;
   ds->io = was;
   ds->io.files_opened = opened;

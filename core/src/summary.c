@@ -52,7 +52,7 @@ static int var_id_q(const mxn__file_t *f, const char *fmt, long long q) {
 static int get_i64(const mxn__file_t *f, int v, int64_t n, int64_t *out) {
   size_t start = 0, count = (size_t)n;
   if (v < 0 || n <= 0) return v < 0 ? -1 : 0;
-  return nc_get_vara_longlong(f->ncid, v, &start, &count, (long long *)out) == NC_NOERR ? 0 : -1;
+  return mxn__m_read(f, v, &start, &count, out, 'l');
 }
 
 /* The n rows of name variable `name` ([n][len] characters) as stored,
@@ -61,14 +61,11 @@ static int get_i64(const mxn__file_t *f, int v, int64_t n, int64_t *out) {
  * it cannot be read (then *len is 0). */
 static int names_raw(const mxn__file_t *f, const char *name, int64_t n, char **raw, size_t *cap,
                      size_t *len) {
-  int v = mxn__m_var(f, name), nd = 0, dims[NC_MAX_VAR_DIMS];
-  size_t l = 0;
+  int v = mxn__m_var(f, name);
   *len = 0;
   if (v < 0) return 1;
-  if (n <= 0 || nc_inq_varndims(f->ncid, v, &nd) != NC_NOERR || nd != 2 ||
-      nc_inq_vardimid(f->ncid, v, dims) != NC_NOERR ||
-      nc_inq_dimlen(f->ncid, dims[1], &l) != NC_NOERR || l == 0)
-    return -1;
+  int64_t l = n > 0 && mxn__m_ndims(f, v) == 2 ? mxn__m_dimlen(f, v, 1) : -1;
+  if (l <= 0) return -1;
   if ((size_t)n * l > *cap) {
     char *r = mxn__realloc(*raw, (size_t)n * l);
     if (!r) return -1;
@@ -76,8 +73,8 @@ static int names_raw(const mxn__file_t *f, const char *name, int64_t n, char **r
     *cap = (size_t)n * l;
   }
   size_t start[2] = {0, 0}, count[2] = {(size_t)n, l};
-  if (nc_get_vara_text(f->ncid, v, start, count, *raw) != NC_NOERR) return -1;
-  *len = l;
+  if (mxn__m_read(f, v, start, count, *raw, 'c') != 0) return -1;
+  *len = (size_t)l;
   return 0;
 }
 
@@ -250,9 +247,9 @@ static int block_param(const mxn__file_t *f, int k, int q, int null, blk_param_t
   int v = mxn__m_var(f, name);
   size_t len = 0;
   char type[NC_MAX_NAME + 1024];
-  if (v < 0 || nc_inq_attlen(f->ncid, v, "elem_type", &len) != NC_NOERR) return -1;
+  if (v < 0 || mxn__m_att_len(f, v, "elem_type", &len) != 0) return -1;
   if (mxn__exodus_att_check(name, "elem_type", len, why, whylen)) return -2;
-  if (len >= sizeof type || nc_get_att_text(f->ncid, v, "elem_type", type) != NC_NOERR) return -1;
+  if (len >= sizeof type || mxn__m_att_get(f, v, "elem_type", type, 'c') != 0) return -1;
   type[len] = '\0';
   size_t keep = strnlen(type, TYPE_READ);
   memcpy(b->topology, type, keep);
@@ -469,9 +466,9 @@ static int read_truth(const mxn__file_t *f, int v, int64_t nobj, int n, const in
   const var_names_t *vn = &var_names[v];
   int tab = mxn__m_var(f, vn->tab);
   if (tab >= 0) {
-    int *all = mxn__malloc((size_t)(nobj * n) * sizeof *all);
+    int64_t *all = mxn__malloc((size_t)(nobj * n) * sizeof *all);
     size_t start[2] = {0, 0}, count[2] = {(size_t)nobj, (size_t)n};
-    int rc = all && nc_get_vara_int(f->ncid, tab, start, count, all) == NC_NOERR ? 0 : -1;
+    int rc = all && mxn__m_read(f, tab, start, count, all, 'l') == 0 ? 0 : -1;
     for (int i = 0; i < nrow && rc == 0; i++)
       for (int k = 0; k < n; k++) out[(int64_t)i * n + k] = all[(int64_t)rows[i] * n + k] != 0;
     free(all);
@@ -571,8 +568,8 @@ static const char *const head_dim[H_NUM] = {
 static int64_t global_int(const mxn__file_t *f, const char *name, int64_t dflt) {
   long long v;
   size_t len = 0;
-  if (nc_inq_attlen(f->ncid, NC_GLOBAL, name, &len) != NC_NOERR || len != 1 ||
-      nc_get_att_longlong(f->ncid, NC_GLOBAL, name, &v) != NC_NOERR)
+  if (mxn__m_att_len(f, NC_GLOBAL, name, &len) != 0 || len != 1 ||
+      mxn__m_att_get(f, NC_GLOBAL, name, &v, 'l') != 0)
     return dflt;
   return (int64_t)v;
 }
@@ -605,8 +602,8 @@ static int summarize_head(mxn_dataset_t *ds, int j, int64_t h[H_NUM], wbuf_t *bo
     char title[MXN_NAME_LEN * 2] = "";
     size_t len = 0;
     char *t = NULL;
-    if (nc_inq_attlen(f->ncid, NC_GLOBAL, "title", &len) == NC_NOERR && (t = mxn__malloc(len + 1)) &&
-        nc_get_att_text(f->ncid, NC_GLOBAL, "title", t) == NC_NOERR) {
+    if (mxn__m_att_len(f, NC_GLOBAL, "title", &len) == 0 && (t = mxn__malloc(len + 1)) &&
+        mxn__m_att_get(f, NC_GLOBAL, "title", t, 'c') == 0) {
       t[len] = '\0';
       snprintf(title, 81, "%s", t);
     }
@@ -666,11 +663,11 @@ static int summarize_times(mxn_dataset_t *ds, int j, int n_glob, wbuf_t *body) {
   if (nw > 0 && tv < 0) rc = -1;
   if (nw == nt && nt > 0 && tv >= 0) {
     size_t start = 0, count = (size_t)nt;
-    rc = nc_get_vara_double(f->ncid, tv, &start, &count, times) == NC_NOERR ? 0 : -1;
+    rc = mxn__m_read(f, tv, &start, &count, times, 'd');
   }
   for (int i = 0; nw < nt && i < 2 && rc == 0; i++) { /* first, last */
     size_t k = (size_t)(i ? nt - 1 : 0), one = 1;
-    rc = nc_get_vara_double(f->ncid, tv, &k, &one, &times[i]) == NC_NOERR ? 0 : -1;
+    rc = mxn__m_read(f, tv, &k, &one, &times[i], 'd');
   }
   if (rc != 0) {
     status = MXN_DS_ERR(ds, MXN_ERR_FORMAT, "%s: cannot read time values", f->path);
@@ -806,7 +803,7 @@ done:
     ds->decl_prev_j = j;
   }
   if (w->nomem && status == MXN_OK) status = MXN_ERR_NOMEM;
-  mxn__m_names_drop(f); /* the lookups are done (later reads ask netCDF) */
+  mxn__m_header_done(f); /* the lookups are done */
   free(head.p);
   free(key.buf.p);
   free(key.rows);
