@@ -49,11 +49,9 @@ size_t mxn__arena_bytes(const mxn_dataset_t *ds) {
 }
 
 void mxn__arena_free(mxn_dataset_t *ds) {
-  while (ds->arena) {
-    struct mxn__chunk *c = ds->arena;
-    ds->arena = c->next;
-    free(c);
-  }
+  mxn__arena_state_t a = {ds->arena, 0, 0};
+  mxn__arena_release(&a);
+  ds->arena = NULL;
   ds->arena_used = ds->arena_cap = 0;
 }
 

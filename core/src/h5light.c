@@ -1,18 +1,26 @@
-/* Light handles on netCDF-4 members once they are summarised (member.c,
- * mxn__members_keep): the member's HDF5 file and only the datasets read
- * (maps, coordinates, connectivity, sets, step values), instead of
- * netCDF's open file. netCDF-4 keeps every variable's dataset, property
- * lists and attribute index of an open member in memory (about 2.9 MB a
- * member of the 1M hex set split in 64, 46 MB a rank of N = 4 holding 16
- * open), where a step reads four or five variables; the HDF5 file alone
- * and those datasets take about 0.8 MB. A variable's id
- * is MXN__H5_VAR0 plus its place among the root group's links sorted by
- * name: the same on every open of the file, and no netCDF id (a plan
- * caches ids per member: one used with the other kind fails, it never
- * reads another variable). Taking the names from netCDF instead loaded
- * every variable's metadata, 2 ms a member. The HDF5 error stack is
- * silenced around each call and its printing restored after: the core is
- * a guest in the caller's process. */
+/* HDF5 handles on netCDF-4 members (member.c): the member's HDF5 file
+ * and only the datasets read, instead of netCDF's open file. netCDF's
+ * open loads every dataset of the member, its attribute tables and its
+ * dimension scales (4.3 ms a member of the 1M hex set split in 64) and
+ * keeps them while the file is open (about 2.9 MB a member); the summary
+ * asks for a few dozen dimensions, attributes and small variables, and a
+ * step reads four or five variables.
+ *
+ * The header as netCDF-4 stores it: each dimension a dataset of its own
+ * name whose extent is its length, marked as a dimension scale (a CLASS
+ * attribute); an unlimited dimension's scale keeps the extent it was made
+ * with, so time_step is the longer of it and time_whole's records;
+ * attributes as HDF5 attributes (text as one fixed-length string, numbers
+ * as a list); character variables as one-byte strings. A variable named
+ * like a dimension it is not the coordinate of is stored as
+ * _nc4_non_coord_NAME.
+ *
+ * A variable's id is MXN__H5_VAR0 plus its place among the root group's
+ * links sorted by name: the same on every open of the file, and no netCDF
+ * id (a plan caches ids per member: one used with the other kind fails,
+ * it never reads another variable). The HDF5 error stack is silenced
+ * around each call and its printing restored after: the core is a guest
+ * in the caller's process. */
 #include "internal.h"
 
 #include <hdf5.h>
