@@ -566,11 +566,11 @@ static void close_outside_cover(mxn__load_ctx_t *c) {
   mxn__members_keep(ds, c->mask, 0);
 }
 
-/* At the end of a load that is not re-balanced, the netCDF-3 members the
- * plan reads at each step (its segments' and sets' members, and the one
- * of the global variables when member 0's summary did not keep them) stay
- * open; every other member is closed (netCDF-4 ones by mxn__members_keep).
- * A member needed again later is opened again. */
+/* At the end of a load that is not re-balanced, the members the plan
+ * reads at each step (its segments' and sets' members, and the one of the
+ * global variables when member 0's summary did not keep them) stay open,
+ * for the steps (netCDF-4 ones until a step is read: read_step); every
+ * other member is closed. A member needed again later is opened again. */
 static void keep_step_members(mxn_load_t *ld) {
   mxn_dataset_t *ds = ld->ds;
   const mxn__plan_t *plan = ld->piece ? ld->piece->plan : NULL;
@@ -588,7 +588,7 @@ static void keep_step_members(mxn_load_t *ld) {
       int j = mxn__global_source(ds, d);
       if (j >= 0) need[j] = 1; /* (a failure is the step's to report) */
     }
-  mxn__members_keep(ds, need, 1);
+  mxn__members_keep(ds, need, 0);
   free(need);
 }
 

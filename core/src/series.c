@@ -12,7 +12,6 @@
 #include <ctype.h>
 #include <dirent.h>
 #include <limits.h>
-#include <netcdf.h>
 #include <stdio.h>
 #include <sys/stat.h>
 
@@ -401,35 +400,32 @@ typedef struct {
   double *times;
 } seg_head_t;
 
-/* Member 0's spatial dimension and times (netCDF directly: two dimensions
- * and one variable, not the whole header an Exodus open reads). The
+/* Member 0's spatial dimension and times: two dimensions and one
+ * variable, not the whole header a summary reads, through the member
+ * reads (member.c: the header checks of an open, and a netCDF-4 member
+ * through HDF5, where netCDF's open loads its whole header). The
  * segment's other members are checked when it is opened as a dataset. */
-static int read_head(const char *file, seg_head_t *h, mxn_error_t *e) {
-  int nc, rc = nc_open(file, NC_NOWRITE, &nc);
-  if (rc != NC_NOERR)
-    return mxn_error_set(e, MXN_ERR_FORMAT, "%s: cannot be read as Exodus II (%s)", file,
-                         nc_strerror(rc));
-  int status = MXN_OK, dim, var;
-  size_t nd = 0, nt = 0;
-  if (nc_inq_dimid(nc, "num_dim", &dim) != NC_NOERR || nc_inq_dimlen(nc, dim, &nd) != NC_NOERR ||
-      nd < 1 || nd > 3) {
-    status = mxn_error_set(e, MXN_ERR_FORMAT, "%s: not an Exodus II file (no num_dim of 1-3)",
-                           file);
-    goto done;
-  }
-  if (nc_inq_dimid(nc, "time_step", &dim) == NC_NOERR) nc_inq_dimlen(nc, dim, &nt);
-  if (nt > (size_t)INT_MAX / 2) {
-    status = mxn_error_set(e, MXN_ERR_FORMAT, "%s: %zu time steps", file, nt);
-    goto done;
-  }
+static int read_head(mxn_dataset_t *ds, seg_head_t *h, mxn_error_t *e) {
+  const char *file = mxn__path(ds, 0);
+  int status = mxn__record_hold(ds, 0);
+  if (status != MXN_OK) return mxn_error_set(e, status, "out of memory");
+  const mxn__file_t *f = mxn__member_open(ds, 0, &status);
+  if (!f) return mxn_error_set(e, status, "%s", mxn_dataset_errmsg(ds));
+  int64_t nd = 0, nt = 0;
+  if (!mxn__m_dim(f, "num_dim", &nd) || nd < 1 || nd > 3)
+    return mxn_error_set(e, MXN_ERR_FORMAT, "%s: not an Exodus II file (no num_dim of 1-3)", file);
+  mxn__m_dim(f, "time_step", &nt);
+  if (nt > INT_MAX / 2)
+    return mxn_error_set(e, MXN_ERR_FORMAT, "%s: %lld time steps", file, (long long)nt);
   h->num_dim = (int)nd;
   h->num_times = (int)nt;
   MXN_ALLOC(h->times, nt);
-  if (nt > 0 && (nc_inq_varid(nc, "time_whole", &var) != NC_NOERR ||
-                 (rc = nc_get_var_double(nc, var, h->times)) != NC_NOERR))
-    status = mxn_error_set(e, MXN_ERR_FORMAT, "%s: its %zu time values cannot be read", file, nt);
+  size_t start = 0, count = (size_t)nt;
+  if (nt > 0 && mxn__m_read(f, mxn__m_var(f, "time_whole"), &start, &count, h->times, 'd') != 0)
+    status = mxn_error_set(e, MXN_ERR_FORMAT, "%s: its %lld time values cannot be read", file,
+                           (long long)nt);
 done:
-  nc_close(nc);
+  if (status == MXN_ERR_NOMEM && !e->msg[0]) mxn_error_set(e, status, "out of memory");
   return status;
 }
 
@@ -463,7 +459,7 @@ static int read_segment(const seg_name_t *sn, int several, seg_head_t *h, mxn_er
     free(h->path);
     h->path = p;
   }
-  status = read_head(mxn__path(ds, 0), h, e);
+  status = read_head(ds, h, e);
 done:
   mxn_dataset_destroy(&ds);
   return status;

@@ -205,7 +205,7 @@ expect() {
 expect gap g.e "g.e-s002 (segment 2)" "g.e-s004 (segment 4)" "segment 3 is missing"
 expect incomplete h.e-s002.3.0 "h.e-s002.3.1" "missing"
 expect dimension d.e "d.e-s002 has 2 spatial dimensions" "d.e, earlier"
-expect unreadable u.e "u.e-s002" "cannot be read"
+expect unreadable u.e "u.e-s002" "not a readable Exodus II file"
 cd ..
 
 if [ $nfail -gt 0 ]; then
