@@ -547,9 +547,9 @@ void mxn__member_close(mxn_dataset_t *ds, mxn__file_t *f);
  * j with !need[j] (need NULL: each is needed), and with `hdf5` every one
  * read through HDF5 (netCDF-4). An open HDF5 file holds its metadata cache, half a megabyte
  * however little was read, and HDF5 opens one again in well under a
- * millisecond (netCDF-4 members closed after each step took 38 MB off
- * the peak of N = 4, 1M hex in 64 members, and steps took no longer);
- * their freed blocks go back to the heap (mxn__h5_release). */
+ * millisecond (netCDF-4 members closed at the end of a load took 38 MB
+ * off the peak of N = 4, 1M hex in 64 members, and steps took no
+ * longer); their freed blocks go back to the heap (mxn__h5_release). */
 void mxn__members_keep(mxn_dataset_t *ds, const char *need, int hdf5);
 /* HDF5 handles (h5light.c): a netCDF-4 member's HDF5 file, its variables
  * by name (ids from MXN__H5_VAR0 up, never netCDF's), datasets opened on

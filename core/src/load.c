@@ -566,11 +566,13 @@ static void close_outside_cover(mxn__load_ctx_t *c) {
   mxn__members_keep(ds, c->mask, 0);
 }
 
-/* At the end of a load that is not re-balanced, the members the plan
- * reads at each step (its segments' and sets' members, and the one of the
- * global variables when member 0's summary did not keep them) stay open,
- * for the steps (netCDF-4 ones until a step is read: read_step); every
- * other member is closed. A member needed again later is opened again. */
+/* At the end of a load that is not re-balanced, the netCDF-3 members the
+ * plan reads at each step (its segments' and sets' members, and the one
+ * of the global variables when member 0's summary did not keep them) stay
+ * open for the steps; every other member is closed, netCDF-4 ones too
+ * (mxn__members_keep: the steps open those they read again, holding only
+ * the datasets of the step values). A member needed again later is
+ * opened again. */
 static void keep_step_members(mxn_load_t *ld) {
   mxn_dataset_t *ds = ld->ds;
   const mxn__plan_t *plan = ld->piece ? ld->piece->plan : NULL;
@@ -588,7 +590,7 @@ static void keep_step_members(mxn_load_t *ld) {
       int j = mxn__global_source(ds, d);
       if (j >= 0) need[j] = 1; /* (a failure is the step's to report) */
     }
-  mxn__members_keep(ds, need, 0);
+  mxn__members_keep(ds, need, 1);
   free(need);
 }
 
@@ -711,7 +713,6 @@ static int read_step(mxn_load_t *ld, int step, mxn_error_t *err) {
   mxn_io_counters_t c0 = mxn_dataset_counters(ld->ds);
   int status = mxn_piece_read_step(ld->ds, ld->piece, step);
   if (status != MXN_OK) mxn_error_set(&e, status, "%s", mxn_dataset_errmsg(ld->ds));
-  mxn__members_keep(ld->ds, NULL, 1); /* netCDF-4 members: until the next step */
   status = mxn_agree(ld->comm, status, &e);
   /* ghosts built from records: their values from their owners */
   if (status == MXN_OK && ld->hx) status = mxn__halo_xchg_run(ld->comm, ld->hx, ld->piece, &e);
