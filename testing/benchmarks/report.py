@@ -445,7 +445,10 @@ def formats_table(w, configs, sets, set_info):
       "ParaView pipeline's first step over MxNReader's; *memory* = MxNReader's RSS "
       "above pvbatch's base, summed over ranks, over that pipeline's; *step/first* = "
       "MxNReader's further step over its first; medians over runs. The best column "
-      "names the faster pipeline of those that ran in the group's run.")
+      "names the faster pipeline of those that ran in the group's run. On the "
+      "2-core machines here, N = 4 and 8 run more ranks than cores: there "
+      "MxNReader's short runs, whose ranks wait on each other often, lose more "
+      "than ParaView's pipelines (compare N = 2 with N = 4 in one run).")
     w("")
     w("| cells | M | split | N | format | A first s | best of B, C: first s | speed-up | "
       "A above base, sum MB | memory A / best | A step / first |")
