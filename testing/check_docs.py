@@ -13,7 +13,10 @@ Scans every Markdown file of the repository (those git tracks, or every
     `testing/benchmarks/report.py` or `mxn/load.h`: a token with a slash
     and either a tracked top-level directory as its first part or a file
     extension must name an existing file or directory (relative to the
-    document, the repository root or core/include), or match a glob.
+    document, the repository root or core/include), or match a glob;
+  * files at a commit in backticks, `43d2540:testing/benchmarks/results/big.jsonl`
+    (results kept in git history): the commit must hold that file (not
+    checked where the clone lacks the commit, or git is absent).
 
 And the comments of core/include/mxn/*.h and core/src/*.h for citations of a
 Markdown file, `some/FILE.md` (or `README`, the top README.md) optionally
@@ -149,6 +152,22 @@ def check_link(doc, target, problems, where):
                                                               os.path.relpath(p, ROOT)))
 
 
+AT_COMMIT = re.compile(r"^([0-9a-f]{7,40}):([^\s:]+)$")
+
+
+def at_commit(rev, path):
+    """Whether commit REV holds PATH; None when that cannot be told (no git,
+    or a clone without the commit)."""
+    def ok(obj):
+        try:
+            return subprocess.run(["git", "-C", ROOT, "cat-file", "-e", obj],
+                                  capture_output=True).returncode == 0
+        except OSError:
+            return None
+    have = ok(rev + "^{commit}")
+    return ok("%s:%s" % (rev, path)) if have else None
+
+
 def looks_like_path(tok, top):
     if not tok or any(c.isspace() for c in tok) or "/" not in tok:
         return False
@@ -180,7 +199,12 @@ def check_md(rel, top, problems):
                 check_link(doc, m.group(1), problems, where)
             for m in spans:
                 tok = m.group(2).strip()
-                if looks_like_path(tok, top):
+                rev = AT_COMMIT.match(tok)
+                if rev:
+                    if at_commit(rev.group(1), rev.group(2)) is False:
+                        problems.append("%s: no such file at commit %s: %s" % (
+                            where, rev.group(1), rev.group(2)))
+                elif looks_like_path(tok, top):
                     if resolve(os.path.dirname(doc), tok.rstrip("/"), roots) is None:
                         problems.append("%s: no such file or directory: %s" % (where, tok))
 

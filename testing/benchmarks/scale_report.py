@@ -2,7 +2,8 @@
 
 usage: python3 testing/benchmarks/scale_report.py [RESULTS.jsonl] [--md FILE] [--print]
 
-Reads the "scale" records of RESULTS.jsonl (default results/scale.jsonl)
+Reads the "scale" records of RESULTS.jsonl (default results/scale.jsonl:
+those of commit archive.ARCHIVE followed by the runs appended since, archive.py)
 and replaces the section "## Scale: blocks x members" of FILE (default
 BENCHMARKS.md beside this script), or adds it before "## What was tried";
 --print writes the section to stdout instead. report.py, which writes
@@ -13,6 +14,8 @@ import json
 import os
 import statistics
 import sys
+
+import archive
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 TITLE = "## Scale: blocks x members (issue 45)"
@@ -118,7 +121,9 @@ def section(recs, plugin_recs=None):
     w = L.append
     w(TITLE)
     w("")
-    w("Generated from `results/scale.jsonl` by `python3 testing/benchmarks/scale_report.py`; "
+    w("Generated from `%s:testing/benchmarks/results/scale.jsonl` (and the runs appended "
+      "to results/scale.jsonl since: `archive.py`) by "
+      "`python3 testing/benchmarks/scale_report.py`; " % archive.ARCHIVE +
       "the runs by `bash testing/benchmarks/scale_bench.sh` (see its `--help`). A hex mesh "
       "(`mxn_gen --type hex --dims NX NY NZ --blocks K --sets K`: K blocks as slabs along x, "
       "K node and K side sets) split by `mxn split --method rcb` into M members, each "
@@ -226,10 +231,12 @@ def replace_section(text, lines):
 
 def main():
     ap = argparse.ArgumentParser()
-    ap.add_argument("results", nargs="?", default=os.path.join(HERE, "results", "scale.jsonl"))
+    ap.add_argument("results", nargs="?")
     ap.add_argument("--md", default=os.path.join(HERE, "BENCHMARKS.md"))
     ap.add_argument("--print", action="store_true")
     a = ap.parse_args()
+    if not a.results:
+        a.results = os.path.join(archive.results_dir(HERE), "scale.jsonl")
     recs = load(a.results)
     lines = section(recs, load(a.results, "scale_plugin"))
     if lines and not a.print:
