@@ -341,9 +341,16 @@ static int64_t att_len(hid_t a, int *text) {
   return n;
 }
 
+/* Attribute `name` of variable v (-1: a global one) opened, or -1 where
+ * there is none (the error stack quiet). */
+static hid_t att_open(mxn__h5_t *h, int v, const char *name) {
+  hid_t o = att_owner(h, v);
+  return o >= 0 && H5Aexists(o, name) > 0 ? H5Aopen(o, name, H5P_DEFAULT) : -1;
+}
+
 int mxn__h5_att_len(mxn__h5_t *h, int v, const char *name, size_t *len) {
   quiet_t q = quiet_on();
-  hid_t o = att_owner(h, v), a = o >= 0 && H5Aexists(o, name) > 0 ? H5Aopen(o, name, H5P_DEFAULT) : -1;
+  hid_t a = att_open(h, v, name);
   int text = 0;
   int64_t n = a >= 0 ? att_len(a, &text) : -1;
   if (a >= 0) H5Aclose(a);
@@ -355,7 +362,7 @@ int mxn__h5_att_len(mxn__h5_t *h, int v, const char *name, size_t *len) {
 
 int mxn__h5_att_get(mxn__h5_t *h, int v, const char *name, void *out, char as) {
   quiet_t q = quiet_on();
-  hid_t o = att_owner(h, v), a = o >= 0 && H5Aexists(o, name) > 0 ? H5Aopen(o, name, H5P_DEFAULT) : -1;
+  hid_t a = att_open(h, v, name);
   int text = 0, rc = -1;
   int64_t n = a >= 0 ? att_len(a, &text) : -1;
   if (n == 0) {

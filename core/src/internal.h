@@ -544,7 +544,7 @@ int mxn__dataset_open_members(MPI_Comm comm, mxn_dataset_t *ds, const char *path
 /* Close member f where it is open (member.c). */
 void mxn__member_close(mxn_dataset_t *ds, mxn__file_t *f);
 /* Members kept open only while needed (member.c): close every open member
- * j with !need[j] (need NULL: each is needed), and with `hdf5` every one
+ * j with !need[j], and with `hdf5` every one
  * read through HDF5 (netCDF-4). An open HDF5 file holds its metadata cache, half a megabyte
  * however little was read, and HDF5 opens one again in well under a
  * millisecond (netCDF-4 members closed at the end of a load took 38 MB

@@ -19,7 +19,7 @@
 static int is_open(const mxn__file_t *f) { return f->ncid >= 0 || f->h5; }
 
 /* Whether member f is read through its HDF5 handle (h5light.c). */
-static int light(const mxn__file_t *f) { return f->ncid < 0 && f->h5; }
+static int via_h5(const mxn__file_t *f) { return f->ncid < 0 && f->h5; }
 
 /* Close member f. */
 void mxn__member_close(mxn_dataset_t *ds, mxn__file_t *f) {
@@ -312,7 +312,7 @@ int mxn__nc_dimlen(int ncid, const char *name, int64_t *len) {
 int mxn__m_dim(const mxn__file_t *f, const char *name, int64_t *len) {
   const struct mxn__names *nm = names_for(f);
   *len = 0;
-  if (light(f)) return mxn__h5_dim(f->h5, name, len);
+  if (via_h5(f)) return mxn__h5_dim(f->h5, name, len);
   if (!nm) return mxn__nc_dimlen(f->ncid, name, len);
   int d = nm_find(&nm->dim, name);
   *len = d >= 0 ? nm->dim.ent[d].n : 0;
@@ -429,7 +429,7 @@ static int global_att_bad(const char *att, uint64_t len, void *data) {
 
 static int global_atts_bad(const mxn__file_t *f, char *why, size_t whylen) {
   why_t w = {why, whylen};
-  if (light(f)) return mxn__h5_global_atts(f->h5, global_att_bad, &w);
+  if (via_h5(f)) return mxn__h5_global_atts(f->h5, global_att_bad, &w);
   int natts = 0, nc = f->ncid;
   if (nc_inq_varnatts(nc, NC_GLOBAL, &natts) != NC_NOERR) return 0;
   for (int k = 0; k < natts; k++) {
@@ -618,15 +618,15 @@ static int open_member(mxn_dataset_t *ds, int j) {
 void mxn__m_header_done(mxn__file_t *f) {
   if (!f) return;
   mxn__m_names_drop(f);
-  if (light(f)) mxn__h5_forget(f->h5);
+  if (via_h5(f)) mxn__h5_forget(f->h5);
 }
 
 void mxn__members_keep(mxn_dataset_t *ds, const char *need, int hdf5) {
   int h5 = 0;
   for (int j = 0; j < ds->nfiles; j++) {
     mxn__file_t *f = mxn__file_held(ds, j); /* only a held member can be open */
-    if (!f || !is_open(f) || ((!need || need[j]) && !(hdf5 && light(f)))) continue;
-    h5 |= light(f);
+    if (!f || !is_open(f) || (need[j] && !(hdf5 && via_h5(f)))) continue;
+    h5 |= via_h5(f);
     mxn__member_close(ds, f);
   }
   if (h5) mxn__h5_release();
@@ -640,21 +640,21 @@ mxn__file_t *mxn__member_open(mxn_dataset_t *ds, int j, int *status) {
 int mxn__m_var(const mxn__file_t *f, const char *name) {
   const struct mxn__names *nm = names_for(f);
   if (nm) return nm_find(&nm->var, name);
-  if (light(f)) return mxn__h5_var(f->h5, name);
+  if (via_h5(f)) return mxn__h5_var(f->h5, name);
   int v;
   return nc_inq_varid(f->ncid, name, &v) == NC_NOERR ? v : -1;
 }
 
 int mxn__m_ndims(const mxn__file_t *f, int v) {
   int nd;
-  if (light(f)) return mxn__h5_shape(f->h5, v, NULL, NULL, NULL);
+  if (via_h5(f)) return mxn__h5_shape(f->h5, v, NULL, NULL, NULL);
   return nc_inq_varndims(f->ncid, v, &nd) == NC_NOERR ? nd : -1;
 }
 
 int64_t mxn__m_dimlen(const mxn__file_t *f, int v, int d) {
   int dims[NC_MAX_VAR_DIMS];
   size_t len;
-  if (light(f)) {
+  if (via_h5(f)) {
     size_t ext[MXN__BOX_DIMS];
     int nd = mxn__h5_shape(f->h5, v, ext, NULL, NULL);
     return d >= 0 && d < nd ? (int64_t)ext[d] : -1;
@@ -708,11 +708,11 @@ static void box_copy(const mxn__reads_t *rd, const size_t *start, const size_t *
   }
 }
 
-/* A plain read of member f's variable v: through netCDF, or its light
+/* A plain read of member f's variable v: through netCDF, or its HDF5
  * handle (0 or -1 from that, as a netCDF status). */
 static int plain(const mxn__file_t *f, int v, const size_t *start, const size_t *count,
                  const ptrdiff_t *stride, void *out, char as) {
-  if (light(f)) return mxn__h5_get(f->h5, v, start, count, stride, out, as) ? NC_EHDFERR : NC_NOERR;
+  if (via_h5(f)) return mxn__h5_get(f->h5, v, start, count, stride, out, as) ? NC_EHDFERR : NC_NOERR;
   return get_plain(f->ncid, v, start, count, stride, out, as);
 }
 
@@ -720,7 +720,7 @@ static int plain(const mxn__file_t *f, int v, const size_t *start, const size_t 
  * compressed (the reads that take a box); 0 where it is read as asked. */
 static int boxed_shape(const mxn__file_t *f, int v, size_t *len, size_t *ch) {
   int id = f->ncid, nd = 0, storage = 0, deflate = 0, shuffle = 0, level = 0;
-  if (light(f)) {
+  if (via_h5(f)) {
     int filtered = 0;
     nd = mxn__h5_shape(f->h5, v, len, ch, &filtered);
     return nd >= 1 && filtered ? nd : 0;
@@ -745,12 +745,12 @@ int mxn__m_read(const mxn__file_t *f, int v, const size_t *start, const size_t *
 }
 
 int mxn__m_att_len(const mxn__file_t *f, int v, const char *name, size_t *len) {
-  if (light(f)) return mxn__h5_att_len(f->h5, v, name, len);
+  if (via_h5(f)) return mxn__h5_att_len(f->h5, v, name, len);
   return nc_inq_attlen(f->ncid, v, name, len) == NC_NOERR ? 0 : -1;
 }
 
 int mxn__m_att_get(const mxn__file_t *f, int v, const char *name, void *out, char as) {
-  if (light(f)) return mxn__h5_att_get(f->h5, v, name, out, as);
+  if (via_h5(f)) return mxn__h5_att_get(f->h5, v, name, out, as);
   int rc = as == 'd'   ? nc_get_att_double(f->ncid, v, name, out)
            : as == 'l' ? nc_get_att_longlong(f->ncid, v, name, out)
                        : nc_get_att_text(f->ncid, v, name, out);
@@ -769,7 +769,7 @@ int mxn__m_get(const mxn__file_t *f, int v, const size_t *start, const size_t *c
     if (stride && stride[d] < 1) return plain(f, v, start, count, stride, out, as);
     st[d] = stride ? (size_t)stride[d] : 1;
   }
-  int id = light(f) ? mxn__h5_key(f->h5) : f->ncid, exact = 1;
+  int id = via_h5(f) ? mxn__h5_key(f->h5) : f->ncid, exact = 1;
   for (int d = 0; d < nd; d++) {
     if (count[d] == 0) return NC_NOERR;
     size_t extent = (count[d] - 1) * st[d] + 1;
