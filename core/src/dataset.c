@@ -25,6 +25,7 @@ int mxn_dataset_create(mxn_dataset_t **ds) {
       (int64_t)rl.rlim_cur / 2 < cap)
     cap = (int64_t)rl.rlim_cur / 2;
   (*ds)->max_open = cap < 16 ? 16 : (int)cap;
+  (*ds)->max_open_h5 = MXN__MAX_OPEN_H5;
   return MXN_OK;
 }
 

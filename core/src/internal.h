@@ -65,6 +65,13 @@
  * them 8,250 times. */
 #define MXN__MAX_OPEN_FILES 4096
 
+/* Most netCDF-4 members kept open at once, within that cap. An open HDF5
+ * file holds its metadata cache (a 512 KB table, and the object headers
+ * and chunk indexes it has read: about 1 MB a member of the 1M hex set in
+ * 1024), however little is read from it; HDF5 opens one again in a
+ * fraction of a millisecond. */
+#define MXN__MAX_OPEN_H5 32
+
 /* Entity kinds with global ids. The first three are organised in blocks
  * (MXN__NBK block kinds); numbered maps exist for all four. */
 enum { MXN__ELEM = 0, MXN__EDGE = 1, MXN__FACE = 2, MXN__NODE = 3 };
@@ -369,11 +376,13 @@ struct mxn_dataset {
   char *path0;             /* member 0's, kept: callers name the dataset by it */
   uint64_t use_clock;
   int open_count;
+  int h5_open_count;       /* of those, netCDF-4 members (HDF5 handles) */
   mxn_io_counters_t io;
   mxn__reads_t reads;
   int opened;
   int vars_from[MXN__NV];    /* member that defined each family's names */
   int max_open;            /* open-file cap, from RLIMIT_NOFILE */
+  int max_open_h5;         /* netCDF-4 members' cap (MXN__MAX_OPEN_H5) */
   /* Member 0's global variables at every step, [step * glob_nvars + v],
    * read with its summary (NULL when there are none or too many to keep):
    * a time step then needs no rank to open member 0 for them. */

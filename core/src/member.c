@@ -27,6 +27,7 @@ void mxn__member_close(mxn_dataset_t *ds, mxn__file_t *f) {
     if (f->rd && f->rd->ncid == mxn__h5_key(f->h5)) f->rd->ncid = -1;
     mxn__h5_close(f->h5);
     f->h5 = NULL;
+    ds->h5_open_count--;
     if (f->ncid < 0) ds->open_count--;
   }
   if (f->ncid >= 0) {
@@ -38,18 +39,21 @@ void mxn__member_close(mxn_dataset_t *ds, mxn__file_t *f) {
   }
 }
 
-/* Make room for member `keep` by closing another: the most recently used
- * one. Reads go over the members in passes (a step reads every member of
- * the plan in order), and for a pass over more members than the cap the
- * least recently used is the next one needed, so LRU would reopen every
- * member on every pass; closing the most recent keeps the others open and
- * reopens only the excess. 1 if one was closed, 0 if none is open. */
-static int close_one(mxn_dataset_t *ds, int keep) {
+/* Make room for member `keep` by closing another (with `h5`, a netCDF-4
+ * one): the most recently used one. Reads go over the members in passes
+ * (a step reads every member of the plan in order), and for a pass over
+ * more members than the cap the least recently used is the next one
+ * needed, so LRU would reopen every member on every pass; closing the most
+ * recent keeps the others open and reopens only the excess. 1 if one was
+ * closed, 0 if none is open. */
+static int close_one(mxn_dataset_t *ds, int keep, int h5) {
   int victim = -1;
-  for (int j = 0; j < ds->nfiles; j++)
-    if (j != keep && mxn__file_held(ds, j) && is_open(mxn__file_held(ds, j)) &&
-        (victim < 0 || mxn__file_held(ds, j)->last_use > mxn__file_held(ds, victim)->last_use))
+  for (int j = 0; j < ds->nfiles; j++) {
+    const mxn__file_t *f = mxn__file_held(ds, j);
+    if (j != keep && f && is_open(f) && (!h5 || f->h5) &&
+        (victim < 0 || f->last_use > mxn__file_held(ds, victim)->last_use))
       victim = j;
+  }
   if (victim >= 0) mxn__member_close(ds, mxn__file_held(ds, victim));
   return victim >= 0;
 }
@@ -499,7 +503,7 @@ static int open_member(mxn_dataset_t *ds, int j) {
                             mxn__path(ds, j), j);
   f->last_use = ++ds->use_clock;
   if (is_open(f)) return MXN_OK;
-  while (ds->open_count + 1 > ds->max_open && close_one(ds, j)) continue;
+  while (ds->open_count + 1 > ds->max_open && close_one(ds, j, 0)) continue;
   int first = !f->nc_checked;
   /* A first look walks the header from the descriptor it opens here and
    * takes the size from that descriptor: a stat of the path before the
@@ -549,6 +553,8 @@ static int open_member(mxn_dataset_t *ds, int j) {
   if (hdf5 && mxn__h5_open(f->path, &h) == MXN_OK) {
     f->h5 = h;
     f->nc4 = 1;
+    ds->h5_open_count++;
+    while (ds->h5_open_count > ds->max_open_h5 && close_one(ds, j, 1)) continue;
   } else {
     /* Share mode, as Exodus 6.02 opens members for reading: each read goes
      * to the file. Without it netCDF's two 8 KiB buffers re-read the

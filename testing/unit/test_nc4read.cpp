@@ -3,7 +3,8 @@
 // same pieces on every rank count, and a compressed chunk a read needs is
 // decompressed once: reads of runs inside one chunk decompress it once
 // (the box), and a whole step on one rank decompresses exactly the step's
-// chunks of its compressed variables.
+// chunks of its compressed variables; beyond the cap on open HDF5 files,
+// members are closed and opened again with the same pieces.
 #include <gtest/gtest.h>
 #include <mpi.h>
 #include <netcdf.h>
@@ -57,10 +58,22 @@ Sets make_sets(const std::string &dir) {
   return s;
 }
 
+// Members open through HDF5: as counted, and no more than the cap.
+void expect_h5_open_within(const mxn_dataset_t *raw, int cap, const char *when) {
+  int open = 0;
+  for (int j = 0; j < raw->nfiles; j++) {
+    const mxn__file_t *f = mxn__file_held(raw, j);  // only a held member can be open
+    open += f && f->h5 != nullptr;
+  }
+  EXPECT_EQ(open, raw->h5_open_count) << when;
+  EXPECT_LE(open, cap) << when;
+}
+
 // What a rank's piece holds at a step, summed over the ranks: owned
-// cells, nodes, and the sums of every nodal and element variable.
+// cells, nodes, and the sums of every nodal and element variable. With
+// h5_cap > 0, at most that many members are open through HDF5 at once.
 std::vector<double> totals(const std::string &base, mxn_part_method method, int step,
-                           mxn_load_stats_t *st) {
+                           mxn_load_stats_t *st, int h5_cap = 0) {
   mxn_error_t err;
   mxn_error_clear(&err);
   mxn_load_opts_t o;
@@ -70,11 +83,27 @@ std::vector<double> totals(const std::string &base, mxn_part_method method, int 
   char first[4096];
   mxn_member_name(base.c_str(), M, 0, first, sizeof first);
   std::vector<double> t;
-  if (mxn_load_open(MPI_COMM_WORLD, first, &o, &ld, &err) != MXN_OK) {
+  mxn_dataset_t *ds = nullptr, *raw = nullptr;
+  if (h5_cap > 0) {
+    if (mxn_dataset_create(&ds) != MXN_OK) {
+      ADD_FAILURE() << "mxn_dataset_create";
+      return t;
+    }
+    ds->max_open_h5 = h5_cap;
+    raw = ds;  // the load takes it over and keeps it
+  }
+  int rc = !ds ? mxn_load_open(MPI_COMM_WORLD, first, &o, &ld, &err)
+           : mxn_dataset_open_collective(MPI_COMM_WORLD, ds, first, &err) != MXN_OK
+               ? err.status
+               : mxn_load_open_dataset(MPI_COMM_WORLD, &ds, &o, &ld, &err);
+  if (rc != MXN_OK) {
     ADD_FAILURE() << err.msg;
+    mxn_dataset_destroy(&ds);
     return t;
   }
+  if (raw) expect_h5_open_within(raw, h5_cap, "after the load");
   EXPECT_EQ(MXN_OK, mxn_load_read_step(ld, step, &err)) << err.msg;
+  if (raw) expect_h5_open_within(raw, h5_cap, "after a step");
   const mxn_structure_t *s = mxn_load_structure(ld);
   const mxn_piece_t *pc = mxn_load_piece(ld);
   *st = mxn_load_stats(ld);
@@ -161,6 +190,27 @@ TEST(Nc4Read, SamePiecesInEveryFormat) {
       EXPECT_GT(st[2].bytes_decompressed, 0);
       // uncompressed netCDF-4: reads widened to chunks stay near what is needed
       EXPECT_LE((double)st[1].bytes_read, 1.2 * (double)st[1].bytes_needed);
+    }
+}
+
+// netCDF-4 members beyond the cap on open HDF5 files (MXN__MAX_OPEN_H5)
+// are closed and opened again where they are read: with a cap of one,
+// every format gives the same pieces as the classic set, and on one rank,
+// which reads every member in each phase, members are opened again.
+TEST(Nc4Read, OpenHdf5MembersCapped) {
+  Sets s = make_sets(world_tmpdir("nc4read_cap"));
+  for (mxn_part_method m : {MXN_PART_FILES, MXN_PART_RCB})
+    for (int step : {0, STEPS - 1}) {
+      SCOPED_TRACE("method " + std::to_string(m) + " step " + std::to_string(step));
+      mxn_load_stats_t st0, st;
+      std::vector<double> ref = totals(s.base[0], m, step, &st0);
+      ASSERT_FALSE(ref.empty());
+      for (int k = 1; k < 3; k++) {
+        std::vector<double> t = totals(s.base[k], m, step, &st, 1);
+        ASSERT_EQ(ref.size(), t.size());
+        for (size_t i = 0; i < ref.size(); i++) EXPECT_DOUBLE_EQ(ref[i], t[i]) << "entry " << i;
+        if (mpi_size() == 1) EXPECT_GT(st.files_opened, M) << "format " << k;
+      }
     }
 }
 
