@@ -16,9 +16,10 @@
  * _nc4_non_coord_NAME.
  *
  * A variable's id is MXN__H5_VAR0 plus its place among the root group's
- * links sorted by name: the same on every open of the file, and no netCDF
- * id (a plan caches ids per member: one used with the other kind fails,
- * it never reads another variable). The HDF5 error stack is silenced
+ * links sorted by name, listed by the member's first open and kept by its
+ * record for the next ones (mxn__h5_names_t): the same on every open of
+ * the file, and no netCDF id (a plan caches ids per member: one used with
+ * the other kind fails, it never reads another variable). The HDF5 error stack is silenced
  * around each call and its printing restored after: the core is a guest
  * in the caller's process. */
 #include "internal.h"
@@ -38,12 +39,18 @@ typedef struct {
   size_t len[MXN__BOX_DIMS], ch[MXN__BOX_DIMS];
 } var_t;
 
+/* The root group's link names, sorted: a variable's id is its place here. */
+struct mxn__h5_names {
+  int n;
+  char **names; /* into text */
+  char *text;
+};
+
 struct mxn__h5 {
   hid_t file, dapl;
   int nvars;
-  char **names; /* by netCDF variable id, into text */
-  char *text;
-  var_t *var;   /* opened on first use, d = -1 until then */
+  char *const *names; /* the member's list (mxn__h5_names_t), not this handle's */
+  var_t *var;         /* opened on first use, d = -1 until then */
 };
 
 typedef struct {
@@ -71,9 +78,14 @@ void mxn__h5_close(mxn__h5_t *h) {
   if (h->file >= 0) H5Fclose(h->file);
   quiet_off(q);
   free(h->var);
-  free(h->names);
-  free(h->text);
   free(h);
+}
+
+void mxn__h5_names_free(mxn__h5_names_t *nm) {
+  if (!nm) return;
+  free(nm->names);
+  free(nm->text);
+  free(nm);
 }
 
 /* The names of the root group's links, gathered (text grows: offsets). */
@@ -113,38 +125,51 @@ static int cmp_name(const void *a, const void *b) {
   return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
-int mxn__h5_open(const char *path, mxn__h5_t **out) {
+/* The root group's link names of open file `file`, sorted, into *out. */
+static int list_names(hid_t file, mxn__h5_names_t **out) {
+  links_t l = {0};
+  hsize_t idx = 0;
+  quiet_t q = quiet_on();
+  int listed = H5Literate(file, H5_INDEX_NAME, H5_ITER_NATIVE, &idx, add_link, &l) >= 0;
+  quiet_off(q);
+  int status = l.nomem ? MXN_ERR_NOMEM : listed ? MXN_OK : MXN_ERR_IO;
+  mxn__h5_names_t *nm = status == MXN_OK ? mxn__calloc(1, sizeof *nm) : NULL;
+  if (status == MXN_OK &&
+      (!nm || !(nm->names = mxn__malloc(((size_t)l.count + 1) * sizeof *nm->names))))
+    status = MXN_ERR_NOMEM;
+  if (status == MXN_OK) {
+    nm->n = l.count;
+    nm->text = l.text;
+    l.text = NULL;
+    for (int v = 0; v < nm->n; v++) nm->names[v] = nm->text + l.at[v];
+    qsort(nm->names, (size_t)nm->n, sizeof *nm->names, cmp_name);
+    *out = nm;
+    nm = NULL;
+  }
+  mxn__h5_names_free(nm);
+  free(l.at);
+  free(l.text);
+  return status;
+}
+
+int mxn__h5_open(const char *path, mxn__h5_names_t **names, mxn__h5_t **out) {
   *out = NULL;
   mxn__h5_t *h = mxn__calloc(1, sizeof *h);
-  links_t l = {0};
   if (!h) return MXN_ERR_NOMEM;
   h->file = h->dapl = -1;
   quiet_t q = quiet_on();
   /* No chunk cache: reads of compressed chunks keep their box (member.c). */
   if ((h->dapl = H5Pcreate(H5P_DATASET_ACCESS)) >= 0) H5Pset_chunk_cache(h->dapl, 0, 0, 1.0);
   h->file = h->dapl >= 0 ? H5Fopen(path, H5F_ACC_RDONLY, H5P_DEFAULT) : -1;
-  hsize_t idx = 0;
-  int listed = h->file >= 0 &&
-               H5Literate(h->file, H5_INDEX_NAME, H5_ITER_NATIVE, &idx, add_link, &l) >= 0;
   quiet_off(q);
-  int status = l.nomem ? MXN_ERR_NOMEM : listed ? MXN_OK : MXN_ERR_IO;
+  int status = h->file >= 0 ? MXN_OK : MXN_ERR_IO;
+  if (status == MXN_OK && !*names) status = list_names(h->file, names);
   if (status == MXN_OK) {
-    h->nvars = l.count;
-    h->text = l.text;
-    l.text = NULL;
-    h->names = mxn__malloc(((size_t)h->nvars + 1) * sizeof *h->names);
-    h->var = mxn__malloc(((size_t)h->nvars + 1) * sizeof *h->var);
-    if (!h->names || !h->var) status = MXN_ERR_NOMEM;
+    h->nvars = (*names)->n;
+    h->names = (*names)->names;
+    if (!(h->var = mxn__malloc(((size_t)h->nvars + 1) * sizeof *h->var))) status = MXN_ERR_NOMEM;
   }
-  if (status == MXN_OK) {
-    for (int v = 0; v < h->nvars; v++) {
-      h->names[v] = h->text + l.at[v];
-      h->var[v].d = h->var[v].sp = -1;
-    }
-    qsort(h->names, (size_t)h->nvars, sizeof *h->names, cmp_name);
-  }
-  free(l.at);
-  free(l.text);
+  for (int v = 0; status == MXN_OK && v < h->nvars; v++) h->var[v].d = h->var[v].sp = -1;
   if (status != MXN_OK) {
     mxn__h5_close(h);
     return status;

@@ -282,6 +282,7 @@ typedef struct mxn__file {
   char *path;
   int ncid;                /* its netCDF id, -1 while closed or read through h5 */
   struct mxn__h5 *h5;      /* a netCDF-4 member's HDF5 handle (h5light.c), or NULL */
+  struct mxn__h5_names *h5_names; /* its names, kept from open to open */
   int nc4;                 /* stored as netCDF-4 (HDF5) */
   mxn__reads_t *rd;        /* the dataset's shared read state */
   int64_t open_size;       /* its size in bytes when it was opened */
@@ -565,8 +566,15 @@ void mxn__members_keep(mxn_dataset_t *ds, const char *need, int hdf5);
  * first use. */
 #define MXN__H5_VAR0 (1 << 24)
 typedef struct mxn__h5 mxn__h5_t;
-int mxn__h5_open(const char *path, mxn__h5_t **out);
+/* The root group's names, which give the ids: listed by the first open
+ * (*names NULL: set, the caller's to free) and handed to the next ones,
+ * which do not list them again (a member opened again for each step
+ * listed its 90 names, a fifth of the step at 1024 members). The handle
+ * uses them until it is closed. */
+typedef struct mxn__h5_names mxn__h5_names_t;
+int mxn__h5_open(const char *path, mxn__h5_names_t **names, mxn__h5_t **out);
 void mxn__h5_close(mxn__h5_t *h);
+void mxn__h5_names_free(mxn__h5_names_t *nm);
 int mxn__h5_key(const mxn__h5_t *h); /* <= -2, unique among open handles */
 int mxn__h5_var(const mxn__h5_t *h, const char *name);
 /* Variable v's rank (-1: none), extent and chunk sizes (0: not chunked), and

@@ -483,6 +483,7 @@ void mxn__record_free(mxn_dataset_t *ds, mxn__file_t *f) {
   for (int k = 0; k < MXN__NBK; k++)
     for (int i = 0; i < f->kb[k].nspan; i++) free(f->kb[k].span[i].ent_off);
   free(f->time_ok);
+  mxn__h5_names_free(f->h5_names);
   mxn__file_domain_free(f->dom);
   free(f);
 }
@@ -550,7 +551,7 @@ static int open_member(mxn_dataset_t *ds, int j) {
   if (!first && !f->nc4) read_magic(f->path, magic); /* a record rebuilt (records.c) */
   int hdf5 = f->nc4 || memcmp(magic, "\211HDF", 4) == 0, nc3 = 0, status = MXN_OK;
   mxn__h5_t *h = NULL;
-  if (hdf5 && mxn__h5_open(f->path, &h) == MXN_OK) {
+  if (hdf5 && mxn__h5_open(f->path, &f->h5_names, &h) == MXN_OK) {
     f->h5 = h;
     f->nc4 = 1;
     ds->h5_open_count++;
