@@ -4,6 +4,7 @@
  * lacking one gives NaN), and the global variables. */
 #include "internal.h"
 
+#include <limits.h>
 #include <math.h>
 #include <netcdf.h>
 #include <stdio.h>
@@ -159,6 +160,89 @@ done:
   return status;
 }
 
+/* Nodal segment sg's selected variables at `step` into the piece. */
+static int read_node_seg(mxn_dataset_t *ds, mxn_piece_t *piece, int step, segment_t *sg) {
+  const mxn_structure_t *s = &ds->s;
+  mxn__plan_t *plan = piece->plan;
+  int status = MXN_OK;
+  for (int v = 0; v < s->num_node_vars; v++) {
+    if (!piece->node_vars[v]) continue; /* not selected */
+    int p = mxn__var_pos(mxn__file_held(ds, sg->file), MXN__V_NODAL, v);
+    if (p < 0) {
+      /* A member without the variable: no value (NaN). */
+      for (int64_t e = 0; e < sg->n; e++) piece->node_vars[v][sg->dst[e]] = NAN;
+      continue;
+    }
+    const mxn__file_t *f = mxn__file_open(ds, sg->file, &status);
+    if (!f) goto done;
+    MXN_CHECK(mxn__plan_step_runs(plan, sg));
+    int varid = seg_varid(plan, f, sg, -1, v, p, s->num_node_vars);
+    if (varid == -3) {
+      status = MXN_ERR_NOMEM;
+      goto done;
+    }
+    for (int64_t r = 0; r < sg->nvruns; r++) {
+      const run_t *run = &sg->vruns[r];
+      if ((status = read_var_run(ds, plan, f, step, -1, p, varid, run)) != MXN_OK) {
+        if (status == MXN_ERR_IO)
+          MXN_DS_ERR(ds, MXN_ERR_IO, "%s: cannot read nodal variable '%s' at step %d",
+                     mxn__path(ds, sg->file), s->node_var_names[v], step + 1);
+        goto done;
+      }
+      for (int64_t e = run->first; e < run->first + run->n; e++)
+        piece->node_vars[v][sg->dst[e]] = plan->buf[mxn__run_at(sg, run, e)];
+    }
+  }
+done:
+  return status;
+}
+
+/* Segment sg of block kind k: its block's selected variables at `step`. */
+static int read_block_seg(mxn_dataset_t *ds, mxn_piece_t *piece, int step, int k,
+                          segment_t *sg) {
+  const mxn_structure_t *s = &ds->s;
+  mxn__plan_t *plan = piece->plan;
+  int nb, status = MXN_OK;
+  const mxn_block_info_t *sb = mxn__sblocks(s, k, &nb);
+  mxn_piece_block_t *pb = &mxn__pblocks(piece, k, &nb)[sg->block];
+  mxn_var_list_t vl = mxn__bvars(s, k);
+  const int fam = k == MXN__ELEM ? MXN__V_ELEM : k == MXN__EDGE ? MXN__V_EDGE : MXN__V_FACE;
+  const mxn__file_t *f = mxn__file_held(ds, sg->file); /* held: its domain made the segment */
+  for (int v = 0; v < vl.num; v++) {
+    if (!pb->elem_vars[v]) continue;
+    int p = mxn__var_pos(f, fam, v);
+    if (p < 0 || !mxn__blk_truth(&f->kb[k], sg->block, vl.num, v)) {
+      /* The member lacks the variable: no value (NaN); it has it but not
+       * on this block (truth table): not stored, so it reads as 0, as it
+       * always has. */
+      double none = p < 0 ? NAN : 0.0;
+      for (int64_t e = 0; e < sg->n; e++) pb->elem_vars[v][sg->dst[e]] = none;
+      continue;
+    }
+    if (!mxn__file_open(ds, sg->file, &status)) goto done;
+    MXN_CHECK(mxn__plan_step_runs(plan, sg));
+    int varid = seg_varid(plan, f, sg, k, v, p, vl.num);
+    if (varid == -3) {
+      status = MXN_ERR_NOMEM;
+      goto done;
+    }
+    for (int64_t r = 0; r < sg->nvruns; r++) {
+      const run_t *run = &sg->vruns[r];
+      if ((status = read_var_run(ds, plan, f, step, k, p, varid, run)) != MXN_OK) {
+        if (status == MXN_ERR_IO)
+          MXN_DS_ERR(ds, MXN_ERR_IO, "%s: %s block %lld: cannot read %s variable '%s' at step %d",
+                     f->path, mxn__blk_what[k], (long long)sb[sg->block].id, mxn__blk_what[k],
+                     vl.names[v], step + 1);
+        goto done;
+      }
+      for (int64_t e = run->first; e < run->first + run->n; e++)
+        pb->elem_vars[v][sg->dst[e]] = plan->buf[mxn__run_at(sg, run, e)];
+    }
+  }
+done:
+  return status;
+}
+
 int mxn_piece_read_step(mxn_dataset_t *ds, mxn_piece_t *piece, int step) {
   if (!ds || !piece || !piece->plan) return MXN_ERR_ARG;
   const mxn_structure_t *s = &ds->s;
@@ -168,12 +252,8 @@ int mxn_piece_read_step(mxn_dataset_t *ds, mxn_piece_t *piece, int step) {
   mxn__plan_t *plan = piece->plan;
   int status = MXN_OK;
   MXN_CHECK(mxn__files_recheck(ds, step));
-  /* Every member read at this step has its time (compared once). */
-  for (int i = 0; i < plan->nnode_seg; i++)
-    MXN_CHECK(step_time_check(ds, plan->node_seg[i].file, step));
-  for (int k = 0; k < MXN__NBK; k++)
-    for (int i = 0; i < plan->nseg[k]; i++)
-      MXN_CHECK(step_time_check(ds, plan->seg[k][i].file, step));
+  /* Every member read at this step has its time (compared once): the
+   * sets' members here, the segments' ones as they are read. */
   for (int sk = 0; sk < MXN__NSK; sk++)
     for (int q = 0; q < plan->nsets[sk]; q++) {
       const set_src_t *ss = &plan->set_src[sk][q]; /* sorted by member */
@@ -181,81 +261,25 @@ int mxn_piece_read_step(mxn_dataset_t *ds, mxn_piece_t *piece, int step) {
         if (i == 0 || ss->file[i] != ss->file[i - 1])
           MXN_CHECK(step_time_check(ds, ss->file[i], step));
     }
-  /* File-major order: each member is visited once per step, so sets with
-   * more members than the open-file cap are not reopened per variable. */
-  for (int i = 0; i < plan->nnode_seg; i++)
-    for (int v = 0; v < s->num_node_vars; v++) {
-      if (!piece->node_vars[v]) continue; /* not selected */
-      segment_t *sg = &plan->node_seg[i];
-      int p = mxn__var_pos(mxn__file_held(ds, sg->file), MXN__V_NODAL, v);
-      if (p < 0) {
-        /* A member without the variable: no value (NaN). */
-        for (int64_t e = 0; e < sg->n; e++) piece->node_vars[v][sg->dst[e]] = NAN;
-        continue;
-      }
-      const mxn__file_t *f = mxn__file_open(ds, sg->file, &status);
-      if (!f) goto done;
-      MXN_CHECK(mxn__plan_step_runs(plan, sg));
-      int varid = seg_varid(plan, f, sg, -1, v, p, s->num_node_vars);
-      if (varid == -3) {
-        status = MXN_ERR_NOMEM;
-        goto done;
-      }
-      for (int64_t r = 0; r < sg->nvruns; r++) {
-        const run_t *run = &sg->vruns[r];
-        if ((status = read_var_run(ds, plan, f, step, -1, p, varid, run)) != MXN_OK) {
-          if (status == MXN_ERR_IO)
-            MXN_DS_ERR(ds, MXN_ERR_IO, "%s: cannot read nodal variable '%s' at step %d",
-                       mxn__path(ds, sg->file), s->node_var_names[v], step + 1);
-          goto done;
-        }
-        for (int64_t e = run->first; e < run->first + run->n; e++)
-          piece->node_vars[v][sg->dst[e]] = plan->buf[mxn__run_at(sg, run, e)];
-      }
-    }
-  for (int k = 0; k < MXN__NBK; k++) {
-    int nb;
-    const mxn_block_info_t *sb = mxn__sblocks(s, k, &nb);
-    mxn_piece_block_t *pblocks = mxn__pblocks(piece, k, &nb);
-    mxn_var_list_t vl = mxn__bvars(s, k);
-    const int fam = k == MXN__ELEM ? MXN__V_ELEM : k == MXN__EDGE ? MXN__V_EDGE : MXN__V_FACE;
-    for (int i = 0; i < plan->nseg[k]; i++) {
-      segment_t *sg = &plan->seg[k][i];
-      const mxn__file_t *f = mxn__file_held(ds, sg->file); /* held: its domain made the segment */
-      mxn_piece_block_t *pb = &pblocks[sg->block];
-      for (int v = 0; v < vl.num; v++) {
-        if (!pb->elem_vars[v]) continue;
-        int p = mxn__var_pos(f, fam, v);
-        if (p < 0 || !mxn__blk_truth(&f->kb[k], sg->block, vl.num, v)) {
-          /* The member lacks the variable: no value (NaN); it has
-           * it but not on this block (truth table): not stored, so it
-           * reads as 0, as it always has. */
-          double none = p < 0 ? NAN : 0.0;
-          for (int64_t e = 0; e < sg->n; e++) pb->elem_vars[v][sg->dst[e]] = none;
-          continue;
-        }
-        if (!mxn__file_open(ds, sg->file, &status)) goto done;
-        MXN_CHECK(mxn__plan_step_runs(plan, sg));
-        int varid = seg_varid(plan, f, sg, k, v, p, vl.num);
-        if (varid == -3) {
-          status = MXN_ERR_NOMEM;
-          goto done;
-        }
-        for (int64_t r = 0; r < sg->nvruns; r++) {
-          const run_t *run = &sg->vruns[r];
-          if ((status = read_var_run(ds, plan, f, step, k, p, varid, run)) != MXN_OK) {
-            if (status == MXN_ERR_IO)
-              MXN_DS_ERR(ds, MXN_ERR_IO,
-                         "%s: %s block %lld: cannot read %s variable '%s' at step %d", f->path,
-                         mxn__blk_what[k], (long long)sb[sg->block].id, mxn__blk_what[k],
-                         vl.names[v], step + 1);
-            goto done;
-          }
-          for (int64_t e = run->first; e < run->first + run->n; e++)
-            pb->elem_vars[v][sg->dst[e]] = plan->buf[mxn__run_at(sg, run, e)];
-        }
-      }
-    }
+  /* Member-major order: each member is visited once per step, its time
+   * checked and its nodal and block values read together, so a set of
+   * more members than the open caps (MXN__MAX_OPEN_FILES, and the lower
+   * one of netCDF-4 members) opens each one once a step, not once for
+   * each family of values. The segment lists are sorted by member; the
+   * walk takes the lowest member at the head of any list, so every
+   * segment is read once in any order. */
+  int in = 0, ik[MXN__NBK] = {0};
+  for (;;) {
+    int j = in < plan->nnode_seg ? plan->node_seg[in].file : INT_MAX;
+    for (int k = 0; k < MXN__NBK; k++)
+      if (ik[k] < plan->nseg[k] && plan->seg[k][ik[k]].file < j) j = plan->seg[k][ik[k]].file;
+    if (j == INT_MAX) break;
+    MXN_CHECK(step_time_check(ds, j, step));
+    for (; in < plan->nnode_seg && plan->node_seg[in].file == j; in++)
+      MXN_CHECK(read_node_seg(ds, piece, step, &plan->node_seg[in]));
+    for (int k = 0; k < MXN__NBK; k++)
+      for (; ik[k] < plan->nseg[k] && plan->seg[k][ik[k]].file == j; ik[k]++)
+        MXN_CHECK(read_block_seg(ds, piece, step, k, &plan->seg[k][ik[k]]));
   }
   if (s->num_global_vars > 0) MXN_CHECK(read_globals(ds, piece, step));
   MXN_CHECK(mxn__read_set_vars(ds, piece, step));
