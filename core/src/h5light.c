@@ -19,9 +19,9 @@
  * links sorted by name, listed by the member's first open and kept by its
  * record for the next ones (mxn__h5_names_t): the same on every open of
  * the file, and no netCDF id (a plan caches ids per member: one used with
- * the other kind fails, it never reads another variable). The HDF5 error stack is silenced
- * around each call and its printing restored after: the core is a guest
- * in the caller's process. */
+ * the other kind fails, it never reads another variable). The HDF5 error
+ * stack is silenced around each call and its printing restored after: the
+ * core is a guest in the caller's process. */
 #include "internal.h"
 
 #include <hdf5.h>

@@ -296,9 +296,9 @@ TEST(Nc4Read, AStepDecompressesEachChunkOnce) {
 // collective open a rank's netCDF-4 members are open through HDF5
 // handles, not netCDF; after a load only the netCDF-3 members its plan
 // reads at each step are open (the others it summarised are closed), and
-// no netCDF-4 member; after a step, only members the plan reads. The dataset's count of open members
-// agrees. At least one rank must have closed a member it summarised, or
-// the rule was not tried.
+// no netCDF-4 member; after a step, only members the plan reads. The
+// dataset's count of open members agrees. At least one rank must have
+// closed a member it summarised, or the rule was not tried.
 TEST(Nc4Read, MembersOpenOnlyWhileNeeded) {
   Sets s = make_sets(world_tmpdir("nc4read_open"));
   int closed = 0;
