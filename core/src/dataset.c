@@ -232,7 +232,8 @@ void mxn_dataset_destroy(mxn_dataset_t **pds) {
   for (int i = 0; i < 4; i++) free(ds->path_ring[i]);
   free(ds->decl_prev);
   for (int k = 0; k < MXN__NBK; k++) free(ds->decl_names[k]);
-  free(ds->reads.buf);
+  free(ds->reads.box.buf);
+  mxn__reads_drop(&ds->reads);
   free(ds->glob_vals);
   mxn__arena_free(ds);
   free_structure(&ds->s);

@@ -37,6 +37,7 @@ mxn__file_t *mxn__record_new(mxn_dataset_t *ds, int j) {
   mxn__file_t *f = mxn__calloc(1, sizeof *f);
   if (!f) return NULL;
   f->ncid = -1;
+  f->j = j;
   f->rd = &ds->reads;
   if (!(f->path = mxn__path_dup(ds, j))) {
     free(f);

@@ -178,8 +178,6 @@ int mxn__h5_open(const char *path, mxn__h5_names_t **names, mxn__h5_t **out) {
   return MXN_OK;
 }
 
-int mxn__h5_key(const mxn__h5_t *h) { return -2 - (int)(h->file & 0x3fffffff); }
-
 static int find(const mxn__h5_t *h, const char *name) {
   int lo = 0, hi = h->nvars - 1;
   while (lo <= hi) {

@@ -257,19 +257,30 @@ static inline int mxn__set_truth(const mxn__sets_t *fs, int q, int nv, int v) {
   return r && fs->truth ? fs->truth[(int64_t)(r - fs->span) * nv + v] : 0;
 }
 
-/* The state member reads share (member.c): the counters they add to and,
- * for chunked netCDF-4 variables, the last box read whole on chunk
- * boundaries, from which later reads inside it copy instead of
- * decompressing those chunks again. */
+/* A box: part of a chunked, compressed netCDF-4 variable read whole on
+ * chunk boundaries, from which reads inside it copy instead of
+ * decompressing those chunks again (member.c). */
 #define MXN__BOX_DIMS 4
-typedef struct mxn__reads {
-  mxn_io_counters_t *io;
-  int ncid, varid;         /* the box's member and variable; ncid -1: none */
-  char as;                 /* its values' type ('d', 'l', 'c') */
+typedef struct mxn__box {
+  int key, varid; /* its member's number and variable; key -1: none */
+  char as;        /* its values' type ('d', 'l', 'c') */
   int nd;
   size_t start[MXN__BOX_DIMS], count[MXN__BOX_DIMS];
   char *buf;
   size_t cap;
+} mxn__box_t;
+
+/* The state member reads share (member.c): the counters they add to, the
+ * last box read and, while `keeping` (mxn__reads_keep), every box read
+ * since, up to MXN__KEPT_BOXES bytes: the shared-node check reads the
+ * coordinates of the members it checks, which their reader then reads
+ * again (mxn__reads_drop frees them). */
+typedef struct mxn__reads {
+  mxn_io_counters_t *io;
+  mxn__box_t box;
+  mxn__box_t *kept;
+  int nkept, kept_cap, keeping;
+  size_t kept_bytes;
   /* The netCDF-3 dimensions and variables by name of one open member
    * (names_of), from its first open until mxn__m_names_drop or its close:
    * one at a time, as members are summarised (member.c). */
@@ -280,6 +291,7 @@ typedef struct mxn__reads {
 /* What the dataset knows of one member file. */
 typedef struct mxn__file {
   char *path;
+  int j;                   /* its number in the dataset */
   int ncid;                /* its netCDF id, -1 while closed or read through h5 */
   struct mxn__h5 *h5;      /* a netCDF-4 member's HDF5 handle (h5light.c), or NULL */
   struct mxn__h5_names *h5_names; /* its names, kept from open to open */
@@ -498,6 +510,14 @@ int mxn__m_get(const mxn__file_t *f, int v, const size_t *start, const size_t *c
  * summary's reads of the header's small variables); -1 also for v < 0. */
 int mxn__m_read(const mxn__file_t *f, int v, const size_t *start, const size_t *count,
                 void *out, char as);
+/* Keep each box read from now on besides the last one (on 1), up to
+ * MXN__KEPT_BOXES bytes, or stop adding to them (0); reads inside a kept
+ * box copy from it until mxn__reads_drop frees them all. Boxes are by
+ * member number and variable id, the same from one open of a member to
+ * the next (a netCDF-4 member's ids are its record's names). */
+#define MXN__KEPT_BOXES ((size_t)32 << 20)
+void mxn__reads_keep(mxn__reads_t *rd, int on);
+void mxn__reads_drop(mxn__reads_t *rd);
 /* Attribute `name` of variable v (NC_GLOBAL: a global one): its netCDF
  * length (0, or -1 where there is none) and its values as text ('c', len
  * bytes, not terminated), double ('d') or int64 ('l'; 0 on success). */
@@ -575,7 +595,6 @@ typedef struct mxn__h5_names mxn__h5_names_t;
 int mxn__h5_open(const char *path, mxn__h5_names_t **names, mxn__h5_t **out);
 void mxn__h5_close(mxn__h5_t *h);
 void mxn__h5_names_free(mxn__h5_names_t *nm);
-int mxn__h5_key(const mxn__h5_t *h); /* <= -2, unique among open handles */
 int mxn__h5_var(const mxn__h5_t *h, const char *name);
 /* Variable v's rank (-1: none), extent and chunk sizes (0: not chunked), and
  * whether its chunks are filtered; len, chunk, filtered may be NULL. */

@@ -24,14 +24,12 @@ static int via_h5(const mxn__file_t *f) { return f->ncid < 0 && f->h5; }
 /* Close member f. */
 void mxn__member_close(mxn_dataset_t *ds, mxn__file_t *f) {
   if (f->h5) {
-    if (f->rd && f->rd->ncid == mxn__h5_key(f->h5)) f->rd->ncid = -1;
     mxn__h5_close(f->h5);
     f->h5 = NULL;
     ds->h5_open_count--;
     if (f->ncid < 0) ds->open_count--;
   }
   if (f->ncid >= 0) {
-    if (f->rd && f->rd->ncid == f->ncid) f->rd->ncid = -1; /* the id may be reused */
     nc_close(f->ncid);
     f->ncid = -1;
     mxn__m_names_drop(f);
@@ -688,22 +686,32 @@ static size_t as_size(char as) { return as == 'd' ? sizeof(double) : as == 'l' ?
  * once within that call). */
 #define BOX_KEEP ((size_t)32 << 20)
 
-/* Copy the part start/count (every st-th entry along each dimension) of
- * the box rd holds into out. */
-static void box_copy(const mxn__reads_t *rd, const size_t *start, const size_t *count,
+/* Whether box b holds the part start/count (every st-th entry along each
+ * dimension) of variable v of member `key`, as `as`. */
+static int box_holds(const mxn__box_t *b, int key, int v, char as, int nd, const size_t *start,
+                     const size_t *count, const size_t *st) {
+  if (b->key != key || b->varid != v || b->as != as || b->nd != nd) return 0;
+  for (int d = 0; d < nd; d++)
+    if (start[d] < b->start[d] || start[d] + (count[d] - 1) * st[d] + 1 > b->start[d] + b->count[d])
+      return 0;
+  return 1;
+}
+
+/* Copy that part of box b into out. */
+static void box_copy(const mxn__box_t *b, const size_t *start, const size_t *count,
                      const size_t *st, char *out) {
-  size_t es = as_size(rd->as), nd = (size_t)rd->nd, idx[MXN__BOX_DIMS] = {0};
+  size_t es = as_size(b->as), nd = (size_t)b->nd, idx[MXN__BOX_DIMS] = {0};
   size_t last = nd - 1, row = count[last] * es;
   for (;;) {
     /* position of the row's first entry in the box */
     size_t at = 0;
     for (size_t d = 0; d < nd; d++)
-      at = at * rd->count[d] + start[d] + (d < last ? idx[d] * st[d] : 0) - rd->start[d];
+      at = at * b->count[d] + start[d] + (d < last ? idx[d] * st[d] : 0) - b->start[d];
     if (st[last] == 1) {
-      memcpy(out, rd->buf + at * es, row);
+      memcpy(out, b->buf + at * es, row);
     } else {
       for (size_t i = 0; i < count[last]; i++)
-        memcpy(out + i * es, rd->buf + (at + i * st[last]) * es, es);
+        memcpy(out + i * es, b->buf + (at + i * st[last]) * es, es);
     }
     out += row;
     size_t d = last;
@@ -713,6 +721,48 @@ static void box_copy(const mxn__reads_t *rd, const size_t *start, const size_t *
     }
     if (d == (size_t)-1) return;
   }
+}
+
+void mxn__reads_keep(mxn__reads_t *rd, int on) { rd->keeping = on; }
+
+void mxn__reads_drop(mxn__reads_t *rd) {
+  for (int i = 0; i < rd->nkept; i++) free(rd->kept[i].buf);
+  free(rd->kept);
+  rd->kept = NULL;
+  rd->nkept = rd->kept_cap = 0;
+  rd->kept_bytes = 0;
+}
+
+/* A box of `bytes` to read into: a new kept one while keeping and within
+ * MXN__KEPT_BOXES, else the last box's buffer grown; NULL if out of
+ * memory. Its key is -1 until it is read. */
+static mxn__box_t *box_for(mxn__reads_t *rd, size_t bytes) {
+  if (rd->keeping && rd->kept_bytes + bytes <= MXN__KEPT_BOXES) {
+    if (rd->nkept == rd->kept_cap) {
+      int c = rd->kept_cap ? 2 * rd->kept_cap : 16;
+      mxn__box_t *k = mxn__realloc(rd->kept, (size_t)c * sizeof *k);
+      if (!k) return NULL;
+      rd->kept = k;
+      rd->kept_cap = c;
+    }
+    mxn__box_t *b = &rd->kept[rd->nkept];
+    memset(b, 0, sizeof *b);
+    if (!(b->buf = mxn__malloc(bytes))) return NULL;
+    b->cap = bytes;
+    b->key = -1;
+    rd->nkept++;
+    rd->kept_bytes += bytes;
+    return b;
+  }
+  mxn__box_t *b = &rd->box;
+  if (b->cap < bytes) {
+    char *nb = mxn__realloc(b->buf, bytes);
+    if (!nb) return NULL;
+    b->buf = nb;
+    b->cap = bytes;
+  }
+  b->key = -1;
+  return b;
 }
 
 /* A plain read of member f's variable v: through netCDF, or its HDF5
@@ -776,7 +826,7 @@ int mxn__m_get(const mxn__file_t *f, int v, const size_t *start, const size_t *c
     if (stride && stride[d] < 1) return plain(f, v, start, count, stride, out, as);
     st[d] = stride ? (size_t)stride[d] : 1;
   }
-  int id = via_h5(f) ? mxn__h5_key(f->h5) : f->ncid, exact = 1;
+  int id = f->j, exact = 1;
   for (int d = 0; d < nd; d++) {
     if (count[d] == 0) return NC_NOERR;
     size_t extent = (count[d] - 1) * st[d] + 1;
@@ -789,41 +839,39 @@ int mxn__m_get(const mxn__file_t *f, int v, const size_t *start, const size_t *c
     req *= count[d];
     box *= boxn[d];
   }
-  /* inside the box read last: copy */
-  int inside = rd->ncid == id && rd->varid == v && rd->as == as && rd->nd == nd;
-  for (int d = 0; inside && d < nd; d++)
-    inside = start[d] >= rd->start[d] &&
-             start[d] + (count[d] - 1) * st[d] + 1 <= rd->start[d] + rd->count[d];
-  if (inside) {
-    box_copy(rd, start, count, st, out);
+  /* inside the box read last, or one kept: copy */
+  if (box_holds(&rd->box, id, v, as, nd, start, count, st)) {
+    box_copy(&rd->box, start, count, st, out);
     return NC_NOERR;
   }
+  for (int i = 0; i < rd->nkept; i++)
+    if (box_holds(&rd->kept[i], id, v, as, nd, start, count, st)) {
+      box_copy(&rd->kept[i], start, count, st, out);
+      return NC_NOERR;
+    }
   size_t es = as_size(as);
   int rc;
-  if (exact || box * es > BOX_KEEP) {
-    /* on chunk boundaries already, or too big to keep: as asked */
+  int keep = rd->keeping && rd->kept_bytes + box * es <= MXN__KEPT_BOXES;
+  if ((exact && !keep) || box * es > BOX_KEEP) {
+    /* on chunk boundaries already (and not to be kept), or too big to
+     * keep: as asked */
     rc = plain(f, v, start, count, stride, out, as);
     if (rc == NC_NOERR) rd->io->bytes_decompressed += (int64_t)(box * es);
     return rc;
   }
-  if (rd->cap < box * es) {
-    char *nb = mxn__realloc(rd->buf, box * es);
-    if (!nb) return plain(f, v, start, count, stride, out, as);
-    rd->buf = nb;
-    rd->cap = box * es;
-  }
-  rd->ncid = -1;
-  if ((rc = plain(f, v, box0, boxn, NULL, rd->buf, as)) != NC_NOERR) return rc;
-  rd->ncid = id;
-  rd->varid = v;
-  rd->as = as;
-  rd->nd = nd;
-  memcpy(rd->start, box0, sizeof box0);
-  memcpy(rd->count, boxn, sizeof boxn);
+  mxn__box_t *b = box_for(rd, box * es);
+  if (!b) return plain(f, v, start, count, stride, out, as);
+  if ((rc = plain(f, v, box0, boxn, NULL, b->buf, as)) != NC_NOERR) return rc;
+  b->key = id;
+  b->varid = v;
+  b->as = as;
+  b->nd = nd;
+  memcpy(b->start, box0, sizeof box0);
+  memcpy(b->count, boxn, sizeof boxn);
   /* the widening is read too */
   rd->io->bytes_read += (int64_t)(box * es) - (int64_t)(req * es);
   rd->io->bytes_decompressed += (int64_t)(box * es);
-  box_copy(rd, start, count, st, out);
+  box_copy(b, start, count, st, out);
   return NC_NOERR;
 }
 

@@ -969,6 +969,7 @@ int mxn__member_merge(mxn_dataset_t *ds, int j, const char *buf, size_t len) {
     free(f->path);
     memset(f, 0, sizeof *f);
     f->ncid = -1;
+    f->j = j;
     f->rd = &ds->reads;
     if (!(f->path = mxn__path_dup(ds, j))) return MXN_ERR_NOMEM;
     m->cur = f;

@@ -105,7 +105,8 @@ done:
 }
 
 /* Read the coordinates of copies[0..n) (one member, ascending positions)
- * in runs of nearby nodes. */
+ * in runs of nearby nodes. A compressed member's boxes of whole chunks
+ * are kept for its reader, which reads them next (mxn__reads_keep). */
 static int read_copies(mxn_dataset_t *ds, int j, copy_t *copies, int64_t n) {
   int status = MXN_OK, nd = ds->s.num_dim;
   double *buf = NULL;
@@ -117,7 +118,10 @@ static int read_copies(mxn_dataset_t *ds, int j, copy_t *copies, int64_t n) {
     free(buf);
     MXN_ALLOC_RAW(buf, 3 * count); /* its first nd columns are read whole, only they are used */
     double *xyz[3] = {buf, buf + count, buf + 2 * count};
-    if (mxn__m_coords(f, nd, first, count, 1, xyz)) {
+    mxn__reads_keep(&ds->reads, 1);
+    int bad = mxn__m_coords(f, nd, first, count, 1, xyz);
+    mxn__reads_keep(&ds->reads, 0);
+    if (bad) {
       status = MXN_DS_ERR(ds, MXN_ERR_IO, "%s: cannot read coordinates of nodes %lld..%lld",
                           mxn__path(ds, j), (long long)first + 1, (long long)(first + count));
       goto done;

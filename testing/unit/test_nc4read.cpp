@@ -228,6 +228,7 @@ TEST(Nc4Read, RunsInOneChunkDecompressItOnce) {
   const mxn__file_t *f = mxn__file_open(ds, 0, &status);
   ASSERT_NE(nullptr, f) << mxn_dataset_errmsg(ds);
   ASSERT_TRUE(f->nc4);
+  mxn__reads_drop(&ds->reads);  // what the open's shared-node check kept
   int v = mxn__m_var(f, "coordx"), storage = 0, nc = -1, ncv = -1;
   size_t chunk[1] = {0}, len = (size_t)mxn__m_dimlen(f, v, 0);
   // the chunk size as netCDF gives it (the core reads through HDF5)
@@ -256,6 +257,57 @@ TEST(Nc4Read, RunsInOneChunkDecompressItOnce) {
   }
   EXPECT_EQ((int64_t)(in_chunk * sizeof(double)),
             mxn_dataset_counters(ds).bytes_decompressed - before);
+  mxn_dataset_destroy(&ds);
+}
+
+// Boxes read while keeping (the shared-node check's coordinates) serve
+// the reads after it (the extraction's), also across the member's close
+// and open again, until they are dropped; reads after the keeping stops
+// are not kept.
+TEST(Nc4Read, KeptBoxesServeTheNextReads) {
+  Sets s = make_sets(world_tmpdir("nc4read_kept"));
+  if (mpi_rank() != 0) return;
+  char first[4096];
+  mxn_member_name(s.base[2].c_str(), M, 0, first, sizeof first);
+  mxn_dataset_t *ds = nullptr;
+  ASSERT_EQ(MXN_OK, mxn_dataset_create(&ds));
+  ASSERT_EQ(MXN_OK, mxn_dataset_open(ds, first)) << mxn_dataset_errmsg(ds);
+  int status;
+  mxn__file_t *f = const_cast<mxn__file_t *>(mxn__file_open(ds, 0, &status));
+  ASSERT_NE(nullptr, f) << mxn_dataset_errmsg(ds);
+  mxn__reads_drop(&ds->reads);  // what the open's shared-node check kept
+  int vx = mxn__m_var(f, "coordx"), vy = mxn__m_var(f, "coordy");
+  size_t len = (size_t)mxn__m_dimlen(f, vx, 0);
+  ASSERT_GE(len, 8u);
+  std::vector<double> x(len), y(len), part(len);
+  auto decompressed = [&] { return mxn_dataset_counters(ds).bytes_decompressed; };
+  int64_t c0 = decompressed();
+  size_t s0 = 0, n0 = len;
+  mxn__reads_keep(&ds->reads, 1);
+  ASSERT_EQ(0, mxn__m_get(f, vx, &s0, &n0, nullptr, x.data(), 'd'));
+  mxn__reads_keep(&ds->reads, 0);
+  int64_t c1 = decompressed();
+  EXPECT_EQ((int64_t)(len * sizeof(double)), c1 - c0);
+  ASSERT_EQ(0, mxn__m_get(f, vy, &s0, &n0, nullptr, y.data(), 'd'));  // not kept
+  int64_t c2 = decompressed();
+  EXPECT_EQ((int64_t)(len * sizeof(double)), c2 - c1);
+  // the member closed and opened again: coordx is still kept
+  mxn__member_close(ds, f);
+  f = const_cast<mxn__file_t *>(mxn__file_open(ds, 0, &status));
+  ASSERT_NE(nullptr, f) << mxn_dataset_errmsg(ds);
+  size_t s1 = 1, n1 = len - 2;
+  ASSERT_EQ(0, mxn__m_get(f, vx, &s1, &n1, nullptr, part.data(), 'd'));
+  for (size_t i = 0; i < n1; i++) ASSERT_EQ(x[1 + i], part[i]) << "entry " << i;
+  EXPECT_EQ(c2, decompressed());
+  // coordy was read after the keeping stopped: the last box, gone with the
+  // next one (coordx again, once dropped)
+  mxn__reads_drop(&ds->reads);
+  ASSERT_EQ(0, mxn__m_get(f, vx, &s1, &n1, nullptr, part.data(), 'd'));
+  int64_t c3 = decompressed();
+  EXPECT_GT(c3, c2);
+  ASSERT_EQ(0, mxn__m_get(f, vy, &s1, &n1, nullptr, part.data(), 'd'));
+  for (size_t i = 0; i < n1; i++) ASSERT_EQ(y[1 + i], part[i]) << "entry " << i;
+  EXPECT_GT(decompressed(), c3);
   mxn_dataset_destroy(&ds);
 }
 
