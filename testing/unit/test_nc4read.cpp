@@ -168,6 +168,16 @@ int64_t step_chunk_bytes(const std::string &path, bool times, int step) {
   return bytes;
 }
 
+// The compressed set opened on this rank alone (its first member's path
+// into first), without the boxes its open's shared-node check kept: the
+// tests that use it count decompressions.
+void open_compressed(const Sets &s, char (&first)[4096], mxn_dataset_t **ds) {
+  mxn_member_name(s.base[2].c_str(), M, 0, first, sizeof first);
+  ASSERT_EQ(MXN_OK, mxn_dataset_create(ds));
+  ASSERT_EQ(MXN_OK, mxn_dataset_open(*ds, first)) << mxn_dataset_errmsg(*ds);
+  mxn__reads_drop(&(*ds)->reads);
+}
+
 }  // namespace
 
 // Every format gives the same pieces, with the files' and RCB's
@@ -220,15 +230,12 @@ TEST(Nc4Read, RunsInOneChunkDecompressItOnce) {
   Sets s = make_sets(world_tmpdir("nc4read_box"));
   if (mpi_rank() != 0) return;
   char first[4096];
-  mxn_member_name(s.base[2].c_str(), M, 0, first, sizeof first);
   mxn_dataset_t *ds = nullptr;
-  ASSERT_EQ(MXN_OK, mxn_dataset_create(&ds));
-  ASSERT_EQ(MXN_OK, mxn_dataset_open(ds, first)) << mxn_dataset_errmsg(ds);
+  ASSERT_NO_FATAL_FAILURE(open_compressed(s, first, &ds));
   int status;
   const mxn__file_t *f = mxn__file_open(ds, 0, &status);
   ASSERT_NE(nullptr, f) << mxn_dataset_errmsg(ds);
   ASSERT_TRUE(f->nc4);
-  mxn__reads_drop(&ds->reads);  // what the open's shared-node check kept
   int v = mxn__m_var(f, "coordx"), storage = 0, nc = -1, ncv = -1;
   size_t chunk[1] = {0}, len = (size_t)mxn__m_dimlen(f, v, 0);
   // the chunk size as netCDF gives it (the core reads through HDF5)
@@ -268,14 +275,11 @@ TEST(Nc4Read, KeptBoxesServeTheNextReads) {
   Sets s = make_sets(world_tmpdir("nc4read_kept"));
   if (mpi_rank() != 0) return;
   char first[4096];
-  mxn_member_name(s.base[2].c_str(), M, 0, first, sizeof first);
   mxn_dataset_t *ds = nullptr;
-  ASSERT_EQ(MXN_OK, mxn_dataset_create(&ds));
-  ASSERT_EQ(MXN_OK, mxn_dataset_open(ds, first)) << mxn_dataset_errmsg(ds);
+  ASSERT_NO_FATAL_FAILURE(open_compressed(s, first, &ds));
   int status;
   mxn__file_t *f = const_cast<mxn__file_t *>(mxn__file_open(ds, 0, &status));
   ASSERT_NE(nullptr, f) << mxn_dataset_errmsg(ds);
-  mxn__reads_drop(&ds->reads);  // what the open's shared-node check kept
   int vx = mxn__m_var(f, "coordx"), vy = mxn__m_var(f, "coordy");
   size_t len = (size_t)mxn__m_dimlen(f, vx, 0);
   ASSERT_GE(len, 8u);
