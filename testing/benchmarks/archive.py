@@ -14,7 +14,7 @@ import subprocess
 import sys
 import tempfile
 
-ARCHIVE = "43d2540"
+ARCHIVE = "43683f9"
 RESULTS = "testing/benchmarks/results"
 
 
