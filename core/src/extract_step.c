@@ -160,6 +160,25 @@ done:
   return status;
 }
 
+/* Variable v (the member's own p; of nv in its family, block kind k, -1
+ * nodal) of segment sg at `step`, each entry into out[sg->dst[e]].
+ * MXN_ERR_IO is the caller's to describe. */
+static int read_seg_var(mxn_dataset_t *ds, mxn__plan_t *plan, const mxn__file_t *f, int step,
+                        int k, int v, int p, int nv, segment_t *sg, double *out) {
+  int status = MXN_OK;
+  MXN_CHECK(mxn__plan_step_runs(plan, sg));
+  int varid = seg_varid(plan, f, sg, k, v, p, nv);
+  if (varid == -3) return MXN_ERR_NOMEM;
+  for (int64_t r = 0; r < sg->nvruns; r++) {
+    const run_t *run = &sg->vruns[r];
+    MXN_CHECK(read_var_run(ds, plan, f, step, k, p, varid, run));
+    for (int64_t e = run->first; e < run->first + run->n; e++)
+      out[sg->dst[e]] = plan->buf[mxn__run_at(sg, run, e)];
+  }
+done:
+  return status;
+}
+
 /* Nodal segment sg's selected variables at `step` into the piece. */
 static int read_node_seg(mxn_dataset_t *ds, mxn_piece_t *piece, int step, segment_t *sg) {
   const mxn_structure_t *s = &ds->s;
@@ -175,23 +194,11 @@ static int read_node_seg(mxn_dataset_t *ds, mxn_piece_t *piece, int step, segmen
     }
     const mxn__file_t *f = mxn__file_open(ds, sg->file, &status);
     if (!f) goto done;
-    MXN_CHECK(mxn__plan_step_runs(plan, sg));
-    int varid = seg_varid(plan, f, sg, -1, v, p, s->num_node_vars);
-    if (varid == -3) {
-      status = MXN_ERR_NOMEM;
-      goto done;
-    }
-    for (int64_t r = 0; r < sg->nvruns; r++) {
-      const run_t *run = &sg->vruns[r];
-      if ((status = read_var_run(ds, plan, f, step, -1, p, varid, run)) != MXN_OK) {
-        if (status == MXN_ERR_IO)
-          MXN_DS_ERR(ds, MXN_ERR_IO, "%s: cannot read nodal variable '%s' at step %d",
-                     mxn__path(ds, sg->file), s->node_var_names[v], step + 1);
-        goto done;
-      }
-      for (int64_t e = run->first; e < run->first + run->n; e++)
-        piece->node_vars[v][sg->dst[e]] = plan->buf[mxn__run_at(sg, run, e)];
-    }
+    status = read_seg_var(ds, plan, f, step, -1, v, p, s->num_node_vars, sg, piece->node_vars[v]);
+    if (status == MXN_ERR_IO)
+      MXN_DS_ERR(ds, MXN_ERR_IO, "%s: cannot read nodal variable '%s' at step %d",
+                 mxn__path(ds, sg->file), s->node_var_names[v], step + 1);
+    if (status != MXN_OK) goto done;
   }
 done:
   return status;
@@ -220,24 +227,12 @@ static int read_block_seg(mxn_dataset_t *ds, mxn_piece_t *piece, int step, int k
       continue;
     }
     if (!mxn__file_open(ds, sg->file, &status)) goto done;
-    MXN_CHECK(mxn__plan_step_runs(plan, sg));
-    int varid = seg_varid(plan, f, sg, k, v, p, vl.num);
-    if (varid == -3) {
-      status = MXN_ERR_NOMEM;
-      goto done;
-    }
-    for (int64_t r = 0; r < sg->nvruns; r++) {
-      const run_t *run = &sg->vruns[r];
-      if ((status = read_var_run(ds, plan, f, step, k, p, varid, run)) != MXN_OK) {
-        if (status == MXN_ERR_IO)
-          MXN_DS_ERR(ds, MXN_ERR_IO, "%s: %s block %lld: cannot read %s variable '%s' at step %d",
-                     f->path, mxn__blk_what[k], (long long)sb[sg->block].id, mxn__blk_what[k],
-                     vl.names[v], step + 1);
-        goto done;
-      }
-      for (int64_t e = run->first; e < run->first + run->n; e++)
-        pb->elem_vars[v][sg->dst[e]] = plan->buf[mxn__run_at(sg, run, e)];
-    }
+    status = read_seg_var(ds, plan, f, step, k, v, p, vl.num, sg, pb->elem_vars[v]);
+    if (status == MXN_ERR_IO)
+      MXN_DS_ERR(ds, MXN_ERR_IO, "%s: %s block %lld: cannot read %s variable '%s' at step %d",
+                 f->path, mxn__blk_what[k], (long long)sb[sg->block].id, mxn__blk_what[k],
+                 vl.names[v], step + 1);
+    if (status != MXN_OK) goto done;
   }
 done:
   return status;

@@ -733,11 +733,11 @@ void mxn__reads_drop(mxn__reads_t *rd) {
   rd->kept_bytes = 0;
 }
 
-/* A box of `bytes` to read into: a new kept one while keeping and within
- * MXN__KEPT_BOXES, else the last box's buffer grown; NULL if out of
- * memory. Its key is -1 until it is read. */
-static mxn__box_t *box_for(mxn__reads_t *rd, size_t bytes) {
-  if (rd->keeping && rd->kept_bytes + bytes <= MXN__KEPT_BOXES) {
+/* A box of `bytes` to read into: a new kept one (`keep`: keeping, and
+ * within MXN__KEPT_BOXES), else the last box's buffer grown; NULL if out
+ * of memory. Its key is -1 until it is read. */
+static mxn__box_t *box_for(mxn__reads_t *rd, size_t bytes, int keep) {
+  if (keep) {
     if (rd->nkept == rd->kept_cap) {
       int c = rd->kept_cap ? 2 * rd->kept_cap : 16;
       mxn__box_t *k = mxn__realloc(rd->kept, (size_t)c * sizeof *k);
@@ -859,7 +859,7 @@ int mxn__m_get(const mxn__file_t *f, int v, const size_t *start, const size_t *c
     if (rc == NC_NOERR) rd->io->bytes_decompressed += (int64_t)(box * es);
     return rc;
   }
-  mxn__box_t *b = box_for(rd, box * es);
+  mxn__box_t *b = box_for(rd, box * es, keep);
   if (!b) return plain(f, v, start, count, stride, out, as);
   if ((rc = plain(f, v, box0, boxn, NULL, b->buf, as)) != NC_NOERR) return rc;
   b->key = id;
