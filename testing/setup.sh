@@ -17,7 +17,7 @@ packages=(
   paraview paraview-dev python3-paraview
   qtbase5-dev libqt5svg5-dev qttools5-dev qtxmlpatterns5-dev-tools
   libdouble-conversion-dev libutfcpp-dev
-  libexodusii-dev libnetcdf-dev netcdf-bin libhdf5-dev
+  libexodusii-dev libnetcdf-dev netcdf-bin libhdf5-dev libdeflate-dev
   libtrilinos-zoltan-dev libptscotch-dev zlib1g-dev
   libopenmpi-dev openmpi-bin
   libgtest-dev

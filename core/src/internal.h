@@ -604,6 +604,10 @@ int mxn__h5_shape(mxn__h5_t *h, int v, size_t *len, size_t *chunk, int *filtered
  * success. */
 int mxn__h5_get(mxn__h5_t *h, int v, const size_t *start, const size_t *count,
                 const ptrdiff_t *stride, void *out, char as);
+/* Whether variable v's chunks are decoded by the core (deflate, or shuffle
+ * then deflate, of little-endian numbers, with libdeflate) rather than by
+ * HDF5's filter pipeline. */
+int mxn__h5_direct(mxn__h5_t *h, int v);
 /* HDF5 gives the blocks on its free lists back to the heap (it keeps them
  * for reuse otherwise, up to tens of megabytes). */
 void mxn__h5_release(void);

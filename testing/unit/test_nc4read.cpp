@@ -419,3 +419,103 @@ TEST(Nc4Read, MembersOpenOnlyWhileNeeded) {
   MPI_Allreduce(&closed, &all, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
   if (mpi_size() > 1) EXPECT_GT(all, 0) << "no rank closed a member it summarised";
 }
+
+// Chunks the core decodes itself (h5light.c's direct_read: deflate, after
+// shuffle or alone) give what netCDF's own reads give, for every value
+// kind it decodes, for boxes on chunk boundaries and across them, edge
+// chunks cut by the extent, and as double or int64; the kinds it leaves
+// to HDF5 (Fletcher-32, chunks never written) read the same too.
+TEST(Nc4Read, ChunksDecodedHereReadAsNetcdfReads) {
+  std::string dir = world_tmpdir("nc4read_direct");
+  if (mpi_rank() != 0) return;
+  std::string path = dir + "/direct.nc";
+  struct Var {
+    const char *name;
+    nc_type type;
+    int nd;
+    size_t len[2], chunk[2];
+    int shuffle, fletcher, write;  // write: 0 leaves every chunk unwritten
+    int direct;                    // decoded by the core
+  } vars[] = {
+      {"i4", NC_INT, 2, {37, 5}, {8, 3}, 1, 0, 1, 1},
+      {"i8", NC_INT64, 1, {1001, 0}, {128, 0}, 1, 0, 1, 1},
+      {"f8", NC_DOUBLE, 2, {23, 4}, {5, 4}, 0, 0, 1, 1},
+      {"f4", NC_FLOAT, 1, {300, 0}, {64, 0}, 1, 0, 1, 1},
+      {"f8s", NC_DOUBLE, 1, {77, 0}, {16, 0}, 1, 0, 1, 1},
+      {"f8c", NC_DOUBLE, 1, {50, 0}, {16, 0}, 1, 1, 1, 0},
+      {"i4u", NC_INT, 1, {40, 0}, {16, 0}, 1, 0, 0, 1},
+  };
+  const int NV = (int)(sizeof vars / sizeof vars[0]);
+  int nc, dims[2 * NV];
+  ASSERT_EQ(NC_NOERR, nc_create(path.c_str(), NC_CLOBBER | NC_NETCDF4, &nc));
+  for (int k = 0; k < NV; k++) {
+    Var &w = vars[k];
+    int vid;
+    for (int d = 0; d < w.nd; d++)
+      ASSERT_EQ(NC_NOERR, nc_def_dim(nc, (std::string(w.name) + "_" + std::to_string(d)).c_str(),
+                                     w.len[d], &dims[2 * k + d]));
+    ASSERT_EQ(NC_NOERR, nc_def_var(nc, w.name, w.type, w.nd, &dims[2 * k], &vid));
+    ASSERT_EQ(NC_NOERR, nc_def_var_chunking(nc, vid, NC_CHUNKED, w.chunk));
+    ASSERT_EQ(NC_NOERR, nc_def_var_deflate(nc, vid, w.shuffle, 1, 1));
+    if (w.fletcher) ASSERT_EQ(NC_NOERR, nc_def_var_fletcher32(nc, vid, NC_FLETCHER32));
+  }
+  ASSERT_EQ(NC_NOERR, nc_enddef(nc));
+  for (int k = 0; k < NV; k++) {
+    Var &w = vars[k];
+    if (!w.write) continue;
+    size_t n = w.len[0] * (w.nd > 1 ? w.len[1] : 1), st[2] = {0, 0};
+    std::vector<double> val(n);
+    // signs, large magnitudes and fractions, so a wrong byte shows
+    for (size_t i = 0; i < n; i++)
+      val[i] = (i % 3 == 0 ? -1.0 : 1.0) * (w.type == NC_DOUBLE ? 1e9 * (double)i + 0.25 : (double)(i * 40503 % 1000003));
+    int vid;
+    ASSERT_EQ(NC_NOERR, nc_inq_varid(nc, w.name, &vid));
+    if (w.type == NC_INT64) {
+      std::vector<long long> l(n);
+      for (size_t i = 0; i < n; i++) l[i] = (long long)val[i] * 1000003LL * (i % 2 ? 1 : 4096);
+      ASSERT_EQ(NC_NOERR, nc_put_vara_longlong(nc, vid, st, w.len, l.data()));
+    } else {
+      ASSERT_EQ(NC_NOERR, nc_put_vara_double(nc, vid, st, w.len, val.data()));
+    }
+  }
+  ASSERT_EQ(NC_NOERR, nc_close(nc));
+
+  ASSERT_EQ(NC_NOERR, nc_open(path.c_str(), NC_NOWRITE, &nc));
+  mxn__h5_names_t *names = nullptr;
+  mxn__h5_t *h = nullptr;
+  ASSERT_EQ(0, mxn__h5_open(path.c_str(), &names, &h));
+  for (int k = 0; k < NV; k++) {
+    Var &w = vars[k];
+    int v = mxn__h5_var(h, w.name), vid;
+    ASSERT_GE(v, 0) << w.name;
+    ASSERT_EQ(NC_NOERR, nc_inq_varid(nc, w.name, &vid));
+    EXPECT_EQ(w.direct, mxn__h5_direct(h, v)) << w.name;
+    // boxes: the whole, one chunk, across chunk boundaries, the edge
+    size_t r0 = w.len[0], r1 = w.nd > 1 ? w.len[1] : 1, c0 = w.chunk[0];
+    size_t two = w.nd > 1 ? 1 : 0, c1 = w.nd > 1 ? w.chunk[1] : 1;
+    std::vector<std::vector<size_t>> boxes = {
+        {0, r0, 0, r1},
+        {0, c0, 0, c1},
+        {c0 / 2, c0 + 3 < r0 - c0 / 2 ? c0 + 3 : r0 - c0 / 2, two, r1 - two},
+        {r0 - 3, 3, two * (r1 - 1), 1},
+    };
+    for (auto &b : boxes) {
+      size_t st[2] = {b[0], b[2]}, ct[2] = {b[1], b[3]}, n = ct[0] * ct[1];
+      std::vector<double> got(n), want(n);
+      ASSERT_EQ(0, mxn__h5_get(h, v, st, ct, nullptr, got.data(), 'd')) << w.name;
+      ASSERT_EQ(NC_NOERR, nc_get_vara_double(nc, vid, st, ct, want.data()));
+      for (size_t i = 0; i < n; i++)
+        ASSERT_EQ(want[i], got[i]) << w.name << " box at " << st[0] << " entry " << i;
+      if (w.type == NC_INT || w.type == NC_INT64) {
+        std::vector<long long> gl(n), wl(n);
+        ASSERT_EQ(0, mxn__h5_get(h, v, st, ct, nullptr, gl.data(), 'l')) << w.name;
+        ASSERT_EQ(NC_NOERR, nc_get_vara_longlong(nc, vid, st, ct, wl.data()));
+        for (size_t i = 0; i < n; i++)
+          ASSERT_EQ(wl[i], gl[i]) << w.name << " box at " << st[0] << " entry " << i;
+      }
+    }
+  }
+  mxn__h5_close(h);
+  mxn__h5_names_free(names);
+  nc_close(nc);
+}
