@@ -233,6 +233,7 @@ void mxn_dataset_destroy(mxn_dataset_t **pds) {
   free(ds->decl_prev);
   for (int k = 0; k < MXN__NBK; k++) free(ds->decl_names[k]);
   free(ds->reads.box.buf);
+  mxn__h5_scratch_free(&ds->reads.h5s);
   mxn__reads_drop(&ds->reads);
   free(ds->glob_vals);
   mxn__arena_free(ds);

@@ -66,11 +66,26 @@ struct mxn__h5 {
   int nvars;
   char *const *names; /* the member's list (mxn__h5_names_t), not this handle's */
   var_t *var;         /* opened on first use, d = -1 until then */
-  /* direct_read's decompressor and buffers (a chunk as stored, decoded) */
+};
+
+/* direct_read's decompressor and buffers: a chunk as stored, decoded. */
+struct mxn__h5_scratch {
   void *dec;
   unsigned char *raw, *chunk;
   size_t raw_cap, chunk_cap;
 };
+
+void mxn__h5_scratch_free(mxn__h5_scratch_t **scratch) {
+  mxn__h5_scratch_t *w = *scratch;
+  if (!w) return;
+#ifdef MXN_HAVE_LIBDEFLATE
+  if (w->dec) libdeflate_free_decompressor(w->dec);
+#endif
+  free(w->raw);
+  free(w->chunk);
+  free(w);
+  *scratch = NULL;
+}
 
 typedef struct {
   H5E_auto2_t fn;
@@ -97,11 +112,6 @@ void mxn__h5_close(mxn__h5_t *h) {
   if (h->dxpl >= 0) H5Pclose(h->dxpl);
   if (h->file >= 0) H5Fclose(h->file);
   quiet_off(q);
-#ifdef MXN_HAVE_LIBDEFLATE
-  if (h->dec) libdeflate_free_decompressor(h->dec);
-#endif
-  free(h->raw);
-  free(h->chunk);
   free(h->var);
   free(h);
 }
@@ -409,15 +419,15 @@ static int grow(unsigned char **buf, size_t *cap, size_t need) {
  * size that does not fit, a value kind not converted here), -1 on an
  * error reading. Each chunk is decoded once per call: the boxes member.c
  * asks for are whole chunks. */
-static int direct_read(mxn__h5_t *h, const var_t *x, const hsize_t *st, const hsize_t *ct,
-                       void *out, char as) {
+static int direct_read(mxn__h5_scratch_t *w, const var_t *x, const hsize_t *st,
+                       const hsize_t *ct, void *out, char as) {
   if ((as != 'd' && as != 'l') || (x->kind == 'f' && as != 'd')) return 1;
   int nd = x->nd;
   size_t n = 1;
   for (int d = 0; d < nd; d++) n *= x->ch[d];
   size_t bytes = n * x->es;
-  if (!h->dec && !(h->dec = libdeflate_alloc_decompressor())) return 1;
-  if (!grow(&h->chunk, &h->chunk_cap, bytes)) return 1;
+  if (!w->dec && !(w->dec = libdeflate_alloc_decompressor())) return 1;
+  if (!grow(&w->chunk, &w->chunk_cap, bytes)) return 1;
   hsize_t c0[MXN__BOX_DIMS], ci[MXN__BOX_DIMS], c1[MXN__BOX_DIMS];
   size_t ostr[MXN__BOX_DIMS], cstr[MXN__BOX_DIMS];
   for (int d = nd - 1; d >= 0; d--) {
@@ -430,16 +440,16 @@ static int direct_read(mxn__h5_t *h, const var_t *x, const hsize_t *st, const hs
     hsize_t off[MXN__BOX_DIMS], stored = 0;
     for (int d = 0; d < nd; d++) off[d] = ci[d] * x->ch[d];
     if (H5Dget_chunk_storage_size(x->d, off, &stored) < 0 || stored == 0) return 1;
-    if (!grow(&h->raw, &h->raw_cap, (size_t)stored)) return 1;
+    if (!grow(&w->raw, &w->raw_cap, (size_t)stored)) return 1;
     uint32_t mask = 0;
-    if (H5Dread_chunk(x->d, H5P_DEFAULT, off, &mask, h->raw) < 0) return -1;
-    const unsigned char *src = h->chunk;
+    if (H5Dread_chunk(x->d, H5P_DEFAULT, off, &mask, w->raw) < 0) return -1;
+    const unsigned char *src = w->chunk;
     if (mask & (1u << x->deflate_at)) { /* stored as it was (the filter was optional) */
       if (stored != bytes) return 1;
-      src = h->raw;
+      src = w->raw;
     } else {
       size_t got = 0;
-      if (libdeflate_zlib_decompress(h->dec, h->raw, (size_t)stored, h->chunk, bytes, &got) !=
+      if (libdeflate_zlib_decompress(w->dec, w->raw, (size_t)stored, w->chunk, bytes, &got) !=
               LIBDEFLATE_SUCCESS ||
           got != bytes)
         return 1; /* HDF5 then says what is wrong */
@@ -472,8 +482,8 @@ static int direct_read(mxn__h5_t *h, const var_t *x, const hsize_t *st, const hs
 }
 #endif
 
-int mxn__h5_get(mxn__h5_t *h, int v, const size_t *start, const size_t *count,
-                const ptrdiff_t *stride, void *out, char as) {
+int mxn__h5_get(mxn__h5_t *h, mxn__h5_scratch_t **scratch, int v, const size_t *start,
+                const size_t *count, const ptrdiff_t *stride, void *out, char as) {
   var_t *x = var(h, v);
   if (!x || x->nd < 0 || (as != 'd' && as != 'l' && as != 'c')) return -1;
   hsize_t st[MXN__BOX_DIMS], ct[MXN__BOX_DIMS], sd[MXN__BOX_DIMS], total = 1;
@@ -489,9 +499,15 @@ int mxn__h5_get(mxn__h5_t *h, int v, const size_t *start, const size_t *count,
 #ifdef MXN_HAVE_LIBDEFLATE
   int unit = 1;
   for (int k = 0; k < x->nd; k++) unit = unit && sd[k] == 1;
-  if (x->direct && unit && (rc = direct_read(h, x, st, ct, out, as)) != 1) {
-    quiet_off(q);
-    return rc;
+  if (x->direct && unit) {
+    mxn__h5_scratch_t *mine = NULL, **w = scratch ? scratch : &mine;
+    if (!*w) *w = mxn__calloc(1, sizeof **w);
+    rc = *w ? direct_read(*w, x, st, ct, out, as) : 1;
+    mxn__h5_scratch_free(&mine);
+    if (rc != 1) {
+      quiet_off(q);
+      return rc;
+    }
   }
   rc = -1;
 #endif

@@ -278,6 +278,7 @@ typedef struct mxn__box {
 typedef struct mxn__reads {
   mxn_io_counters_t *io;
   mxn__box_t box;
+  struct mxn__h5_scratch *h5s; /* netCDF-4 chunk decoding's buffers (h5light.c) */
   mxn__box_t *kept;
   int nkept, kept_cap, keeping;
   size_t kept_bytes;
@@ -599,11 +600,18 @@ int mxn__h5_var(const mxn__h5_t *h, const char *name);
 /* Variable v's rank (-1: none), extent and chunk sizes (0: not chunked), and
  * whether its chunks are filtered; len, chunk, filtered may be NULL. */
 int mxn__h5_shape(mxn__h5_t *h, int v, size_t *len, size_t *chunk, int *filtered);
+/* The decoder and buffers of the chunks the core decodes (mxn__h5_direct
+ * below), shared by the reads given them: made on first use, a chunk as
+ * stored and as decoded (a few MB at most), freed by
+ * mxn__h5_scratch_free. */
+typedef struct mxn__h5_scratch mxn__h5_scratch_t;
+void mxn__h5_scratch_free(mxn__h5_scratch_t **scratch);
 /* Values at start/count (stride NULL: 1) of variable v as double ('d'),
- * int64 ('l') or netCDF characters ('c'); a scalar is read whole. 0 on
- * success. */
-int mxn__h5_get(mxn__h5_t *h, int v, const size_t *start, const size_t *count,
-                const ptrdiff_t *stride, void *out, char as);
+ * int64 ('l') or netCDF characters ('c'); a scalar is read whole. Chunks
+ * the core decodes use *scratch (scratch NULL: buffers made for this read
+ * alone). 0 on success. */
+int mxn__h5_get(mxn__h5_t *h, mxn__h5_scratch_t **scratch, int v, const size_t *start,
+                const size_t *count, const ptrdiff_t *stride, void *out, char as);
 /* Whether variable v's chunks are decoded by the core (deflate, or shuffle
  * then deflate, of little-endian numbers, with libdeflate) rather than by
  * HDF5's filter pipeline. */

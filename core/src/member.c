@@ -769,7 +769,10 @@ static mxn__box_t *box_for(mxn__reads_t *rd, size_t bytes, int keep) {
  * handle (0 or -1 from that, as a netCDF status). */
 static int plain(const mxn__file_t *f, int v, const size_t *start, const size_t *count,
                  const ptrdiff_t *stride, void *out, char as) {
-  if (via_h5(f)) return mxn__h5_get(f->h5, v, start, count, stride, out, as) ? NC_EHDFERR : NC_NOERR;
+  if (via_h5(f))
+    return mxn__h5_get(f->h5, f->rd ? &f->rd->h5s : NULL, v, start, count, stride, out, as)
+               ? NC_EHDFERR
+               : NC_NOERR;
   return get_plain(f->ncid, v, start, count, stride, out, as);
 }
 

@@ -483,6 +483,7 @@ TEST(Nc4Read, ChunksDecodedHereReadAsNetcdfReads) {
   ASSERT_EQ(NC_NOERR, nc_open(path.c_str(), NC_NOWRITE, &nc));
   mxn__h5_names_t *names = nullptr;
   mxn__h5_t *h = nullptr;
+  mxn__h5_scratch_t *scratch = nullptr;  // shared by the reads, as a dataset's are
   ASSERT_EQ(0, mxn__h5_open(path.c_str(), &names, &h));
   for (int k = 0; k < NV; k++) {
     Var &w = vars[k];
@@ -502,19 +503,21 @@ TEST(Nc4Read, ChunksDecodedHereReadAsNetcdfReads) {
     for (auto &b : boxes) {
       size_t st[2] = {b[0], b[2]}, ct[2] = {b[1], b[3]}, n = ct[0] * ct[1];
       std::vector<double> got(n), want(n);
-      ASSERT_EQ(0, mxn__h5_get(h, v, st, ct, nullptr, got.data(), 'd')) << w.name;
+      ASSERT_EQ(0, mxn__h5_get(h, &scratch, v, st, ct, nullptr, got.data(), 'd')) << w.name;
       ASSERT_EQ(NC_NOERR, nc_get_vara_double(nc, vid, st, ct, want.data()));
       for (size_t i = 0; i < n; i++)
         ASSERT_EQ(want[i], got[i]) << w.name << " box at " << st[0] << " entry " << i;
       if (w.type == NC_INT || w.type == NC_INT64) {
         std::vector<long long> gl(n), wl(n);
-        ASSERT_EQ(0, mxn__h5_get(h, v, st, ct, nullptr, gl.data(), 'l')) << w.name;
+        ASSERT_EQ(0, mxn__h5_get(h, nullptr, v, st, ct, nullptr, gl.data(), 'l')) << w.name;
         ASSERT_EQ(NC_NOERR, nc_get_vara_longlong(nc, vid, st, ct, wl.data()));
         for (size_t i = 0; i < n; i++)
           ASSERT_EQ(wl[i], gl[i]) << w.name << " box at " << st[0] << " entry " << i;
       }
     }
   }
+  mxn__h5_scratch_free(&scratch);
+  EXPECT_EQ(nullptr, scratch);
   mxn__h5_close(h);
   mxn__h5_names_free(names);
   nc_close(nc);
