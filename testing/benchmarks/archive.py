@@ -14,7 +14,7 @@ import subprocess
 import sys
 import tempfile
 
-ARCHIVE = "43683f9"
+ARCHIVE = "6d53d9a"
 RESULTS = "testing/benchmarks/results"
 
 
