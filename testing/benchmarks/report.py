@@ -393,7 +393,7 @@ on the project's 2-core virtual machines; the commits hold the details.
 | freed memory held in the heap during a load (`mxn_heap_hold`, `mallopt`, `malloc_trim`) | 07acbc6 | 1.32-1.75 -> 1.13-1.27 s on its machine; changes malloc for the whole process | removed in issue 42 |
 | direct netCDF-3 reads (`nc3*.c`: own header walk, `pread`) | 889473c ... 9d635b0 | through pvbatch M = 1024 0.40-0.49 against 0.46-0.54 s, M = 64 none | removed in issue 42 (under 15%) |
 | descriptor table grown ahead, later on a thread of its own | 620b730, ad65d2d | first open at M = 1024 0.058 -> 0.052 s, whole first load 0.616 against 0.615 s | removed in issue 42 (starts a thread) |
-| deflated netCDF-4 chunks decoded by the core: `H5Dread_chunk`, libdeflate, unshuffled into the output | b64c9ef | deflate 1, through pvbatch: N = 4 0.84 -> 0.79 and 0.65 -> 0.59 s (13 paired runs, median 0.89x), N = 1 0.98 -> 0.91 s; against classic members in one run 1.35-1.40x -> 1.05-1.19x | kept |
+| deflated netCDF-4 chunks decoded by the core: `H5Dread_chunk`, libdeflate, unshuffled into the output | b64c9ef | deflate 1, through pvbatch, N = 4: a further step 0.052-0.054 -> 0.023-0.036 s (3 runs each); the first step 0.84 -> 0.79 and 0.65 -> 0.59 s (13 paired runs, median 0.89x); N = 1 0.98 -> 0.91 s | kept |
 | the same with zlib's inflate | measured | about 5% | not kept (under 15%) |
 | core buffers backed from 256 KiB | measured | 2-4 MB more peak a rank, no shorter load | not kept |
 | per-member cap on merged gaps | measured (366d29a) | 1.13 read/needed on wavelet20, more reads and slower steps at M = 1024 | not kept |
