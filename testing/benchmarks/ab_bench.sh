@@ -1,12 +1,16 @@
 #!/usr/bin/env bash
 # Two builds of the reader side by side, in one run on one machine: the
 # way a change is checked against the commit before it (a script, not a
-# CI test). For each round, each set and each build, in turn:
+# CI test). For each round, each set and each build, in turn (the order
+# turning round by round: round r starts with build r):
 #   mpiexec -n N pvbatch --symmetric bench.py --variant A --dataset SET
 # with that build's plugin, from a warm page cache. At the end, per set and
-# build: the median first-step time (max over ranks), the median peak RSS
-# per rank (max over ranks) and the same above pvbatch's own base (what the
-# reader adds), and each build's ratio to the first build.
+# build: the median first-step time (max over ranks), its ratio to the
+# first build's median and the median of the ratios round by round
+# ("paired"), the median peak RSS per rank (max over ranks) and the same
+# above pvbatch's own base (what the reader adds), with its ratio. Run a
+# multiple of the number of builds as rounds, so each build comes first
+# equally often.
 #
 # usage: bash testing/benchmarks/ab_bench.sh [-r ROUNDS] [-n N] \
 #          NAME=BUILD_DIR[:ENV=VALUE,...] ... -- SET_BASE ...
@@ -41,7 +45,13 @@ for r in $(seq "$rounds"); do
   for s in "${sets[@]}"; do
     members=("$s".*.*)
     [ -e "${members[0]}" ] || { echo "ab_bench: no members $s.*.*" >&2; exit 2; }
-    for b in "${builds[@]}"; do
+    # the builds' order turns each round: on these machines the run that
+    # comes second in a pair was faster by about 13% whichever build it was
+    # (8 rounds each way, 1ad5d3c against 73160c0), so a fixed order
+    # favours the later builds
+    k=${#builds[@]} first=$(((r - 1) % ${#builds[@]}))
+    for ((i = 0; i < k; i++)); do
+      pos=$(((first + i) % k)) b=${builds[(first + i) % k]}
       name=${b%%=*} rest=${b#*=}
       dir=${rest%%:*} envs=""
       [ "$rest" != "$dir" ] && envs=${rest#*:}
@@ -55,8 +65,8 @@ for r in $(seq "$rounds"); do
         pvbatch --symmetric "$here/bench.py" --variant A --dataset "${members[0]}" \
         --plugin "$plugin" --steps 1 2>&1 | sed -n 's/^BENCH_JSON //p' | tail -1)
       [ -n "$line" ] || { echo "ab_bench: run of $name on $s gave no record" >&2; exit 1; }
-      python3 -c 'import json,sys; d=json.loads(sys.argv[1]); d.update(build=sys.argv[2], set=sys.argv[3]); print(json.dumps(d))' \
-        "$line" "$name" "$(basename "$s")" >> "$out"
+      python3 -c 'import json,sys; d=json.loads(sys.argv[1]); d.update(build=sys.argv[2], set=sys.argv[3], round=int(sys.argv[4]), order=int(sys.argv[5])); print(json.dumps(d))' \
+        "$line" "$name" "$(basename "$s")" "$r" "$i" >> "$out"
       echo "round $r $(basename "$s") $name: $(python3 -c 'import json,sys; d=json.loads(sys.argv[1]); print("first %.3f s, peak %.0f MB/rank" % (d["first_s"], d["rss_peak_max_kb"]/1024))' "$line")"
     done
   done
@@ -69,13 +79,17 @@ for r in recs:
     if r["build"] not in order: order.append(r["build"])
 for s in dict.fromkeys(r["set"] for r in recs):
     print(f"\n{s}")
-    print(f"{'build':>12} {'first s':>9} {'ratio':>6} {'peak MB':>8} {'above base MB':>14} {'ratio':>6}")
+    print(f"{'build':>12} {'first s':>9} {'ratio':>6} {'paired':>7} {'peak MB':>8} {'above base MB':>14} {'ratio':>6}")
     ref = None
+    first = {(r["round"], r["build"]): r["first_s"] for r in recs if r["set"] == s}
     for b in order:
         rr = [r for r in recs if r["set"] == s and r["build"] == b]
         t = statistics.median(r["first_s"] for r in rr)
         m = statistics.median(r["rss_peak_max_kb"] for r in rr) / 1024
         a = statistics.median((r["rss_peak_sum_kb"] - r["rss_base_sum_kb"]) / len(r["rss_peak_kb"]) for r in rr) / 1024
-        ref = ref or (t, a)
-        print(f"{b:>12} {t:9.3f} {t / ref[0]:6.3f} {m:8.0f} {a:14.0f} {a / ref[1]:6.3f}   ({len(rr)} runs, first {min(r['first_s'] for r in rr):.3f}-{max(r['first_s'] for r in rr):.3f})")
+        ref = ref or (t, a, b)
+        # the median of this build's time over the first build's, round by round
+        pr = [first[(q, b)] / first[(q, ref[2])] for (q, x) in first if x == b and (q, ref[2]) in first]
+        p = statistics.median(pr) if pr else float("nan")
+        print(f"{b:>12} {t:9.3f} {t / ref[0]:6.3f} {p:7.3f} {m:8.0f} {a:14.0f} {a / ref[1]:6.3f}   ({len(rr)} runs, first {min(r['first_s'] for r in rr):.3f}-{max(r['first_s'] for r in rr):.3f})")
 EOF
