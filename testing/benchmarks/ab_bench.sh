@@ -46,12 +46,13 @@ for r in $(seq "$rounds"); do
     members=("$s".*.*)
     [ -e "${members[0]}" ] || { echo "ab_bench: no members $s.*.*" >&2; exit 2; }
     # the builds' order turns each round: on these machines the run that
-    # comes second in a pair was faster by about 13% whichever build it was
-    # (8 rounds each way, 1ad5d3c against 73160c0), so a fixed order
-    # favours the later builds
-    k=${#builds[@]} first=$(((r - 1) % ${#builds[@]}))
+    # came second in a pair was faster whichever build it was (1ad5d3c
+    # against 73160c0: paired medians 0.90 with 1ad5d3c first, 6 rounds,
+    # and 1.17 with it second, 8 rounds), so a fixed order favours the
+    # later builds
+    k=${#builds[@]}
     for ((i = 0; i < k; i++)); do
-      pos=$(((first + i) % k)) b=${builds[(first + i) % k]}
+      b=${builds[(r - 1 + i) % k]}
       name=${b%%=*} rest=${b#*=}
       dir=${rest%%:*} envs=""
       [ "$rest" != "$dir" ] && envs=${rest#*:}
