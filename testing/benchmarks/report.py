@@ -395,6 +395,7 @@ on the project's 2-core virtual machines; the commits hold the details.
 | descriptor table grown ahead, later on a thread of its own | 620b730, ad65d2d | first open at M = 1024 0.058 -> 0.052 s, whole first load 0.616 against 0.615 s | removed in issue 42 (starts a thread) |
 | deflated netCDF-4 chunks decoded by the core: `H5Dread_chunk`, libdeflate, unshuffled into the output | b64c9ef | deflate 1, through pvbatch, N = 4: a further step 0.052-0.054 -> 0.023-0.036 s (3 runs each); the first step 0.84 -> 0.79 and 0.65 -> 0.59 s (13 paired runs, median 0.89x); N = 1 0.98 -> 0.91 s | kept |
 | the same with zlib's inflate | measured | about 5% | not kept (under 15%) |
+| netCDF-3 numbers read with `pread` into the caller's array and converted in place (the layout from the header walk; netCDF still opens the member and reads the rest) | measured | a serial load's read and seek calls 31.7k -> 4.3k; `mxn stats`, N = 4, 16 alternating rounds: 0.477 against 0.487 s; through pvbatch, 8 rounds: 0.465 against 0.456 s | not kept (no gain) |
 | core buffers backed from 256 KiB | measured | 2-4 MB more peak a rank, no shorter load | not kept |
 | per-member cap on merged gaps | measured (366d29a) | 1.13 read/needed on wavelet20, more reads and slower steps at M = 1024 | not kept |
 | I/O aggregator ranks | measured (1a4fd16) | the per-member cost is the same whoever reads | not built |
@@ -505,6 +506,22 @@ def formats_table(w, configs, sets, set_info):
     w("")
 
 
+def paired_speedups(rows):
+    """[(variant, [its first step over A's, per repeat])] for B and C: runs
+    paired by results file and repeat tag, A's and the other's of one run."""
+    a = {(r.get("_run"), tag(r, "repeat")): r["first_s"] for c in rows if c.variant == "A"
+         for r in c.runs if tag(r, "repeat") is not None and r.get("first_s")}
+    out = []
+    for c in rows:
+        if c.variant == "A":
+            continue
+        x = [r["first_s"] / a[(r.get("_run"), tag(r, "repeat"))] for r in c.runs
+             if r.get("exit", 0) == 0 and (r.get("_run"), tag(r, "repeat")) in a]
+        if x:
+            out.append((c.variant, x))
+    return out
+
+
 def key_table(w, rows, ds, cs):
     ff, fs = floor_bytes(ds)
     w("| variant | first s | step s | peak RSS max MB | of it mapped files, MB | "
@@ -528,6 +545,16 @@ def key_table(w, rows, ds, cs):
             fmt(med(c.vals(lambda r: r["total_ghost_cells"])), "%d"),
             complete_str(c)))
     w("")
+    paired = paired_speedups(rows)
+    if paired:
+        w("Speed-up over MxNReader, paired: each ParaView pipeline's first step over "
+          "MxNReader's in the same repeat of the same run (the two ran one after the "
+          "other), median [range] over repeats. The machines' speed drifts by tens of "
+          "percent over minutes, which moves both medians above; a pair sees nearly "
+          "the same machine: %s." % "; ".join(
+              "%s %s [%s-%s] (%d)" % (VARIANTS[v][:1], fmt(med(x), "%.1fx"), fmt(min(x), "%.1f"),
+                                      fmt(max(x), "%.1f"), len(x)) for v, x in paired))
+        w("")
     # Phases of B and C, the core's phases for A
     w("Phases (cumulative seconds at the end of each stage, median over runs):")
     w("")
