@@ -232,7 +232,6 @@ void mxn_dataset_destroy(mxn_dataset_t **pds) {
   for (int i = 0; i < 4; i++) free(ds->path_ring[i]);
   free(ds->decl_prev);
   for (int k = 0; k < MXN__NBK; k++) free(ds->decl_names[k]);
-  free(ds->reads.box.buf);
   mxn__h5_scratch_free(&ds->reads.h5s);
   mxn__reads_drop(&ds->reads);
   free(ds->glob_vals);

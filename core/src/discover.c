@@ -162,8 +162,7 @@ static int discover(mxn_dataset_t *ds, const char *path) {
     return MXN_ERR_NOMEM;
   }
   ds->nfiles = (int)M;
-  ds->reads.io = &ds->io;
-  ds->reads.box.key = -1;
+  mxn__reads_init(&ds->reads, &ds->io);
   if (!base) {
     ds->name_width = -1;
     if (!(ds->name_base = strdup(path)) || !(ds->path0 = mxn__path_dup(ds, 0))) return MXN_ERR_NOMEM;

@@ -331,7 +331,8 @@ done:
 /* Coordinates of the piece's nodes along its node segments. Single nodes
  * at a constant stride (a halo layer cutting across a member's node rows)
  * are read with one strided read per coordinate, in either layout
- * (mxn__m_coords). The boxes the shared-node check kept are freed after. */
+ * (mxn__m_coords). The boxes kept for it (the shared-node check's, the
+ * partition's of a member it cut) are freed after, and the recent ones. */
 static int read_coords(mxn_dataset_t *ds, mxn_piece_t *piece) {
   const mxn_structure_t *s = &ds->s;
   mxn__plan_t *plan = piece->plan;
@@ -363,7 +364,9 @@ static int read_coords(mxn_dataset_t *ds, mxn_piece_t *piece) {
   }
 
 done:
-  mxn__reads_drop(&ds->reads);
+  /* the boxes kept for this extraction go (an extraction made while they
+   * are being kept, for its caller's next one, keeps them) */
+  if (!ds->reads.keeping) mxn__reads_drop(&ds->reads);
   return status;
 }
 

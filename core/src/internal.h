@@ -268,16 +268,28 @@ typedef struct mxn__box {
   size_t start[MXN__BOX_DIMS], count[MXN__BOX_DIMS];
   char *buf;
   size_t cap;
+  uint64_t used; /* a recent box's last use (mxn__reads_t.clock); 0: never */
 } mxn__box_t;
 
+/* The boxes of the latest reads kept, at most this many and this many
+ * bytes: an extraction reads a member's runs one after another, and for
+ * each run its coordinates, maps, connectivity and fields in turn, so one
+ * box per variable of the member being read serves all its runs. With
+ * only the last box kept, a rank reading part of a compressed member (M =
+ * 4 on N = 3) decompressed its chunks 124 times over. */
+#define MXN__RECENT_BOXES 16
+#define MXN__RECENT_BYTES ((size_t)32 << 20)
+
 /* The state member reads share (member.c): the counters they add to, the
- * last box read and, while `keeping` (mxn__reads_keep), every box read
- * since, up to MXN__KEPT_BOXES bytes: the shared-node check reads the
- * coordinates of the members it checks, which their reader then reads
- * again (mxn__reads_drop frees them). */
+ * boxes of the latest reads (recent, until mxn__reads_drop) and, while
+ * `keeping` (mxn__reads_keep), every box read since, up to
+ * MXN__KEPT_BOXES bytes: the shared-node check reads the coordinates of
+ * the members it checks, which their reader then reads again
+ * (mxn__reads_drop frees them). */
 typedef struct mxn__reads {
   mxn_io_counters_t *io;
-  mxn__box_t box;
+  mxn__box_t recent[MXN__RECENT_BOXES];
+  uint64_t clock; /* counts the recent boxes' uses */
   struct mxn__h5_scratch *h5s; /* netCDF-4 chunk decoding's buffers (h5light.c) */
   mxn__box_t *kept;
   int nkept, kept_cap, keeping;
@@ -511,14 +523,17 @@ int mxn__m_get(const mxn__file_t *f, int v, const size_t *start, const size_t *c
  * summary's reads of the header's small variables); -1 also for v < 0. */
 int mxn__m_read(const mxn__file_t *f, int v, const size_t *start, const size_t *count,
                 void *out, char as);
-/* Keep each box read from now on besides the last one (on 1), up to
+/* Keep each box read from now on besides the recent ones (on 1), up to
  * MXN__KEPT_BOXES bytes, or stop adding to them (0); reads inside a kept
- * box copy from it until mxn__reads_drop frees them all. Boxes are by
+ * box copy from it until mxn__reads_drop frees them all, the recent
+ * ones too. Boxes are by
  * member number and variable id, the same from one open of a member to
  * the next (a netCDF-4 member's ids are its record's names). */
 #define MXN__KEPT_BOXES ((size_t)32 << 20)
 void mxn__reads_keep(mxn__reads_t *rd, int on);
 void mxn__reads_drop(mxn__reads_t *rd);
+/* A dataset's read state before its first read: no box held. */
+void mxn__reads_init(mxn__reads_t *rd, mxn_io_counters_t *io);
 /* Attribute `name` of variable v (NC_GLOBAL: a global one): its netCDF
  * length (0, or -1 where there is none) and its values as text ('c', len
  * bytes, not terminated), double ('d') or int64 ('l'; 0 on success). */

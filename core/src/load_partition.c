@@ -174,7 +174,12 @@ static int hilbert_order_cut_files(mxn_dataset_t *ds, int fbeg, int fend, int64_
       xo.no_attributes = 1;
       xo.file_mask = mask;
       MXN_CHECK(mxn_idset_from_array(ids + a, b - a, &want));
-      if ((status = mxn_extract(ds, &want, &xo, &pc)) != MXN_OK) {
+      /* a compressed member's boxes are kept for this rank's extraction,
+       * which reads its part of the member next (mxn__reads_keep) */
+      mxn__reads_keep(&ds->reads, 1);
+      status = mxn_extract(ds, &want, &xo, &pc);
+      mxn__reads_keep(&ds->reads, 0);
+      if (status != MXN_OK) {
         mxn_error_set(err, status, "%s", mxn_dataset_errmsg(ds));
         goto done;
       }
@@ -348,8 +353,13 @@ static int partition_inputs(mxn__load_ctx_t *c, mxn_part_method method, int need
     xo.file_mask = mask0; /* my elements are all in my files: open no other */
     if (status == MXN_OK && (status = mxn_idset_from_array(c->ids0, c->n0, &S0)) != MXN_OK)
       mxn_error_set(e, status, "rank %d: out of memory", R);
+    /* a compressed member's boxes are kept for this rank's extraction,
+     * which reads the elements of its part that lie in these members
+     * (up to MXN__KEPT_BOXES bytes; mxn__reads_keep) */
+    mxn__reads_keep(&ds->reads, 1);
     if (status == MXN_OK && (status = mxn_extract(ds, &S0, &xo, &pc0)) != MXN_OK)
       mxn_error_set(e, status, "%s", mxn_dataset_errmsg(ds));
+    mxn__reads_keep(&ds->reads, 0);
     /* Reads of my members may fail here alone (a damaged member): agree
      * before anything collective follows. */
     if ((status = mxn_agree(ld->comm, status, e)) != MXN_OK) goto done;

@@ -725,17 +725,30 @@ static void box_copy(const mxn__box_t *b, const size_t *start, const size_t *cou
 
 void mxn__reads_keep(mxn__reads_t *rd, int on) { rd->keeping = on; }
 
+void mxn__reads_init(mxn__reads_t *rd, mxn_io_counters_t *io) {
+  rd->io = io;
+  for (int i = 0; i < MXN__RECENT_BOXES; i++) rd->recent[i].key = -1;
+}
+
 void mxn__reads_drop(mxn__reads_t *rd) {
   for (int i = 0; i < rd->nkept; i++) free(rd->kept[i].buf);
   free(rd->kept);
   rd->kept = NULL;
   rd->nkept = rd->kept_cap = 0;
   rd->kept_bytes = 0;
+  for (int i = 0; i < MXN__RECENT_BOXES; i++) {
+    free(rd->recent[i].buf);
+    memset(&rd->recent[i], 0, sizeof rd->recent[i]);
+    rd->recent[i].key = -1;
+  }
+  rd->clock = 0;
 }
 
 /* A box of `bytes` to read into: a new kept one (`keep`: keeping, and
- * within MXN__KEPT_BOXES), else the last box's buffer grown; NULL if out
- * of memory. Its key is -1 until it is read. */
+ * within MXN__KEPT_BOXES), else the recent box used longest ago (one never
+ * used first), its buffer grown, the others' buffers freed from the
+ * longest unused on while the recent ones' exceed MXN__RECENT_BYTES; NULL
+ * if out of memory. Its key is -1 until it is read. */
 static mxn__box_t *box_for(mxn__reads_t *rd, size_t bytes, int keep) {
   if (keep) {
     if (rd->nkept == rd->kept_cap) {
@@ -754,14 +767,30 @@ static mxn__box_t *box_for(mxn__reads_t *rd, size_t bytes, int keep) {
     rd->kept_bytes += bytes;
     return b;
   }
-  mxn__box_t *b = &rd->box;
+  mxn__box_t *b = &rd->recent[0];
+  for (int i = 1; i < MXN__RECENT_BOXES; i++)
+    if (rd->recent[i].used < b->used) b = &rd->recent[i];
+  b->key = -1;
+  b->used = ++rd->clock;
   if (b->cap < bytes) {
     char *nb = mxn__realloc(b->buf, bytes);
     if (!nb) return NULL;
     b->buf = nb;
     b->cap = bytes;
   }
-  b->key = -1;
+  for (;;) {
+    size_t held = 0;
+    mxn__box_t *old = NULL;
+    for (int i = 0; i < MXN__RECENT_BOXES; i++) {
+      mxn__box_t *x = &rd->recent[i];
+      held += x->cap;
+      if (x != b && x->buf && (!old || x->used < old->used)) old = x;
+    }
+    if (held <= MXN__RECENT_BYTES || !old) break;
+    free(old->buf);
+    memset(old, 0, sizeof *old);
+    old->key = -1;
+  }
   return b;
 }
 
@@ -842,11 +871,13 @@ int mxn__m_get(const mxn__file_t *f, int v, const size_t *start, const size_t *c
     req *= count[d];
     box *= boxn[d];
   }
-  /* inside the box read last, or one kept: copy */
-  if (box_holds(&rd->box, id, v, as, nd, start, count, st)) {
-    box_copy(&rd->box, start, count, st, out);
-    return NC_NOERR;
-  }
+  /* inside a recent box, or a kept one: copy */
+  for (int i = 0; i < MXN__RECENT_BOXES; i++)
+    if (box_holds(&rd->recent[i], id, v, as, nd, start, count, st)) {
+      rd->recent[i].used = ++rd->clock;
+      box_copy(&rd->recent[i], start, count, st, out);
+      return NC_NOERR;
+    }
   for (int i = 0; i < rd->nkept; i++)
     if (box_holds(&rd->kept[i], id, v, as, nd, start, count, st)) {
       box_copy(&rd->kept[i], start, count, st, out);

@@ -171,6 +171,32 @@ int64_t step_chunk_bytes(const std::string &path, bool times, int step) {
 // The compressed set opened on this rank alone (its first member's path
 // into first), without the boxes its open's shared-node check kept: the
 // tests that use it count decompressions.
+// Bytes of every value of member `path`'s deflated variables, every
+// record of the record ones, as a read decompresses them (8 bytes a value):
+// what reading the member whole once would decompress.
+int64_t deflated_bytes(const std::string &path) {
+  int nc, nvars = 0;
+  int64_t bytes = 0;
+  if (nc_open(path.c_str(), NC_NOWRITE, &nc) != NC_NOERR) return -1;
+  nc_inq_nvars(nc, &nvars);
+  for (int v = 0; v < nvars; v++) {
+    int nd = 0, dims[8], shuffle, deflate = 0, level;
+    nc_inq_varndims(nc, v, &nd);
+    nc_inq_vardimid(nc, v, dims);
+    nc_inq_var_deflate(nc, v, &shuffle, &deflate, &level);
+    if (!deflate) continue;
+    int64_t n = 8;
+    for (int d = 0; d < nd; d++) {
+      size_t len;
+      nc_inq_dimlen(nc, dims[d], &len);
+      n *= (int64_t)len;
+    }
+    bytes += n;
+  }
+  nc_close(nc);
+  return bytes;
+}
+
 void open_compressed(const Sets &s, char (&first)[4096], mxn_dataset_t **ds) {
   mxn_member_name(s.base[2].c_str(), M, 0, first, sizeof first);
   ASSERT_EQ(MXN_OK, mxn_dataset_create(ds));
@@ -198,6 +224,17 @@ TEST(Nc4Read, SamePiecesInEveryFormat) {
       EXPECT_EQ(0, st[0].bytes_decompressed);
       EXPECT_EQ(0, st[1].bytes_decompressed);
       EXPECT_GT(st[2].bytes_decompressed, 0);
+      // no chunk decompressed twice: a rank, reading parts of members in
+      // runs (3 ranks, 4 members), decompresses at most what the whole set
+      // holds (it decompressed 124 times what it needed while only the
+      // last read's chunks were kept)
+      int64_t whole = 0;
+      for (int j = 0; j < M; j++) {
+        char member[4096];
+        mxn_member_name(s.base[2].c_str(), M, j, member, sizeof member);
+        whole += deflated_bytes(member);
+      }
+      EXPECT_LE(st[2].bytes_decompressed, whole) << "rank " << mpi_rank();
       // uncompressed netCDF-4: reads widened to chunks stay near what is needed
       EXPECT_LE((double)st[1].bytes_read, 1.2 * (double)st[1].bytes_needed);
     }
@@ -264,6 +301,54 @@ TEST(Nc4Read, RunsInOneChunkDecompressItOnce) {
   }
   EXPECT_EQ((int64_t)(in_chunk * sizeof(double)),
             mxn_dataset_counters(ds).bytes_decompressed - before);
+  mxn_dataset_destroy(&ds);
+}
+
+// Runs read of several variables in turn (each run's x, y and z, as the
+// extraction reads coordinates) decompress each variable's chunk once:
+// the boxes of the latest reads are kept, not only the last one.
+TEST(Nc4Read, RunsOfVariablesInTurnDecompressEachChunkOnce) {
+  Sets s = make_sets(world_tmpdir("nc4read_turns"));
+  if (mpi_rank() != 0) return;
+  char first[4096];
+  mxn_dataset_t *ds = nullptr;
+  ASSERT_NO_FATAL_FAILURE(open_compressed(s, first, &ds));
+  int status;
+  const mxn__file_t *f = mxn__file_open(ds, 0, &status);
+  ASSERT_NE(nullptr, f) << mxn_dataset_errmsg(ds);
+  const char *names[3] = {"coordx", "coordy", "coordz"};
+  int v[3];
+  for (int d = 0; d < 3; d++) ASSERT_GE(v[d] = mxn__m_var(f, names[d]), 0) << names[d];
+  size_t len = (size_t)mxn__m_dimlen(f, v[0], 0);
+  std::vector<double> all[3], part(len);
+  for (int d = 0; d < 3; d++) {
+    all[d].resize(len);
+    size_t s0 = 0, n0 = len;
+    ASSERT_EQ(0, mxn__m_get(f, v[d], &s0, &n0, nullptr, all[d].data(), 'd'));
+  }
+  mxn__reads_drop(&ds->reads);
+  int64_t before = mxn_dataset_counters(ds).bytes_decompressed, chunks = 0;
+  int nc = -1;
+  ASSERT_EQ(NC_NOERR, nc_open(first, NC_NOWRITE, &nc));
+  for (int d = 0; d < 3; d++) {
+    int ncv, storage = 0;
+    size_t chunk[1] = {0};
+    ASSERT_EQ(NC_NOERR, nc_inq_varid(nc, names[d], &ncv));
+    ASSERT_EQ(NC_NOERR, nc_inq_var_chunking(nc, ncv, &storage, chunk));
+    ASSERT_EQ(NC_CHUNKED, storage);
+    chunks += 8 * (int64_t)std::min(chunk[0], len);  // the first chunk
+  }
+  nc_close(nc);
+  // eight runs with gaps, in the first chunk of each, the variables in turn
+  size_t in_chunk = (size_t)(chunks / 24);
+  ASSERT_GE(in_chunk, 16u);
+  for (size_t r = 0; r < 8; r++)
+    for (int d = 0; d < 3; d++) {
+      size_t start = r * (in_chunk / 8), count = in_chunk / 16;
+      ASSERT_EQ(0, mxn__m_get(f, v[d], &start, &count, nullptr, part.data(), 'd'));
+      for (size_t i = 0; i < count; i++) ASSERT_EQ(all[d][start + i], part[i]) << names[d];
+    }
+  EXPECT_EQ(chunks, mxn_dataset_counters(ds).bytes_decompressed - before);
   mxn_dataset_destroy(&ds);
 }
 

@@ -240,8 +240,8 @@ typedef struct mxn_io_counters {
   /** Of netCDF-4 members' compressed variables: the bytes of the chunks
    *  decompressed (whole chunks, so at least what the reads asked of
    *  them). A chunk a load needs is decompressed once per step: reads
-   *  are widened to chunk boundaries, and later reads inside the last
-   *  box read copy from it. */
+   *  are widened to chunk boundaries, and later reads inside one of the
+   *  latest boxes read copy from it. */
   int64_t bytes_decompressed;
 } mxn_io_counters_t;
 
