@@ -352,6 +352,72 @@ TEST(Nc4Read, RunsOfVariablesInTurnDecompressEachChunkOnce) {
   mxn_dataset_destroy(&ds);
 }
 
+// More variables read in turn than recent boxes are kept (20 blocks'
+// connectivity): each read still gives the variable's values, a box given
+// way is read again, the latest boxes serve the reads that come back to
+// them, and the boxes held stay within their count and bytes.
+TEST(Nc4Read, RecentBoxesGiveWayToNewerOnes) {
+  std::string dir = world_tmpdir("nc4read_lru");
+  if (mpi_rank() != 0) return;
+  const int B = MXN__RECENT_BOXES + 4;
+  std::string mesh = generate(dir, "m.e", "--type hex --dims 20 8 6 --blocks " +
+                                              std::to_string(B) + " --compress 1");
+  mxn_dataset_t *ds = nullptr;
+  ASSERT_EQ(MXN_OK, mxn_dataset_create(&ds));
+  ASSERT_EQ(MXN_OK, mxn_dataset_open(ds, mesh.c_str())) << mxn_dataset_errmsg(ds);
+  int status;
+  const mxn__file_t *f = mxn__file_open(ds, 0, &status);
+  ASSERT_NE(nullptr, f) << mxn_dataset_errmsg(ds);
+  ASSERT_TRUE(f->nc4);
+  std::vector<int> vars;
+  std::vector<size_t> rows, npe;
+  std::vector<std::vector<long long>> all;
+  for (int b = 1; b <= B; b++) {
+    std::string name = "connect" + std::to_string(b);
+    int v = mxn__m_var(f, name.c_str());
+    ASSERT_GE(v, 0) << name;
+    size_t s0[2] = {0, 0}, n0[2] = {(size_t)mxn__m_dimlen(f, v, 0), (size_t)mxn__m_dimlen(f, v, 1)};
+    ASSERT_GE(n0[0], 4u) << name;
+    std::vector<long long> a(n0[0] * n0[1]);
+    ASSERT_EQ(0, mxn__m_get(f, v, s0, n0, nullptr, a.data(), 'l')) << name;
+    vars.push_back(v);
+    rows.push_back(n0[0]);
+    npe.push_back(n0[1]);
+    all.push_back(a);
+  }
+  mxn__reads_drop(&ds->reads);
+  auto decompressed = [&] { return mxn_dataset_counters(ds).bytes_decompressed; };
+  auto read_part = [&](int k) {
+    size_t start[2] = {1, 0}, count[2] = {rows[k] / 2, npe[k]};
+    std::vector<long long> part(count[0] * count[1]);
+    ASSERT_EQ(0, mxn__m_get(f, vars[k], start, count, nullptr, part.data(), 'l'));
+    for (size_t e = 0; e < part.size(); e++)
+      ASSERT_EQ(all[k][npe[k] + e], part[e]) << "connect" << k + 1;
+    size_t held = 0;
+    int bufs = 0;
+    for (int b = 0; b < MXN__RECENT_BOXES; b++) {
+      held += ds->reads.recent[b].cap;
+      bufs += ds->reads.recent[b].buf != nullptr;
+    }
+    EXPECT_LE(held, MXN__RECENT_BYTES);
+    EXPECT_LE(bufs, MXN__RECENT_BOXES);
+  };
+  // in turn, more variables than boxes: each read finds its box given way
+  int64_t c0 = decompressed(), round = 0;
+  for (int r = 0; r < 3; r++) {
+    for (int k = 0; k < B; k++) ASSERT_NO_FATAL_FAILURE(read_part(k));
+    int64_t c = decompressed();
+    if (r == 0) round = c - c0;
+    EXPECT_EQ(round, c - c0) << "round " << r;
+    c0 = c;
+  }
+  EXPECT_GT(round, 0);
+  // the latest ones, newest first: each still in its box
+  for (int k = B - 1; k >= B - MXN__RECENT_BOXES; k--) ASSERT_NO_FATAL_FAILURE(read_part(k));
+  EXPECT_EQ(c0, decompressed());
+  mxn_dataset_destroy(&ds);
+}
+
 // Boxes read while keeping (the shared-node check's coordinates) serve
 // the reads after it (the extraction's), also across the member's close
 // and open again, until they are dropped; reads after the keeping stops
