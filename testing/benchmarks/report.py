@@ -396,6 +396,7 @@ on the project's 2-core virtual machines; the commits hold the details.
 | deflated netCDF-4 chunks decoded by the core: `H5Dread_chunk`, libdeflate, unshuffled into the output | b64c9ef | deflate 1, through pvbatch, N = 4: a further step 0.052-0.054 -> 0.023-0.036 s (3 runs each); the first step 0.84 -> 0.79 and 0.65 -> 0.59 s (13 paired runs, median 0.89x); N = 1 0.98 -> 0.91 s | kept |
 | the same with zlib's inflate | measured | about 5% | not kept (under 15%) |
 | netCDF-3 numbers read with `pread` into the caller's array and converted in place (the layout from the header walk; netCDF still opens the member and reads the rest) | measured | a serial load's read and seek calls 31.7k -> 4.3k; `mxn stats`, N = 4, 16 alternating rounds: 0.477 against 0.487 s; through pvbatch, 8 rounds: 0.465 against 0.456 s | not kept (no gain) |
+| a step's values of a segment read in one HDF5 read over the union of its runs (`H5S_SELECT_OR`), not a read per run | measured | uncompressed netCDF-4, RCB on 3 ranks, through pvbatch, 2 runs each: a further step 0.20-0.21 -> 0.35 s (classic members 0.07-0.08 s) | not kept (slower) |
 | core buffers backed from 256 KiB | measured | 2-4 MB more peak a rank, no shorter load | not kept |
 | per-member cap on merged gaps | measured (366d29a) | 1.13 read/needed on wavelet20, more reads and slower steps at M = 1024 | not kept |
 | I/O aggregator ranks | measured (1a4fd16) | the per-member cost is the same whoever reads | not built |
