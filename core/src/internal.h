@@ -526,9 +526,9 @@ int mxn__m_read(const mxn__file_t *f, int v, const size_t *start, const size_t *
 /* Keep each box read from now on besides the recent ones (on 1), up to
  * MXN__KEPT_BOXES bytes, or stop adding to them (0); reads inside a kept
  * box copy from it until mxn__reads_drop frees them all, the recent
- * ones too. Boxes are by
- * member number and variable id, the same from one open of a member to
- * the next (a netCDF-4 member's ids are its record's names). */
+ * ones too. Boxes are by member number and variable id, the same from one
+ * open of a member to the next (a netCDF-4 member's ids are its record's
+ * names). */
 #define MXN__KEPT_BOXES ((size_t)32 << 20)
 void mxn__reads_keep(mxn__reads_t *rd, int on);
 void mxn__reads_drop(mxn__reads_t *rd);

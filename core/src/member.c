@@ -725,9 +725,16 @@ static void box_copy(const mxn__box_t *b, const size_t *start, const size_t *cou
 
 void mxn__reads_keep(mxn__reads_t *rd, int on) { rd->keeping = on; }
 
+/* Recent box b empty: its buffer freed, never used, no key. */
+static void box_clear(mxn__box_t *b) {
+  free(b->buf);
+  memset(b, 0, sizeof *b);
+  b->key = -1;
+}
+
 void mxn__reads_init(mxn__reads_t *rd, mxn_io_counters_t *io) {
   rd->io = io;
-  for (int i = 0; i < MXN__RECENT_BOXES; i++) rd->recent[i].key = -1;
+  for (int i = 0; i < MXN__RECENT_BOXES; i++) box_clear(&rd->recent[i]);
 }
 
 void mxn__reads_drop(mxn__reads_t *rd) {
@@ -736,11 +743,7 @@ void mxn__reads_drop(mxn__reads_t *rd) {
   rd->kept = NULL;
   rd->nkept = rd->kept_cap = 0;
   rd->kept_bytes = 0;
-  for (int i = 0; i < MXN__RECENT_BOXES; i++) {
-    free(rd->recent[i].buf);
-    memset(&rd->recent[i], 0, sizeof rd->recent[i]);
-    rd->recent[i].key = -1;
-  }
+  for (int i = 0; i < MXN__RECENT_BOXES; i++) box_clear(&rd->recent[i]);
   rd->clock = 0;
 }
 
@@ -787,9 +790,7 @@ static mxn__box_t *box_for(mxn__reads_t *rd, size_t bytes, int keep) {
       if (x != b && x->buf && (!old || x->used < old->used)) old = x;
     }
     if (held <= MXN__RECENT_BYTES || !old) break;
-    free(old->buf);
-    memset(old, 0, sizeof *old);
-    old->key = -1;
+    box_clear(old);
   }
   return b;
 }

@@ -127,16 +127,13 @@ std::vector<double> totals(const std::string &base, mxn_part_method method, int 
   return t;
 }
 
-// Bytes of the chunks a step reads of member `path`'s deflated per-step
-// variables: its nodal and element values, and (a member after the first,
-// whose time at each step is compared with the first's) the chunk of
-// time values holding the step.
-int64_t step_chunk_bytes(const std::string &path, bool times, int step) {
-  int nc, nvars = 0, unlim = -1;
-  int64_t bytes = 0;
-  if (nc_open(path.c_str(), NC_NOWRITE, &nc) != NC_NOERR) return -1;
+// Calls fn(nc, v, name, nd, dims) for each deflated variable of member
+// `path`, the file open as nc; false if it cannot be opened.
+template <class F>
+bool each_deflated(const std::string &path, F fn) {
+  int nc, nvars = 0;
+  if (nc_open(path.c_str(), NC_NOWRITE, &nc) != NC_NOERR) return false;
   nc_inq_nvars(nc, &nvars);
-  nc_inq_unlimdim(nc, &unlim);
   for (int v = 0; v < nvars; v++) {
     char name[NC_MAX_NAME + 1];
     int nd = 0, dims[8], shuffle, deflate = 0, level;
@@ -144,7 +141,34 @@ int64_t step_chunk_bytes(const std::string &path, bool times, int step) {
     nc_inq_varndims(nc, v, &nd);
     nc_inq_vardimid(nc, v, dims);
     nc_inq_var_deflate(nc, v, &shuffle, &deflate, &level);
-    if (!deflate || nd < 1 || dims[0] != unlim) continue;
+    if (deflate) fn(nc, v, name, nd, dims);
+  }
+  nc_close(nc);
+  return true;
+}
+
+// Bytes of dimensions dims[from..nd) of values as a read decompresses
+// them (8 bytes a value).
+int64_t value_bytes(int nc, const int *dims, int from, int nd) {
+  int64_t n = 8;
+  for (int d = from; d < nd; d++) {
+    size_t len;
+    nc_inq_dimlen(nc, dims[d], &len);
+    n *= (int64_t)len;
+  }
+  return n;
+}
+
+// Bytes of the chunks a step reads of member `path`'s deflated per-step
+// variables: its nodal and element values, and (a member after the first,
+// whose time at each step is compared with the first's) the chunk of
+// time values holding the step.
+int64_t step_chunk_bytes(const std::string &path, bool times, int step) {
+  int64_t bytes = 0;
+  bool opened = each_deflated(path, [&](int nc, int v, const char *name, int nd, const int *dims) {
+    int unlim = -1;
+    nc_inq_unlimdim(nc, &unlim);
+    if (nd < 1 || dims[0] != unlim) return;
     size_t nt = 0;
     nc_inq_dimlen(nc, unlim, &nt);
     // (a member's first and last times are compared when it is opened)
@@ -155,48 +179,26 @@ int64_t step_chunk_bytes(const std::string &path, bool times, int step) {
       size_t first = (size_t)step / chunk[0] * chunk[0];
       bytes += 8 * (int64_t)std::min(chunk[0], nt - first);
     }
-    if (strncmp(name, "vals_nod_var", 12) && strncmp(name, "vals_elem_var", 13)) continue;
-    int64_t n = 8;
-    for (int d = 1; d < nd; d++) {
-      size_t len;
-      nc_inq_dimlen(nc, dims[d], &len);
-      n *= (int64_t)len;
-    }
-    bytes += n;
-  }
-  nc_close(nc);
-  return bytes;
+    if (strncmp(name, "vals_nod_var", 12) && strncmp(name, "vals_elem_var", 13)) return;
+    bytes += value_bytes(nc, dims, 1, nd);
+  });
+  return opened ? bytes : -1;
+}
+
+// Bytes of every value of member `path`'s deflated variables, every
+// record of the record ones, as a read decompresses them (8 bytes a value):
+// what reading the member whole once would decompress.
+int64_t deflated_bytes(const std::string &path) {
+  int64_t bytes = 0;
+  bool opened = each_deflated(path, [&](int nc, int, const char *, int nd, const int *dims) {
+    bytes += value_bytes(nc, dims, 0, nd);
+  });
+  return opened ? bytes : -1;
 }
 
 // The compressed set opened on this rank alone (its first member's path
 // into first), without the boxes its open's shared-node check kept: the
 // tests that use it count decompressions.
-// Bytes of every value of member `path`'s deflated variables, every
-// record of the record ones, as a read decompresses them (8 bytes a value):
-// what reading the member whole once would decompress.
-int64_t deflated_bytes(const std::string &path) {
-  int nc, nvars = 0;
-  int64_t bytes = 0;
-  if (nc_open(path.c_str(), NC_NOWRITE, &nc) != NC_NOERR) return -1;
-  nc_inq_nvars(nc, &nvars);
-  for (int v = 0; v < nvars; v++) {
-    int nd = 0, dims[8], shuffle, deflate = 0, level;
-    nc_inq_varndims(nc, v, &nd);
-    nc_inq_vardimid(nc, v, dims);
-    nc_inq_var_deflate(nc, v, &shuffle, &deflate, &level);
-    if (!deflate) continue;
-    int64_t n = 8;
-    for (int d = 0; d < nd; d++) {
-      size_t len;
-      nc_inq_dimlen(nc, dims[d], &len);
-      n *= (int64_t)len;
-    }
-    bytes += n;
-  }
-  nc_close(nc);
-  return bytes;
-}
-
 void open_compressed(const Sets &s, char (&first)[4096], mxn_dataset_t **ds) {
   mxn_member_name(s.base[2].c_str(), M, 0, first, sizeof first);
   ASSERT_EQ(MXN_OK, mxn_dataset_create(ds));
