@@ -685,7 +685,15 @@ int main(int argc, char **argv) {
     printf("mxn %s\n", MXN_VERSION_STRING);
     return 0;
   }
-  /* Zoltan needs MPI even for one process; mxn also runs under mpiexec. */
+  /* Zoltan needs MPI even for one process; mxn also runs under mpiexec.
+   * Started alone, Open MPI 4 forks a daemon (orted) for the singleton,
+   * and that daemon removes the session directory it shares with other
+   * jobs of the user only after mxn has exited: a second mxn started at
+   * once (`mxn join ... && mxn diff ...`) can find the directory gone
+   * under it and stop in MPI_Init ("A call to mkdir was unable to create
+   * the desired directory"). mxn never spawns, so it asks for no daemon;
+   * a value the user set is kept, and other MPIs ignore the variable. */
+  setenv("OMPI_MCA_ess_singleton_isolated", "1", 0);
   MPI_Init(&argc, &argv);
   int rc;
   if (!strcmp(cmd, "info"))
