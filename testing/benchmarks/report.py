@@ -178,7 +178,10 @@ def main():
     w("")
     w("Measured per configuration (definitions in `bench.py`): *first* = seconds from "
       "creating the reader proxy to the end of the last filter's UpdatePipeline at the "
-      "first time step, max over ranks; *step* = the same for each further step (median "
+      "first time step, max over ranks, the clock started after a Sphere was created "
+      "and deleted (a session's first proxy, whatever it is, imports "
+      "paraview.catalyst: about 0.1 s a rank. Runs whose records lack "
+      "`session_warmup_s` paid it inside *first*, every pipeline alike); *step* = the same for each further step (median "
       "over steps of the max over ranks); *peak RSS* = ru_maxrss per rank at the end "
       "(max over ranks and sum), *base* = the same before the pipeline (pvbatch, Python, "
       "plugin); *mapped files* = RssFile at the end on the rank of the highest peak: "
