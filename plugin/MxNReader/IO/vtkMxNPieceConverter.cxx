@@ -347,28 +347,6 @@ bool vtkMxNPieceConverter::Holds(const Leaf& leaf) const
 }
 
 //----------------------------------------------------------------------------
-std::vector<vtkIdType>& vtkMxNPieceConverter::Local()
-{
-  if (this->LocalIndex.empty())
-  {
-    this->LocalIndex.assign(static_cast<size_t>(this->P->num_nodes), -1);
-  }
-  return this->LocalIndex;
-}
-
-//----------------------------------------------------------------------------
-// Flags piece node n in LocalIndex (once).
-void vtkMxNPieceConverter::Mark(int64_t n)
-{
-  std::vector<vtkIdType>& local = this->Local();
-  if (local[n] < 0)
-  {
-    local[n] = 0;
-    this->Marked.push_back(n);
-  }
-}
-
-//----------------------------------------------------------------------------
 // Unflags what Mark flagged (a grid given up half way).
 void vtkMxNPieceConverter::ClearMarks()
 {

@@ -128,8 +128,29 @@ public:
     const mxn_rebalance_report_t& rp, double measuredSeconds, const std::string& costSource);
 
 private:
-  std::vector<vtkIdType>& Local();
-  void Mark(int64_t n);
+  // Local() and Mark() are defined here, so that the compiler inlines
+  // them: Mark runs once per connectivity entry, and a call to a member of
+  // this exported class from its own library goes through the PLT (1M hex
+  // on 4 ranks: 8 ms of a rank's 0.3 s in the calls alone).
+  /** LocalIndex, made (all -1) on first use. */
+  std::vector<vtkIdType>& Local()
+  {
+    if (this->LocalIndex.empty())
+    {
+      this->LocalIndex.assign(static_cast<size_t>(this->P->num_nodes), -1);
+    }
+    return this->LocalIndex;
+  }
+  /** Flags piece node n in LocalIndex (once). */
+  void Mark(int64_t n)
+  {
+    std::vector<vtkIdType>& local = this->Local();
+    if (local[n] < 0)
+    {
+      local[n] = 0;
+      this->Marked.push_back(n);
+    }
+  }
   void ClearMarks();
   std::vector<int64_t> NumberUsedNodes();
   void ClearUsed(const std::vector<int64_t>& used);
