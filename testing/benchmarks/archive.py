@@ -14,7 +14,7 @@ import subprocess
 import sys
 import tempfile
 
-ARCHIVE = "6d53d9a"
+ARCHIVE = "bc41eba"
 RESULTS = "testing/benchmarks/results"
 
 
