@@ -286,6 +286,12 @@ static int phase_owners(mxn__load_ctx_t *c, int *pending) {
   double t1 = now();
   int32_t *qfile = NULL;
   int64_t *qoff = NULL, *qpos = NULL, npub = c->npub;
+  /* A selection of every block (the reader's default) selects nothing
+   * out: no lookup of each element's block. */
+  const int *sel = c->opts->block_selection;
+  int every = sel != NULL;
+  for (int b = 0; every && b < ds->s.num_blocks; b++) every = sel[b] != 0;
+  if (every) sel = NULL;
   if (!c->unique) {
     status = mxn_directory_query(c->dir, npub, c->pub_ids, &qoff, &qfile, &qpos, c->e);
     if (status != MXN_OK) return status;
@@ -299,7 +305,7 @@ static int phase_owners(mxn__load_ctx_t *c, int *pending) {
   for (int64_t k = 0; status == MXN_OK && k < npub; k++)
     if ((c->unique || (qoff[k + 1] > qoff[k] && qfile[qoff[k]] == c->pub_file[k] &&
                        qpos[qoff[k]] == c->pub_pos[k])) &&
-        block_selected(ds, c->opts->block_selection, c->pub_file[k], c->pub_pos[k])) {
+        block_selected(ds, sel, c->pub_file[k], c->pub_pos[k])) {
       c->file0[c->n0] = c->pub_file[k];
       c->ids0[c->n0++] = c->pub_ids[k];
     }

@@ -608,19 +608,28 @@ bool vtkMxNPieceConverter::MarkBlockNodes(int b)
   // nodes of its faces).
   const int64_t nconn =
     pb.conn_off ? pb.conn_off[pb.num_elements] : pb.num_elements * bi.nodes_per_elem;
+  // Mark(c) spelled out: once per connectivity entry, with the index and
+  // the list in locals (a store through them may alias the bounds).
+  vtkIdType* local = this->Local().data();
+  std::vector<int64_t>& marked = this->Marked;
+  const int64_t* conn = pb.conn;
+  const int64_t nn = this->P->num_nodes;
   for (int64_t k = 0; k < nconn; ++k)
   {
-    const int64_t c = pb.conn[k];
-    if (c < 0 || c >= this->P->num_nodes)
+    const int64_t c = conn[k];
+    if (c < 0 || c >= nn)
     {
       std::ostringstream m;
-      m << "element block " << bi.id << " refers to local node " << c << " of "
-        << this->P->num_nodes;
+      m << "element block " << bi.id << " refers to local node " << c << " of " << nn;
       this->Err = m.str();
       this->ClearMarks();
       return false;
     }
-    this->Mark(c);
+    if (local[c] < 0)
+    {
+      local[c] = 0;
+      marked.push_back(c);
+    }
   }
   return true;
 }
