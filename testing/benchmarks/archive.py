@@ -14,7 +14,7 @@ import subprocess
 import sys
 import tempfile
 
-ARCHIVE = "bc41eba"
+ARCHIVE = "c510e4f"
 RESULTS = "testing/benchmarks/results"
 
 
