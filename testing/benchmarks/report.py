@@ -227,12 +227,12 @@ def main():
         if rows:
             w("## Key configuration: %s (1M cells, M = 64), N = 4" % ks)
             w("")
-            if any(r.get("session_warmup_s") is not None for c in rows for r in c.runs):
+            if any(warmed(r) for c in rows for r in c.runs):
                 w("Runs whose clock started after ParaView's first-proxy cost "
                   "(`session_warmup_s`) only; the earlier runs of this set stay in the "
                   "results files.")
                 w("")
-            # the core alone as measured in the newest run of the table's
+            # the core alone as measured in the newest run the table shows
             newest = max(r.get("_run", 0) for c in rows for r in c.runs)
             key_table(w, rows, datasets.get(ks),
                       core_of_run.get((ks, 4, newest), core.get((ks, 4))))
@@ -521,17 +521,22 @@ def formats_table(w, configs, sets, set_info):
     w("")
 
 
+def warmed(r):
+    """Whether run r started the clock after ParaView's first-proxy cost
+    (bench.py's session_warmup_s)."""
+    return r.get("session_warmup_s") is not None
+
+
 def warmed_only(rows):
-    """rows (Configs of one set and N) with only the runs that started the
-    clock after ParaView's first-proxy cost (bench.py's session_warmup_s),
-    where some did: those before it carry ~0.1 s a rank more, every
-    variant alike. Unchanged where none did."""
-    if not any(r.get("session_warmup_s") is not None for c in rows for r in c.runs):
+    """rows (Configs of one set and N) with only the warmed runs, where
+    some are: those before carry ~0.1 s a rank more, every variant alike.
+    Unchanged where none are."""
+    if not any(warmed(r) for c in rows for r in c.runs):
         return rows
     out = []
     for c in rows:
         k = Config((c.set, c.ranks, c.variant))
-        k.runs = [r for r in c.runs if r.get("session_warmup_s") is not None]
+        k.runs = [r for r in c.runs if warmed(r)]
         if k.runs:
             out.append(k)
     return out
