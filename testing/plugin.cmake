@@ -31,6 +31,24 @@ foreach(np 1 3)
     FIXTURES_REQUIRED mxn_reader_quadratic)
 endforeach()
 
+# Displacements and mode shapes (displacements.py): a hex box with a
+# nodal displacement vector (mxn_gen --displacement), split into 4 files.
+set(MXN_DISP_DIR ${MXN_TEST_TMP}/displacements)
+add_test(NAME pvbatch_displacements_gen
+  COMMAND bash -c "rm -rf '${MXN_DISP_DIR}' && mkdir -p '${MXN_DISP_DIR}' && \
+'$<TARGET_FILE:mxn_gen>' --type hex --dims 10 6 4 --blocks 2 --steps 3 --displacement '${MXN_DISP_DIR}/d.e' && \
+'$<TARGET_FILE:mxn_cli>' split '${MXN_DISP_DIR}/d.e' '${MXN_DISP_DIR}/s.e' -n 4 --quiet")
+set_tests_properties(pvbatch_displacements_gen PROPERTIES TIMEOUT 60
+  FIXTURES_SETUP mxn_displacements)
+foreach(np 1 3)
+  add_test(NAME pvbatch_displacements_np${np}
+    COMMAND ${MXN_MPIEXEC} --oversubscribe -n ${np} ${PVBATCH} --symmetric
+            ${CMAKE_CURRENT_SOURCE_DIR}/pvbatch/displacements.py
+            $<TARGET_FILE:MxNReader> ${MXN_DISP_DIR}/s.e.4.0 ${MXN_DISP_DIR}/d.e 10 6 4 3)
+  set_tests_properties(pvbatch_displacements_np${np} PROPERTIES TIMEOUT 300
+    ENVIRONMENT "${MXN_PLUGIN_ENV}" FIXTURES_REQUIRED mxn_displacements)
+endforeach()
+
 # A 2D quad set (side sets are edges), split into 3 files.
 set(MXN_READER_QUAD_DIR ${MXN_TEST_TMP}/reader_sets_quad)
 add_test(NAME pvbatch_reader_sets_quad_gen

@@ -84,6 +84,8 @@
  *   global  "time_sq"          = t_k^2 = (k+1)^2/16
  *   nodal   "node_gid_time"    = gid(n) + k/16
  *   nodal   "nodal_x"          = x(n) + k
+ *   nodal   "disp_x", "disp_y"[, "disp_z"] (with --displacement only)
+ *                              = (k+1) * coordinate(n) / 64
  *   element "elem_gid_time"    = -(gid(e) + k/16)          (every block)
  *   element "elem_block_only"  = 2*gid(e) + k/16      (first block only:
  *                                 truth table 1 for block 10, 0 elsewhere)
@@ -157,7 +159,7 @@ static const char usage_text[] =
   "Usage: mxn_gen --type hex|tet|quad|wedge|mixed --dims NX NY [NZ]\n"
   "               [--blocks K] [--steps T] [--int64] [--id-offset O]\n"
   "               [--id-stride S] [--shuffle-ids SEED] [--no-sets]\n"
-  "               [--sets S] [--no-vars] [--word-size 4|8] [--hot-spot]\n"
+  "               [--sets S] [--no-vars] [--word-size 4|8] [--hot-spot] [--displacement]\n"
   "               [--format nc3|nc4] [--compress L]\n"
   "               [--series K [--series-overlap]] [--step-offset S] OUT.e\n"
   "\n"
@@ -196,6 +198,9 @@ static const char usage_text[] =
   "                    netCDF-4); nc4: netCDF-4 (HDF5) as Exodus writes it.\n"
   "  --compress L      deflate level L (0-9) with shuffle, Exodus's own\n"
   "                    compression option; L > 0 writes nc4.\n"
+  "  --displacement    nodal variables disp_x, disp_y[, disp_z] = (k+1) x/64\n"
+  "                    (each coordinate): a displacement ParaView's readers\n"
+  "                    apply, moving the mesh to (1 + (k+1)/64) times itself.\n"
   "  --hot-spot        a third element variable \"hot_spot\": 1 + 9 exp(-d^2/2s^2),\n"
   "                    d from a centre crossing the mesh diagonally over the\n"
   "                    steps (s = 0.08 max(NX,NY)); a moving load to balance.\n"
@@ -328,6 +333,7 @@ typedef struct gen_opts {
   int sets, vars;           /* sets: node sets and side sets, each */
   int hot_spot;
   double hot_peak;
+  int displacement;         /* nodal disp_x, disp_y[, disp_z] */
   int word_size;
   int format;               /* 0: default, 3: nc3, 4: nc4 */
   int compress;             /* deflate level, 0: none */
@@ -460,6 +466,8 @@ static int parse_args(int argc, char **argv, gen_opts *o)
         usage_error("--sets needs a count in 0..1000000"); goto done;
       }
       o->sets = (int)v;
+    } else if (!strcmp(arg, "--displacement")) {
+      o->displacement = 1;
     } else if (!strcmp(arg, "--hot-spot")) {
       o->hot_spot = 1;
     } else if (!strcmp(arg, "--hot-spot-peak")) {
@@ -1062,13 +1070,14 @@ static int write_file(const gen_opts *o, const layout *l)
 
   if (o->vars) {
     char *gnames[2] = { "step_index", "time_sq" };
-    char *nnames[2] = { "node_gid_time", "nodal_x" };
+    char *nnames[5] = { "node_gid_time", "nodal_x", "disp_x", "disp_y", "disp_z" };
+    int nnv = o->displacement ? 2 + l->dim : 2;
     char *enames[3] = { "elem_gid_time", "elem_block_only", "hot_spot" };
     int nev = o->hot_spot ? 3 : 2;
     EX_CALL(ex_put_variable_param(exoid, EX_GLOBAL, 2), "ex_put_variable_param (global)");
     EX_CALL(ex_put_variable_names(exoid, EX_GLOBAL, 2, gnames), "ex_put_variable_names (global)");
-    EX_CALL(ex_put_variable_param(exoid, EX_NODAL, 2), "ex_put_variable_param (nodal)");
-    EX_CALL(ex_put_variable_names(exoid, EX_NODAL, 2, nnames), "ex_put_variable_names (nodal)");
+    EX_CALL(ex_put_variable_param(exoid, EX_NODAL, nnv), "ex_put_variable_param (nodal)");
+    EX_CALL(ex_put_variable_names(exoid, EX_NODAL, nnv, nnames), "ex_put_variable_names (nodal)");
     EX_CALL(ex_put_variable_param(exoid, EX_ELEM_BLOCK, nev), "ex_put_variable_param (element)");
     EX_CALL(ex_put_variable_names(exoid, EX_ELEM_BLOCK, nev, enames), "ex_put_variable_names (element)");
     ALLOC(truth, nev * l->nblk);
@@ -1114,9 +1123,11 @@ static int write_file(const gen_opts *o, const layout *l)
         z[q] = (double)k;
       }
   EX_CALL(ex_put_coord(exoid, x, y, l->dim == 3 ? z : NULL), "ex_put_coord");
-  free(y);
-  free(z);
-  y = z = NULL;
+  if (!o->displacement) { /* (the displacement is made of them) */
+    free(y);
+    free(z);
+    y = z = NULL;
+  }
 
   for (int b = 0; b < l->nblk; b++)
     if (write_block_conn(exoid, path, l, b) != GEN_OK)
@@ -1154,6 +1165,15 @@ static int write_file(const gen_opts *o, const layout *l)
         vals[q] = x[q] + (double)k;
       EX_CALL(ex_put_var(exoid, step, EX_NODAL, 2, 1, l->num_nodes, vals),
               "ex_put_var (nodal_x, step %d)", step);
+      if (o->displacement) {
+        const double *coords[3] = { x, y, z };
+        for (int d = 0; d < l->dim; d++) {
+          for (int64_t q = 0; q < l->num_nodes; q++)
+            vals[q] = (double)(k + 1) * coords[d][q] / 64.0;
+          EX_CALL(ex_put_var(exoid, step, EX_NODAL, 3 + d, 1, l->num_nodes, vals),
+                  "ex_put_var (disp, step %d)", step);
+        }
+      }
       for (int b = 0; b < l->nblk; b++) {
         int64_t e0 = l->elem_off[b], nel = l->elem_off[b + 1] - e0;
         for (int64_t e = 0; e < nel; e++)

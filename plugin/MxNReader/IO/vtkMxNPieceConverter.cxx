@@ -211,27 +211,20 @@ std::vector<vtkMxNPieceConverter::Leaf> vtkMxNPieceConverter::Leaves(const mxn_s
   std::vector<Leaf> leaves;
   for (int b = 0; b < s->num_blocks; ++b)
   {
-    if (blocks[b])
-    {
-      leaves.push_back(
-        { Leaf::BLOCK, b, EntityName(s->blocks[b].name, "block", s->blocks[b].id) });
-    }
+    leaves.push_back({ Leaf::BLOCK, b, EntityName(s->blocks[b].name, "block", s->blocks[b].id),
+      blocks[b] != 0 });
   }
   for (int q = 0; q < s->num_node_sets; ++q)
   {
     std::string name = EntityName(s->node_sets[q].name, "nodelist", s->node_sets[q].id);
-    if (nodeOn.count(name))
-    {
-      leaves.push_back({ Leaf::NODE_SET, q, name });
-    }
+    const bool on = nodeOn.count(name) != 0;
+    leaves.push_back({ Leaf::NODE_SET, q, std::move(name), on });
   }
   for (int q = 0; q < s->num_side_sets; ++q)
   {
     std::string name = EntityName(s->side_sets[q].name, "surface", s->side_sets[q].id);
-    if (sideOn.count(name))
-    {
-      leaves.push_back({ Leaf::SIDE_SET, q, name });
-    }
+    const bool on = sideOn.count(name) != 0;
+    leaves.push_back({ Leaf::SIDE_SET, q, std::move(name), on });
   }
   return leaves;
 }
@@ -247,7 +240,7 @@ bool vtkMxNPieceConverter::Fill(vtkPartitionedDataSetCollection* output,
   {
     const Leaf& leaf = leaves[i];
     vtkNew<vtkPartitionedDataSet> pds;
-    if (this->Holds(leaf))
+    if (leaf.selected && this->Holds(leaf))
     {
       vtkSmartPointer<vtkUnstructuredGrid> grid;
       switch (leaf.kind)
@@ -473,6 +466,70 @@ void vtkMxNPieceConverter::SelectedCellGroups(
 }
 
 //----------------------------------------------------------------------------
+void vtkMxNPieceConverter::SetDisplacement(const std::vector<int>& vars, double scale)
+{
+  this->Disp.clear();
+  const mxn_piece_t* p = this->P;
+  if (!this->HaveFields || vars.empty() || !p->node_vars)
+  {
+    return;
+  }
+  for (int v : vars)
+  {
+    if (v < 0 || v >= p->plan_num_node_vars || !p->node_vars[v])
+    {
+      this->Disp.clear(); // a component not read: the points stay
+      return;
+    }
+    this->Disp.push_back(p->node_vars[v]);
+  }
+  this->DispScale = scale;
+}
+
+//----------------------------------------------------------------------------
+vtkSmartPointer<vtkPoints> vtkMxNPieceConverter::Points(const std::vector<int64_t>& used) const
+{
+  const mxn_piece_t* p = this->P;
+  const vtkIdType npts = static_cast<vtkIdType>(used.size());
+  vtkNew<vtkDoubleArray> xyz;
+  xyz->SetNumberOfComponents(3);
+  xyz->SetNumberOfTuples(npts);
+  AdviseLarge(xyz);
+  double* out = xyz->GetPointer(0);
+  const int dims = std::min(p->num_dim, 3);
+  for (int d = 0; d < 3; ++d)
+  {
+    const double* x = d < dims ? p->coord[d] : nullptr;
+    const double* u = d < static_cast<int>(this->Disp.size()) ? this->Disp[d] : nullptr;
+    const double scale = this->DispScale;
+    if (!x)
+    {
+      for (vtkIdType i = 0; i < npts; ++i)
+      {
+        out[3 * i + d] = 0.0;
+      }
+    }
+    else if (u)
+    {
+      for (vtkIdType i = 0; i < npts; ++i)
+      {
+        out[3 * i + d] = x[used[i]] + scale * u[used[i]];
+      }
+    }
+    else
+    {
+      for (vtkIdType i = 0; i < npts; ++i)
+      {
+        out[3 * i + d] = x[used[i]];
+      }
+    }
+  }
+  auto points = vtkSmartPointer<vtkPoints>::New();
+  points->SetData(xyz);
+  return points;
+}
+
+//----------------------------------------------------------------------------
 // A grid with the piece nodes `used` as points: coordinates, `ids` and,
 // with a halo, vtkGhostType (no field arrays: AddPointFields).
 vtkSmartPointer<vtkUnstructuredGrid> vtkMxNPieceConverter::PointGrid(
@@ -481,19 +538,7 @@ vtkSmartPointer<vtkUnstructuredGrid> vtkMxNPieceConverter::PointGrid(
   const mxn_piece_t* p = this->P;
   const vtkIdType npts = static_cast<vtkIdType>(used.size());
   auto grid = vtkSmartPointer<vtkUnstructuredGrid>::New();
-  vtkNew<vtkDoubleArray> xyz;
-  xyz->SetNumberOfComponents(3);
-  xyz->SetNumberOfTuples(npts);
-  AdviseLarge(xyz);
-  for (vtkIdType i = 0; i < npts; ++i)
-  {
-    for (int d = 0; d < 3; ++d)
-    {
-      xyz->SetTypedComponent(i, d, d < p->num_dim ? p->coord[d][used[i]] : 0.0);
-    }
-  }
-  vtkNew<vtkPoints> points;
-  points->SetData(xyz);
+  vtkSmartPointer<vtkPoints> points = this->Points(used);
   grid->SetPoints(points);
 
   vtkPointData* pd = grid->GetPointData();
@@ -571,6 +616,7 @@ vtkSmartPointer<vtkUnstructuredGrid> vtkMxNPieceConverter::Block(
     topo->Grid->GetPointData()->ShallowCopy(grid->GetPointData());
     topo->Grid->GetCellData()->ShallowCopy(cd);
     topo->Used = used;
+    topo->Displaced = !this->Disp.empty();
     if (givenIds)
     {
       topo->Conn = this->Conn[b];
@@ -590,6 +636,11 @@ vtkSmartPointer<vtkUnstructuredGrid> vtkMxNPieceConverter::BlockFromTopology(
 {
   auto grid = vtkSmartPointer<vtkUnstructuredGrid>::New();
   grid->CopyStructure(topo.Grid); // the same points and cells
+  if (!this->Disp.empty() || topo.Displaced)
+  {
+    // the cells stay; the points are this step's (displaced or not)
+    grid->SetPoints(this->Points(topo.Used));
+  }
   grid->GetPointData()->ShallowCopy(topo.Grid->GetPointData());
   grid->GetCellData()->ShallowCopy(topo.Grid->GetCellData());
   this->AddPointFields(grid->GetPointData(), topo.Used);

@@ -22,6 +22,7 @@ class vtkCellData;
 class vtkDataArraySelection;
 class vtkPartitionedDataSetCollection;
 class vtkPointData;
+class vtkPoints;
 class vtkUnstructuredGrid;
 class vtkDataAssembly;
 
@@ -33,6 +34,9 @@ struct vtkMxNBlockTopology
 {
   vtkSmartPointer<vtkUnstructuredGrid> Grid;
   std::vector<int64_t> Used;
+  // whether Grid's points are displaced (by the step it was built at):
+  // a step that displaces, or one that no longer does, makes its own
+  bool Displaced = false;
   // The block's connectivity and element ids when the load handed them
   // over to Grid's arrays (mxn_load_take_block), else null: side sets
   // selected later still read them here.
@@ -57,7 +61,9 @@ struct vtkMxNAssemblyCache
 class vtkMxNPieceConverter
 {
 public:
-  /** One leaf of the output: a selected block, node set or side set. */
+  /** One leaf of the output: a block, node set or side set of the file;
+   *  an unselected one is an empty partitioned dataset, listed (as
+   *  vtkIOSSReader lists every entity) but never read. */
   struct Leaf
   {
     enum Kind
@@ -69,6 +75,7 @@ public:
     int kind;
     int index; // in the structure's list of its kind
     std::string name;
+    bool selected;
   };
 
   /**
@@ -83,14 +90,16 @@ public:
     vtkDataArraySelection* cells, mxn_load_t* give,
     const std::vector<vtkMxNBlockTopology>& topos);
 
-  /** The selected blocks, node sets and side sets, in this order. */
+  /** Every block, node set and side set, in this order, with whether it
+   *  is selected. */
   static std::vector<Leaf> Leaves(const mxn_structure_t* s, const std::vector<int>& blocks,
     vtkDataArraySelection* nodeSets, vtkDataArraySelection* sideSets);
 
   /**
    * Fill `output` with one partitioned dataset per leaf, holding one grid
-   * where this rank has some of the leaf and none where it has nothing of
-   * it (a leaf empty on every rank: one empty grid on rank 0), and the `IOSS`
+   * where this rank has some of a selected leaf and none where it has
+   * nothing of it (a selected leaf empty on every rank: one empty grid on
+   * rank 0; an unselected leaf: none anywhere), and the `IOSS`
    * assembly (a copy of the one in `assembly`, made anew there when the
    * leaves changed). `mappings` and `topos` are per block; `progress` is
    * told the fraction of leaves done. False (output emptied, Error() says
@@ -111,6 +120,16 @@ public:
   /** Side set q: one face (3D) or edge (2D, shell edges) per side, built
    *  from the element's topology. */
   vtkSmartPointer<vtkUnstructuredGrid> SideSet(int q);
+
+  /**
+   * Move every point by `scale` times the nodal displacement vector whose
+   * components are the nodal variables `vars` (structure indices, one per
+   * spatial dimension), as vtkIOSSReader's ApplyDisplacements does. The
+   * piece's own coordinates stay as read; ghost points move by their
+   * owner's values (the piece holds them). No effect without the step's
+   * values of every component, or with an empty `vars`.
+   */
+  void SetDisplacement(const std::vector<int>& vars, double scale);
 
   /** Why the last grid could not be built. */
   const std::string& Error() const { return this->Err; }
@@ -159,6 +178,8 @@ private:
   void AddPointFields(vtkPointData* pd, const std::vector<int64_t>& used);
   void AddCellFields(vtkCellData* cd, int b);
   vtkSmartPointer<vtkUnstructuredGrid> PointGrid(const std::vector<int64_t>& used);
+  /** The coordinates of the piece nodes `used`, displaced if asked. */
+  vtkSmartPointer<vtkPoints> Points(const std::vector<int64_t>& used) const;
 
   vtkSmartPointer<vtkUnstructuredGrid> BlockFromTopology(int b, const vtkMxNBlockTopology& topo);
   bool Holds(const Leaf& leaf) const;
@@ -197,6 +218,10 @@ private:
   std::vector<const int64_t*> Conn;
   std::vector<const mxn_gid_t*> ElemIds;
   bool HaveFields;
+  // the displacement's components (piece arrays, one per dimension) and
+  // scale; empty when the points stay where the file puts them
+  std::vector<const double*> Disp;
+  double DispScale = 0.0;
   std::string Err;
 };
 

@@ -13,8 +13,13 @@
 #include "vtkMxNReaderInternals.h"
 #include "vtkMxNSeries.h"
 #include "vtkMxNVariables.h"
+#include "vtkCellData.h"
+#include "vtkDataSet.h"
+#include "vtkMath.h"
 #include "vtkObjectFactory.h"
+#include "vtkPartitionedDataSet.h"
 #include "vtkPartitionedDataSetCollection.h"
+#include "vtkPointData.h"
 #include "vtkStreamingDemandDrivenPipeline.h"
 
 #include <algorithm>
@@ -140,6 +145,25 @@ bool MapBlocks(const mxn_structure_t* s, const std::vector<int>& selected, const
     }
   }
   return true;
+}
+
+/** Without ReadIds: every grid of the output without its `ids` arrays
+ *  (and so without GlobalIds / PedigreeIds), as vtkIOSSReader leaves them
+ *  out. The grids are the output's own (further steps build new ones). */
+void RemoveIds(vtkPartitionedDataSetCollection* output)
+{
+  for (unsigned int i = 0; i < output->GetNumberOfPartitionedDataSets(); ++i)
+  {
+    vtkPartitionedDataSet* pds = output->GetPartitionedDataSet(i);
+    for (unsigned int k = 0; pds && k < pds->GetNumberOfPartitions(); ++k)
+    {
+      if (vtkDataSet* g = pds->GetPartition(k))
+      {
+        g->GetPointData()->RemoveArray("ids");
+        g->GetCellData()->RemoveArray("ids");
+      }
+    }
+  }
 }
 
 /** Append to `all` the names of `names` it does not hold yet (the union of
@@ -370,7 +394,19 @@ int vtkMxNReader::RequestInformation(
   this->InformationFiles = this->FileNames;
 
   const std::vector<double>& times = series.Times();
-  if (!times.empty())
+  this->ModeShapesRange[0] = 1;
+  this->ModeShapesRange[1] = std::max(static_cast<int>(times.size()), 1);
+  if (this->HasModeShapes)
+  {
+    // The steps are modes, their "times" frequencies: no time steps; with
+    // AnimateVibrations a time in [0, 1] is the phase of the vibration.
+    if (this->AnimateVibrations)
+    {
+      double range[2] = { 0.0, 1.0 };
+      outInfo->Set(vtkStreamingDemandDrivenPipeline::TIME_RANGE(), range, 2);
+    }
+  }
+  else if (!times.empty())
   {
     // A mesh without results has no time, so downstream does not animate.
     outInfo->Set(vtkStreamingDemandDrivenPipeline::TIME_STEPS(), times.data(),
@@ -416,9 +452,22 @@ int vtkMxNReader::RequestData(
   // the segment that holds it.
   vtkMxNSeries& series = *this->Series;
   int seriesStep = 0;
-  if (!series.Times().empty() && outInfo->Has(vtkStreamingDemandDrivenPipeline::UPDATE_TIME_STEP()))
+  const bool haveTime = outInfo->Has(vtkStreamingDemandDrivenPipeline::UPDATE_TIME_STEP());
+  const double time = haveTime ? outInfo->Get(vtkStreamingDemandDrivenPipeline::UPDATE_TIME_STEP()) : 0.0;
+  // How far the points move along the displacement (mode shapes: the
+  // vibration's phase at the requested time).
+  double dispScale = this->DisplacementMagnitude;
+  if (this->HasModeShapes)
   {
-    seriesStep = NearestStep(series.Times(), outInfo->Get(vtkStreamingDemandDrivenPipeline::UPDATE_TIME_STEP()));
+    seriesStep = std::min(std::max(this->ModeShape, 1), std::max(static_cast<int>(series.Times().size()), 1)) - 1;
+    if (this->AnimateVibrations)
+    {
+      dispScale *= std::cos(2.0 * vtkMath::Pi() * time);
+    }
+  }
+  else if (!series.Times().empty() && haveTime)
+  {
+    seriesStep = NearestStep(series.Times(), time);
   }
   const vtkMxNSeries::Step where = series.StepOf(seriesStep);
   vtkMxNReaderInternals& internals = series.Segment(where.Segment);
@@ -459,8 +508,8 @@ int vtkMxNReader::RequestData(
   int step = where.SegmentStep;
 
   // What to load.
-  internals.SelectionMasks(
-    key, this->ElementBlockSelection, this->PointArraySelection, this->CellArraySelection);
+  internals.SelectionMasks(key, this->ElementBlockSelection, this->PointArraySelection,
+    this->CellArraySelection, this->ApplyDisplacements);
   key.Method = std::min(std::max(this->PartitionMethod, 0), 6);
   // Ghost layers only exist between ranks of a collective load.
   key.GhostLevels = key.World ? std::max(this->GhostLevels, askedGhosts) : 0;
@@ -505,7 +554,7 @@ int vtkMxNReader::RequestData(
       return 0;
     }
     output->GetInformation()->Set(vtkDataObject::DATA_TIME_STEP(),
-      series.IsSeries() ? series.Times()[seriesStep] : s->times[step]);
+      this->HasModeShapes ? time : series.IsSeries() ? series.Times()[seriesStep] : s->times[step]);
   }
   this->UpdateProgress(0.6);
 
@@ -522,13 +571,24 @@ int vtkMxNReader::RequestData(
     s, key.Blocks, this->NodeSetSelection, this->SideSetSelection);
   vtkMxNPieceConverter conv =
     internals.Converter(key, this->PointArraySelection, this->CellArraySelection);
+  if (this->ApplyDisplacements)
+  {
+    conv.SetDisplacement(internals.Info.DisplacementVars, dispScale);
+  }
   if (!conv.Fill(output, leaves, mappings, internals.Topologies(), internals.Assembly(),
         [this](double done) { this->UpdateProgress(0.6 + 0.4 * done); }))
   {
     vtkErrorMacro("Cannot read '" << fileName << "': " << conv.Error() << ".");
     return 0;
   }
-  vtkMxNPieceConverter::AddGlobalVariables(output, s, mxn_load_piece(internals.Load()));
+  if (!this->ReadIds)
+  {
+    RemoveIds(output);
+  }
+  if (this->ReadGlobalFields)
+  {
+    vtkMxNPieceConverter::AddGlobalVariables(output, s, mxn_load_piece(internals.Load()));
+  }
   internals.AddLoadFields(key, output);
   this->UpdateProgress(1.0);
   // The downstream pipeline runs from here until the next RequestData.

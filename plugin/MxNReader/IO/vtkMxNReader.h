@@ -214,6 +214,62 @@ public:
 
   ///@{
   /**
+   * Move the points by the nodal displacement vector (default on), scaled
+   * by DisplacementMagnitude (default 1), as vtkIOSSReader and
+   * vtkExodusIIReader do: the vector is the first nodal variable group
+   * whose name starts with "dis" (any case: `DISPL`, `disp`, `DISP_`…)
+   * and has one component per spatial dimension. Owned and ghost points
+   * move alike (a ghost point by its owner's values) at every step; the
+   * displacement is read whether or not it is selected as a point array.
+   * The core and the CLI keep the coordinates as stored.
+   */
+  vtkSetMacro(ApplyDisplacements, bool);
+  vtkGetMacro(ApplyDisplacements, bool);
+  vtkBooleanMacro(ApplyDisplacements, bool);
+  vtkSetMacro(DisplacementMagnitude, double);
+  vtkGetMacro(DisplacementMagnitude, double);
+  ///@}
+
+  ///@{
+  /**
+   * Mode shapes, as vtkExodusIIReader offers them for the results of an
+   * eigen-analysis, whose "time" values are frequencies. With
+   * HasModeShapes (default off) the dataset's time steps are not offered
+   * as times: ModeShape (1-based, default 1) picks the step to show, and
+   * with AnimateVibrations (default on) the time range is [0, 1] and the
+   * points move by DisplacementMagnitude * cos(2 pi t) times that step's
+   * displacement (with ApplyDisplacements on), so that playing the
+   * animation shows the mode vibrating. GetModeShapesRange() gives the
+   * valid ModeShape values [1, number of steps].
+   */
+  vtkSetMacro(HasModeShapes, bool);
+  vtkGetMacro(HasModeShapes, bool);
+  vtkBooleanMacro(HasModeShapes, bool);
+  vtkSetMacro(ModeShape, int);
+  vtkGetMacro(ModeShape, int);
+  vtkSetMacro(AnimateVibrations, bool);
+  vtkGetMacro(AnimateVibrations, bool);
+  vtkBooleanMacro(AnimateVibrations, bool);
+  vtkGetVector2Macro(ModeShapesRange, int);
+  ///@}
+
+  ///@{
+  /**
+   * As vtkIOSSReader's. ReadIds (default on): the `ids` point and cell
+   * arrays (global node and element ids, also the GlobalIds and
+   * PedigreeIds attributes); off leaves them out. ReadGlobalFields
+   * (default on): global variables as the output's field data.
+   */
+  vtkSetMacro(ReadIds, bool);
+  vtkGetMacro(ReadIds, bool);
+  vtkBooleanMacro(ReadIds, bool);
+  vtkSetMacro(ReadGlobalFields, bool);
+  vtkGetMacro(ReadGlobalFields, bool);
+  vtkBooleanMacro(ReadGlobalFields, bool);
+  ///@}
+
+  ///@{
+  /**
    * Selections, filled from the file by RequestInformation (ParaView's
    * ArraySelectionInformationHelper reads them through these methods).
    * Element blocks and point/cell arrays are on by default, node and side
@@ -280,6 +336,14 @@ protected:
   double ImbalanceTolerance = 1.05;
   bool RebalanceEachTimeStep = false;
   int LoadBalanceCost = FIELD_COST;
+  bool ApplyDisplacements = true;
+  double DisplacementMagnitude = 1.0;
+  bool HasModeShapes = false;
+  int ModeShape = 1;
+  bool AnimateVibrations = true;
+  int ModeShapesRange[2] = { 1, 1 };
+  bool ReadIds = true;
+  bool ReadGlobalFields = true;
 
   vtkDataArraySelection* ElementBlockSelection;
   vtkDataArraySelection* NodeSetSelection;

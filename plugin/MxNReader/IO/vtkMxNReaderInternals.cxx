@@ -466,6 +466,11 @@ void vtkMxNReaderInternals::Catalogue(
   c.NumNodeVars = s->num_node_vars;
   c.NumElemVars = s->num_elem_vars;
   c.NodeGroups = vtkMxNVariables::GroupVariables(s->node_var_names, s->num_node_vars, nullptr);
+  const int disp = vtkMxNVariables::DisplacementGroup(c.NodeGroups, s->num_dim);
+  if (disp >= 0)
+  {
+    c.DisplacementVars = c.NodeGroups[disp].vars;
+  }
   for (int b = 0; b < s->num_blocks; ++b)
   {
     c.ElemGroups.push_back(vtkMxNVariables::BlockVariables(s, b));
@@ -522,7 +527,7 @@ vtkMxNReaderInternals::Layout vtkMxNReaderInternals::ChoosePieces(const char* fi
 
 //----------------------------------------------------------------------------
 void vtkMxNReaderInternals::SelectionMasks(LoadKey& key, vtkDataArraySelection* blocks,
-  vtkDataArraySelection* points, vtkDataArraySelection* cells) const
+  vtkDataArraySelection* points, vtkDataArraySelection* cells, bool displace) const
 {
   const Catalog& cat = this->Info;
   // by name through a table: the selection's own search is linear in its names
@@ -542,6 +547,13 @@ void vtkMxNReaderInternals::SelectionMasks(LoadKey& key, vtkDataArraySelection* 
     for (int v : g.vars)
     {
       key.NodeVars[v] = points->ArrayIsEnabled(g.name.c_str());
+    }
+  }
+  if (displace)
+  {
+    for (int v : cat.DisplacementVars)
+    {
+      key.NodeVars[v] = 1;
     }
   }
   key.ElemVars.assign(static_cast<size_t>(cat.NumElemVars), 0);

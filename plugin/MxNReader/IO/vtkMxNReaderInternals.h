@@ -56,6 +56,9 @@ public:
     int NumNodeVars = 0, NumElemVars = 0;
     std::vector<vtkMxNVariables::VarGroup> NodeGroups;
     std::vector<std::vector<vtkMxNVariables::VarGroup>> ElemGroups; // per block
+    // the displacement vector's components (nodal variable indices), empty
+    // when the dataset has none (vtkMxNVariables::DisplacementGroup)
+    std::vector<int> DisplacementVars;
   };
 
   vtkMxNReaderInternals() = default;
@@ -98,9 +101,11 @@ public:
     MPI_Comm& world, std::string& message) const;
 
   /** The selections as the core's masks, in structure order (the
-   *  structure the information pass filled the selections from). */
+   *  structure the information pass filled the selections from); with
+   *  `displace`, the displacement's components are read whether selected
+   *  or not. */
   void SelectionMasks(LoadKey& key, vtkDataArraySelection* blocks,
-    vtkDataArraySelection* points, vtkDataArraySelection* cells) const;
+    vtkDataArraySelection* points, vtkDataArraySelection* cells, bool displace) const;
 
   ///@{
   /** The load for `key`: IsOpen() if the cached one fits; else Open()

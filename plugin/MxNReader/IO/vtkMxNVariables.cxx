@@ -229,4 +229,21 @@ SelectionNames NamesOf(const mxn_structure_t* s)
   }
   return n;
 }
+
+//----------------------------------------------------------------------------
+int DisplacementGroup(const std::vector<VarGroup>& nodeGroups, int dims)
+{
+  for (size_t i = 0; i < nodeGroups.size(); ++i)
+  {
+    const std::string& n = nodeGroups[i].name;
+    if (n.size() >= 3 && std::tolower(static_cast<unsigned char>(n[0])) == 'd' &&
+      std::tolower(static_cast<unsigned char>(n[1])) == 'i' &&
+      std::tolower(static_cast<unsigned char>(n[2])) == 's' &&
+      static_cast<int>(nodeGroups[i].vars.size()) == dims)
+    {
+      return static_cast<int>(i);
+    }
+  }
+  return -1;
+}
 }

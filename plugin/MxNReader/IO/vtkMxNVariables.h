@@ -50,6 +50,11 @@ std::vector<VarGroup> BlockVariables(const mxn_structure_t* s, int b);
  *  variables. Entries index the block's attributes. */
 std::vector<VarGroup> AttributeGroups(const mxn_block_info_t& b);
 
+/** Index in `nodeGroups` of the displacement vector, as vtkIOSSReader
+ *  picks it: the first group whose name starts with "dis" in any case and
+ *  that has `dims` components; -1 if there is none. */
+int DisplacementGroup(const std::vector<VarGroup>& nodeGroups, int dims);
+
 /** Names offered by the reader's selections for a structure, in file
  *  order: entity names, and the grouped point and cell array names (cell
  *  arrays include attributes; a stored vtkGhostType is never offered). */
