@@ -156,13 +156,15 @@ vtkSmartPointer<vtkIdTypeArray> ObjectIds(vtkIdType n, mxn_gid_t id)
 //----------------------------------------------------------------------------
 vtkMxNPieceConverter::vtkMxNPieceConverter(const mxn_structure_t* s, const mxn_piece_t* p,
   const mxn_load_halo_t* halo, int rank, vtkDataArraySelection* points,
-  vtkDataArraySelection* cells, mxn_load_t* give, const std::vector<vtkMxNBlockTopology>& topos)
+  vtkDataArraySelection* cells, mxn_load_t* give, const std::vector<vtkMxNBlockTopology>& topos,
+  const vtkMxNVariables::Grouping& how)
   : S(s)
   , P(p)
   , Halo(halo)
   , Rank(rank)
   , CellSel(cells)
   , Give(give)
+  , How(how)
   , HaveFields(p->step >= 0)
 {
   for (int b = 0; b < p->num_blocks; ++b)
@@ -171,7 +173,8 @@ vtkMxNPieceConverter::vtkMxNPieceConverter(const mxn_structure_t* s, const mxn_p
     this->Conn.push_back(kept ? topos[b].Conn : p->blocks[b].conn);
     this->ElemIds.push_back(kept ? topos[b].ElemIds : p->blocks[b].elem_ids);
   }
-  for (auto& g : vtkMxNVariables::GroupVariables(s->node_var_names, s->num_node_vars, nullptr))
+  for (auto& g :
+    vtkMxNVariables::GroupVariables(s->node_var_names, s->num_node_vars, nullptr, nullptr, how))
   {
     // (a stored vtkGhostType is never in the selection: see NamesOf)
     if (points->ArrayIsEnabled(g.name.c_str()) && g.name != MXN_GHOST_VAR)
@@ -448,7 +451,7 @@ void vtkMxNPieceConverter::SelectedCellGroups(
   attrs.clear();
   if (this->HaveFields)
   {
-    for (auto& g : vtkMxNVariables::BlockVariables(this->S, b))
+    for (auto& g : vtkMxNVariables::BlockVariables(this->S, b, this->How))
     {
       if (this->CellSel->ArrayIsEnabled(g.name.c_str()) && g.name != MXN_GHOST_VAR)
       {
@@ -456,7 +459,7 @@ void vtkMxNPieceConverter::SelectedCellGroups(
       }
     }
   }
-  for (auto& g : vtkMxNVariables::AttributeGroups(this->S->blocks[b]))
+  for (auto& g : vtkMxNVariables::AttributeGroups(this->S->blocks[b], this->How))
   {
     if (this->CellSel->ArrayIsEnabled(g.name.c_str()))
     {
@@ -853,7 +856,8 @@ void vtkMxNPieceConverter::SetVariables(
     return;
   }
   const int* truth = list.truth ? list.truth + q * list.num : nullptr;
-  for (const auto& g : vtkMxNVariables::GroupVariables(list.names, list.num, truth))
+  for (const auto& g :
+    vtkMxNVariables::GroupVariables(list.names, list.num, truth, nullptr, this->How))
   {
     cd->AddArray(ColumnArray(
       g, static_cast<vtkIdType>(ps.n),
@@ -1126,14 +1130,15 @@ void vtkMxNPieceConverter::SideCellArrays(vtkCellData* cd, int q, const std::vec
 }
 
 //----------------------------------------------------------------------------
-void vtkMxNPieceConverter::AddGlobalVariables(
-  vtkPartitionedDataSetCollection* output, const mxn_structure_t* s, const mxn_piece_t* p)
+void vtkMxNPieceConverter::AddGlobalVariables(vtkPartitionedDataSetCollection* output,
+  const mxn_structure_t* s, const mxn_piece_t* p, const vtkMxNVariables::Grouping& how)
 {
   if (p->step < 0 || !p->global_vars)
   {
     return;
   }
-  for (auto& g : vtkMxNVariables::GroupVariables(s->global_var_names, s->num_global_vars, nullptr))
+  for (auto& g :
+    vtkMxNVariables::GroupVariables(s->global_var_names, s->num_global_vars, nullptr, nullptr, how))
   {
     output->GetFieldData()->AddArray(
       GroupArray(g, 1, [&](int v, vtkIdType) { return p->global_vars[v]; }));

@@ -88,7 +88,8 @@ public:
   vtkMxNPieceConverter(const mxn_structure_t* s, const mxn_piece_t* p,
     const mxn_load_halo_t* halo, int rank, vtkDataArraySelection* points,
     vtkDataArraySelection* cells, mxn_load_t* give,
-    const std::vector<vtkMxNBlockTopology>& topos);
+    const std::vector<vtkMxNBlockTopology>& topos,
+    const vtkMxNVariables::Grouping& how = vtkMxNVariables::Grouping());
 
   /** Every block, node set and side set, in this order, with whether it
    *  is selected. */
@@ -136,8 +137,9 @@ public:
 
   /** Global variables (grouped like the others), one tuple each, as the
    *  collection's field data (as vtkIOSSReader). */
-  static void AddGlobalVariables(
-    vtkPartitionedDataSetCollection* output, const mxn_structure_t* s, const mxn_piece_t* p);
+  static void AddGlobalVariables(vtkPartitionedDataSetCollection* output,
+    const mxn_structure_t* s, const mxn_piece_t* p,
+    const vtkMxNVariables::Grouping& how = vtkMxNVariables::Grouping());
   /** This rank's load counters as the one-tuple array `mxn_load_stats`,
    *  one named component each. */
   static void AddLoadStats(vtkPartitionedDataSetCollection* output, const mxn_load_stats_t& x);
@@ -203,6 +205,7 @@ private:
   int Rank;
   vtkDataArraySelection* CellSel;
   mxn_load_t* Give;
+  vtkMxNVariables::Grouping How; // how variables group into arrays
   std::vector<vtkMxNVariables::VarGroup> NodeGroups; // selected ones
   // piece node -> grid point, -1 if unused: made on first use (Local()),
   // since a time step that reuses the grids' topology needs none

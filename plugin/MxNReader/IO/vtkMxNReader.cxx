@@ -207,6 +207,7 @@ vtkMxNReader::vtkMxNReader()
 vtkMxNReader::~vtkMxNReader()
 {
   this->SetLoadBalanceField(nullptr);
+  this->SetFieldSuffixSeparator(nullptr);
   for (auto* sel : { this->ElementBlockSelection, this->NodeSetSelection,
          this->SideSetSelection, this->PointArraySelection, this->CellArraySelection })
   {
@@ -345,6 +346,9 @@ int vtkMxNReader::RequestInformation(
   // Every segment's structure (on all ranks together, segment by
   // segment): the selections are the union of their names.
   vtkMxNVariables::SelectionNames all;
+  vtkMxNVariables::Grouping how;
+  how.Numeric = this->GroupNumericVectorFieldComponents;
+  how.Separator = this->FieldSuffixSeparator ? this->FieldSuffixSeparator : "";
   for (int k = 0; k < series.NumberOfSegments(); ++k)
   {
     vtkMxNReaderInternals& internals = series.Segment(k);
@@ -354,10 +358,10 @@ int vtkMxNReader::RequestInformation(
       vtkErrorMacro(<< error);
       return 0;
     }
-    const vtkMxNVariables::SelectionNames names = vtkMxNVariables::NamesOf(s);
+    const vtkMxNVariables::SelectionNames names = vtkMxNVariables::NamesOf(s, how);
     internals.TimeSteps.assign(s->times, s->times + std::max(s->num_times, 0));
     internals.InformationFileName = series.Path(k);
-    internals.Catalogue(s, names);
+    internals.Catalogue(s, names, how);
     Union(all.Blocks, names.Blocks);
     Union(all.NodeSets, names.NodeSets);
     Union(all.SideSets, names.SideSets);
@@ -587,7 +591,8 @@ int vtkMxNReader::RequestData(
   }
   if (this->ReadGlobalFields)
   {
-    vtkMxNPieceConverter::AddGlobalVariables(output, s, mxn_load_piece(internals.Load()));
+    vtkMxNPieceConverter::AddGlobalVariables(
+      output, s, mxn_load_piece(internals.Load()), internals.Info.How);
   }
   internals.AddLoadFields(key, output);
   this->UpdateProgress(1.0);

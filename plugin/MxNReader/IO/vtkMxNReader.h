@@ -270,6 +270,23 @@ public:
 
   ///@{
   /**
+   * How variables group into multi-component arrays, as vtkIOSSReader's
+   * properties of these names. GroupNumericVectorFieldComponents (default
+   * off): `a_1 a_2 a_3` (or `a1 a2 a3`) become one 3-component array `a`.
+   * FieldSuffixSeparator (default empty): what must stand between a
+   * variable's name and its component suffix; empty lets the suffix follow
+   * directly or after '_' (`VX VY VZ` and `vel_x vel_y vel_z` both group),
+   * "_" groups only the latter. Changing either re-reads the names offered.
+   */
+  vtkSetMacro(GroupNumericVectorFieldComponents, bool);
+  vtkGetMacro(GroupNumericVectorFieldComponents, bool);
+  vtkBooleanMacro(GroupNumericVectorFieldComponents, bool);
+  vtkSetStringMacro(FieldSuffixSeparator);
+  vtkGetStringMacro(FieldSuffixSeparator);
+  ///@}
+
+  ///@{
+  /**
    * Selections, filled from the file by RequestInformation (ParaView's
    * ArraySelectionInformationHelper reads them through these methods).
    * Element blocks and point/cell arrays are on by default, node and side
@@ -344,6 +361,8 @@ protected:
   int ModeShapesRange[2] = { 1, 1 };
   bool ReadIds = true;
   bool ReadGlobalFields = true;
+  bool GroupNumericVectorFieldComponents = false;
+  char* FieldSuffixSeparator = nullptr;
 
   vtkDataArraySelection* ElementBlockSelection;
   vtkDataArraySelection* NodeSetSelection;

@@ -457,15 +457,17 @@ const mxn_structure_t* vtkMxNReaderInternals::ReadStructure(
 }
 
 //----------------------------------------------------------------------------
-void vtkMxNReaderInternals::Catalogue(
-  const mxn_structure_t* s, const vtkMxNVariables::SelectionNames& names)
+void vtkMxNReaderInternals::Catalogue(const mxn_structure_t* s,
+  const vtkMxNVariables::SelectionNames& names, const vtkMxNVariables::Grouping& how)
 {
   Catalog& c = this->Info;
   c = Catalog();
+  c.How = how;
   c.BlockNames = names.Blocks;
   c.NumNodeVars = s->num_node_vars;
   c.NumElemVars = s->num_elem_vars;
-  c.NodeGroups = vtkMxNVariables::GroupVariables(s->node_var_names, s->num_node_vars, nullptr);
+  c.NodeGroups =
+    vtkMxNVariables::GroupVariables(s->node_var_names, s->num_node_vars, nullptr, nullptr, how);
   const int disp = vtkMxNVariables::DisplacementGroup(c.NodeGroups, s->num_dim);
   if (disp >= 0)
   {
@@ -473,7 +475,7 @@ void vtkMxNReaderInternals::Catalogue(
   }
   for (int b = 0; b < s->num_blocks; ++b)
   {
-    c.ElemGroups.push_back(vtkMxNVariables::BlockVariables(s, b));
+    c.ElemGroups.push_back(vtkMxNVariables::BlockVariables(s, b, how));
   }
 }
 
@@ -750,7 +752,7 @@ vtkMxNPieceConverter vtkMxNReaderInternals::Converter(
   const mxn_structure_t* s = mxn_load_structure(this->TheLoad);
   this->Topos.resize(static_cast<size_t>(s->num_blocks));
   return vtkMxNPieceConverter(s, mxn_load_piece(this->TheLoad), mxn_load_halo(this->TheLoad),
-    this->Rank, points, cells, key.Dynamic ? nullptr : this->TheLoad, this->Topos);
+    this->Rank, points, cells, key.Dynamic ? nullptr : this->TheLoad, this->Topos, this->Info.How);
 }
 
 //----------------------------------------------------------------------------

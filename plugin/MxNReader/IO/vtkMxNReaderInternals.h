@@ -59,6 +59,8 @@ public:
     // the displacement vector's components (nodal variable indices), empty
     // when the dataset has none (vtkMxNVariables::DisplacementGroup)
     std::vector<int> DisplacementVars;
+    // how the variables were grouped into the names above
+    vtkMxNVariables::Grouping How;
   };
 
   vtkMxNReaderInternals() = default;
@@ -87,7 +89,8 @@ public:
    *  if it cannot be read. Catalogue() keeps what the selections of that
    *  structure map to. */
   const mxn_structure_t* ReadStructure(const std::string& fileName, std::string& error);
-  void Catalogue(const mxn_structure_t* s, const vtkMxNVariables::SelectionNames& names);
+  void Catalogue(const mxn_structure_t* s, const vtkMxNVariables::SelectionNames& names,
+    const vtkMxNVariables::Grouping& how);
   ///@}
 
   /**

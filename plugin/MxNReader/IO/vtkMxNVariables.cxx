@@ -46,6 +46,20 @@ const std::vector<std::vector<std::string>>& SuffixTypes()
   return types;
 }
 
+/** Whether suffixes are 1, 2, ..., n (IOSS's Real[n] fields, grouped
+ *  with GroupNumericVectorFieldComponents). */
+bool IsNumbered(const std::vector<std::string>& suffixes)
+{
+  for (size_t i = 0; i < suffixes.size(); ++i)
+  {
+    if (suffixes[i] != std::to_string(i + 1))
+    {
+      return false;
+    }
+  }
+  return suffixes.size() > 1;
+}
+
 bool SameNoCase(const std::string& a, const std::string& b)
 {
   return a.size() == b.size() &&
@@ -85,8 +99,8 @@ std::string EntityName(const char* name, const char* prefix, mxn_gid_t id)
 }
 
 //----------------------------------------------------------------------------
-std::vector<VarGroup> GroupVariables(
-  const char (*names)[MXN_NAME_LEN], int n, const int* defined, const char* skip)
+std::vector<VarGroup> GroupVariables(const char (*names)[MXN_NAME_LEN], int n,
+  const int* defined, const char* skip, const Grouping& how)
 {
   std::vector<VarGroup> groups;
   auto isDefined = [defined, skip, names](int v)
@@ -124,17 +138,25 @@ std::vector<VarGroup> GroupVariables(
       }
       run.push_back(j);
     }
-    if (run.size() > 1)
+    std::string base = first.substr(0, lead);
+    const std::string& sep = how.Separator;
+    // A separator, when one is set, must end the leading part.
+    const bool separated = sep.empty() ||
+      (base.size() > sep.size() && base.compare(base.size() - sep.size(), sep.size(), sep) == 0);
+    if (run.size() > 1 && separated)
     {
       std::vector<std::string> suffixes;
       for (int v : run)
       {
         suffixes.emplace_back(names[v] + lead);
       }
-      if (IsSuffixType(suffixes))
+      if (IsSuffixType(suffixes) || (how.Numeric && IsNumbered(suffixes)))
       {
-        std::string base = first.substr(0, lead);
-        if (base.size() > 1 && base.back() == '_')
+        if (!sep.empty())
+        {
+          base.resize(base.size() - sep.size());
+        }
+        else if (base.size() > 1 && base.back() == '_')
         {
           base.pop_back();
         }
@@ -150,14 +172,14 @@ std::vector<VarGroup> GroupVariables(
 }
 
 //----------------------------------------------------------------------------
-std::vector<VarGroup> BlockVariables(const mxn_structure_t* s, int b)
+std::vector<VarGroup> BlockVariables(const mxn_structure_t* s, int b, const Grouping& how)
 {
   const int* truth = s->elem_var_truth ? s->elem_var_truth + b * s->num_elem_vars : nullptr;
-  return GroupVariables(s->elem_var_names, s->num_elem_vars, truth, MXN_GHOST_VAR);
+  return GroupVariables(s->elem_var_names, s->num_elem_vars, truth, MXN_GHOST_VAR, how);
 }
 
 //----------------------------------------------------------------------------
-std::vector<VarGroup> AttributeGroups(const mxn_block_info_t& b)
+std::vector<VarGroup> AttributeGroups(const mxn_block_info_t& b, const Grouping& how)
 {
   std::vector<VarGroup> groups;
   if (b.num_attr <= 0)
@@ -177,7 +199,7 @@ std::vector<VarGroup> AttributeGroups(const mxn_block_info_t& b)
     {
       named[a] = b.attr_names[a][0] != '\0';
     }
-    for (auto& g : GroupVariables(b.attr_names, b.num_attr, named.data()))
+    for (auto& g : GroupVariables(b.attr_names, b.num_attr, named.data(), nullptr, how))
     {
       if (g.name != "attribute")
       {
@@ -189,15 +211,15 @@ std::vector<VarGroup> AttributeGroups(const mxn_block_info_t& b)
 }
 
 //----------------------------------------------------------------------------
-SelectionNames NamesOf(const mxn_structure_t* s)
+SelectionNames NamesOf(const mxn_structure_t* s, const Grouping& how)
 {
   SelectionNames n;
   std::set<std::string> seen;
   for (int b = 0; b < s->num_blocks; ++b)
   {
     n.Blocks.push_back(EntityName(s->blocks[b].name, "block", s->blocks[b].id));
-    std::vector<VarGroup> groups = BlockVariables(s, b);
-    for (auto& g : AttributeGroups(s->blocks[b]))
+    std::vector<VarGroup> groups = BlockVariables(s, b, how);
+    for (auto& g : AttributeGroups(s->blocks[b], how))
     {
       groups.push_back(g);
     }
@@ -217,7 +239,7 @@ SelectionNames NamesOf(const mxn_structure_t* s)
   {
     n.SideSets.push_back(EntityName(s->side_sets[q].name, "surface", s->side_sets[q].id));
   }
-  for (auto& g : GroupVariables(s->node_var_names, s->num_node_vars, nullptr))
+  for (auto& g : GroupVariables(s->node_var_names, s->num_node_vars, nullptr, nullptr, how))
   {
     n.Points.push_back(g.name);
   }

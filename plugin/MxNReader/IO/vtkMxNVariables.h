@@ -20,6 +20,21 @@ struct VarGroup
   std::vector<int> vars;
 };
 
+/** How variables are grouped into arrays: vtkIOSSReader's
+ *  GroupNumericVectorFieldComponents (`a_1 a_2 a_3` -> `a`; default off)
+ *  and FieldSuffixSeparator (what must stand between a name and its
+ *  component suffix; default empty: the suffix may follow the name
+ *  directly or after '_'). */
+struct Grouping
+{
+  bool Numeric = false;
+  std::string Separator;
+  bool operator==(const Grouping& o) const
+  {
+    return this->Numeric == o.Numeric && this->Separator == o.Separator;
+  }
+};
+
 /** The name of an entity as vtkIOSSReader gives it: its Exodus name
  *  lower-cased with blanks as '_' (IOSS does so to every entity name), else
  *  `<prefix>_<id>`. */
@@ -28,27 +43,29 @@ std::string EntityName(const char* name, const char* prefix, mxn_gid_t id);
 /**
  * Group the variables `names` (Exodus order) defined on one entity
  * (`defined[v]` != 0, or all when `defined` is null) the way vtkIOSSReader
- * does with its default empty suffix separator: a run of consecutive
+ * does (`how`; by default an empty suffix separator): a run of consecutive
  * defined names of equal length sharing a leading part (the first pair's
  * common prefix, no shorter for the others) whose remainders form one of
- * IOSS's component suffix lists becomes one array named after the leading
- * part, without a trailing '_' (`VX VY VZ` -> `V`, `vel_x vel_y vel_z` ->
+ * IOSS's component suffix lists (or, with how.Numeric, 1 2 ... n) becomes
+ * one array named after the leading part, without a trailing '_' (`VX VY VZ` -> `V`, `vel_x vel_y vel_z` ->
  * `vel`, `s_xx ... s_zx` -> `s`); any other name is a scalar of its own. A
  * variable named `skip` is left out (element variables: a vtkGhostType
  * stored by `mxn repart --ghosts` says which copy is a ghost in *that*
  * set; this load's own halo decides here).
  */
-std::vector<VarGroup> GroupVariables(
-  const char (*names)[MXN_NAME_LEN], int n, const int* defined, const char* skip = nullptr);
+std::vector<VarGroup> GroupVariables(const char (*names)[MXN_NAME_LEN], int n,
+  const int* defined, const char* skip = nullptr, const Grouping& how = Grouping());
 
 /** The element variables of block b grouped (GroupVariables over the
  *  variables its truth table defines, without a stored vtkGhostType). */
-std::vector<VarGroup> BlockVariables(const mxn_structure_t* s, int b);
+std::vector<VarGroup> BlockVariables(
+  const mxn_structure_t* s, int b, const Grouping& how = Grouping());
 
 /** Attributes of a block as vtkIOSSReader shows them: `attribute` with
  *  every attribute as a component, then the named attributes grouped like
  *  variables. Entries index the block's attributes. */
-std::vector<VarGroup> AttributeGroups(const mxn_block_info_t& b);
+std::vector<VarGroup> AttributeGroups(
+  const mxn_block_info_t& b, const Grouping& how = Grouping());
 
 /** Index in `nodeGroups` of the displacement vector, as vtkIOSSReader
  *  picks it: the first group whose name starts with "dis" in any case and
@@ -62,7 +79,7 @@ struct SelectionNames
 {
   std::vector<std::string> Blocks, NodeSets, SideSets, Points, Cells;
 };
-SelectionNames NamesOf(const mxn_structure_t* s);
+SelectionNames NamesOf(const mxn_structure_t* s, const Grouping& how = Grouping());
 }
 
 #endif
