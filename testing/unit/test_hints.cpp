@@ -199,10 +199,13 @@ TEST(Hints, SerialJoinAndRepartWarn) {
     ASSERT_EQ(MXN_OK, mxn_join(m0.c_str(), out.c_str(), nullptr, &rep, &e)) << e.msg;
     EXPECT_EQ(c.hold, (long long)rep.num_elements);
     expect_warning(rep.warnings, m0, c);
-    // what was joined is what the members hold: the generated mesh
-    char src[600];
-    snprintf(src, sizeof src, "%s/src_%s", dir.c_str(), c.base.c_str());
-    EXPECT_EQ(0, run(std::string(MXN_BIN_DIR) + "/mxn diff '" + src + "' '" + out + "' > /dev/null"));
+    // what was joined is what the members hold: the generated mesh (the
+    // tool is a process of its own: not started from inside an MPI job)
+    if (mpi_size() == 1) {
+      char src[600];
+      snprintf(src, sizeof src, "%s/src_%s", dir.c_str(), c.base.c_str());
+      EXPECT_EQ(0, run(std::string(MXN_BIN_DIR) + "/mxn diff '" + src + "' '" + out + "' > /dev/null"));
+    }
 
     mxn_load_opts_t o;
     mxn_load_opts_init(&o);
