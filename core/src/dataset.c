@@ -7,6 +7,7 @@
 
 #include <limits.h>
 #include <mpi.h>
+#include <stdio.h>
 #include <sys/resource.h>
 
 int mxn_dataset_create(mxn_dataset_t **ds) {
@@ -286,6 +287,23 @@ int64_t mxn__dataset_metadata_bytes(const mxn_dataset_t *ds) {
 
 const mxn_structure_t *mxn_dataset_structure(const mxn_dataset_t *ds) {
   return ds && ds->opened ? &ds->s : NULL;
+}
+
+int mxn_structure_warnings(const mxn_structure_t *s, char *buf, size_t cap) {
+  int n = 0;
+  size_t at = 0;
+  if (buf && cap) buf[0] = '\0';
+  if (!s) return 0;
+  const char *w[2] = {s->id_fallback ? s->id_warning : "", s->hint_warning};
+  for (int i = 0; i < 2; i++) {
+    if (!w[i][0]) continue;
+    if (buf && at < cap) {
+      int k = snprintf(buf + at, cap - at, "%s%s", n ? "\n" : "", w[i]);
+      at = k < 0 ? cap : at + (size_t)k;
+    }
+    n++;
+  }
+  return n;
 }
 
 const char *mxn_dataset_file_path(const mxn_dataset_t *ds, int j) {

@@ -635,17 +635,11 @@ int mxn_extract(mxn_dataset_t *ds, const mxn_idset_t *want,
     MXN_CHECK(mxn_idset_copy(want, &P[MXN__ELEM]));
   else
     MXN_CHECK(all_ids(ds, MXN__ELEM, &P[MXN__ELEM]));
-  /* A set with a member duplicated, or taken from another decomposition,
-   * opens fine but lacks elements its Nemesis data promises. */
-  if (!want && s->num_elements_global >= 0 && P[MXN__ELEM].n != s->num_elements_global) {
-    status = MXN_DS_ERR(ds, MXN_ERR_FILESET,
-                        "%s: the %d files hold %lld distinct elements but their "
-                        "Nemesis data declares %lld: a member is duplicated or "
-                        "from another decomposition",
-                        mxn__path(ds, 0), M, (long long)P[MXN__ELEM].n,
-                        (long long)s->num_elements_global);
-    goto done;
-  }
+  /* The Nemesis element count is a writer's hint: a framework that adapted
+   * the mesh may leave it stale (so may a member duplicated by hand).
+   * Checked, said once, not trusted: what the members hold is read. */
+  if (!want && s->num_elements_global >= 0 && P[MXN__ELEM].n != s->num_elements_global)
+    mxn__hint_elements(ds, P[MXN__ELEM].n);
   for (int j = 0; j < M; j++) /* borrowed */
     F[j] = (allowed && !allowed[j]) ? (mxn_idset_t)MXN_IDSET_INIT : mxn__file_dom(ds, j)->elems;
   MXN_CHECK(mxn__cover_greedy(&P[MXN__ELEM], F, M, 0, &cov[MXN__ELEM]));

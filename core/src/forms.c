@@ -142,6 +142,7 @@ int mxn_join(const char *in, const char *out, const mxn_form_opts_t *opts,
   }
   rep->files_in = s->num_files;
   rep->files_out = 1;
+  mxn_structure_warnings(s, rep->warnings, sizeof rep->warnings);
   rep->num_nodes = piece->num_nodes;
   rep->num_elements = piece->num_elements;
   rep->num_steps = s->num_times;
@@ -559,6 +560,7 @@ int mxn_split(const char *in, const char *outbase, int nparts, mxn_part_method m
   }
   rep->files_in = s->num_files;
   rep->files_out = nparts;
+  mxn_structure_warnings(s, rep->warnings, sizeof rep->warnings);
   rep->num_nodes = all->num_nodes;
   rep->num_elements = n;
   rep->num_steps = s->num_times;

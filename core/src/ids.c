@@ -104,6 +104,16 @@ void mxn__ids_elems_repeated(mxn_dataset_t *ds, int file, int other, int64_t id,
   mxn__dataset_drop_domains(ds);
 }
 
+void mxn__hint_elements(mxn_dataset_t *ds, int64_t distinct) {
+  mxn_structure_t *s = &ds->s;
+  if (!s->hint_warning[0])
+    snprintf(s->hint_warning, sizeof s->hint_warning,
+             "%s: the members hold %lld distinct element ids where their Nemesis global counts "
+             "say %lld; going on with what the members hold",
+             mxn__path(ds, 0), (long long)distinct, (long long)s->num_elements_global);
+  s->num_elements_global = distinct;
+}
+
 /* Serially, with every member's domain at hand, as the collective load
  * does with its directory: element ids stored in several members of a set
  * whose Nemesis counts say each element is stored once, or whose copies

@@ -376,6 +376,11 @@ int mxn__ids_settle(MPI_Comm comm, mxn_dataset_t *ds, int fbeg, int fend, mxn_er
  * from now on, said in s.id_warning, the domains dropped to be read again
  * (ids.c). Local; the callers agree. */
 void mxn__ids_elems_repeated(mxn_dataset_t *ds, int file, int other, int64_t id, const char *why);
+/* The members hold `distinct` element ids where their Nemesis global
+ * count (a writer's hint) says another number: said in s.hint_warning
+ * (the first such disagreement only), and the count set to what the
+ * members hold (ids.c). Local; the callers pass the same on every rank. */
+void mxn__hint_elements(mxn_dataset_t *ds, int64_t distinct);
 /* Node ids from coordinates on the settled grid (ids.c), n nodes. */
 void mxn__ids_from_coords(const mxn_dataset_t *ds, int64_t n, double *const xyz[3],
                           mxn_gid_t *out);

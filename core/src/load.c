@@ -144,9 +144,11 @@ static int publish_domains(mxn__load_ctx_t *c) {
 }
 
 /* Whether each id is stored once over the set (c->unique), and the set's
- * own count of its elements (Nemesis) against the distinct ids. The same
- * answer on every rank. Collective; errors agreed. */
-static int count_distinct(mxn__load_ctx_t *c) {
+ * own count of its elements (Nemesis) against the distinct ids: a count
+ * the members do not bear out is a warning (mxn__hint_elements), unless
+ * it shows one id given to several elements (ids.c). The same answer on
+ * every rank. Collective; errors agreed. */
+static int count_distinct(mxn__load_ctx_t *c, int64_t *ndistinct) {
   mxn_load_t *ld = c->ld;
   mxn_dataset_t *ds = ld->ds;
   const mxn_structure_t *s = mxn_dataset_structure(ds);
@@ -159,6 +161,7 @@ static int count_distinct(mxn__load_ctx_t *c) {
   if (MPI_Allreduce(&c->npub, &total, 1, MPI_INT64_T, MPI_SUM, ld->comm) != MPI_SUCCESS)
     return mxn_error_set(e, MXN_ERR_MPI, "MPI_Allreduce failed counting the published ids");
   c->unique = distinct == total;
+  *ndistinct = distinct;
   /* Fewer distinct ids than the set declares means one id was given to
    * two elements. */
   int declared = s->num_elements_global >= 0;
@@ -172,20 +175,8 @@ static int count_distinct(mxn__load_ctx_t *c) {
                             "where the Nemesis global counts say each element is stored once");
     return MXN__IDS_AGAIN;
   }
-  if (declared && distinct != s->num_elements_global && dup >= 0)
-    status = mxn_error_set(e, MXN_ERR_FORMAT,
-                           "%s: element %lld is also stored in %s: the members hold %lld "
-                           "distinct element ids where their Nemesis global counts say %lld "
-                           "(one id given to two elements?)",
-                           mxn_dataset_file_path(ds, fb), (long long)dup,
-                           mxn_dataset_file_path(ds, fa), (long long)distinct,
-                           (long long)s->num_elements_global);
-  else if (declared && distinct != s->num_elements_global)
-    status = mxn_error_set(e, MXN_ERR_FORMAT,
-                           "%s: the members hold %lld distinct element ids where their "
-                           "Nemesis global counts say %lld",
-                           mxn_dataset_file_path(ds, 0), (long long)distinct,
-                           (long long)s->num_elements_global);
+  /* Otherwise the count is a writer's hint, checked by the caller once
+   * the ids are settled. */
   return mxn_agree(ld->comm, status, e);
 }
 
@@ -205,7 +196,8 @@ static int phase_directory(mxn__load_ctx_t *c) {
    * case): each element's initial owner is the member that published it
    * and the partition carries each id's member along, so neither the
    * owners' nor the part's directory query is needed. */
-  status = count_distinct(c);
+  int64_t distinct = -1;
+  status = count_distinct(c, &distinct);
   /* Ids stored in several members: one element stored twice (an
    * overlap), or one id given to several elements (ids.c)? */
   if (status == MXN_OK && !c->unique &&
@@ -230,9 +222,15 @@ static int phase_directory(mxn__load_ctx_t *c) {
     if ((status = mxn_directory_create(ld->comm, c->npub, c->pub_ids, c->pub_file, c->pub_pos,
                                        &c->dir, c->e)) != MXN_OK)
       return status;
-    status = count_distinct(c);
+    status = count_distinct(c, &distinct);
   }
   if (status != MXN_OK) return status;
+  /* The Nemesis element count is a writer's hint (a framework that adapted
+   * the mesh may leave it stale): checked against the settled ids, said
+   * once, not trusted. The same on every rank (distinct is global). */
+  if (mxn_dataset_structure(ld->ds)->num_elements_global >= 0 &&
+      distinct != mxn_dataset_structure(ld->ds)->num_elements_global)
+    mxn__hint_elements(ld->ds, distinct);
   /* Nothing below queries the directory of a set whose ids are stored
    * once, unless a re-balance keeps it or the ghosts are read through the
    * id maps: its memory goes before the piece's arrives. */

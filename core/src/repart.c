@@ -328,6 +328,7 @@ int mxn_repart_format(MPI_Comm comm, const char *in, const char *outbase,
   }
   rep->files_in = s->num_files;
   rep->files_out = size;
+  mxn_structure_warnings(s, rep->warnings, sizeof rep->warnings);
   rep->num_nodes = glob[0];
   rep->num_elements = glob[1];
   rep->num_steps = s->num_times;

@@ -510,21 +510,8 @@ static void find_series(const char *const *paths, int np, buf_t *out) {
     status = segments_from_list(paths, np, &sn, &n, &e);
   if (status == MXN_OK && !(h = mxn__calloc((size_t)n + 1, sizeof *h)))
     status = mxn_error_set(&e, MXN_ERR_NOMEM, "out of memory");
-  for (int k = 1; status == MXN_OK && k < n; k++) {
-    long a = sn[k - 1].number, z = sn[k].number;
-    char missing[64];
-    if (z - a == 2)
-      snprintf(missing, sizeof missing, "segment %ld is", a + 1);
-    else if (z - a == 3)
-      snprintf(missing, sizeof missing, "segments %ld and %ld are", a + 1, a + 2);
-    else
-      snprintf(missing, sizeof missing, "segments %ld to %ld are", a + 1, z - 1);
-    if (z > a + 1)
-      status = mxn_error_set(&e, MXN_ERR_FILESET,
-                             "gap in the series: %s (segment %ld) is followed by %s (segment "
-                             "%ld); %s missing",
-                             sn[k - 1].path, a, sn[k].path, z, missing);
-  }
+  /* Numbers may skip (segments not kept, as when only some are archived):
+   * the series is the segments that exist, by number. */
   for (int k = 0; status == MXN_OK && k < n; k++) {
     status = read_segment(&sn[k], n > 1, &h[k], &e);
     if (status == MXN_OK && k > 0 && h[k].num_dim != h[0].num_dim)

@@ -46,6 +46,17 @@ static void usage_main(FILE *f) {
 /* ---------- adaptive series (mxn/series.h) ---------- */
 
 
+/* Warnings of a dataset (mxn_structure_warnings(), one a line): each on
+ * stderr as "warning: TEXT", whatever --quiet says. */
+static void print_warnings(const char *w) {
+  while (w && *w) {
+    const char *nl = strchr(w, '\n');
+    int n = nl ? (int)(nl - w) : (int)strlen(w);
+    fprintf(stderr, "warning: %.*s\n", n, w);
+    w += n + (nl ? 1 : 0);
+  }
+}
+
 /* Where a form written from a series puts segment g: OUT for the segment
  * named without -sNNN, else OUT-sNNN with NNN as the input wrote it. */
 static void segment_out(char *buf, size_t cap, const char *out, const mxn_series_segment_t *g) {
@@ -258,11 +269,15 @@ static int cmd_info(int argc, char **argv) {
            "edge_set, face_set, element_set}, times, num_edges, num_faces,\n"
            "edge_blocks, face_blocks, edge_sets, face_sets, element_sets,\n"
            "maps {node, edge, face, element}, id_fallback {elements_by_position,\n"
-           "nodes_by_coordinates, warning}.\n"
+           "nodes_by_coordinates, warning}, hint_warning.\n"
            "Id maps that cannot be trusted (an id repeated within a member, one\n"
            "node id at different points in two members) are replaced, as the\n"
            "text output's \"warning\" line says: elements by member and position,\n"
-           "nodes by their coordinates.\n\n"
+           "nodes by their coordinates.\n"
+           "Writers' hints are checked, not trusted: Nemesis global counts the\n"
+           "members do not bear out (as after mesh adaptivity) are said once\n"
+           "(hint_warning) and what the members hold is read.\n"
+           "Warnings also go to stderr as \"warning: ...\".\n\n"
            SERIES_HELP
            "For a series of several segments, info describes its first segment\n"
            "(files, counts, blocks, sets, variables) but gives the series' times,\n"
@@ -321,6 +336,11 @@ static int cmd_info(int argc, char **argv) {
   if (mxn_extract(ds, NULL, &eo, &pc) != MXN_OK) {
     fail("info", mxn_dataset_errmsg(ds));
     goto done;
+  }
+  {
+    char w[2 * MXN_ERRMSG_LEN];
+    mxn_structure_warnings(s, w, sizeof w);
+    print_warnings(w);
   }
   if (json) {
     printf("{\n  \"dataset\": ");
@@ -384,6 +404,8 @@ static int cmd_info(int argc, char **argv) {
            s->id_fallback & MXN_IDS_NODE_BY_COORDS ? "true" : "false");
     json_str(stdout, s->id_warning);
     printf("}");
+    printf(",\n  \"hint_warning\": ");
+    json_str(stdout, s->hint_warning);
     if (nseg) info_segments_json(sr, si);
     printf("\n}\n");
   } else {
@@ -399,6 +421,7 @@ static int cmd_info(int argc, char **argv) {
         printf("          ...\n");
     printf("title     %s\n", s->title);
     if (s->id_fallback) printf("warning   %s\n", s->id_warning);
+    if (s->hint_warning[0]) printf("warning   %s\n", s->hint_warning);
     printf("dimension %d\nnodes     %lld\nelements  %lld\n", s->num_dim,
            (long long)pc->num_nodes, (long long)pc->num_elements);
     printf("blocks    %d\n", s->num_blocks);
@@ -516,6 +539,7 @@ static int cmd_join(int argc, char **argv) {
   if (kind == SERIES_FAILED) return fail("join", err.msg);
   if (kind == SERIES_SINGLE) {
     if (mxn_join(a.pos[0], a.pos[1], &a.form, &rep, &err) != MXN_OK) return fail("join", err.msg);
+    print_warnings(rep.warnings);
     if (!a.quiet) print_report("join", &rep);
     return 0;
   }
@@ -528,9 +552,12 @@ static int cmd_join(int argc, char **argv) {
       char m[MXN_ERRMSG_LEN + 64];
       snprintf(m, sizeof m, "series segment %d: %s", g->number, err.msg);
       rc = fail("join", m);
-    } else if (!a.quiet) {
-      printf("segment %d: %s -> %s\n", g->number, g->path, out);
-      print_report("join", &rep);
+    } else {
+      print_warnings(rep.warnings);
+      if (!a.quiet) {
+        printf("segment %d: %s -> %s\n", g->number, g->path, out);
+        print_report("join", &rep);
+      }
     }
   }
   mxn_series_close(&sr);
@@ -560,6 +587,7 @@ static int cmd_split(int argc, char **argv) {
   mxn_form_report_t rep;
   if (mxn_split(a.pos[0], a.pos[1], a.nparts, a.method, &a.form, &rep, &err) != MXN_OK)
     return fail("split", err.msg);
+  print_warnings(rep.warnings);
   if (!a.quiet) print_report("split", &rep);
   return 0;
 }
@@ -647,6 +675,7 @@ static int cmd_repart(int argc, char **argv) {
     if (mxn_repart_format(MPI_COMM_WORLD, a.pos[0], a.pos[1], &a.lo, &a.form.file, &rep, &err) !=
         MXN_OK)
       return coll_fail("repart", err.msg);
+    if (world_rank() == 0) print_warnings(rep.warnings);
     if (!a.quiet && world_rank() == 0) print_report("repart", &rep);
     return 0;
   }
@@ -662,9 +691,12 @@ static int cmd_repart(int argc, char **argv) {
       char m[MXN_ERRMSG_LEN + 64];
       snprintf(m, sizeof m, "series segment %d: %s", g->number, err.msg);
       rc = coll_fail("repart", m);
-    } else if (!a.quiet && world_rank() == 0) {
-      printf("segment %d: %s -> %s.%d.*\n", g->number, g->path, out, world_size());
-      print_report("repart", &rep);
+    } else if (world_rank() == 0) {
+      print_warnings(rep.warnings);
+      if (!a.quiet) {
+        printf("segment %d: %s -> %s.%d.*\n", g->number, g->path, out, world_size());
+        print_report("repart", &rep);
+      }
     }
   }
   mxn_series_close(&sr);

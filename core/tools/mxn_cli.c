@@ -30,7 +30,7 @@ int bad_usage(const char *cmd, const char *msg) {
  * cannot be made and `path` alone cannot be opened either, so that the
  * dataset's own error reaches the user in the words it always had.
  * SERIES_MANY: several segments in *s. SERIES_FAILED: the series' error
- * in *err (a gap, a missing member, a segment that cannot be read).
+ * in *err (a missing member, a segment that cannot be read).
  * Collective over comm unless MPI_COMM_NULL. */
 int series_of(MPI_Comm comm, const char *path, mxn_series_t **s, mxn_error_t *err) {
   const char *paths[1] = {path};

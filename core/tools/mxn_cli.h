@@ -35,7 +35,9 @@ int series_of(MPI_Comm comm, const char *path, mxn_series_t **s, mxn_error_t *er
   "named as MOOSE/libMesh write it: OUT (segment 1), OUT-s002, OUT-s003, ...\n"    \
   "(3 or more digits: OUT-s0002 too), each a plain file or a spread set of\n"      \
   "its own M (OUT-s002.6.3). Any file of any segment (or a spread segment's\n"     \
-  "base name) names the whole series; the numbers must follow each other.\n"       \
+  "base name) names the whole series: every file of the naming that exists,\n"    \
+  "by number, gaps allowed (OUT, OUT-s005); a form written from it keeps the\n"  \
+  "numbers (OUT, OUT-s005).\n"                                                    \
   "Its time steps are the union of the segments' times in increasing order;\n"     \
   "where two segments hold the same time, the later segment's step is read.\n"
 

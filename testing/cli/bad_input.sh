@@ -306,7 +306,16 @@ if [ "$HAVE_DATA" = 1 ]; then
   cpw "$DATA/nemesis/mug/multikl-M3/mug.e.3.0" "$CASEDIR/dup.e.3.1"
   cpw "$DATA/nemesis/mug/multikl-M3/mug.e.3.2" "$CASEDIR/dup.e.3.2"
 fi
-data_cases "member duplicated" "$CASEDIR/dup.e.3.0" "$CASEDIR/dup.e.3." -d
+# Its Nemesis global count (2476) is a writer's hint the members do not
+# bear out: what they hold is read, with one warning naming member 0.
+mkdir -p "$CASEDIR/out-dup"
+for c in info join; do
+  o=()
+  [ $c = join ] && o=("$CASEDIR/out-dup/joined.e")
+  case_ "$c member duplicated: read, one warning" -d -x 0 \
+    -n "warning: $CASEDIR/dup.e.3.0: the members hold" -n "Nemesis global counts say 2476; going on" \
+    -- $c "$CASEDIR/dup.e.3.0" "${o[@]+"${o[@]}"}"
+done
 
 echo "== outputs that cannot be written (good input)"
 newcase out-isdir

@@ -1,6 +1,7 @@
 // Adaptive file series (mxn/series.h): discovery from every naming form,
 // the union of the segments' times with the later segment winning equal
-// times, and the bad inputs, each named in the message and the same on
+// times, numbers that skip (every segment that exists, loaded at each of
+// its times), and the bad inputs, each named in the message and the same on
 // every rank. Serial and under mpiexec: the series is made by rank 0 at run
 // time (mxn_gen meshes, their times rewritten, mxn_split for spread
 // segments of their own M).
@@ -265,8 +266,6 @@ TEST(Series, BadInputNamesTheFiles) {
   std::string d = fresh_dir("series_bad");
   ASSERT_TRUE(made_by_rank0([&] {
     bool ok = make_segment(d, "gap.e", 2, 1, {0, 1, 2}) &&
-              make_segment(d, "gap.e-s002", 2, 1, {3, 4, 5}) &&
-              make_segment(d, "gap.e-s004", 2, 1, {6, 7, 8}) &&
               make_segment(d, "hole.e", 2, 1, {0, 1, 2}) &&
               make_segment(d, "hole.e-s002", 3, 3, {3, 4, 5}) &&
               std::remove((d + "/hole.e-s002.3.1").c_str()) == 0 &&
@@ -279,11 +278,6 @@ TEST(Series, BadInputNamesTheFiles) {
     std::ofstream(d + "/junk.e-s002") << "not an Exodus file\n";
     return ok;
   }));
-  check_error({d + "/gap.e"}, MXN_ERR_FILESET,
-              {d + "/gap.e-s002", d + "/gap.e-s004", "gap", "segment 3 is missing"});
-  check_error({d + "/gap.e-s004"}, MXN_ERR_FILESET, {d + "/gap.e-s002", d + "/gap.e-s004"});
-  check_error({d + "/gap.e", d + "/gap.e-s004"}, MXN_ERR_FILESET,
-              {d + "/gap.e", d + "/gap.e-s004", "segments 2 and 3 are missing"});
   check_error({d + "/hole.e"}, MXN_ERR_FILESET, {d + "/hole.e-s002.3.1", "missing"});
   check_error({d + "/dim.e-s002"}, MXN_ERR_INCONSISTENT, {d + "/dim.e", d + "/dim.e-s002"});
   check_error({d + "/junk.e"}, MXN_ERR_FORMAT, {d + "/junk.e-s002"});
@@ -298,4 +292,99 @@ TEST(Series, BadInputNamesTheFiles) {
   EXPECT_EQ(nullptr, s);
   mxn_series_close(&s);  // NULL is fine
   mxn_series_close(nullptr);
+}
+
+// Numbers that skip (only some segments kept): the series is every segment
+// that exists, by number, from any one name and from the list; each series
+// step loads its segment's mesh (every element once over the ranks) with
+// the values of its step within that segment.
+TEST(Series, GapsAllowed) {
+  std::string d = fresh_dir("series_gaps");
+  ASSERT_TRUE(made_by_rank0([&] {
+    return make_segment(d, "g.e", 2, 1, {0.0, 0.1, 0.2}) &&
+           make_segment(d, "g.e-s005", 3, 1, {0.3, 0.4, 0.5}) &&
+           make_segment(d, "h.e", 2, 1, {0.0, 0.1, 0.2}) &&
+           make_segment(d, "h.e-s002", 3, 1, {0.3, 0.4, 0.5}) &&
+           make_segment(d, "h.e-s004", 4, 3, {0.6, 0.7, 0.8});
+  }));
+  struct Want {
+    std::vector<std::string> paths;
+    std::vector<int> numbers, widths, files, cells;
+  };
+  const std::vector<int> g_num = {1, 5}, g_w = {0, 3}, g_f = {1, 1}, g_c = {2, 3};
+  const std::vector<int> h_num = {1, 2, 4}, h_w = {0, 3, 3}, h_f = {1, 1, 3}, h_c = {2, 3, 4};
+  const std::vector<Want> cases = {
+      {{d + "/g.e"}, g_num, g_w, g_f, g_c},
+      {{d + "/g.e-s005"}, g_num, g_w, g_f, g_c},
+      {{d + "/g.e", d + "/g.e-s005"}, g_num, g_w, g_f, g_c},
+      {{d + "/g.e-s005", d + "/g.e"}, g_num, g_w, g_f, g_c},
+      {{d + "/h.e"}, h_num, h_w, h_f, h_c},
+      {{d + "/h.e-s004.3.1"}, h_num, h_w, h_f, h_c},
+      {{d + "/h.e-s002"}, h_num, h_w, h_f, h_c},
+      {{d + "/h.e", d + "/h.e-s002", d + "/h.e-s004.3.0"}, h_num, h_w, h_f, h_c},
+  };
+  for (const Want &c : cases) {
+    SCOPED_TRACE(c.paths[0] + (c.paths.size() > 1 ? " (list)" : ""));
+    for (MPI_Comm comm : {MPI_COMM_WORLD, MPI_COMM_NULL}) {
+      Series x(comm, c.paths);
+      ASSERT_EQ(MXN_OK, x.status) << x.e.msg;
+      const int K = (int)c.numbers.size();
+      ASSERT_EQ(K, mxn_series_num_segments(x.s));
+      for (int k = 0; k < K; k++) {
+        const mxn_series_segment_t *g = mxn_series_segment(x.s, k);
+        EXPECT_EQ(c.numbers[k], g->number);
+        EXPECT_EQ(c.widths[k], g->width);
+        EXPECT_EQ(c.files[k], g->num_files) << g->path;
+        EXPECT_EQ(3 * k, g->first_step);
+        EXPECT_EQ(3, g->num_series_steps);
+      }
+      ASSERT_EQ(3 * K, mxn_series_num_steps(x.s));
+      for (int i = 0; i < 3 * K; i++) {
+        mxn_series_step_t w;
+        ASSERT_EQ(MXN_OK, mxn_series_step(x.s, i, &w));
+        EXPECT_EQ(i / 3, w.segment) << "step " << i;
+        EXPECT_EQ(i % 3, w.step) << "step " << i;
+        EXPECT_NEAR(0.1 * i, w.time, 1e-12) << "step " << i;
+      }
+    }
+    // every series step, loaded on the ranks: that segment's mesh, its
+    // elements once over the ranks, its step's values
+    Series x(MPI_COMM_WORLD, c.paths);
+    ASSERT_EQ(MXN_OK, x.status) << x.e.msg;
+    for (int i = 0; i < mxn_series_num_steps(x.s); i++) {
+      mxn_series_step_t w;
+      ASSERT_EQ(MXN_OK, mxn_series_step(x.s, i, &w));
+      const mxn_series_segment_t *g = mxn_series_segment(x.s, w.segment);
+      mxn_load_opts_t o;
+      mxn_load_opts_init(&o);
+      o.method = MXN_PART_RCB;
+      mxn_load_t *ld = nullptr;
+      mxn_error_t e;
+      mxn_error_clear(&e);
+      ASSERT_EQ(MXN_OK, mxn_load_open(MPI_COMM_WORLD, g->path, &o, &ld, &e)) << g->path << ": " << e.msg;
+      ASSERT_EQ(MXN_OK, mxn_load_read_step(ld, w.step, &e)) << e.msg;
+      const mxn_structure_t *s = mxn_load_structure(ld);
+      EXPECT_NEAR(w.time, s->times[w.step], 1e-12);
+      int v = -1;
+      for (int q = 0; q < s->num_elem_vars; q++)
+        if (std::string(s->elem_var_names[q]) == "elem_gid_time") v = q;
+      ASSERT_GE(v, 0);
+      const mxn_piece_t *p = mxn_load_piece(ld);
+      long long n = 0, bad = 0, idsum = 0;
+      for (int b = 0; b < p->num_blocks; b++)
+        for (int64_t q = 0; q < p->blocks[b].num_elements; q++) {
+          const mxn_gid_t id = p->blocks[b].elem_ids[q];
+          n++;
+          idsum += id;
+          if (p->blocks[b].elem_vars[v][q] != -(double(id) + w.step / 16.0)) bad++;
+        }
+      long long tot[3] = {n, bad, idsum};
+      MPI_Allreduce(MPI_IN_PLACE, tot, 3, MPI_LONG_LONG, MPI_SUM, MPI_COMM_WORLD);
+      const long long E = (long long)std::pow(c.cells[w.segment], 3);
+      EXPECT_EQ(E, tot[0]) << "series step " << i << " (segment " << g->number << ")";
+      EXPECT_EQ(E * (E + 1) / 2, tot[2]) << "series step " << i;
+      EXPECT_EQ(0, tot[1]) << "series step " << i << ": values not those of step " << w.step;
+      mxn_load_close(&ld);
+    }
+  }
 }

@@ -128,7 +128,24 @@ typedef struct mxn_structure {
   /** The warning that goes with it, naming the member and the first
    *  duplicate id ("" when id_fallback is 0). */
   char id_warning[MXN_ERRMSG_LEN];
+  /** A writer's hint the members disagree with, said once: the first
+   *  disagreement, naming the file and both numbers, e.g. "mesh.e.4.0:
+   *  the members hold 1660 distinct element ids where their Nemesis
+   *  global counts say 1680; going on with what the members hold" (""
+   *  when the hints agree or there are none). Hints are checked, never
+   *  trusted: the members' content is read and num_elements_global set to
+   *  it. Known after mxn_load_open(), or serially after the first
+   *  extraction of the whole dataset (mxn_extract() with want NULL). */
+  char hint_warning[MXN_ERRMSG_LEN];
 } mxn_structure_t;
+
+/**
+ * Every warning of a structure (id_warning, hint_warning), one a line in
+ * that order, into buf (at most cap bytes, cut there; "" when none).
+ * What a reader or tool says once per dataset.
+ * eturn the number of warnings. Local.
+ */
+int mxn_structure_warnings(const mxn_structure_t *s, char *buf, size_t cap);
 
 /** Element ids are the member's offset (elements of the members before
  *  it) + position + 1, in member order, not the members' elem_num_map. */

@@ -22,6 +22,11 @@ typedef struct mxn_form_report {
   mxn_io_counters_t read, written;
   double seconds_read, seconds_partition, seconds_write;
   int64_t min_part_elements, max_part_elements; /**< split only */
+  /** What the input's members said that could not be trusted (repeated
+   *  ids, a writer's hint they disagree with: mxn_structure_warnings()),
+   *  one a line, the same on every rank; "" when none. A tool says it
+   *  once (mxn prints "warning: ..." on stderr). */
+  char warnings[2 * MXN_ERRMSG_LEN];
 } mxn_form_report_t;
 
 typedef struct mxn_form_opts {

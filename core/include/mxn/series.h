@@ -11,7 +11,10 @@
  * mxn_dataset_open() finds one.
  *
  * Segments are numbered from their names (1 for the name without `-s`);
- * a series may start at any number, but may not skip one. The steps of
+ * a series is every segment of the naming that exists, ordered by number:
+ * it may start at any number and skip numbers (`out.e`, `out.e-s005`, as
+ * when only some segments are archived); a segment's `number` is the NNN
+ * of its name either way. The steps of
  * the series are the union of the segments' time values, in increasing
  * order; where two segments hold the same time value (equal within
  * 1e-9 relative), the later segment's step is the series' step, as the
@@ -84,13 +87,12 @@ typedef struct mxn_series mxn_series_t;
  *                     ordered by segment number when they share one name
  *                     root, else taken in the order given
  * \param [out] out    the series, NULL on failure; free with mxn_series_close()
- * \param [out] err    on failure the message, naming the files: a gap in
- *                     the numbering (the segments on both sides), a
+ * \param [out] err    on failure the message, naming the files: a
  *                     spread segment missing a member (that member), two
  *                     segments of different spatial dimension (both), a
  *                     segment that cannot be read (it); may be NULL
  * \return MXN_OK; MXN_ERR_ARG, MXN_ERR_IO, MXN_ERR_FORMAT, MXN_ERR_FILESET
- *   (gap, incomplete or ambiguous segment), MXN_ERR_INCONSISTENT
+ *   (incomplete or ambiguous segment), MXN_ERR_INCONSISTENT
  *   (dimensions differ). Collective over comm unless MPI_COMM_NULL.
  */
 int mxn_series_open(MPI_Comm comm, const char *const *paths, int npaths, mxn_series_t **out,

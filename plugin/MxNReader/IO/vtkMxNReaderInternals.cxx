@@ -779,10 +779,14 @@ void vtkMxNReaderInternals::MarkEnded()
 std::string vtkMxNReaderInternals::TakeIdWarning(const std::string& file)
 {
   const mxn_structure_t* s = this->TheLoad ? mxn_load_structure(this->TheLoad) : nullptr;
-  if (!s || !s->id_fallback || this->IdWarnedFile == file)
+  // the id fallback's and the writers' hints' (mxn_structure_warnings)
+  if (!s || mxn_structure_warnings(s, nullptr, 0) == 0 || this->IdWarnedFile == file)
   {
     return std::string();
   }
   this->IdWarnedFile = file;
-  return this->Rank == 0 ? std::string(s->id_warning) : std::string();
+  std::string w(2 * MXN_ERRMSG_LEN, '\0');
+  mxn_structure_warnings(s, &w[0], w.size());
+  w.resize(std::strlen(w.c_str()));
+  return this->Rank == 0 ? w : std::string();
 }

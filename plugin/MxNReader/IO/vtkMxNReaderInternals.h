@@ -119,9 +119,10 @@ public:
   bool Open(const LoadKey& key, int piece, int step, MPI_Comm world, std::string& error);
   ///@}
 
-  /** The core's warning about the open load's id maps (ids repeated, and
-   *  the fallback it took), once a file and on the load's first rank; ""
-   *  otherwise. */
+  /** The core's warnings about the open load (mxn_structure_warnings():
+   *  id maps it could not trust and the fallback it took; writers' hints,
+   *  such as Nemesis global counts, the members do not bear out), one a
+   *  line, once a file and on the load's first rank; "" otherwise. */
   std::string TakeIdWarning(const std::string& file);
 
   /** With key.Dynamic: re-balance the load for `step` (weighed by the
