@@ -92,6 +92,37 @@ bool same_on_every_rank(const mxn_structure_t *s) {
   return all_ok(r0 == mine);
 }
 
+// A mesh mxn_gen makes from `args` in `fmt` (nc3, nc4), split by RCB into
+// M members of the same format by rank 0: the set's base name on every
+// rank ("" where it could not be made), *mesh the mesh. Collective.
+std::string format_set(const std::string &dir_name, const std::string &args, const std::string &fmt,
+                       int M, std::string *mesh) {
+  std::string dir = world_tmpdir(dir_name), base = dir + "/set.e";
+  *mesh = dir + "/mesh.e";
+  int ok = 1;
+  if (mpi_rank() == 0) {
+    generate(dir, "mesh.e", args + " --format " + fmt);
+    mxn_form_opts_t fo{};
+    fo.gap = -1;
+    fo.file.format = fmt == "nc4" ? MXN_FORMAT_NC4 : MXN_FORMAT_NC3;
+    mxn_error_t err;
+    mxn_error_clear(&err);
+    int st = mxn_split(mesh->c_str(), base.c_str(), M, MXN_PART_RCB, &fo, nullptr, &err);
+    EXPECT_EQ(MXN_OK, st) << err.msg;
+    ok = st == MXN_OK;
+    // The members are of that format (netCDF-4: HDF5's signature).
+    char m0[4096];
+    mxn_member_name(base.c_str(), M, 0, m0, sizeof m0);
+    int nc, form = 0;
+    EXPECT_EQ(NC_NOERR, nc_open(m0, NC_NOWRITE, &nc));
+    nc_inq_format(nc, &form);
+    nc_close(nc);
+    EXPECT_EQ(fmt == "nc4", form == NC_FORMAT_NETCDF4 || form == NC_FORMAT_NETCDF4_CLASSIC) << m0;
+  }
+  MPI_Bcast(&ok, 1, MPI_INT, 0, MPI_COMM_WORLD);
+  return ok ? base : "";
+}
+
 // ---------- QA and information records ----------
 
 TEST(Records, SharedMeshesAsExodusReadsThem) {
@@ -195,8 +226,7 @@ class RecordsWritten : public ::testing::TestWithParam<const char *> {};
 TEST_P(RecordsWritten, Member0sOnEveryRank) {
   const std::string fmt = GetParam();
   std::string mesh;
-  std::string base = generated_set("records_" + fmt, "--type hex --dims 4 3 3 --steps 1 --format " + fmt,
-                                   3, &mesh);
+  std::string base = format_set("records_" + fmt, "--type hex --dims 4 3 3 --steps 1", fmt, 3, &mesh);
   ASSERT_TRUE(all_ok(!base.empty()));
   char m0[4096], m1[4096];
   mxn_member_name(base.c_str(), 3, 0, m0, sizeof m0);
@@ -384,9 +414,8 @@ TEST_P(AssembliesWritten, OnOneFileAndOnMember0OfASet) {
   const std::string fmt = GetParam();
   std::string mesh;
   // Blocks 10, 20, 30 (as mxn_gen numbers them), node and side sets.
-  std::string base = generated_set("assemblies_" + fmt,
-                                   "--type hex --dims 4 3 3 --blocks 3 --steps 1 --format " + fmt, 3,
-                                   &mesh);
+  std::string base = format_set("assemblies_" + fmt, "--type hex --dims 4 3 3 --blocks 3 --steps 1", fmt, 3,
+                                &mesh);
   ASSERT_TRUE(all_ok(!base.empty()));
   // Defined out of id order, one unnamed, a name longer than 32
   // characters (cut as Exodus reads names), an assembly of assemblies.
@@ -425,6 +454,34 @@ TEST_P(AssembliesWritten, OnOneFileAndOnMember0OfASet) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Formats, AssembliesWritten, ::testing::Values("nc3", "nc4"));
+
+// An assembly variable without its type is damaged: the open fails on
+// every rank alike, naming the member and the assembly.
+TEST(Assemblies, DamagedOneFailsTheOpenEverywhere) {
+  std::string base = generated_set("assemblies_bad", "--type hex --dims 3 3 3 --steps 1", 2);
+  ASSERT_TRUE(all_ok(!base.empty()));
+  char m0[4096];
+  mxn_member_name(base.c_str(), 2, 0, m0, sizeof m0);
+  int ok = 1;
+  if (mpi_rank() == 0) {
+    int nc, dim, var;
+    ok = nc_open(m0, NC_WRITE, &nc) == NC_NOERR && nc_redef(nc) == NC_NOERR &&
+         nc_def_dim(nc, "num_entity_assembly8", 1, &dim) == NC_NOERR &&
+         nc_def_var(nc, "assembly_entity8", NC_INT, 1, &dim, &var) == NC_NOERR &&
+         nc_enddef(nc) == NC_NOERR && nc_close(nc) == NC_NOERR;
+  }
+  ASSERT_TRUE(all_ok(ok));
+  mxn_dataset_t *ds = nullptr;
+  ASSERT_EQ(MXN_OK, mxn_dataset_create(&ds));
+  mxn_error_t err;
+  mxn_error_clear(&err);
+  int st = mxn_dataset_open_collective(MPI_COMM_WORLD, ds, base.c_str(), &err);
+  expect_agreed(st, err.msg);
+  EXPECT_EQ(MXN_ERR_FORMAT, st);
+  EXPECT_NE(nullptr, strstr(err.msg, m0)) << err.msg;
+  EXPECT_NE(nullptr, strstr(err.msg, "assembly 8")) << err.msg;
+  mxn_dataset_destroy(&ds);
+}
 
 // ---------- attributes: names in the structure, values by id in a load ----------
 
