@@ -218,6 +218,10 @@ static void free_structure(mxn_structure_t *s) {
   free(s->face_maps);
   free(s->elem_maps);
   free(s->times);
+  free(s->qa_records);
+  free(s->info_records);
+  for (int a = 0; a < s->num_assemblies; a++) free(s->assemblies[a].members);
+  free(s->assemblies);
   memset(s, 0, sizeof *s);
 }
 
@@ -275,6 +279,9 @@ int64_t mxn__dataset_metadata_bytes(const mxn_dataset_t *ds) {
                        s->num_elem_sets};
   for (int k = 0; k < 7; k++) b += (size_t)vl[k]->num * (name + (size_t)nobj[k] * nint);
   b += (size_t)s->num_times * sizeof(double);
+  b += (size_t)s->num_qa * sizeof *s->qa_records + (size_t)s->num_info * sizeof *s->info_records;
+  for (int a = 0; a < s->num_assemblies; a++)
+    b += sizeof *s->assemblies + (size_t)s->assemblies[a].num_members * sizeof(mxn_gid_t);
   if (ds->glob_vals) b += (size_t)s->num_times * (size_t)ds->glob_nvars * sizeof(double);
   for (int p = 0; ds->fpages && p < mxn__fpage_count(ds); p++)
     b += sizeof *ds->fpages + (ds->fpages[p] ? MXN__FPAGE * sizeof **ds->fpages : 0);
@@ -283,6 +290,22 @@ int64_t mxn__dataset_metadata_bytes(const mxn_dataset_t *ds) {
   for (int j = 0; ds->fpages && j < ds->nfiles; j++)
     if (mxn__file_held(ds, j)) b += sizeof *mxn__file_held(ds, j) + strlen(mxn__file_held(ds, j)->path) + 1;
   return (int64_t)b;
+}
+
+const char *mxn_entity_type_name(int type) {
+  switch (type) {
+    case MXN_ENTITY_ELEM_BLOCK: return "element block";
+    case MXN_ENTITY_NODE_SET: return "node set";
+    case MXN_ENTITY_SIDE_SET: return "side set";
+    case MXN_ENTITY_EDGE_BLOCK: return "edge block";
+    case MXN_ENTITY_EDGE_SET: return "edge set";
+    case MXN_ENTITY_FACE_BLOCK: return "face block";
+    case MXN_ENTITY_FACE_SET: return "face set";
+    case MXN_ENTITY_ELEM_SET: return "element set";
+    case MXN_ENTITY_ASSEMBLY: return "assembly";
+    case MXN_ENTITY_BLOB: return "blob";
+    default: return "unknown";
+  }
 }
 
 const mxn_structure_t *mxn_dataset_structure(const mxn_dataset_t *ds) {

@@ -225,6 +225,22 @@ static int find(const mxn__h5_t *h, const char *name) {
   return -1;
 }
 
+int mxn__h5_each_name(const mxn__h5_t *h, const char *prefix,
+                      int (*fn)(const char *name, void *data), void *data) {
+  size_t plen = strlen(prefix);
+  int lo = 0, hi = h->nvars; /* the first name not below prefix */
+  while (lo < hi) {
+    int mid = lo + (hi - lo) / 2;
+    if (strcmp(h->names[mid], prefix) < 0) lo = mid + 1;
+    else hi = mid;
+  }
+  for (int v = lo; v < h->nvars && strncmp(h->names[v], prefix, plen) == 0; v++) {
+    int rc = fn(h->names[v], data);
+    if (rc) return rc;
+  }
+  return 0;
+}
+
 int mxn__h5_var(const mxn__h5_t *h, const char *name) {
   int v = find(h, name);
   if (v < 0) {

@@ -520,6 +520,12 @@ void mxn__m_names_drop(mxn__file_t *f);
  * member closes the datasets its header was read from (those a step
  * reads open again as they are read). */
 void mxn__m_header_done(mxn__file_t *f);
+/* fn(name, data) for each variable of open member f whose name starts
+ * with prefix (netCDF: in id order; netCDF-4 read through HDF5: in name
+ * order), until it returns nonzero (then that value); 0 when all were
+ * seen, -1 when the member's variables cannot be listed. */
+int mxn__m_each_var(const mxn__file_t *f, const char *prefix,
+                    int (*fn)(const char *name, void *data), void *data);
 int mxn__m_ndims(const mxn__file_t *f, int v);
 int64_t mxn__m_dimlen(const mxn__file_t *f, int v, int d);
 int mxn__m_get(const mxn__file_t *f, int v, const size_t *start, const size_t *count,
@@ -617,6 +623,10 @@ int mxn__h5_open(const char *path, mxn__h5_names_t **names, mxn__h5_t **out);
 void mxn__h5_close(mxn__h5_t *h);
 void mxn__h5_names_free(mxn__h5_names_t *nm);
 int mxn__h5_var(const mxn__h5_t *h, const char *name);
+/* fn(name, data) for each root-group name starting with prefix, in name
+ * order, until it returns nonzero (then that value, else 0). */
+int mxn__h5_each_name(const mxn__h5_t *h, const char *prefix,
+                      int (*fn)(const char *name, void *data), void *data);
 /* Variable v's rank (-1: none), extent and chunk sizes (0: not chunked), and
  * whether its chunks are filtered; len, chunk, filtered may be NULL. */
 int mxn__h5_shape(mxn__h5_t *h, int v, size_t *len, size_t *chunk, int *filtered);

@@ -650,6 +650,31 @@ int mxn__m_var(const mxn__file_t *f, const char *name) {
   return nc_inq_varid(f->ncid, name, &v) == NC_NOERR ? v : -1;
 }
 
+int mxn__m_each_var(const mxn__file_t *f, const char *prefix,
+                    int (*fn)(const char *name, void *data), void *data) {
+  const struct mxn__names *nm = names_for(f);
+  if (nm) {
+    for (int v = 0; v < nm->var.n; v++)
+      if (starts_with(nm->var.ent[v].name, prefix)) {
+        int rc = fn(nm->var.ent[v].name, data);
+        if (rc) return rc;
+      }
+    return 0;
+  }
+  if (via_h5(f)) return mxn__h5_each_name(f->h5, prefix, fn, data);
+  int nvars;
+  if (nc_inq_nvars(f->ncid, &nvars) != NC_NOERR) return -1;
+  for (int v = 0; v < nvars; v++) {
+    char name[NC_MAX_NAME + 1];
+    if (nc_inq_varname(f->ncid, v, name) != NC_NOERR) return -1;
+    if (starts_with(name, prefix)) {
+      int rc = fn(name, data);
+      if (rc) return rc;
+    }
+  }
+  return 0;
+}
+
 int mxn__m_ndims(const mxn__file_t *f, int v) {
   int nd;
   if (via_h5(f)) return mxn__h5_shape(f->h5, v, NULL, NULL, NULL);

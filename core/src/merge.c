@@ -554,6 +554,63 @@ done:
   return status;
 }
 
+/* Member 0's records (summary.c, summarize_records) into the structure:
+ * MXN_ERR_MPI where the stream is malformed. Taken where the structure
+ * has none yet (the open's merge of member 0). */
+static int merge_records(mxn_dataset_t *ds, rbuf_t *r) {
+  mxn_structure_t *s = &ds->s;
+  int status = MXN_OK;
+  char(*qa)[4][MXN_QA_LEN] = NULL, (*info)[MXN_INFO_LEN] = NULL;
+  mxn_assembly_info_t *as = NULL;
+  int64_t nas = 0;
+  /* the counts are the header's, read with it (s->num_qa, s->num_info) */
+  if ((size_t)s->num_qa > (r->n - r->at) / 32 || (size_t)s->num_info > (r->n - r->at) / 8)
+    return MXN_ERR_MPI;
+  if (s->num_qa > 0) MXN_ALLOC(qa, s->num_qa);
+  for (int i = 0; i < s->num_qa; i++)
+    for (int k = 0; k < 4; k++) r_str(r, qa[i][k], MXN_QA_LEN);
+  if (s->num_info > 0) MXN_ALLOC(info, s->num_info);
+  for (int i = 0; i < s->num_info; i++) r_str(r, info[i], MXN_INFO_LEN);
+  nas = r_i64(r);
+  if (r->bad || nas < 0 || (size_t)nas > (r->n - r->at) / 32) {
+    status = MXN_ERR_MPI;
+    goto done;
+  }
+  if (nas > 0) MXN_ALLOC(as, nas);
+  for (int64_t i = 0; i < nas; i++) {
+    as[i].id = r_i64(r);
+    as[i].type = (int)r_i64(r);
+    r_str(r, as[i].name, MXN_NAME_LEN);
+    as[i].num_members = r_i64(r);
+    if (r->bad || as[i].num_members < 0 ||
+        (size_t)as[i].num_members > (r->n - r->at) / sizeof(int64_t)) {
+      status = MXN_ERR_MPI;
+      goto done;
+    }
+    MXN_ALLOC_RAW(as[i].members, as[i].num_members);
+    r_raw(r, as[i].members, (size_t)as[i].num_members * sizeof *as[i].members);
+  }
+  if (r->bad) {
+    status = MXN_ERR_MPI;
+    goto done;
+  }
+  if (!ds->settled && !s->qa_records && !s->info_records && !s->assemblies) {
+    s->qa_records = qa;
+    s->info_records = info;
+    s->assemblies = as;
+    s->num_assemblies = (int)nas;
+    qa = NULL;
+    info = NULL;
+    as = NULL;
+  }
+done:
+  free(qa);
+  free(info);
+  for (int64_t i = 0; as && i < nas; i++) free(as[i].members);
+  free(as);
+  return status;
+}
+
 static int merge_summary(mxn_dataset_t *ds, int j, const char *buf, size_t len) {
   mxn_structure_t *s = &ds->s;
   mxn__file_t *f = rec(ds, j);
@@ -736,6 +793,14 @@ static int merge_summary(mxn_dataset_t *ds, int j, const char *buf, size_t len) 
   {
     const int64_t nents_of[MXN__NEK] = {num_elem, num_edge, num_face, num_nodes};
     MXN_CHECK(merge_maps(ds, j, nmaps_of, nents_of, r));
+  }
+  /* Member 0's QA and information records and assemblies, once. */
+  int with = (int)r_i64(r);
+  if (r->bad || (with && j != 0)) goto bad;
+  if (with) {
+    status = merge_records(ds, r);
+    if (status == MXN_ERR_MPI) goto bad;
+    MXN_CHECK(status);
   }
   if (r->bad || r->at != r->n) goto bad;
 done:

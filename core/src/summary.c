@@ -25,6 +25,8 @@
  * length), and the longest block type it keeps (MAX_STR_LENGTH). */
 #define NAME_READ 32
 #define TYPE_READ 32
+/* Exodus 8's assemblies: variable assembly_entity<id> each. */
+#define ASSEMBLY_VAR "assembly_entity"
 
 /* Names from old writers may carry junk after the NUL or trailing blanks. */
 static void clean_name(char *s, size_t cap) {
@@ -33,6 +35,15 @@ static void clean_name(char *s, size_t cap) {
   for (size_t i = 0; i < n; i++)
     if (!isprint((unsigned char)s[i])) s[i] = ' ';
   while (n > 0 && s[n - 1] == ' ') s[--n] = '\0';
+}
+
+/* Whether name is prefix followed by one or more decimal digits only. */
+static int all_digits_after(const char *name, const char *prefix) {
+  size_t n = strlen(prefix);
+  if (strncmp(name, prefix, n) != 0 || !name[n]) return 0;
+  for (const char *c = name + n; *c; c++)
+    if (*c < '0' || *c > '9') return 0;
+  return 1;
 }
 
 /* Length of dimension `name` numbered q (fmt with q for its "%d"); 1
@@ -744,6 +755,187 @@ done:
   return status;
 }
 
+/* ---------- member 0's records: QA, information, assemblies ---------- */
+
+/* Row k of `width`-character text rows as stored, as Exodus's ex_get_qa
+ * and ex_get_info read it: up to its NUL or `keep` characters, trailing
+ * blanks removed (out: room for keep + 1). */
+static void text_row(const char *raw, size_t width, int64_t k, size_t keep, char *out) {
+  const char *row = raw + (size_t)k * width;
+  size_t n = 0;
+  while (n < width && n < keep && row[n] != '\0') {
+    out[n] = row[n];
+    n++;
+  }
+  while (n > 0 && isspace((unsigned char)out[n - 1])) n--;
+  out[n] = '\0';
+}
+
+/* `rows` rows of text variable `name` ([rows][width] characters, width the
+ * variable's last dimension, of `nd` dimensions), each cut and trimmed into
+ * the stream; a member without the variable, or one that cannot be read,
+ * gives empty strings (Exodus would refuse the read, not the file). */
+static int records_text(const mxn__file_t *f, const char *name, int nd, int64_t rows,
+                        size_t keep, wbuf_t *body) {
+  int status = MXN_OK, v = mxn__m_var(f, name);
+  char *raw = NULL, *one = NULL;
+  int64_t width = v >= 0 && mxn__m_ndims(f, v) == nd ? mxn__m_dimlen(f, v, nd - 1) : -1;
+  int ok = width > 0 && (nd == 2 || mxn__m_dimlen(f, v, 1) == 4);
+  MXN_ALLOC_RAW(one, keep + 1);
+  if (ok) {
+    MXN_ALLOC_RAW(raw, rows * width);
+    size_t start[3] = {0, 0, 0}, count[3] = {(size_t)(nd == 3 ? rows / 4 : rows), 4, 4};
+    count[nd - 1] = (size_t)width;
+    ok = mxn__m_read(f, v, start, count, raw, 'c') == 0;
+  }
+  for (int64_t k = 0; k < rows; k++) {
+    if (ok) text_row(raw, (size_t)width, k, keep, one);
+    else one[0] = '\0';
+    w_str(body, one);
+  }
+done:
+  free(raw);
+  free(one);
+  return status;
+}
+
+/* An assembly as the member stores it (Exodus 8: variable
+ * assembly_entity<id> of its member ids, attributes _id, _type, _name). */
+typedef struct {
+  int64_t id, type, n;
+  char name[NAME_READ + 1];
+  int64_t *members;
+} assembly_t;
+
+typedef struct {
+  char **names;
+  int n, cap, nomem;
+} namelist_t;
+
+static int collect_name(const char *name, void *data) {
+  namelist_t *l = data;
+  if (l->n == l->cap) {
+    int c = l->cap ? 2 * l->cap : 16;
+    char **p = mxn__realloc(l->names, (size_t)c * sizeof *p);
+    if (!p) return (l->nomem = 1);
+    l->names = p;
+    l->cap = c;
+  }
+  if (!(l->names[l->n] = strdup(name))) return (l->nomem = 1);
+  l->n++;
+  return 0;
+}
+
+static int by_assembly_id(const void *x, const void *y) {
+  int64_t a = ((const assembly_t *)x)->id, b = ((const assembly_t *)y)->id;
+  return (a > b) - (a < b);
+}
+
+/* One assembly's variable read into *a (its id, type, name, members). */
+static int read_assembly(mxn_dataset_t *ds, const mxn__file_t *f, const char *var,
+                         assembly_t *a) {
+  int status = MXN_OK, v = mxn__m_var(f, var);
+  size_t len = 0;
+  long long x;
+  char *t = NULL;
+  if (v < 0) /* listed, so there (and -1 would name the global attributes) */
+    return MXN_DS_ERR(ds, MXN_ERR_FORMAT, "%s: cannot find variable %s", f->path, var);
+  const char *digits = var + strlen(ASSEMBLY_VAR);
+  /* the id: its attribute, else the number the name ends with */
+  a->id = mxn__m_att_len(f, v, "_id", &len) == 0 && len == 1 &&
+                  mxn__m_att_get(f, v, "_id", &x, 'l') == 0
+              ? (int64_t)x
+              : strtoll(digits, NULL, 10);
+  a->type = mxn__m_att_len(f, v, "_type", &len) == 0 && len == 1 &&
+                    mxn__m_att_get(f, v, "_type", &x, 'l') == 0
+                ? (int64_t)x
+                : -1;
+  a->name[0] = '\0';
+  if (mxn__m_att_len(f, v, "_name", &len) == 0 && len > 0) {
+    MXN_ALLOC_RAW(t, len + 1);
+    if (mxn__m_att_get(f, v, "_name", t, 'c') == 0) {
+      t[len] = '\0';
+      snprintf(a->name, sizeof a->name, "%s", t);
+      clean_name(a->name, sizeof a->name);
+    }
+  }
+  a->n = v >= 0 && mxn__m_ndims(f, v) == 1 ? mxn__m_dimlen(f, v, 0) : -1;
+  if (a->n < 0 || a->type < 0 || a->n > f->open_size) {
+    status = MXN_DS_ERR(ds, MXN_ERR_FORMAT, "%s: assembly %lld (%s): damaged (no type or entries)",
+                        f->path, (long long)a->id, var);
+    goto done;
+  }
+  MXN_ALLOC_RAW(a->members, a->n);
+  if (a->n > 0 && get_i64(f, v, a->n, a->members) != 0)
+    status = MXN_DS_ERR(ds, MXN_ERR_FORMAT, "%s: cannot read the entities of assembly %lld",
+                        f->path, (long long)a->id);
+done:
+  free(t);
+  return status;
+}
+
+/* Member 0's assemblies into the stream, by ascending id: their count,
+ * then each one's id, type, name, member count and member ids. */
+static int summarize_assemblies(mxn_dataset_t *ds, const mxn__file_t *f, wbuf_t *body) {
+  int status = MXN_OK;
+  namelist_t l = {0};
+  assembly_t *a = NULL;
+  int rc = mxn__m_each_var(f, ASSEMBLY_VAR, collect_name, &l);
+  if (l.nomem) {
+    status = MXN_ERR_NOMEM;
+    goto done;
+  }
+  if (rc < 0) {
+    status = MXN_DS_ERR(ds, MXN_ERR_FORMAT, "%s: cannot list its variables", f->path);
+    goto done;
+  }
+  MXN_ALLOC(a, l.n);
+  int n = 0;
+  for (int i = 0; i < l.n; i++) {
+    if (!all_digits_after(l.names[i], ASSEMBLY_VAR)) continue; /* not one of Exodus's */
+    MXN_CHECK(read_assembly(ds, f, l.names[i], &a[n]));
+    n++;
+  }
+  qsort(a, (size_t)n, sizeof *a, by_assembly_id);
+  w_i64(body, n);
+  for (int i = 0; i < n; i++) {
+    w_i64(body, a[i].id);
+    w_i64(body, a[i].type);
+    w_str(body, a[i].name);
+    w_i64(body, a[i].n);
+    w_raw(body, a[i].members, (size_t)a[i].n * sizeof *a[i].members);
+  }
+done:
+  for (int i = 0; i < l.n; i++) free(l.names[i]);
+  free(l.names);
+  for (int i = 0; a && i < l.n; i++) free(a[i].members);
+  free(a);
+  return status;
+}
+
+/* Member 0's QA and information records and its assemblies, read once when
+ * the dataset is opened (a record rebuilt later, on a rank that did not
+ * summarise member 0, has them from the structure): a flag, then, where
+ * it is 1, num_qa x 4 strings, num_info strings and the assemblies. */
+static int summarize_records(mxn_dataset_t *ds, int j, wbuf_t *body) {
+  const mxn__file_t *f = mxn__file_held(ds, j);
+  int with = j == 0 && !ds->opened;
+  w_i64(body, with);
+  if (!with) return MXN_OK;
+  int64_t nqa = 0, ninfo = 0;
+  int status = MXN_OK;
+  mxn__m_dim(f, "num_qa_rec", &nqa);
+  mxn__m_dim(f, "num_info", &ninfo);
+  if (nqa > f->open_size || ninfo > f->open_size)
+    return MXN_DS_ERR(ds, MXN_ERR_FORMAT, "%s: invalid header (%lld QA, %lld info records)",
+                      f->path, (long long)nqa, (long long)ninfo);
+  MXN_CHECK(records_text(f, "qa_records", 3, 4 * nqa, MXN_QA_LEN - 1, body));
+  MXN_CHECK(records_text(f, "info_records", 2, ninfo, MXN_INFO_LEN - 1, body));
+  MXN_CHECK(summarize_assemblies(ds, f, body));
+done:
+  return status;
+}
+
 /* Member j's header as a stream (see above). Returns the member's status;
  * the stream then holds it and its message. */
 static int summarize_member(mxn_dataset_t *ds, int j, wbuf_t *w) {
@@ -777,6 +969,7 @@ static int summarize_member(mxn_dataset_t *ds, int j, wbuf_t *w) {
   }
   MXN_CHECK(summarize_times(ds, j, n_glob, &body));
   MXN_CHECK(summarize_maps(ds, j, h, &body));
+  MXN_CHECK(summarize_records(ds, j, &body));
   /* The declarations once per run of members that repeat them: a flag
    * says "as member j-1" when this open summarised j-1 just before and
    * read the same declarations there (the same key: ds->decl_prev). */

@@ -262,14 +262,20 @@ static int cmd_info(int argc, char **argv) {
            "Print the dataset's file count M, global node and element counts\n"
            "(distinct global ids over all files), element blocks (id, name,\n"
            "type, count), edge and face blocks, node, side, edge, face and\n"
-           "element sets, numbered maps, variables and time values.\n"
+           "element sets, numbered maps, assemblies, QA and information records,\n"
+           "variables and time values.\n"
            "--json prints one JSON object with the keys files, num_files,\n"
            "num_dim, num_nodes, num_elements, blocks, node_sets, side_sets,\n"
            "variables {nodal, element, global, edge, face, node_set, side_set,\n"
            "edge_set, face_set, element_set}, times, num_edges, num_faces,\n"
            "edge_blocks, face_blocks, edge_sets, face_sets, element_sets,\n"
-           "maps {node, edge, face, element}, id_fallback {elements_by_position,\n"
-           "nodes_by_coordinates, warning}, hint_warning.\n"
+           "maps {node, edge, face, element}, qa_records (member 0's QA records,\n"
+           "each [code, version, date, time]), info_records (its information\n"
+           "lines), assemblies (id, name, type of its members, member ids),\n"
+           "id_fallback {elements_by_position, nodes_by_coordinates, warning},\n"
+           "hint_warning.\n"
+           "The text output lists assemblies, QA and information records where\n"
+           "there are any.\n"
            "Id maps that cannot be trusted (an id repeated within a member, one\n"
            "node id at different points in two members) are replaced, as the\n"
            "text output's \"warning\" line says: elements by member and position,\n"
@@ -394,10 +400,37 @@ static int cmd_info(int argc, char **argv) {
     json_maps(s->num_face_maps, s->face_maps);
     printf(", \"element\": ");
     json_maps(s->num_elem_maps, s->elem_maps);
+    printf("},\n  \"qa_records\": [");
+    for (int q = 0; q < s->num_qa; q++) {
+      printf("%s\n    [", q ? "," : "");
+      for (int k = 0; k < 4; k++) {
+        if (k) printf(", ");
+        json_str(stdout, s->qa_records[q][k]);
+      }
+      printf("]");
+    }
+    printf("%s],\n  \"info_records\": [", s->num_qa ? "\n  " : "");
+    for (int i = 0; i < s->num_info; i++) {
+      printf("%s\n    ", i ? "," : "");
+      json_str(stdout, s->info_records[i]);
+    }
+    printf("%s],\n  \"assemblies\": [", s->num_info ? "\n  " : "");
+    for (int a = 0; a < s->num_assemblies; a++) {
+      const mxn_assembly_info_t *as = &s->assemblies[a];
+      printf("%s\n    {\"id\": %lld, \"name\": ", a ? "," : "", (long long)as->id);
+      json_str(stdout, as->name);
+      printf(", \"type\": ");
+      json_str(stdout, mxn_entity_type_name(as->type));
+      printf(", \"members\": [");
+      for (int64_t m = 0; m < as->num_members; m++)
+        printf("%s%lld", m ? ", " : "", (long long)as->members[m]);
+      printf("]}");
+    }
+    printf("%s]", s->num_assemblies ? "\n  " : "");
     /* Content this version would refuse is refused when the dataset opens
      * (polyhedra), so nothing is ever listed here; the key stays for
      * scripts written against earlier versions. */
-    printf("},\n  \"unsupported\": {},\n");
+    printf(",\n  \"unsupported\": {},\n");
     printf("  \"id_fallback\": {\"elements_by_position\": %s, \"nodes_by_coordinates\": %s, "
            "\"warning\": ",
            s->id_fallback & MXN_IDS_ELEM_BY_POSITION ? "true" : "false",
@@ -457,6 +490,22 @@ static int cmd_info(int argc, char **argv) {
         for (int m = 0; m < nk[k]; m++)
           printf("  %-8s id %-8lld %s\n", wk[k], (long long)mk[k][m].id, mk[k][m].name);
     }
+    if (s->num_assemblies) {
+      printf("assemblies %d\n", s->num_assemblies);
+      for (int a = 0; a < s->num_assemblies; a++) {
+        const mxn_assembly_info_t *as = &s->assemblies[a];
+        printf("  id %-8lld %-13s %4lld members  %s:", (long long)as->id,
+               mxn_entity_type_name(as->type), (long long)as->num_members, as->name);
+        for (int64_t m = 0; m < as->num_members; m++) printf(" %lld", (long long)as->members[m]);
+        printf("\n");
+      }
+    }
+    if (s->num_qa) printf("qa        %d\n", s->num_qa);
+    for (int q = 0; q < s->num_qa; q++)
+      printf("  %-32s %-32s %-32s %s\n", s->qa_records[q][0], s->qa_records[q][1],
+             s->qa_records[q][2], s->qa_records[q][3]);
+    if (s->num_info) printf("info      %d\n", s->num_info);
+    for (int i = 0; i < s->num_info; i++) printf("  %s\n", s->info_records[i]);
     printf("variables nodal %d, element %d, global %d\n", s->num_node_vars, s->num_elem_vars,
            s->num_global_vars);
     for (int v = 0; v < s->num_node_vars; v++) printf("  nodal    %s\n", s->node_var_names[v]);

@@ -73,6 +73,37 @@ typedef struct mxn_var_list {
   int *truth;
 } mxn_var_list_t;
 
+/** Room for a QA record's string and for an information line with their
+ *  NUL: Exodus keeps 32 and 80 characters (its MAX_STR_LENGTH and
+ *  MAX_LINE_LENGTH) and reads them so. */
+#define MXN_QA_LEN 33
+#define MXN_INFO_LEN 81
+
+/** Exodus's entity type codes (`ex_entity_type`), as assemblies store the
+ *  type of their members. */
+#define MXN_ENTITY_ELEM_BLOCK 1
+#define MXN_ENTITY_NODE_SET 2
+#define MXN_ENTITY_SIDE_SET 3
+#define MXN_ENTITY_EDGE_BLOCK 6
+#define MXN_ENTITY_EDGE_SET 7
+#define MXN_ENTITY_FACE_BLOCK 8
+#define MXN_ENTITY_FACE_SET 9
+#define MXN_ENTITY_ELEM_SET 10
+#define MXN_ENTITY_ASSEMBLY 16
+#define MXN_ENTITY_BLOB 17
+
+/** An Exodus assembly (`ex_put_assembly`, Exodus 8): a named group of
+ *  entities of one type (blocks, sets, or other assemblies), as member 0
+ *  stores it. */
+typedef struct mxn_assembly_info {
+  mxn_gid_t id;
+  char name[MXN_NAME_LEN];      /**< "" if unnamed; cut at 32 characters */
+  int type;                     /**< MXN_ENTITY_* of every member, as stored */
+  int64_t num_members;
+  mxn_gid_t *members;           /**< num_members entity ids (block, set or
+                                     assembly ids of `type`), as stored */
+} mxn_assembly_info_t;
+
 /** Merged structure of the dataset. Owned by the dataset handle. */
 typedef struct mxn_structure {
   char title[MXN_NAME_LEN * 2];
@@ -116,6 +147,19 @@ typedef struct mxn_structure {
   int num_node_maps, num_edge_maps, num_face_maps, num_elem_maps;
   mxn_map_info_t *node_maps, *edge_maps, *face_maps, *elem_maps;
   int num_qa, num_info;         /**< QA and info records of file 0 */
+  /** Member 0's QA records (Exodus `ex_get_qa`): num_qa of them, each
+   *  [0] code name, [1] code version, [2] date, [3] time, cut at 32
+   *  characters and trailing blanks removed as Exodus reads them; NULL
+   *  when num_qa is 0. A member whose records cannot be read (a count
+   *  without the variable) gives empty strings. */
+  char (*qa_records)[4][MXN_QA_LEN];
+  /** Member 0's information records (`ex_get_info`): num_info lines, cut
+   *  at 80 characters, trailing blanks removed; NULL when num_info is 0. */
+  char (*info_records)[MXN_INFO_LEN];
+  /** Member 0's assemblies (Exodus 8), in ascending id order; NULL when
+   *  num_assemblies is 0. A file written before assemblies has none. */
+  int num_assemblies;
+  mxn_assembly_info_t *assemblies;
   int has_original_elem_ids;    /**< every file has `original_global_id_map` */
   int int64_ids;                /**< some member stores 64-bit ids */
   int float_word_size;          /**< 4 or 8, of file 0 */
@@ -143,9 +187,15 @@ typedef struct mxn_structure {
  * Every warning of a structure (id_warning, hint_warning), one a line in
  * that order, into buf (at most cap bytes, cut there; "" when none).
  * What a reader or tool says once per dataset.
- * eturn the number of warnings. Local.
+ * \return the number of warnings. Local.
  */
 int mxn_structure_warnings(const mxn_structure_t *s, char *buf, size_t cap);
+
+/** Exodus's name of an entity type code (`ex_name_of_object`): "element
+ *  block", "node set", "side set", "edge block", "edge set", "face block",
+ *  "face set", "element set", "assembly", "blob"; "unknown" otherwise.
+ *  Static storage. Local. */
+const char *mxn_entity_type_name(int type);
 
 /** Element ids are the member's offset (elements of the members before
  *  it) + position + 1, in member order, not the members' elem_num_map. */
