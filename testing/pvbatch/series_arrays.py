@@ -83,8 +83,8 @@ r.UpdatePipelineInformation()
 times = list(r.TimestepValues)
 if times != [0.25, 0.5, 0.75, 1.0]:
     fail("times %s" % times)
-blocks = names_of(r.GetProperty("ElementBlocksInfo"))
-cells = names_of(r.GetProperty("CellArraysInfo"))
+blocks = names_of(r.GetProperty("ElementBlockInfo"))
+cells = names_of(r.GetProperty("ElementBlockFieldInfo"))
 if blocks != ["block_10", "block_20"]:
     fail("ElementBlocks lists %s, expected block_10, block_20" % blocks)
 if "hot_spot" not in cells or "elem_gid_time" not in cells:
