@@ -1,7 +1,7 @@
 """What the pvbatch checks share, most of them run on N ranks (mpiexec ...
 pvbatch --symmetric): the rank's place in the job, failed checks
 collected per rank, sums and gathers over the ranks, the leaves of a
-reader's output, a proxy's error or warning messages kept for the check,
+reader's output, array layouts and owned (non-ghost) cells, a proxy's error or warning messages kept for the check,
 and the closing tally that gives every rank the same verdict. Time values
 are compared in timesteps.py.
 
@@ -34,6 +34,22 @@ def leaves(dobj):
     while not it.IsDoneWithTraversal():
         yield it.GetCurrentDataObject()
         it.GoToNextItem()
+
+
+def layout(attrs, skip=()):
+    """The sorted (name, components) of a vtkFieldData's (point, cell or
+    field data's) arrays, leaving out the names in skip."""
+    return sorted((attrs.GetArrayName(k), attrs.GetAbstractArray(k).GetNumberOfComponents())
+                  for k in range(attrs.GetNumberOfArrays())
+                  if attrs.GetArrayName(k) not in skip)
+
+
+def owned(g):
+    """Which cells of the grid g are owned (not ghosts: vtkGhostType bit 1
+    clear), as a boolean array; all of them without vtkGhostType."""
+    gh = g.GetCellData().GetArray("vtkGhostType")
+    n = g.GetNumberOfCells()
+    return (vtk_to_numpy(gh) & 1) == 0 if gh is not None and n else np.ones(n, dtype=bool)
 
 
 def allgather(values, width=None):
