@@ -6,13 +6,14 @@ and the closing tally that gives every rank the same verdict. Time values
 are compared in timesteps.py.
 
 Import it after paraview.simple (pvbatch has set up MPI by then)."""
+import pickle
 import sys
 
 import numpy as np
 from vtkmodules.util.misc import calldata_type
 from vtkmodules.util.numpy_support import numpy_to_vtk, vtk_to_numpy
-from vtkmodules.util.vtkConstants import VTK_ID_TYPE, VTK_STRING
-from vtkmodules.vtkCommonCore import vtkDoubleArray, vtkIdTypeArray
+from vtkmodules.util.vtkConstants import VTK_ID_TYPE, VTK_STRING, VTK_UNSIGNED_CHAR
+from vtkmodules.vtkCommonCore import vtkDoubleArray, vtkIdTypeArray, vtkUnsignedCharArray
 from vtkmodules.vtkCommonDataModel import vtkDataObjectTreeIterator
 from vtkmodules.vtkParallelCore import vtkCommunicator, vtkMultiProcessController
 
@@ -76,6 +77,23 @@ def allgather_ids(ids):
     recv = vtkIdTypeArray()
     ctrl.AllGatherV(send, recv)
     return vtk_to_numpy(recv).astype(np.int64) if recv.GetNumberOfTuples() else np.zeros(0, np.int64)
+
+
+def allgather_objects(obj):
+    """Every rank's picklable obj, as a list in rank order (one exchange of
+    bytes, whatever the shapes: for tables that differ from rank to rank)."""
+    data = np.frombuffer(pickle.dumps(obj, protocol=pickle.HIGHEST_PROTOCOL), dtype=np.uint8)
+    sizes = allgather_ids([data.size])
+    send = numpy_to_vtk(data.copy(), deep=1, array_type=VTK_UNSIGNED_CHAR) if data.size \
+        else vtkUnsignedCharArray()
+    recv = vtkUnsignedCharArray()
+    ctrl.AllGatherV(send, recv)
+    got = vtk_to_numpy(recv).tobytes() if recv.GetNumberOfTuples() else b""
+    out, at = [], 0
+    for n in sizes:
+        out.append(pickle.loads(got[at:at + n]))
+        at += n
+    return out
 
 
 def allreduce(values, op=vtkCommunicator.SUM_OP):
