@@ -81,6 +81,10 @@ DELIBERATE = [
     ("node order of polyhedra", "VTK_POLYHEDRON cells",
      "a polyhedron's point list has no defined order (its faces define the cell): its "
      "global node ids are compared as a set, every other cell's in order"),
+    ("cell arrays beyond the legacy reader's", "datasets IOSSReader cannot read",
+     "ExodusIIReader's proxy offers no element attributes, which IOSSReader shows as "
+     "cell arrays: MxNReader's extra cell arrays are not differences there"),
+    ("KNOWN below", "named files", "the reference's own differences, each with why"),
     ("empty pieces", "every leaf",
      "IOSSReader gives a rank no partition of a block it has no cell of, MxN an empty "
      "grid with the block's arrays: array layouts are taken from the pieces that have "
@@ -98,6 +102,18 @@ DELIBERATE = [
      "only (it shows no side of a polygon or polyhedron block; pvbatch_poly_totals_* "
      "checks those sides against the faces' areas)"),
 ]
+# Datasets whose reference is known to differ from MxNReader for a reason
+# of the reference's own: file name -> (regular expression on "kind: detail"
+# of the differences it explains, why). Those are reported (kind "known")
+# and do not fail the dataset.
+KNOWN = {
+    "edgeFaceElem.exii": (
+        r"^(point_ids|coordinates|connectivity): |^array_values: point ",
+        "IOSSReader cannot read it (edge blocks of type straight2); the legacy "
+        "ExodusIIReader takes its first numbered node map ('Luigi PISTILLI', 12..1) for "
+        "the node ids where there is no node_num_map, MxNReader (as the Exodus API) 1..N: "
+        "the same point has another id (as in sweep.py)"),
+}
 MXN_OWN_FIELDS = {"mxn_load_stats", "MxNImbalanceBefore", "MxNImbalanceAfter",
                   "MxNMigratedElements", "MxNBytesReRead", "MxNRebalanceSeconds",
                   "MxNRebalanced", "MxNRebalanceStep", "MxNMeasuredSeconds",
@@ -617,7 +633,7 @@ def close(a, b):
     return both_nan | (np.abs(a - b) <= RTOL * scale) | (a == b)
 
 
-def dedupe(mat, keycol, what, leaf, d, reader):
+def dedupe(mat, keycol, what, leaf, d, reader, skip=None):
     """Rows by key: the first of each, after checking that duplicates
     agree (the IOSSReader spread-set duplicates; see DELIBERATE)."""
     if not len(mat):
@@ -631,7 +647,10 @@ def dedupe(mat, keycol, what, leaf, d, reader):
     if dup.any():
         idx = np.cumsum(firsts) - 1
         rep = uniq[idx[dup]]
-        bad = ~np.all(close(mat[order][dup], rep), axis=1)
+        same = close(mat[order][dup], rep)
+        if skip is not None:
+            same[:, skip] = True  # file_id names the file each copy came from
+        bad = ~np.all(same, axis=1)
         if bad.any():
             j = np.flatnonzero(bad)[0]
             d.add("duplicates_disagree", "%s %s %d: copies differ: %s vs %s" % (
@@ -644,7 +663,9 @@ def compare_table(kind, leaf, ref, got, d, refname):
     """Cell or point tables of one leaf: key sets, then every column."""
     (rm, rl), (mm, ml) = ref, got
     keyname = "#key" if kind == "cell" else "#id"
-    ri, rr = dedupe(rm, rl[keyname][0], kind, leaf, d, refname)
+    skip = list(range(rl["file_id"][0], rl["file_id"][0] + rl["file_id"][1])) \
+        if "file_id" in rl else None
+    ri, rr = dedupe(rm, rl[keyname][0], kind, leaf, d, refname, skip)
     mi, mr = dedupe(mm, ml[keyname][0], kind, leaf, d, "MxNReader")
     if kind == "cell" and len(mm) != len(mr):
         d.add("cell_ids", "MxNReader gives %d owned cells for %d distinct keys"
@@ -695,6 +716,8 @@ def compare_leaf(path, ref, got, d, refname):
             d.add("array_missing", "%s array %s (%s components) absent" % (kind, n, fmt(rl[n])),
                   path)
         for n in sorted(set(ml) - set(rl)):
+            if refname == "ExodusIIReader" and kind == "cell":
+                continue  # its proxy offers no element attributes (see DELIBERATE)
             d.add("array_extra", "%s array %s (%s components) not in %s" % (
                 kind, n, fmt(ml[n]), refname), path)
         for n in sorted(n for n in ml if len(ml[n]) > 1):
@@ -899,13 +922,20 @@ for name, files in runs:
         print("parity: rank %d: %s raised:\n%s" % (rank, name, traceback.format_exc()))
         sys.stdout.flush()
         os._exit(1)
-    ndiff = total(len(d.items) if rank == 0 else 0)
+    known = KNOWN.get(os.path.basename(files[0])) if files else None
+    if known and rank == 0:
+        kept = [x for x in d.items if not re.search(known[0], "%s: %s" % (x[0], x[2]))]
+        if len(kept) < len(d.items):
+            note += "; known: %d differences, %s" % (len(d.items) - len(kept), known[1][:90])
+            d.items = kept + [("known", leaf, "%s: %s" % (k, text)) for k, leaf, text in
+                              d.items if (k, leaf, text) not in kept]
+    ndiff = total(len([x for x in d.items if x[0] != "known"]) if rank == 0 else 0)
     if rank == 0:
         d.flush()
         if ndiff:
             failed.append(name)
             shown = "; ".join(("%s %s: %s" % (k, leaf, text)) if leaf else ("%s: %s" % (k, text))
-                              for k, leaf, text in d.items[:SHOWN])
+                              for k, leaf, text in [x for x in d.items if x[0] != "known"][:SHOWN])
             more = " (+%d more)" % (ndiff - SHOWN) if ndiff > SHOWN else ""
             say("FAIL %s[%s]: %s%s%s" % (name, mode, shown, more, note))
         else:
