@@ -108,3 +108,28 @@ add_test(NAME plugin_install
           ${CMAKE_BINARY_DIR} ${MXN_TEST_TMP}/plugin_install ${PVBATCH}
           ${MXN_SHARED_DATA}/meshes/mug.e)
 set_tests_properties(plugin_install PROPERTIES TIMEOUT 300)
+
+# Parity with IOSSReader (issue 58, pvbatch/parity.py): every shared dataset
+# and one generated set of each kind (parity_gen.sh: classic, netCDF-4,
+# compressed, int64, polyhedra, polygons, quadratic and shell elements, an
+# adaptive series) read by IOSSReader (ExodusIIReader where IOSSReader
+# cannot) and by MxNReader with the same properties, default and all
+# selected, compared leaf by leaf over the ranks at the last time step.
+# The generated sets alone run when the shared data is absent.
+set(MXN_PARITY_DIR ${MXN_TEST_TMP}/parity)
+add_test(NAME pvbatch_parity_gen
+  COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/pvbatch/parity_gen.sh $<TARGET_FILE:mxn_gen>
+          $<TARGET_FILE:mxn_cli> ${MXN_PARITY_DIR}/gen)
+set_tests_properties(pvbatch_parity_gen PROPERTIES TIMEOUT 120 FIXTURES_SETUP mxn_parity_gen)
+foreach(mode default all)
+  foreach(np 1 3)
+    add_test(NAME pvbatch_parity_${mode}_np${np}
+      COMMAND ${MXN_MPIEXEC} --oversubscribe -n ${np} ${PVBATCH} --symmetric
+              ${CMAKE_CURRENT_SOURCE_DIR}/pvbatch/parity.py $<TARGET_FILE:MxNReader>
+              ${MXN_SHARED_DATA} ${MXN_PARITY_DIR}/gen ${mode}
+              --report ${MXN_PARITY_DIR}/report_${mode}_np${np}.json)
+    set_tests_properties(pvbatch_parity_${mode}_np${np} PROPERTIES TIMEOUT 300
+      SKIP_RETURN_CODE 77 ENVIRONMENT "${MXN_PLUGIN_ENV}"
+      FIXTURES_REQUIRED mxn_parity_gen)
+  endforeach()
+endforeach()

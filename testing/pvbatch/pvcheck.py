@@ -1,18 +1,19 @@
 """What the pvbatch checks share, most of them run on N ranks (mpiexec ...
 pvbatch --symmetric): the rank's place in the job, failed checks
 collected per rank, sums and gathers over the ranks, the leaves of a
-reader's output, a proxy's error or warning messages kept for the check,
+reader's output, array layouts and owned (non-ghost) cells, a proxy's error or warning messages kept for the check,
 and the closing tally that gives every rank the same verdict. Time values
 are compared in timesteps.py.
 
 Import it after paraview.simple (pvbatch has set up MPI by then)."""
+import pickle
 import sys
 
 import numpy as np
 from vtkmodules.util.misc import calldata_type
 from vtkmodules.util.numpy_support import numpy_to_vtk, vtk_to_numpy
-from vtkmodules.util.vtkConstants import VTK_ID_TYPE, VTK_STRING
-from vtkmodules.vtkCommonCore import vtkDoubleArray, vtkIdTypeArray
+from vtkmodules.util.vtkConstants import VTK_ID_TYPE, VTK_STRING, VTK_UNSIGNED_CHAR
+from vtkmodules.vtkCommonCore import vtkDoubleArray, vtkIdTypeArray, vtkUnsignedCharArray
 from vtkmodules.vtkCommonDataModel import vtkDataObjectTreeIterator
 from vtkmodules.vtkParallelCore import vtkCommunicator, vtkMultiProcessController
 
@@ -34,6 +35,22 @@ def leaves(dobj):
     while not it.IsDoneWithTraversal():
         yield it.GetCurrentDataObject()
         it.GoToNextItem()
+
+
+def layout(attrs, skip=()):
+    """The sorted (name, components) of a vtkFieldData's (point, cell or
+    field data's) arrays, leaving out the names in skip."""
+    return sorted((attrs.GetArrayName(k), attrs.GetAbstractArray(k).GetNumberOfComponents())
+                  for k in range(attrs.GetNumberOfArrays())
+                  if attrs.GetArrayName(k) not in skip)
+
+
+def owned(g):
+    """Which cells of the grid g are owned (not ghosts: vtkGhostType bit 1
+    clear), as a boolean array; all of them without vtkGhostType."""
+    gh = g.GetCellData().GetArray("vtkGhostType")
+    n = g.GetNumberOfCells()
+    return (vtk_to_numpy(gh) & 1) == 0 if gh is not None and n else np.ones(n, dtype=bool)
 
 
 def allgather(values, width=None):
@@ -60,6 +77,23 @@ def allgather_ids(ids):
     recv = vtkIdTypeArray()
     ctrl.AllGatherV(send, recv)
     return vtk_to_numpy(recv).astype(np.int64) if recv.GetNumberOfTuples() else np.zeros(0, np.int64)
+
+
+def allgather_objects(obj):
+    """Every rank's picklable obj, as a list in rank order (one exchange of
+    bytes, whatever the shapes: for tables that differ from rank to rank)."""
+    data = np.frombuffer(pickle.dumps(obj, protocol=pickle.HIGHEST_PROTOCOL), dtype=np.uint8)
+    sizes = allgather_ids([data.size])
+    send = numpy_to_vtk(data.copy(), deep=1, array_type=VTK_UNSIGNED_CHAR) if data.size \
+        else vtkUnsignedCharArray()
+    recv = vtkUnsignedCharArray()
+    ctrl.AllGatherV(send, recv)
+    got = vtk_to_numpy(recv).tobytes() if recv.GetNumberOfTuples() else b""
+    out, at = [], 0
+    for n in sizes:
+        out.append(pickle.loads(got[at:at + n]))
+        at += n
+    return out
 
 
 def allreduce(values, op=vtkCommunicator.SUM_OP):

@@ -57,7 +57,8 @@ from vtkmodules.util.numpy_support import vtk_to_numpy  # noqa: E402
 from vtkmodules.vtkCommonCore import vtkCommand  # noqa: E402
 from vtkmodules.vtkCommonExecutionModel import vtkStreamingDemandDrivenPipeline as SDDP  # noqa: E402
 from vtkmodules.vtkFiltersVerdict import vtkCellSizeFilter  # noqa: E402
-from pvcheck import all_keys, allgather, allsum, ctrl, messages, nranks, rank  # noqa: E402
+from pvcheck import (all_keys, allgather, allsum, ctrl, layout, messages, nranks,  # noqa: E402
+                     owned, rank)
 
 problems = []
 passed = []
@@ -99,18 +100,6 @@ def leaves_by_group(out):
                     if g is not None:
                         res.setdefault((group, name), []).append(g)
     return res
-
-
-def layout(attrs, skip=()):
-    return sorted((attrs.GetArrayName(k), attrs.GetAbstractArray(k).GetNumberOfComponents())
-                  for k in range(attrs.GetNumberOfArrays())
-                  if attrs.GetArrayName(k) not in skip)
-
-
-def owned(g):
-    gh = g.GetCellData().GetArray("vtkGhostType")
-    n = g.GetNumberOfCells()
-    return (vtk_to_numpy(gh) & 1) == 0 if gh is not None and n else np.ones(n, dtype=bool)
 
 
 def size_of(g):
