@@ -24,6 +24,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <functional>
 #include <limits>
 #include <sstream>
 #include <unordered_set>
@@ -233,6 +234,127 @@ std::vector<vtkMxNPieceConverter::Leaf> vtkMxNPieceConverter::Leaves(const mxn_s
 }
 
 //----------------------------------------------------------------------------
+int vtkMxNPieceConverter::LeafOf(const mxn_structure_t* s, int type, mxn_gid_t id)
+{
+  // (Leaves()' order: blocks, node sets, side sets)
+  int base = 0;
+  auto find = [id](const auto* list, int n) {
+    for (int i = 0; i < n; ++i)
+    {
+      if (list[i].id == id)
+      {
+        return i;
+      }
+    }
+    return -1;
+  };
+  int at = -1;
+  switch (type)
+  {
+    case MXN_ENTITY_ELEM_BLOCK:
+      at = find(s->blocks, s->num_blocks);
+      break;
+    case MXN_ENTITY_NODE_SET:
+      base = s->num_blocks;
+      at = find(s->node_sets, s->num_node_sets);
+      break;
+    case MXN_ENTITY_SIDE_SET:
+      base = s->num_blocks + s->num_node_sets;
+      at = find(s->side_sets, s->num_side_sets);
+      break;
+    default:
+      break;
+  }
+  return at < 0 ? -1 : base + at;
+}
+
+//----------------------------------------------------------------------------
+void vtkMxNPieceConverter::AddFileAssemblies(
+  vtkDataAssembly* a, int parent, const mxn_structure_t* s)
+{
+  using vtkMxNVariables::EntityName;
+  const int n = s->num_assemblies;
+  auto indexOf = [s, n](mxn_gid_t id) {
+    for (int k = 0; k < n; ++k)
+    {
+      if (s->assemblies[k].id == id)
+      {
+        return k;
+      }
+    }
+    return -1;
+  };
+  // The assemblies some assembly holds are not roots.
+  std::vector<char> held(static_cast<size_t>(n), 0);
+  for (int k = 0; k < n; ++k)
+  {
+    const mxn_assembly_info_t& as = s->assemblies[k];
+    for (int64_t m = 0; as.type == MXN_ENTITY_ASSEMBLY && m < as.num_members; ++m)
+    {
+      const int j = indexOf(as.members[m]);
+      if (j >= 0 && j != k)
+      {
+        held[j] = 1;
+      }
+    }
+  }
+  // depth-first; an assembly that holds itself (a damaged file) stops at
+  // its second visit on the path
+  std::vector<char> onPath(static_cast<size_t>(n), 0);
+  std::function<void(int, int)> add = [&](int k, int under) {
+    const mxn_assembly_info_t& as = s->assemblies[k];
+    std::string name = as.name[0] ? std::string(as.name) : "assembly_" + std::to_string(as.id);
+    const int node = a->AddNode(vtkDataAssembly::MakeValidNodeName(name.c_str()).c_str(), under);
+    a->SetAttribute(node, "label", name.c_str());
+    onPath[k] = 1;
+    for (int64_t m = 0; m < as.num_members; ++m)
+    {
+      const mxn_gid_t id = as.members[m];
+      if (as.type == MXN_ENTITY_ASSEMBLY)
+      {
+        const int j = indexOf(id);
+        if (j >= 0 && !onPath[j])
+        {
+          add(j, node);
+        }
+        continue;
+      }
+      const int leaf = LeafOf(s, as.type, id);
+      if (leaf < 0)
+      {
+        continue;
+      }
+      std::string member;
+      if (as.type == MXN_ENTITY_ELEM_BLOCK)
+      {
+        member = EntityName(s->blocks[leaf].name, "block", id);
+      }
+      else if (as.type == MXN_ENTITY_NODE_SET)
+      {
+        member = EntityName(s->node_sets[leaf - s->num_blocks].name, "nodelist", id);
+      }
+      else
+      {
+        member = EntityName(
+          s->side_sets[leaf - s->num_blocks - s->num_node_sets].name, "surface", id);
+      }
+      const int child =
+        a->AddNode(vtkDataAssembly::MakeValidNodeName(member.c_str()).c_str(), node);
+      a->SetAttribute(child, "label", member.c_str());
+      a->AddDataSetIndex(child, static_cast<unsigned int>(leaf));
+    }
+    onPath[k] = 0;
+  };
+  for (int k = 0; k < n; ++k)
+  {
+    if (!held[k])
+    {
+      add(k, parent);
+    }
+  }
+}
+
+//----------------------------------------------------------------------------
 bool vtkMxNPieceConverter::Fill(vtkPartitionedDataSetCollection* output,
   const std::vector<Leaf>& leaves, const std::vector<CellMapping>& mappings,
   std::vector<vtkMxNBlockTopology>& topos, vtkMxNAssemblyCache& assembly,
@@ -303,6 +425,10 @@ bool vtkMxNPieceConverter::Fill(vtkPartitionedDataSetCollection* output,
         vtkDataAssembly::MakeValidNodeName(leaf.name.c_str()).c_str(), groups[leaf.kind]);
       a->SetAttribute(node, "label", leaf.name.c_str());
       a->AddDataSetIndex(node, static_cast<unsigned int>(i));
+    }
+    if (this->S->num_assemblies > 0)
+    {
+      AddFileAssemblies(a, a->AddNode("assemblies"), this->S);
     }
     assembly.Leaves.swap(key);
   }
@@ -1143,6 +1269,32 @@ void vtkMxNPieceConverter::AddGlobalVariables(vtkPartitionedDataSetCollection* o
     output->GetFieldData()->AddArray(
       GroupArray(g, 1, [&](int v, vtkIdType) { return p->global_vars[v]; }));
   }
+}
+
+//----------------------------------------------------------------------------
+void vtkMxNPieceConverter::AddRecords(
+  vtkPartitionedDataSetCollection* output, const mxn_structure_t* s)
+{
+  vtkNew<vtkStringArray> qa;
+  qa->SetName("QA Records");
+  qa->SetNumberOfComponents(4);
+  qa->SetNumberOfTuples(std::max(s->num_qa, 0));
+  for (int r = 0; s->qa_records && r < s->num_qa; ++r)
+  {
+    for (int c = 0; c < 4; ++c)
+    {
+      qa->SetValue(4 * r + c, s->qa_records[r][c]);
+    }
+  }
+  vtkNew<vtkStringArray> info;
+  info->SetName("Information Records");
+  info->SetNumberOfTuples(std::max(s->num_info, 0));
+  for (int r = 0; s->info_records && r < s->num_info; ++r)
+  {
+    info->SetValue(r, s->info_records[r]);
+  }
+  output->GetFieldData()->AddArray(qa);
+  output->GetFieldData()->AddArray(info);
 }
 
 //----------------------------------------------------------------------------

@@ -96,6 +96,22 @@ public:
   static std::vector<Leaf> Leaves(const mxn_structure_t* s, const std::vector<int>& blocks,
     vtkDataArraySelection* nodeSets, vtkDataArraySelection* sideSets);
 
+  /** The index in Leaves()' order of the entity of Exodus type `type`
+   *  (MXN_ENTITY_ELEM_BLOCK, _NODE_SET, _SIDE_SET) and id `id`; -1 if the
+   *  structure has none or the type is not a leaf kind. */
+  static int LeafOf(const mxn_structure_t* s, int type, mxn_gid_t id);
+
+  /**
+   * Add under `parent` of `a` the dataset's Exodus assemblies as
+   * vtkIOSSReader lays them out: every assembly that no other assembly
+   * holds, in id order, as a node named after it, holding its members in
+   * file order: assemblies as nodes of their own (recursively), entities
+   * as nodes named after the entity with the entity's leaf index
+   * (LeafOf) as their dataset. Members of kinds that are no leaf are left
+   * out. Local.
+   */
+  static void AddFileAssemblies(vtkDataAssembly* a, int parent, const mxn_structure_t* s);
+
   /**
    * Fill `output` with one partitioned dataset per leaf, holding one grid
    * where this rank has some of a selected leaf and none where it has
@@ -140,6 +156,11 @@ public:
   static void AddGlobalVariables(vtkPartitionedDataSetCollection* output,
     const mxn_structure_t* s, const mxn_piece_t* p,
     const vtkMxNVariables::Grouping& how = vtkMxNVariables::Grouping());
+  /** The QA records (`QA Records`, 4 components: code, version, date,
+   *  time) and information records (`Information Records`) of the
+   *  dataset as string arrays of the collection's field data, as
+   *  vtkIOSSReader gives them (empty arrays when the file has none). */
+  static void AddRecords(vtkPartitionedDataSetCollection* output, const mxn_structure_t* s);
   /** This rank's load counters as the one-tuple array `mxn_load_stats`,
    *  one named component each. */
   static void AddLoadStats(vtkPartitionedDataSetCollection* output, const mxn_load_stats_t& x);

@@ -6,6 +6,7 @@
 
 #include "vtkCallbackCommand.h"
 #include "vtkDataArraySelection.h"
+#include "vtkDataAssembly.h"
 #include "vtkInformation.h"
 #include "vtkInformationVector.h"
 #include "vtkMxNCellTypes.h"
@@ -15,11 +16,14 @@
 #include "vtkMxNVariables.h"
 #include "vtkCellData.h"
 #include "vtkDataSet.h"
+#include "vtkIndent.h"
 #include "vtkMath.h"
+#include "vtkNew.h"
 #include "vtkObjectFactory.h"
 #include "vtkPartitionedDataSet.h"
 #include "vtkPartitionedDataSetCollection.h"
 #include "vtkPointData.h"
+#include "vtkSmartPointer.h"
 #include "vtkStreamingDemandDrivenPipeline.h"
 
 #include <algorithm>
@@ -29,6 +33,7 @@
 #include <map>
 #include <sstream>
 #include <string>
+#include <unordered_map>
 #include <unordered_set>
 #include <vector>
 
@@ -166,6 +171,57 @@ void RemoveIds(vtkPartitionedDataSetCollection* output)
   }
 }
 
+/** Per leaf of `s` (vtkMxNPieceConverter::Leaves order), whether one of
+ *  the assembly selectors chooses it: the leaves under the nodes the
+ *  selectors name in the dataset's assemblies (rooted at "Assemblies", as
+ *  vtkMxNReader::GetAssembly). Empty when no selector chooses any. */
+std::vector<char> ChosenLeaves(const mxn_structure_t* s, const std::vector<std::string>& selectors)
+{
+  std::vector<char> chosen;
+  if (selectors.empty() || s->num_assemblies <= 0)
+  {
+    return chosen;
+  }
+  vtkNew<vtkDataAssembly> a;
+  a->SetRootNodeName("Assemblies");
+  vtkMxNPieceConverter::AddFileAssemblies(a, 0, s);
+  const std::vector<int> nodes = a->SelectNodes(selectors);
+  for (unsigned int leaf : a->GetDataSetIndices(nodes))
+  {
+    if (chosen.empty())
+    {
+      chosen.assign(
+        static_cast<size_t>(s->num_blocks + s->num_node_sets + s->num_side_sets), 0);
+    }
+    if (leaf < chosen.size())
+    {
+      chosen[leaf] = 1;
+    }
+  }
+  return chosen;
+}
+
+/** The ids of `s`'s blocks and sets by name into `ids` (the first id a
+ *  name has), for the order of the selection lists. */
+void EntityIds(const mxn_structure_t* s, std::unordered_map<std::string, mxn_gid_t>& ids)
+{
+  using vtkMxNVariables::EntityName;
+  for (int b = 0; b < s->num_blocks; ++b)
+  {
+    ids.emplace(EntityName(s->blocks[b].name, "block", s->blocks[b].id), s->blocks[b].id);
+  }
+  for (int q = 0; q < s->num_node_sets; ++q)
+  {
+    ids.emplace(
+      EntityName(s->node_sets[q].name, "nodelist", s->node_sets[q].id), s->node_sets[q].id);
+  }
+  for (int q = 0; q < s->num_side_sets; ++q)
+  {
+    ids.emplace(
+      EntityName(s->side_sets[q].name, "surface", s->side_sets[q].id), s->side_sets[q].id);
+  }
+}
+
 /** Append to `all` the names of `names` it does not hold yet (the union of
  *  a series' segments, in order of first appearance). */
 void Union(std::vector<std::string>& all, const std::vector<std::string>& names)
@@ -208,6 +264,10 @@ vtkMxNReader::~vtkMxNReader()
 {
   this->SetLoadBalanceField(nullptr);
   this->SetFieldSuffixSeparator(nullptr);
+  if (this->FileAssemblies)
+  {
+    this->FileAssemblies->Delete();
+  }
   for (auto* sel : { this->ElementBlockSelection, this->NodeSetSelection,
          this->SideSetSelection, this->PointArraySelection, this->CellArraySelection })
   {
@@ -322,6 +382,37 @@ int vtkMxNReader::CanReadFile(const char* fname)
 }
 
 //----------------------------------------------------------------------------
+bool vtkMxNReader::AddSelector(const char* selector)
+{
+  if (!selector || !selector[0] ||
+    std::find(this->Selectors.begin(), this->Selectors.end(), selector) != this->Selectors.end())
+  {
+    return false;
+  }
+  this->Selectors.emplace_back(selector);
+  this->Modified();
+  return true;
+}
+
+//----------------------------------------------------------------------------
+void vtkMxNReader::ClearSelectors()
+{
+  if (!this->Selectors.empty())
+  {
+    this->Selectors.clear();
+    this->Modified();
+  }
+}
+
+//----------------------------------------------------------------------------
+const char* vtkMxNReader::GetSelector(int index) const
+{
+  return index >= 0 && index < static_cast<int>(this->Selectors.size())
+    ? this->Selectors[index].c_str()
+    : nullptr;
+}
+
+//----------------------------------------------------------------------------
 int vtkMxNReader::RequestInformation(
   vtkInformation*, vtkInformationVector**, vtkInformationVector* outputVector)
 {
@@ -346,6 +437,9 @@ int vtkMxNReader::RequestInformation(
   // Every segment's structure (on all ranks together, segment by
   // segment): the selections are the union of their names.
   vtkMxNVariables::SelectionNames all;
+  // the first segment's assemblies with any (a series' segments share them)
+  vtkSmartPointer<vtkDataAssembly> assemblies;
+  std::unordered_map<std::string, mxn_gid_t> ids; // entity name -> id, for the order
   vtkMxNVariables::Grouping how;
   how.Numeric = this->GroupNumericVectorFieldComponents;
   how.Separator = this->FieldSuffixSeparator ? this->FieldSuffixSeparator : "";
@@ -362,6 +456,14 @@ int vtkMxNReader::RequestInformation(
     internals.TimeSteps.assign(s->times, s->times + std::max(s->num_times, 0));
     internals.InformationFileName = series.Path(k);
     internals.Catalogue(s, names, how);
+    internals.Info.ChosenLeaves = ChosenLeaves(s, this->Selectors);
+    if (!assemblies && s->num_assemblies > 0)
+    {
+      assemblies = vtkSmartPointer<vtkDataAssembly>::New();
+      assemblies->SetRootNodeName("Assemblies");
+      vtkMxNPieceConverter::AddFileAssemblies(assemblies, 0, s);
+    }
+    EntityIds(s, ids);
     Union(all.Blocks, names.Blocks);
     Union(all.NodeSets, names.NodeSets);
     Union(all.SideSets, names.SideSets);
@@ -384,6 +486,40 @@ int vtkMxNReader::RequestInformation(
     {
       vtkWarningMacro(<< warning);
     }
+  }
+
+  // The lists in vtkIOSSReader's order: entities by id, arrays by name.
+  for (auto* list : { &all.Blocks, &all.NodeSets, &all.SideSets })
+  {
+    std::stable_sort(list->begin(), list->end(),
+      [&ids](const std::string& a, const std::string& b) { return ids[a] < ids[b]; });
+  }
+  std::sort(all.Points.begin(), all.Points.end());
+  std::sort(all.Cells.begin(), all.Cells.end());
+  // A new assembly (another dataset) is a new tag: ParaView's selector
+  // panel fetches it again.
+  std::string before, after;
+  if (this->FileAssemblies)
+  {
+    before = this->FileAssemblies->SerializeToXML(vtkIndent());
+  }
+  if (assemblies)
+  {
+    after = assemblies->SerializeToXML(vtkIndent());
+  }
+  if (before != after)
+  {
+    if (this->FileAssemblies)
+    {
+      this->FileAssemblies->Delete();
+      this->FileAssemblies = nullptr;
+    }
+    if (assemblies)
+    {
+      this->FileAssemblies = assemblies;
+      this->FileAssemblies->Register(this);
+    }
+    ++this->AssemblyTag;
   }
 
   // Selections follow the file's entities and variables; a new file keeps
@@ -514,6 +650,12 @@ int vtkMxNReader::RequestData(
   // What to load.
   internals.SelectionMasks(key, this->ElementBlockSelection, this->PointArraySelection,
     this->CellArraySelection, this->ApplyDisplacements);
+  // Blocks an assembly selector chooses are read as if selected.
+  const std::vector<char>& chosen = internals.Info.ChosenLeaves;
+  for (size_t b = 0; b < key.Blocks.size() && b < chosen.size(); ++b)
+  {
+    key.Blocks[b] |= chosen[b];
+  }
   key.Method = std::min(std::max(this->PartitionMethod, 0), 6);
   // Ghost layers only exist between ranks of a collective load.
   key.GhostLevels = key.World ? std::max(this->GhostLevels, askedGhosts) : 0;
@@ -571,8 +713,12 @@ int vtkMxNReader::RequestData(
   }
 
   // One leaf per selected block, node set, side set, in this order.
-  const auto leaves = vtkMxNPieceConverter::Leaves(
+  auto leaves = vtkMxNPieceConverter::Leaves(
     s, key.Blocks, this->NodeSetSelection, this->SideSetSelection);
+  for (size_t i = 0; i < leaves.size() && i < chosen.size(); ++i)
+  {
+    leaves[i].selected = leaves[i].selected || chosen[i];
+  }
   vtkMxNPieceConverter conv =
     internals.Converter(key, this->PointArraySelection, this->CellArraySelection);
   if (this->ApplyDisplacements)
@@ -588,6 +734,10 @@ int vtkMxNReader::RequestData(
   if (!this->ReadIds)
   {
     RemoveIds(output);
+  }
+  if (this->ReadQAAndInformationRecords)
+  {
+    vtkMxNPieceConverter::AddRecords(output, s);
   }
   if (this->ReadGlobalFields)
   {

@@ -89,6 +89,7 @@
 
 class vtkCallbackCommand;
 class vtkDataArraySelection;
+class vtkDataAssembly;
 class vtkMxNSeries;
 
 class VTKMXNIO_EXPORT vtkMxNReader : public vtkPartitionedDataSetCollectionAlgorithm
@@ -270,6 +271,40 @@ public:
 
   ///@{
   /**
+   * ReadQAAndInformationRecords (default on): the dataset's QA records
+   * (`QA Records`, 4 components) and information records (`Information
+   * Records`) as string arrays of the output's field data, as
+   * vtkIOSSReader gives them.
+   */
+  vtkSetMacro(ReadQAAndInformationRecords, bool);
+  vtkGetMacro(ReadQAAndInformationRecords, bool);
+  vtkBooleanMacro(ReadQAAndInformationRecords, bool);
+  ///@}
+
+  ///@{
+  /**
+   * Exodus assemblies (Exodus 8 `ex_put_assembly`), as vtkIOSSReader
+   * offers them. GetAssembly() is the dataset's assemblies under a root
+   * `Assemblies` (nullptr when it has none), each assembly a node holding
+   * its member assemblies and entities (entity nodes named after the
+   * entity, with the entity's output index as their dataset); it changes
+   * when the information pass reads another dataset, and AssemblyTag
+   * with it. Selectors are paths into it (`/Assemblies/Root/Child2`):
+   * the blocks and sets under a selected node are read as if they were
+   * selected in their own list (a block or set is read if either selects
+   * it). The output's data assembly also lists the assemblies, under
+   * `/IOSS/assemblies`.
+   */
+  vtkDataAssembly* GetAssembly() { return this->FileAssemblies; }
+  vtkGetMacro(AssemblyTag, int);
+  bool AddSelector(const char* selector);
+  void ClearSelectors();
+  int GetNumberOfSelectors() const { return static_cast<int>(this->Selectors.size()); }
+  const char* GetSelector(int index) const;
+  ///@}
+
+  ///@{
+  /**
    * How variables group into multi-component arrays, as vtkIOSSReader's
    * properties of these names. GroupNumericVectorFieldComponents (default
    * off): `a_1 a_2 a_3` (or `a1 a2 a3`) become one 3-component array `a`.
@@ -363,6 +398,10 @@ protected:
   bool ReadGlobalFields = true;
   bool GroupNumericVectorFieldComponents = false;
   char* FieldSuffixSeparator = nullptr;
+  bool ReadQAAndInformationRecords = true;
+  std::vector<std::string> Selectors;
+  vtkDataAssembly* FileAssemblies = nullptr;
+  int AssemblyTag = 0;
 
   vtkDataArraySelection* ElementBlockSelection;
   vtkDataArraySelection* NodeSetSelection;

@@ -61,6 +61,9 @@ public:
     std::vector<int> DisplacementVars;
     // how the variables were grouped into the names above
     vtkMxNVariables::Grouping How;
+    // per leaf (vtkMxNPieceConverter::Leaves order), whether the reader's
+    // assembly selectors choose it; empty when none does
+    std::vector<char> ChosenLeaves;
   };
 
   vtkMxNReaderInternals() = default;
