@@ -532,6 +532,10 @@ void vtkMxNPieceConverter::AddPointFields(vtkPointData* pd, const std::vector<in
   }
   for (const auto& g : this->NodeGroups)
   {
+    if (pd->GetAbstractArray(g.name.c_str()))
+    {
+      continue; // (as for cell arrays: the reader's ids stay)
+    }
     pd->AddArray(ColumnArray(
       g, npts,
       [&](int v) -> const double* {
@@ -552,6 +556,13 @@ void vtkMxNPieceConverter::AddCellFields(vtkCellData* cd, int b)
   this->SelectedCellGroups(b, vars, attrs);
   for (const auto& g : vars)
   {
+    if (cd->GetAbstractArray(g.name.c_str()))
+    {
+      // a variable named like an array the reader makes (object_id, as
+      // ParaView's Exodus writer stores it): the reader's own stays, as in
+      // vtkIOSSReader
+      continue;
+    }
     cd->AddArray(ColumnArray(
       g, ncells,
       [&](int v) -> const double* {

@@ -735,14 +735,16 @@ int vtkMxNReader::RequestData(
   {
     RemoveIds(output);
   }
-  if (this->ReadQAAndInformationRecords)
-  {
-    vtkMxNPieceConverter::AddRecords(output, s);
-  }
   if (this->ReadGlobalFields)
   {
     vtkMxNPieceConverter::AddGlobalVariables(
       output, s, mxn_load_piece(internals.Load()), internals.Info.How);
+  }
+  if (this->ReadQAAndInformationRecords)
+  {
+    // (after the global variables: a global variable named like them, as
+    // ParaView's Exodus writer stores them, gives way, as in vtkIOSSReader)
+    vtkMxNPieceConverter::AddRecords(output, s);
   }
   internals.AddLoadFields(key, output);
   this->UpdateProgress(1.0);
