@@ -5,6 +5,7 @@ ghosted data and measure it. Prints one JSON line (rank 0, prefixed by
 usage: mpiexec -n N pvbatch --symmetric bench.py --variant A|B|C
            --dataset PATH [--plugin SO] [--method Files] [--ghost-levels 1]
            [--steps K] [--expect-cells C] [--tag key=value ...]
+           [--property NAME=VALUE ...]
 
 Variants (the pipelines of issue 8):
   A  MxNReader(FileName, PartitionMethod, GhostLevels = 1 when the proxy
@@ -71,6 +72,9 @@ def parse_args():
     p.add_argument("--steps", type=int, default=0, help="steps to read, 0 = all")
     p.add_argument("--expect-cells", type=int, default=-1)
     p.add_argument("--tag", action="append", default=[], help="key=value copied to the record")
+    p.add_argument("--property", action="append", default=[],
+                   help="NAME=VALUE set on MxNReader (variant A) before the first step, "
+                        "e.g. ApplyDisplacements=0; the value as Python evaluates it")
     # pvbatch may leave its own options in argv; keep only ours.
     args, _ = p.parse_known_args(sys.argv[1:])
     return args
@@ -256,6 +260,11 @@ ghost_applied = None
 if args.variant == "A":
     src = MxNReader(FileName=first_member)  # noqa: F405
     src.PartitionMethod = args.method
+    for kv in args.property:
+        name, value = kv.split("=", 1)
+        if name not in src.ListProperties():
+            die("MxNReader has no property %s" % name)
+        src.SetPropertyWithName(name, eval(value, {}))
     if "GhostLevels" in src.ListProperties():
         src.GhostLevels = args.ghost_levels
         ghost_applied = args.ghost_levels
@@ -394,6 +403,8 @@ if rank == 0:
     for kv in args.tag:
         k, _, v = kv.partition("=")
         rec.setdefault("tags", {})[k] = v
+    if args.property:
+        rec["properties"] = args.property
     sys.stdout.write("BENCH_JSON " + json.dumps(rec, sort_keys=True) + "\n")
     sys.stdout.flush()
 # No sys.exit(0): under mpiexec that ends pvbatch before MPI_Finalize.

@@ -158,7 +158,7 @@ vtkSmartPointer<vtkIdTypeArray> ObjectIds(vtkIdType n, mxn_gid_t id)
 vtkMxNPieceConverter::vtkMxNPieceConverter(const mxn_structure_t* s, const mxn_piece_t* p,
   const mxn_load_halo_t* halo, int rank, vtkDataArraySelection* points,
   vtkDataArraySelection* cells, mxn_load_t* give, const std::vector<vtkMxNBlockTopology>& topos,
-  const vtkMxNVariables::Grouping& how)
+  const vtkMxNVariables::Grouping& how, bool keepAllPoints)
   : S(s)
   , P(p)
   , Halo(halo)
@@ -167,6 +167,7 @@ vtkMxNPieceConverter::vtkMxNPieceConverter(const mxn_structure_t* s, const mxn_p
   , Give(give)
   , How(how)
   , HaveFields(p->step >= 0)
+  , KeepAll(keepAllPoints)
 {
   for (int b = 0; b < p->num_blocks; ++b)
   {
@@ -488,7 +489,16 @@ std::vector<int64_t> vtkMxNPieceConverter::NumberUsedNodes()
   std::vector<vtkIdType>& local = this->Local();
   std::vector<int64_t> used;
   used.swap(this->Marked);
-  if (used.size() < static_cast<size_t>(this->P->num_nodes / 16))
+  if (this->KeepAll)
+  {
+    // every node of the piece, used or not (RemoveUnusedPoints off)
+    used.resize(static_cast<size_t>(this->P->num_nodes));
+    for (int64_t n = 0; n < this->P->num_nodes; ++n)
+    {
+      used[n] = n;
+    }
+  }
+  else if (used.size() < static_cast<size_t>(this->P->num_nodes / 16))
   {
     std::sort(used.begin(), used.end());
   }
@@ -1020,9 +1030,19 @@ vtkSmartPointer<vtkUnstructuredGrid> vtkMxNPieceConverter::NodeSet(int q)
       return nullptr;
     }
   }
-  // Points in set order (a node listed twice is one point, two vertices).
+  // Points in set order (a node listed twice is one point, two vertices),
+  // or every node of the piece in order (RemoveUnusedPoints off).
   std::vector<int64_t> used;
-  for (int64_t i = 0; i < ps.n; ++i)
+  if (this->KeepAll)
+  {
+    used.resize(static_cast<size_t>(this->P->num_nodes));
+    for (int64_t n = 0; n < this->P->num_nodes; ++n)
+    {
+      used[n] = n;
+      local[n] = static_cast<vtkIdType>(n);
+    }
+  }
+  for (int64_t i = 0; i < ps.n && !this->KeepAll; ++i)
   {
     if (local[ps.entries[i]] < 0)
     {

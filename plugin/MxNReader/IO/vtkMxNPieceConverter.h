@@ -83,13 +83,16 @@ public:
    * handed over to the grids' arrays (mxn_load_take_block), or null to
    * copy them. `topos`: the block structures kept from earlier requests
    * of this piece (their Conn / ElemIds stand for the piece's, which are
-   * null once handed over).
+   * null once handed over). `how`: how variables group into arrays.
+   * `keepAllPoints`: every grid has all the piece's nodes as its points
+   * (vtkIOSSReader's RemoveUnusedPoints off), not only those it uses.
    */
   vtkMxNPieceConverter(const mxn_structure_t* s, const mxn_piece_t* p,
     const mxn_load_halo_t* halo, int rank, vtkDataArraySelection* points,
     vtkDataArraySelection* cells, mxn_load_t* give,
     const std::vector<vtkMxNBlockTopology>& topos,
-    const vtkMxNVariables::Grouping& how = vtkMxNVariables::Grouping());
+    const vtkMxNVariables::Grouping& how = vtkMxNVariables::Grouping(),
+    bool keepAllPoints = false);
 
   /** Every block, node set and side set, in this order, with whether it
    *  is selected. */
@@ -242,6 +245,7 @@ private:
   std::vector<const int64_t*> Conn;
   std::vector<const mxn_gid_t*> ElemIds;
   bool HaveFields;
+  bool KeepAll = false; // every grid with all the piece's nodes
   // the displacement's components (piece arrays, one per dimension) and
   // scale; empty when the points stay where the file puts them
   std::vector<const double*> Disp;

@@ -650,6 +650,7 @@ int vtkMxNReader::RequestData(
   // What to load.
   internals.SelectionMasks(key, this->ElementBlockSelection, this->PointArraySelection,
     this->CellArraySelection, this->ApplyDisplacements);
+  key.KeepAllPoints = !this->RemoveUnusedPoints;
   // Blocks an assembly selector chooses are read as if selected.
   const std::vector<char>& chosen = internals.Info.ChosenLeaves;
   for (size_t b = 0; b < key.Blocks.size() && b < chosen.size(); ++b)

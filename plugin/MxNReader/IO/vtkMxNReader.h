@@ -258,12 +258,17 @@ public:
   /**
    * As vtkIOSSReader's. ReadIds (default on): the `ids` point and cell
    * arrays (global node and element ids, also the GlobalIds and
-   * PedigreeIds attributes); off leaves them out. ReadGlobalFields
+   * PedigreeIds attributes); off leaves them out. RemoveUnusedPoints
+   * (default on): each grid has the points its cells use; off, every grid
+   * has all the nodes of the rank's piece. ReadGlobalFields
    * (default on): global variables as the output's field data.
    */
   vtkSetMacro(ReadIds, bool);
   vtkGetMacro(ReadIds, bool);
   vtkBooleanMacro(ReadIds, bool);
+  vtkSetMacro(RemoveUnusedPoints, bool);
+  vtkGetMacro(RemoveUnusedPoints, bool);
+  vtkBooleanMacro(RemoveUnusedPoints, bool);
   vtkSetMacro(ReadGlobalFields, bool);
   vtkGetMacro(ReadGlobalFields, bool);
   vtkBooleanMacro(ReadGlobalFields, bool);
@@ -395,6 +400,7 @@ protected:
   bool AnimateVibrations = true;
   int ModeShapesRange[2] = { 1, 1 };
   bool ReadIds = true;
+  bool RemoveUnusedPoints = true;
   bool ReadGlobalFields = true;
   bool GroupNumericVectorFieldComponents = false;
   char* FieldSuffixSeparator = nullptr;

@@ -227,7 +227,8 @@ bool vtkMxNReaderInternals::LoadKey::operator==(const LoadKey& o) const
   return FileName == o.FileName && Method == o.Method && NumberOfPieces == o.NumberOfPieces &&
     World == o.World && PieceOfRank == o.PieceOfRank && GhostLevels == o.GhostLevels &&
     WeightField == o.WeightField && Tolerance == o.Tolerance && Dynamic == o.Dynamic &&
-    Cost == o.Cost && Blocks == o.Blocks && NodeVars == o.NodeVars && ElemVars == o.ElemVars;
+    Cost == o.Cost && Blocks == o.Blocks && NodeVars == o.NodeVars && ElemVars == o.ElemVars &&
+    KeepAllPoints == o.KeepAllPoints;
 }
 
 //----------------------------------------------------------------------------
@@ -752,7 +753,8 @@ vtkMxNPieceConverter vtkMxNReaderInternals::Converter(
   const mxn_structure_t* s = mxn_load_structure(this->TheLoad);
   this->Topos.resize(static_cast<size_t>(s->num_blocks));
   return vtkMxNPieceConverter(s, mxn_load_piece(this->TheLoad), mxn_load_halo(this->TheLoad),
-    this->Rank, points, cells, key.Dynamic ? nullptr : this->TheLoad, this->Topos, this->Info.How);
+    this->Rank, points, cells, key.Dynamic ? nullptr : this->TheLoad, this->Topos, this->Info.How,
+    key.KeepAllPoints);
 }
 
 //----------------------------------------------------------------------------

@@ -35,6 +35,9 @@ public:
     bool Dynamic = false; // re-balanced every step (mxn_load_rebalance)
     int Cost = 0;         // vtkMxNReader::LoadBalanceCosts
     std::vector<int> Blocks, NodeVars, ElemVars;
+    // every grid with all the piece's nodes (RemoveUnusedPoints off): the
+    // grids' kept structure is built for one or the other
+    bool KeepAllPoints = false;
 
     bool operator==(const LoadKey& o) const;
   };
