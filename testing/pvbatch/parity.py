@@ -14,6 +14,12 @@ IOSSReader as the list of its segments, as ParaView's file dialog groups
 them). --only PATTERN keeps the datasets whose shown name contains
 PATTERN (a regular expression).
 
+MODE trace (usage: ... GEN_DIR trace TRACE.py ...): each TRACE.py is a
+script as ParaView's Python trace records it against IOSSReader (files
+under SHARED_DATA/ or GEN_DIR/); it runs as written and again with
+MxNReader in place of IOSSReader, and the outputs are compared as below
+(testing/pvbatch/traces/).
+
 MODE default: both readers as paraview.simple makes them (the defaults a
 GUI user gets). MODE all: every block, set and field list selected on
 both (IOSSReader's list properties, each set on MxNReader by the same
@@ -157,12 +163,15 @@ for key in list(opts):
             break
         opts[key] = args[i + 1]
         del args[i:i + 2]
-if len(args) != 4 or args[3] not in ("default", "all"):
+if len(args) < 4 or args[3] not in ("default", "all", "trace") or \
+        (args[3] == "trace") != (len(args) > 4):
     print("usage: pvbatch --symmetric parity.py PLUGIN_SO SHARED_DATA GEN_DIR default|all "
-          "[--only PATTERN] [--report FILE]")
+          "[--only PATTERN] [--report FILE]\n"
+          "       pvbatch --symmetric parity.py PLUGIN_SO SHARED_DATA GEN_DIR trace TRACE.py ...")
     sys.exit(2)
 plugin, shared, gen_dir = (os.path.abspath(a) for a in args[:3])
 mode = args[3]
+traces = [os.path.abspath(a) for a in args[4:]]
 
 
 def is_exodus(path):
@@ -211,11 +220,27 @@ def find_datasets(root, base):
 
 todo = []
 have_shared = os.path.isdir(shared)
-if have_shared:
+if mode == "trace":
+    # MODE trace: each TRACE.py is a script as ParaView's Python trace
+    # records it against IOSSReader (the reader created with its file and
+    # properties set by name); its file names start with SHARED_DATA/ or
+    # GEN_DIR/, replaced by the real folders. It runs once as written and
+    # once with MxNReader in place of IOSSReader, and the two readers'
+    # outputs are compared as in the other modes. A trace whose data is
+    # absent is skipped.
+    for t in traces:
+        text = open(t).read()
+        needs = [(k, v) for k, v in (("SHARED_DATA/", shared), ("GEN_DIR/", gen_dir))
+                 if k in text]
+        if all(os.path.isdir(v) for _, v in needs):
+            for k, v in needs:
+                text = text.replace(k, v + "/")
+            todo.append(("trace/" + os.path.basename(t), text))
+elif have_shared:
     for sub in ("meshes", "nemesis", "spread"):
         if os.path.isdir(os.path.join(shared, sub)):
             todo += find_datasets(os.path.join(shared, sub), shared)
-if os.path.isdir(gen_dir):
+if os.path.isdir(gen_dir) and mode != "trace":
     todo += [("gen/" + n, f) for n, f in find_datasets(gen_dir, gen_dir)]
 if opts["--only"]:
     todo = [(n, f) for n, f in todo if re.search(opts["--only"], n)]
@@ -809,21 +834,42 @@ def select_all_mxn(mxn):
         mxn.GenerateFileId = 1
 
 
+def run_trace(text, proxy_name):
+    """Run a trace with `proxy_name` in place of IOSSReader; the reader it
+    makes (the one source proxy it creates)."""
+    before = set(simple.GetSources().values())
+    ns = dict(globals())  # paraview.simple's names and the plugin's MxNReader
+    exec(compile(text.replace("IOSSReader(", proxy_name + "("), "trace", "exec"), ns)
+    made = [p for p in simple.GetSources().values() if p not in before]
+    if len(made) != 1:
+        raise RuntimeError("the trace made %d sources, expected its one reader" % len(made))
+    return made[0]
+
+
 def run(name, files):
     d = Diffs(name)
     note = ""
+    trace = files if isinstance(files, str) else None
     with StderrCapture() as cap:
-        ioss = IOSSReader(FileName=list(files))
+        if trace:
+            ioss = run_trace(trace, "IOSSReader")
+        else:
+            ioss = IOSSReader(FileName=list(files))
         ioss.UpdatePipelineInformation()
-    mxn = MxNReader(FileName=[files[0]])
+    mxn = run_trace(trace, "MxNReader") if trace else MxNReader(FileName=[files[0]])
+    if trace:
+        files = list(ioss.FileName)
     merr = messages(mxn)
     ierr = errors_in(cap.text)
     # IOSSReader asked for data after its RequestInformation failed aborts
     # the process (an assertion): such a dataset goes to the legacy reader
     # at once.
     legacy = total(len(ierr)) > 0
+    if trace and legacy:
+        raise RuntimeError("IOSSReader cannot read the trace's dataset %s" % files[0])
     if not legacy:
-        configure(ioss, mxn, d)
+        if not trace:
+            configure(ioss, mxn, d)
         t_ref = times_of(ioss)
         t = t_ref[-1] if t_ref else 0.0
         with StderrCapture() as cap2:
@@ -908,7 +954,7 @@ def run(name, files):
 
 failed = []
 t_all = time.time()
-runs = [("proxy", None)] + todo
+runs = ([] if mode == "trace" else [("proxy", None)]) + todo
 for name, files in runs:
     t0 = time.time()
     try:
@@ -922,7 +968,7 @@ for name, files in runs:
         print("parity: rank %d: %s raised:\n%s" % (rank, name, traceback.format_exc()))
         sys.stdout.flush()
         os._exit(1)
-    known = KNOWN.get(os.path.basename(files[0])) if files else None
+    known = KNOWN.get(os.path.basename(files[0])) if files and not isinstance(files, str) else None
     if known and rank == 0:
         kept = [x for x in d.items if not re.search(known[0], "%s: %s" % (x[0], x[2]))]
         if len(kept) < len(d.items):
