@@ -254,8 +254,15 @@ bool vtkMxNPieceConverter::Fill(vtkPartitionedDataSetCollection* output,
         case Leaf::NODE_SET:
           grid = this->NodeSet(leaf.index);
           break;
-        default:
+        case Leaf::SIDE_SET:
           grid = this->SideSet(leaf.index);
+          break;
+        case Leaf::EDGE_BLOCK:
+        case Leaf::FACE_BLOCK:
+          grid = this->EdgeFaceBlock(leaf.kind == Leaf::FACE_BLOCK, leaf.index);
+          break;
+        default:
+          grid = this->EntitySet(leaf.kind, leaf.index);
           break;
       }
       if (!grid)
@@ -290,11 +297,19 @@ bool vtkMxNPieceConverter::Fill(vtkPartitionedDataSetCollection* output,
     assembly.Assembly = vtkSmartPointer<vtkDataAssembly>::New();
     vtkDataAssembly* a = assembly.Assembly;
     a->SetRootNodeName("IOSS"); // as vtkIOSSReader, for selectors written for it
-    const char* groupNames[3] = { "element_blocks", "node_sets", "side_sets" };
-    int groups[3] = { a->AddNode(groupNames[0]), -1, -1 };
+    const char* groupNames[Leaf::NUMBER_OF_KINDS] = { "element_blocks", "node_sets",
+      "side_sets", "edge_blocks", "face_blocks", "element_sets", "face_sets", "edge_sets" };
+    // as vtkIOSSReader: element_blocks always (after edge and face
+    // blocks), the others where they have leaves, in the leaves' order
+    int groups[Leaf::NUMBER_OF_KINDS] = { -1, -1, -1, -1, -1, -1, -1, -1 };
     for (size_t i = 0; i < leaves.size(); ++i)
     {
       const Leaf& leaf = leaves[i];
+      if (groups[Leaf::BLOCK] < 0 && leaf.kind != Leaf::EDGE_BLOCK &&
+        leaf.kind != Leaf::FACE_BLOCK)
+      {
+        groups[Leaf::BLOCK] = a->AddNode(groupNames[Leaf::BLOCK]);
+      }
       if (groups[leaf.kind] < 0)
       {
         groups[leaf.kind] = a->AddNode(groupNames[leaf.kind]);
@@ -303,6 +318,10 @@ bool vtkMxNPieceConverter::Fill(vtkPartitionedDataSetCollection* output,
         vtkDataAssembly::MakeValidNodeName(leaf.name.c_str()).c_str(), groups[leaf.kind]);
       a->SetAttribute(node, "label", leaf.name.c_str());
       a->AddDataSetIndex(node, static_cast<unsigned int>(i));
+    }
+    if (groups[Leaf::BLOCK] < 0)
+    {
+      a->AddNode(groupNames[Leaf::BLOCK]);
     }
     assembly.Leaves.swap(key);
   }
@@ -334,10 +353,12 @@ bool vtkMxNPieceConverter::Holds(const Leaf& leaf) const
       here = this->P->node_sets[leaf.index].n;
       anywhere = this->S->node_sets[leaf.index].num_entries;
       break;
-    default:
+    case Leaf::SIDE_SET:
       here = this->P->side_sets[leaf.index].n;
       anywhere = this->S->side_sets[leaf.index].num_entries;
       break;
+    default:
+      return this->HoldsEntity(leaf);
   }
   return here > 0 || (anywhere == 0 && this->Rank == 0);
 }
@@ -848,8 +869,8 @@ void vtkMxNPieceConverter::BlockCellArrays(vtkCellData* cd, int b, mxn_gid_t* gi
 
 //----------------------------------------------------------------------------
 // Set variables of set q of a kind, as cell arrays of the set's entries.
-void vtkMxNPieceConverter::SetVariables(
-  vtkCellData* cd, const mxn_var_list_t& list, int q, const mxn_piece_set_t& ps)
+void vtkMxNPieceConverter::SetVariables(vtkCellData* cd, const mxn_var_list_t& list, int q,
+  const mxn_piece_set_t& ps, vtkDataArraySelection* selected)
 {
   if (!this->HaveFields || list.num <= 0)
   {
@@ -859,6 +880,10 @@ void vtkMxNPieceConverter::SetVariables(
   for (const auto& g :
     vtkMxNVariables::GroupVariables(list.names, list.num, truth, nullptr, this->How))
   {
+    if (selected && !selected->ArrayIsEnabled(g.name.c_str()))
+    {
+      continue; // (NodeSetFields, SideSetFields, ...)
+    }
     cd->AddArray(ColumnArray(
       g, static_cast<vtkIdType>(ps.n),
       [&](int v) -> const double* { return v < ps.num_vars && ps.vars ? ps.vars[v] : nullptr; },
@@ -908,7 +933,7 @@ vtkSmartPointer<vtkUnstructuredGrid> vtkMxNPieceConverter::NodeSet(int q)
   grid->SetCells(n > 0 ? VTK_VERTEX : VTK_EMPTY_CELL, cells);
 
   vtkCellData* cd = grid->GetCellData();
-  this->SetVariables(cd, this->S->node_set_vars, q, ps);
+  this->SetVariables(cd, this->S->node_set_vars, q, ps, this->Entity.Fields[5]);
   cd->AddArray(ObjectIds(n, si.id));
   if (this->Halo && this->Halo->node_owner)
   {
@@ -1111,7 +1136,7 @@ void vtkMxNPieceConverter::SideCellArrays(vtkCellData* cd, int q, const std::vec
     es->SetComponent(i, 1, ps.sides ? ps.sides[i] : 0);
   }
   cd->AddArray(es);
-  this->SetVariables(cd, this->S->side_set_vars, q, ps);
+  this->SetVariables(cd, this->S->side_set_vars, q, ps, this->Entity.Fields[6]);
   cd->AddArray(ObjectIds(n, si.id));
   if (this->Halo && this->Halo->elem_depth)
   {

@@ -9,6 +9,7 @@
 #include "vtkInformation.h"
 #include "vtkInformationVector.h"
 #include "vtkMxNCellTypes.h"
+#include "vtkMxNEntityLeaves.h"
 #include "vtkMxNPieceConverter.h"
 #include "vtkMxNReaderInternals.h"
 #include "vtkMxNSeries.h"
@@ -201,6 +202,14 @@ vtkMxNReader::vtkMxNReader()
   {
     sel->AddObserver(vtkCommand::ModifiedEvent, this->SelectionObserver);
   }
+  static_assert(sizeof(this->EntitySelections) / sizeof(this->EntitySelections[0]) ==
+      vtkMxNEntityLeaves::NUMBER_OF_SELECTIONS,
+    "one selection per vtkMxNEntityLeaves::Selection");
+  for (auto*& sel : this->EntitySelections)
+  {
+    sel = vtkDataArraySelection::New();
+    sel->AddObserver(vtkCommand::ModifiedEvent, this->SelectionObserver);
+  }
 }
 
 //----------------------------------------------------------------------------
@@ -210,6 +219,11 @@ vtkMxNReader::~vtkMxNReader()
   this->SetFieldSuffixSeparator(nullptr);
   for (auto* sel : { this->ElementBlockSelection, this->NodeSetSelection,
          this->SideSetSelection, this->PointArraySelection, this->CellArraySelection })
+  {
+    sel->RemoveObserver(this->SelectionObserver);
+    sel->Delete();
+  }
+  for (auto* sel : this->EntitySelections)
   {
     sel->RemoveObserver(this->SelectionObserver);
     sel->Delete();
@@ -346,6 +360,7 @@ int vtkMxNReader::RequestInformation(
   // Every segment's structure (on all ranks together, segment by
   // segment): the selections are the union of their names.
   vtkMxNVariables::SelectionNames all;
+  vtkMxNEntityLeaves::Names entityAll;
   vtkMxNVariables::Grouping how;
   how.Numeric = this->GroupNumericVectorFieldComponents;
   how.Separator = this->FieldSuffixSeparator ? this->FieldSuffixSeparator : "";
@@ -367,6 +382,11 @@ int vtkMxNReader::RequestInformation(
     Union(all.SideSets, names.SideSets);
     Union(all.Points, names.Points);
     Union(all.Cells, names.Cells);
+    const vtkMxNEntityLeaves::Names entityNames = vtkMxNEntityLeaves::NamesOf(s, how);
+    for (int e = 0; e < vtkMxNEntityLeaves::NUMBER_OF_SELECTIONS; ++e)
+    {
+      Union(entityAll[e], entityNames[e]);
+    }
     if (!series.IsSeries())
     {
       series.SetTimes(s->times, s->num_times);
@@ -394,6 +414,10 @@ int vtkMxNReader::RequestInformation(
   SyncSelection(this->SideSetSelection, all.SideSets, false);
   SyncSelection(this->PointArraySelection, all.Points, true);
   SyncSelection(this->CellArraySelection, all.Cells, true);
+  for (int e = 0; e < vtkMxNEntityLeaves::NUMBER_OF_SELECTIONS; ++e)
+  {
+    SyncSelection(this->EntitySelections[e], entityAll[e], vtkMxNEntityLeaves::OnByDefault(e));
+  }
   this->FillingSelections = false;
   this->InformationFiles = this->FileNames;
 
@@ -571,10 +595,17 @@ int vtkMxNReader::RequestData(
   }
 
   // One leaf per selected block, node set, side set, in this order.
-  const auto leaves = vtkMxNPieceConverter::Leaves(
-    s, key.Blocks, this->NodeSetSelection, this->SideSetSelection);
+  const auto leaves = vtkMxNEntityLeaves::Leaves(
+    s, key.Blocks, this->NodeSetSelection, this->SideSetSelection, this->EntitySelections);
   vtkMxNPieceConverter conv =
     internals.Converter(key, this->PointArraySelection, this->CellArraySelection);
+  {
+    vtkMxNPieceConverter::EntityContext entities;
+    entities.Owners = mxn_load_entity_owners(internals.Load());
+    std::copy(this->EntitySelections + vtkMxNEntityLeaves::EDGE_BLOCK_FIELDS,
+      this->EntitySelections + vtkMxNEntityLeaves::NUMBER_OF_SELECTIONS, entities.Fields);
+    conv.SetEntityContext(entities);
+  }
   if (this->ApplyDisplacements)
   {
     conv.SetDisplacement(internals.Info.DisplacementVars, dispScale);
