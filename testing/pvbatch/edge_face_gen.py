@@ -166,7 +166,7 @@ def cdl(nx=4, ny=3, nz=2):
     for q in range(1, len(fs) + 1):
         w("\tdouble vals_fset_var1fs%d(time_step, num_face_fs%d) ;" % (q, q))
     for q in range(1, len(els) + 1):
-        w("\tdouble vals_elset_var1els%d(time_step, num_ele_els%d) ;" % (q, q))
+        w("\tdouble vals_elset_var1es%d(time_step, num_ele_els%d) ;" % (q, q))
     w("\tdouble vals_nset_var1ns1(time_step, num_nod_ns1) ;")
     w("\tdouble vals_sset_var1ss1(time_step, num_side_ss1) ;")
     w("\n// global attributes:\n\t\t:api_version = 8.03f ;\n\t\t:version = 8.03f ;")
@@ -218,7 +218,7 @@ def cdl(nx=4, ny=3, nz=2):
     for q, k in enumerate(fs, 1):
         w(" vals_fset_var1fs%d = %s ;" % (q, steps("FSV", fs[k], q - 1)))
     for q, k in enumerate(els, 1):
-        w(" vals_elset_var1els%d = %s ;" % (q, steps("ELSV", els[k], q - 1)))
+        w(" vals_elset_var1es%d = %s ;" % (q, steps("ELSV", els[k], q - 1)))
     w(" vals_nset_var1ns1 = %s ;" % steps("NSV", ns))
     w(" vals_sset_var1ss1 = %s ;" % steps("SSV", [e for e, s in ss]))
     w("}")
