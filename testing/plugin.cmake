@@ -133,3 +133,15 @@ foreach(mode default all)
       FIXTURES_REQUIRED mxn_parity_gen)
   endforeach()
 endforeach()
+
+# Edge and face blocks, element/face/edge sets and set variables (issue 58,
+# pvbatch/edge_face_sets.py): each edge, face and set entry owned once over
+# the ranks, against IOSSReader and the generator's formulas, both steps.
+foreach(np 1 3)
+  add_test(NAME pvbatch_edge_face_sets_np${np}
+    COMMAND ${MXN_MPIEXEC} --oversubscribe -n ${np} ${PVBATCH} --symmetric
+            ${CMAKE_CURRENT_SOURCE_DIR}/pvbatch/edge_face_sets.py $<TARGET_FILE:MxNReader>
+            ${MXN_TEST_TMP}/edge_face_sets_np${np})
+  set_tests_properties(pvbatch_edge_face_sets_np${np} PROPERTIES TIMEOUT 300
+    SKIP_RETURN_CODE 77 ENVIRONMENT "${MXN_PLUGIN_ENV}")
+endforeach()

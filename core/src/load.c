@@ -61,6 +61,7 @@ void mxn_load_close(mxn_load_t **pld) {
   mxn_load_t *ld = *pld;
   mxn__load_halo_free(ld->halo, ld->piece ? ld->piece->num_blocks : 0);
   mxn__halo_xchg_free(&ld->hx);
+  mxn__entity_owners_free(&ld->ef_owners);
   mxn_piece_destroy(&ld->piece);
   mxn_directory_destroy(&ld->dir);
   free(ld->node_sel);
@@ -665,6 +666,7 @@ static int load_open(MPI_Comm comm, const char *path, mxn_dataset_t *given,
   close_outside_cover(&c);
   if ((status = phase_read(&c)) != MXN_OK) goto done;
   if ((status = phase_ghosts(&c)) != MXN_OK) goto done;
+  if ((status = mxn__load_entity_owners(ld, &e)) != MXN_OK) goto done;
   phase_stats(&c);
   status = phase_keep(&c);
   if (status == MXN_OK && !ld->dynamic) keep_step_members(ld);

@@ -38,6 +38,9 @@ struct mxn_load {
    * dcache_gen: the dual graph is not built again */
   void *dcache;
   int64_t ndcache, dcache_gen;
+  /* owners of the piece's edges and faces (entity_owners.c); all NULL
+   * when the dataset has none */
+  mxn_load_entity_owners_t ef_owners;
 };
 
 /* The halo of the owned piece ld->piece, appended layer by layer (see
@@ -46,6 +49,13 @@ struct mxn_load {
  * of their fields; others read the layers from the files. With step >= 0
  * (the step the owned piece holds, after a re-balance) the ghosts get that
  * step's fields too. Collective; errors agreed. */
+/* The owners of the edges and faces of ld->piece (mxn_load_entity_owners)
+ * into ld->ef_owners, after the piece and its halo are complete: anew after
+ * every change of the piece. Nothing (no collective step) when the
+ * dataset has no edge or face blocks. Collective; errors agreed. */
+int mxn__load_entity_owners(mxn_load_t *ld, mxn_error_t *e);
+void mxn__entity_owners_free(mxn_load_entity_owners_t *o);
+
 int mxn__load_halo(mxn_load_t *ld, const mxn_load_opts_t *opts, mxn_directory_t *dir, int step,
                    mxn_error_t *e);
 

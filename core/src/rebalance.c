@@ -294,6 +294,7 @@ static int rebuild(mxn_load_t *ld, int step, const mxn_idset_t *mine, const owne
   /* swap in; then the halo around the new owned piece */
   mxn__load_halo_free(ld->halo, old->num_blocks);
   ld->halo = NULL;
+  mxn__entity_owners_free(&ld->ef_owners);
   ld->piece = np;
   np = NULL;
   if (ld->o.ghost_levels > 0) {
@@ -302,6 +303,8 @@ static int rebuild(mxn_load_t *ld, int step, const mxn_idset_t *mine, const owne
     ld->st.ghost_elements = 0;
     status = mxn__load_halo(ld, &ld->o, ld->dir, old->step, e);
   }
+  /* (the halo's failure is agreed: every rank skips this alike) */
+  if (status == MXN_OK) status = mxn__load_entity_owners(ld, e);
   mxn_piece_destroy(&old);
 done:
   /* before the swap the old piece is still the handle's; after it, it was

@@ -182,6 +182,29 @@ typedef struct mxn_load mxn_load_t;
 const mxn_load_halo_t *mxn_load_halo(const mxn_load_t *ld);
 
 /**
+ * Who owns the edges and faces of this rank's piece. An edge or face that
+ * elements of several ranks refer to (through their edge or face
+ * connectivity; a polyhedron through its faces) is in each of their
+ * pieces, ghosts' pieces included; exactly one rank owns it: the owner of
+ * the referring element with the highest global id (as for nodes, see
+ * mxn_load_halo_t.node_owner). One no element refers to belongs to the
+ * lowest rank holding it. This holds with or without ghost layers, and
+ * anew after every re-balance. Arrays follow the piece: edges (faces) of
+ * the concatenated edge (face) blocks in piece order.
+ */
+typedef struct mxn_load_entity_owners {
+  int *edge_owner;      /**< per piece edge: the rank owning it; NULL without edge blocks */
+  int *face_owner;      /**< per piece face: the rank owning it; NULL without face blocks */
+  int64_t owned_edges;  /**< piece edges this rank owns */
+  int64_t owned_faces;  /**< piece faces this rank owns */
+} mxn_load_entity_owners_t;
+
+/** The owners of this rank's edges and faces (borrowed, valid until the
+ *  next re-balance or the close), or NULL when the dataset has no edge or
+ *  face blocks. Local (the load computed them collectively). */
+const mxn_load_entity_owners_t *mxn_load_entity_owners(const mxn_load_t *ld);
+
+/**
  * Open `path` on every rank of `comm`, partition it into one part per rank
  * and read this rank's piece (mesh part: coordinates, connectivity, sets).
  * \param [out] out  the handle, NULL on failure (the message is in err);

@@ -1,5 +1,6 @@
 // The piece -> VTK conversion of vtkMxNReader (see vtkMxNPieceConverter.h).
 #include "vtkMxNPieceConverter.h"
+#include "vtkMxNEntityLeaves.h"
 
 #include "vtkCellArray.h"
 #include "vtkCellData.h"
@@ -237,36 +238,71 @@ std::vector<vtkMxNPieceConverter::Leaf> vtkMxNPieceConverter::Leaves(const mxn_s
 //----------------------------------------------------------------------------
 int vtkMxNPieceConverter::LeafOf(const mxn_structure_t* s, int type, mxn_gid_t id)
 {
-  // (Leaves()' order: blocks, node sets, side sets)
-  int base = 0;
-  auto find = [id](const auto* list, int n) {
-    for (int i = 0; i < n; ++i)
-    {
-      if (list[i].id == id)
-      {
-        return i;
-      }
-    }
-    return -1;
-  };
-  int at = -1;
-  switch (type)
+  // Leaves' order (vtkMxNEntityLeaves::Leaves, as vtkIOSSReader's): edge
+  // blocks, face blocks, element blocks, node sets, edge sets, face sets,
+  // element sets, side sets.
+  struct Kind
   {
-    case MXN_ENTITY_ELEM_BLOCK:
-      at = find(s->blocks, s->num_blocks);
-      break;
-    case MXN_ENTITY_NODE_SET:
-      base = s->num_blocks;
-      at = find(s->node_sets, s->num_node_sets);
-      break;
-    case MXN_ENTITY_SIDE_SET:
-      base = s->num_blocks + s->num_node_sets;
-      at = find(s->side_sets, s->num_side_sets);
-      break;
-    default:
-      break;
+    int type;
+    int n;
+    std::function<mxn_gid_t(int)> id;
+  };
+  const Kind kinds[] = {
+    { MXN_ENTITY_EDGE_BLOCK, s->num_edge_blocks, [s](int i) { return s->edge_blocks[i].id; } },
+    { MXN_ENTITY_FACE_BLOCK, s->num_face_blocks, [s](int i) { return s->face_blocks[i].id; } },
+    { MXN_ENTITY_ELEM_BLOCK, s->num_blocks, [s](int i) { return s->blocks[i].id; } },
+    { MXN_ENTITY_NODE_SET, s->num_node_sets, [s](int i) { return s->node_sets[i].id; } },
+    { MXN_ENTITY_EDGE_SET, s->num_edge_sets, [s](int i) { return s->edge_sets[i].id; } },
+    { MXN_ENTITY_FACE_SET, s->num_face_sets, [s](int i) { return s->face_sets[i].id; } },
+    { MXN_ENTITY_ELEM_SET, s->num_elem_sets, [s](int i) { return s->elem_sets[i].id; } },
+    { MXN_ENTITY_SIDE_SET, s->num_side_sets, [s](int i) { return s->side_sets[i].id; } },
+  };
+  int base = 0;
+  for (const Kind& k : kinds)
+  {
+    if (k.type == type)
+    {
+      for (int i = 0; i < k.n; ++i)
+      {
+        if (k.id(i) == id)
+        {
+          return base + i;
+        }
+      }
+      return -1;
+    }
+    base += std::max(k.n, 0);
   }
-  return at < 0 ? -1 : base + at;
+  return -1;
+}
+
+//----------------------------------------------------------------------------
+std::vector<std::string> vtkMxNPieceConverter::LeafNames(const mxn_structure_t* s)
+{
+  using vtkMxNVariables::EntityName;
+  const vtkMxNEntityLeaves::Names more = vtkMxNEntityLeaves::NamesOf(s, vtkMxNVariables::Grouping());
+  std::vector<std::string> names;
+  auto append = [&names](const std::vector<std::string>& list) {
+    names.insert(names.end(), list.begin(), list.end());
+  };
+  append(more[vtkMxNEntityLeaves::EDGE_BLOCKS]);
+  append(more[vtkMxNEntityLeaves::FACE_BLOCKS]);
+  for (int b = 0; b < s->num_blocks; ++b)
+  {
+    names.push_back(EntityName(s->blocks[b].name, "block", s->blocks[b].id));
+  }
+  for (int q = 0; q < s->num_node_sets; ++q)
+  {
+    names.push_back(EntityName(s->node_sets[q].name, "nodelist", s->node_sets[q].id));
+  }
+  append(more[vtkMxNEntityLeaves::EDGE_SETS]);
+  append(more[vtkMxNEntityLeaves::FACE_SETS]);
+  append(more[vtkMxNEntityLeaves::ELEMENT_SETS]);
+  for (int q = 0; q < s->num_side_sets; ++q)
+  {
+    names.push_back(EntityName(s->side_sets[q].name, "surface", s->side_sets[q].id));
+  }
+  return names;
 }
 
 //----------------------------------------------------------------------------
@@ -285,6 +321,7 @@ void vtkMxNPieceConverter::AddFileAssemblies(
     }
     return -1;
   };
+  const std::vector<std::string> names = LeafNames(s);
   // The assemblies some assembly holds are not roots.
   std::vector<char> held(static_cast<size_t>(n), 0);
   for (int k = 0; k < n; ++k)
@@ -325,20 +362,7 @@ void vtkMxNPieceConverter::AddFileAssemblies(
       {
         continue;
       }
-      std::string member;
-      if (as.type == MXN_ENTITY_ELEM_BLOCK)
-      {
-        member = EntityName(s->blocks[leaf].name, "block", id);
-      }
-      else if (as.type == MXN_ENTITY_NODE_SET)
-      {
-        member = EntityName(s->node_sets[leaf - s->num_blocks].name, "nodelist", id);
-      }
-      else
-      {
-        member = EntityName(
-          s->side_sets[leaf - s->num_blocks - s->num_node_sets].name, "surface", id);
-      }
+      const std::string& member = names[static_cast<size_t>(leaf)];
       const int child =
         a->AddNode(vtkDataAssembly::MakeValidNodeName(member.c_str()).c_str(), node);
       a->SetAttribute(child, "label", member.c_str());
@@ -377,8 +401,15 @@ bool vtkMxNPieceConverter::Fill(vtkPartitionedDataSetCollection* output,
         case Leaf::NODE_SET:
           grid = this->NodeSet(leaf.index);
           break;
-        default:
+        case Leaf::SIDE_SET:
           grid = this->SideSet(leaf.index);
+          break;
+        case Leaf::EDGE_BLOCK:
+        case Leaf::FACE_BLOCK:
+          grid = this->EdgeFaceBlock(leaf.kind == Leaf::FACE_BLOCK, leaf.index);
+          break;
+        default:
+          grid = this->EntitySet(leaf.kind, leaf.index);
           break;
       }
       if (!grid)
@@ -413,11 +444,19 @@ bool vtkMxNPieceConverter::Fill(vtkPartitionedDataSetCollection* output,
     assembly.Assembly = vtkSmartPointer<vtkDataAssembly>::New();
     vtkDataAssembly* a = assembly.Assembly;
     a->SetRootNodeName("IOSS"); // as vtkIOSSReader, for selectors written for it
-    const char* groupNames[3] = { "element_blocks", "node_sets", "side_sets" };
-    int groups[3] = { a->AddNode(groupNames[0]), -1, -1 };
+    const char* groupNames[Leaf::NUMBER_OF_KINDS] = { "element_blocks", "node_sets",
+      "side_sets", "edge_blocks", "face_blocks", "element_sets", "face_sets", "edge_sets" };
+    // as vtkIOSSReader: element_blocks always (after edge and face
+    // blocks), the others where they have leaves, in the leaves' order
+    int groups[Leaf::NUMBER_OF_KINDS] = { -1, -1, -1, -1, -1, -1, -1, -1 };
     for (size_t i = 0; i < leaves.size(); ++i)
     {
       const Leaf& leaf = leaves[i];
+      if (groups[Leaf::BLOCK] < 0 && leaf.kind != Leaf::EDGE_BLOCK &&
+        leaf.kind != Leaf::FACE_BLOCK)
+      {
+        groups[Leaf::BLOCK] = a->AddNode(groupNames[Leaf::BLOCK]);
+      }
       if (groups[leaf.kind] < 0)
       {
         groups[leaf.kind] = a->AddNode(groupNames[leaf.kind]);
@@ -426,6 +465,10 @@ bool vtkMxNPieceConverter::Fill(vtkPartitionedDataSetCollection* output,
         vtkDataAssembly::MakeValidNodeName(leaf.name.c_str()).c_str(), groups[leaf.kind]);
       a->SetAttribute(node, "label", leaf.name.c_str());
       a->AddDataSetIndex(node, static_cast<unsigned int>(i));
+    }
+    if (groups[Leaf::BLOCK] < 0)
+    {
+      a->AddNode(groupNames[Leaf::BLOCK]);
     }
     if (this->S->num_assemblies > 0)
     {
@@ -461,10 +504,12 @@ bool vtkMxNPieceConverter::Holds(const Leaf& leaf) const
       here = this->P->node_sets[leaf.index].n;
       anywhere = this->S->node_sets[leaf.index].num_entries;
       break;
-    default:
+    case Leaf::SIDE_SET:
       here = this->P->side_sets[leaf.index].n;
       anywhere = this->S->side_sets[leaf.index].num_entries;
       break;
+    default:
+      return this->HoldsEntity(leaf);
   }
   return here > 0 || (anywhere == 0 && this->Rank == 0);
 }
@@ -995,8 +1040,8 @@ void vtkMxNPieceConverter::BlockCellArrays(vtkCellData* cd, int b, mxn_gid_t* gi
 
 //----------------------------------------------------------------------------
 // Set variables of set q of a kind, as cell arrays of the set's entries.
-void vtkMxNPieceConverter::SetVariables(
-  vtkCellData* cd, const mxn_var_list_t& list, int q, const mxn_piece_set_t& ps)
+void vtkMxNPieceConverter::SetVariables(vtkCellData* cd, const mxn_var_list_t& list, int q,
+  const mxn_piece_set_t& ps, vtkDataArraySelection* selected)
 {
   if (!this->HaveFields || list.num <= 0)
   {
@@ -1006,6 +1051,10 @@ void vtkMxNPieceConverter::SetVariables(
   for (const auto& g :
     vtkMxNVariables::GroupVariables(list.names, list.num, truth, nullptr, this->How))
   {
+    if (selected && !selected->ArrayIsEnabled(g.name.c_str()))
+    {
+      continue; // (NodeSetFields, SideSetFields, ...)
+    }
     cd->AddArray(ColumnArray(
       g, static_cast<vtkIdType>(ps.n),
       [&](int v) -> const double* { return v < ps.num_vars && ps.vars ? ps.vars[v] : nullptr; },
@@ -1065,7 +1114,7 @@ vtkSmartPointer<vtkUnstructuredGrid> vtkMxNPieceConverter::NodeSet(int q)
   grid->SetCells(n > 0 ? VTK_VERTEX : VTK_EMPTY_CELL, cells);
 
   vtkCellData* cd = grid->GetCellData();
-  this->SetVariables(cd, this->S->node_set_vars, q, ps);
+  this->SetVariables(cd, this->S->node_set_vars, q, ps, this->Entity.Fields[5]);
   cd->AddArray(ObjectIds(n, si.id));
   if (this->Halo && this->Halo->node_owner)
   {
@@ -1268,7 +1317,7 @@ void vtkMxNPieceConverter::SideCellArrays(vtkCellData* cd, int q, const std::vec
     es->SetComponent(i, 1, ps.sides ? ps.sides[i] : 0);
   }
   cd->AddArray(es);
-  this->SetVariables(cd, this->S->side_set_vars, q, ps);
+  this->SetVariables(cd, this->S->side_set_vars, q, ps, this->Entity.Fields[6]);
   cd->AddArray(ObjectIds(n, si.id));
   if (this->Halo && this->Halo->elem_depth)
   {

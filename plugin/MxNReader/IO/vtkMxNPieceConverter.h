@@ -70,7 +70,15 @@ public:
     {
       BLOCK = 0,
       NODE_SET = 1,
-      SIDE_SET = 2
+      SIDE_SET = 2,
+      // edge and face blocks, element, face and edge sets
+      // (vtkMxNEntityLeaves.cxx)
+      EDGE_BLOCK = 3,
+      FACE_BLOCK = 4,
+      ELEM_SET = 5,
+      FACE_SET = 6,
+      EDGE_SET = 7,
+      NUMBER_OF_KINDS = 8
     };
     int kind;
     int index; // in the structure's list of its kind
@@ -99,10 +107,12 @@ public:
   static std::vector<Leaf> Leaves(const mxn_structure_t* s, const std::vector<int>& blocks,
     vtkDataArraySelection* nodeSets, vtkDataArraySelection* sideSets);
 
-  /** The index in Leaves()' order of the entity of Exodus type `type`
-   *  (MXN_ENTITY_ELEM_BLOCK, _NODE_SET, _SIDE_SET) and id `id`; -1 if the
-   *  structure has none or the type is not a leaf kind. */
+  /** The index in the output's leaf order (vtkMxNEntityLeaves::Leaves)
+   *  of the entity of Exodus type `type` (MXN_ENTITY_*) and id `id`; -1
+   *  if the structure has none or the type is not a leaf kind. */
   static int LeafOf(const mxn_structure_t* s, int type, mxn_gid_t id);
+  /** Every leaf's name, in that order. */
+  static std::vector<std::string> LeafNames(const mxn_structure_t* s);
 
   /**
    * Add under `parent` of `a` the dataset's Exodus assemblies as
@@ -150,6 +160,28 @@ public:
    * values of every component, or with an empty `vars`.
    */
   void SetDisplacement(const std::vector<int>& vars, double scale);
+
+  /** What the leaves of vtkMxNEntityLeaves.cxx read: the owners of the
+   *  piece's edges and faces (mxn_load_entity_owners; null without edge
+   *  or face blocks) and the field selections (null: all) of edge and face
+   *  blocks and of each kind of set (vtkMxNEntityLeaves::Selection
+   *  order, from EDGE_BLOCK_FIELDS). */
+  struct EntityContext
+  {
+    const mxn_load_entity_owners_t* Owners = nullptr;
+    vtkDataArraySelection* Fields[7] = { nullptr, nullptr, nullptr, nullptr, nullptr, nullptr,
+      nullptr };
+  };
+  void SetEntityContext(const EntityContext& c) { this->Entity = c; }
+  /** Edge block (faces false) or face block q: one line (polygon) per edge
+   *  (face) of the piece, with `ids`, `object_id`, the selected variables
+   *  and attributes; copies another rank owns are DUPLICATECELL. */
+  vtkSmartPointer<vtkUnstructuredGrid> EdgeFaceBlock(bool faces, int q);
+  /** Element (ELEM_SET), face or edge set q: one cell per entry (the
+   *  element's, face's or edge's own shape), `ids` of the entries,
+   *  `object_id`, the selected set variables; copies another rank owns
+   *  are DUPLICATECELL. */
+  vtkSmartPointer<vtkUnstructuredGrid> EntitySet(int kind, int q);
 
   /** Why the last grid could not be built. */
   const std::string& Error() const { return this->Err; }
@@ -218,7 +250,14 @@ private:
     const vtkMxNCellTypes::CellMapping& map, size_t numUsed);
   void BlockCellArrays(vtkCellData* cd, int b, mxn_gid_t* givenIds);
 
-  void SetVariables(vtkCellData* cd, const mxn_var_list_t& list, int q, const mxn_piece_set_t& ps);
+  void SetVariables(vtkCellData* cd, const mxn_var_list_t& list, int q, const mxn_piece_set_t& ps,
+    vtkDataArraySelection* selected = nullptr);
+  bool HoldsEntity(const Leaf& leaf) const;
+  bool EntityCell(int kind, int64_t entry, int& vtkType, std::vector<vtkIdType>& nodes);
+  void EntityGhosts(vtkCellData* cd, int kind, const mxn_piece_set_t* ps, int q);
+  vtkSmartPointer<vtkUnstructuredGrid> EntityGrid(int kind, int q, const std::vector<int>& types,
+    std::vector<std::vector<vtkIdType>>& cells, const mxn_piece_set_t* ps, const mxn_gid_t* ids,
+    mxn_gid_t objectId, const std::function<void(vtkCellData*)>& fields);
   bool PolySide(int b, int64_t e, int side, vtkMxNCellTypes::SideShape& out);
   bool SideShapes(int q, std::vector<vtkMxNCellTypes::SideShape>& shapes, std::vector<int>& blockOf);
   void SideCellArrays(vtkCellData* cd, int q, const std::vector<int>& blockOf);
@@ -250,6 +289,7 @@ private:
   // scale; empty when the points stay where the file puts them
   std::vector<const double*> Disp;
   double DispScale = 0.0;
+  EntityContext Entity;
   std::string Err;
 };
 

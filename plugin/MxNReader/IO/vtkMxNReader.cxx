@@ -10,6 +10,7 @@
 #include "vtkInformation.h"
 #include "vtkInformationVector.h"
 #include "vtkMxNCellTypes.h"
+#include "vtkMxNEntityLeaves.h"
 #include "vtkMxNPieceConverter.h"
 #include "vtkMxNReaderInternals.h"
 #include "vtkMxNSeries.h"
@@ -190,8 +191,7 @@ std::vector<char> ChosenLeaves(const mxn_structure_t* s, const std::vector<std::
   {
     if (chosen.empty())
     {
-      chosen.assign(
-        static_cast<size_t>(s->num_blocks + s->num_node_sets + s->num_side_sets), 0);
+      chosen.assign(vtkMxNPieceConverter::LeafNames(s).size(), 0);
     }
     if (leaf < chosen.size())
     {
@@ -220,6 +220,20 @@ void EntityIds(const mxn_structure_t* s, std::unordered_map<std::string, mxn_gid
     ids.emplace(
       EntityName(s->side_sets[q].name, "surface", s->side_sets[q].id), s->side_sets[q].id);
   }
+  // (the other kinds' names are in the structure's order)
+  using E = vtkMxNEntityLeaves::Selection;
+  const vtkMxNEntityLeaves::Names more = vtkMxNEntityLeaves::NamesOf(s, vtkMxNVariables::Grouping());
+  auto add = [&ids, &more](E k, const auto* list, int n) {
+    for (int q = 0; q < n && q < static_cast<int>(more[k].size()); ++q)
+    {
+      ids.emplace(more[k][q], list[q].id);
+    }
+  };
+  add(E::EDGE_BLOCKS, s->edge_blocks, s->num_edge_blocks);
+  add(E::FACE_BLOCKS, s->face_blocks, s->num_face_blocks);
+  add(E::ELEMENT_SETS, s->elem_sets, s->num_elem_sets);
+  add(E::FACE_SETS, s->face_sets, s->num_face_sets);
+  add(E::EDGE_SETS, s->edge_sets, s->num_edge_sets);
 }
 
 /** Append to `all` the names of `names` it does not hold yet (the union of
@@ -257,6 +271,14 @@ vtkMxNReader::vtkMxNReader()
   {
     sel->AddObserver(vtkCommand::ModifiedEvent, this->SelectionObserver);
   }
+  static_assert(sizeof(this->EntitySelections) / sizeof(this->EntitySelections[0]) ==
+      vtkMxNEntityLeaves::NUMBER_OF_SELECTIONS,
+    "one selection per vtkMxNEntityLeaves::Selection");
+  for (auto*& sel : this->EntitySelections)
+  {
+    sel = vtkDataArraySelection::New();
+    sel->AddObserver(vtkCommand::ModifiedEvent, this->SelectionObserver);
+  }
 }
 
 //----------------------------------------------------------------------------
@@ -270,6 +292,11 @@ vtkMxNReader::~vtkMxNReader()
   }
   for (auto* sel : { this->ElementBlockSelection, this->NodeSetSelection,
          this->SideSetSelection, this->PointArraySelection, this->CellArraySelection })
+  {
+    sel->RemoveObserver(this->SelectionObserver);
+    sel->Delete();
+  }
+  for (auto* sel : this->EntitySelections)
   {
     sel->RemoveObserver(this->SelectionObserver);
     sel->Delete();
@@ -437,6 +464,7 @@ int vtkMxNReader::RequestInformation(
   // Every segment's structure (on all ranks together, segment by
   // segment): the selections are the union of their names.
   vtkMxNVariables::SelectionNames all;
+  vtkMxNEntityLeaves::Names entityAll;
   // the first segment's assemblies with any (a series' segments share them)
   vtkSmartPointer<vtkDataAssembly> assemblies;
   std::unordered_map<std::string, mxn_gid_t> ids; // entity name -> id, for the order
@@ -469,6 +497,11 @@ int vtkMxNReader::RequestInformation(
     Union(all.SideSets, names.SideSets);
     Union(all.Points, names.Points);
     Union(all.Cells, names.Cells);
+    const vtkMxNEntityLeaves::Names entityNames = vtkMxNEntityLeaves::NamesOf(s, how);
+    for (int e = 0; e < vtkMxNEntityLeaves::NUMBER_OF_SELECTIONS; ++e)
+    {
+      Union(entityAll[e], entityNames[e]);
+    }
     if (!series.IsSeries())
     {
       series.SetTimes(s->times, s->num_times);
@@ -496,6 +529,19 @@ int vtkMxNReader::RequestInformation(
   }
   std::sort(all.Points.begin(), all.Points.end());
   std::sort(all.Cells.begin(), all.Cells.end());
+  for (int e = 0; e < vtkMxNEntityLeaves::NUMBER_OF_SELECTIONS; ++e)
+  {
+    std::vector<std::string>& list = entityAll[e];
+    if (e < vtkMxNEntityLeaves::EDGE_BLOCK_FIELDS)
+    {
+      std::stable_sort(list.begin(), list.end(),
+        [&ids](const std::string& a, const std::string& b) { return ids[a] < ids[b]; });
+    }
+    else
+    {
+      std::sort(list.begin(), list.end());
+    }
+  }
   // A new assembly (another dataset) is a new tag: ParaView's selector
   // panel fetches it again.
   std::string before, after;
@@ -530,6 +576,10 @@ int vtkMxNReader::RequestInformation(
   SyncSelection(this->SideSetSelection, all.SideSets, false);
   SyncSelection(this->PointArraySelection, all.Points, true);
   SyncSelection(this->CellArraySelection, all.Cells, true);
+  for (int e = 0; e < vtkMxNEntityLeaves::NUMBER_OF_SELECTIONS; ++e)
+  {
+    SyncSelection(this->EntitySelections[e], entityAll[e], vtkMxNEntityLeaves::OnByDefault(e));
+  }
   this->FillingSelections = false;
   this->InformationFiles = this->FileNames;
 
@@ -651,11 +701,13 @@ int vtkMxNReader::RequestData(
   internals.SelectionMasks(key, this->ElementBlockSelection, this->PointArraySelection,
     this->CellArraySelection, this->ApplyDisplacements);
   key.KeepAllPoints = !this->RemoveUnusedPoints;
-  // Blocks an assembly selector chooses are read as if selected.
+  // Blocks an assembly selector chooses are read as if selected (the
+  // leaves' order: edge blocks, face blocks, then the element blocks).
   const std::vector<char>& chosen = internals.Info.ChosenLeaves;
-  for (size_t b = 0; b < key.Blocks.size() && b < chosen.size(); ++b)
+  const size_t firstBlock = static_cast<size_t>(internals.Info.FirstBlockLeaf);
+  for (size_t b = 0; b < key.Blocks.size() && firstBlock + b < chosen.size(); ++b)
   {
-    key.Blocks[b] |= chosen[b];
+    key.Blocks[b] |= chosen[firstBlock + b];
   }
   key.Method = std::min(std::max(this->PartitionMethod, 0), 6);
   // Ghost layers only exist between ranks of a collective load.
@@ -714,14 +766,21 @@ int vtkMxNReader::RequestData(
   }
 
   // One leaf per selected block, node set, side set, in this order.
-  auto leaves = vtkMxNPieceConverter::Leaves(
-    s, key.Blocks, this->NodeSetSelection, this->SideSetSelection);
+  auto leaves = vtkMxNEntityLeaves::Leaves(
+    s, key.Blocks, this->NodeSetSelection, this->SideSetSelection, this->EntitySelections);
   for (size_t i = 0; i < leaves.size() && i < chosen.size(); ++i)
   {
     leaves[i].selected = leaves[i].selected || chosen[i];
   }
   vtkMxNPieceConverter conv =
     internals.Converter(key, this->PointArraySelection, this->CellArraySelection);
+  {
+    vtkMxNPieceConverter::EntityContext entities;
+    entities.Owners = mxn_load_entity_owners(internals.Load());
+    std::copy(this->EntitySelections + vtkMxNEntityLeaves::EDGE_BLOCK_FIELDS,
+      this->EntitySelections + vtkMxNEntityLeaves::NUMBER_OF_SELECTIONS, entities.Fields);
+    conv.SetEntityContext(entities);
+  }
   if (this->ApplyDisplacements)
   {
     conv.SetDisplacement(internals.Info.DisplacementVars, dispScale);

@@ -365,6 +365,27 @@ public:
   vtkGetObjectMacro(CellArraySelection, vtkDataArraySelection);
   ///@}
 
+  ///@{
+  /**
+   * vtkIOSSReader's selections of edge and face blocks, element, face and
+   * edge sets, and of their fields and the node and side sets' fields
+   * (the proxy's EdgeBlocks ... SideSetFields). Blocks and block fields
+   * are on by default, sets and set fields off.
+   */
+  vtkDataArraySelection* GetEdgeBlockSelection() { return this->EntitySelections[0]; }
+  vtkDataArraySelection* GetFaceBlockSelection() { return this->EntitySelections[1]; }
+  vtkDataArraySelection* GetElementSetSelection() { return this->EntitySelections[2]; }
+  vtkDataArraySelection* GetFaceSetSelection() { return this->EntitySelections[3]; }
+  vtkDataArraySelection* GetEdgeSetSelection() { return this->EntitySelections[4]; }
+  vtkDataArraySelection* GetEdgeBlockFieldSelection() { return this->EntitySelections[5]; }
+  vtkDataArraySelection* GetFaceBlockFieldSelection() { return this->EntitySelections[6]; }
+  vtkDataArraySelection* GetElementSetFieldSelection() { return this->EntitySelections[7]; }
+  vtkDataArraySelection* GetFaceSetFieldSelection() { return this->EntitySelections[8]; }
+  vtkDataArraySelection* GetEdgeSetFieldSelection() { return this->EntitySelections[9]; }
+  vtkDataArraySelection* GetNodeSetFieldSelection() { return this->EntitySelections[10]; }
+  vtkDataArraySelection* GetSideSetFieldSelection() { return this->EntitySelections[11]; }
+  ///@}
+
   /**
    * Returns 1 if `fname` looks like a dataset this reader reads, 0
    * otherwise. Used by ParaView's reader factory, on every click in the
@@ -414,6 +435,8 @@ protected:
   vtkDataArraySelection* SideSetSelection;
   vtkDataArraySelection* PointArraySelection;
   vtkDataArraySelection* CellArraySelection;
+  // vtkMxNEntityLeaves::Selection order
+  vtkDataArraySelection* EntitySelections[12];
 
 private:
   vtkMxNReader(const vtkMxNReader&) = delete;

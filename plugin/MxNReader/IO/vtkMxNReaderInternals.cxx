@@ -464,6 +464,7 @@ void vtkMxNReaderInternals::Catalogue(const mxn_structure_t* s,
   Catalog& c = this->Info;
   c = Catalog();
   c.How = how;
+  c.FirstBlockLeaf = std::max(s->num_edge_blocks, 0) + std::max(s->num_face_blocks, 0);
   c.BlockNames = names.Blocks;
   c.NumNodeVars = s->num_node_vars;
   c.NumElemVars = s->num_elem_vars;

@@ -67,6 +67,8 @@ public:
     // per leaf (vtkMxNPieceConverter::Leaves order), whether the reader's
     // assembly selectors choose it; empty when none does
     std::vector<char> ChosenLeaves;
+    // the first element block's leaf (after the edge and face blocks)
+    int FirstBlockLeaf = 0;
   };
 
   vtkMxNReaderInternals() = default;
