@@ -455,6 +455,7 @@ int vtkMxNReader::RequestInformation(
   }
   std::string warning, error;
   vtkMxNSeries& series = *this->Series;
+  series.Chosen.Scan = this->ScanForRelatedFiles;
   if (!series.Resolve(this->FileNames, warning, error))
   {
     vtkErrorMacro(<< error);

@@ -276,6 +276,17 @@ public:
 
   ///@{
   /**
+   * ScanForRelatedFiles (default on), as vtkIOSSReader's: a single name
+   * finds the adaptive series beside it (`out.e`, `out.e-s002`, ...);
+   * off, only the names given are read.
+   */
+  vtkSetMacro(ScanForRelatedFiles, bool);
+  vtkGetMacro(ScanForRelatedFiles, bool);
+  vtkBooleanMacro(ScanForRelatedFiles, bool);
+  ///@}
+
+  ///@{
+  /**
    * ReadQAAndInformationRecords (default on): the dataset's QA records
    * (`QA Records`, 4 components) and information records (`Information
    * Records`) as string arrays of the output's field data, as
@@ -426,6 +437,7 @@ protected:
   bool GroupNumericVectorFieldComponents = false;
   char* FieldSuffixSeparator = nullptr;
   bool ReadQAAndInformationRecords = true;
+  bool ScanForRelatedFiles = true;
   std::vector<std::string> Selectors;
   vtkDataAssembly* FileAssemblies = nullptr;
   int AssemblyTag = 0;

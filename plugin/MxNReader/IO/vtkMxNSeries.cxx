@@ -34,10 +34,21 @@ bool vtkMxNSeries::Resolve(
   mxn_series_t* series = nullptr;
   mxn_error_t err;
   mxn_error_clear(&err);
-  // Rank 0 lists the directories and reads one header per segment; every
-  // rank gets the same answer.
-  const int st = mxn_series_open(job != MPI_COMM_NULL && size > 1 ? job : MPI_COMM_NULL,
-    names.data(), static_cast<int>(names.size()), &series, &err);
+  const MPI_Comm comm = job != MPI_COMM_NULL && size > 1 ? job : MPI_COMM_NULL;
+  int st = MXN_OK;
+  const Choice& c = this->Chosen;
+  if (c.Scan || files.size() > 1)
+  {
+    // Rank 0 lists the directories and reads one header per segment;
+    // every rank gets the same answer.
+    st = mxn_series_open(comm, names.data(), static_cast<int>(names.size()), &series, &err);
+  }
+  if (!series && st == MXN_OK)
+  {
+    // ScanForRelatedFiles off, one name: that dataset alone.
+    this->Adopt({ files[0] }, {}, {});
+    return true;
+  }
 
   std::vector<std::string> paths;
   std::vector<double> times;
@@ -80,7 +91,14 @@ bool vtkMxNSeries::Resolve(
     }
   }
   mxn_series_close(&series);
+  this->Adopt(paths, times, steps);
+  return true;
+}
 
+//----------------------------------------------------------------------------
+void vtkMxNSeries::Adopt(const std::vector<std::string>& paths, const std::vector<double>& times,
+  const std::vector<Step>& steps)
+{
   // Segments already known keep their information and loads.
   std::vector<std::unique_ptr<vtkMxNReaderInternals>> segments(paths.size());
   std::vector<int> renumber(this->Paths.size(), -1);
@@ -113,7 +131,6 @@ bool vtkMxNSeries::Resolve(
   this->Recent = recent;
   this->TimeValues = times;
   this->Steps = steps;
-  return true;
 }
 
 //----------------------------------------------------------------------------

@@ -38,6 +38,15 @@ public:
    */
   bool Resolve(const std::vector<std::string>& files, std::string& warning, std::string& error);
 
+  /** Which files are read, as vtkIOSSReader's ScanForRelatedFiles
+   *  (default on): a single name finds the series beside it; off, only
+   *  the names given are read. Set before Resolve(). */
+  struct Choice
+  {
+    bool Scan = true;
+  };
+  Choice Chosen;
+
   /** Number of segments (0 before Resolve succeeds). */
   int NumberOfSegments() const { return static_cast<int>(this->Paths.size()); }
   /** Segment k's dataset name, as its load opens it. */
@@ -60,6 +69,11 @@ public:
   void Use(int k, bool dynamic);
 
 private:
+  /** Take `paths` as the segments (those known keep their information
+   *  and loads), with the series' times and where each step lives. */
+  void Adopt(const std::vector<std::string>& paths, const std::vector<double>& times,
+    const std::vector<Step>& steps);
+
   std::vector<std::string> Paths;
   std::vector<std::unique_ptr<vtkMxNReaderInternals>> Segments;
   std::vector<double> TimeValues;
