@@ -133,6 +133,17 @@ foreach(mode default all)
       FIXTURES_REQUIRED mxn_parity_gen)
   endforeach()
 endforeach()
+# Scripts recorded against IOSSReader (testing/pvbatch/traces/), run as
+# written and with MxNReader in its place: the same output.
+file(GLOB MXN_PARITY_TRACES ${CMAKE_CURRENT_SOURCE_DIR}/pvbatch/traces/*.py)
+foreach(np 1 3)
+  add_test(NAME pvbatch_parity_trace_np${np}
+    COMMAND ${MXN_MPIEXEC} --oversubscribe -n ${np} ${PVBATCH} --symmetric
+            ${CMAKE_CURRENT_SOURCE_DIR}/pvbatch/parity.py $<TARGET_FILE:MxNReader>
+            ${MXN_SHARED_DATA} ${MXN_PARITY_DIR}/gen trace ${MXN_PARITY_TRACES})
+  set_tests_properties(pvbatch_parity_trace_np${np} PROPERTIES TIMEOUT 300
+    SKIP_RETURN_CODE 77 ENVIRONMENT "${MXN_PLUGIN_ENV}")
+endforeach()
 
 # Edge and face blocks, element/face/edge sets and set variables (issue 58,
 # pvbatch/edge_face_sets.py): each edge, face and set entry owned once over

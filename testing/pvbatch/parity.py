@@ -91,6 +91,10 @@ DELIBERATE = [
      "ExodusIIReader's proxy offers no element attributes, which IOSSReader shows as "
      "cell arrays: MxNReader's extra cell arrays are not differences there"),
     ("KNOWN below", "named files", "the reference's own differences, each with why"),
+    ("element, face and edge sets", "IOSSReader reference",
+     "IOSSReader 5.11 lists them but cannot read them (it leaves the leaves empty); "
+     "MxNReader shows them: compared by path and name only "
+     "(pvbatch_edge_face_sets_* checks their contents against the generator)"),
     ("empty pieces", "every leaf",
      "IOSSReader gives a rank no partition of a block it has no cell of, MxN an empty "
      "grid with the block's arrays: array layouts are taken from the pieces that have "
@@ -145,6 +149,9 @@ LEGACY_ALL = ["ElementBlocks", "FaceBlocks", "EdgeBlocks", "NodeSetArrayStatus",
               "EdgeVariables", "GlobalVariables", "NodeSetResultArrayStatus",
               "SideSetResultArrayStatus"]
 LEGACY_UNREAD = ("element_sets", "face_sets", "edge_sets")
+# Groups IOSSReader 5.11 lists but cannot read (it logs "Unexpected
+# group_entity for GetConnectivity" and leaves the leaf empty).
+IOSS_EMPTY_GROUPS = ("element_sets", "face_sets", "edge_sets")
 RTOL = 1e-6
 VTK_POLYHEDRON = 42
 SHOWN = 4  # differences shown per FAIL line
@@ -943,6 +950,8 @@ def run(name, files):
             a = merge_leaf([x["leaves"][p] for x in all_r])
             if legacy and group[p] == "side_sets" and not a["count"]:
                 continue  # ExodusIIReader's empty poly side sets (see DELIBERATE)
+            if not legacy and group[p] in IOSS_EMPTY_GROUPS:
+                continue  # sets IOSSReader 5.11 cannot read (see DELIBERATE)
             compare_leaf(p, a, merge_leaf([x["leaves"][p] for x in all_m]), d, refname)
         if not legacy:
             compare_fields(merge_fields([x["fields"] for x in all_r]),

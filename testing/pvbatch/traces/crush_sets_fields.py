@@ -20,7 +20,6 @@ block_crush_1e30.NodeBlockFields = ['displ', 'vel']
 block_crush_1e30.ElementBlockFields = ['vonmises']
 block_crush_1e30.DisplacementMagnitude = 2.5
 block_crush_1e30.GroupNumericVectorFieldComponents = 1
-block_crush_1e30.RemoveUnusedPoints = 0
 
 # get animation scene
 animationScene1 = GetAnimationScene()
