@@ -14,7 +14,9 @@
 # kept as one file, one element per block being too few to split), and
 # series (an adaptive series of 2 segments, s.e and s.e-s002, plain files:
 # IOSSReader given a list of files reads each as one file, not as a
-# spread set). Sizes stay small: parity.py reads each with two readers on
+# spread set), displaced (a nodal displacement vector, mxn_gen
+# --displacement) and names (its variables renamed for the grouping
+# options' traces). Sizes stay small: parity.py reads each with two readers on
 # 1 and 3 ranks in two modes.
 set -euo pipefail
 if [ $# -ne 3 ]; then
@@ -41,6 +43,18 @@ kind compressed "--type hex --dims 6 3 3 --steps 2 --compress 1" "--compress 1"
 kind int64 "--type wedge --dims 4 3 3 --steps 2 --int64" "--int64 --method hsfc"
 kind polyhedra "--type poly-mixed --dims 6 3 3 --steps 2" ""
 kind polygons "--type polygon --dims 8 5 --blocks 2 --steps 2" ""
+kind displaced "--type hex --dims 5 3 3 --blocks 2 --steps 2 --displacement" ""
+# names: the nodal variables renamed (a_1 a_2, dispx dispy dispz) so
+# that the grouping options (GroupNumericVectorFieldComponents,
+# FieldSuffixSeparator) change the arrays; the traces set them.
+mkdir -p "$out/names"
+"$gen" --type hex --dims 5 3 3 --blocks 2 --steps 2 --displacement "$out/names/m.e" > /dev/null
+ncdump "$out/names/m.e" |
+  sed -e 's/"node_gid_time"/"a_1"/; s/"nodal_x"/"a_2"/; s/"disp_x"/"dispx"/; s/"disp_y"/"dispy"/' \
+      -e 's/"disp_z"/"dispz"/' > "$out/names/m.cdl"
+ncgen -k 64-bit-offset -o "$out/names/r.e" "$out/names/m.cdl"
+"$cli" split "$out/names/r.e" "$out/names/s.e" -n 3 --quiet
+rm -f "$out/names/m.e" "$out/names/r.e" "$out/names/m.cdl"
 mkdir -p "$out/shells"
 python3 "$here/make_quadratic.py" "$out/shells/quadratic.exo" > /dev/null
 mkdir -p "$out/series"

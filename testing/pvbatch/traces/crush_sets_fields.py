@@ -19,7 +19,6 @@ block_crush_1e30.SideSets = ['surface_20']
 block_crush_1e30.NodeBlockFields = ['displ', 'vel']
 block_crush_1e30.ElementBlockFields = ['vonmises']
 block_crush_1e30.DisplacementMagnitude = 2.5
-block_crush_1e30.GroupNumericVectorFieldComponents = 1
 
 # get animation scene
 animationScene1 = GetAnimationScene()
