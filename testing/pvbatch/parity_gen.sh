@@ -16,7 +16,8 @@
 # IOSSReader given a list of files reads each as one file, not as a
 # spread set), displaced (a nodal displacement vector, mxn_gen
 # --displacement) and names (its variables renamed for the grouping
-# options' traces). Sizes stay small: parity.py reads each with two readers on
+# options' traces) and series_gap (segments 1 and 5 of a series). Sizes
+# stay small: parity.py reads each with two readers on
 # 1 and 3 ranks in two modes.
 set -euo pipefail
 if [ $# -ne 3 ]; then
@@ -61,4 +62,11 @@ mkdir -p "$out/series"
 "$gen" --type hex --dims 4 3 3 --steps 2 --series 2 "$out/series/m.e" > /dev/null
 mv "$out/series/m.e" "$out/series/s.e"
 mv "$out/series/m.e-s002" "$out/series/s.e-s002"
+# A series whose numbers skip (s.e, s.e-s005: segments kept when only some
+# are archived): both readers find s.e-s005 beside s.e.
+mkdir -p "$out/series_gap"
+"$gen" --type hex --dims 4 3 3 --steps 2 --series 3 "$out/series_gap/m.e" > /dev/null
+mv "$out/series_gap/m.e" "$out/series_gap/s.e"
+mv "$out/series_gap/m.e-s003" "$out/series_gap/s.e-s005"
+rm -f "$out/series_gap/m.e-s002"
 echo "parity_gen: $(find "$out" -type f | wc -l) files in $out"
