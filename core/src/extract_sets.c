@@ -366,28 +366,23 @@ int mxn__read_sets(mxn_dataset_t *ds, mxn_piece_t *piece, const char *cand,
           /* Per-entry df counts: one per entry, except a side set's, which
            * has one per node of each side. */
           MXN_ALLOC(cnt, n);
+          int64_t sum = n;
           if (!side || nd == n) {
-            if (nd != n) {
-              status = MXN_DS_ERR(ds, MXN_ERR_UNSUPPORTED,
-                                  "%s: %s %lld: %lld distribution factors for %lld "
-                                  "entries; only one per entry is supported",
-                                  f->path, what, (long long)si->id, (long long)nd,
-                                  (long long)n);
-              goto done;
-            }
             for (int64_t i = 0; i < n; i++) cnt[i] = 1;
           } else {
             MXN_CHECK(side_df_counts(ds, &fcache, f, j, si, n, nd, ent, extra, nfile, cnt));
+            sum = 0;
+            for (int64_t i = 0; i < n; i++) sum += cnt[i];
           }
-          int64_t sum = 0;
-          for (int64_t i = 0; i < n; i++) sum += cnt[i];
           if (sum != nd) {
-            status = MXN_DS_ERR(ds, MXN_ERR_FORMAT,
-                                "%s: %s %lld: %lld distribution factors for "
-                                "%lld entries needing %lld",
-                                f->path, what, (long long)si->id, (long long)nd, (long long)n,
-                                (long long)sum);
-            goto done;
+            /* The count of factors is a writer's hint that the entries do
+             * not bear out: said once, and this member's factors of the
+             * set left out (ParaView's readers open such files). */
+            mxn__hint(ds, "%s: %s %lld: %lld distribution factors for %lld entries needing "
+                          "%lld; going on without this member's factors of the set",
+                      f->path, what, (long long)si->id, (long long)nd, (long long)n,
+                      (long long)sum);
+            nd = 0;
           }
         }
         if (nitems + n > cap_items) {

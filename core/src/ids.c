@@ -24,6 +24,7 @@
 #include "nodecheck.h"
 
 #include <float.h>
+#include <stdarg.h>
 #include <stdio.h>
 
 /* The bounding box of members fbeg..fend-1's nodes, over every rank, and
@@ -102,6 +103,15 @@ void mxn__ids_elems_repeated(mxn_dataset_t *ds, int file, int other, int64_t id,
            mxn__path(ds, file), (long long)id, mxn__path(ds, other), why);
   if (s->num_elements_global >= 0) s->num_elements_global = s->num_elements_sum;
   mxn__dataset_drop_domains(ds);
+}
+
+void mxn__hint(mxn_dataset_t *ds, const char *fmt, ...) {
+  mxn_structure_t *s = &ds->s;
+  if (s->hint_warning[0]) return; /* the first disagreement only */
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(s->hint_warning, sizeof s->hint_warning, fmt, ap);
+  va_end(ap);
 }
 
 void mxn__hint_elements(mxn_dataset_t *ds, int64_t distinct) {

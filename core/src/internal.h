@@ -381,6 +381,15 @@ void mxn__ids_elems_repeated(mxn_dataset_t *ds, int file, int other, int64_t id,
  * (the first such disagreement only), and the count set to what the
  * members hold (ids.c). Local; the callers pass the same on every rank. */
 void mxn__hint_elements(mxn_dataset_t *ds, int64_t distinct);
+/* Any other writer's hint the members do not bear out (a set's count of
+ * distribution factors): said in s.hint_warning, printf-style, unless an
+ * earlier disagreement is said there already (ids.c). Local: only the
+ * rank that reads the member knows. */
+void mxn__hint(mxn_dataset_t *ds, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 2, 3)))
+#endif
+    ;
 /* Node ids from coordinates on the settled grid (ids.c), n nodes. */
 void mxn__ids_from_coords(const mxn_dataset_t *ds, int64_t n, double *const xyz[3],
                           mxn_gid_t *out);

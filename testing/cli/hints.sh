@@ -14,7 +14,9 @@
 # where their Nemesis global counts say S; going on with what the members
 # hold" on stderr (M0 member 0, under mpiexec from one rank); join and
 # repart hold every element (mxn diff against the generated mesh: equal),
-# and what repart wrote reads back without a warning.
+# and what repart wrote reads back without a warning. Then a plain file
+# whose side set 1 has 10 distribution factors for its 8 hex sides: join
+# goes on without them, with one warning.
 set -u
 . "$(dirname "$0")/common.sh"
 cli_args "MXN MXN_GEN MPIEXEC NP TMP_DIR" MXN GEN MPIEXEC N TMP -- "$@"
@@ -83,6 +85,29 @@ for c in "coarse.e 4 216 236" "removed.e 3 180 216"; do
     fi
   done
 done
+
+# A side set's count of distribution factors that its sides do not bear
+# out (10 factors for 8 hex sides, which need 4 each, or 1 each): join goes
+# on without that set's factors and says so once.
+"$GEN" --type hex --dims 4 3 2 --steps 1 df_src.e > /dev/null &&
+  ncdump df_src.e > df.cdl &&
+  python3 - df.cdl << 'EOF_PY' && ncgen -k "$(ncdump -k df_src.e)" -o df.e df.cdl
+import re, sys
+p = sys.argv[1]
+t = open(p).read()
+sides = int(re.search(r"num_side_ss1 = (\d+) ;", t).group(1))
+t = re.sub(r"num_df_ss1 = \d+ ;", "num_df_ss1 = %d ;" % (sides + 2), t)
+m = re.search(r"dist_fact_ss1 =([^;]*);", t)
+vals = [v.strip() for v in m.group(1).split(",")][:sides + 2]
+t = t[:m.start()] + "dist_fact_ss1 = " + ", ".join(vals) + " ;" + t[m.end():]
+open(p, "w").write(t)
+EOF_PY
+if "$MXN" join df.e j_df.e > join.txt 2> join.err && [ "$(grep -c '^warning: ' join.err)" = 1 ] &&
+  grep -q "^warning: .*df.e: side set 1: 10 distribution factors for 8 entries needing 32; going on without this member's factors of the set\$" join.err; then
+  ok "join of a side set with 10 factors where its 8 sides need 32: one warning"
+else
+  bad "join of a side set whose factor count is wrong: $(cat join.err | head -c 600)"
+fi
 
 if [ $nfail -gt 0 ]; then
   echo "$nfail check(s) failed"
