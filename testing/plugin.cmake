@@ -145,6 +145,18 @@ foreach(np 1 3)
     SKIP_RETURN_CODE 77 ENVIRONMENT "${MXN_PLUGIN_ENV}")
 endforeach()
 
+# Sets shown whole whatever blocks are selected (issue 58,
+# pvbatch/sets_unselected.py): node and side sets on an unselected block of
+# block_crush_1's spread set, against IOSSReader, each entry owned once.
+foreach(np 1 3)
+  add_test(NAME pvbatch_sets_unselected_np${np}
+    COMMAND ${MXN_MPIEXEC} --oversubscribe -n ${np} ${PVBATCH} --symmetric
+            ${CMAKE_CURRENT_SOURCE_DIR}/pvbatch/sets_unselected.py $<TARGET_FILE:MxNReader>
+            ${MXN_SHARED_DATA})
+  set_tests_properties(pvbatch_sets_unselected_np${np} PROPERTIES TIMEOUT 300
+    SKIP_RETURN_CODE 77 ENVIRONMENT "${MXN_PLUGIN_ENV}")
+endforeach()
+
 # Edge and face blocks, element/face/edge sets and set variables (issue 58,
 # pvbatch/edge_face_sets.py): each edge, face and set entry owned once over
 # the ranks, against IOSSReader and the generator's formulas, both steps.

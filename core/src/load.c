@@ -66,6 +66,8 @@ void mxn_load_close(mxn_load_t **pld) {
   mxn_directory_destroy(&ld->dir);
   free(ld->node_sel);
   free(ld->elem_sel);
+  mxn_idset_free(&ld->set_nodes);
+  free(ld->set_nodes_mask);
   free(ld->str);
   free(ld->str_perm);
   free(ld->dcache);
@@ -291,9 +293,26 @@ static int phase_owners(mxn__load_ctx_t *c, int *pending) {
   int every = sel != NULL;
   for (int b = 0; every && b < ds->s.num_blocks; b++) every = sel[b] != 0;
   if (every) sel = NULL;
+  /* Elements of unselected blocks that a side set or element set names go
+   * to the partition too: a set is shown whole whatever blocks are
+   * selected (as IOSSReader shows it), and a side is made from its
+   * element. The elements are in the piece, their blocks not shown. */
+  char **named = NULL;
+  if (sel) {
+    named = mxn__calloc((size_t)(c->fend - c->fbeg) + 1, sizeof *named);
+    if (!named) status = mxn_error_set(c->e, MXN_ERR_NOMEM, "rank %d: out of memory", c->R);
+    for (int j = c->fbeg; status == MXN_OK && j < c->fend; j++) {
+      int64_t ne = mxn__file_dom(ds, j)->num_elements;
+      named[j - c->fbeg] = mxn__calloc((size_t)ne + 1, 1);
+      if (!named[j - c->fbeg]) status = mxn_error_set(c->e, MXN_ERR_NOMEM, "rank %d: out of memory", c->R);
+      else if ((status = mxn__member_set_elems(ds, j, named[j - c->fbeg], ne)) != MXN_OK)
+        mxn_error_set(c->e, status, "%s", mxn_dataset_errmsg(ds));
+    }
+    if ((status = mxn_agree(ld->comm, status, c->e)) != MXN_OK) goto out;
+  }
   if (!c->unique) {
     status = mxn_directory_query(c->dir, npub, c->pub_ids, &qoff, &qfile, &qpos, c->e);
-    if (status != MXN_OK) return status;
+    if (status != MXN_OK) goto out;
   }
   c->ids0 = mxn__malloc(((size_t)npub + 1) * sizeof *c->ids0);
   c->file0 = mxn__malloc(((size_t)npub + 1) * sizeof *c->file0);
@@ -304,7 +323,8 @@ static int phase_owners(mxn__load_ctx_t *c, int *pending) {
   for (int64_t k = 0; status == MXN_OK && k < npub; k++)
     if ((c->unique || (qoff[k + 1] > qoff[k] && qfile[qoff[k]] == c->pub_file[k] &&
                        qpos[qoff[k]] == c->pub_pos[k])) &&
-        block_selected(ds, sel, c->pub_file[k], c->pub_pos[k])) {
+        (block_selected(ds, sel, c->pub_file[k], c->pub_pos[k]) ||
+         named[c->pub_file[k] - c->fbeg][c->pub_pos[k]])) {
       c->file0[c->n0] = c->pub_file[k];
       c->ids0[c->n0++] = c->pub_ids[k];
     }
@@ -319,7 +339,11 @@ static int phase_owners(mxn__load_ctx_t *c, int *pending) {
   MXN_FREE(c->pub_pos);
   *pending = status;
   ld->st.seconds_directory += now() - t1;
-  return MXN_OK;
+  status = MXN_OK;
+out:
+  for (int j = c->fbeg; named && j < c->fend; j++) free(named[j - c->fbeg]);
+  free(named);
+  return status;
 }
 
 /* The members holding my part (c->mask): where each id is stored once,
@@ -440,6 +464,18 @@ static int phase_read(mxn__load_ctx_t *c) {
   if ((status = mxn_agree(ld->comm, status, c->e)) != MXN_OK) return status;
   ld->st.seconds_plan = now() - c->t_cover;
   return MXN_OK;
+}
+
+/* Set nodes: the nodes a node set lists that no piece holds (of
+ * unselected blocks only, or of no element), each read by one rank
+ * (load_sets.c). Timed with the read. Collective; errors agreed. */
+static int phase_set_nodes(mxn__load_ctx_t *c) {
+  const mxn_load_opts_t *opts = c->opts;
+  int64_t gap = opts->gap >= 0 ? opts->gap : 64;
+  int status = mxn__load_set_nodes(c->ld, c->fbeg, c->fend, gap, opts->node_var_selection,
+                                   opts->elem_var_selection, c->e);
+  c->ld->st.seconds_plan = now() - c->t_cover;
+  return status;
 }
 
 /* Ghosts: the halo layers around my piece (opts->ghost_levels).
@@ -665,6 +701,7 @@ static int load_open(MPI_Comm comm, const char *path, mxn_dataset_t *given,
   if ((status = phase_cover(&c, pending)) != MXN_OK) goto done;
   close_outside_cover(&c);
   if ((status = phase_read(&c)) != MXN_OK) goto done;
+  if ((status = phase_set_nodes(&c)) != MXN_OK) goto done;
   if ((status = phase_ghosts(&c)) != MXN_OK) goto done;
   if ((status = mxn__load_entity_owners(ld, &e)) != MXN_OK) goto done;
   phase_stats(&c);

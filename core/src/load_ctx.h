@@ -41,6 +41,11 @@ struct mxn_load {
   /* owners of the piece's edges and faces (entity_owners.c); all NULL
    * when the dataset has none */
   mxn_load_entity_owners_t ef_owners;
+  /* Nodes a node set lists that no piece held, which this rank reads
+   * (load_sets.c), and the members it reads them from: again after every
+   * re-balance. Empty, NULL when there are none. */
+  mxn_idset_t set_nodes;
+  char *set_nodes_mask;
 };
 
 /* The halo of the owned piece ld->piece, appended layer by layer (see
@@ -58,6 +63,18 @@ void mxn__entity_owners_free(mxn_load_entity_owners_t *o);
 
 int mxn__load_halo(mxn_load_t *ld, const mxn_load_opts_t *opts, mxn_directory_t *dir, int step,
                    mxn_error_t *e);
+
+/* Node sets shown whole (load_sets.c): after the piece is read and before
+ * its halo, the nodes a node set lists that no rank's piece holds are
+ * given, each to one rank, and appended to its piece (ld->set_nodes).
+ * fbeg..fend: the members this rank summarised; gap and the variable
+ * selections as the piece was read with. Collective; errors agreed. */
+int mxn__load_set_nodes(mxn_load_t *ld, int fbeg, int fend, int64_t gap, const int *node_vars,
+                        const int *elem_vars, mxn_error_t *e);
+/* Append ld->set_nodes to piece pc with their values at `step` (-1:
+ * none yet), nodes sorted by id after. Local; the caller agrees. */
+int mxn__load_set_nodes_append(mxn_load_t *ld, mxn_piece_t *pc, int step, int64_t gap,
+                               const int *node_vars, const int *elem_vars, mxn_error_t *e);
 
 /* The dual graph (elements sharing a side) of elements spread over the
  * ranks, in the order of `ids` (pc's concatenated order): neighbour ids,

@@ -50,6 +50,12 @@ typedef struct {
  * 26 MB free before it, in 392 pieces). */
 typedef struct mxn__plan_mem mxn__plan_mem_t;
 
+/* A node a member's node set lists: its global id and the member. */
+typedef struct {
+  mxn_gid_t id;
+  int64_t file;
+} mxn__set_node_t;
+
 struct mxn__plan {
   mxn__plan_mem_t *mem;
   int nseg[MXN__NBK], nnode_seg;
@@ -63,6 +69,12 @@ struct mxn__plan {
   /* Merged-gap budget (mxn_extract_opts_t.gap_share): bytes wanted by the
    * kinds planned so far, and bytes their merged gaps add. */
   double gap_want, gap_spent;
+  /* Node-set entries of the members read whose node the piece lacks
+   * (mxn__read_sets): another rank may hold the node, or none (a node of
+   * unselected blocks only, or of no element); the parallel load settles
+   * which (load_sets.c) and frees the list. */
+  mxn__set_node_t *nset_miss;
+  int64_t nnset_miss, nset_miss_cap;
 };
 
 /* Entries to allocate for n entities of piece p: n plus the spare room a
@@ -96,6 +108,13 @@ int64_t mxn__gap_within(const segment_t *segs, int nseg, const double *width, in
 /* Grow the plan's scratch buffer to hold `doubles` values. */
 int mxn__plan_buf(mxn__plan_t *p, int64_t doubles);
 void mxn__plan_free(mxn__plan_t *p);
+/* Every entry of every node set of member j as global node ids, appended
+ * to *out (grown; *n entries, *cap room) with file = j. Local. */
+/* Flag mark[p] (p < nmark, member-local 0-based element positions) for
+ * every element member j's side sets and element sets name. Local. */
+int mxn__member_set_elems(mxn_dataset_t *ds, int j, char *mark, int64_t nmark);
+int mxn__member_set_nodes(mxn_dataset_t *ds, int j, mxn__set_node_t **out, int64_t *n,
+                          int64_t *cap);
 void mxn__piece_block_free(mxn_piece_block_t *pb, int nvars, int nmaps);
 /* Where pc's plan reads its elements: for concatenated element index
  * bstart[block] + dst of each element segment, its member in file[] and,

@@ -285,6 +285,11 @@ static int rebuild(mxn_load_t *ld, int step, const mxn_idset_t *mine, const owne
       mxn_error_set(e, status, "%s", mxn_dataset_errmsg(ds));
     if (status == MXN_OK) status = mxn__piece_append(s, np, &more, gap, e);
   }
+  /* the node sets' own nodes (no element brings them: the subset left
+   * them out), again */
+  if (status == MXN_OK && ld->set_nodes.n > 0)
+    status = mxn__load_set_nodes_append(ld, np, old->step, gap, ld->o.node_var_selection,
+                                        ld->o.elem_var_selection, e);
   if (status == MXN_OK) status = mxn__piece_sort(np, s);
   if (status != MXN_OK && !e->msg[0])
     mxn_error_set(e, status, "rank %d: reading its gained elements failed: %s", R,
