@@ -117,6 +117,17 @@ DELIBERATE = [
 # of the differences it explains, why). Those are reported (kind "known")
 # and do not fail the dataset.
 KNOWN = {
+    "quadratic.exo": (
+        r"^(cell_count: owned cells: MxNReader 32, IOSSReader 30|cell_ids: cell keys: 0 only in "
+        r"IOSSReader \(first \[\]\), 2 only in MxNReader \(first \[393221, 393222\]\)|"
+        r"cell_types: cell 393217: |connectivity: cell (327684|393217)[: ]|"
+        r"duplicates_disagree: IOSSReader cell 393217: )",
+        "surface_7 (every side of every element): IOSSReader numbers a SHELL8's edge sides "
+        "from 1 in element_side (the file's sides 3 and 5 of element 6 come out as 1 and 3), "
+        "so (6, 1) names both the shell's face and an edge; MxNReader keeps the file's side "
+        "numbers: the same cells. And IOSSReader starts PYRAMID13 side 4's triangle at "
+        "another corner ((76 73 77 | 81 82 85) against (73 77 76 | 82 85 81): the same "
+        "face, turned)"),
     "edgeFaceElem.exii": (
         r"^(point_ids|coordinates|connectivity): |^array_values: point ",
         "IOSSReader cannot read it (edge blocks of type straight2); the legacy "
