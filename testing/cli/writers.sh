@@ -4,14 +4,17 @@
 #
 # usage: writers.sh MXN MPIEXEC NP WRITERS_DIR TMP_DIR
 #
-# WRITERS_DIR/open (meshio_plain.e, meshio_quirks.e, libmesh/adapted.e.3.*:
+# WRITERS_DIR/open (meshio_plain.e, meshio_quirks.e, libmesh/adapted.e.3.*,
+# stale/adapted.e.3.*:
 # files ParaView's readers open): `mxn info` and `mxn join` succeed with at
 # most one "warning:" line, naming the file; info gives the counts the
 # writers' meshes have (libmesh: 22 active elements where the Nemesis
 # counts say 24, 34 nodes, side sets of 6 and 4 sides, a node set of 7);
 # the join holds the node values the file holds (meshio's vals_nod_var1,
 # compared with ncdump, node order kept: no id maps); `mxn stats` on NP
-# ranks loads every element with at most one warning. meshio_quirks.e's one
+# ranks loads every element with at most one warning; the libMesh set with
+# maps kept from before adaptation (stale/) warns once, naming member 1 and
+# its first stale map entry, and joins to the same mesh. meshio_quirks.e's one
 # step, whose time meshio never writes, is there with netCDF's fill value.
 # WRITERS_DIR/refused/meshio_noprop.e (no block ids, which both ParaView
 # readers refuse): info fails naming the file.
@@ -39,7 +42,8 @@ at_most_one_warning() {
 data() { ncdump -v "$1" "$2" | sed -n "/^ $1 =/,/;/p" | tr -d ' \n'; }
 
 # name nodes elements times
-for c in "meshio_plain.e 16 4 3" "meshio_quirks.e 12 8 1" "libmesh/adapted.e.3.0 34 22 2"; do
+for c in "meshio_plain.e 16 4 3" "meshio_quirks.e 12 8 1" "libmesh/adapted.e.3.0 34 22 2" \
+  "stale/adapted.e.3.0 34 22 2"; do
   set -- $c
   f=$W/open/$1 stem=$(basename "${1%.3.0}")
   if "$MXN" info "$f" > info.txt 2> info.err && at_most_one_warning info.err "$stem" &&
@@ -49,7 +53,8 @@ for c in "meshio_plain.e 16 4 3" "meshio_quirks.e 12 8 1" "libmesh/adapted.e.3.0
   else
     bad "info $1: $(cat info.err; grep -E '^(nodes|elements|times)' info.txt)"
   fi
-  out=j_$stem
+  d=$(dirname "$1")
+  out=j_${d//./top}_$stem # a join's name must not look like a member's
   if "$MXN" join "$f" "$out" > join.txt 2> join.err && at_most_one_warning join.err "$stem" &&
     "$MXN" diff "$f" "$out" > diff.txt 2>&1; then
     ok "join $1: equal to the file read, $(grep -c '^warning: ' join.err) warning(s)"
@@ -70,10 +75,10 @@ done
 for c in "meshio_plain.e temperature" "meshio_quirks.e u"; do
   set -- $c
   if [ -n "$(data vals_nod_var1 "$W/open/$1")" ] &&
-    [ "$(data vals_nod_var1 "$W/open/$1")" = "$(data vals_nod_var1 "j_$1")" ]; then
+    [ "$(data vals_nod_var1 "$W/open/$1")" = "$(data vals_nod_var1 "j_top_$1")" ]; then
     ok "join $1: node values ($2) as in the file"
   else
-    bad "join $1: node values $(data vals_nod_var1 "j_$1" | head -c 200), in the file $(data vals_nod_var1 "$W/open/$1" | head -c 200)"
+    bad "join $1: node values $(data vals_nod_var1 "j_top_$1" | head -c 200), in the file $(data vals_nod_var1 "$W/open/$1" | head -c 200)"
   fi
 done
 if "$MXN" info --json "$W/open/meshio_quirks.e" > q.json &&
@@ -93,6 +98,18 @@ if "$MXN" info "$m0" > lm.txt 2> lm.err && [ "$(grep -c '^warning: ' lm.err)" = 
   ok "info libmesh: blocks 0 and 1 of 11, side sets of 6 and 4 sides, node set of 7, one warning"
 else
   bad "info libmesh: $(cat lm.err; cat lm.txt | head -c 800)"
+fi
+
+# the same set with communication maps kept from before adaptation: read,
+# the maps' first stale entry said once, the same mesh as the set above
+m1=$W/open/stale/adapted.e.3.1
+want="warning: $m1: its Nemesis node communication maps list node 21, which it does not have; going on with the nodes its id map gives"
+if "$MXN" info "$W/open/stale/adapted.e.3.0" > st.txt 2> st.err &&
+  [ "$(grep -c '^warning: ' st.err)" = 1 ] && grep -qxF -- "$want" st.err &&
+  "$MXN" diff j_libmesh_adapted.e j_stale_adapted.e > st.diff 2>&1; then
+  ok "info stale maps: one warning naming member 1 and its first stale entry; joined, the same mesh"
+else
+  bad "info stale maps: $(cat st.err st.diff | head -c 600)"
 fi
 
 if "$MXN" info "$W/refused/meshio_noprop.e" > np.txt 2> np.err; then

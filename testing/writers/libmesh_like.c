@@ -2,7 +2,13 @@
  * writes its parallel output after adaptive refinement (issue 58: files
  * from writers other than ours and SEACAS). Test data, made at test time.
  *
- * usage: libmesh_like OUTBASE      (writes OUTBASE.3.0, OUTBASE.3.1, OUTBASE.3.2)
+ * usage: libmesh_like [--stale-maps] OUTBASE   (writes OUTBASE.3.0, .3.1, .3.2)
+ *
+ * --stale-maps: member 1's node communication map, border node map and
+ * border element map each start with an entry past the member's nodes or
+ * elements, as maps kept from the mesh before adaptation would. libMesh
+ * computes its maps afresh at each write; this is a code that does not
+ * (ParaView's readers do not read these maps).
  *
  * What libMesh's Nemesis_IO_Helper does, read from its source
  * (src/mesh/nemesis_io_helper.C), and reproduced here call by call through
@@ -130,7 +136,7 @@ static int touches(int proc, int node) {
     }                                                                \
   } while (0)
 
-static int write_member(const char *base, int proc) {
+static int write_member(const char *base, int proc, int stale) {
   char path[4096];
   snprintf(path, sizeof path, "%s.%d.%d", base, NP, proc);
   /* the member's nodes (by libMesh id) and elements (by block, then id) */
@@ -180,6 +186,15 @@ static int write_member(const char *base, int proc) {
       nodb[nnb++] = i + 1;
     else
       nodi[nni++] = i + 1;
+  }
+  if (stale && proc == 1) { /* maps from a larger mesh: past this member's entries */
+    for (int q = 0; q < NP; q++)
+      if (ncn[q]) {
+        cn_node[q][0] = nln + 5;
+        break;
+      }
+    if (nnb) nodb[0] = nln + 5;
+    if (nmb) mapb[0] = nle + 5;
   }
   int ncmap = 0, ecmap = 0;
   int ncmap_ids[NP], ncmap_cnt[NP], ecmap_ids[NP], ecmap_cnt[NP];
@@ -297,13 +312,14 @@ static int write_member(const char *base, int proc) {
 }
 
 int main(int argc, char **argv) {
-  if (argc != 2) {
-    fprintf(stderr, "usage: libmesh_like OUTBASE\n");
+  int stale = argc == 3 && !strcmp(argv[1], "--stale-maps");
+  if (argc != 2 && !stale) {
+    fprintf(stderr, "usage: libmesh_like [--stale-maps] OUTBASE\n");
     return 2;
   }
   ex_opts(0); /* errors are reported here, with the file */
   build();
   for (int p = 0; p < NP; p++)
-    if (write_member(argv[1], p)) return 1;
+    if (write_member(argv[argc - 1], p, stale)) return 1;
   return 0;
 }

@@ -8,7 +8,9 @@
 #
 # OUTDIR/open/ holds what ParaView 5.11's IOSSReader and ExodusIIReader both
 # open (MxNReader must too, with the same output): meshio_plain.e,
-# meshio_quirks.e, libmesh/adapted.e.3.{0,1,2}. OUTDIR/refused/ holds what
+# meshio_quirks.e, libmesh/adapted.e.3.{0,1,2} and the same set with maps
+# kept from before adaptation, stale/adapted.e.3.{0,1,2} (libmesh_like
+# --stale-maps). OUTDIR/refused/ holds what
 # both refuse: meshio_noprop.e (no eb_prop1: no block ids at all).
 set -euo pipefail
 if [ $# -ne 2 ]; then
@@ -22,7 +24,7 @@ command -v ncgen > /dev/null || {
 lm=$1 out=$2
 here=$(cd "$(dirname "$0")" && pwd)
 rm -rf "$out"
-mkdir -p "$out/open/libmesh" "$out/refused"
+mkdir -p "$out/open/libmesh" "$out/open/stale" "$out/refused"
 # meshio writes netCDF-4 (netCDF4-python's default format)
 cdl() {
   python3 "$here/meshio_cdl.py" "$1" > "$out/$1.cdl"
@@ -33,4 +35,5 @@ cdl plain "$out/open/meshio_plain.e"
 cdl quirks "$out/open/meshio_quirks.e"
 cdl noprop "$out/refused/meshio_noprop.e"
 "$lm" "$out/open/libmesh/adapted.e"
+"$lm" --stale-maps "$out/open/stale/adapted.e"
 echo "writers_gen: $(find "$out" -type f | wc -l) files in $out"
