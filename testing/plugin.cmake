@@ -157,6 +157,21 @@ foreach(np 1 3)
     SKIP_RETURN_CODE 77 ENVIRONMENT "${MXN_PLUGIN_ENV}")
 endforeach()
 
+# Files from other writers (issue 58, testing/writers/: meshio's Exodus
+# layout, libMesh's Nemesis output after adaptivity): what ParaView's
+# readers open, MxNReader opens with the same cells, points by id and
+# arrays (parity.py over the writers_gen files alone, default selections),
+# with at most one warning per file naming it.
+foreach(np 1 3)
+  add_test(NAME pvbatch_writers_np${np}
+    COMMAND ${MXN_MPIEXEC} --oversubscribe -n ${np} ${PVBATCH} --symmetric
+            ${CMAKE_CURRENT_SOURCE_DIR}/pvbatch/parity.py $<TARGET_FILE:MxNReader>
+            ${MXN_TEST_TMP}/writers/no-shared-data ${MXN_TEST_TMP}/writers/open default
+            --datasets-only --max-warnings 1 --report ${MXN_TEST_TMP}/writers/report_np${np}.json)
+  set_tests_properties(pvbatch_writers_np${np} PROPERTIES TIMEOUT 300
+    SKIP_RETURN_CODE 77 ENVIRONMENT "${MXN_PLUGIN_ENV}" FIXTURES_REQUIRED mxn_writers)
+endforeach()
+
 # Edge and face blocks, element/face/edge sets and set variables (issue 58,
 # pvbatch/edge_face_sets.py): each edge, face and set entry owned once over
 # the ranks, against IOSSReader and the generator's formulas, both steps.

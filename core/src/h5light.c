@@ -9,7 +9,9 @@
  * The header as netCDF-4 stores it: each dimension a dataset of its own
  * name whose extent is its length, marked as a dimension scale (a CLASS
  * attribute); an unlimited dimension's scale keeps the extent it was made
- * with, so time_step is the longer of it and time_whole's records;
+ * with, so time_step is the longer of it and time_whole's records (the
+ * node and global values' records where time_whole has none, records
+ * never written reading as the fill value, as netCDF reads them);
  * attributes as HDF5 attributes (text as one fixed-length string, numbers
  * as a list); character variables as one-byte strings. A variable named
  * like a dimension it is not the coordinate of is stored as
@@ -48,6 +50,7 @@
 typedef struct {
   hid_t d, sp;
   int nd, filtered;
+  int rec; /* its first dimension is unlimited: records past its extent read as fill */
   size_t len[MXN__BOX_DIMS], ch[MXN__BOX_DIMS];
   int direct, shuffle_at, deflate_at;
   char kind;
@@ -302,15 +305,16 @@ static var_t *var(mxn__h5_t *h, int v) {
   quiet_t q = quiet_on();
   hid_t d = H5Dopen2(h->file, h->names[v], h->dapl);
   hid_t sp = d >= 0 ? H5Dget_space(d) : -1, pl = d >= 0 ? H5Dget_create_plist(d) : -1;
-  hsize_t dims[MXN__BOX_DIMS], ch[MXN__BOX_DIMS];
+  hsize_t dims[MXN__BOX_DIMS], maxd[MXN__BOX_DIMS], ch[MXN__BOX_DIMS];
   int nd = sp >= 0 ? H5Sget_simple_extent_ndims(sp) : -1, ok = 0;
-  if (pl >= 0 && nd >= 0 && nd <= MXN__BOX_DIMS && H5Sget_simple_extent_dims(sp, dims, NULL) >= 0) {
+  if (pl >= 0 && nd >= 0 && nd <= MXN__BOX_DIMS && H5Sget_simple_extent_dims(sp, dims, maxd) >= 0) {
     int chunked = H5Pget_layout(pl) == H5D_CHUNKED && H5Pget_chunk(pl, nd, ch) == nd;
     for (int k = 0; k < nd; k++) {
       x->len[k] = (size_t)dims[k];
       x->ch[k] = chunked ? (size_t)ch[k] : 0;
     }
     x->nd = nd;
+    x->rec = nd >= 1 && maxd[0] == H5S_UNLIMITED;
     x->filtered = chunked && H5Pget_nfilters(pl) > 0;
     x->direct = x->filtered && nd >= 1 && direct_ok(d, pl, x);
     ok = 1;
@@ -498,17 +502,12 @@ static int direct_read(mxn__h5_scratch_t *w, const var_t *x, const hsize_t *st,
 }
 #endif
 
-int mxn__h5_get(mxn__h5_t *h, mxn__h5_scratch_t **scratch, int v, const size_t *start,
-                const size_t *count, const ptrdiff_t *stride, void *out, char as) {
-  var_t *x = var(h, v);
-  if (!x || x->nd < 0 || (as != 'd' && as != 'l' && as != 'c')) return -1;
-  hsize_t st[MXN__BOX_DIMS], ct[MXN__BOX_DIMS], sd[MXN__BOX_DIMS], total = 1;
-  for (int k = 0; k < x->nd; k++) {
-    st[k] = start[k];
-    ct[k] = count[k];
-    sd[k] = stride ? (hsize_t)stride[k] : 1;
-    total *= ct[k];
-  }
+/* The part of a read inside the dataset's extent (records past it are
+ * mxn__h5_get's). */
+static int get_in_extent(var_t *x, mxn__h5_t *h, mxn__h5_scratch_t **scratch, const hsize_t *st,
+                         const hsize_t *ct, const hsize_t *sd, void *out, char as) {
+  hsize_t total = 1;
+  for (int k = 0; k < x->nd; k++) total *= ct[k];
   if (total == 0) return 0;
   quiet_t q = quiet_on();
   int rc = -1, own = 0;
@@ -550,6 +549,54 @@ int mxn__h5_get(mxn__h5_t *h, mxn__h5_scratch_t **scratch, int v, const size_t *
   return rc;
 }
 
+/* n values of dataset x's fill value (netCDF's, which netCDF-4 stores as
+ * the dataset's HDF5 fill value) into out as `as`. */
+static int put_fill(var_t *x, void *out, hsize_t n, char as) {
+  double fd = 0;
+  long long fl = 0;
+  quiet_t q = quiet_on();
+  hid_t pl = H5Dget_create_plist(x->d);
+  int ok = pl >= 0 && (as == 'c' || H5Pget_fill_value(pl, as == 'd' ? H5T_NATIVE_DOUBLE
+                                                                     : H5T_NATIVE_LLONG,
+                                                       as == 'd' ? (void *)&fd : (void *)&fl) >= 0);
+  if (pl >= 0) H5Pclose(pl);
+  quiet_off(q);
+  if (!ok) return -1;
+  for (hsize_t i = 0; i < n; i++) {
+    if (as == 'd') ((double *)out)[i] = fd;
+    else if (as == 'l') ((long long *)out)[i] = fl;
+    else ((char *)out)[i] = 0; /* NC_FILL_CHAR */
+  }
+  return 0;
+}
+
+int mxn__h5_get(mxn__h5_t *h, mxn__h5_scratch_t **scratch, int v, const size_t *start,
+                const size_t *count, const ptrdiff_t *stride, void *out, char as) {
+  var_t *x = var(h, v);
+  if (!x || x->nd < 0 || (as != 'd' && as != 'l' && as != 'c')) return -1;
+  hsize_t st[MXN__BOX_DIMS], ct[MXN__BOX_DIMS], sd[MXN__BOX_DIMS], rest = 0, row = 1;
+  for (int k = 0; k < x->nd; k++) {
+    st[k] = start[k];
+    ct[k] = count[k];
+    sd[k] = stride ? (hsize_t)stride[k] : 1;
+    if (k > 0) row *= ct[k];
+  }
+  /* A record variable's records up to the unlimited dimension's length
+   * that were never written (netCDF-4 extends only the variables written:
+   * meshio writes node values and never time_whole) read as its fill
+   * value, as netCDF reads them. Records are the outermost index, so the
+   * written ones are the read's first. */
+  if (x->rec && ct[0] > 0 && sd[0] > 0 && st[0] + (ct[0] - 1) * sd[0] >= x->len[0]) {
+    hsize_t in = st[0] < x->len[0] ? (x->len[0] - st[0] + sd[0] - 1) / sd[0] : 0;
+    rest = ct[0] - in;
+    ct[0] = in;
+  }
+  if (get_in_extent(x, h, scratch, st, ct, sd, out, as) != 0) return -1;
+  if (!rest) return 0;
+  size_t es = as == 'd' ? sizeof(double) : as == 'l' ? sizeof(long long) : 1;
+  return put_fill(x, (char *)out + ct[0] * row * es, rest * row, as);
+}
+
 void mxn__h5_release(void) {
   quiet_t q = quiet_on();
   H5garbage_collect();
@@ -585,11 +632,22 @@ int mxn__h5_dim(mxn__h5_t *h, const char *name, int64_t *len) {
   /* An unlimited dimension's scale keeps the extent it was made with (0):
    * netCDF gives the longest of its variables. Exodus's one is time_step,
    * whose steps are the records of time_whole (written with each step's
-   * values, ex_put_time). */
-  size_t ext[MXN__BOX_DIMS];
-  int tv = max == H5S_UNLIMITED && !strcmp(name, "time_step") ? mxn__h5_var(h, "time_whole") : -1;
-  if (tv >= 0 && mxn__h5_shape(h, tv, ext, NULL, NULL) == 1 && (int64_t)ext[0] > *len)
-    *len = (int64_t)ext[0];
+   * values, ex_put_time). Where time_whole holds none, a writer that
+   * does not go through Exodus may still have written values (meshio
+   * writes node values and never the times): their records are the steps
+   * netCDF counts, the times its fill value (mxn__h5_get). Only then are
+   * the value variables' datasets opened, the nodal ones and the global
+   * ones (element values alone are not looked for). */
+  if (max != H5S_UNLIMITED || strcmp(name, "time_step") != 0) return 1;
+  static const char *const recs[] = {"time_whole", "vals_nod_var1", "vals_nod_var",
+                                     "vals_glo_var"};
+  for (int i = 0; i < 4; i++) {
+    size_t ext[MXN__BOX_DIMS];
+    int tv = mxn__h5_var(h, recs[i]);
+    if (tv >= 0 && mxn__h5_shape(h, tv, ext, NULL, NULL) >= 1 && (int64_t)ext[0] > *len)
+      *len = (int64_t)ext[0];
+    if (i == 0 && *len > 0) break; /* the times written: Exodus's case */
+  }
   return 1;
 }
 

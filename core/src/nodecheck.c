@@ -51,13 +51,17 @@ static int route(MPI_Comm comm, const void *items, size_t isz, int64_t n, const 
 }
 
 /* The positions member j says it shares (its node communication maps), or
- * all of them (-1 in *n: none stated). */
-static int stated_shared(mxn_dataset_t *ds, int j, int64_t **pos, int64_t *n) {
+ * all of them (-1 in *n: none stated). Maps that list a node the member
+ * does not have are a writer's hint left from another mesh (ParaView's
+ * readers do not read them): none stated, and *stale is the first such
+ * entry (-1: none; 0 and negative entries as 0). */
+static int stated_shared(mxn_dataset_t *ds, int j, int64_t **pos, int64_t *n, int64_t *stale) {
   int status = MXN_OK, varid;
   int64_t *v = NULL;
   char *seen = NULL;
   *pos = NULL;
   *n = -1;
+  *stale = -1;
   const mxn__file_t *f = mxn__file_open(ds, j, &status);
   if (!f) return status;
   if ((varid = mxn__m_var(f, "n_comm_nids")) < 0) return MXN_OK;
@@ -83,10 +87,8 @@ static int stated_shared(mxn_dataset_t *ds, int j, int64_t **pos, int64_t *n) {
   MXN_ALLOC(seen, nn);
   for (size_t i = 0; i < len; i++) {
     if (v[i] < 1 || v[i] > nn) {
-      status = MXN_DS_ERR(ds, MXN_ERR_FORMAT,
-                          "%s: its node communication maps list node %lld, outside its nodes 1..%lld",
-                          mxn__path(ds, j), (long long)v[i], (long long)nn);
-      goto done;
+      *stale = v[i] < 1 ? 0 : v[i];
+      goto done; /* none stated: *pos freed below */
     }
     seen[v[i] - 1] = 1;
   }
@@ -97,11 +99,24 @@ static int stated_shared(mxn_dataset_t *ds, int j, int64_t **pos, int64_t *n) {
 done:
   free(seen);
   free(v);
-  if (status != MXN_OK) {
+  if (status != MXN_OK || *stale >= 0) {
     free(*pos);
     *pos = NULL;
   }
   return status;
+}
+
+/* The stale maps of the lowest member any rank found (key: member << 40 |
+ * entry, INT64_MAX for none), said once in hint_warning, alike on every
+ * rank. Collective where comm is. */
+static void hint_stale_maps(MPI_Comm comm, mxn_dataset_t *ds, int64_t key) {
+  if (comm != MPI_COMM_NULL) MPI_Allreduce(MPI_IN_PLACE, &key, 1, MPI_INT64_T, MPI_MIN, comm);
+  if (key == INT64_MAX || ds->s.hint_warning[0]) return;
+  const int64_t low = ((int64_t)1 << 40) - 1;
+  snprintf(ds->s.hint_warning, sizeof ds->s.hint_warning,
+           "%s: its Nemesis node communication maps list node %lld, which it does not have; "
+           "going on with the nodes its id map gives",
+           mxn__path(ds, (int)(key >> 40)), (long long)(key & low));
 }
 
 /* Read the coordinates of copies[0..n) (one member, ascending positions)
@@ -493,8 +508,12 @@ int mxn__check_shared_nodes(MPI_Comm comm, mxn_dataset_t *ds, int fbeg, int fend
   stated = mxn__calloc((size_t)nmine + 1, sizeof *stated);
   nstated = mxn__calloc((size_t)nmine + 1, sizeof *nstated);
   if (!stated || !nstated) status = MXN_ERR_NOMEM;
+  int64_t stale_key = INT64_MAX; /* hint_stale_maps */
   for (int j = fbeg; j < fend && status == MXN_OK; j++) {
-    status = stated_shared(ds, j, &stated[j - fbeg], &nstated[j - fbeg]);
+    int64_t stale;
+    status = stated_shared(ds, j, &stated[j - fbeg], &nstated[j - fbeg], &stale);
+    if (stale >= 0 && stale_key == INT64_MAX)
+      stale_key = (int64_t)j << 40 | (stale < ((int64_t)1 << 40) ? stale : ((int64_t)1 << 40) - 1);
     const mxn__file_t *f = status == MXN_OK ? mxn__file(ds, j) : NULL;
     if (f) ncand += nstated[j - fbeg] >= 0 ? nstated[j - fbeg] : f->num_nodes;
     else if (status == MXN_OK) status = ds->err.status;
@@ -509,6 +528,7 @@ int mxn__check_shared_nodes(MPI_Comm comm, mxn_dataset_t *ds, int fbeg, int fend
     if (nstated[j - fbeg] < 0) all_stated = 0;
   if ((status = settle(comm, ds, rank, status, err)) != MXN_OK) goto done;
   if (comm != MPI_COMM_NULL) MPI_Allreduce(MPI_IN_PLACE, &all_stated, 1, MPI_INT, MPI_LAND, comm);
+  if (!all_stated) hint_stale_maps(comm, ds, stale_key); /* stale maps: not all stated */
   if (all_stated) {
     double mx = 0;
     pending_t *pend = NULL;

@@ -13,7 +13,8 @@
  * Each rank checks the members fbeg..fend-1 it read the id maps of. The
  * candidates of a member are the nodes its Nemesis node communication maps
  * list (`n_comm_nids`: the member's own statement of which nodes it shares)
- * or, for a member without them, all its nodes. Candidates go by id to a
+ * or, for a member without them or whose maps list a node it does not have
+ * (a stale hint, said once in s.hint_warning), all its nodes. Candidates go by id to a
  * hash-home rank; only ids held by two or more members come back to be
  * read (their coordinates, in coalesced runs) and compared at home.
  * Coordinates differing by more than 1e-6 of the largest magnitude among

@@ -175,7 +175,9 @@ typedef struct mxn_structure {
   /** A writer's hint the members disagree with, said once: the first
    *  disagreement, naming the file and both numbers, e.g. "mesh.e.4.0:
    *  the members hold 1660 distinct element ids where their Nemesis
-   *  global counts say 1680; going on with what the members hold" (""
+   *  global counts say 1680; going on with what the members hold", or
+   *  a member's node communication maps listing a node it does not have
+   *  (all its nodes are then compared in the shared-node check) (""
    *  when the hints agree or there are none). Hints are checked, never
    *  trusted: the members' content is read and num_elements_global set to
    *  it. Known after mxn_load_open(), or serially after the first
