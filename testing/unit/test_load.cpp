@@ -13,6 +13,7 @@
 #include <netcdf.h>
 #include <sys/types.h>
 
+#include <algorithm>
 #include <cmath>
 #include <map>
 #include <tuple>
@@ -218,6 +219,14 @@ void check_mesh(const Reference &ref, const mxn_structure_t *s, const mxn_piece_
         ASSERT_NE(nullptr, pb.orig_ids);
         ASSERT_EQ(rb.orig_ids[rk], pb.orig_ids[k]);
       }
+      // The member it was read from holds it (ghosts and all).
+      ASSERT_NE(nullptr, pb.member);
+      const int j = pb.member[k];
+      ASSERT_TRUE(j >= 0 && j < s->num_files) << "element " << id << ": member " << j;
+      const mxn_file_domain_t *dom = nullptr;
+      ASSERT_EQ(MXN_OK, mxn_dataset_file_domain(ref.ds, j, &dom)) << mxn_dataset_errmsg(ref.ds);
+      ASSERT_TRUE(std::binary_search(dom->elems.ids, dom->elems.ids + dom->elems.n, id))
+          << "element " << id << " is not in member " << j << " it was read from";
       for (int m = 0; m < pc->num_elem_maps; m++) ASSERT_EQ(rb.maps[m][rk], pb.maps[m][k]);
     }
   }

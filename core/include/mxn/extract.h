@@ -28,6 +28,12 @@ typedef struct mxn_piece_block {
   int64_t num_elements;
   mxn_gid_t *elem_ids;   /**< ascending global ids */
   mxn_gid_t *orig_ids;   /**< original ids (original_global_id_map) or NULL */
+  /** The member each entry was read from: j of mxn_dataset_file_path(ds, j),
+   *  0 for a single file. An entry several members hold (overlapping
+   *  members) names the one the cover read it from; a ghost element (halo)
+   *  and an element a re-balance moved keep the member their first reader
+   *  read them from. NULL only in pieces built without reading members. */
+  int32_t *member;
   int64_t *conn;         /**< num_elements * nodes_per_elem local node indices; for a
                               poly block conn_off[num_elements] of them */
   /** Poly blocks (mxn_block_info_t.poly), else NULL: num_elements + 1
