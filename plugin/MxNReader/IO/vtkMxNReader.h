@@ -270,6 +270,19 @@ public:
 
   ///@{
   /**
+   * As vtkIOSSReader's GenerateFileId (default off): every element block
+   * and side set leaf gets the cell array `file_id`, the member file each
+   * cell was read from (j of `mesh.e.M.j`, 0 for a single file; a side:
+   * its element's). MxN reads a cell from one member even where several
+   * hold it, so each cell has one value (IOSSReader gives a copy per file).
+   */
+  vtkSetMacro(GenerateFileId, bool);
+  vtkGetMacro(GenerateFileId, bool);
+  vtkBooleanMacro(GenerateFileId, bool);
+  ///@}
+
+  ///@{
+  /**
    * How variables group into multi-component arrays, as vtkIOSSReader's
    * properties of these names. GroupNumericVectorFieldComponents (default
    * off): `a_1 a_2 a_3` (or `a1 a2 a3`) become one 3-component array `a`.
@@ -361,6 +374,7 @@ protected:
   int ModeShapesRange[2] = { 1, 1 };
   bool ReadIds = true;
   bool ReadGlobalFields = true;
+  bool GenerateFileId = false;
   bool GroupNumericVectorFieldComponents = false;
   char* FieldSuffixSeparator = nullptr;
 
