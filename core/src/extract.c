@@ -57,6 +57,7 @@ void mxn_piece_destroy(mxn_piece_t **pp) {
       free(sets[q].entries);
       free(sets[q].sides);
       free(sets[q].orient);
+      free(sets[q].member);
       free(sets[q].df);
       free(sets[q].df_offsets);
       if (sets[q].vars)

@@ -441,11 +441,13 @@ static int merge_sets(const mxn_structure_t *s, mxn_piece_t *a, const mxn_piece_
       MXN_CHECK(grow(&pa->entries, n, sizeof *pa->entries));
       MXN_CHECK(grow(&pa->sides, n, sizeof *pa->sides));
       MXN_CHECK(grow(&pa->orient, n, sizeof *pa->orient));
+      MXN_CHECK(grow(&pa->member, n, sizeof *pa->member));
       for (int64_t t = 0; t < nt; t++) {
         int64_t i = take[t];
         pa->entries[pa->n + t] = m->b_to[pb->entries[i]];
         if (pa->sides) pa->sides[pa->n + t] = pb->sides[i];
         if (pa->orient) pa->orient[pa->n + t] = pb->orient[i];
+        if (pa->member) pa->member[pa->n + t] = pb->member ? pb->member[i] : -1;
       }
       if (want_df) {
         free(pa->df);
@@ -656,6 +658,7 @@ static int shell_like(const mxn_piece_t *src, mxn_piece_t **out) {
       MXN_ALLOC(ps[q].entries, 1);
       if (ss[q].sides) MXN_ALLOC(ps[q].sides, 1);
       if (ss[q].orient) MXN_ALLOC(ps[q].orient, 1);
+      if (ss[q].member) MXN_ALLOC(ps[q].member, 1);
       ps[q].num_vars = ss[q].num_vars;
       if (ss[q].vars) {
         MXN_ALLOC(ps[q].vars, ss[q].num_vars);

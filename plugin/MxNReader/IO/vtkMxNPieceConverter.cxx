@@ -936,6 +936,10 @@ vtkSmartPointer<vtkUnstructuredGrid> vtkMxNPieceConverter::NodeSet(int q)
 
   vtkCellData* cd = grid->GetCellData();
   this->SetVariables(cd, this->S->node_set_vars, q, ps);
+  if (this->FileIds)
+  {
+    cd->AddArray(FileIdArray(n, [&](vtkIdType i) { return ps.member ? ps.member[i] : -1; }));
+  }
   cd->AddArray(ObjectIds(n, si.id));
   if (this->Halo && this->Halo->node_owner)
   {

@@ -132,9 +132,10 @@ public:
    */
   void SetDisplacement(const std::vector<int>& vars, double scale);
 
-  /** With `on`, block and side-set leaves get the cell array `file_id`:
-   *  the member each cell (a side: its element) was read from
-   *  (mxn_piece_block_t.member), as vtkIOSSReader's GenerateFileId. */
+  /** With `on`, every leaf gets the cell array `file_id`: the member each
+   *  cell (a side: its element) was read from (mxn_piece_block_t.member;
+   *  a node-set vertex: mxn_piece_set_t.member), as vtkIOSSReader's
+   *  GenerateFileId. */
   void SetGenerateFileId(bool on) { this->FileIds = on; }
 
   /** Why the last grid could not be built. */

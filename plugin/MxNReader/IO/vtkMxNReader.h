@@ -270,11 +270,14 @@ public:
 
   ///@{
   /**
-   * As vtkIOSSReader's GenerateFileId (default off): every element block
-   * and side set leaf gets the cell array `file_id`, the member file each
-   * cell was read from (j of `mesh.e.M.j`, 0 for a single file; a side:
-   * its element's). MxN reads a cell from one member even where several
-   * hold it, so each cell has one value (IOSSReader gives a copy per file).
+   * As vtkIOSSReader's GenerateFileId (default off): every block, node
+   * set and side set leaf gets the cell array `file_id`, the member file
+   * each cell was read from (j of `mesh.e.M.j`, 0 for a single file; a
+   * side: its element's). MxN reads a cell from one member even where
+   * several hold it, so each cell has one value where IOSSReader gives a
+   * copy per file: a node-set vertex on the border of members names the
+   * lowest-numbered of the members this rank read that list it (on one
+   * rank: of all members, IOSSReader's first copy).
    */
   vtkSetMacro(GenerateFileId, bool);
   vtkGetMacro(GenerateFileId, bool);
