@@ -67,8 +67,10 @@ typedef struct mxn_piece_set {
   /** The member each entry was read from: of the members one extraction
    *  read that list it, the lowest-numbered (an entry several members
    *  list, such as a node on their border, is kept once; entries a later
-   *  extraction adds, as in a re-balance, keep theirs). NULL in sets of
-   *  pieces built without reading members (they are empty). */
+   *  extraction adds keep theirs). A parallel load agrees node-set
+   *  entries' over the ranks after opening and after each re-balance: the
+   *  lowest-numbered member listing the node, as on one rank. NULL in sets
+   *  of pieces built without reading members (they are empty). */
   int32_t *member;
   double *df;            /**< side sets: df_offsets[n] values; other sets: n values; or NULL */
   int64_t *df_offsets;   /**< side sets with df: n+1 offsets into df, else NULL */

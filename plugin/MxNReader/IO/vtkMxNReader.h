@@ -276,8 +276,7 @@ public:
    * side: its element's). MxN reads a cell from one member even where
    * several hold it, so each cell has one value where IOSSReader gives a
    * copy per file: a node-set vertex on the border of members names the
-   * lowest-numbered of the members this rank read that list it (on one
-   * rank: of all members, IOSSReader's first copy).
+   * lowest-numbered member listing it (IOSSReader's first copy).
    */
   vtkSetMacro(GenerateFileId, bool);
   vtkGetMacro(GenerateFileId, bool);
