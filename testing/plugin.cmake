@@ -49,6 +49,25 @@ foreach(np 1 3)
     ENVIRONMENT "${MXN_PLUGIN_ENV}" FIXTURES_REQUIRED mxn_displacements)
 endforeach()
 
+# Element ids (original ids of nem_spread's sets), file_id and element
+# attributes against IOSSReader (ids_fileid.py); file_id after
+# re-balancing on a hot spot set split into 3 (named `.e.3.j`: IOSSReader
+# finds the other members of such names only).
+set(MXN_IDS_DIR ${MXN_TEST_TMP}/ids_fileid)
+add_test(NAME pvbatch_ids_fileid_gen
+  COMMAND bash -c "rm -rf '${MXN_IDS_DIR}' && mkdir -p '${MXN_IDS_DIR}' && \
+'$<TARGET_FILE:mxn_gen>' --type hex --dims 24 24 2 --steps 20 --hot-spot '${MXN_IDS_DIR}/serial.e' && \
+'$<TARGET_FILE:mxn_cli>' split '${MXN_IDS_DIR}/serial.e' '${MXN_IDS_DIR}/hs.e' -n 3 --quiet")
+set_tests_properties(pvbatch_ids_fileid_gen PROPERTIES TIMEOUT 120 FIXTURES_SETUP mxn_ids_fileid)
+foreach(np 1 3)
+  add_test(NAME pvbatch_ids_fileid_np${np}
+    COMMAND ${MXN_MPIEXEC} --oversubscribe -n ${np} ${PVBATCH} --symmetric
+            ${CMAKE_CURRENT_SOURCE_DIR}/pvbatch/ids_fileid.py
+            $<TARGET_FILE:MxNReader> ${MXN_SHARED_DATA} ${MXN_IDS_DIR}/hs.e.3.0)
+  set_tests_properties(pvbatch_ids_fileid_np${np} PROPERTIES TIMEOUT 300
+    ENVIRONMENT "${MXN_PLUGIN_ENV}" FIXTURES_REQUIRED mxn_ids_fileid)
+endforeach()
+
 # A 2D quad set (side sets are edges), split into 3 files.
 set(MXN_READER_QUAD_DIR ${MXN_TEST_TMP}/reader_sets_quad)
 add_test(NAME pvbatch_reader_sets_quad_gen

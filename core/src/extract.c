@@ -17,6 +17,7 @@
 void mxn__piece_block_free(mxn_piece_block_t *pb, int nvars, int nmaps) {
   free(pb->elem_ids);
   free(pb->orig_ids);
+  free(pb->member);
   free(pb->conn);
   free(pb->conn_off);
   free(pb->face_off);
@@ -56,6 +57,7 @@ void mxn_piece_destroy(mxn_piece_t **pp) {
       free(sets[q].entries);
       free(sets[q].sides);
       free(sets[q].orient);
+      free(sets[q].member);
       free(sets[q].df);
       free(sets[q].df_offsets);
       if (sets[q].vars)
@@ -821,6 +823,7 @@ int mxn__piece_from_records(mxn_dataset_t *ds, int64_t n, const int64_t *const *
     MXN_ALLOC(pb->conn, pb->num_elements * bi->nodes_per_elem);
     if (bi->num_attr > 0 && !opts->no_attributes) MXN_ALLOC(pb->attr, pb->num_elements * bi->num_attr);
     if (s->has_original_elem_ids) MXN_ALLOC(pb->orig_ids, pb->num_elements);
+    MXN_ALLOC(pb->member, pb->num_elements);
   }
   piece->num_elements = n;
   /* Coordinates and maps: the arrays (the plan reads nothing), then the
@@ -841,6 +844,7 @@ int mxn__piece_from_records(mxn_dataset_t *ds, int64_t n, const int64_t *const *
     const int64_t *att = r + MXN__REC_HEAD + npe * (2 + nd + nnm), *emap = att + na;
     pb->elem_ids[k] = r[0];
     if (pb->orig_ids) pb->orig_ids[k] = r[3];
+    pb->member[k] = (int32_t)r[4];
     for (int64_t c = 0; c < npe; c++) pb->conn[k * npe + c] = local[t++];
     if (pb->attr) memcpy(pb->attr + k * na, att, (size_t)na * sizeof(double));
     for (int q = 0; q < s->num_elem_maps; q++) pb->maps[q][k] = emap[q];

@@ -269,8 +269,10 @@ int mxn__read_blocks(mxn_dataset_t *ds, mxn_piece_t *piece, int k, const mxn_ids
     if (bi->num_attr > 0 && !opts->no_attributes) MXN_ALLOC(pb->attr, MXN__CAP(piece, n) * bi->num_attr);
     if (k == MXN__ELEM && s->has_original_elem_ids) MXN_ALLOC(pb->orig_ids, MXN__CAP(piece, n));
   }
+  for (int b = 0; b < NB; b++) MXN_ALLOC_RAW(pblocks[b].member, MXN__CAP(piece, pblocks[b].num_elements));
   for (int64_t p = 0; p < P->n; p++) {
     pblocks[blk_of[p]].elem_ids[idx_in_blk[p]] = P->ids[p];
+    pblocks[blk_of[p]].member[idx_in_blk[p]] = (int32_t)file_of[p];
     p2local[p] = blk_local0[blk_of[p]] + idx_in_blk[p];
   }
   /* Poly blocks: each entry's reference count, then offsets and storage. */

@@ -178,6 +178,7 @@ static int set_from_items(mxn__plan_t *plan, int sk, int q, const mxn_var_list_t
   MXN_ALLOC(ps->entries, m);
   if (side) MXN_ALLOC(ps->sides, m);
   if (sk == MXN__ESET || sk == MXN__FSET) MXN_ALLOC(ps->orient, m);
+  MXN_ALLOC(ps->member, m);
   int any_df = 0;
   int64_t total_df = 0;
   for (int64_t i = 0; i < m; i++) {
@@ -193,6 +194,7 @@ static int set_from_items(mxn__plan_t *plan, int sk, int q, const mxn_var_list_t
     ps->entries[i] = items[i].entry;
     if (ps->sides) ps->sides[i] = items[i].extra;
     if (ps->orient) ps->orient[i] = items[i].extra;
+    ps->member[i] = items[i].file;
     if (any_df) {
       if (side) ps->df_offsets[i] = o;
       if (items[i].df_at >= 0)

@@ -621,6 +621,7 @@ static int answer_holders(halo_find_t *c, int layer, int status) {
     rec[1] = np;
     rec[2] = b;
     rec[3] = pb->orig_ids ? pb->orig_ids[k] : pb->elem_ids[k];
+    rec[4] = pb->member ? pb->member[k] : -1;
     int64_t *nid = rec + MXN__REC_HEAD, *nown = nid + np, *xyz = nown + np;
     int64_t *nmap = xyz + (int64_t)np * nd, *att = nmap + (int64_t)np * nnm, *emap = att + na;
     for (int q = 0; q < np; q++) {

@@ -704,6 +704,10 @@ static int load_open(MPI_Comm comm, const char *path, mxn_dataset_t *given,
   if ((status = phase_set_nodes(&c)) != MXN_OK) goto done;
   if ((status = phase_ghosts(&c)) != MXN_OK) goto done;
   if ((status = mxn__load_entity_owners(ld, &e)) != MXN_OK) goto done;
+  if ((status = mxn__agree_set_members(ld->comm, MXN_OK, ld->piece)) != MXN_OK) {
+    mxn_error_set(&e, status, "rank %d: cannot agree on the members of node-set entries", c.R);
+    goto done;
+  }
   phase_stats(&c);
   status = phase_keep(&c);
   if (status == MXN_OK && !ld->dynamic) keep_step_members(ld);

@@ -97,6 +97,12 @@ int mxn__quality_edge_weights(MPI_Comm comm, int64_t n, const int64_t *adj_off, 
 
 void mxn__load_halo_free(mxn_load_halo_t *h, int nb);
 
+/* Every node-set entry's member (mxn_piece_set_t.member) made the lowest
+ * any rank holding the entry read it from: the lowest-numbered member
+ * listing it, as on one rank (setmembers.c). `status`: the caller's so
+ * far. Collective; errors agreed. */
+int mxn__agree_set_members(MPI_Comm comm, int status, mxn_piece_t *pc);
+
 /* Whether ghost elements are built from their owners' records (no element
  * refers to edges or faces, none is a polygon or polyhedron); otherwise
  * they are read through the id maps, which queries the directory.

@@ -249,6 +249,7 @@ static int merge_blocks(const mxn_structure_t *s, mxn_piece_t *a, const mxn_piec
     if (n == na) continue;
     MXN_CHECK(grow(&pa->elem_ids, n, sizeof *pa->elem_ids));
     MXN_CHECK(grow(&pa->orig_ids, n, sizeof *pa->orig_ids));
+    MXN_CHECK(grow(&pa->member, n, sizeof *pa->member));
     if (bi->poly) {
       MXN_CHECK(merge_poly(pa, pb, q, na, n, bi->poly, mk, mnode, mface));
     } else {
@@ -266,6 +267,7 @@ static int merge_blocks(const mxn_structure_t *s, mxn_piece_t *a, const mxn_piec
       if (slot < 0) continue;
       pa->elem_ids[slot] = pb->elem_ids[i];
       if (pa->orig_ids) pa->orig_ids[slot] = pb->orig_ids ? pb->orig_ids[i] : pb->elem_ids[i];
+      if (pa->member) pa->member[slot] = pb->member ? pb->member[i] : -1;
       for (int c = 0; c < npe; c++) pa->conn[slot * npe + c] = mnode->b_to[pb->conn[i * npe + c]];
       if (pa->edge_conn && pb->edge_conn)
         for (int c = 0; c < epe; c++)
@@ -439,11 +441,13 @@ static int merge_sets(const mxn_structure_t *s, mxn_piece_t *a, const mxn_piece_
       MXN_CHECK(grow(&pa->entries, n, sizeof *pa->entries));
       MXN_CHECK(grow(&pa->sides, n, sizeof *pa->sides));
       MXN_CHECK(grow(&pa->orient, n, sizeof *pa->orient));
+      MXN_CHECK(grow(&pa->member, n, sizeof *pa->member));
       for (int64_t t = 0; t < nt; t++) {
         int64_t i = take[t];
         pa->entries[pa->n + t] = m->b_to[pb->entries[i]];
         if (pa->sides) pa->sides[pa->n + t] = pb->sides[i];
         if (pa->orient) pa->orient[pa->n + t] = pb->orient[i];
+        if (pa->member) pa->member[pa->n + t] = pb->member ? pb->member[i] : -1;
       }
       if (want_df) {
         free(pa->df);
@@ -617,6 +621,7 @@ static int shell_like(const mxn_piece_t *src, mxn_piece_t **out) {
       mxn_piece_block_t *y = &pbk[q];
       MXN_ALLOC(y->elem_ids, 1);
       if (x->orig_ids) MXN_ALLOC(y->orig_ids, 1);
+      if (x->member) MXN_ALLOC(y->member, 1);
       if (x->conn) MXN_ALLOC(y->conn, 1);
       if (x->edge_conn) MXN_ALLOC(y->edge_conn, 1);
       if (x->face_conn) MXN_ALLOC(y->face_conn, 1);
@@ -653,6 +658,7 @@ static int shell_like(const mxn_piece_t *src, mxn_piece_t **out) {
       MXN_ALLOC(ps[q].entries, 1);
       if (ss[q].sides) MXN_ALLOC(ps[q].sides, 1);
       if (ss[q].orient) MXN_ALLOC(ps[q].orient, 1);
+      if (ss[q].member) MXN_ALLOC(ps[q].member, 1);
       ps[q].num_vars = ss[q].num_vars;
       if (ss[q].vars) {
         MXN_ALLOC(ps[q].vars, ss[q].num_vars);
@@ -851,6 +857,7 @@ int mxn__piece_permute_elems(mxn_piece_t *p, const mxn_structure_t *s, int blk,
   const elem_array_t arrays[] = {
       {pb->elem_ids, 1, sizeof(mxn_gid_t)},
       {pb->orig_ids, 1, sizeof(mxn_gid_t)},
+      {pb->member, 1, sizeof(int32_t)},
       {pb->conn, bi->nodes_per_elem, sizeof(int64_t)},
       {pb->edge_conn, bi->edges_per_elem, sizeof(int64_t)},
       {pb->face_conn, bi->faces_per_elem, sizeof(int64_t)},

@@ -159,14 +159,14 @@ int mxn__piece_permute_elems(mxn_piece_t *p, const mxn_structure_t *s, int blk,
 /* A halo record: one element as its owner sends it to a rank that needs
  * it as a ghost (halo.c), with everything the piece holds of it but the
  * fields, so the receiver reads nothing:
- *   id, npe, block, original id,
+ *   id, npe, block, original id, member read from (mxn_piece_block_t.member),
  *   npe node ids, npe node owners (as the element's owner knows them),
  *   npe * num_dim coordinates (node-major, the bits of doubles),
  *   npe * num_node_maps node map values (node-major),
  *   num_attr attributes of the block (the bits of doubles; 0 when the
  *   sender holds none), num_elem_maps element map values.
  * Length in int64 words: */
-#define MXN__REC_HEAD 4
+#define MXN__REC_HEAD 5
 static inline int64_t mxn__halo_rec_len(const mxn_structure_t *s, int64_t block, int64_t npe) {
   int64_t na = block >= 0 && block < s->num_blocks ? s->blocks[block].num_attr : 0;
   return MXN__REC_HEAD + npe * (2 + s->num_dim + s->num_node_maps) + na + s->num_elem_maps;

@@ -700,6 +700,10 @@ static int rebal_migrate(rebal_t *c, int step) {
     status = rebuild(ld, step, &c->mine, &c->ow, &c->rep, &c->e);
     ld->gen++; /* a new piece: string positions must be found again */
     if (status != MXN_OK) return status;
+    /* entries read anew take the lowest member of any rank again */
+    if ((status = mxn__agree_set_members(ld->comm, MXN_OK, ld->piece)) != MXN_OK)
+      return mxn_error_set(&c->e, status, "rank %d: cannot agree on the members of node-set entries",
+                           ld->rank);
   }
   if (c->drec) {
     /* the diffusion's records are the owned set now: kept for the next */

@@ -13,6 +13,7 @@
 #include <netcdf.h>
 #include <sys/types.h>
 
+#include <algorithm>
 #include <cmath>
 #include <map>
 #include <tuple>
@@ -218,6 +219,14 @@ void check_mesh(const Reference &ref, const mxn_structure_t *s, const mxn_piece_
         ASSERT_NE(nullptr, pb.orig_ids);
         ASSERT_EQ(rb.orig_ids[rk], pb.orig_ids[k]);
       }
+      // The member it was read from holds it (ghosts and all).
+      ASSERT_NE(nullptr, pb.member);
+      const int j = pb.member[k];
+      ASSERT_TRUE(j >= 0 && j < s->num_files) << "element " << id << ": member " << j;
+      const mxn_file_domain_t *dom = nullptr;
+      ASSERT_EQ(MXN_OK, mxn_dataset_file_domain(ref.ds, j, &dom)) << mxn_dataset_errmsg(ref.ds);
+      ASSERT_TRUE(std::binary_search(dom->elems.ids, dom->elems.ids + dom->elems.n, id))
+          << "element " << id << " is not in member " << j << " it was read from";
       for (int m = 0; m < pc->num_elem_maps; m++) ASSERT_EQ(rb.maps[m][rk], pb.maps[m][k]);
     }
   }
@@ -264,6 +273,26 @@ void check_values(Reference &ref, const mxn_structure_t *s, const mxn_piece_t *p
     EXPECT_EQ(set_rows(all, all->side_sets[q], true, ref.elem_gid, has_elem),
               set_rows(pc, pc->side_sets[q], true, pg, any))
         << "side set " << s->side_sets[q].id;
+  // The member a node-set entry was read from holds the node and, agreed
+  // over the ranks, is the whole read's: the lowest-numbered member
+  // listing it, whichever members this rank read.
+  for (int q = 0; q < pc->num_node_sets; q++) {
+    const mxn_piece_set_t &ps = pc->node_sets[q], &rs = all->node_sets[q];
+    ASSERT_TRUE(ps.n == 0 || ps.member) << "node set " << s->node_sets[q].id;
+    std::map<int64_t, int> first;
+    for (int64_t i = 0; i < rs.n && rs.member; i++) first[all->node_ids[rs.entries[i]]] = rs.member[i];
+    for (int64_t i = 0; i < ps.n; i++) {
+      const int64_t id = pc->node_ids[ps.entries[i]];
+      const int j = ps.member[i];
+      ASSERT_TRUE(j >= 0 && j < s->num_files) << "node " << id << ": member " << j;
+      const mxn_file_domain_t *dom = nullptr;
+      ASSERT_EQ(MXN_OK, mxn_dataset_file_domain(ref.ds, j, &dom)) << mxn_dataset_errmsg(ref.ds);
+      ASSERT_TRUE(std::binary_search(dom->nodes.ids, dom->nodes.ids + dom->nodes.n, id))
+          << "node set " << s->node_sets[q].id << ": node " << id << " is not in member " << j
+          << " it was read from";
+      ASSERT_EQ(first[id], j) << "node set " << s->node_sets[q].id << ": node " << id;
+    }
+  }
 }
 
 // Load `path` on every rank with `o` and check everything against the

@@ -197,6 +197,8 @@ void compare_pieces(mxn_load_t *ld, mxn_load_t *fr, int ghosts) {
     expect_array(x.elem_ids, y.elem_ids, x.num_elements, "element ids");
     expect_array(x.conn, y.conn, x.num_elements * s->blocks[blk].nodes_per_elem, "connectivity");
     expect_array(x.attr, y.attr, x.num_elements * s->blocks[blk].num_attr, "attributes");
+    // (the members do not overlap: each element has one member to come from)
+    expect_array(x.member, y.member, x.num_elements, "members read from");
     for (int v = 0; v < s->num_elem_vars; v++)
       expect_array(x.elem_vars[v], y.elem_vars[v], x.num_elements,
                    std::string("element var ") + s->elem_var_names[v]);

@@ -28,6 +28,12 @@ typedef struct mxn_piece_block {
   int64_t num_elements;
   mxn_gid_t *elem_ids;   /**< ascending global ids */
   mxn_gid_t *orig_ids;   /**< original ids (original_global_id_map) or NULL */
+  /** The member each entry was read from: j of mxn_dataset_file_path(ds, j),
+   *  0 for a single file. An entry several members hold (overlapping
+   *  members) names the one the cover read it from; a ghost element (halo)
+   *  and an element a re-balance moved keep the member their first reader
+   *  read them from. NULL only in pieces built without reading members. */
+  int32_t *member;
   int64_t *conn;         /**< num_elements * nodes_per_elem local node indices; for a
                               poly block conn_off[num_elements] of them */
   /** Poly blocks (mxn_block_info_t.poly), else NULL: num_elements + 1
@@ -58,6 +64,14 @@ typedef struct mxn_piece_set {
   int64_t *entries;
   int *sides;            /**< side sets: 1-based sides, else NULL */
   int *orient;           /**< edge and face sets: orientations, else NULL */
+  /** The member each entry was read from: of the members one extraction
+   *  read that list it, the lowest-numbered (an entry several members
+   *  list, such as a node on their border, is kept once; entries a later
+   *  extraction adds keep theirs). A parallel load agrees node-set
+   *  entries' over the ranks after opening and after each re-balance: the
+   *  lowest-numbered member listing the node, as on one rank. NULL in sets
+   *  of pieces built without reading members (they are empty). */
+  int32_t *member;
   double *df;            /**< side sets: df_offsets[n] values; other sets: n values; or NULL */
   int64_t *df_offsets;   /**< side sets with df: n+1 offsets into df, else NULL */
   int num_vars;          /**< variables of the set kind (length of vars) */

@@ -12,6 +12,7 @@
 #include "vtkFieldData.h"
 #include "vtkIdTypeArray.h"
 #include "vtkInformation.h"
+#include "vtkIntArray.h"
 #include "vtkNew.h"
 #include "vtkPartitionedDataSet.h"
 #include "vtkPartitionedDataSetCollection.h"
@@ -146,6 +147,21 @@ vtkSmartPointer<vtkDoubleArray> ColumnArray(
   return a;
 }
 
+/** A `file_id` cell array of n entries, entry i being member(i): the
+ *  member file a cell was read from (vtkIOSSReader's GenerateFileId). */
+template <typename Member>
+vtkSmartPointer<vtkIntArray> FileIdArray(vtkIdType n, Member member)
+{
+  auto a = vtkSmartPointer<vtkIntArray>::New();
+  a->SetName("file_id");
+  a->SetNumberOfTuples(n);
+  for (vtkIdType i = 0; i < n; ++i)
+  {
+    a->SetValue(i, member(i));
+  }
+  return a;
+}
+
 /** An `object_id` cell array of n entries, all `id`. */
 vtkSmartPointer<vtkIdTypeArray> ObjectIds(vtkIdType n, mxn_gid_t id)
 {
@@ -174,7 +190,10 @@ vtkMxNPieceConverter::vtkMxNPieceConverter(const mxn_structure_t* s, const mxn_p
   {
     const bool kept = b < static_cast<int>(topos.size()) && topos[b].Conn;
     this->Conn.push_back(kept ? topos[b].Conn : p->blocks[b].conn);
-    this->ElemIds.push_back(kept ? topos[b].ElemIds : p->blocks[b].elem_ids);
+    // The ids shown: the original ids nem_spread kept where the members'
+    // ids are positions in the serial mesh (as vtkIOSSReader shows them).
+    const mxn_gid_t* orig = p->blocks[b].orig_ids;
+    this->ElemIds.push_back(orig ? orig : kept ? topos[b].ElemIds : p->blocks[b].elem_ids);
   }
   for (auto& g :
     vtkMxNVariables::GroupVariables(s->node_var_names, s->num_node_vars, nullptr, nullptr, how))
@@ -601,12 +620,18 @@ void vtkMxNPieceConverter::AddPointFields(vtkPointData* pd, const std::vector<in
 }
 
 //----------------------------------------------------------------------------
-// Block b's selected element variables and attributes, as cell arrays.
+// Block b's selected element variables and attributes, as cell arrays, and
+// with FileIds its `file_id` (here, not with the kept structure: the
+// property may change from one request to the next).
 void vtkMxNPieceConverter::AddCellFields(vtkCellData* cd, int b)
 {
   const mxn_block_info_t& bi = this->S->blocks[b];
   const mxn_piece_block_t& pb = this->P->blocks[b];
   const vtkIdType ncells = static_cast<vtkIdType>(pb.num_elements);
+  if (this->FileIds)
+  {
+    cd->AddArray(FileIdArray(ncells, [&](vtkIdType e) { return pb.member ? pb.member[e] : -1; }));
+  }
   std::vector<VarGroup> vars, attrs;
   this->SelectedCellGroups(b, vars, attrs);
   for (const auto& g : vars)
@@ -651,7 +676,7 @@ void vtkMxNPieceConverter::SelectedCellGroups(
       }
     }
   }
-  for (auto& g : vtkMxNVariables::AttributeGroups(this->S->blocks[b], this->How))
+  for (auto& g : vtkMxNVariables::AttributeGroups(this->S->blocks[b], this->S->num_dim, this->How))
   {
     if (this->CellSel->ArrayIsEnabled(g.name.c_str()))
     {
@@ -968,10 +993,12 @@ mxn_gid_t* vtkMxNPieceConverter::FixedCells(
   // A block whose grid has every piece node as its points, in piece
   // order (one block, or one that reaches every node), with VTK's node
   // order: its connectivity is already the grid's, and the load hands
-  // it over (with the element ids) instead of it being copied.
+  // it over (with the element ids) instead of it being copied. Not where
+  // the ids shown are the original ones (ElemIds): the grid keeps the
+  // piece's then.
   int64_t* given = nullptr;
   if (this->Give && map.order.empty() && static_cast<int64_t>(numUsed) == this->P->num_nodes &&
-    mxn_load_take_block(this->Give, b, &given, &givenIds) == MXN_OK)
+    !pb.orig_ids && mxn_load_take_block(this->Give, b, &given, &givenIds) == MXN_OK)
   {
     conn->SetArray(reinterpret_cast<vtkIdType*>(given), ncells * npe, 0,
       vtkAbstractArray::VTK_DATA_ARRAY_FREE);
@@ -997,8 +1024,8 @@ mxn_gid_t* vtkMxNPieceConverter::FixedCells(
 }
 
 //----------------------------------------------------------------------------
-// A block's `ids` (GlobalIds and PedigreeIds), `object_id` and, with a
-// halo, vtkGhostType.
+// A block's `ids` (GlobalIds and PedigreeIds: ElemIds, the original ids
+// where the set has them), `object_id` and, with a halo, vtkGhostType.
 void vtkMxNPieceConverter::BlockCellArrays(vtkCellData* cd, int b, mxn_gid_t* givenIds)
 {
   const mxn_block_info_t& bi = this->S->blocks[b];
@@ -1017,7 +1044,7 @@ void vtkMxNPieceConverter::BlockCellArrays(vtkCellData* cd, int b, mxn_gid_t* gi
     ids = IdArray("ids", ncells);
     for (vtkIdType e = 0; e < ncells; ++e)
     {
-      ids->SetValue(e, static_cast<vtkIdType>(pb.elem_ids[e]));
+      ids->SetValue(e, static_cast<vtkIdType>(this->ElemIds[b][e]));
     }
   }
   cd->SetGlobalIds(ids);
@@ -1115,6 +1142,10 @@ vtkSmartPointer<vtkUnstructuredGrid> vtkMxNPieceConverter::NodeSet(int q)
 
   vtkCellData* cd = grid->GetCellData();
   this->SetVariables(cd, this->S->node_set_vars, q, ps, this->Entity.Fields[5]);
+  if (this->FileIds)
+  {
+    cd->AddArray(FileIdArray(n, [&](vtkIdType i) { return ps.member ? ps.member[i] : -1; }));
+  }
   cd->AddArray(ObjectIds(n, si.id));
   if (this->Halo && this->Halo->node_owner)
   {
@@ -1318,6 +1349,13 @@ void vtkMxNPieceConverter::SideCellArrays(vtkCellData* cd, int q, const std::vec
   }
   cd->AddArray(es);
   this->SetVariables(cd, this->S->side_set_vars, q, ps, this->Entity.Fields[6]);
+  if (this->FileIds)
+  {
+    cd->AddArray(FileIdArray(n, [&](vtkIdType i) {
+      const mxn_piece_block_t& pb = this->P->blocks[blockOf[i]];
+      return pb.member ? pb.member[ps.entries[i] - this->BlockStart[blockOf[i]]] : -1;
+    }));
+  }
   cd->AddArray(ObjectIds(n, si.id));
   if (this->Halo && this->Halo->elem_depth)
   {

@@ -183,6 +183,12 @@ public:
    *  are DUPLICATECELL. */
   vtkSmartPointer<vtkUnstructuredGrid> EntitySet(int kind, int q);
 
+  /** With `on`, every leaf gets the cell array `file_id`: the member each
+   *  cell (a side: its element) was read from (mxn_piece_block_t.member;
+   *  a node-set vertex: mxn_piece_set_t.member), as vtkIOSSReader's
+   *  GenerateFileId. */
+  void SetGenerateFileId(bool on) { this->FileIds = on; }
+
   /** Why the last grid could not be built. */
   const std::string& Error() const { return this->Err; }
 
@@ -280,7 +286,10 @@ private:
   std::vector<int64_t> BlockStart; // first concatenated element index per block
   // Each block's connectivity and element ids: the piece's, or where a
   // grid of an earlier request owns them since the load handed them over
-  // (the piece's pointers are null then).
+  // (the piece's pointers are null then). ElemIds are the ids shown
+  // (`ids`, element_side): the block's orig_ids where the piece has them
+  // (nem_spread's original_global_id_map; never handed over), as
+  // vtkIOSSReader shows them.
   std::vector<const int64_t*> Conn;
   std::vector<const mxn_gid_t*> ElemIds;
   bool HaveFields;
@@ -290,6 +299,7 @@ private:
   std::vector<const double*> Disp;
   double DispScale = 0.0;
   EntityContext Entity;
+  bool FileIds = false; // SetGenerateFileId
   std::string Err;
 };
 

@@ -786,6 +786,7 @@ int vtkMxNReader::RequestData(
   {
     conv.SetDisplacement(internals.Info.DisplacementVars, dispScale);
   }
+  conv.SetGenerateFileId(this->GenerateFileId);
   if (!conv.Fill(output, leaves, mappings, internals.Topologies(), internals.Assembly(),
         [this](double done) { this->UpdateProgress(0.6 + 0.4 * done); }))
   {

@@ -321,6 +321,21 @@ public:
 
   ///@{
   /**
+   * As vtkIOSSReader's GenerateFileId (default off): every block, node
+   * set and side set leaf gets the cell array `file_id`, the member file
+   * each cell was read from (j of `mesh.e.M.j`, 0 for a single file; a
+   * side: its element's). MxN reads a cell from one member even where
+   * several hold it, so each cell has one value where IOSSReader gives a
+   * copy per file: a node-set vertex on the border of members names the
+   * lowest-numbered member listing it (IOSSReader's first copy).
+   */
+  vtkSetMacro(GenerateFileId, bool);
+  vtkGetMacro(GenerateFileId, bool);
+  vtkBooleanMacro(GenerateFileId, bool);
+  ///@}
+
+  ///@{
+  /**
    * How variables group into multi-component arrays, as vtkIOSSReader's
    * properties of these names. GroupNumericVectorFieldComponents (default
    * off): `a_1 a_2 a_3` (or `a1 a2 a3`) become one 3-component array `a`.
@@ -434,6 +449,7 @@ protected:
   bool ReadIds = true;
   bool RemoveUnusedPoints = true;
   bool ReadGlobalFields = true;
+  bool GenerateFileId = false;
   bool GroupNumericVectorFieldComponents = false;
   char* FieldSuffixSeparator = nullptr;
   bool ReadQAAndInformationRecords = true;

@@ -3,6 +3,7 @@
 #include "vtkMxNVariables.h"
 
 #include <algorithm>
+#include <array>
 #include <cctype>
 #include <cstring>
 #include <set>
@@ -179,27 +180,44 @@ std::vector<VarGroup> BlockVariables(const mxn_structure_t* s, int b, const Grou
 }
 
 //----------------------------------------------------------------------------
-std::vector<VarGroup> AttributeGroups(const mxn_block_info_t& b, const Grouping& how)
+std::vector<VarGroup> AttributeGroups(const mxn_block_info_t& b, int numDim, const Grouping& how)
 {
   std::vector<VarGroup> groups;
-  if (b.num_attr <= 0)
+  const int n = b.num_attr;
+  if (n <= 0)
   {
     return groups;
   }
-  VarGroup all{ "attribute", {} };
-  for (int a = 0; a < b.num_attr; ++a)
+  // Names as IOSS reads them: lower case, blanks as '_'; they count only
+  // if every one of them starts with a letter, a digit or '_'.
+  std::vector<std::array<char, MXN_NAME_LEN>> names(static_cast<size_t>(n));
+  bool named = b.attr_names != nullptr;
+  for (int a = 0; a < n; ++a)
   {
-    all.vars.push_back(a);
-  }
-  groups.push_back(all);
-  if (b.attr_names)
-  {
-    std::vector<int> named(b.num_attr);
-    for (int a = 0; a < b.num_attr; ++a)
+    char* out = names[a].data();
+    const char* in = b.attr_names ? b.attr_names[a] : "";
+    size_t i = 0;
+    for (; i + 1 < MXN_NAME_LEN && in[i]; ++i)
     {
-      named[a] = b.attr_names[a][0] != '\0';
+      const char c = in[i] == ' ' ? '_' : in[i];
+      out[i] = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
     }
-    for (auto& g : GroupVariables(b.attr_names, b.num_attr, named.data(), nullptr, how))
+    out[i] = '\0';
+    named = named && (std::isalnum(static_cast<unsigned char>(out[0])) || out[0] == '_');
+  }
+  auto range = [](const char* name, int first, int count) {
+    VarGroup g{ name, {} };
+    for (int a = first; a < first + count; ++a)
+    {
+      g.vars.push_back(a);
+    }
+    return g;
+  };
+  if (named)
+  {
+    std::vector<int> all(static_cast<size_t>(n), 1);
+    for (auto& g : GroupVariables(
+           reinterpret_cast<const char(*)[MXN_NAME_LEN]>(names.data()), n, all.data(), nullptr, how))
     {
       if (g.name != "attribute")
       {
@@ -207,6 +225,87 @@ std::vector<VarGroup> AttributeGroups(const mxn_block_info_t& b, const Grouping&
       }
     }
   }
+  else
+  {
+    // Unnamed: the names IOSS gives by the element type (the Exodus
+    // manual's conventions), the rest as one `extra_attribute_<count>`.
+    // A type matches a kind when the shorter of the two, lower-cased, is
+    // the start of the other, as IOSS compares them.
+    auto is = [&b](const char* kind) {
+      for (size_t i = 0; kind[i] && b.type[i]; ++i)
+      {
+        if (std::tolower(static_cast<unsigned char>(b.type[i])) != kind[i])
+        {
+          return false;
+        }
+      }
+      return true;
+    };
+    auto same = [&b](const char* kind) { return SameNoCase(b.type, kind); };
+    int unknown = n;
+    if (is("shell") || is("trishell"))
+    {
+      if (n == b.nodes_per_elem)
+      {
+        groups.push_back(range("nodal_thickness", 0, n));
+        unknown = 0;
+      }
+      else
+      {
+        groups.push_back(range("thickness", 0, 1));
+        unknown = n - 1;
+      }
+    }
+    else if (same("sphere-mass"))
+    {
+      if (n == 10)
+      {
+        groups.push_back(range("mass", 0, 1));
+        groups.push_back(range("inertia", 1, 6));
+        groups.push_back(range("offset", 7, 3));
+      }
+      unknown = 0;
+    }
+    else if (is("circle") || is("sphere"))
+    {
+      groups.push_back(range("radius", 0, 1));
+      if (n > 1)
+      {
+        groups.push_back(range("volume", 1, 1));
+      }
+      unknown = n - 2;
+    }
+    else if (is("truss") || is("bar") || is("beam") || is("rod"))
+    {
+      int at = 0;
+      groups.push_back(range("area", at++, 1));
+      if (numDim == 2 && n >= 3)
+      {
+        groups.push_back(range("i", at++, 1));
+        groups.push_back(range("j", at++, 1));
+      }
+      else if (numDim == 3 && n >= 7)
+      {
+        groups.push_back(range("i1", at++, 1));
+        groups.push_back(range("i2", at++, 1));
+        groups.push_back(range("j", at++, 1));
+        groups.push_back(range("reference_axis", at, 3));
+        at += 3;
+        if (n >= 10)
+        {
+          groups.push_back(range("offset", at, 3));
+          at += 3;
+        }
+      }
+      unknown = n - at;
+    }
+    if (unknown > 0)
+    {
+      groups.push_back(
+        range(("extra_attribute_" + std::to_string(unknown)).c_str(), n - unknown, unknown));
+    }
+  }
+  groups.insert(groups.begin(), range("attribute", 0, n));
   return groups;
 }
 
@@ -219,7 +318,7 @@ SelectionNames NamesOf(const mxn_structure_t* s, const Grouping& how)
   {
     n.Blocks.push_back(EntityName(s->blocks[b].name, "block", s->blocks[b].id));
     std::vector<VarGroup> groups = BlockVariables(s, b, how);
-    for (auto& g : AttributeGroups(s->blocks[b], how))
+    for (auto& g : AttributeGroups(s->blocks[b], s->num_dim, how))
     {
       groups.push_back(g);
     }

@@ -62,10 +62,17 @@ std::vector<VarGroup> BlockVariables(
   const mxn_structure_t* s, int b, const Grouping& how = Grouping());
 
 /** Attributes of a block as vtkIOSSReader shows them: `attribute` with
- *  every attribute as a component, then the named attributes grouped like
- *  variables. Entries index the block's attributes. */
+ *  every attribute as a component, then, if every attribute has a name
+ *  (lower-cased, blanks as '_', starting with a letter, digit or '_'),
+ *  the names grouped like variables; else the names IOSS gives unnamed
+ *  attributes by element type (shells: `thickness`, or `nodal_thickness`
+ *  with one per node; spheres: `radius`, `volume`; sphere-mass: `mass`,
+ *  `inertia`, `offset`; trusses, bars, beams, rods: `area`, and in 2D
+ *  `i`, `j`, in 3D `i1`, `i2`, `j`, `reference_axis`, `offset`) and the
+ *  rest as `extra_attribute_<count>`. `numDim`: the mesh's dimension.
+ *  Entries index the block's attributes. */
 std::vector<VarGroup> AttributeGroups(
-  const mxn_block_info_t& b, const Grouping& how = Grouping());
+  const mxn_block_info_t& b, int numDim, const Grouping& how = Grouping());
 
 /** Index in `nodeGroups` of the displacement vector, as vtkIOSSReader
  *  picks it: the first group whose name starts with "dis" in any case and
