@@ -161,7 +161,7 @@ foreach(np 1 3)
             ${CMAKE_CURRENT_SOURCE_DIR}/pvbatch/parity.py $<TARGET_FILE:MxNReader>
             ${MXN_SHARED_DATA} ${MXN_PARITY_DIR}/gen trace ${MXN_PARITY_TRACES})
   set_tests_properties(pvbatch_parity_trace_np${np} PROPERTIES TIMEOUT 300
-    SKIP_RETURN_CODE 77 ENVIRONMENT "${MXN_PLUGIN_ENV}")
+    SKIP_RETURN_CODE 77 ENVIRONMENT "${MXN_PLUGIN_ENV}" FIXTURES_REQUIRED mxn_parity_gen)
 endforeach()
 
 # Sets shown whole whatever blocks are selected (issue 58,

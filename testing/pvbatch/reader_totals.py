@@ -422,7 +422,8 @@ for p in ("EdgeBlocks", "FaceBlocks", "ElementSetArrayStatus", "EdgeSetArrayStat
     prop = exo.GetProperty(p)
     if prop is not None:
         prop.SetData([])
-exo.ApplyDisplacements = 0
+# Both readers move the points by the displacement, as they do by default.
+exo.ApplyDisplacements = 1
 # Element attributes are cell arrays of MxNReader (as of IOSSReader) but not
 # of ExodusIIReader's proxy: compare the element variables both list (an
 # element variable MxNReader lacks still fails the array-name check below).

@@ -101,13 +101,13 @@ std::vector<std::string> ListNames(
 
 /** Grouped variable and attribute names of edge or face blocks. */
 std::vector<std::string> BlockFieldNames(const mxn_var_list_t& list, const mxn_block_info_t* b,
-  int nb, const vtkMxNVariables::Grouping& how)
+  int nb, int numDim, const vtkMxNVariables::Grouping& how)
 {
   std::vector<std::string> out = ListNames(list, nb, how);
   std::unordered_set<std::string> seen(out.begin(), out.end());
   for (int q = 0; q < nb; ++q)
   {
-    AddUnique(out, seen, vtkMxNVariables::AttributeGroups(b[q], how));
+    AddUnique(out, seen, vtkMxNVariables::AttributeGroups(b[q], numDim, how));
   }
   return out;
 }
@@ -202,8 +202,8 @@ vtkMxNEntityLeaves::Names vtkMxNEntityLeaves::NamesOf(
   {
     n[EDGE_SETS].push_back(EntityName(s->edge_sets[q].name, "edgelist", s->edge_sets[q].id));
   }
-  n[EDGE_BLOCK_FIELDS] = BlockFieldNames(s->edge_vars, s->edge_blocks, s->num_edge_blocks, how);
-  n[FACE_BLOCK_FIELDS] = BlockFieldNames(s->face_vars, s->face_blocks, s->num_face_blocks, how);
+  n[EDGE_BLOCK_FIELDS] = BlockFieldNames(s->edge_vars, s->edge_blocks, s->num_edge_blocks, s->num_dim, how);
+  n[FACE_BLOCK_FIELDS] = BlockFieldNames(s->face_vars, s->face_blocks, s->num_face_blocks, s->num_dim, how);
   n[ELEMENT_SET_FIELDS] = ListNames(s->elem_set_vars, s->num_elem_sets, how);
   n[FACE_SET_FIELDS] = ListNames(s->face_set_vars, s->num_face_sets, how);
   n[EDGE_SET_FIELDS] = ListNames(s->edge_set_vars, s->num_edge_sets, how);
@@ -454,7 +454,7 @@ vtkSmartPointer<vtkUnstructuredGrid> vtkMxNPieceConverter::EdgeFaceBlock(bool fa
           }
         }
       }
-      for (const auto& g : vtkMxNVariables::AttributeGroups(bi, this->How))
+      for (const auto& g : vtkMxNVariables::AttributeGroups(bi, this->S->num_dim, this->How))
       {
         if (!fields || fields->ArrayIsEnabled(g.name.c_str()))
         {
