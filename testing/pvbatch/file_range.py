@@ -2,6 +2,7 @@
 IOSSReader's (issue 58), on shared spread sets.
 
 usage: mpiexec -n N pvbatch --symmetric file_range.py PLUGIN_SO DATA_DIR
+           [--series FILE ...]
 
 For every case (a member or base name with FileRange / FileStride /
 ScanForRelatedFiles set) both readers read the set on the N ranks, all
@@ -21,16 +22,25 @@ load must follow them); an IOSSReader is made afresh for each. First the
 proxies' FileRange and FileStride are compared: defaults, domains, panel
 visibility.
 
+With --series, the FILEs (one member of each spread segment of an
+adaptive series, as the series fixture writes them: base.M.0) are read by
+MxNReader with FileRange [1, 3] and with FileRange [0, 6] by 3: at every
+time the owned cells are exactly the elements of the chosen members of
+that time's segment (their elem_num_map, by ncdump), each once. (IOSSReader
+is no reference there: on such a series it reads one member of the
+first segment whatever the properties.)
+
 Exit codes: 0 pass, 1 failure, 2 bad usage, 77 skipped (data absent).
 """
 import os
 import sys
 
 SKIP = 77
-if len(sys.argv) != 3:
+if len(sys.argv) < 3 or (len(sys.argv) > 3 and sys.argv[3] != "--series"):
     print(__doc__.split("\n\n")[1])
     sys.exit(2)
 plugin, data = os.path.abspath(sys.argv[1]), os.path.abspath(sys.argv[2])
+SERIES = [os.path.abspath(f) for f in sys.argv[4:]]
 DISK = os.path.join(data, "nemesis/disk_out_ref/inertial-M4/disk_out_ref.e")
 CRUSH = os.path.join(data, "nemesis/block_crush_1/inertial-M3/block_crush_1.e")
 if not os.path.exists(DISK + ".4.0") or not os.path.exists(CRUSH + ".3.0"):
@@ -255,31 +265,85 @@ def compare(tag, want, m, i):
     return compared
 
 
-compare_properties()
-mxn = {}
-arrays = 0
-for setname, fname, props, want in CASES:
-    tag = "%s %s" % (os.path.basename(fname), props)
-    if setname not in mxn:
-        mxn[setname] = MxNReader(FileName=[fname], ApplyDisplacements=0)
-    r = mxn[setname]
-    r.FileName = [fname]
-    # unset properties back to their defaults, so one case does not leak
-    # into the next
-    for name, default in (("FileRange", [0, -1]), ("FileStride", 1), ("ScanForRelatedFiles", 1)):
-        if r.GetProperty(name) is None:
-            fail("%s: MxNReader has no %s" % (tag, name))
-        else:
-            r.GetProperty(name).SetData(props.get(name, default))
-    ioss = simple.IOSSReader(FileName=[fname], ApplyDisplacements=0, **props)
-    for reader in (r, ioss):
-        reader.UpdatePipelineInformation()
-        reader.NodeSets = reader.NodeSets.Available
-        reader.SideSets = reader.SideSets.Available
-    arrays += compare(tag, want, gather(r), gather(ioss))
-    simple.Delete(ioss)
-for r in mxn.values():
-    simple.Delete(r)
+def series_check():
+    """The chosen members of each segment, at every time (see --series)."""
+    import re
+    import subprocess
+    segs = []
+    for f in SERIES:
+        base, M, _ = f.rsplit(".", 2)
+        segs.append((base, int(M)))
 
-finish("file_range", "%d cases on %d ranks, %d arrays compared by id against IOSSReader" % (
-    len(CASES), nranks, arrays))
+    def member_ids(path):
+        out = subprocess.run(["ncdump", "-v", "elem_num_map", path], capture_output=True,
+                             text=True, check=True).stdout
+        return [int(x) for x in re.findall(r"-?\d+", out.split("elem_num_map =")[-1])]
+    checked = 0
+    r = MxNReader(FileName=SERIES)
+    for fr, stride in (([1, 3], 1), ([0, 6], 3)):
+        r.FileRange, r.FileStride = fr, stride
+        r.UpdatePipelineInformation()
+        times = list(r.TimestepValues)
+        if len(times) != 2 * len(segs):
+            fail("series: %d times for %d segments of 2 steps" % (len(times), len(segs)))
+            continue
+        for k, t in enumerate(times):
+            base, M = segs[k // 2]
+            want = sorted(sum((member_ids("%s.%d.%d" % (base, M, q)) for q in range(fr[0], min(fr[1], M))
+                               if (q - fr[0]) % stride == 0), []))
+            r.UpdatePipeline(time=t)
+            out = r.GetClientSideObject().GetOutputDataObject(0)
+            got = []
+            for g in element_grids(out):
+                if g.GetNumberOfCells():
+                    got.extend(vtk_to_numpy(g.GetCellData().GetArray("ids"))[owned(g)].tolist())
+            got = sorted(allgather_ids(got).tolist())
+            if got != want:
+                fail("series FileRange %s by %d, time %g (%s.%d): %d owned cells, %d in the chosen "
+                     "members, %d ids differ" % (fr, stride, t, os.path.basename(base), M, len(got),
+                                                  len(want), len(set(got) ^ set(want))))
+            checked += 1
+    simple.Delete(r)
+    return checked
+
+
+def shared_cases():
+    compare_properties()
+    mxn = {}
+    arrays = 0
+    for setname, fname, props, want in CASES:
+        tag = "%s %s" % (os.path.basename(fname), props)
+        if setname not in mxn:
+            mxn[setname] = MxNReader(FileName=[fname], ApplyDisplacements=0)
+        r = mxn[setname]
+        r.FileName = [fname]
+        # unset properties back to their defaults, so one case does not
+        # leak into the next
+        for name, default in (("FileRange", [0, -1]), ("FileStride", 1), ("ScanForRelatedFiles", 1)):
+            if r.GetProperty(name) is None:
+                fail("%s: MxNReader has no %s" % (tag, name))
+            else:
+                r.GetProperty(name).SetData(props.get(name, default))
+        ioss = simple.IOSSReader(FileName=[fname], ApplyDisplacements=0, **props)
+        for reader in (r, ioss):
+            reader.UpdatePipelineInformation()
+            reader.NodeSets = reader.NodeSets.Available
+            reader.SideSets = reader.SideSets.Available
+        arrays += compare(tag, want, gather(r), gather(ioss))
+        simple.Delete(ioss)
+    for r in mxn.values():
+        simple.Delete(r)
+    return arrays
+
+
+if SERIES and not all(os.path.exists(f) for f in SERIES):
+    print("file_range: SKIP: series files absent (%s)" % SERIES[0])
+    sys.exit(SKIP)
+if SERIES:
+    n = series_check()
+    finish("file_range", "a series of %d spread segments on %d ranks, %d times checked" % (
+        len(SERIES), nranks, n))
+else:
+    n = shared_cases()
+    finish("file_range", "%d cases on %d ranks, %d arrays compared by id against IOSSReader" % (
+        len(CASES), nranks, n))
