@@ -5,7 +5,9 @@
  *
  * Opening reads the structure of every member (dimension, blocks, sets,
  * variable names, time values) and merges it as the union over files: a
- * block may be empty or absent in some files. Each file's id maps (its file
+ * block may be empty or absent in some files. A selection
+ * (mxn_dataset_select_members()) opens some members only, as if the set
+ * had only them. Each file's id maps (its file
  * domain F_j) are read on demand, once, by mxn_dataset_file_domain().
  *
  * Handles are not thread-safe. All calls here are local (one process).
@@ -282,7 +284,8 @@ typedef struct mxn_member_select {
  * and the open; `sel` is copied (NULL: every member). An open whose
  * selection chooses no member fails with MXN_ERR_FILESET naming the set
  * and the range; only the chosen members need to exist.
- * eturn MXN_OK, or MXN_ERR_ARG (no handle, already opened, negative
+ * 
+eturn MXN_OK, or MXN_ERR_ARG (no handle, already opened, negative
  *   stride; message in mxn_dataset_errmsg()). Local.
  */
 int mxn_dataset_select_members(mxn_dataset_t *ds, const mxn_member_select_t *sel);
