@@ -233,6 +233,7 @@ void mxn_dataset_destroy(mxn_dataset_t **pds) {
   for (int p = 0; ds->fpages && p < mxn__fpage_count(ds); p++) free(ds->fpages[p]);
   free(ds->fpages);
   free(ds->name_base);
+  free(ds->member_rank);
   free(ds->path0);
   for (int i = 0; i < 4; i++) free(ds->path_ring[i]);
   free(ds->decl_prev);
@@ -286,6 +287,7 @@ int64_t mxn__dataset_metadata_bytes(const mxn_dataset_t *ds) {
   for (int p = 0; ds->fpages && p < mxn__fpage_count(ds); p++)
     b += sizeof *ds->fpages + (ds->fpages[p] ? MXN__FPAGE * sizeof **ds->fpages : 0);
   if (ds->name_base) b += strlen(ds->name_base) + 1;
+  if (ds->member_rank) b += (size_t)ds->nfiles * sizeof *ds->member_rank;
   if (ds->path0) b += strlen(ds->path0) + 1;
   for (int j = 0; ds->fpages && j < ds->nfiles; j++)
     if (mxn__file_held(ds, j)) b += sizeof *mxn__file_held(ds, j) + strlen(mxn__file_held(ds, j)->path) + 1;

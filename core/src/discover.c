@@ -84,7 +84,7 @@ static void scan_members(mxn_dataset_t *ds, const char *base, long M, char *pres
       continue;
     }
     char path[PATH_MAX];
-    mxn__path_make(ds, (int)r, path, sizeof path);
+    mxn__path_of_rank(ds, r, path, sizeof path);
     const char *want = strrchr(path, '/');
     want = want ? want + 1 : path;
     if (e->d_type == DT_REG && strcmp(e->d_name, want) == 0) present[r] = 1;
@@ -92,17 +92,62 @@ static void scan_members(mxn_dataset_t *ds, const char *base, long M, char *pres
   closedir(d);
 }
 
+/* The members of an M-file set that ds->sel chooses (`named`: the rank
+ * the path names, or -1 for a base name): *K of them, their ranks in
+ * ds->member_rank unless every member is chosen. None chosen is an
+ * error naming the set and the selection. */
+static int choose_members(mxn_dataset_t *ds, const char *path, long M, long named, int *K) {
+  const mxn_member_select_t *sel = &ds->sel;
+  long lo = 0, hi = M, step = sel->stride > 0 ? sel->stride : 1;
+  if (sel->last > sel->first) {
+    lo = sel->first < 0 ? 0 : sel->first;
+    hi = sel->last < M ? sel->last : M;
+  } else {
+    step = 1; /* IOSS: the stride goes with a range */
+  }
+  int n = 0;
+  for (long r = lo; r < hi; r++)
+    n += (r - sel->first) % step == 0 && (!sel->named_only || named < 0 || r == named);
+  if (n == M) { /* the whole set */
+    *K = (int)M;
+    return MXN_OK;
+  }
+  if (n == 0) {
+    char what[160] = "";
+    int at = 0;
+    if (sel->named_only && named >= 0)
+      at = snprintf(what, sizeof what, "the member named, rank %ld, alone", named);
+    if (sel->last > sel->first && at >= 0 && (size_t)at < sizeof what)
+      at += snprintf(what + at, sizeof what - (size_t)at, "%sranks %d <= r < %d", at ? "; " : "",
+                     sel->first, sel->last);
+    if (sel->last > sel->first && step > 1 && at >= 0 && (size_t)at < sizeof what)
+      snprintf(what + at, sizeof what - (size_t)at, " by %ld", step);
+    return MXN_DS_ERR(ds, MXN_ERR_FILESET,
+                      "%s: the member selection (%s) chooses none of the set's %ld files", path,
+                      what, M);
+  }
+  if (!(ds->member_rank = mxn__malloc((size_t)n * sizeof *ds->member_rank))) return MXN_ERR_NOMEM;
+  n = 0;
+  for (long r = lo; r < hi; r++)
+    if ((r - sel->first) % step == 0 && (!sel->named_only || named < 0 || r == named))
+      ds->member_rank[n++] = (int)r;
+  *K = n;
+  return MXN_OK;
+}
+
 /* Find the member files for `path`: their count and naming pattern (no
- * records yet: the open makes those it keeps). */
+ * records yet: the open makes those it keeps), and which of them the
+ * selection chooses. */
 static int discover(mxn_dataset_t *ds, const char *path) {
   int status = MXN_OK;
   char *present = NULL;
   size_t bl;
-  long M = 1, r;
-  int width = 1;
+  long M = 1, r = -1;
+  int width = 1, named = 0;
   char *base = NULL;
   if (is_regular_file(path) && parse_spread_name(path, &bl, &M, &r, &width) &&
       M >= 1 && r < M) {
+    named = 1;
     base = strndup(path, bl);
     if (!base) return MXN_ERR_NOMEM;
   } else if (is_regular_file(path)) {
@@ -155,13 +200,20 @@ static int discover(mxn_dataset_t *ds, const char *path) {
     return MXN_DS_ERR(ds, MXN_ERR_FILESET, "%s: file count %ld is out of range",
                       path, M);
   }
-  ds->nfiles = (int)M;
+  ds->set_M = (int)M;
+  /* The members chosen (a plain file is read whole): their ranks, in
+   * order, where not every member is. */
+  int K = (int)M;
+  if (base && (status = choose_members(ds, path, M, named ? r : -1, &K)) != MXN_OK) {
+    free(base);
+    return status;
+  }
+  ds->nfiles = K;
   ds->fpages = mxn__calloc((size_t)mxn__fpage_count(ds), sizeof *ds->fpages);
   if (!ds->fpages) {
     free(base);
     return MXN_ERR_NOMEM;
   }
-  ds->nfiles = (int)M;
   mxn__reads_init(&ds->reads, &ds->io);
   if (!base) {
     ds->name_width = -1;
@@ -180,13 +232,15 @@ static int discover(mxn_dataset_t *ds, const char *path) {
     goto done;
   }
   scan_members(ds, base, M, present, stray, sizeof stray);
-  for (long j = 0; j < M; j++) {
-    if (present[j]) continue;
+  /* Only the members chosen need to be there. */
+  for (int j = 0; j < K; j++) {
+    long rank = ds->member_rank ? ds->member_rank[j] : j;
+    if (present[rank]) continue;
     char mp[PATH_MAX];
-    mxn__path_make(ds, (int)j, mp, sizeof mp);
+    mxn__path_make(ds, j, mp, sizeof mp);
     if (!is_regular_file(mp)) {
       status = MXN_DS_ERR(ds, MXN_ERR_FILESET,
-                          "%s: member %ld of the %ld-file set is missing", mp, j, M);
+                          "%s: member %ld of the %ld-file set is missing", mp, rank, M);
       goto done;
     }
   }
@@ -195,6 +249,20 @@ done:
   free(present);
   free(base);
   return status;
+}
+
+int mxn_dataset_select_members(mxn_dataset_t *ds, const mxn_member_select_t *sel) {
+  if (!ds) return MXN_ERR_ARG;
+  if (ds->opened || ds->fpages)
+    return MXN_DS_ERR(ds, MXN_ERR_ARG, "mxn_dataset_select_members: the dataset is already open");
+  if (sel && sel->stride < 0)
+    return MXN_DS_ERR(ds, MXN_ERR_ARG, "mxn_dataset_select_members: stride %d is negative",
+                      sel->stride);
+  if (sel)
+    ds->sel = *sel;
+  else
+    memset(&ds->sel, 0, sizeof ds->sel);
+  return MXN_OK;
 }
 
 /* The pieces of mxn_dataset_open, also for a collective open (load.c). */

@@ -8,11 +8,15 @@
 
 #include <stdio.h>
 
-void mxn__path_make(const mxn_dataset_t *ds, int j, char *out, size_t cap) {
+void mxn__path_of_rank(const mxn_dataset_t *ds, long rank, char *out, size_t cap) {
   if (ds->name_width < 0)
     snprintf(out, cap, "%s", ds->name_base);
   else
-    snprintf(out, cap, "%s.%d.%0*d", ds->name_base, ds->nfiles, ds->name_width, j);
+    snprintf(out, cap, "%s.%d.%0*ld", ds->name_base, ds->set_M, ds->name_width, rank);
+}
+
+void mxn__path_make(const mxn_dataset_t *ds, int j, char *out, size_t cap) {
+  mxn__path_of_rank(ds, ds->member_rank ? ds->member_rank[j] : j, out, cap);
 }
 
 char *mxn__path_dup(const mxn_dataset_t *ds, int j) {

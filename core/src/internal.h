@@ -409,6 +409,13 @@ struct mxn_dataset {
    * name_width digits; name_width < 0: one member, name_base itself. */
   char *name_base;
   int name_width;
+  /* The members an open reads (mxn_dataset_select_members), and what
+   * discover.c made of it: the set's M by its names (set_M), and the rank
+   * (in the names) of each of the nfiles members opened, NULL when every
+   * member is (member j is rank j). */
+  mxn_member_select_t sel;
+  int set_M;
+  int *member_rank;
   /* Paths of members without a record (mxn_dataset_file_path): a ring,
    * so a message naming two members has both. */
   char *path_ring[4];
@@ -499,8 +506,11 @@ int mxn__record_hold(mxn_dataset_t *ds, int j);
  * the naming pattern into the dataset's ring of paths (valid until four
  * more are made). */
 const char *mxn__path(mxn_dataset_t *ds, int j);
-/* Member j's path made from the pattern into out (cap bytes), or malloc'd. */
+/* Member j's path made from the pattern into out (cap bytes), or malloc'd;
+ * the path of the set's member of rank `rank` (its name's last number),
+ * chosen by the selection or not. */
 void mxn__path_make(const mxn_dataset_t *ds, int j, char *out, size_t cap);
+void mxn__path_of_rank(const mxn_dataset_t *ds, long rank, char *out, size_t cap);
 char *mxn__path_dup(const mxn_dataset_t *ds, int j);
 /* What an open that failed while merging members leaves (merge.c). */
 void mxn__merging_free(mxn_dataset_t *ds);

@@ -103,6 +103,9 @@ static int phase_open(mxn__load_ctx_t *c, mxn_dataset_t *given, double t0) {
     status = mxn_error_set(e, MXN_ERR_ARG, "ghost levels %d is outside 0..100", opts->ghost_levels);
   if (status == MXN_OK && !given) status = mxn_dataset_create(&ld->ds);
   if (status != MXN_OK && !e->msg[0]) mxn_error_set(e, status, "cannot create a dataset on rank %d", R);
+  if (status == MXN_OK && !given && opts->members &&
+      (status = mxn_dataset_select_members(ld->ds, opts->members)) != MXN_OK)
+    mxn_error_set(e, status, "%s", mxn_dataset_errmsg(ld->ds));
   if ((status = mxn_agree(ld->comm, status, e)) != MXN_OK) return status;
   if (!given && (status = mxn__dataset_open_members(ld->comm, ld->ds, c->path, e)) != MXN_OK) return status;
   if (given) c->path = mxn_dataset_file_path(ld->ds, 0);

@@ -681,11 +681,11 @@ static int merge_summary(mxn_dataset_t *ds, int j, const char *buf, size_t len) 
                         (long long)s->num_nodes_global, (long long)s->num_elements_global);
     }
   }
-  if (nproc_ok && ds->nfiles > 1 && nproc != ds->nfiles)
+  if (nproc_ok && ds->set_M > 1 && nproc != ds->set_M)
     return MXN_DS_ERR(ds, MXN_ERR_FILESET,
                       "%s: Nemesis data says the set has %d files, the "
                       "name says %d",
-                      f->path, nproc, ds->nfiles);
+                      f->path, nproc, ds->set_M);
 
   /* The blocks and sets the member declares (as member j-1's where the
    * summary says so): their union over members by id. */
@@ -957,7 +957,7 @@ static int member_checks(mxn_dataset_t *ds, int j) {
                     "%s: member of a %d-file spread set stores no %s, so "
                     "its global ids are unknown (write the set with "
                     "global id maps)",
-                    f->path, ds->nfiles, missing);
+                    f->path, ds->set_M, missing);
 }
 
 /* What merging member j adds beyond the structure: the facts later phases
@@ -1106,6 +1106,10 @@ int mxn__dataset_finish(mxn_dataset_t *ds, int status, const char *path) {
   if (status == MXN_OK) {
     ds->s.has_original_elem_ids = ds->merging && ds->merging->all_orig && ds->merging->any_orig;
     ds->s.num_files = ds->nfiles;
+    ds->s.num_files_set = ds->set_M;
+    /* Some members only: the Nemesis counts are the whole set's (checked
+     * above to agree between the members read, as those of one set). */
+    if (ds->member_rank) ds->s.num_nodes_global = ds->s.num_elements_global = -1;
     ds->opened = 1;
   } else if (ds->err.status == MXN_OK) {
     MXN_DS_ERR(ds, status, "%s: %s", path, mxn_strerror(status));

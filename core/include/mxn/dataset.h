@@ -5,7 +5,9 @@
  *
  * Opening reads the structure of every member (dimension, blocks, sets,
  * variable names, time values) and merges it as the union over files: a
- * block may be empty or absent in some files. Each file's id maps (its file
+ * block may be empty or absent in some files. A selection
+ * (mxn_dataset_select_members()) opens some members only, as if the set
+ * had only them. Each file's id maps (its file
  * domain F_j) are read on demand, once, by mxn_dataset_file_domain().
  *
  * Handles are not thread-safe. All calls here are local (one process).
@@ -108,11 +110,20 @@ typedef struct mxn_assembly_info {
 typedef struct mxn_structure {
   char title[MXN_NAME_LEN * 2];
   int num_dim;
-  int num_files;                /**< M */
+  /** Members opened: M, or fewer when a selection chose some of them
+   *  (mxn_dataset_select_members(); member j of the dataset is then the
+   *  j-th member chosen, mxn_dataset_file_path() names it) */
+  int num_files;
+  /** The set's file count as its names say (M of `base.M.r`; 1 for a
+   *  plain file): num_files unless a selection opened fewer */
+  int num_files_set;
   int64_t num_nodes_sum;        /**< sum of per-file node counts */
   int64_t num_elements_sum;     /**< sum of per-file element counts */
-  int64_t num_nodes_global;     /**< from Nemesis global info, else -1 */
-  int64_t num_elements_global;  /**< from Nemesis global info, else -1 */
+  /** From Nemesis global info, else -1. Also -1 when a selection opened
+   *  some of the members only: the counts are those of the whole set,
+   *  not of the members read, so they are neither checked nor kept. */
+  int64_t num_nodes_global;
+  int64_t num_elements_global;  /**< as num_nodes_global */
   int num_blocks;
   mxn_block_info_t *blocks;
   int num_node_sets;
@@ -242,6 +253,44 @@ int mxn_dataset_create(mxn_dataset_t **ds);
  *   (members of different datasets). Details in mxn_dataset_errmsg(). Local.
  */
 int mxn_dataset_open(mxn_dataset_t *ds, const char *path);
+
+/**
+ * Which members of a spread set an open reads: IOSS's FileRange and
+ * FileStride (ParaView's IOSSReader), and its ScanForRelatedFiles off for
+ * a member's name. Zero-initialised: every member.
+ *
+ * The dataset opened is then the union of the chosen members alone, as
+ * if the set had only them: their elements, the nodes they store (a node
+ * shared with a member not chosen is in a chosen member's file too), the
+ * entries of sets they hold, the blocks, sets and variables they declare.
+ * Member j of the dataset is the j-th chosen, in rank order. A plain file
+ * (not named `base.M.r`) is read whole, whatever the selection.
+ */
+typedef struct mxn_member_select {
+  /** When last > first: the members of rank r, first <= r < last (ranks
+   *  as the names number them, 0..M-1; last beyond M reads as M).
+   *  Otherwise (IOSS's default [0, -1]) every member. */
+  int first, last;
+  /** Of those, every stride-th from first: (r - first) % stride == 0.
+   *  0 reads as 1; negative is an error. */
+  int stride;
+  /** Nonzero, and the path names a member (`x.e.4.2`): that member alone
+   *  (and only if the range above, when given, chooses it). A base name
+   *  or a plain file: no effect. */
+  int named_only;
+} mxn_member_select_t;
+
+/**
+ * Choose the members the next open of `ds` (mxn_dataset_open(),
+ * mxn_dataset_open_collective()) reads. Call between mxn_dataset_create()
+ * and the open; `sel` is copied (NULL: every member). An open whose
+ * selection chooses no member fails with MXN_ERR_FILESET naming the set
+ * and the range; only the chosen members need to exist.
+ * 
+eturn MXN_OK, or MXN_ERR_ARG (no handle, already opened, negative
+ *   stride; message in mxn_dataset_errmsg()). Local.
+ */
+int mxn_dataset_select_members(mxn_dataset_t *ds, const mxn_member_select_t *sel);
 
 /** Close files and free everything, set *ds = NULL. Accepts NULL. Local. */
 void mxn_dataset_destroy(mxn_dataset_t **ds);

@@ -75,6 +75,10 @@ typedef struct mxn_load_opts {
    *  and the options above). Without it mxn_load_rebalance() fails with
    *  MXN_ERR_ARG. */
   int dynamic;
+  /** The members to read (NULL = all): see mxn_member_select_t. Used by
+   *  mxn_load_open(); mxn_load_open_dataset() takes the dataset as its
+   *  open chose them (mxn_dataset_select_members()). */
+  const mxn_member_select_t *members;
 } mxn_load_opts_t;
 
 /** Defaults: method MXN_PART_FILES, tolerance 1.05, no weights. Local. */

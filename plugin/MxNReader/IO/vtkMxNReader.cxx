@@ -456,6 +456,9 @@ int vtkMxNReader::RequestInformation(
   std::string warning, error;
   vtkMxNSeries& series = *this->Series;
   series.Chosen.Scan = this->ScanForRelatedFiles;
+  series.Chosen.FileRange[0] = this->FileRange[0];
+  series.Chosen.FileRange[1] = this->FileRange[1];
+  series.Chosen.FileStride = this->FileStride;
   if (!series.Resolve(this->FileNames, warning, error))
   {
     vtkErrorMacro(<< error);

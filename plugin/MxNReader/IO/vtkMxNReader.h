@@ -277,12 +277,30 @@ public:
   ///@{
   /**
    * ScanForRelatedFiles (default on), as vtkIOSSReader's: a single name
-   * finds the adaptive series beside it (`out.e`, `out.e-s002`, ...);
-   * off, only the names given are read.
+   * finds the adaptive series beside it (`out.e`, `out.e-s002`, ...) and,
+   * for a member of a spread set, the set's other members; off, only the
+   * names given are read: a single member name (`mesh.e.4.2`) is that
+   * member alone.
    */
   vtkSetMacro(ScanForRelatedFiles, bool);
   vtkGetMacro(ScanForRelatedFiles, bool);
   vtkBooleanMacro(ScanForRelatedFiles, bool);
+  ///@}
+
+  ///@{
+  /**
+   * FileRange (default [0, -1]) and FileStride (default 1), as
+   * vtkIOSSReader's: when FileRange[1] > FileRange[0], only the members of
+   * a spread set whose rank r (`mesh.e.M.r`) is in [FileRange[0],
+   * FileRange[1]) and (r - FileRange[0]) % FileStride == 0 are read, as if
+   * the set had only them (of a series, of every spread segment); otherwise
+   * every member, whatever the stride. A plain file is read whole. The
+   * core opens only those members (mxn_member_select_t).
+   */
+  vtkSetVector2Macro(FileRange, int);
+  vtkGetVector2Macro(FileRange, int);
+  vtkSetClampMacro(FileStride, int, 1, VTK_INT_MAX);
+  vtkGetMacro(FileStride, int);
   ///@}
 
   ///@{
@@ -454,6 +472,8 @@ protected:
   char* FieldSuffixSeparator = nullptr;
   bool ReadQAAndInformationRecords = true;
   bool ScanForRelatedFiles = true;
+  int FileRange[2] = { 0, -1 };
+  int FileStride = 1;
   std::vector<std::string> Selectors;
   vtkDataAssembly* FileAssemblies = nullptr;
   int AssemblyTag = 0;

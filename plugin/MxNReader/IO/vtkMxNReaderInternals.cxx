@@ -222,13 +222,35 @@ std::string FirstMember(const std::string& path, long* numFiles)
 }
 
 //----------------------------------------------------------------------------
+namespace
+{
+bool SameMembers(const mxn_member_select_t& a, const mxn_member_select_t& b)
+{
+  return a.first == b.first && a.last == b.last && a.stride == b.stride &&
+    a.named_only == b.named_only;
+}
+}
+
+//----------------------------------------------------------------------------
+void vtkMxNReaderInternals::SetMembers(const mxn_member_select_t& sel)
+{
+  this->Members = sel;
+  if (sel.last <= sel.first)
+  {
+    // every member: the same whatever the range and stride say
+    this->Members.first = this->Members.last = 0;
+    this->Members.stride = 1;
+  }
+}
+
+//----------------------------------------------------------------------------
 bool vtkMxNReaderInternals::LoadKey::operator==(const LoadKey& o) const
 {
   return FileName == o.FileName && Method == o.Method && NumberOfPieces == o.NumberOfPieces &&
     World == o.World && PieceOfRank == o.PieceOfRank && GhostLevels == o.GhostLevels &&
     WeightField == o.WeightField && Tolerance == o.Tolerance && Dynamic == o.Dynamic &&
     Cost == o.Cost && Blocks == o.Blocks && NodeVars == o.NodeVars && ElemVars == o.ElemVars &&
-    KeepAllPoints == o.KeepAllPoints;
+    KeepAllPoints == o.KeepAllPoints && SameMembers(Members, o.Members);
 }
 
 //----------------------------------------------------------------------------
@@ -274,6 +296,7 @@ void vtkMxNReaderInternals::CloseInfo()
   this->InfoFile.clear();
   this->InfoWorld = false;
   this->InfoStamps.clear();
+  this->InfoMembers = mxn_member_select_t{};
 }
 
 //----------------------------------------------------------------------------
@@ -400,7 +423,10 @@ const mxn_structure_t* vtkMxNReaderInternals::ReadStructure(
   // again whenever a property changes) takes the structure it read last
   // time; every rank decides alike.
   const bool have = this->InfoFile == fileName && this->InfoWorld == haveWorld &&
-    (this->InfoDataset || (this->TheLoad && this->Opened.FileName == fileName));
+    SameMembers(this->InfoMembers, this->Members) &&
+    (this->InfoDataset ||
+      (this->TheLoad && this->Opened.FileName == fileName &&
+        SameMembers(this->Opened.Members, this->Members)));
   int reuse = have && MembersUnchanged(this->InfoStamps) ? 1 : 0;
   if (haveWorld)
   {
@@ -413,12 +439,16 @@ const mxn_structure_t* vtkMxNReaderInternals::ReadStructure(
   }
   if (this->TheLoad && this->Opened.FileName == fileName)
   {
-    this->Close(); // its members changed on disk: load them anew
+    this->Close(); // its members changed on disk, or others are chosen: load them anew
   }
 
   this->CloseInfo();
   DatasetHandle h;
   int status = mxn_dataset_create(&h.ds);
+  if (status == MXN_OK)
+  {
+    status = mxn_dataset_select_members(h.ds, &this->Members);
+  }
   mxn_error_t err;
   mxn_error_clear(&err);
   if (haveWorld)
@@ -454,6 +484,7 @@ const mxn_structure_t* vtkMxNReaderInternals::ReadStructure(
   h.ds = nullptr;
   this->InfoFile = fileName;
   this->InfoWorld = haveWorld;
+  this->InfoMembers = this->Members;
   return mxn_dataset_structure(this->InfoDataset);
 }
 
@@ -488,6 +519,7 @@ vtkMxNReaderInternals::Layout vtkMxNReaderInternals::ChoosePieces(const char* fi
   int worldSize = 1;
   const MPI_Comm worldComm = WorldComm(&worldSize);
   key.FileName = fileName;
+  key.Members = this->Members;
   key.NumberOfPieces = numPieces;
   world = MPI_COMM_SELF;
   message.clear();
@@ -605,14 +637,17 @@ bool vtkMxNReaderInternals::Open(
   opts.node_var_selection = key.NodeVars.empty() ? nullptr : key.NodeVars.data();
   opts.elem_var_selection = key.ElemVars.empty() ? nullptr : key.ElemVars.data();
   opts.dynamic = key.Dynamic ? 1 : 0;
+  opts.members = &key.Members;
   mxn_error_t err;
   mxn_error_clear(&err);
   mxn_load_t* ld = nullptr;
   // The information pass opened these members over the same ranks: the
   // load takes that dataset over instead of opening them again (every
   // rank alike, or none).
-  int handOver =
-    this->InfoDataset && this->InfoFile == key.FileName && this->InfoWorld == key.World ? 1 : 0;
+  int handOver = this->InfoDataset && this->InfoFile == key.FileName &&
+      this->InfoWorld == key.World && SameMembers(this->InfoMembers, key.Members)
+    ? 1
+    : 0;
   MPI_Allreduce(MPI_IN_PLACE, &handOver, 1, MPI_INT, MPI_MIN, comm);
   int st;
   if (handOver)

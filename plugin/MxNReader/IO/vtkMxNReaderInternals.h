@@ -38,6 +38,9 @@ public:
     // every grid with all the piece's nodes (RemoveUnusedPoints off): the
     // grids' kept structure is built for one or the other
     bool KeepAllPoints = false;
+    // the members of a spread set read (FileRange, FileStride, a member
+    // name alone): SetMembers()'s, as normalised there
+    mxn_member_select_t Members{};
 
     bool operator==(const LoadKey& o) const;
   };
@@ -97,6 +100,10 @@ public:
    *  if it cannot be read. Catalogue() keeps what the selections of that
    *  structure map to. */
   const mxn_structure_t* ReadStructure(const std::string& fileName, std::string& error);
+  /** The members both passes read (mxn_member_select_t); a structure or
+   *  load of other members is read again. A range that chooses nothing
+   *  (last <= first) is every member, whatever the stride. */
+  void SetMembers(const mxn_member_select_t& sel);
   void Catalogue(const mxn_structure_t* s, const vtkMxNVariables::SelectionNames& names,
     const vtkMxNVariables::Grouping& how);
   ///@}
@@ -222,6 +229,8 @@ private:
   // (from this dataset or the load that took it) while the stamps hold.
   mxn_dataset_t* InfoDataset = nullptr;
   std::string InfoFile;
+  mxn_member_select_t Members{};     // what SetMembers() chose
+  mxn_member_select_t InfoMembers{}; // what InfoDataset was opened with
   bool InfoWorld = false;
   std::vector<MemberStamp> InfoStamps;
 };

@@ -45,8 +45,10 @@ bool vtkMxNSeries::Resolve(
   }
   if (!series && st == MXN_OK)
   {
-    // ScanForRelatedFiles off, one name: that dataset alone.
+    // ScanForRelatedFiles off, one name: that dataset alone (a member of
+    // a spread set: that member alone).
     this->Adopt({ files[0] }, {}, {});
+    this->ChooseMembers(true);
     return true;
   }
 
@@ -92,7 +94,22 @@ bool vtkMxNSeries::Resolve(
   }
   mxn_series_close(&series);
   this->Adopt(paths, times, steps);
+  this->ChooseMembers(false);
   return true;
+}
+
+//----------------------------------------------------------------------------
+void vtkMxNSeries::ChooseMembers(bool namedOnly)
+{
+  mxn_member_select_t sel{};
+  sel.first = this->Chosen.FileRange[0];
+  sel.last = this->Chosen.FileRange[1];
+  sel.stride = this->Chosen.FileStride;
+  sel.named_only = namedOnly ? 1 : 0;
+  for (auto& segment : this->Segments)
+  {
+    segment->SetMembers(sel);
+  }
 }
 
 //----------------------------------------------------------------------------

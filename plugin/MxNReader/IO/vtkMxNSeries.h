@@ -40,10 +40,15 @@ public:
 
   /** Which files are read, as vtkIOSSReader's ScanForRelatedFiles
    *  (default on): a single name finds the series beside it; off, only
-   *  the names given are read. Set before Resolve(). */
+   *  the names given are read (a single member name: that member alone).
+   *  FileRange and FileStride choose the members of every spread segment
+   *  (see vtkMxNReader). Set before Resolve(); each segment's
+   *  information and load follow them (vtkMxNReaderInternals::SetMembers). */
   struct Choice
   {
     bool Scan = true;
+    int FileRange[2] = { 0, -1 };
+    int FileStride = 1;
   };
   Choice Chosen;
 
@@ -69,6 +74,10 @@ public:
   void Use(int k, bool dynamic);
 
 private:
+  /** Every segment reads the members Chosen gives (with `namedOnly`, a
+   *  member name given alone is that member alone). */
+  void ChooseMembers(bool namedOnly);
+
   /** Take `paths` as the segments (those known keep their information
    *  and loads), with the series' times and where each step lives. */
   void Adopt(const std::vector<std::string>& paths, const std::vector<double>& times,
