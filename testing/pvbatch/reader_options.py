@@ -15,8 +15,8 @@ comparison with IOSSReader (e.g. make_quadratic.py's file). Every rank runs the 
      -> PointArrays, ElementBlockFields -> CellArrays), and with everything
      selected every block/set has the same point and cell array names and
      component counts as IOSSReader's, and the same global field data
-     (IOSSReader's 'Information Records' / 'QA Records' excepted: the
-     reader does not read QA/info records); per element block the total
+     (its 'Information Records' and 'QA Records' included); per element
+     block the total
      cell size (volume, area or length, vtkCellSizeFilter), per node set
      the distinct node ids, per side set the number of sides and their
      total size, equal IOSSReader's (this checks cell and side node
@@ -78,7 +78,8 @@ def mxn_reader(path, everything=True):
     r.FileName = path
     r.UpdatePipelineInformation()
     if everything:
-        for p in ("ElementBlocks", "NodeSets", "SideSets", "PointArrays", "CellArrays"):
+        for p in ("ElementBlocks", "NodeSets", "SideSets", "PointArrays", "CellArrays",
+                  "NodeSetFields", "SideSetFields"):
             r.GetProperty(p).SetData(list(r.GetProperty(p).Available))
     return r, err
 
@@ -162,7 +163,7 @@ offered = [readers.GetString(k) for k in range(readers.GetNumberOfStrings())]
 check("MxNReader" in offered, "reader factory offers %s for mug.e.4.0" % offered)
 
 # --- 2. Names against IOSSReader ------------------------------------------------
-IOSS_ONLY_FIELDS = {"Information Records", "QA Records"}
+IOSS_ONLY_FIELDS = set()
 MXN_ONLY_FIELDS = {"mxn_load_stats"}  # the load's counters, checked below
 name_cases = [
     os.path.join(shared, "meshes", "2block1.g"),            # shells, attributes, set variables

@@ -294,6 +294,8 @@ def mxn_figures(out):
     fd = out.GetFieldData()
     for k in range(fd.GetNumberOfArrays()):
         a = fd.GetArray(k)
+        if a is None:
+            continue  # the QA and information records (string arrays)
         for c in range(a.GetNumberOfComponents()):
             key = fd.GetArrayName(k) if a.GetNumberOfComponents() == 1 else \
                 "%s_%d" % (fd.GetArrayName(k), c)

@@ -48,7 +48,11 @@ def output(r, t):
     r.UpdatePipeline(time=t)
     out = r.GetClientSideObject().GetOutputDataObject(0)
     got = {}
-    for i in range(out.GetNumberOfPartitionedDataSets()):
+    # the element blocks (node and side sets are leaves too, as IOSSReader
+    # lists them)
+    asm = out.GetDataAssembly()
+    node = asm.GetFirstNodeByPath("/IOSS/element_blocks") if asm else -1
+    for i in (asm.GetDataSetIndices(node) if node >= 0 else []):
         name = out.GetMetaData(i).Get(vtkCompositeDataSet.NAME())
         pds = out.GetPartitionedDataSet(i)
         got[name] = pds.GetPartition(0) if pds.GetNumberOfPartitions() else None

@@ -717,30 +717,35 @@ vtkSmartPointer<vtkPoints> vtkMxNPieceConverter::Points(const std::vector<int64_
   AdviseLarge(xyz);
   double* out = xyz->GetPointer(0);
   const int dims = std::min(p->num_dim, 3);
-  for (int d = 0; d < 3; ++d)
+  const double* x[3] = { nullptr, nullptr, nullptr };
+  const double* u[3] = { nullptr, nullptr, nullptr };
+  for (int d = 0; d < dims; ++d)
   {
-    const double* x = d < dims ? p->coord[d] : nullptr;
-    const double* u = d < static_cast<int>(this->Disp.size()) ? this->Disp[d] : nullptr;
-    const double scale = this->DispScale;
-    if (!x)
+    x[d] = p->coord[d];
+    u[d] = d < static_cast<int>(this->Disp.size()) ? this->Disp[d] : nullptr;
+  }
+  const int64_t* at = used.data();
+  const double scale = this->DispScale;
+  if (dims == 3 && u[0] && u[1] && u[2])
+  {
+    // the displaced points of a 3D mesh, every component in one pass (one
+    // gather of each node's six values: a further step builds these)
+    for (vtkIdType i = 0; i < npts; ++i)
     {
-      for (vtkIdType i = 0; i < npts; ++i)
-      {
-        out[3 * i + d] = 0.0;
-      }
+      const int64_t n = at[i];
+      out[3 * i] = x[0][n] + scale * u[0][n];
+      out[3 * i + 1] = x[1][n] + scale * u[1][n];
+      out[3 * i + 2] = x[2][n] + scale * u[2][n];
     }
-    else if (u)
+  }
+  else
+  {
+    for (vtkIdType i = 0; i < npts; ++i)
     {
-      for (vtkIdType i = 0; i < npts; ++i)
+      const int64_t n = at[i];
+      for (int d = 0; d < 3; ++d)
       {
-        out[3 * i + d] = x[used[i]] + scale * u[used[i]];
-      }
-    }
-    else
-    {
-      for (vtkIdType i = 0; i < npts; ++i)
-      {
-        out[3 * i + d] = x[used[i]];
+        out[3 * i + d] = !x[d] ? 0.0 : u[d] ? x[d][n] + scale * u[d][n] : x[d][n];
       }
     }
   }
