@@ -132,6 +132,12 @@ DELIBERATE = [
 # of the differences it explains, why). Those are reported (kind "known")
 # and do not fail the dataset.
 KNOWN = {
+    **{f: (r"^(connectivity|coordinates|duplicates_disagree): ",
+           "MODE all, side set 'left' of this 2D mesh: IOSSReader's own copies of one "
+           "side-set point id disagree (id 57 at y 0.6 and 0.5 in the spread sets), and on "
+           "the plain file it puts id 1 at (0, 0.1) where the file's node 1 is at (0, 0), as "
+           "MxNReader has it; the element blocks' points and ids agree (MODE default)")
+       for f in ("coarseGrid.e", "coarseGrid.e.4.0", "coarseGrid.e.3.0")},
     "quadratic.exo": (
         r"^(cell_count: owned cells: MxNReader 32, IOSSReader 30|cell_ids: cell keys: 0 only in "
         r"IOSSReader \(first \[\]\), 2 only in MxNReader \(first \[393221, 393222\]\)|"
@@ -994,7 +1000,10 @@ def run(name, files):
     mleaves, mpaths = leaves_of(mout, False)
     rp, mp = all_keys(rpaths), all_keys(mpaths)
     if legacy:
-        rp, mp = ([p for p in x if not any(p.startswith("/IOSS/" + g) for g in LEGACY_UNREAD)]
+        # (ExodusIIReader on a rank with nothing of a block names it "": a
+        # path ending in "/")
+        rp, mp = ([p for p in x if not p.endswith("/") and
+                   not any(p.startswith("/IOSS/" + g) for g in LEGACY_UNREAD)]
                   for x in (rp, mp))
     if rp != mp:
         d.add("assembly", "data-assembly paths only in %s: %s; only in MxNReader: %s" % (
@@ -1004,8 +1013,8 @@ def run(name, files):
     rnames = dict(k.split("\t", 1) for k in rk)
     mnames = dict(k.split("\t", 1) for k in mk)
     if legacy:
-        rnames, mnames = ({p: v for p, v in x.items()
-                           if not any(p.startswith("/IOSS/" + g + "/") for g in LEGACY_UNREAD)}
+        rnames, mnames = ({p: v for p, v in x.items() if not p.endswith("/") and
+                           not any(p.startswith("/IOSS/" + g + "/") for g in LEGACY_UNREAD)}
                           for x in (rnames, mnames))
     for p in sorted(set(rnames) - set(mnames)):
         d.add("leaf_missing", "leaf absent from MxNReader's output", p)
