@@ -280,15 +280,19 @@ def series_check():
         return [int(x) for x in re.findall(r"-?\d+", out.split("elem_num_map =")[-1])]
     checked = 0
     r = MxNReader(FileName=SERIES)
-    for fr, stride in (([1, 3], 1), ([0, 6], 3)):
+    # the last range chooses no member of the segments of M < 7: they are
+    # left out with their times (IOSSReader's behaviour), not an error
+    for fr, stride in (([1, 3], 1), ([0, 6], 3), ([6, 8], 1)):
         r.FileRange, r.FileStride = fr, stride
         r.UpdatePipelineInformation()
         times = list(r.TimestepValues)
-        if len(times) != 2 * len(segs):
-            fail("series: %d times for %d segments of 2 steps" % (len(times), len(segs)))
+        kept = [s for s in segs if fr[0] < s[1]]
+        if len(times) != 2 * len(kept):
+            fail("series FileRange %s: %d times for %d segments of 2 steps" %
+                 (fr, len(times), len(kept)))
             continue
         for k, t in enumerate(times):
-            base, M = segs[k // 2]
+            base, M = kept[k // 2]
             want = sorted(sum((member_ids("%s.%d.%d" % (base, M, q)) for q in range(fr[0], min(fr[1], M))
                                if (q - fr[0]) % stride == 0), []))
             r.UpdatePipeline(time=t)

@@ -78,9 +78,18 @@ bool vtkMxNSeries::Resolve(
   }
   else
   {
-    for (int k = 0; k < mxn_series_num_segments(series); ++k)
+    // A segment of which FileRange chooses no member is left out with its
+    // times, as vtkIOSSReader leaves it out; the rest keep their order.
+    const int nseg = mxn_series_num_segments(series);
+    std::vector<int> index(static_cast<size_t>(nseg), -1);
+    for (int k = 0; k < nseg; ++k)
     {
-      paths.emplace_back(mxn_series_segment(series, k)->path);
+      const mxn_series_segment_t* seg = mxn_series_segment(series, k);
+      if (this->ChoosesAny(seg->num_files))
+      {
+        index[k] = static_cast<int>(paths.size());
+        paths.emplace_back(seg->path);
+      }
     }
     const int n = mxn_series_num_steps(series);
     const double* t = mxn_series_times(series);
@@ -88,14 +97,42 @@ bool vtkMxNSeries::Resolve(
     {
       mxn_series_step_t where;
       mxn_series_step(series, k, &where);
-      times.push_back(t[k]);
-      steps.push_back(Step{ where.segment, where.step });
+      if (index[where.segment] >= 0)
+      {
+        times.push_back(t[k]);
+        steps.push_back(Step{ index[where.segment], where.step });
+      }
+    }
+    if (paths.empty())
+    {
+      // no member of any segment: each open says so, naming its set
+      for (int k = 0; k < nseg; ++k)
+      {
+        paths.emplace_back(mxn_series_segment(series, k)->path);
+      }
+      times.clear();
+      steps.clear();
+    }
+    else if (paths.size() == 1)
+    {
+      // one segment left: read as that dataset alone, its own times
+      times.clear();
+      steps.clear();
     }
   }
   mxn_series_close(&series);
   this->Adopt(paths, times, steps);
   this->ChooseMembers(false);
   return true;
+}
+
+//----------------------------------------------------------------------------
+bool vtkMxNSeries::ChoosesAny(int numFiles) const
+{
+  const Choice& c = this->Chosen;
+  // a plain file is read whole; a range that is not set chooses every
+  // member; one that is chooses its first rank when the set has it
+  return numFiles <= 1 || c.FileRange[1] <= c.FileRange[0] || c.FileRange[0] < numFiles;
 }
 
 //----------------------------------------------------------------------------

@@ -74,6 +74,9 @@ public:
   void Use(int k, bool dynamic);
 
 private:
+  /** Whether Chosen picks some member of a segment of numFiles members. */
+  bool ChoosesAny(int numFiles) const;
+
   /** Every segment reads the members Chosen gives (with `namedOnly`, a
    *  member name given alone is that member alone). */
   void ChooseMembers(bool namedOnly);
