@@ -9,7 +9,7 @@
  * Checked: a success gives every element a part in range; a failure is
  * MXN_ERR_FORMAT with a message that starts with the map's name. */
 #define _GNU_SOURCE
-#include "partmap.h"
+#include "partition/partmap.h"
 
 #include <stdint.h>
 #include <stdio.h>

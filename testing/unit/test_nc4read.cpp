@@ -17,8 +17,9 @@
 
 #include "mxn/mxn.h"
 extern "C" {
-#include "internal.h"  // the member reads, to read runs as the extraction does
-#include "plan.h"      // the members a piece's steps read
+#include "io/h5light.h" // the netCDF-4 members' HDF5 handles
+#include "io/store.h"  // the member reads, to read runs as the extraction does
+#include "read/plan.h" // the members a piece's steps read
 }
 #include "test_mpi.h"
 #include "test_support.h"

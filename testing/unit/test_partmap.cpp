@@ -8,7 +8,7 @@
 #include <vector>
 
 extern "C" {
-#include "partmap.h"
+#include "partition/partmap.h"
 }
 
 namespace {

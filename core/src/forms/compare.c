@@ -1,5 +1,5 @@
 /* Comparison of two datasets by global ids (mxn diff). */
-#include "internal.h"
+#include "structure/structure.h"
 
 #include <ctype.h>
 #include <math.h>

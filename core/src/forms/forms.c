@@ -1,7 +1,7 @@
 /* JOIN and SPLIT: the single-process forms, on the shared routines. */
-#include "nemmaps.h"
-#include "nodecheck.h"
-#include "varview.h"
+#include "forms/nemmaps.h"
+#include "structure/nodecheck.h"
+#include "forms/varview.h"
 
 #include <stdio.h>
 #include <time.h>

@@ -10,9 +10,9 @@
  * So the writer writes netCDF-3 as always and, on commit, this module
  * copies the file variable by variable with the storage below. The copy
  * costs one extra pass over a file the page cache still holds. */
-#include "nc4copy.h"
+#include "forms/nc4copy.h"
 
-#include "internal.h"
+#include "structure/structure.h"
 
 #include <netcdf.h>
 #include <stdio.h>

@@ -1,5 +1,5 @@
 /* A member's Nemesis maps: see nemmaps.h. */
-#include "nemmaps.h"
+#include "forms/nemmaps.h"
 
 void mxn__nem_maps_free(mxn__nem_maps_t *m) {
   free(m->int_nodes);

@@ -1,8 +1,8 @@
 /* REPART (repart.h): every rank writes its loaded piece as one member of a
  * new spread set, with the Nemesis metadata found through the distributed
  * directory, all or nothing. */
-#include "nemmaps.h"
-#include "varview.h"
+#include "forms/nemmaps.h"
+#include "forms/varview.h"
 
 #include "alloc.h"
 

@@ -6,8 +6,8 @@
  * steps as the union of the segments' times. Rank 0 does the file work
  * and broadcasts the result, status and message included. */
 #include "comm.h"
-#include "discover.h"
-#include "internal.h"
+#include "io/discover.h"
+#include "structure/structure.h"
 
 #include <ctype.h>
 #include <dirent.h>

@@ -2,7 +2,7 @@
  * writing: one variable dropped (a join of a ghosted set drops its
  * vtkGhostType) or one added or overridden (repart --ghosts writes
  * vtkGhostType). Nothing is copied but pointers. */
-#include "varview.h"
+#include "forms/varview.h"
 
 void mxn__var_view_free(mxn__var_view_t *v) {
   if (!v) return;

@@ -1,6 +1,6 @@
 /* Writing pieces as Exodus II files (plain, or Nemesis spread members). */
-#include "internal.h"
-#include "nc4copy.h"
+#include "structure/structure.h"
+#include "forms/nc4copy.h"
 
 #include <errno.h>
 #include <exodusII.h>

@@ -1,6 +1,6 @@
 /* The dataset's arena: the members' small arrays (blocks, sets, truth
  * tables, map ids), carved from chunks freed together with the dataset. */
-#include "internal.h"
+#include "io/store.h"
 
 #include <stdint.h>
 

@@ -1,8 +1,8 @@
 /* Discovery of a dataset's members: a name given (a member, a base name
  * or a plain file) is turned into the list of member paths of its spread
  * set `base.M.r` (one directory listing), or one file. */
-#include "discover.h"
-#include "internal.h"
+#include "io/discover.h"
+#include "io/store.h"
 
 #include <ctype.h>
 #include <dirent.h>

@@ -4,7 +4,7 @@
  * naming pattern. What a record holds is filled by the merge (merge.c) and
  * rebuilt on first use where it was not kept (records.c); opening and
  * closing is member.c's. */
-#include "internal.h"
+#include "io/store.h"
 
 #include <stdio.h>
 

@@ -29,7 +29,8 @@
  * decoded here, not by HDF5's filter pipeline: read as stored, inflated
  * by libdeflate and unshuffled straight into the caller's array
  * (direct_read; core/README.md has the measurements). */
-#include "internal.h"
+#include "io/h5light.h"
+#include "io/store.h"
 
 #include <hdf5.h>
 #ifdef MXN_HAVE_LIBDEFLATE

@@ -5,8 +5,9 @@
  * extraction make of it (the only code that reads a member's data).
  * Members are read by netCDF name under Exodus II's naming rules, not
  * through the Exodus API: see summary.c for why. */
-#include "internal.h"
-#include "nc3check.h"
+#include "io/h5light.h"
+#include "io/store.h"
+#include "io/nc3check.h"
 
 #include <errno.h>
 #include <netcdf.h>

@@ -3,7 +3,7 @@
  * classic, 2 64-bit offset, 5 CDF5), numrecs, then the dimension, global
  * attribute and variable lists; big-endian; names and values padded to 4
  * bytes; CDF5 widens counts and lengths to 8 bytes. */
-#include "nc3check.h"
+#include "io/nc3check.h"
 
 #include "alloc.h"
 

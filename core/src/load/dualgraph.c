@@ -1,7 +1,7 @@
 /* The dual graph of a load's elements (elements sharing a side are
  * neighbours), built over the ranks by a rendezvous of sides, and the
  * element quality that weighs its edges for MXN_PART_GRAPH. */
-#include "load_ctx.h"
+#include "load/load_ctx.h"
 
 #include <math.h>
 #include <string.h>

@@ -6,7 +6,7 @@
  * (halo.c). Found through a rendezvous by id, so that it holds with or
  * without ghost layers. */
 #include "comm.h"
-#include "load_ctx.h"
+#include "load/load_ctx.h"
 
 #include <limits.h>
 #include <stdlib.h>

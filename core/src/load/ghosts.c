@@ -1,7 +1,7 @@
 /* The ghost layers of a load (load.h, "ghost_levels"): the halo that
  * halo.c finds, appended to the owned piece layer by layer, with the
  * depth and owner of every element and the owner of every node. */
-#include "load_ctx.h"
+#include "load/load_ctx.h"
 
 #include <stdlib.h>
 #include <string.h>

@@ -9,10 +9,10 @@
  * coordinates, attributes and maps (plan.h), so the files are not read
  * for it; its fields follow every step by the exchange
  * (mxn__halo_xchg_run, halo_xchg.c). */
-#include "halo.h"
+#include "load/halo.h"
 
 #include "comm.h"
-#include "plan.h"
+#include "read/plan.h"
 
 #include <stdint.h>
 

@@ -3,7 +3,7 @@
 #define MXN_HALO_H
 
 #include "internal.h"
-#include "plan.h"
+#include "read/plan.h"
 
 #include <mpi.h>
 

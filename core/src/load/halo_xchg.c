@@ -1,7 +1,7 @@
 /* The per-step exchange of the ghosts' fields (halo.h): ghosts built
  * from their owners' records ask the owners once for the entries they
  * hold, and every step the owners send those entries' values. */
-#include "halo.h"
+#include "load/halo.h"
 
 #include "comm.h"
 

@@ -3,9 +3,9 @@
  * greedy cover of its part. mxn_load_open() is a list of phases, each a
  * function below (the partition in load_partition.c, the ghost layers in
  * ghosts.c); the load's steps are read here too. */
-#include "ids.h"
-#include "load_ctx.h"
-#include "nodecheck.h"
+#include "structure/ids.h"
+#include "load/load_ctx.h"
+#include "structure/nodecheck.h"
 
 #include <limits.h>
 #include <math.h>

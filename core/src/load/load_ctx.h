@@ -5,10 +5,25 @@
 #define MXN_LOAD_CTX_H
 
 #include "comm.h"
-#include "halo.h"
-#include "plan.h"
+#include "load/halo.h"
+#include "read/plan.h"
+#include "read/read.h"
+#include "partition/greedy.h"
 
 #include <time.h>
+
+/* The parallel load's cap on merged read gaps (mxn_extract_opts_t
+ * gap_share): they may add at most 8% to the bytes a rank's piece reads,
+ * over all its members and entity kinds, so bytes read stay within 1.1 of
+ * those needed where a small member holds a rank's entries scattered
+ * among another's. */
+#define MXN__GAP_SHARE 0.08
+
+/* Bytes read for entries: the members' id maps and sets, read whole,
+ * and the coordinates that settle the ids, aside. */
+static inline int64_t mxn__data_bytes(mxn_io_counters_t c) {
+  return c.bytes_read - c.map_bytes_read - c.set_bytes_read - c.check_bytes_read;
+}
 
 struct mxn_load {
   MPI_Comm comm;

@@ -4,8 +4,8 @@
  * elements cut where a piece ends; MAP: a user's map file), Zoltan and
  * the string methods through mxn_partition(), and the move of each id to
  * its part. Only ids and weights travel. */
-#include "load_ctx.h"
-#include "partmap.h"
+#include "load/load_ctx.h"
+#include "partition/partmap.h"
 
 #include <math.h>
 #include <stdio.h>

@@ -13,7 +13,7 @@
  * the partition: a re-balance appends the same nodes again
  * (mxn__load_set_nodes_append). Ownership: such a node is in one piece
  * only, so the halo makes its rank its owner. */
-#include "load_ctx.h"
+#include "load/load_ctx.h"
 
 #include <stdlib.h>
 #include <string.h>

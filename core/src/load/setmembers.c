@@ -7,7 +7,7 @@
  * listing it: what a one-rank read gives, whatever N. */
 #include "internal.h"
 
-#include "load_ctx.h"
+#include "load/load_ctx.h"
 #include "comm.h"
 
 /* One node-set entry on its way to its node's rendezvous rank and back. */

@@ -2,7 +2,7 @@
 #include "mxn/cover.h"
 
 #include "alloc.h"
-#include "internal.h"
+#include "partition/greedy.h"
 
 #include <stdlib.h>
 #include <string.h>

@@ -3,10 +3,10 @@
  * Hilbert index) over the communicator by a distributed sample sort, then
  * cut into equal-weight parts without skipping a part. Used by
  * mxn_partition's LINEAR and SFC methods and as Zoltan's last fallback. */
-#include "part_string.h"
+#include "partition/part_string.h"
 
 #include "comm.h"
-#include "part_agree.h"
+#include "partition/part_agree.h"
 
 #include <limits.h>
 #include <stdlib.h>

@@ -18,8 +18,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "part_agree.h"
-#include "part_string.h"
+#include "partition/part_agree.h"
+#include "partition/part_string.h"
 
 #include <zoltan.h>
 

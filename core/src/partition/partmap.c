@@ -1,6 +1,6 @@
 /* The partition map file of MXN_PART_MAP (partmap.h): "element_id part"
  * lines, read whole by every rank for the parts of its own elements. */
-#include "partmap.h"
+#include "partition/partmap.h"
 
 #include "internal.h"
 

@@ -3,7 +3,7 @@
  * and reordering the elements of a block. Both keep the extraction plan
  * consistent, so every later time step reads the grown piece with one
  * plan. */
-#include "plan.h"
+#include "read/plan.h"
 
 /* One kind of entity (nodes, or the edges/faces/elements of one block
  * kind) as it is merged: for every entity of b, its index in the result

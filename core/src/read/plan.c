@@ -1,11 +1,11 @@
 /* The extraction plan's machinery (plan.h): segments of a member's
  * positions sorted and coalesced into runs, merged read gaps within the
  * plan's budget, the plan's own memory and read buffer. */
-#include "internal.h"
+#include "read/read.h"
 
 #include <stdio.h>
 
-#include "plan.h"
+#include "read/plan.h"
 
 /* Longest single read, in entries: bounds the scratch buffer. */
 #define MXN__MAX_RUN 262144

@@ -3,7 +3,7 @@
 #ifndef MXN_PLAN_H
 #define MXN_PLAN_H
 
-#include "internal.h"
+#include "structure/structure.h"
 
 /* A coalesced range of file positions read with one call. */
 typedef struct {

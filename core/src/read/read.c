@@ -6,12 +6,13 @@
  * partition is propagated to the other cell types, as the seed's "indirect
  * connectivity" says. Nodes follow elements, edges and faces alike. Each
  * kind gets its own greedy cover, preferring the members already read. */
-#include "internal.h"
+#include "partition/greedy.h"
+#include "read/read.h"
 
 #include <netcdf.h>
 #include <stdio.h>
 
-#include "plan.h"
+#include "read/plan.h"
 
 
 void mxn__piece_block_free(mxn_piece_block_t *pb, int nvars, int nmaps) {

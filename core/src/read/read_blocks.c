@@ -1,12 +1,12 @@
 /* Extraction of a piece's blocks (element, edge and face): connectivity,
  * poly blocks' references, attributes and original ids, read along the
  * plan's segments (extract.c drives it). */
-#include "internal.h"
+#include "read/read.h"
 
 #include <netcdf.h>
 #include <stdio.h>
 
-#include "plan.h"
+#include "read/plan.h"
 
 /* Lazily allocated per-member marks of used entries of entity kind e. */
 static int mark_of(mxn_dataset_t *ds, char **mark, int j, int e) {

@@ -2,12 +2,12 @@
  * sets): their entries read whole from every member holding part of the
  * piece, de-duplicated, with distribution factors; and the set variables
  * of a step (extract.c drives both). */
-#include "internal.h"
+#include "read/read.h"
 
 #include <netcdf.h>
 #include <stdio.h>
 
-#include "plan.h"
+#include "read/plan.h"
 
 /* One set entry gathered from some member, before de-duplication. */
 typedef struct {

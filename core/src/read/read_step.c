@@ -2,14 +2,14 @@
  * element, edge, face and set variables along the plan the extraction
  * made (extract.c), each member's variable by its own position (a member
  * lacking one gives NaN), and the global variables. */
-#include "internal.h"
+#include "read/read.h"
 
 #include <limits.h>
 #include <math.h>
 #include <netcdf.h>
 #include <stdio.h>
 
-#include "plan.h"
+#include "read/plan.h"
 
 /* Member j's time at `step` against the dataset's (member 0's), compared
  * once per member and step: the open compares only a member's first and

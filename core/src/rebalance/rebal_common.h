@@ -6,7 +6,7 @@
 #ifndef MXN_REBAL_COMMON_H
 #define MXN_REBAL_COMMON_H
 
-#include "load_ctx.h"
+#include "load/load_ctx.h"
 
 /* Owned elements of block b: the halo's first range, or the whole block. */
 static inline int64_t owned_in(const mxn_load_t *ld, int b) {

@@ -6,7 +6,7 @@
  * what each rank keeps plus what it gained. This file is the driver, the
  * weighing and the rebuild; the strategies that find new owners are in
  * rebalance_cuts.c and rebalance_diffuse.c. */
-#include "rebal_common.h"
+#include "rebalance/rebal_common.h"
 
 #include <math.h>
 #include <stdio.h>

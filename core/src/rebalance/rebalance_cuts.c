@@ -3,7 +3,7 @@
  * (SHIFT, the fresh and last-resort cuts), Zoltan on the owned elements
  * (REPARTITION, REFINE) and, for rcb, the shift of the current bisection
  * tree's cuts. */
-#include "rebal_common.h"
+#include "rebalance/rebal_common.h"
 
 #include <math.h>
 #include <stdio.h>

@@ -2,7 +2,7 @@
  * for the driver): over rounds, overloaded ranks hand border elements to
  * lighter neighbours, each rank talking only to its neighbours plus one
  * owner directory hashed by id. */
-#include "rebal_common.h"
+#include "rebalance/rebal_common.h"
 
 #include <math.h>
 #include <stdio.h>

@@ -2,8 +2,9 @@
  * collective, finds the members (discover.c), summarises their headers
  * (summary.c) and merges the summaries into the structure (merge.c); the
  * members themselves are opened and read in member.c. */
-#include "ids.h"
-#include "internal.h"
+#include "structure/ids.h"
+#include "io/h5light.h"
+#include "structure/structure.h"
 
 #include <limits.h>
 #include <mpi.h>

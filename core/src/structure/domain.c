@@ -1,6 +1,6 @@
 /* A member's file domain: its id maps read whole, as sorted sets with
  * each id's position in the file (mxn_dataset_file_domain). */
-#include "internal.h"
+#include "structure/structure.h"
 
 /* ---------- file domains ---------- */
 

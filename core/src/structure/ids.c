@@ -19,9 +19,9 @@
  * usual Nemesis case, not a problem. The fallback is said once, in
  * s.id_warning, naming the member and the first repeated id. */
 #include "comm.h"
-#include "ids.h"
-#include "internal.h"
-#include "nodecheck.h"
+#include "structure/ids.h"
+#include "structure/structure.h"
+#include "structure/nodecheck.h"
 
 #include <float.h>
 #include <stdarg.h>

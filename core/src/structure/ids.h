@@ -3,7 +3,7 @@
 #ifndef MXN_IDS_H
 #define MXN_IDS_H
 
-#include "internal.h"
+#include "structure/structure.h"
 #include "mxn/directory.h"
 
 /* A copy of an element id: member `file` stores it at position `pos`. */

@@ -1,7 +1,7 @@
 /* The dataset's structure merged from its members' summaries (summary.h),
  * member by member in order, checked for agreement, then indexed per
  * member by structure block and set. */
-#include "summary.h"
+#include "structure/summary.h"
 
 #include <limits.h>
 #include <stdio.h>

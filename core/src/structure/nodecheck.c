@@ -1,5 +1,5 @@
 /* The shared-node check: see nodecheck.h. */
-#include "nodecheck.h"
+#include "structure/nodecheck.h"
 
 #include "comm.h"
 #include "mxn/directory.h"

@@ -2,7 +2,7 @@
 #ifndef MXN_NODECHECK_H
 #define MXN_NODECHECK_H
 
-#include "internal.h"
+#include "structure/structure.h"
 
 #include <mpi.h>
 

@@ -4,7 +4,7 @@
  * phases touch, not one for each of the M members. Also what a record
  * reads on first use (a poly block's per-entry offsets) and the open of a
  * member by number, its record made first. Storage and paths: files.c. */
-#include "internal.h"
+#include "structure/structure.h"
 
 #include <stdio.h>
 

@@ -13,8 +13,8 @@
  * type "NULL"); a missing count dimension is 0; a missing truth table is
  * derived from which value variables exist; names are cut at 32
  * characters, the length Exodus reads them at unless told otherwise. */
-#include "summary.h"
-#include "nc3check.h"
+#include "structure/summary.h"
+#include "io/nc3check.h"
 
 #include <ctype.h>
 #include <limits.h>

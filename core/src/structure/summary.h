@@ -14,7 +14,7 @@
 #ifndef MXN_SUMMARY_H
 #define MXN_SUMMARY_H
 
-#include "internal.h"
+#include "structure/structure.h"
 
 typedef struct {
   char *p;
