@@ -179,7 +179,7 @@ static inline void mxn__ex_restore(int was) { (void)ex_opts(was); }
  * at[i] : i] = val ? val[j] : j; the number of such ids (0 for a
  * malformed set). mxn_idset_intersect without its three arrays, for
  * callers that only store through the positions (a thousand small
- * members' node numbers, extract.c). */
+ * members' node numbers, read.c). */
 int64_t mxn__idset_match(const mxn_idset_t *a, const mxn_idset_t *b, const int64_t *at,
                          const int64_t *val, int64_t *dst);
 

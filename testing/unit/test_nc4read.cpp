@@ -1,4 +1,4 @@
-// Reading netCDF-4 and compressed members (core/src/member.c): a set
+// Reading netCDF-4 and compressed members (core/src/io/member.c): a set
 // written as netCDF-3, as netCDF-4 and as deflated netCDF-4 loads to the
 // same pieces on every rank count, and a compressed chunk a read needs is
 // decompressed once: reads of runs inside one chunk decompress it once

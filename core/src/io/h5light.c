@@ -1,8 +1,8 @@
 /* HDF5 handles on netCDF-4 members (member.c): the member's HDF5 file
  * and only the datasets read, instead of netCDF's open file. netCDF's
  * open loads every dataset of the member, its attribute tables and its
- * dimension scales (4.3 ms a member of the 1M hex set split in 64) and
- * keeps them while the file is open (about 2.9 MB a member); the summary
+ * dimension scales, and keeps them while the file is open, however
+ * little is read from it; the summary
  * asks for a few dozen dimensions, attributes and small variables, and a
  * step reads four or five variables.
  *
@@ -433,9 +433,9 @@ static int grow(unsigned char **buf, size_t *cap, size_t need) {
  * as stored (H5Dread_chunk), inflated by libdeflate and its values
  * gathered from the shuffle's byte planes straight into out, converted.
  * HDF5's own pipeline inflates with zlib, unshuffles into a second
- * buffer, converts, then scatters: the 1M hex in 64 deflate-1 members,
- * 16 of them as one rank reads them: 131 ms through H5Dread, inflating
- * with zlib alone 68 ms, with libdeflate 18 ms. Returns 0 when read, 1
+ * buffer, converts, then scatters: three passes over the values where
+ * this makes one, and libdeflate inflates faster than zlib (figures in
+ * testing/benchmarks/BENCHMARKS.md). Returns 0 when read, 1
  * where HDF5 should read it instead (a chunk never written, a stored
  * size that does not fit, a value kind not converted here), -1 on an
  * error reading. Each chunk is decoded once per call: the boxes member.c
@@ -533,9 +533,8 @@ static int get_in_extent(var_t *x, mxn__h5_t *h, mxn__h5_scratch_t **scratch, co
   hid_t ms = x->nd > 0 ? H5Screate_simple(x->nd, ct, NULL) : H5Screate(H5S_SCALAR);
   /* A read that converts its values (4-byte integers to 8) goes through a
    * buffer HDF5 allocates and clears for each read, 1 MB unless told: the
-   * read's own size where smaller (clearing 1 MB for each small read of
-   * the summaries was 2% of a rank's samples in the reader, 1M hex in 64
-   * compressed members on 4 ranks). */
+   * read's own size where smaller (the summaries make many small reads,
+   * each of which would clear the whole buffer). */
   hid_t xfer = H5P_DEFAULT;
   if (total * sizeof(long long) < ((size_t)1 << 20) &&
       H5Pset_buffer(h->dxpl, total * sizeof(long long), NULL, NULL) >= 0)

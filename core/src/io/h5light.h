@@ -13,7 +13,8 @@ typedef struct mxn__h5 mxn__h5_t;
 /* The root group's names, which give the ids: listed by the first open
  * (*names NULL: set, the caller's to free) and handed to the next ones,
  * which do not list them again (a member opened again for each step
- * listed its 90 names, a fifth of the step at 1024 members). The handle
+ * would list its names each time, a cost that grows with the members).
+ * The handle
  * uses them until it is closed. */
 typedef struct mxn__h5_names mxn__h5_names_t;
 int mxn__h5_open(const char *path, mxn__h5_names_t **names, mxn__h5_t **out);

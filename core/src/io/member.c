@@ -362,9 +362,8 @@ static int shape_bucket(const char *name) {
 static int check_var_shapes(mxn_dataset_t *ds, const char *path, const struct mxn__names *nm) {
   /* The rules by their first two letters, chained in table order: a
    * variable is held against those of its letters only (against all 47 in
-   * turn, the scan was two thirds of this check: 28 k instructions a
-   * member; by first letter alone, a third of it was still the "e" and
-   * "n" rules). Every rule's name has two letters or more. */
+   * turn, the scan was most of this check; by first letter alone, the
+   * many "e" and "n" rules still were). Every rule's name has two letters or more. */
   int head[SHAPE_BUCKETS], next[NSHAPE_RULES];
   for (int b = 0; b < SHAPE_BUCKETS; b++) head[b] = -1;
   for (int r = NSHAPE_RULES - 1; r >= 0; r--) {
@@ -542,9 +541,9 @@ static int open_member(mxn_dataset_t *ds, int j) {
   }
   /* A netCDF-4 member is read through HDF5 (h5light.c): netCDF's open
    * loads every dataset's metadata, its attribute tables and dimension
-   * scales (4.3 ms a member of the 1M hex set split in 64, where HDF5 opens
-   * the file and lists the root group's names in a fraction of it), and
-   * keeps them while the member is open (2.9 MB a member); the reads open
+   * scales (where HDF5 opens the file and lists the root group's names in
+   * a fraction of the time), and keeps them while the member is open,
+   * however little is read; the reads open
    * only the datasets they read. A file HDF5 cannot open goes to netCDF,
    * which says what is wrong with it. */
   if (!first && !f->nc4) read_magic(f->path, magic); /* a record rebuilt (records.c) */

@@ -120,8 +120,8 @@ typedef struct mxn__box {
  * bytes: an extraction reads a member's runs one after another, and for
  * each run its coordinates, maps, connectivity and fields in turn, so one
  * box per variable of the member being read serves all its runs. With
- * only the last box kept, a rank reading part of a compressed member (M =
- * 4 on N = 3) decompressed its chunks 124 times over. */
+ * only the last box kept, a rank reading part of a compressed member
+ * decompressed its chunks again for every run and variable. */
 #define MXN__RECENT_BOXES 16
 #define MXN__RECENT_BYTES ((size_t)32 << 20)
 
@@ -169,7 +169,7 @@ typedef struct mxn__file {
   int have_orig_map;
   mxn_file_domain_t *dom;  /* loaded on demand */
   unsigned char *time_ok;  /* steps whose time was compared with member 0's
-                              (a bit each; extract_step.c), or NULL */
+                              (a bit each; read_step.c), or NULL */
   /* Its variables per family (MXN__V_*): members may list different ones,
    * in other orders, so they are matched by name (merge.c). nvar: how many
    * it lists; var_of[k]: the dataset's index of its k-th; var_pos[v]: its

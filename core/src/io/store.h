@@ -12,15 +12,14 @@
 /* Most member files kept open at once (one netCDF id each); the actual
  * cap also stays under half of `ulimit -n`, so sets of thousands of
  * members open fine. A member beyond the cap is closed and opened again
- * on each pass over the set: at 256, one rank reading 1024 members opened
- * them 8,250 times. */
+ * on each pass over the set, so a low cap opens a large set's members
+ * many times over. */
 #define MXN__MAX_OPEN_FILES 4096
 
 /* Most netCDF-4 members kept open at once, within that cap. An open HDF5
- * file holds its metadata cache (a 512 KB table, and the object headers
- * and chunk indexes it has read: about 1 MB a member of the 1M hex set in
- * 1024), however little is read from it; HDF5 opens one again in a
- * fraction of a millisecond. */
+ * file holds its metadata cache (a fixed table, and the object headers
+ * and chunk indexes it has read), however little is read from it, and
+ * HDF5 opens one again cheaply. */
 #define MXN__MAX_OPEN_H5 32
 
 /* Whether a dataset's id maps are trusted, and the fallbacks when not
@@ -230,11 +229,10 @@ int mxn__dataset_discover(mxn_dataset_t *ds, const char *path);
 void mxn__member_close(mxn_dataset_t *ds, mxn__file_t *f);
 /* Members kept open only while needed (member.c): close every open member
  * j with !need[j], and with `hdf5` every one
- * read through HDF5 (netCDF-4). An open HDF5 file holds its metadata cache, half a megabyte
- * however little was read, and HDF5 opens one again in well under a
- * millisecond (netCDF-4 members closed at the end of a load took 38 MB
- * off the peak of N = 4, 1M hex in 64 members, and steps took no
- * longer); their freed blocks go back to the heap (mxn__h5_release). */
+ * read through HDF5 (netCDF-4). An open HDF5 file holds its metadata
+ * cache however little was read, and HDF5 opens one again cheaply, so
+ * closing them lowers a rank's peak without slowing the steps; their
+ * freed blocks go back to the heap (mxn__h5_release). */
 void mxn__members_keep(mxn_dataset_t *ds, const char *need, int hdf5);
 /* n zeroed elements of `size` from the dataset's arena (arena.c), each
  * array 16-byte aligned, freed only with the dataset (mxn__arena_free);

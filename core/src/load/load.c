@@ -488,11 +488,10 @@ static int phase_ghosts(mxn__load_ctx_t *c) {
   const mxn_load_opts_t *opts = c->opts;
   /* The members' id maps served the partition and the cover; time steps
    * go by the plan and the halo schedule. Without re-balances nothing asks
-   * for them again (and what would, reads them anew): on 8M hex over 4
-   * ranks they are about 200 MB per rank. Ghost layers built from their
-   * owners' records need them neither, so they go before the layers are
-   * made (13 of the 87 MB of a rank's high-water on 1M hex, N = 4);
-   * layers read through the id maps drop them after. */
+   * for them again (and what would, reads them anew), and they grow with
+   * the mesh. Ghost layers built from their owners' records need them
+   * neither, so they go before the layers are made, off the rank's
+   * high-water; layers read through the id maps drop them after. */
   c->drop_early = !opts->dynamic && mxn__halo_from_owners(mxn_dataset_structure(ld->ds));
   if (c->drop_early) mxn__dataset_drop_domains(ld->ds);
   if (opts->ghost_levels > 0) {

@@ -1,6 +1,6 @@
 /* The members node-set entries name, agreed over the ranks: a node on the
  * border of members is listed by each of them, and each rank kept the
- * lowest-numbered of the members it read (extract_sets.c); ranks that read
+ * lowest-numbered of the members it read (read_sets.c); ranks that read
  * other members hold other values. One rendezvous by node id makes every
  * rank's value the lowest over all ranks holding the entry, which (each
  * member's elements being read by some rank) is the lowest-numbered member

@@ -70,9 +70,8 @@ static uint32_t *position_table(const mxn_idset_t *P) {
  * P, both NULL where it is empty; *n members), through P's position table:
  * one look-up for each of F's ids in P's range, in id order, where the
  * walk galloped between the runs in which a small member's ids interleave
- * with a rank's part (1M hex in 1024 members on 2 ranks, a rank's covers:
- * 111.5 -> 89.7 M instructions, callgrind; 20-25 -> 17 ms a load, perf).
- * With 64 members, longer runs, it is about even. */
+ * with a rank's part, which costs a search per run where runs are short.
+ * With few large members, longer runs, the two are about even. */
 static int intersect_by_table(const mxn_idset_t *F, const mxn_idset_t *P, const uint32_t *at,
                               int64_t **mf, int64_t **mp, int64_t *n) {
   *mf = *mp = NULL;

@@ -1,4 +1,4 @@
-/* The extraction plan of a piece: private to the core (extract.c and
+/* The extraction plan of a piece: private to the core (read.c and
  * piece_merge.c). Field values of every step are read along it. */
 #ifndef MXN_PLAN_H
 #define MXN_PLAN_H
@@ -45,9 +45,8 @@ typedef struct {
  * blocks handed out in order and freed with the plan. Made one by one with
  * malloc, a thousand members' small arrays, which live as long as the
  * plan, landed among the members' id maps and kept the memory those free
- * at the end of the extraction in pieces: the ghost layer then took new
- * pages (1M hex, M = 1024, N = 4: the heap grew 12 MB across it with
- * 26 MB free before it, in 392 pieces). */
+ * at the end of the read in pieces: the ghost layer then took new pages
+ * while the heap held enough free memory, scattered. */
 typedef struct mxn__plan_mem mxn__plan_mem_t;
 
 /* A node a member's node set lists: its global id and the member. */
@@ -208,12 +207,12 @@ static inline int mxn__file_block(const mxn__file_t *f, int k, int b) {
  * (plan.c). */
 int64_t mxn__plan_gap(mxn__plan_t *plan, const mxn_extract_opts_t *opts, const segment_t *segs,
                       int nseg, const double *width);
-/* The entities of block kind k the piece holds (extract_blocks.c; see
+/* The entities of block kind k the piece holds (read_blocks.c; see
  * there). */
 int mxn__read_blocks(mxn_dataset_t *ds, mxn_piece_t *piece, int k, const mxn_idset_t *P,
                      const mxn_cover_t *cov, const mxn_extract_opts_t *opts,
                      char **mark[MXN__NEK], int64_t *p2local);
-/* The piece's sets, and the set variables of one step (extract_sets.c). */
+/* The piece's sets, and the set variables of one step (read_sets.c). */
 int mxn__read_sets(mxn_dataset_t *ds, mxn_piece_t *piece, const char *cand,
                    int64_t **l2p[MXN__NEK], const mxn_idset_t *P, const int64_t *p2local);
 int mxn__read_set_vars(mxn_dataset_t *ds, mxn_piece_t *piece, int step);

@@ -716,9 +716,8 @@ int mxn_extract(mxn_dataset_t *ds, const mxn_idset_t *want,
   MXN_CHECK(read_maps(ds, piece));
 
   /* 7. Field storage, filled by mxn_piece_read_step(), once the scratch is
-   * gone: allocated beside it, the fields made the load's high-water mark
-   * (1M hex on 4 ranks: 95 MB of heap on a rank, 9 MB of it fields and
-   * 35 MB scratch). */
+   * gone: allocated beside it, the fields and the scratch together made the
+   * load's high-water mark. */
   extract_scratch_free(M, P, cov, mark, l2p, p2local);
   free(F);
   free(cand);

@@ -1,6 +1,6 @@
 /* Extraction of a piece's blocks (element, edge and face): connectivity,
  * poly blocks' references, attributes and original ids, read along the
- * plan's segments (extract.c drives it). */
+ * plan's segments (read.c drives it). */
 #include "read/read.h"
 
 #include <netcdf.h>

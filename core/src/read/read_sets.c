@@ -1,7 +1,7 @@
 /* Extraction of a piece's sets (node, side, edge, face and element
  * sets): their entries read whole from every member holding part of the
  * piece, de-duplicated, with distribution factors; and the set variables
- * of a step (extract.c drives both). */
+ * of a step (read.c drives both). */
 #include "read/read.h"
 
 #include <netcdf.h>

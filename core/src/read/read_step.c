@@ -1,6 +1,6 @@
 /* A piece's fields at one time step (mxn_piece_read_step): the nodal,
  * element, edge, face and set variables along the plan the extraction
- * made (extract.c), each member's variable by its own position (a member
+ * made (read.c), each member's variable by its own position (a member
  * lacking one gives NaN), and the global variables. */
 #include "read/read.h"
 

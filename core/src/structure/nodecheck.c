@@ -161,8 +161,8 @@ done:
 }
 
 /* Order copies[0..n) by member, then position: a radix sort of (key,
- * index) pairs and one permutation (qsort with a comparator took a third of
- * the check for a thousand small members). Positions fit in 40 bits. */
+ * index) pairs and one permutation (qsort with a comparator was a large share
+ * of the check for a thousand small members). Positions fit in 40 bits. */
 static int sort_file_pos(copy_t **copies, int64_t n) {
   struct {
     int64_t key, at;
@@ -239,8 +239,7 @@ static void id_range(const copy_t *copies, int64_t n, int64_t *lo, int64_t *hi) 
  * position order, which follows its ids, and neighbouring members share
  * faces, so most lookups find their line in cache. A hash of the id placed
  * consecutive ids far apart and missed the cache on nearly every first
- * probe (perf, 1M hex on 2 ranks, a rank's time comparing: 1024 members
- * 12.8 ms with the hash, 6.6 ms so; 64 members 2.6 and 1.3 ms). Other
+ * probe, which made the comparison about twice as slow. Other
  * ranges: open addressing on a hash. Entries are index + 1 in the array
  * of first copies; 0: none yet. */
 typedef struct {
@@ -357,9 +356,9 @@ typedef struct {
 /* Where every member states its shared nodes: the copies of the nodes
  * members fbeg..fend-1 state, read member by member and compared at once
  * with this rank's first copy of their id. Only the first copies are kept
- * (*firsts, *nfirst, in member order): at 1M hex in 1024 members on 4
- * ranks, 75 k of a rank's 156 k copies, where keeping every copy for a
- * comparison afterwards backed 7.5 MB a rank and walked them twice more.
+ * (*firsts, *nfirst, in member order): about half a rank's copies where
+ * members are small, where keeping every copy for a comparison afterwards
+ * backed them all and walked them twice more.
  * A copy equal to its first copy passes; one that differs in some bit
  * waits in *pend (*npend) for the tolerance, which needs every rank's
  * largest coordinate (*mx: this rank's, over all its copies). */
@@ -445,9 +444,8 @@ static int stated_firsts(mxn_dataset_t *ds, int fbeg, int fend, int64_t *const *
 /* Where every member states its shared nodes: this rank's copies are
  * compared here first (stated_firsts), and only the first copy of each id
  * goes to the id's home, to be compared there with the other ranks'
- * (most copies of a node are on one rank: with 256 members of 1000 cells
- * a rank, 1M hex on 4, sending and sorting every copy at home made the
- * check 0.028-0.036 s, this 0.019-0.028 s). A copy is within tol of its
+ * (most copies of a node are on one rank, so sending and sorting every
+ * copy at home moved and sorted what this rank can settle itself). A copy is within tol of its
  * rank's first copy, which is within tol of the first copy at home.
  * Collective. */
 static int compare_stated(MPI_Comm comm, mxn_dataset_t *ds, int rank, int size, copy_t *firsts,
@@ -522,7 +520,7 @@ int mxn__check_shared_nodes(MPI_Comm comm, mxn_dataset_t *ds, int fbeg, int fend
    * ones to compare: their coordinates are read now and go home in one
    * exchange (the general way below sends ids, asks the holders of shared
    * ones and has them send coordinates: three exchanges and two sorts more,
-   * a third of an open of a thousand small members). */
+   * a large share of an open of a thousand small members). */
   int all_stated = 1;
   for (int j = fbeg; j < fend && status == MXN_OK; j++)
     if (nstated[j - fbeg] < 0) all_stated = 0;

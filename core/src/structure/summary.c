@@ -666,8 +666,8 @@ static int summarize_times(mxn_dataset_t *ds, int j, int n_glob, wbuf_t *body) {
   /* Member 0's times are the dataset's. Another member gives its first
    * and last (a read each: a record variable's values lie a record apart),
    * and its others are compared when a step is first read from it
-   * (extract_step.c, step_time_check): 200 steps of 1024 members took 51 k reads a
-   * rank of 4 here, 0.06-0.2 s of the open. */
+   * (read_step.c, step_time_check): reading every step's time of every
+   * member here would cost a read per step and member in the open. */
   int64_t nw = j == 0 || nt <= 2 ? nt : 2;
   int tv = mxn__m_var(f, "time_whole"), rc = 0;
   MXN_ALLOC(times, nw);
