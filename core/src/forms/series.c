@@ -412,16 +412,16 @@ static int read_head(mxn_dataset_t *ds, seg_head_t *h, mxn_error_t *e) {
   const mxn__file_t *f = mxn__member_open(ds, 0, &status);
   if (!f) return mxn_error_set(e, status, "%s", mxn_dataset_errmsg(ds));
   int64_t nd = 0, nt = 0;
-  if (!mxn__m_dim(f, "num_dim", &nd) || nd < 1 || nd > 3)
+  if (!mxn__m_dim(f, MXN__EX_NUM_DIM, &nd) || nd < 1 || nd > 3)
     return mxn_error_set(e, MXN_ERR_FORMAT, "%s: not an Exodus II file (no num_dim of 1-3)", file);
-  mxn__m_dim(f, "time_step", &nt);
+  mxn__m_dim(f, MXN__EX_TIME_STEP, &nt);
   if (nt > INT_MAX / 2)
     return mxn_error_set(e, MXN_ERR_FORMAT, "%s: %lld time steps", file, (long long)nt);
   h->num_dim = (int)nd;
   h->num_times = (int)nt;
   MXN_ALLOC(h->times, nt);
   size_t start = 0, count = (size_t)nt;
-  if (nt > 0 && mxn__m_read(f, mxn__m_var(f, "time_whole"), &start, &count, h->times, 'd') != 0)
+  if (nt > 0 && mxn__m_read(f, mxn__m_var(f, MXN__EX_TIME_WHOLE), &start, &count, h->times, 'd') != 0)
     status = mxn_error_set(e, MXN_ERR_FORMAT, "%s: its %lld time values cannot be read", file,
                            (long long)nt);
 done:

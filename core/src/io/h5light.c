@@ -30,6 +30,7 @@
  * by libdeflate and unshuffled straight into the caller's array
  * (direct_read; core/README.md has the measurements). */
 #include "io/h5light.h"
+#include "io/exo_names.h"
 #include "io/store.h"
 
 #include <hdf5.h>
@@ -638,9 +639,9 @@ int mxn__h5_dim(mxn__h5_t *h, const char *name, int64_t *len) {
    * netCDF counts, the times its fill value (mxn__h5_get). Only then are
    * the value variables' datasets opened, the nodal ones and the global
    * ones (element values alone are not looked for). */
-  if (max != H5S_UNLIMITED || strcmp(name, "time_step") != 0) return 1;
-  static const char *const recs[] = {"time_whole", "vals_nod_var1", "vals_nod_var",
-                                     "vals_glo_var"};
+  if (max != H5S_UNLIMITED || strcmp(name, MXN__EX_TIME_STEP) != 0) return 1;
+  static const char *const recs[] = {MXN__EX_TIME_WHOLE, MXN__EX_VALS_NOD_VAR1,
+                                     MXN__EX_VALS_NOD_VAR, MXN__EX_VALS_GLO_VAR};
   for (int i = 0; i < 4; i++) {
     size_t ext[MXN__BOX_DIMS];
     int tv = mxn__h5_var(h, recs[i]);

@@ -259,48 +259,6 @@ static int check_not_truncated(mxn_dataset_t *ds, const char *path, int64_t need
   return MXN_OK;
 }
 
-/* Exodus reads some variables whole (nc_get_var: ids, times, truth tables,
- * id and numbered maps, set entries and distribution factors) into arrays
- * the caller sizes by a dimension. A damaged header that gives such a
- * variable another shape made netCDF write past mxn's arrays (found by
- * fuzz_dataset). So each of them must hold exactly what its dimensions say;
- * '#' stands for the number the variable's name ends with. */
-typedef struct {
-  const char *var;   /* name, or prefix of numbered names */
-  int numbered;      /* name = var + decimal number */
-  const char *dim[2];/* expected dimensions (product); none: a scalar */
-} shape_rule_t;
-
-static const shape_rule_t shape_rules[] = {
-    {"eb_prop", 1, {"num_el_blk"}},          {"ed_prop", 1, {"num_ed_blk"}},
-    {"fa_prop", 1, {"num_fa_blk"}},          {"ns_prop", 1, {"num_node_sets"}},
-    {"ss_prop", 1, {"num_side_sets"}},       {"es_prop", 1, {"num_edge_sets"}},
-    {"fs_prop", 1, {"num_face_sets"}},       {"els_prop", 1, {"num_elem_sets"}},
-    {"em_prop", 1, {"num_elem_maps"}},       {"nm_prop", 1, {"num_node_maps"}},
-    {"edm_prop", 1, {"num_edge_maps"}},      {"fam_prop", 1, {"num_face_maps"}},
-    {"time_whole", 0, {"time_step"}},
-    {"elem_var_tab", 0, {"num_el_blk", "num_elem_var"}},
-    {"edge_var_tab", 0, {"num_ed_blk", "num_edge_var"}},
-    {"face_var_tab", 0, {"num_fa_blk", "num_face_var"}},
-    {"nset_var_tab", 0, {"num_node_sets", "num_nset_var"}},
-    {"sset_var_tab", 0, {"num_side_sets", "num_sset_var"}},
-    {"eset_var_tab", 0, {"num_edge_sets", "num_eset_var"}},
-    {"fset_var_tab", 0, {"num_face_sets", "num_fset_var"}},
-    {"elset_var_tab", 0, {"num_elem_sets", "num_elset_var"}},
-    {"node_num_map", 0, {"num_nodes"}},      {"elem_num_map", 0, {"num_elem"}},
-    {"edge_num_map", 0, {"num_edge"}},       {"face_num_map", 0, {"num_face"}},
-    {"node_map", 1, {"num_nodes"}},          {"elem_map", 1, {"num_elem"}},
-    {"edge_map", 1, {"num_edge"}},           {"face_map", 1, {"num_face"}},
-    {"node_ns", 1, {"num_nod_ns#"}},         {"dist_fact_ns", 1, {"num_nod_ns#"}},
-    {"elem_ss", 1, {"num_side_ss#"}},        {"side_ss", 1, {"num_side_ss#"}},
-    {"dist_fact_ss", 1, {"num_df_ss#"}},     {"edge_es", 1, {"num_edge_es#"}},
-    {"ornt_es", 1, {"num_edge_es#"}},        {"dist_fact_es", 1, {"num_df_es#"}},
-    {"face_fs", 1, {"num_face_fs#"}},        {"ornt_fs", 1, {"num_face_fs#"}},
-    {"dist_fact_fs", 1, {"num_df_fs#"}},     {"elem_els", 1, {"num_ele_els#"}},
-    {"dist_fact_els", 1, {"num_df_els#"}},   {"nem_ftype", 0, {NULL}},
-    {"coordx", 0, {"num_nodes"}},            {"coordy", 0, {"num_nodes"}},
-    {"coordz", 0, {"num_nodes"}},            {"coord", 0, {"num_dim", "num_nodes"}},
-};
 
 int mxn__nc_dimlen(int ncid, const char *name, int64_t *len) {
   int did;
@@ -349,7 +307,7 @@ static void rule_dim(char out[NC_MAX_NAME + 1], const char *dim, const char *num
   out[n] = '\0';
 }
 
-#define NSHAPE_RULES ((int)(sizeof shape_rules / sizeof *shape_rules))
+#define NSHAPE_RULES ((int)(sizeof mxn__ex_shape_rules / sizeof *mxn__ex_shape_rules))
 #define SHAPE_BUCKETS 64
 
 /* A name's bucket among the shape rules: of its first two bytes (the
@@ -367,7 +325,7 @@ static int check_var_shapes(mxn_dataset_t *ds, const char *path, const struct mx
   int head[SHAPE_BUCKETS], next[NSHAPE_RULES];
   for (int b = 0; b < SHAPE_BUCKETS; b++) head[b] = -1;
   for (int r = NSHAPE_RULES - 1; r >= 0; r--) {
-    int b = shape_bucket(shape_rules[r].var);
+    int b = shape_bucket(mxn__ex_shape_rules[r].var);
     next[r] = head[b];
     head[b] = r;
   }
@@ -375,7 +333,7 @@ static int check_var_shapes(mxn_dataset_t *ds, const char *path, const struct mx
     const char *name = nm->var.ent[v].name;
     if (!name[0]) continue;
     for (int r = head[shape_bucket(name)]; r >= 0; r = next[r]) {
-      const shape_rule_t *sr = &shape_rules[r];
+      const mxn__ex_shape_rule_t *sr = &mxn__ex_shape_rules[r];
       size_t pl = starts_with(name, sr->var);
       if (!pl) continue;
       const char *num = name + pl;
@@ -451,10 +409,10 @@ static int is_exodus(const mxn__file_t *f) {
   double version;
   long long ws = 0;
   size_t len = 0;
-  if (mxn__m_att_len(f, NC_GLOBAL, "version", &len) != 0 || len != 1 ||
-      mxn__m_att_get(f, NC_GLOBAL, "version", &version, 'd') != 0)
+  if (mxn__m_att_len(f, NC_GLOBAL, MXN__EX_VERSION, &len) != 0 || len != 1 ||
+      mxn__m_att_get(f, NC_GLOBAL, MXN__EX_VERSION, &version, 'd') != 0)
     return 0;
-  const char *wsn = "floating_point_word_size";
+  const char *wsn = MXN__EX_WORD_SIZE;
   if (mxn__m_att_len(f, NC_GLOBAL, wsn, &len) != 0) wsn = "floating point word size";
   if (mxn__m_att_len(f, NC_GLOBAL, wsn, &len) != 0 || len != 1 ||
       mxn__m_att_get(f, NC_GLOBAL, wsn, &ws, 'l') != 0)
@@ -978,7 +936,7 @@ int mxn__m_coords(const mxn__file_t *f, int nd, int64_t first, int64_t n, int64_
       continue;
     }
     /* all in one [num_dim, num_nodes] variable (older files) */
-    if (coord < 0 && ((coord = mxn__m_var(f, "coord")) < 0 || mxn__m_ndims(f, coord) != 2))
+    if (coord < 0 && ((coord = mxn__m_var(f, MXN__EX_COORD)) < 0 || mxn__m_ndims(f, coord) != 2))
       return -1;
     size_t start[2] = {(size_t)d, (size_t)first}, count[2] = {1, (size_t)n};
     if (mxn__m_get(f, coord, start, count, st, xyz[d], 'd')) return -1;

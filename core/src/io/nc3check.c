@@ -4,6 +4,7 @@
  * attribute and variable lists; big-endian; names and values padded to 4
  * bytes; CDF5 widens counts and lengths to 8 bytes. */
 #include "io/nc3check.h"
+#include "io/exo_names.h"
 
 #include "alloc.h"
 
@@ -122,10 +123,13 @@ static int name(nc3_t *r, const char *what, uint64_t k) {
 
 int mxn__exodus_att_check(const char *var, const char *att, uint64_t len, char *why,
                           size_t whylen) {
-  static const char *const scalar[] = {"api_version", "api version", "version", "file_size",
-                                       "floating_point_word_size", "floating point word size",
-                                       "maximum_name_length", "int64_status"};
-  static const char *const types[] = {"elem_type", "entity_type1", "entity_type2"};
+  /* the older spellings with blanks too, as Exodus still reads them */
+  static const char *const scalar[] = {MXN__EX_API_VERSION, "api version", MXN__EX_VERSION,
+                                       MXN__EX_FILE_SIZE, MXN__EX_WORD_SIZE,
+                                       "floating point word size", MXN__EX_MAX_NAME_LENGTH,
+                                       MXN__EX_INT64_STATUS};
+  static const char *const types[] = {MXN__EX_ELEM_TYPE, MXN__EX_ENTITY_TYPE1,
+                                      MXN__EX_ENTITY_TYPE2};
   if (!var) {
     for (size_t k = 0; k < sizeof scalar / sizeof *scalar; k++)
       if (len != 1 && !strcmp(att, scalar[k])) {
@@ -134,7 +138,7 @@ int mxn__exodus_att_check(const char *var, const char *att, uint64_t len, char *
         return 1;
       }
     /* lengths count the terminating NUL Exodus writes */
-    if (len > 81 && !strcmp(att, "title")) {
+    if (len > 81 && !strcmp(att, MXN__EX_TITLE)) {
       snprintf(why, whylen, "a title of %llu characters (at most 81)", (unsigned long long)len);
       return 1;
     }

@@ -7,6 +7,7 @@
 #define MXN_IO_STORE_H
 
 #include "internal.h"
+#include "io/exo_names.h"
 #include "io/records.h"
 
 /* Most member files kept open at once (one netCDF id each); the actual
@@ -256,8 +257,5 @@ void mxn__arena_reset(mxn__arena_state_t *a);
 size_t mxn__arena_bytes(const mxn_dataset_t *ds);
 int64_t mxn__dataset_metadata_bytes(const mxn_dataset_t *ds);
 
-/* A member's coordinate variables, one per dimension (older files: one
- * [num_dim, num_nodes] variable "coord"). */
-static const char *const mxn__coord_var[3] = {"coordx", "coordy", "coordz"};
 
 #endif /* MXN_IO_STORE_H */

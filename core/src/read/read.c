@@ -160,8 +160,7 @@ static int read_maps(mxn_dataset_t *ds, mxn_piece_t *piece) {
   const mxn_structure_t *s = &ds->s;
   mxn__plan_t *plan = piece->plan;
   int status = MXN_OK;
-  static const char *const map_var[MXN__NEK] = {"elem_map%d", "edge_map%d", "face_map%d",
-                                                "node_map%d"};
+  const char *const *map_var = mxn__ex_map;
   for (int e = 0; e < MXN__NEK; e++) {
     int nmaps;
     const mxn_map_info_t *maps = mxn__smaps(s, e, &nmaps);

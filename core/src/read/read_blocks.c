@@ -40,7 +40,7 @@ static int read_poly_conn(mxn_dataset_t *ds, mxn_piece_t *piece, int k, const se
   const mxn__span_t *span = mxn__span_of(kb, sg->block);
   if (span) q = span->q;
   char name[40];
-  mxn__name_d(name, sizeof name, nfaced ? "facconn%d" : k == MXN__FACE ? "fbconn%d" : "connect%d",
+  mxn__name_d(name, sizeof name, nfaced ? mxn__ex_blk[MXN__ELEM].fconn : mxn__ex_blk[k].conn,
               q + 1);
   if (q < 0 || (varid = mxn__m_var(f, name)) < 0 || (nd = mxn__m_ndims(f, varid)) != 1) {
     status = MXN_DS_ERR(ds, MXN_ERR_FORMAT,
@@ -123,11 +123,10 @@ static int read_block_segment(mxn_dataset_t *ds, mxn_piece_t *piece, int k, cons
     int64_t *econn = nconn + run->count * npe, *fconn = econn + run->count * epe;
     /* Exodus's variables: a block's node references, and an element
      * block's edge and face references */
-    static const char *const conn_var[MXN__NBK] = {"connect%d", "ebconn%d", "fbconn%d"};
     if (!bi->poly &&
-        ((npe > 0 && mxn__m_rows(f, conn_var[k], q, run->start, run->count, npe, nconn, 'l')) ||
-         (epe > 0 && mxn__m_rows(f, "edgconn%d", q, run->start, run->count, epe, econn, 'l')) ||
-         (fpe > 0 && mxn__m_rows(f, "facconn%d", q, run->start, run->count, fpe, fconn, 'l')))) {
+        ((npe > 0 && mxn__m_rows(f, mxn__ex_blk[k].conn, q, run->start, run->count, npe, nconn, 'l')) ||
+         (epe > 0 && mxn__m_rows(f, mxn__ex_blk[MXN__ELEM].econn, q, run->start, run->count, epe, econn, 'l')) ||
+         (fpe > 0 && mxn__m_rows(f, mxn__ex_blk[MXN__ELEM].fconn, q, run->start, run->count, fpe, fconn, 'l')))) {
       status = MXN_DS_ERR(ds, MXN_ERR_IO,
                           "%s: %s block %lld: cannot read connectivity of entries "
                           "%lld..%lld",
@@ -184,8 +183,7 @@ static int read_block_segment(mxn_dataset_t *ds, mxn_piece_t *piece, int k, cons
                 : pb->elem_ids[sg->dst[e]];
     }
     if (na > 0) {
-      static const char *const attr_var[MXN__NBK] = {"attrib%d", "eattrb%d", "fattrb%d"};
-      if (mxn__m_rows(f, attr_var[k], q, run->start, run->count, na, plan->buf, 'd')) {
+      if (mxn__m_rows(f, mxn__ex_blk_attr[k], q, run->start, run->count, na, plan->buf, 'd')) {
         status = MXN_DS_ERR(ds, MXN_ERR_IO, "%s: %s block %lld: cannot read attributes",
                             f->path, what, (long long)bi->id);
         goto done;

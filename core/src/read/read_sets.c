@@ -65,7 +65,7 @@ static int poly_side_nodes(mxn_dataset_t *ds, faces_cache_t *fc, int j, int b, i
   const mxn__span_t *span = mxn__span_of(&f->kb[MXN__ELEM], b);
   if (span) q = span->q;
   char name[40];
-  mxn__name_d(name, sizeof name, "facconn%d", q + 1);
+  mxn__name_d(name, sizeof name, mxn__ex_blk[MXN__ELEM].fconn, q + 1);
   /* The block's face list, read whole once per member and block: side
    * sets name sides all over a block, one read each would be many. */
   if (fc->file != j || fc->block != b) {
@@ -310,7 +310,7 @@ int mxn__member_set_nodes(mxn_dataset_t *ds, int j, mxn__set_node_t **out, int64
     free(ent);
     ent = NULL;
     MXN_ALLOC(ent, sr->count);
-    if (mxn__m_rows(f, "node_ns%d", sr->k + 1, 0, sr->count, 1, ent, 'l')) {
+    if (mxn__m_rows(f, mxn__ex_set_entries[MXN__NSET], sr->k + 1, 0, sr->count, 1, ent, 'l')) {
       status = MXN_DS_ERR(ds, MXN_ERR_IO, "%s: node set %lld: cannot read its entries", f->path,
                           (long long)ds->s.node_sets[sr->q].id);
       goto done;
@@ -339,7 +339,8 @@ int mxn__member_set_elems(mxn_dataset_t *ds, int j, char *mark, int64_t nmark) {
   mxn__file_t *f = mxn__file(ds, j);
   if (!f) return ds->err.status;
   static const int kinds[2] = {MXN__SSET, MXN__ELSET};
-  static const char *const var[2] = {"elem_ss%d", "elem_els%d"};
+  const char *const var[2] = {mxn__ex_set_entries[MXN__SSET],
+                              mxn__ex_set_entries[MXN__ELSET]};
   for (int t = 0; t < 2; t++) {
     const mxn__sets_t *fs = &f->sk[kinds[t]];
     int nsets;
@@ -409,13 +410,8 @@ int mxn__read_sets(mxn_dataset_t *ds, mxn_piece_t *piece, const char *cand,
     const char *what = mxn__set_what[sk];
     /* Exodus's variables of a set: entries, the second value of each
      * (sides, orientations), distribution factors */
-    static const char *const ent_var[MXN__NSK] = {"node_ns%d", "elem_ss%d", "edge_es%d",
-                                                  "face_fs%d", "elem_els%d"};
-    static const char *const extra_var[MXN__NSK] = {NULL, "side_ss%d", "ornt_es%d", "ornt_fs%d",
-                                                    NULL};
-    static const char *const df_var[MXN__NSK] = {"dist_fact_ns%d", "dist_fact_ss%d",
-                                                 "dist_fact_es%d", "dist_fact_fs%d",
-                                                 "dist_fact_els%d"};
+    const char *const *ent_var = mxn__ex_set_entries, *const *extra_var = mxn__ex_set_extra,
+                      *const *df_var = mxn__ex_set_df;
     /* The candidate members' spans by set, each set's in member order:
      * spans, members and sets each once (not every set against every
      * member: a model of 1000 sets in 4096 members). */
@@ -565,9 +561,6 @@ int mxn__read_set_vars(mxn_dataset_t *ds, mxn_piece_t *piece, int step) {
   const mxn_structure_t *s = &ds->s;
   mxn__plan_t *plan = piece->plan;
   int status = MXN_OK;
-  static const char *const var_name[MXN__NSK] = {"vals_nset_var%dns%d", "vals_sset_var%dss%d",
-                                                 "vals_eset_var%des%d", "vals_fset_var%dfs%d",
-                                                 "vals_elset_var%des%d"};
   set_run_t *runs = NULL;
   int64_t nrun = 0, cap = 0;
   for (int sk = 0; sk < MXN__NSK; sk++)
@@ -613,7 +606,7 @@ int mxn__read_set_vars(mxn_dataset_t *ds, mxn_piece_t *piece, int step) {
       if (!mxn__file_open(ds, j, &status)) goto done;
       MXN_CHECK(mxn__plan_buf(plan, nfile));
       char name[80];
-      snprintf(name, sizeof name, var_name[sk], p + 1, sr->k + 1);
+      snprintf(name, sizeof name, mxn__ex_var[MXN__V_SET0 + sk].vals, p + 1, sr->k + 1);
       int varid = mxn__m_var(f, name);
       size_t start[2] = {(size_t)step, 0}, count[2] = {1, (size_t)nfile};
       if (varid < 0 || mxn__m_get(f, varid, start, count, NULL, plan->buf, 'd')) {

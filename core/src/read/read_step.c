@@ -24,7 +24,7 @@ static int step_time_check(mxn_dataset_t *ds, int j, int step) {
   if (!f->time_ok && !(f->time_ok = mxn__calloc((size_t)nt / 8 + 1, 1))) return MXN_ERR_NOMEM;
   const mxn__file_t *of = mxn__file_open(ds, j, &status);
   if (!of) return status;
-  int v = mxn__m_var(of, "time_whole");
+  int v = mxn__m_var(of, MXN__EX_TIME_WHOLE);
   size_t start = (size_t)step, count = 1;
   double t = 0;
   if (v < 0 || mxn__m_get(of, v, &start, &count, NULL, &t, 'd'))
@@ -44,14 +44,13 @@ static int step_time_check(mxn_dataset_t *ds, int j, int step) {
  * variables all in one vals_nod_var, older files). */
 static int var_id(const mxn__file_t *f, int k, int p, int b) {
   char name[64];
-  static const char *const fmt[MXN__NBK] = {"vals_elem_var%deb%d", "vals_edge_var%deb%d",
-                                            "vals_face_var%dfb%d"};
   if (k < 0) {
-    mxn__name_d(name, sizeof name, "vals_nod_var%d", p + 1);
+    mxn__name_d(name, sizeof name, MXN__EX_VALS_NOD_VAR_D, p + 1);
   } else {
     int q = mxn__file_block(f, k, b);
     if (q <= 0) return -1;
-    snprintf(name, sizeof name, fmt[k], p + 1, q);
+    int fam = k == MXN__ELEM ? MXN__V_ELEM : k == MXN__EDGE ? MXN__V_EDGE : MXN__V_FACE;
+    snprintf(name, sizeof name, mxn__ex_var[fam].vals, p + 1, q);
   }
   return mxn__m_var(f, name);
 }
@@ -85,7 +84,7 @@ static int read_var_run(mxn_dataset_t *ds, mxn__plan_t *plan, const mxn__file_t 
     ptrdiff_t stride[2] = {1, strided ? (ptrdiff_t)run->stride : 1};
     if (mxn__m_get(f, varid, start, count, stride, plan->buf, 'd')) return MXN_ERR_IO;
   } else {
-    int all = k < 0 ? mxn__m_var(f, "vals_nod_var") : -1;
+    int all = k < 0 ? mxn__m_var(f, MXN__EX_VALS_NOD_VAR) : -1;
     size_t start[3] = {(size_t)step, (size_t)p, (size_t)run->start}, count[3] = {1, 1, (size_t)n};
     ptrdiff_t stride[3] = {1, 1, strided ? (ptrdiff_t)run->stride : 1};
     if (all < 0 || mxn__m_ndims(f, all) != 3 ||
@@ -140,7 +139,7 @@ static int read_globals(mxn_dataset_t *ds, mxn_piece_t *piece, int step) {
     }
     if (!mxn__file_open(ds, j, &status)) goto done;
     MXN_CHECK(mxn__plan_buf(piece->plan, nj));
-    int varid = mxn__m_var(f, "vals_glo_var");
+    int varid = mxn__m_var(f, MXN__EX_VALS_GLO_VAR);
     size_t start[2] = {(size_t)step, 0}, count[2] = {1, (size_t)nj};
     if (varid < 0 || mxn__m_get(f, varid, start, count, NULL, piece->plan->buf, 'd')) {
       status = MXN_DS_ERR(ds, MXN_ERR_IO, "%s: cannot read global variables at step %d", f->path,

@@ -6,8 +6,7 @@
 
 /* Member j's id map of entity kind e (MXN__ELEM...MXN__NODE; n ids) into out. */
 static int read_map(mxn_dataset_t *ds, int j, int e, int64_t n, int stored, int64_t *out) {
-  static const char *const map_var[MXN__NEK] = {"elem_num_map", "edge_num_map", "face_num_map",
-                                                "node_num_map"};
+  const char *const *map_var = mxn__ex_num_map;
   if (n == 0) return MXN_OK;
   if (!stored) {
     /* A single file without maps numbers its entities 1..n. */
@@ -162,7 +161,7 @@ int mxn_dataset_file_domain(mxn_dataset_t *ds, int j, const mxn_file_domain_t **
   if (orig) {
     /* Exodus's elem_map<position of the map's id among the member's> */
     int m = mxn__file_map(f, MXN__ELEM, f->orig_map_id) + 1;
-    if (mxn__m_rows(f, "elem_map%d", m, 0, d->num_elements, 1, d->orig_elem_ids, 'l')) {
+    if (mxn__m_rows(f, mxn__ex_map[MXN__ELEM], m, 0, d->num_elements, 1, d->orig_elem_ids, 'l')) {
       status = MXN_DS_ERR(ds, MXN_ERR_FORMAT, "%s: cannot read original_global_id_map",
                           f->path);
       goto done;

@@ -286,7 +286,7 @@ static int print_of(mxn_dataset_t *ds, int j, int64_t pos, print_t *p) {
     int64_t conn[64], *c = npe <= 64 ? conn : mxn__malloc((size_t)npe * sizeof *c);
     if (!c) return MXN_ERR_NOMEM;
     if (!mxn__file_open(ds, j, &status) ||
-        mxn__m_rows(f, "connect%d", q + 1, pos - span->start, 1, npe, c, 'l')) {
+        mxn__m_rows(f, mxn__ex_blk[MXN__ELEM].conn, q + 1, pos - span->start, 1, npe, c, 'l')) {
       if (status == MXN_OK)
         status = MXN_DS_ERR(ds, MXN_ERR_IO, "%s: element block %lld: cannot read connectivity",
                             f->path, (long long)bi->id);

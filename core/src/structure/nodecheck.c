@@ -64,7 +64,7 @@ static int stated_shared(mxn_dataset_t *ds, int j, int64_t **pos, int64_t *n, in
   *stale = -1;
   const mxn__file_t *f = mxn__file_open(ds, j, &status);
   if (!f) return status;
-  if ((varid = mxn__m_var(f, "n_comm_nids")) < 0) return MXN_OK;
+  if ((varid = mxn__m_var(f, MXN__EX_NEM_COMM_NIDS)) < 0) return MXN_OK;
   int64_t dl = mxn__m_ndims(f, varid) == 1 ? mxn__m_dimlen(f, varid, 0) : -1;
   if (dl < 0)
     return MXN_DS_ERR(ds, MXN_ERR_FORMAT, "%s: n_comm_nids (node communication maps) is not a list",

@@ -77,7 +77,7 @@ int mxn__poly_offsets(mxn_dataset_t *ds, int j, int k, int b, const int64_t **of
   MXN_ALLOC(o, n + 1);
   if (q >= 0 && n > 0) {
     char name[40];
-    mxn__name_d(name, sizeof name, k == MXN__FACE ? "fbepecnt%d" : "ebepecnt%d", q + 1);
+    mxn__name_d(name, sizeof name, mxn__ex_blk_epecnt[k], q + 1);
     if (!mxn__file_open(ds, j, &status)) goto done;
     int64_t *cnt = o + 1;
     /* Read exactly n counts: a damaged file's variable may be longer. */

@@ -26,7 +26,7 @@
 #define NAME_READ 32
 #define TYPE_READ 32
 /* Exodus 8's assemblies: variable assembly_entity<id> each. */
-#define ASSEMBLY_VAR "assembly_entity"
+#define ASSEMBLY_VAR MXN__EX_ASSEMBLY_VAR
 
 /* Names from old writers may carry junk after the NUL or trailing blanks. */
 static void clean_name(char *s, size_t cap) {
@@ -200,25 +200,6 @@ done:
   return status;
 }
 
-/* Exodus's names for one block kind (element, edge, face): the count,
- * id, status and name variables, and per block (numbered by position)
- * its entry, node, edge, face and attribute counts, its connectivity
- * variables (nodes; element-to-edge, element-to-face) and attribute
- * names. */
-typedef struct {
-  const char *ids, *stat, *names;
-  const char *entries, *nodes, *edges, *faces, *attrs;
-  const char *conn, *econn, *fconn, *attr_names;
-} blk_names_t;
-static const blk_names_t blk_names[MXN__NBK] = {
-    {"eb_prop1", "eb_status", "eb_names", "num_el_in_blk%d", "num_nod_per_el%d",
-     "num_edg_per_el%d", "num_fac_per_el%d", "num_att_in_blk%d", "connect%d", "edgconn%d",
-     "facconn%d", "attrib_name%d"},
-    {"ed_prop1", "ed_status", "ed_names", "num_ed_in_blk%d", "num_nod_per_ed%d", NULL, NULL,
-     "num_att_in_eblk%d", "ebconn%d", NULL, NULL, "eattrib_name%d"},
-    {"fa_prop1", "fa_status", "fa_names", "num_fa_in_blk%d", "num_nod_per_fa%d", NULL, NULL,
-     "num_att_in_fblk%d", "fbconn%d", NULL, NULL, "fattrib_name%d"},
-};
 
 /* One block's parameters, as Exodus's ex_block holds them. */
 typedef struct {
@@ -235,7 +216,7 @@ typedef struct {
  * formats). */
 static int block_param(const mxn__file_t *f, int k, int q, int null, blk_param_t *b, char *why,
                        size_t whylen) {
-  const blk_names_t *bn = &blk_names[k];
+  const mxn__ex_blk_names_t *bn = &mxn__ex_blk[k];
   memset(b, 0, sizeof *b);
   if (null) {
     strcpy(b->topology, "NULL");
@@ -258,9 +239,9 @@ static int block_param(const mxn__file_t *f, int k, int q, int null, blk_param_t
   int v = mxn__m_var(f, name);
   size_t len = 0;
   char type[NC_MAX_NAME + 1024];
-  if (v < 0 || mxn__m_att_len(f, v, "elem_type", &len) != 0) return -1;
-  if (mxn__exodus_att_check(name, "elem_type", len, why, whylen)) return -2;
-  if (len >= sizeof type || mxn__m_att_get(f, v, "elem_type", type, 'c') != 0) return -1;
+  if (v < 0 || mxn__m_att_len(f, v, MXN__EX_ELEM_TYPE, &len) != 0) return -1;
+  if (mxn__exodus_att_check(name, MXN__EX_ELEM_TYPE, len, why, whylen)) return -2;
+  if (len >= sizeof type || mxn__m_att_get(f, v, MXN__EX_ELEM_TYPE, type, 'c') != 0) return -1;
   type[len] = '\0';
   size_t keep = strnlen(type, TYPE_READ);
   memcpy(b->topology, type, keep);
@@ -275,7 +256,7 @@ static int block_param(const mxn__file_t *f, int k, int q, int null, blk_param_t
 static int summarize_blocks(mxn_dataset_t *ds, int j, int k, int64_t nblk, declkey_t *key,
                             wbuf_t *w, int *spans, int *nspan) {
   const mxn__file_t *f = mxn__file_held(ds, j);
-  const blk_names_t *bn = &blk_names[k];
+  const mxn__ex_blk_names_t *bn = &mxn__ex_blk[k];
   const char *what = mxn__blk_what[k];
   int status = MXN_OK;
   int64_t *ids = NULL;
@@ -372,20 +353,6 @@ done:
   return status;
 }
 
-/* Exodus's names for one set kind: the id, status and name variables,
- * and per set (numbered by position) its entry count and distribution
- * factor count dimensions (node sets: a dist_fact_ns variable means one
- * factor per node). */
-typedef struct {
-  const char *ids, *stat, *names, *entries, *df;
-} set_names_t;
-static const set_names_t set_names[MXN__NSK] = {
-    {"ns_prop1", "ns_status", "ns_names", "num_nod_ns%d", "dist_fact_ns%d"},
-    {"ss_prop1", "ss_status", "ss_names", "num_side_ss%d", "num_df_ss%d"},
-    {"es_prop1", "es_status", "es_names", "num_edge_es%d", "num_df_es%d"},
-    {"fs_prop1", "fs_status", "fs_names", "num_face_fs%d", "num_df_fs%d"},
-    {"els_prop1", "els_status", "els_names", "num_ele_els%d", "num_df_els%d"},
-};
 
 /* Member j's sets of every kind: each declared set's id and name into
  * `key` (decl_entities); into `body` those with entries or factors (the spans), each with
@@ -400,7 +367,7 @@ static int summarize_sets(mxn_dataset_t *ds, int j, const int64_t nsets_of[MXN__
   unsigned char *null = NULL;
   wbuf_t rb = {0};
   for (int sk = 0; sk < MXN__NSK; sk++) {
-    const set_names_t *sn = &set_names[sk];
+    const mxn__ex_set_names_t *sn = &mxn__ex_set[sk];
     int64_t n = nsets_of[sk];
     if (n <= 0) continue;
     MXN_ALLOC(spans[sk], n);
@@ -447,26 +414,6 @@ done:
   return status;
 }
 
-/* Exodus's names for each variable family, in the order a summary stores
- * them (nodal, element, global, edge, face, then the set kinds): the
- * count dimension, the names, the truth table and (as printf, variable
- * then object position) the values of one variable on one object, whose
- * presence makes the truth table where a member stores none. */
-typedef struct {
-  const char *count, *names, *tab, *vals;
-} var_names_t;
-static const var_names_t var_names[MXN__NV] = {
-    {"num_nod_var", "name_nod_var", NULL, NULL},
-    {"num_elem_var", "name_elem_var", "elem_var_tab", "vals_elem_var%deb%d"},
-    {"num_glo_var", "name_glo_var", NULL, NULL},
-    {"num_edge_var", "name_edge_var", "edge_var_tab", "vals_edge_var%deb%d"},
-    {"num_face_var", "name_face_var", "face_var_tab", "vals_face_var%dfb%d"},
-    {"num_nset_var", "name_nset_var", "nset_var_tab", "vals_nset_var%dns%d"},
-    {"num_sset_var", "name_sset_var", "sset_var_tab", "vals_sset_var%dss%d"},
-    {"num_eset_var", "name_eset_var", "eset_var_tab", "vals_eset_var%des%d"},
-    {"num_fset_var", "name_fset_var", "fset_var_tab", "vals_fset_var%dfs%d"},
-    {"num_elset_var", "name_elset_var", "elset_var_tab", "vals_elset_var%des%d"},
-};
 
 /* Family v's truth table over n variables on the nrow objects `rows`
  * (positions among the member's nobj): out[i][var] for rows[i], from the
@@ -474,7 +421,7 @@ static const var_names_t var_names[MXN__NV] = {
  * variable exists. 0 on success. */
 static int read_truth(const mxn__file_t *f, int v, int64_t nobj, int n, const int *rows, int nrow,
                       unsigned char *out) {
-  const var_names_t *vn = &var_names[v];
+  const mxn__ex_var_names_t *vn = &mxn__ex_var[v];
   int tab = mxn__m_var(f, vn->tab);
   if (tab >= 0) {
     int64_t *all = mxn__malloc((size_t)(nobj * n) * sizeof *all);
@@ -516,7 +463,7 @@ static int summarize_vars(mxn_dataset_t *ds, int j, const int64_t nblk_of[MXN__N
     int64_t nobj = mxn__fam_objects(v, nblk_of, nsets_of);
     if (nobj < 0) continue;
     int64_t n = 0;
-    mxn__m_dim(f, var_names[v].count, &n);
+    mxn__m_dim(f, mxn__ex_var[v].count, &n);
     if (n > f->open_size || n > INT_MAX) {
       /* every variable's name takes bytes of the file (name_*_var): more
        * variables than bytes is a damaged count, and sizing the names by
@@ -530,7 +477,7 @@ static int summarize_vars(mxn_dataset_t *ds, int j, const int64_t nblk_of[MXN__N
     MXN_ALLOC(names, n);
     /* a member without the names variable gives blank names (Exodus 6.02
      * warns and goes on) */
-    if (read_names(f, var_names[v].names, n, names) < 0) {
+    if (read_names(f, mxn__ex_var[v].names, n, names) < 0) {
       status = MXN_DS_ERR(ds, MXN_ERR_FORMAT, "%s: cannot read %s variable names", f->path,
                           mxn__fam_what[v]);
       goto done;
@@ -563,17 +510,6 @@ done:
   return status;
 }
 
-/* The header's counts, as ex_get_init_ext gives them, in the order a
- * summary stores them. */
-enum {
-  H_DIM, H_NODES, H_ELEM, H_EDGE, H_FACE, H_ELBLK, H_EDBLK, H_FABLK, H_NSET, H_SSET, H_ESET,
-  H_FSET, H_ELSET, H_ELMAP, H_EDMAP, H_FAMAP, H_NMAP, H_NUM
-};
-static const char *const head_dim[H_NUM] = {
-    "num_dim",       "num_nodes",     "num_elem",      "num_edge",      "num_face",
-    "num_el_blk",    "num_ed_blk",    "num_fa_blk",    "num_node_sets", "num_side_sets",
-    "num_edge_sets", "num_face_sets", "num_elem_sets", "num_elem_maps", "num_edge_maps",
-    "num_face_maps", "num_node_maps"};
 
 /* An integer global attribute, or `dflt` where the member has none. */
 static int64_t global_int(const mxn__file_t *f, const char *name, int64_t dflt) {
@@ -591,7 +527,7 @@ static int64_t global_int(const mxn__file_t *f, const char *name, int64_t dflt) 
 static int summarize_head(mxn_dataset_t *ds, int j, int64_t h[H_NUM], wbuf_t *body) {
   const mxn__file_t *f = mxn__file_held(ds, j);
   for (int i = 0; i < H_NUM; i++)
-    if (!mxn__m_dim(f, head_dim[i], &h[i]) && i == H_DIM)
+    if (!mxn__m_dim(f, mxn__ex_head_dim[i], &h[i]) && i == H_DIM)
       return MXN_DS_ERR(ds, MXN_ERR_FORMAT,
                         "%s: netCDF file without Exodus II header (no num_dim or block counts)",
                         f->path);
@@ -613,8 +549,8 @@ static int summarize_head(mxn_dataset_t *ds, int j, int64_t h[H_NUM], wbuf_t *bo
     char title[MXN_NAME_LEN * 2] = "";
     size_t len = 0;
     char *t = NULL;
-    if (mxn__m_att_len(f, NC_GLOBAL, "title", &len) == 0 && (t = mxn__malloc(len + 1)) &&
-        mxn__m_att_get(f, NC_GLOBAL, "title", t, 'c') == 0) {
+    if (mxn__m_att_len(f, NC_GLOBAL, MXN__EX_TITLE, &len) == 0 && (t = mxn__malloc(len + 1)) &&
+        mxn__m_att_get(f, NC_GLOBAL, MXN__EX_TITLE, t, 'c') == 0) {
       t[len] = '\0';
       snprintf(title, 81, "%s", t);
     }
@@ -622,30 +558,30 @@ static int summarize_head(mxn_dataset_t *ds, int j, int64_t h[H_NUM], wbuf_t *bo
     clean_name(title, sizeof title);
     w_str(body, title);
   }
-  int64_t ws = global_int(f, "floating_point_word_size",
+  int64_t ws = global_int(f, MXN__EX_WORD_SIZE,
                           global_int(f, "floating point word size", 8));
   w_i64(body, ws == 4 ? 4 : 8);
   {
     char cn[3][MXN_NAME_LEN];
-    if (read_names(f, "coor_names", h[H_DIM], cn) < 0) memset(cn, 0, sizeof cn);
+    if (read_names(f, MXN__EX_COOR_NAMES, h[H_DIM], cn) < 0) memset(cn, 0, sizeof cn);
     for (int d = (int)h[H_DIM]; d < 3; d++) cn[d][0] = '\0';
     for (int d = 0; d < 3; d++) w_str(body, cn[d]);
   }
   int64_t nqa = 0, ninfo = 0;
-  mxn__m_dim(f, "num_qa_rec", &nqa);
-  mxn__m_dim(f, "num_info", &ninfo);
+  mxn__m_dim(f, MXN__EX_NUM_QA, &nqa);
+  mxn__m_dim(f, MXN__EX_NUM_INFO, &ninfo);
   w_i64(body, nqa);
   w_i64(body, ninfo);
-  w_i64(body, (global_int(f, "int64_status", 0) & EX_IDS_INT64_DB) != 0);
+  w_i64(body, (global_int(f, MXN__EX_INT64_STATUS, 0) & EX_IDS_INT64_DB) != 0);
   /* Nemesis: global counts (those of nodes, elements and element blocks
    * make the set), and the file count. */
   int64_t nng = 0, neg = 0, nbg = 0, nproc = 0, npf = 0;
-  int ok = mxn__m_dim(f, "num_nodes_global", &nng) & mxn__m_dim(f, "num_elems_global", &neg) &
-           mxn__m_dim(f, "num_el_blk_global", &nbg);
+  int ok = mxn__m_dim(f, MXN__EX_NEM_NODES_GLOBAL, &nng) & mxn__m_dim(f, MXN__EX_NEM_ELEMS_GLOBAL, &neg) &
+           mxn__m_dim(f, MXN__EX_NEM_EL_BLK_GLOBAL, &nbg);
   w_i64(body, ok);
   w_i64(body, ok ? nng : 0);
   w_i64(body, ok ? neg : 0);
-  ok = mxn__m_dim(f, "num_processors", &nproc) & mxn__m_dim(f, "num_procs_file", &npf);
+  ok = mxn__m_dim(f, MXN__EX_NEM_PROCESSORS, &nproc) & mxn__m_dim(f, MXN__EX_NEM_PROCS_FILE, &npf);
   w_i64(body, ok);
   w_i64(body, ok ? nproc : 0);
   return MXN_OK;
@@ -662,14 +598,14 @@ static int summarize_times(mxn_dataset_t *ds, int j, int n_glob, wbuf_t *body) {
   int status = MXN_OK;
   double *times = NULL, *glob = NULL;
   int64_t nt = 0;
-  mxn__m_dim(f, "time_step", &nt);
+  mxn__m_dim(f, MXN__EX_TIME_STEP, &nt);
   /* Member 0's times are the dataset's. Another member gives its first
    * and last (a read each: a record variable's values lie a record apart),
    * and its others are compared when a step is first read from it
    * (read_step.c, step_time_check): reading every step's time of every
    * member here would cost a read per step and member in the open. */
   int64_t nw = j == 0 || nt <= 2 ? nt : 2;
-  int tv = mxn__m_var(f, "time_whole"), rc = 0;
+  int tv = mxn__m_var(f, MXN__EX_TIME_WHOLE), rc = 0;
   MXN_ALLOC(times, nw);
   if (nw > 0 && tv < 0) rc = -1;
   if (nw == nt && nt > 0 && tv >= 0) {
@@ -696,7 +632,7 @@ static int summarize_times(mxn_dataset_t *ds, int j, int n_glob, wbuf_t *body) {
     int varid;
     size_t start[2] = {0, 0}, count[2] = {(size_t)nt, (size_t)n_glob};
     MXN_ALLOC(glob, (int64_t)n_glob * nt);
-    if ((varid = mxn__m_var(f, "vals_glo_var")) >= 0 &&
+    if ((varid = mxn__m_var(f, MXN__EX_VALS_GLO_VAR)) >= 0 &&
         mxn__m_get(f, varid, start, count, NULL, glob, 'd') == 0) {
       nglob = (int64_t)n_glob * nt;
       ds->io.read_calls++;
@@ -717,18 +653,15 @@ done:
  * an id). */
 static int summarize_maps(mxn_dataset_t *ds, int j, const int64_t h[H_NUM],
                           wbuf_t *body) {
-  static const char *const map_ids[MXN__NEK] = {"em_prop1", "edm_prop1", "fam_prop1",
-                                                "nm_prop1"};
-  static const char *const map_names[MXN__NEK] = {"emap_names", "edmap_names", "famap_names",
-                                                  "nmap_names"};
+  const char *const *map_ids = mxn__ex_map_ids, *const *map_names = mxn__ex_map_names;
   const mxn__file_t *f = mxn__file_held(ds, j);
   int status = MXN_OK;
   int64_t *ids = NULL;
   char(*names)[MXN_NAME_LEN] = NULL;
-  w_i64(body, mxn__m_var(f, "node_num_map") >= 0);
-  w_i64(body, mxn__m_var(f, "elem_num_map") >= 0);
-  w_i64(body, mxn__m_var(f, "edge_num_map") >= 0);
-  w_i64(body, mxn__m_var(f, "face_num_map") >= 0);
+  w_i64(body, mxn__m_var(f, mxn__ex_num_map[MXN__NODE]) >= 0);
+  w_i64(body, mxn__m_var(f, mxn__ex_num_map[MXN__ELEM]) >= 0);
+  w_i64(body, mxn__m_var(f, mxn__ex_num_map[MXN__EDGE]) >= 0);
+  w_i64(body, mxn__m_var(f, mxn__ex_num_map[MXN__FACE]) >= 0);
   const int64_t nmaps_of[MXN__NEK] = {h[H_ELMAP], h[H_EDMAP], h[H_FAMAP], h[H_NMAP]};
   const int64_t nents_of[MXN__NEK] = {h[H_ELEM], h[H_EDGE], h[H_FACE], h[H_NODES]};
   for (int e = 0; e < MXN__NEK; e++) {
@@ -924,13 +857,13 @@ static int summarize_records(mxn_dataset_t *ds, int j, wbuf_t *body) {
   if (!with) return MXN_OK;
   int64_t nqa = 0, ninfo = 0;
   int status = MXN_OK;
-  mxn__m_dim(f, "num_qa_rec", &nqa);
-  mxn__m_dim(f, "num_info", &ninfo);
+  mxn__m_dim(f, MXN__EX_NUM_QA, &nqa);
+  mxn__m_dim(f, MXN__EX_NUM_INFO, &ninfo);
   if (nqa > f->open_size || ninfo > f->open_size)
     return MXN_DS_ERR(ds, MXN_ERR_FORMAT, "%s: invalid header (%lld QA, %lld info records)",
                       f->path, (long long)nqa, (long long)ninfo);
-  MXN_CHECK(records_text(f, "qa_records", 3, 4 * nqa, MXN_QA_LEN - 1, body));
-  MXN_CHECK(records_text(f, "info_records", 2, ninfo, MXN_INFO_LEN - 1, body));
+  MXN_CHECK(records_text(f, MXN__EX_QA, 3, 4 * nqa, MXN_QA_LEN - 1, body));
+  MXN_CHECK(records_text(f, MXN__EX_INFO, 2, ninfo, MXN_INFO_LEN - 1, body));
   MXN_CHECK(summarize_assemblies(ds, f, body));
 done:
   return status;
@@ -959,7 +892,7 @@ static int summarize_member(mxn_dataset_t *ds, int j, wbuf_t *w) {
   /* Nodes have coordinates: a header declaring nodes without them made
    * the id map of a member without one (1..n) 10 GB (fuzz_dataset). The
    * shape check holds them to num_nodes where they are. */
-  if (h[H_NODES] > 0 && mxn__m_var(f, "coord") < 0) {
+  if (h[H_NODES] > 0 && mxn__m_var(f, MXN__EX_COORD) < 0) {
     for (int d = 0; d < h[H_DIM] && status == MXN_OK; d++)
       if (mxn__m_var(f, mxn__coord_var[d]) < 0)
         status = MXN_DS_ERR(ds, MXN_ERR_FORMAT,
