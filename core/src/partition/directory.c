@@ -2,7 +2,7 @@
 #include "mxn/directory.h"
 
 #include "comm.h"
-#include "structure/ids.h"
+#include "partition/repeats.h"
 #include "internal.h"
 
 #include <limits.h>

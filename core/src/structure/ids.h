@@ -1,21 +1,10 @@
 /* Private: telling an overlap from a repeated element id (ids.c), with the
- * directory's copies of ids stored in several members (directory.c). */
+ * directory's copies of ids stored in several members (partition/repeats.h). */
 #ifndef MXN_IDS_H
 #define MXN_IDS_H
 
 #include "structure/structure.h"
-#include "mxn/directory.h"
-
-/* A copy of an element id: member `file` stores it at position `pos`. */
-typedef struct {
-  mxn_gid_t id;
-  int64_t pos;
-  int32_t file, pad;
-} mxn__copy_t;
-
-/* The entries of this rank's share of the directory whose id is stored in
- * two or more members, sorted by id (*out malloc'ed, *n of them). Local. */
-int mxn__directory_repeats(const mxn_directory_t *d, mxn__copy_t **out, int64_t *n);
+#include "partition/repeats.h"
 
 /* Copies of one element id in several members are one element stored
  * twice (an overlap, as `repart --ghosts` writes) when they have the same
