@@ -20,9 +20,9 @@ struct mxn__chunk {
 void *mxn__arena_calloc(mxn_dataset_t *ds, size_t n, size_t size) {
   if (size && n > (SIZE_MAX - 2 * ARENA_CHUNK) / size) return NULL;
   size_t bytes = (n * size + 15) & ~(size_t)15;
-  if (ds->arena && bytes <= ds->arena_cap - ds->arena_used) {
-    void *p = ds->arena->data + ds->arena_used;
-    ds->arena_used += bytes;
+  if (ds->st.arena && bytes <= ds->st.arena_cap - ds->st.arena_used) {
+    void *p = ds->st.arena->data + ds->st.arena_used;
+    ds->st.arena_used += bytes;
     return p;
   }
   int own = MXN_ASAN || bytes > ARENA_CHUNK / 4;
@@ -30,36 +30,36 @@ void *mxn__arena_calloc(mxn_dataset_t *ds, size_t n, size_t size) {
   struct mxn__chunk *c = mxn__calloc(1, sizeof *c + cap);
   if (!c) return NULL;
   c->cap = cap;
-  if (own && ds->arena) { /* behind the newest chunk */
-    c->next = ds->arena->next;
-    ds->arena->next = c;
+  if (own && ds->st.arena) { /* behind the newest chunk */
+    c->next = ds->st.arena->next;
+    ds->st.arena->next = c;
   } else {
-    c->next = ds->arena;
-    ds->arena = c;
-    ds->arena_used = bytes;
-    ds->arena_cap = cap;
+    c->next = ds->st.arena;
+    ds->st.arena = c;
+    ds->st.arena_used = bytes;
+    ds->st.arena_cap = cap;
   }
   return c->data;
 }
 
 size_t mxn__arena_bytes(const mxn_dataset_t *ds) {
   size_t bytes = 0;
-  for (const struct mxn__chunk *c = ds->arena; c; c = c->next) bytes += sizeof *c + c->cap;
+  for (const struct mxn__chunk *c = ds->st.arena; c; c = c->next) bytes += sizeof *c + c->cap;
   return bytes;
 }
 
 void mxn__arena_free(mxn_dataset_t *ds) {
-  mxn__arena_state_t a = {ds->arena, 0, 0};
+  mxn__arena_state_t a = {ds->st.arena, 0, 0};
   mxn__arena_release(&a);
-  ds->arena = NULL;
-  ds->arena_used = ds->arena_cap = 0;
+  ds->st.arena = NULL;
+  ds->st.arena_used = ds->st.arena_cap = 0;
 }
 
 void mxn__arena_swap(mxn_dataset_t *ds, mxn__arena_state_t *other) {
-  mxn__arena_state_t mine = {ds->arena, ds->arena_used, ds->arena_cap};
-  ds->arena = other->arena;
-  ds->arena_used = other->used;
-  ds->arena_cap = other->cap;
+  mxn__arena_state_t mine = {ds->st.arena, ds->st.arena_used, ds->st.arena_cap};
+  ds->st.arena = other->arena;
+  ds->st.arena_used = other->used;
+  ds->st.arena_cap = other->cap;
   *other = mine;
 }
 

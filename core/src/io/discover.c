@@ -92,12 +92,12 @@ static void scan_members(mxn_dataset_t *ds, const char *base, long M, char *pres
   closedir(d);
 }
 
-/* The members of an M-file set that ds->sel chooses (`named`: the rank
+/* The members of an M-file set that ds->st.sel chooses (`named`: the rank
  * the path names, or -1 for a base name): *K of them, their ranks in
- * ds->member_rank unless every member is chosen. None chosen is an
+ * ds->st.member_rank unless every member is chosen. None chosen is an
  * error naming the set and the selection. */
 static int choose_members(mxn_dataset_t *ds, const char *path, long M, long named, int *K) {
-  const mxn_member_select_t *sel = &ds->sel;
+  const mxn_member_select_t *sel = &ds->st.sel;
   long lo = 0, hi = M, step = sel->stride > 0 ? sel->stride : 1;
   if (sel->last > sel->first) {
     lo = sel->first < 0 ? 0 : sel->first;
@@ -126,11 +126,11 @@ static int choose_members(mxn_dataset_t *ds, const char *path, long M, long name
                       "%s: the member selection (%s) chooses none of the set's %ld files", path,
                       what, M);
   }
-  if (!(ds->member_rank = mxn__malloc((size_t)n * sizeof *ds->member_rank))) return MXN_ERR_NOMEM;
+  if (!(ds->st.member_rank = mxn__malloc((size_t)n * sizeof *ds->st.member_rank))) return MXN_ERR_NOMEM;
   n = 0;
   for (long r = lo; r < hi; r++)
     if ((r - sel->first) % step == 0 && (!sel->named_only || named < 0 || r == named))
-      ds->member_rank[n++] = (int)r;
+      ds->st.member_rank[n++] = (int)r;
   *K = n;
   return MXN_OK;
 }
@@ -200,7 +200,7 @@ static int discover(mxn_dataset_t *ds, const char *path) {
     return MXN_DS_ERR(ds, MXN_ERR_FILESET, "%s: file count %ld is out of range",
                       path, M);
   }
-  ds->set_M = (int)M;
+  ds->st.set_M = (int)M;
   /* The members chosen (a plain file is read whole): their ranks, in
    * order, where not every member is. */
   int K = (int)M;
@@ -209,20 +209,20 @@ static int discover(mxn_dataset_t *ds, const char *path) {
     return status;
   }
   ds->nfiles = K;
-  ds->fpages = mxn__calloc((size_t)mxn__fpage_count(ds), sizeof *ds->fpages);
-  if (!ds->fpages) {
+  ds->st.fpages = mxn__calloc((size_t)mxn__fpage_count(ds), sizeof *ds->st.fpages);
+  if (!ds->st.fpages) {
     free(base);
     return MXN_ERR_NOMEM;
   }
-  mxn__reads_init(&ds->reads, &ds->io);
+  mxn__reads_init(&ds->st.reads, &ds->io);
   if (!base) {
-    ds->name_width = -1;
-    if (!(ds->name_base = strdup(path)) || !(ds->path0 = mxn__path_dup(ds, 0))) return MXN_ERR_NOMEM;
+    ds->st.name_width = -1;
+    if (!(ds->st.name_base = strdup(path)) || !(ds->st.path0 = mxn__path_dup(ds, 0))) return MXN_ERR_NOMEM;
     return MXN_OK;
   }
   base[bl] = '\0';
-  ds->name_width = width;
-  if (!(ds->name_base = strdup(base)) || !(ds->path0 = mxn__path_dup(ds, 0))) {
+  ds->st.name_width = width;
+  if (!(ds->st.name_base = strdup(base)) || !(ds->st.path0 = mxn__path_dup(ds, 0))) {
     status = MXN_ERR_NOMEM;
     goto done;
   }
@@ -234,7 +234,7 @@ static int discover(mxn_dataset_t *ds, const char *path) {
   scan_members(ds, base, M, present, stray, sizeof stray);
   /* Only the members chosen need to be there. */
   for (int j = 0; j < K; j++) {
-    long rank = ds->member_rank ? ds->member_rank[j] : j;
+    long rank = ds->st.member_rank ? ds->st.member_rank[j] : j;
     if (present[rank]) continue;
     char mp[PATH_MAX];
     mxn__path_make(ds, j, mp, sizeof mp);
@@ -253,15 +253,15 @@ done:
 
 int mxn_dataset_select_members(mxn_dataset_t *ds, const mxn_member_select_t *sel) {
   if (!ds) return MXN_ERR_ARG;
-  if (ds->opened || ds->fpages)
+  if (ds->opened || ds->st.fpages)
     return MXN_DS_ERR(ds, MXN_ERR_ARG, "mxn_dataset_select_members: the dataset is already open");
   if (sel && sel->stride < 0)
     return MXN_DS_ERR(ds, MXN_ERR_ARG, "mxn_dataset_select_members: stride %d is negative",
                       sel->stride);
   if (sel)
-    ds->sel = *sel;
+    ds->st.sel = *sel;
   else
-    memset(&ds->sel, 0, sizeof ds->sel);
+    memset(&ds->st.sel, 0, sizeof ds->st.sel);
   return MXN_OK;
 }
 
@@ -269,7 +269,7 @@ int mxn_dataset_select_members(mxn_dataset_t *ds, const mxn_member_select_t *sel
 int mxn__dataset_discover(mxn_dataset_t *ds, const char *path) {
   if (!ds) return MXN_ERR_ARG;
   if (!path || !*path) return MXN_DS_ERR(ds, MXN_ERR_ARG, "no dataset path given");
-  if (ds->opened || ds->fpages)
+  if (ds->opened || ds->st.fpages)
     return MXN_DS_ERR(ds, MXN_ERR_ARG, "%s: this handle already holds a dataset", path);
   mxn_error_clear(&ds->err);
   int status = discover(ds, path);

@@ -27,14 +27,14 @@ void mxn__member_close(mxn_dataset_t *ds, mxn__file_t *f) {
   if (f->h5) {
     mxn__h5_close(f->h5);
     f->h5 = NULL;
-    ds->h5_open_count--;
-    if (f->ncid < 0) ds->open_count--;
+    ds->st.h5_open_count--;
+    if (f->ncid < 0) ds->st.open_count--;
   }
   if (f->ncid >= 0) {
     nc_close(f->ncid);
     f->ncid = -1;
     mxn__m_names_drop(f);
-    ds->open_count--;
+    ds->st.open_count--;
   }
 }
 
@@ -458,9 +458,9 @@ static int open_member(mxn_dataset_t *ds, int j) {
   mxn__file_t *f = mxn__file_held(ds, j);
   if (!f) return MXN_DS_ERR(ds, MXN_ERR_ARG, "%s: member %d opened without its record",
                             mxn__path(ds, j), j);
-  f->last_use = ++ds->use_clock;
+  f->last_use = ++ds->st.use_clock;
   if (is_open(f)) return MXN_OK;
-  while (ds->open_count + 1 > ds->max_open && close_one(ds, j, 0)) continue;
+  while (ds->st.open_count + 1 > ds->st.max_open && close_one(ds, j, 0)) continue;
   int first = !f->nc_checked;
   /* A first look walks the header from the descriptor it opens here and
    * takes the size from that descriptor: a stat of the path before the
@@ -510,8 +510,8 @@ static int open_member(mxn_dataset_t *ds, int j) {
   if (hdf5 && mxn__h5_open(f->path, &f->h5_names, &h) == MXN_OK) {
     f->h5 = h;
     f->nc4 = 1;
-    ds->h5_open_count++;
-    while (ds->h5_open_count > ds->max_open_h5 && close_one(ds, j, 1)) continue;
+    ds->st.h5_open_count++;
+    while (ds->st.h5_open_count > ds->st.max_open_h5 && close_one(ds, j, 1)) continue;
   } else {
     /* Share mode, as Exodus 6.02 opens members for reading: each read goes
      * to the file. Without it netCDF's two 8 KiB buffers re-read the
@@ -528,7 +528,7 @@ static int open_member(mxn_dataset_t *ds, int j) {
 #endif
         ;
   }
-  ds->open_count++;
+  ds->st.open_count++;
   struct mxn__names *nm = NULL;
   if (first && check == 0 && global_atts_bad(f, why, sizeof why))
     status = MXN_DS_ERR(ds, MXN_ERR_FORMAT, "%s: not a readable Exodus II file (damaged: %s)",

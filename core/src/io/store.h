@@ -42,16 +42,21 @@ enum { MXN__IDS_UNSETTLED = 0, MXN__IDS_SETTLING, MXN__IDS_SETTLED };
 #define MXN__ID_GRID_BITS 21
 #define MXN__ID_GRID_N ((int64_t)1 << MXN__ID_GRID_BITS)
 
-struct mxn_dataset {
-  mxn_error_t err;
-  mxn_structure_t s;
-  int nfiles;
+/* The member store (io/): the member records in pages, how members are
+ * named and their paths, the members open under the open-file caps, the
+ * state the reads share, and the arena of the records' small arrays. Only
+ * io/ touches these fields; the stages above go through the functions of
+ * this header (records: mxn__file_held, mxn__file_set, mxn__record_*;
+ * paths: mxn__path*; opens: mxn__member_*, mxn__members_keep; reads:
+ * mxn__m_*, mxn__store_keep_reads; the whole: mxn__store_*). */
+typedef struct mxn__store {
   /* Member records, NULL where not held: a serial open holds every
    * member's; a collective open only those of the members the rank
    * summarised, and others are rebuilt from their headers on first use
-   * (mxn__file, records.c). In pages of MXN__FPAGE members, made where a
-   * member of the page is held (mxn__file_held, mxn__file_set): a rank
-   * keeps a pointer per page, not per member, for members it never uses. */
+   * (mxn__file, structure/records.c). In pages of MXN__FPAGE members, made
+   * where a member of the page is held (mxn__file_held, mxn__file_set): a
+   * rank keeps a pointer per page, not per member, for members it never
+   * uses. */
   mxn__file_t ***fpages;
   /* How members are named (discover.c): name_base.M.j, j zero-padded to
    * name_width digits; name_width < 0: one member, name_base itself. */
@@ -72,45 +77,55 @@ struct mxn_dataset {
   uint64_t use_clock;
   int open_count;
   int h5_open_count;       /* of those, netCDF-4 members (HDF5 handles) */
-  mxn_io_counters_t io;
-  mxn__reads_t reads;
-  int opened;
-  int vars_from[MXN__NV];    /* member that defined each family's names */
   int max_open;            /* open-file cap, from RLIMIT_NOFILE */
   int max_open_h5;         /* netCDF-4 members' cap (MXN__MAX_OPEN_H5) */
-  /* Member 0's global variables at every step, [step * glob_nvars + v],
-   * read with its summary (NULL when there are none or too many to keep):
-   * a time step then needs no rank to open member 0 for them. */
-  double *glob_vals;
-  int glob_nvars;
+  mxn__reads_t reads;
   /* The members' small arrays (blocks, sets, truth tables, map ids: the
    * merge and index_members make two dozen a member on every rank), carved
    * from chunks mxn_dataset_destroy frees together (arena.c). */
   struct mxn__chunk *arena;
   size_t arena_used, arena_cap; /* bytes of the newest chunk */
-  mxn__ids_t ids;          /* whether the id maps are trusted (ids.c) */
-  /* While an open summarises members (summary.c): the declarations (block
-   * and set ids and names) of the last member it summarised, so a member
-   * declaring the same ones sends a flag instead (nem_spread and ParaView's
-   * writer declare every block and set in every member). */
-  int decl_prev_j;
-  char *decl_prev;
-  size_t decl_prev_len;
-  /* While members are merged (merge.c): the last member's block names by
-   * kind, for a later member that declares the same blocks. */
-  char (*decl_names[MXN__NBK])[MXN_NAME_LEN];
-  struct mxn__merging *merging; /* while members are merged (merge.c) */
+} mxn__store_t;
+
+/* The dataset handle: its error, its structure, the member store, and
+ * what the stages above keep of it. The merge's own state is apart, behind
+ * `mg` (structure/merge.c). */
+struct mxn_dataset {
+  mxn_error_t err;
+  mxn_structure_t s;
+  int nfiles;
+  int opened;
+  mxn_io_counters_t io;
+  mxn__store_t st;         /* io/ alone touches its fields */
+  /* Member 0's global variables at every step, [step * glob_nvars + v],
+   * read with its summary (NULL when there are none or too many to keep):
+   * a time step then needs no rank to open member 0 for them. */
+  double *glob_vals;
+  int glob_nvars;
   int nodal_min;           /* fewest nodal variables a member lists */
-  /* The declarations (block and set lists) of the last record held, which
-   * a record rebuilt later shares where it declares the same (merge.c). */
-  const int *decl_of[MXN__NBK];
-  int decl_of_n[MXN__NBK];
-  const int64_t *decl_ids[MXN__NSK];
-  int decl_ids_n[MXN__NSK];
-  /* Merging a member rebuilt after the open (records.c): the structure is
-   * settled, so the merge only looks up, adds nothing and counts nothing. */
-  int settled;
+  mxn__ids_t ids;          /* whether the id maps are trusted (ids.c) */
+  /* The summaries' and the merge's state (structure/merge.c): what they
+   * keep while an open works and for records rebuilt later. */
+  struct mxn__merge_state *mg;
 };
+
+/* The store of a new dataset: its open-file caps set (the rest zero);
+ * everything it holds freed (records closed first); the bytes of its
+ * record pointers, names and records held (files.c). */
+void mxn__store_init(mxn_dataset_t *ds);
+void mxn__store_free(mxn_dataset_t *ds);
+size_t mxn__store_bytes(const mxn_dataset_t *ds);
+/* The set's M by its members' names, and whether members are named by
+ * their rank in the set (some members of a set chosen). */
+int mxn__store_set_m(const mxn_dataset_t *ds);
+int mxn__store_ranks_named(const mxn_dataset_t *ds);
+/* Record f reads through the dataset's shared read state. */
+void mxn__store_attach(mxn_dataset_t *ds, mxn__file_t *f);
+/* mxn__reads_keep and mxn__reads_drop on the dataset's read state, and
+ * whether it keeps boxes now. */
+void mxn__store_keep_reads(mxn_dataset_t *ds, int on);
+void mxn__store_drop_reads(mxn_dataset_t *ds);
+int mxn__store_keeping(const mxn_dataset_t *ds);
 
 /* The same for a member whose record is held (member.c: what the
  * summaries open), never rebuilding one. */
@@ -123,7 +138,7 @@ static inline int mxn__fpage_count(const mxn_dataset_t *ds) {
   return (ds->nfiles + MXN__FPAGE - 1) >> MXN__FPAGE_BITS;
 }
 static inline mxn__file_t *mxn__file_held(const mxn_dataset_t *ds, int j) {
-  mxn__file_t **pg = ds->fpages[j >> MXN__FPAGE_BITS];
+  mxn__file_t **pg = ds->st.fpages[j >> MXN__FPAGE_BITS];
   return pg ? pg[j & (MXN__FPAGE - 1)] : NULL;
 }
 static inline const mxn_file_domain_t *mxn__file_dom(const mxn_dataset_t *ds, int j) {

@@ -176,9 +176,9 @@ static int hilbert_order_cut_files(mxn_dataset_t *ds, int fbeg, int fend, int64_
       MXN_CHECK(mxn_idset_from_array(ids + a, b - a, &want));
       /* a compressed member's boxes are kept for this rank's extraction,
        * which reads its part of the member next (mxn__reads_keep) */
-      mxn__reads_keep(&ds->reads, 1);
+      mxn__store_keep_reads(ds, 1);
       status = mxn_extract(ds, &want, &xo, &pc);
-      mxn__reads_keep(&ds->reads, 0);
+      mxn__store_keep_reads(ds, 0);
       if (status != MXN_OK) {
         mxn_error_set(err, status, "%s", mxn_dataset_errmsg(ds));
         goto done;
@@ -356,10 +356,10 @@ static int partition_inputs(mxn__load_ctx_t *c, mxn_part_method method, int need
     /* a compressed member's boxes are kept for this rank's extraction,
      * which reads the elements of its part that lie in these members
      * (up to MXN__KEPT_BOXES bytes; mxn__reads_keep) */
-    mxn__reads_keep(&ds->reads, 1);
+    mxn__store_keep_reads(ds, 1);
     if (status == MXN_OK && (status = mxn_extract(ds, &S0, &xo, &pc0)) != MXN_OK)
       mxn_error_set(e, status, "%s", mxn_dataset_errmsg(ds));
-    mxn__reads_keep(&ds->reads, 0);
+    mxn__store_keep_reads(ds, 0);
     /* Reads of my members may fail here alone (a damaged member): agree
      * before anything collective follows. */
     if ((status = mxn_agree(ld->comm, status, e)) != MXN_OK) goto done;

@@ -368,7 +368,7 @@ static int read_coords(mxn_dataset_t *ds, mxn_piece_t *piece) {
 done:
   /* the boxes kept for this extraction go (an extraction made while they
    * are being kept, for its caller's next one, keeps them) */
-  if (!ds->reads.keeping) mxn__reads_drop(&ds->reads);
+  if (!mxn__store_keeping(ds)) mxn__store_drop_reads(ds);
   return status;
 }
 

@@ -281,6 +281,6 @@ int mxn_piece_read_step(mxn_dataset_t *ds, mxn_piece_t *piece, int step) {
   piece->time = s->times[step];
 done:
   /* the step's boxes of decompressed chunks are not held between steps */
-  mxn__reads_drop(&ds->reads);
+  mxn__store_drop_reads(ds);
   return status;
 }

@@ -3,13 +3,11 @@
  * (summary.c) and merges the summaries into the structure (merge.c); the
  * members themselves are opened and read in member.c. */
 #include "structure/ids.h"
-#include "io/h5light.h"
 #include "structure/structure.h"
 
 #include <limits.h>
 #include <mpi.h>
 #include <stdio.h>
-#include <sys/resource.h>
 
 int mxn_dataset_create(mxn_dataset_t **ds) {
   if (!ds) return MXN_ERR_ARG;
@@ -17,17 +15,11 @@ int mxn_dataset_create(mxn_dataset_t **ds) {
   if (!*ds) return MXN_ERR_NOMEM;
   (*ds)->s.num_nodes_global = -1;
   (*ds)->s.num_elements_global = -1;
-  (*ds)->decl_prev_j = -1;
-  for (int k = 0; k < MXN__NV; k++) (*ds)->vars_from[k] = -1;
-  /* Keep at most half the descriptors the process may open (netCDF and
-   * the caller need the rest), between 16 and MXN__MAX_OPEN_FILES. */
-  struct rlimit rl;
-  int64_t cap = MXN__MAX_OPEN_FILES;
-  if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY &&
-      (int64_t)rl.rlim_cur / 2 < cap)
-    cap = (int64_t)rl.rlim_cur / 2;
-  (*ds)->max_open = cap < 16 ? 16 : (int)cap;
-  (*ds)->max_open_h5 = MXN__MAX_OPEN_H5;
+  mxn__store_init(*ds);
+  if (mxn__merge_state_new(*ds) != MXN_OK) {
+    mxn_dataset_destroy(ds);
+    return MXN_ERR_NOMEM;
+  }
   return MXN_OK;
 }
 
@@ -230,19 +222,9 @@ void mxn_dataset_destroy(mxn_dataset_t **pds) {
   if (!pds || !*pds) return;
   mxn_dataset_t *ds = *pds;
   mxn__merging_free(ds);
-  for (int j = 0; ds->fpages && j < ds->nfiles; j++) mxn__record_free(ds, mxn__file_held(ds, j));
-  for (int p = 0; ds->fpages && p < mxn__fpage_count(ds); p++) free(ds->fpages[p]);
-  free(ds->fpages);
-  free(ds->name_base);
-  free(ds->member_rank);
-  free(ds->path0);
-  for (int i = 0; i < 4; i++) free(ds->path_ring[i]);
-  free(ds->decl_prev);
-  for (int k = 0; k < MXN__NBK; k++) free(ds->decl_names[k]);
-  mxn__h5_scratch_free(&ds->reads.h5s);
-  mxn__reads_drop(&ds->reads);
+  mxn__store_free(ds);
+  mxn__merge_state_free(ds);
   free(ds->glob_vals);
-  mxn__arena_free(ds);
   free_structure(&ds->s);
   free(ds);
   *pds = NULL;
@@ -260,7 +242,7 @@ int64_t mxn__dataset_metadata_bytes(const mxn_dataset_t *ds) {
   if (!ds) return 0;
   const mxn_structure_t *s = &ds->s;
   const size_t name = MXN_NAME_LEN, nint = sizeof(int);
-  size_t b = sizeof *ds + mxn__arena_bytes(ds);
+  size_t b = sizeof *ds + mxn__store_bytes(ds) + mxn__merge_state_bytes(ds);
   const mxn_block_info_t *bk[3] = {s->blocks, s->edge_blocks, s->face_blocks};
   const int nbk[3] = {s->num_blocks, s->num_edge_blocks, s->num_face_blocks};
   for (int k = 0; k < 3; k++) {
@@ -285,13 +267,6 @@ int64_t mxn__dataset_metadata_bytes(const mxn_dataset_t *ds) {
   for (int a = 0; a < s->num_assemblies; a++)
     b += sizeof *s->assemblies + (size_t)s->assemblies[a].num_members * sizeof(mxn_gid_t);
   if (ds->glob_vals) b += (size_t)s->num_times * (size_t)ds->glob_nvars * sizeof(double);
-  for (int p = 0; ds->fpages && p < mxn__fpage_count(ds); p++)
-    b += sizeof *ds->fpages + (ds->fpages[p] ? MXN__FPAGE * sizeof **ds->fpages : 0);
-  if (ds->name_base) b += strlen(ds->name_base) + 1;
-  if (ds->member_rank) b += (size_t)ds->nfiles * sizeof *ds->member_rank;
-  if (ds->path0) b += strlen(ds->path0) + 1;
-  for (int j = 0; ds->fpages && j < ds->nfiles; j++)
-    if (mxn__file_held(ds, j)) b += sizeof *mxn__file_held(ds, j) + strlen(mxn__file_held(ds, j)->path) + 1;
   return (int64_t)b;
 }
 

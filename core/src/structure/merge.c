@@ -2,6 +2,7 @@
  * member by member in order, checked for agreement, then indexed per
  * member by structure block and set. */
 #include "structure/summary.h"
+#include "structure/merge_state.h"
 
 #include <limits.h>
 #include <stdio.h>
@@ -65,7 +66,7 @@ struct mxn__merging {
 
 /* The record member j's summary merges into: its own, or a scratch one. */
 static mxn__file_t *rec(const mxn_dataset_t *ds, int j) {
-  return ds->merging && ds->merging->cur ? ds->merging->cur : mxn__file_held(ds, j);
+  return ds->mg->merging && ds->mg->merging->cur ? ds->mg->merging->cur : mxn__file_held(ds, j);
 }
 
 /* Mark variable x stored on object o in family v's gathered truth table,
@@ -97,7 +98,7 @@ static int pend_mark(struct mxn__merging *m, int v, int o, int x) {
  * gathered table: a variable exists on a block or set where some member
  * stores it and holds entries there. */
 static int pend_truth(mxn_dataset_t *ds, const mxn__file_t *f, int v) {
-  struct mxn__merging *m = ds->merging;
+  struct mxn__merging *m = ds->mg->merging;
   const int n = f->nvar[v];
   const int *rows;
   int nrow, status = MXN_OK;
@@ -185,19 +186,19 @@ static int merge_block_decl(mxn_dataset_t *ds, int j, int k, int64_t nblk, rbuf_
     r->bad = 1;
     return MXN_OK;
   }
-  char(*names)[MXN_NAME_LEN] = mxn__realloc(ds->decl_names[k], (size_t)(nblk > 0 ? nblk : 1) *
+  char(*names)[MXN_NAME_LEN] = mxn__realloc(ds->mg->decl_names[k], (size_t)(nblk > 0 ? nblk : 1) *
                                                                    sizeof *names);
   if (!names) return MXN_ERR_NOMEM;
-  ds->decl_names[k] = names;
+  ds->mg->decl_names[k] = names;
   /* rebuilt: into a buffer of its own first, to share the held one's */
-  if (ds->settled) MXN_ALLOC_RAW(of, nblk);
+  if (ds->mg->settled) MXN_ALLOC_RAW(of, nblk);
   else ARENA_ALLOC0(of, nblk);
   for (int q = 0; q < nblk && !r->bad; q++) {
     int64_t id = r_i64(r);
     r_str(r, names[q], MXN_NAME_LEN);
     if (r->bad) break;
     int b = find_block(*sb, *nsb, id, q);
-    if (b < 0 && ds->settled) {
+    if (b < 0 && ds->mg->settled) {
       status = unsettled(ds, j, mxn__blk_what[k], "block", id);
       goto done;
     }
@@ -210,10 +211,10 @@ static int merge_block_decl(mxn_dataset_t *ds, int j, int k, int64_t nblk, rbuf_
     of[q] = b;
   }
   kb->nblk = (int)nblk;
-  if (ds->settled) {
+  if (ds->mg->settled) {
     int *mine = of;
-    if (ds->decl_of[k] && ds->decl_of_n[k] == nblk && !memcmp(mine, ds->decl_of[k], (size_t)nblk * sizeof *of)) {
-      of = (int *)ds->decl_of[k];
+    if (ds->mg->decl_of[k] && ds->mg->decl_of_n[k] == nblk && !memcmp(mine, ds->mg->decl_of[k], (size_t)nblk * sizeof *of)) {
+      of = (int *)ds->mg->decl_of[k];
     } else if ((of = nblk > 0 ? mxn__arena_calloc(ds, (size_t)nblk, sizeof *of) : NULL)) {
       memcpy(of, mine, (size_t)nblk * sizeof *of);
     }
@@ -221,13 +222,13 @@ static int merge_block_decl(mxn_dataset_t *ds, int j, int k, int64_t nblk, rbuf_
     if (!of && nblk > 0) return MXN_ERR_NOMEM;
   }
   kb->blk_of_file = of;
-  if (!(ds->merging && ds->merging->cur)) { /* held: in the dataset's arena */
-    ds->decl_of[k] = of;
-    ds->decl_of_n[k] = (int)nblk;
+  if (!(ds->mg->merging && ds->mg->merging->cur)) { /* held: in the dataset's arena */
+    ds->mg->decl_of[k] = of;
+    ds->mg->decl_of_n[k] = (int)nblk;
   }
   return status;
 done:
-  if (ds->settled) free(of);
+  if (ds->mg->settled) free(of);
   return status;
 }
 
@@ -247,14 +248,14 @@ static int merge_set_decl(mxn_dataset_t *ds, int j, const int64_t *nsets_of, rbu
     mxn_set_info_t **sets = set_list(s, sk);
     int *nsets = set_count(s, sk);
     int64_t *ids;
-    if (ds->settled) MXN_ALLOC_RAW(ids, n); /* as merge_block_decl's */
+    if (ds->mg->settled) MXN_ALLOC_RAW(ids, n); /* as merge_block_decl's */
     else ARENA_ALLOC0(ids, n);
     for (int k = 0; k < n && !r->bad; k++) {
       char name[MXN_NAME_LEN];
       ids[k] = r_i64(r);
       r_str(r, name, sizeof name);
       int q = find_set(*sets, *nsets, ids[k], k);
-      if (q < 0 && ds->settled) {
+      if (q < 0 && ds->mg->settled) {
         status = unsettled(ds, j, mxn__set_what[sk], "", ids[k]);
         free(ids);
         goto done;
@@ -264,15 +265,15 @@ static int merge_set_decl(mxn_dataset_t *ds, int j, const int64_t *nsets_of, rbu
         q = (*nsets)++;
         (*sets)[q].id = ids[k];
       }
-      if ((*sets)[q].name[0] == '\0' && !ds->settled)
+      if ((*sets)[q].name[0] == '\0' && !ds->mg->settled)
         snprintf((*sets)[q].name, MXN_NAME_LEN, "%s", name);
     }
     f->sk[sk].nfile = n;
-    if (ds->settled) {
+    if (ds->mg->settled) {
       int64_t *mine = ids;
-      if (ds->decl_ids[sk] && ds->decl_ids_n[sk] == n &&
-          !memcmp(mine, ds->decl_ids[sk], (size_t)n * sizeof *ids)) {
-        ids = (int64_t *)ds->decl_ids[sk];
+      if (ds->mg->decl_ids[sk] && ds->mg->decl_ids_n[sk] == n &&
+          !memcmp(mine, ds->mg->decl_ids[sk], (size_t)n * sizeof *ids)) {
+        ids = (int64_t *)ds->mg->decl_ids[sk];
       } else {
         ids = mxn__arena_calloc(ds, (size_t)n, sizeof *ids);
         if (ids) memcpy(ids, mine, (size_t)n * sizeof *ids);
@@ -284,9 +285,9 @@ static int merge_set_decl(mxn_dataset_t *ds, int j, const int64_t *nsets_of, rbu
       }
     }
     f->sk[sk].ids = ids;
-    if (!(ds->merging && ds->merging->cur)) {
-      ds->decl_ids[sk] = ids;
-      ds->decl_ids_n[sk] = n;
+    if (!(ds->mg->merging && ds->mg->merging->cur)) {
+      ds->mg->decl_ids[sk] = ids;
+      ds->mg->decl_ids_n[sk] = n;
     }
   }
 done:
@@ -297,10 +298,10 @@ done:
  * arrays, shared. */
 static int same_decl(mxn_dataset_t *ds, int j, const int64_t *nblk_of, const int64_t *nsets_of) {
   if (j == 0) return 0;
-  mxn__file_t *f = rec(ds, j), *p = ds->merging->prev;
+  mxn__file_t *f = rec(ds, j), *p = ds->mg->merging->prev;
   if (!p) return 0;
   for (int k = 0; k < MXN__NBK; k++) {
-    if (p->kb[k].nblk != nblk_of[k] || (nblk_of[k] > 0 && !ds->decl_names[k])) return 0;
+    if (p->kb[k].nblk != nblk_of[k] || (nblk_of[k] > 0 && !ds->mg->decl_names[k])) return 0;
     f->kb[k].nblk = p->kb[k].nblk;
     f->kb[k].blk_of_file = p->kb[k].blk_of_file;
   }
@@ -361,7 +362,7 @@ static int merge_block_runs(mxn_dataset_t *ds, int j, int k, rbuf_t *r) {
                           bi->edges_per_elem, bi->faces_per_elem, bi->num_attr);
       goto done;
     }
-    if (!known && ds->settled) {
+    if (!known && ds->mg->settled) {
       status = unsettled(ds, j, what, "block", bi->id);
       goto done;
     }
@@ -378,8 +379,8 @@ static int merge_block_runs(mxn_dataset_t *ds, int j, int k, rbuf_t *r) {
       r_str(r, an, sizeof an);
       if (!known) snprintf(bi->attr_names[a], MXN_NAME_LEN, "%s", an);
     }
-    if (ds->settled) continue; /* counted when the dataset was opened */
-    if (bi->name[0] == '\0') snprintf(bi->name, sizeof bi->name, "%s", ds->decl_names[k][q]);
+    if (ds->mg->settled) continue; /* counted when the dataset was opened */
+    if (bi->name[0] == '\0') snprintf(bi->name, sizeof bi->name, "%s", ds->mg->decl_names[k][q]);
     bi->num_elements += num_entry;
     bi->num_conn += span->conn;
   }
@@ -413,7 +414,7 @@ static int merge_set_runs(mxn_dataset_t *ds, int j, const int64_t *nsets_of, rbu
       }
       int q = find_set(sets, nsets, fs->ids[k], (int)k);
       fs->span[i] = (mxn__set_span_t){.q = q, .k = (int)k, .count = cnt, .df = ndf};
-      if (ds->settled) continue;
+      if (ds->mg->settled) continue;
       sets[q].num_entries += cnt;
       if (ndf > 0) sets[q].has_df = 1;
     }
@@ -463,7 +464,7 @@ static int merge_vars(mxn_dataset_t *ds, int j, int v, int n, char (*got)[MXN_NA
     k++;
   }
   if (k == n) goto done;
-  if (ds->settled) { /* every name is the dataset's already */
+  if (ds->mg->settled) { /* every name is the dataset's already */
     for (; k < n; k++) {
       int at = -1;
       for (int d = 0; d < *num && at < 0; d++) {
@@ -533,7 +534,7 @@ static int merge_maps(mxn_dataset_t *ds, int j, const int64_t nmaps_of[MXN__NEK]
       int q = -1;
       for (int m = 0; m < *nmaps; m++)
         if ((*maps)[m].id == f->map_ids[e][k]) q = m;
-      if (q < 0 && ds->settled) {
+      if (q < 0 && ds->mg->settled) {
         status = unsettled(ds, j, mxn__ent_what[e], "map", f->map_ids[e][k]);
         goto done;
       }
@@ -542,7 +543,7 @@ static int merge_maps(mxn_dataset_t *ds, int j, const int64_t nmaps_of[MXN__NEK]
         q = (*nmaps)++;
         (*maps)[q].id = f->map_ids[e][k];
       }
-      if ((*maps)[q].name[0] == '\0' && !ds->settled)
+      if ((*maps)[q].name[0] == '\0' && !ds->mg->settled)
         snprintf((*maps)[q].name, MXN_NAME_LEN, "%s", name);
       if (e == MXN__ELEM && strcmp(name, "original_global_id_map") == 0) {
         f->have_orig_map = 1;
@@ -594,7 +595,7 @@ static int merge_records(mxn_dataset_t *ds, rbuf_t *r) {
     status = MXN_ERR_MPI;
     goto done;
   }
-  if (!ds->settled && !s->qa_records && !s->info_records && !s->assemblies) {
+  if (!ds->mg->settled && !s->qa_records && !s->info_records && !s->assemblies) {
     s->qa_records = qa;
     s->info_records = info;
     s->assemblies = as;
@@ -646,7 +647,7 @@ static int merge_summary(mxn_dataset_t *ds, int j, const char *buf, size_t len) 
   f->kb[MXN__ELEM].num = num_elem;
   f->kb[MXN__EDGE].num = num_edge;
   f->kb[MXN__FACE].num = num_face;
-  if (j == 0 && !ds->settled) {
+  if (j == 0 && !ds->mg->settled) {
     s->num_dim = (int)num_dim;
     snprintf(s->title, sizeof s->title, "%s", title);
     s->float_word_size = fws;
@@ -658,7 +659,7 @@ static int merge_summary(mxn_dataset_t *ds, int j, const char *buf, size_t len) 
                       "%s: is %lldD but %s is %dD: members of different datasets", f->path,
                       (long long)num_dim, mxn__path(ds, 0), s->num_dim);
   }
-  if (!ds->settled) {
+  if (!ds->mg->settled) {
     s->num_nodes_sum += num_nodes;
     s->num_elements_sum += num_elem;
     s->num_edges_sum += num_edge;
@@ -668,7 +669,7 @@ static int merge_summary(mxn_dataset_t *ds, int j, const char *buf, size_t len) 
 
   /* Nemesis global counts tie the members of one decomposition together
    * (checked at the open: the id settlement may have changed them since). */
-  if (glob_ok && !ds->settled) {
+  if (glob_ok && !ds->mg->settled) {
     if (j == 0 || s->num_nodes_global < 0) {
       s->num_nodes_global = nng;
       s->num_elements_global = neg;
@@ -681,17 +682,17 @@ static int merge_summary(mxn_dataset_t *ds, int j, const char *buf, size_t len) 
                         (long long)s->num_nodes_global, (long long)s->num_elements_global);
     }
   }
-  if (nproc_ok && ds->set_M > 1 && nproc != ds->set_M)
+  if (nproc_ok && mxn__store_set_m(ds) > 1 && nproc != mxn__store_set_m(ds))
     return MXN_DS_ERR(ds, MXN_ERR_FILESET,
                       "%s: Nemesis data says the set has %d files, the "
                       "name says %d",
-                      f->path, nproc, ds->set_M);
+                      f->path, nproc, mxn__store_set_m(ds));
 
   /* The blocks and sets the member declares (as member j-1's where the
    * summary says so): their union over members by id. */
   int same = (int)r_i64(r);
-  if (r->bad || (same && (ds->settled || !same_decl(ds, j, nblk_of, nsets_of)))) goto bad;
-  if (ds->merging) ds->merging->same = same;
+  if (r->bad || (same && (ds->mg->settled || !same_decl(ds, j, nblk_of, nsets_of)))) goto bad;
+  if (ds->mg->merging) ds->mg->merging->same = same;
   for (int k = 0; k < MXN__NBK && !same; k++)
     MXN_CHECK(merge_block_decl(ds, j, k, nblk_of[k], r));
   if (!same) MXN_CHECK(merge_set_decl(ds, j, nsets_of, r));
@@ -735,7 +736,7 @@ static int merge_summary(mxn_dataset_t *ds, int j, const char *buf, size_t len) 
       ARENA_ALLOC0(*tp, nrow * n);
       for (int64_t i = 0; i < nrow * n; i++) (*tp)[i] = (unsigned char)r->p[r->at + (size_t)i];
       r->at += (size_t)(nrow * n);
-      if (!ds->settled) MXN_CHECK(pend_truth(ds, f, v));
+      if (!ds->mg->settled) MXN_CHECK(pend_truth(ds, f, v));
     }
   }
   if (r->bad) goto bad;
@@ -749,7 +750,7 @@ static int merge_summary(mxn_dataset_t *ds, int j, const char *buf, size_t len) 
   if (j == 0 || nw > 2) MXN_ALLOC(times, nw); /* member 0's are kept */
   double *tv = times ? times : two;
   for (int k = 0; k < nw; k++) tv[k] = r_f64(r);
-  if (j == 0 && !ds->settled) {
+  if (j == 0 && !ds->mg->settled) {
     s->num_times = nt;
     s->times = times;
     times = NULL;
@@ -774,7 +775,7 @@ static int merge_summary(mxn_dataset_t *ds, int j, const char *buf, size_t len) 
   if (r->bad || nglob < 0 || (size_t)nglob > (r->n - r->at) / sizeof(double) ||
       (j > 0 && nglob > 0) || (nglob > 0 && nt > 0 && nglob % nt != 0))
     goto bad;
-  if (nglob > 0 && nt > 0 && ds->settled) {
+  if (nglob > 0 && nt > 0 && ds->mg->settled) {
     r->at += (size_t)nglob * sizeof(double); /* kept when the dataset was opened */
   } else if (nglob > 0 && nt > 0) {
     free(ds->glob_vals);
@@ -957,14 +958,14 @@ static int member_checks(mxn_dataset_t *ds, int j) {
                     "%s: member of a %d-file spread set stores no %s, so "
                     "its global ids are unknown (write the set with "
                     "global id maps)",
-                    f->path, ds->set_M, missing);
+                    f->path, mxn__store_set_m(ds), missing);
 }
 
 /* What merging member j adds beyond the structure: the facts later phases
  * ask of all members (their checks' first failure, kept for after the
  * merge as the index reported it; original ids; nodal variables). */
 static void merge_facts(mxn_dataset_t *ds, int j) {
-  struct mxn__merging *m = ds->merging;
+  struct mxn__merging *m = ds->mg->merging;
   const mxn__file_t *f = rec(ds, j);
   mxn_error_t keep = ds->err;
   int st = member_checks(ds, j);
@@ -976,7 +977,7 @@ static void merge_facts(mxn_dataset_t *ds, int j) {
 }
 
 static void merging_end(mxn_dataset_t *ds) {
-  struct mxn__merging *m = ds->merging;
+  struct mxn__merging *m = ds->mg->merging;
   if (!m) return;
   for (int i = 0; i < 2; i++) {
     if (m->scratch[i]) free(m->scratch[i]->path);
@@ -986,7 +987,7 @@ static void merging_end(mxn_dataset_t *ds) {
   mxn__arena_release(&m->spare);
   for (int v = 0; v < MXN__NV; v++) free(m->truth[v]);
   free(m);
-  ds->merging = NULL;
+  ds->mg->merging = NULL;
 }
 
 /* Member j's declarations shared with member j-1's, whose record is not
@@ -997,31 +998,31 @@ static int own_decl(mxn_dataset_t *ds, mxn__file_t *f) {
     int *of;
     ARENA_ALLOC0(of, f->kb[k].nblk);
     if (of) memcpy(of, f->kb[k].blk_of_file, (size_t)f->kb[k].nblk * sizeof *of);
-    f->kb[k].blk_of_file = ds->decl_of[k] = of;
-    ds->decl_of_n[k] = f->kb[k].nblk;
+    f->kb[k].blk_of_file = ds->mg->decl_of[k] = of;
+    ds->mg->decl_of_n[k] = f->kb[k].nblk;
   }
   for (int sk = 0; sk < MXN__NSK; sk++) {
     int64_t *ids;
     ARENA_ALLOC0(ids, f->sk[sk].nfile);
     if (ids) memcpy(ids, f->sk[sk].ids, (size_t)f->sk[sk].nfile * sizeof *ids);
-    f->sk[sk].ids = ds->decl_ids[sk] = ids;
-    ds->decl_ids_n[sk] = f->sk[sk].nfile;
+    f->sk[sk].ids = ds->mg->decl_ids[sk] = ids;
+    ds->mg->decl_ids_n[sk] = f->sk[sk].nfile;
   }
 done:
   return status;
 }
 
 /* Member j's summary merged: into its record where it has one (held, or
- * being rebuilt: ds->settled); otherwise into a scratch record whose
+ * being rebuilt: ds->mg->settled); otherwise into a scratch record whose
  * arrays come from an arena of their own, dropped after the merge, the
  * structure keeping what it learnt. Declarations a next member may share
  * stay until a later member declares others. */
 int mxn__member_merge(mxn_dataset_t *ds, int j, const char *buf, size_t len) {
-  if (ds->settled) return merge_summary(ds, j, buf, len);
+  if (ds->mg->settled) return merge_summary(ds, j, buf, len);
   int status = MXN_OK;
-  struct mxn__merging *m = ds->merging;
+  struct mxn__merging *m = ds->mg->merging;
   if (!m) {
-    if (!(m = ds->merging = mxn__calloc(1, sizeof *m))) return MXN_ERR_NOMEM;
+    if (!(m = ds->mg->merging = mxn__calloc(1, sizeof *m))) return MXN_ERR_NOMEM;
     m->all_orig = ds->nfiles > 0;
     ds->nodal_min = INT_MAX;
   }
@@ -1035,7 +1036,7 @@ int mxn__member_merge(mxn_dataset_t *ds, int j, const char *buf, size_t len) {
     memset(f, 0, sizeof *f);
     f->ncid = -1;
     f->j = j;
-    f->rd = &ds->reads;
+    mxn__store_attach(ds, f);
     if (!(f->path = mxn__path_dup(ds, j))) return MXN_ERR_NOMEM;
     m->cur = f;
     memset(&m->spare, 0, sizeof m->spare); /* in use: own */
@@ -1064,7 +1065,7 @@ int mxn__member_merge(mxn_dataset_t *ds, int j, const char *buf, size_t len) {
 /* The structure's truth tables from those the merge gathered. */
 static int settle_truth(mxn_dataset_t *ds) {
   mxn_structure_t *s = &ds->s;
-  struct mxn__merging *m = ds->merging;
+  struct mxn__merging *m = ds->mg->merging;
   int status = MXN_OK;
   for (int v = 0; v < MXN__NV; v++) {
     if (v == MXN__V_NODAL || v == MXN__V_GLOBAL) continue;
@@ -1096,20 +1097,20 @@ done:
 /* The end of an open after its members' merge: the index over the members
  * held, or the error, naming `path` where nothing more precise was said. */
 int mxn__dataset_finish(mxn_dataset_t *ds, int status, const char *path) {
-  if (status == MXN_OK && ds->merging && ds->merging->check.status != MXN_OK) {
-    ds->err = ds->merging->check;
+  if (status == MXN_OK && ds->mg->merging && ds->mg->merging->check.status != MXN_OK) {
+    ds->err = ds->mg->merging->check;
     status = ds->err.status;
   }
   if (status == MXN_OK) status = settle_truth(ds);
   for (int j = 0; j < ds->nfiles && status == MXN_OK; j++)
     if (mxn__file_held(ds, j)) status = mxn__member_index(ds, j);
   if (status == MXN_OK) {
-    ds->s.has_original_elem_ids = ds->merging && ds->merging->all_orig && ds->merging->any_orig;
+    ds->s.has_original_elem_ids = ds->mg->merging && ds->mg->merging->all_orig && ds->mg->merging->any_orig;
     ds->s.num_files = ds->nfiles;
-    ds->s.num_files_set = ds->set_M;
+    ds->s.num_files_set = mxn__store_set_m(ds);
     /* Some members only: the Nemesis counts are the whole set's (checked
      * above to agree between the members read, as those of one set). */
-    if (ds->member_rank) ds->s.num_nodes_global = ds->s.num_elements_global = -1;
+    if (mxn__store_ranks_named(ds)) ds->s.num_nodes_global = ds->s.num_elements_global = -1;
     ds->opened = 1;
   } else if (ds->err.status == MXN_OK) {
     MXN_DS_ERR(ds, status, "%s: %s", path, mxn_strerror(status));
@@ -1126,4 +1127,24 @@ int mxn__dataset_merge(mxn_dataset_t *ds, char *const *bufs, const size_t *lens)
   return mxn__dataset_finish(ds, status, mxn__path(ds, 0));
 }
 
-void mxn__merging_free(mxn_dataset_t *ds) { merging_end(ds); }
+void mxn__merging_free(mxn_dataset_t *ds) {
+  if (ds->mg) merging_end(ds);
+}
+
+int mxn__merge_state_new(mxn_dataset_t *ds) {
+  ds->mg = mxn__calloc(1, sizeof *ds->mg);
+  if (!ds->mg) return MXN_ERR_NOMEM;
+  ds->mg->decl_prev_j = -1;
+  for (int k = 0; k < MXN__NV; k++) ds->mg->vars_from[k] = -1;
+  return MXN_OK;
+}
+
+void mxn__merge_state_free(mxn_dataset_t *ds) {
+  if (!ds->mg) return;
+  free(ds->mg->decl_prev);
+  for (int k = 0; k < MXN__NBK; k++) free(ds->mg->decl_names[k]);
+  free(ds->mg);
+  ds->mg = NULL;
+}
+
+size_t mxn__merge_state_bytes(const mxn_dataset_t *ds) { return ds->mg ? sizeof *ds->mg : 0; }

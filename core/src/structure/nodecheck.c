@@ -133,9 +133,9 @@ static int read_copies(mxn_dataset_t *ds, int j, copy_t *copies, int64_t n) {
     free(buf);
     MXN_ALLOC_RAW(buf, 3 * count); /* its first nd columns are read whole, only they are used */
     double *xyz[3] = {buf, buf + count, buf + 2 * count};
-    mxn__reads_keep(&ds->reads, 1);
+    mxn__store_keep_reads(ds, 1);
     int bad = mxn__m_coords(f, nd, first, count, 1, xyz);
-    mxn__reads_keep(&ds->reads, 0);
+    mxn__store_keep_reads(ds, 0);
     if (bad) {
       status = MXN_DS_ERR(ds, MXN_ERR_IO, "%s: cannot read coordinates of nodes %lld..%lld",
                           mxn__path(ds, j), (long long)first + 1, (long long)(first + count));

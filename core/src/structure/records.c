@@ -5,6 +5,7 @@
  * reads on first use (a poly block's per-entry offsets) and the open of a
  * member by number, its record made first. Storage and paths: files.c. */
 #include "structure/structure.h"
+#include "structure/merge_state.h"
 
 #include <stdio.h>
 
@@ -23,7 +24,7 @@ static int rebuild(mxn_dataset_t *ds, int j) {
     return MXN_DS_ERR(ds, MXN_ERR_NOMEM, "%s: out of memory", mxn__path(ds, j));
   }
   mxn_error_clear(&ds->err); /* what fails below says so itself */
-  ds->decl_prev_j = -1; /* no "as member j-1": there is no j-1 here */
+  ds->mg->decl_prev_j = -1; /* no "as member j-1": there is no j-1 here */
   /* Its header is metadata the open read already, not payload: the reads'
    * counters stay as they were (the member's open is counted). */
   const mxn_io_counters_t was = ds->io;
@@ -32,10 +33,10 @@ static int rebuild(mxn_dataset_t *ds, int j) {
   ds->io = was;
   ds->io.files_opened = opened;
   if (status == MXN_OK) {
-    ds->settled = 1;
+    ds->mg->settled = 1;
     status = mxn__member_merge(ds, j, buf, len);
     if (status == MXN_OK) status = mxn__member_index(ds, j);
-    ds->settled = 0;
+    ds->mg->settled = 0;
   }
   free(buf);
   if (status != MXN_OK) {

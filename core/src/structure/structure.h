@@ -72,4 +72,10 @@ void mxn__dataset_drop_domains(mxn_dataset_t *ds);
  * k (read once, cached in its record; records.c). */
 int mxn__poly_offsets(mxn_dataset_t *ds, int j, int k, int b, const int64_t **off);
 
+/* The summaries' and the merge's state of a new dataset (ds->mg;
+ * MXN_ERR_NOMEM), freed with it, and its bytes (merge.c). */
+int mxn__merge_state_new(mxn_dataset_t *ds);
+void mxn__merge_state_free(mxn_dataset_t *ds);
+size_t mxn__merge_state_bytes(const mxn_dataset_t *ds);
+
 #endif /* MXN_STRUCTURE_H */

@@ -14,6 +14,7 @@
  * derived from which value variables exist; names are cut at 32
  * characters, the length Exodus reads them at unless told otherwise. */
 #include "structure/summary.h"
+#include "structure/merge_state.h"
 #include "io/nc3check.h"
 
 #include <ctype.h>
@@ -876,7 +877,7 @@ static int summarize_member(mxn_dataset_t *ds, int j, wbuf_t *w) {
   int status = MXN_OK, n_glob = 0, same = 0;
   int64_t h[H_NUM];
   wbuf_t head = {0}, body = {0};
-  declkey_t key = {ds->decl_prev, ds->decl_prev_len, 0, 0, {0}, NULL, 0};
+  declkey_t key = {ds->mg->decl_prev, ds->mg->decl_prev_len, 0, 0, {0}, NULL, 0};
   spans_t spans = {0};
   if (!mxn__member_open(ds, j, &status)) goto done;
   MXN_CHECK(summarize_head(ds, j, h, &head));
@@ -905,8 +906,8 @@ static int summarize_member(mxn_dataset_t *ds, int j, wbuf_t *w) {
   MXN_CHECK(summarize_records(ds, j, &body));
   /* The declarations once per run of members that repeat them: a flag
    * says "as member j-1" when this open summarised j-1 just before and
-   * read the same declarations there (the same key: ds->decl_prev). */
-  same = ds->decl_prev_j == j - 1 && j > 0 && !key.differs && key.at == key.prev_len;
+   * read the same declarations there (the same key: ds->mg->decl_prev). */
+  same = ds->mg->decl_prev_j == j - 1 && j > 0 && !key.differs && key.at == key.prev_len;
   if (!same && !key.differs) w_raw(&key.buf, key.prev, key.at); /* a prefix of the last */
   if (head.nomem || key.buf.nomem || body.nomem) status = MXN_ERR_NOMEM;
 done:
@@ -921,12 +922,12 @@ done:
     if (!same) decl_of_key(key.buf.p, key.buf.n, w);
     w_raw(w, body.p, body.n);
     if (!same) {
-      free(ds->decl_prev);
-      ds->decl_prev = key.buf.p;
-      ds->decl_prev_len = key.buf.n;
+      free(ds->mg->decl_prev);
+      ds->mg->decl_prev = key.buf.p;
+      ds->mg->decl_prev_len = key.buf.n;
       key.buf.p = NULL;
     }
-    ds->decl_prev_j = j;
+    ds->mg->decl_prev_j = j;
   }
   if (w->nomem && status == MXN_OK) status = MXN_ERR_NOMEM;
   mxn__m_header_done(f); /* the lookups are done */
