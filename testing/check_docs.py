@@ -18,7 +18,7 @@ Scans every Markdown file of the repository (those git tracks, or every
     (results kept in git history): the commit must hold that file (not
     checked where the clone lacks the commit, or git is absent).
 
-And the comments of core/include/mxn/*.h and core/src/*.h for citations of a
+And the comments of core/include/mxn/*.h and core/src/**/*.h for citations of a
 Markdown file, `some/FILE.md` (or `README`, the top README.md) optionally
 followed by `, "Section"` or `#anchor`: the file must exist and have that
 section as a heading.
@@ -211,7 +211,7 @@ def check_md(rel, top, problems):
 
 def check_headers(problems):
     files = sorted(glob.glob(os.path.join(ROOT, "core", "include", "mxn", "*.h")) +
-                   glob.glob(os.path.join(ROOT, "core", "src", "*.h")))
+                   glob.glob(os.path.join(ROOT, "core", "src", "**", "*.h"), recursive=True))
     for h in files:
         rel = os.path.relpath(h, ROOT)
         with open(h, encoding="utf-8", errors="replace") as f:

@@ -9,7 +9,7 @@ if(NOT MXN_FUZZ)
 endif()
 # The partition map parser the fuzzer drives (a private core header).
 mxn_add_gtest(test_partmap unit/test_partmap.cpp)
-target_include_directories(test_partmap PRIVATE ${PROJECT_SOURCE_DIR}/core/src)
+target_include_directories(test_partmap PRIVATE ${MXN_CORE_PRIVATE_INCLUDE_DIRS})
 # The fuzzers' findings reproduced with the outcome the fixed core gives.
 mxn_add_gtest(test_fuzz_regress unit/test_fuzz_regress.cpp)
 target_compile_definitions(test_fuzz_regress PRIVATE

@@ -24,10 +24,9 @@
 /* A buffer about to be written: from MXN_LARGE_BUFFER bytes on, the whole
  * huge pages inside it are advised to be huge pages; with `populate`, from
  * POPULATE_FROM bytes on, its whole pages are backed at once. Faulting
- * them in one by one costs far more on these VMs (256 MiB: 1.1 s of 4 KiB
- * faults, 0.5 s populated; 0.6 s of faults on huge pages, 0.017 s
- * populated), and the 1M-hex load through the reader on 4 ranks went from
- * 1.67-1.69 s to 1.45-1.51 s (3 alternating pairs). Pages already there
+ * them in one by one costs far more on virtual machines, where each fault
+ * is a trap to the hypervisor, and a load writes most of what it asks
+ * for. Pages already there
  * are left as they are. */
 static void advise(void *p, size_t bytes, int populate) {
 #ifdef MADV_HUGEPAGE

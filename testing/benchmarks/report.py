@@ -358,6 +358,7 @@ def main():
         scale_report.plot(scale_recs, os.path.join(a.outdir, scale_report.PLOT))
 
     w(TRIED)
+    w(WHY)
     w("")
 
     if fails:
@@ -889,3 +890,36 @@ def make_plots(configs, sets, set_info, outdir):
 
 if __name__ == "__main__":
     main()
+
+
+# Measurements that once sat in the core's comments (the comments say why;
+# the figures, from the commits that made each change, are kept here).
+WHY = """## Figures behind the core's comments
+
+Measurements that once sat in the core's comments, where they would go
+stale; the comments now say why. Each was taken on the project's 2-core
+virtual machines at the commit that made the change.
+
+| where | choice | measured |
+|---|---|---|
+| `core/src/io/store.h` open-file cap | a high cap on open members | cap 256, one rank reading 1024 members: 8,250 opens |
+| `core/src/io/store.h`, `core/src/io/member.c` netCDF-4 members closed when not needed | an open HDF5 file keeps its metadata cache | 512 KB table, about 1 MB a member (1M hex in 1024); closing at the end of a load: 38 MB off the peak (N = 4, M = 64), steps no slower |
+| `core/src/io/member.c`, `core/src/io/h5light.c` netCDF-4 through HDF5 | netCDF's open loads every dataset's metadata | 4.3 ms and 2.9 MB a member (1M hex in 64) |
+| `core/src/io/h5light.h` names kept from open to open | listing the root group again | 90 names, a fifth of a step at M = 1024 |
+| `core/src/io/h5light.c` chunks decoded by the core | HDF5's pipeline: inflate, unshuffle, convert, scatter | 16 deflate-1 members of 1M hex in 64: 131 ms through H5Dread, 68 ms zlib alone, 18 ms libdeflate; vectorized unshuffle 2-3x faster than GCC -O2's |
+| `core/src/io/h5light.c` conversion buffer sized to the read | HDF5 clears 1 MB for each converting read | 2% of a rank's samples (1M hex in 64 compressed members, N = 4) |
+| `core/src/io/records.h` recent boxes | one box kept | a rank reading part of a compressed member (M = 4, N = 3) decompressed its chunks 124 times |
+| `core/src/io/member.c` shape rules by two letters | all 47 rules in turn | two thirds of the check, 28 k instructions a member; by first letter, a third |
+| `core/src/structure/summary.c` only first and last times read at open | every member's every time | 200 steps of 1024 members: 51 k reads a rank (N = 4), 0.06-0.2 s of the open |
+| `core/src/structure/nodecheck.c` radix sort of copies | qsort with a comparator | a third of the check for a thousand small members |
+| `core/src/structure/nodecheck.c` first-copy table by id | a hash of the id | 1M hex, N = 2, a rank comparing: M = 1024 12.8 against 6.6 ms; M = 64 2.6 against 1.3 ms |
+| `core/src/structure/nodecheck.c` first copies only | every copy kept | 1M hex, M = 1024, N = 4: 75 k of 156 k copies kept, 7.5 MB a rank spared |
+| `core/src/structure/nodecheck.c` copies compared on their rank first | every copy sent home | 256 members of 1000 cells a rank, 1M hex, N = 4: 0.028-0.036 against 0.019-0.028 s |
+| `core/src/structure/nodecheck.c` stated nodes in one exchange | three exchanges and two sorts more | a third of an open of a thousand small members |
+| `core/src/partition/greedy.h` cover without ids | ids gathered from P's positions | a third of the greedy loop (1M hex, M = 1024, N = 2) |
+| `core/src/partition/cover.c` intersection through P's position table | galloping walk | 1M hex, M = 1024, N = 2: 111.5 -> 89.7 M instructions, 20-25 -> 17 ms a load; even at M = 64 |
+| `core/src/read/plan.h` plan memory in blocks | segment arrays malloc'd one by one | 1M hex, M = 1024, N = 4: heap grew 12 MB across the ghost layer with 26 MB free in 392 pieces |
+| `core/src/read/read.c` fields allocated once the scratch is gone | beside it | 1M hex, N = 4: 95 MB heap on a rank, 9 MB fields, 35 MB scratch |
+| `core/src/load/load.c` id maps dropped before the ghost layers | kept | 200 MB a rank on 8M hex, N = 4; 13 of 87 MB of a rank's high-water on 1M hex, N = 4 |
+| `core/src/memory.c` buffers backed in one call | faulted page by page | 256 MiB: 1.1 s of 4 KiB faults against 0.5 s populated; huge pages 0.6 against 0.017 s; the 1M-hex load through the reader, N = 4: 1.67-1.69 -> 1.45-1.51 s |
+"""

@@ -1,5 +1,5 @@
 /* libFuzzer harness: the partition map file of `mxn repart --map FILE`
- * (mxn__part_map_read, core/src/partmap.h).
+ * (mxn__part_map_read, core/src/partition/partmap.h).
  *
  * Input: byte 0 gives the number of parts (1..16); byte 1 the rank's
  * elements: ids 1..n (n = b % 24) plus, when b >= 128, the extremes
@@ -9,7 +9,7 @@
  * Checked: a success gives every element a part in range; a failure is
  * MXN_ERR_FORMAT with a message that starts with the map's name. */
 #define _GNU_SOURCE
-#include "partmap.h"
+#include "partition/partmap.h"
 
 #include <stdint.h>
 #include <stdio.h>

@@ -1,4 +1,4 @@
-// The distributed directory (core/src/directory.c) and collective error
+// The distributed directory (core/src/partition/directory.c) and collective error
 // agreement, run under mpiexec at several rank counts: every query must
 // return exactly the entries a brute-force global table holds.
 #include <mpi.h>

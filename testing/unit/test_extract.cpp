@@ -1,4 +1,4 @@
-// Extraction through the minimal cover (core/src/extract.c), checked value
+// Extraction through the minimal cover (core/src/read/read.c), checked value
 // by value against the generator's formulas (data/gen/mxn_gen.c: node
 // variable node_gid_time = gid + k/16, nodal_x = x + k, element variable
 // elem_gid_time = -(gid + k/16), elem_block_only = 2 gid + k/16 on the

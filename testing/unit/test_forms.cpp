@@ -1,4 +1,4 @@
-// JOIN and SPLIT (core/src/forms.c) checked through mxn_compare: a split
+// JOIN and SPLIT (core/src/forms/forms.c) checked through mxn_compare: a split
 // followed by a join must reproduce the original exactly, for the real
 // meshes in shared/data and for generated ones; joins of spread sets made
 // by other tools must equal the mesh they were made from.

@@ -1,4 +1,4 @@
-// Ghost layers of the parallel load (core/src/halo.c, load.c), run on 2..5
+// Ghost layers of the parallel load (core/src/load/halo.c, load.c), run on 2..5
 // ranks, on generated sets and the spread sets of shared/data, with several
 // partitioning methods and L = 1, 2, 3:
 //  - the halo of every rank equals a brute-force serial computation: the

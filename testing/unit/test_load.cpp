@@ -1,4 +1,4 @@
-// The parallel MxN load (core/src/load.c), run on 1..5 ranks: for generated
+// The parallel MxN load (core/src/load/load.c), run on 1..5 ranks: for generated
 // sets of M = 1, 2, 3, 7 files and every spread set in shared/data, with
 // several partitioning methods,
 //  - every element is owned by exactly one rank and the union of the pieces

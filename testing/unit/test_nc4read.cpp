@@ -1,4 +1,4 @@
-// Reading netCDF-4 and compressed members (core/src/member.c): a set
+// Reading netCDF-4 and compressed members (core/src/io/member.c): a set
 // written as netCDF-3, as netCDF-4 and as deflated netCDF-4 loads to the
 // same pieces on every rank count, and a compressed chunk a read needs is
 // decompressed once: reads of runs inside one chunk decompress it once
@@ -17,8 +17,9 @@
 
 #include "mxn/mxn.h"
 extern "C" {
-#include "internal.h"  // the member reads, to read runs as the extraction does
-#include "plan.h"      // the members a piece's steps read
+#include "io/h5light.h" // the netCDF-4 members' HDF5 handles
+#include "io/store.h"  // the member reads, to read runs as the extraction does
+#include "read/plan.h" // the members a piece's steps read
 }
 #include "test_mpi.h"
 #include "test_support.h"
@@ -65,7 +66,7 @@ void expect_h5_open_within(const mxn_dataset_t *raw, int cap, const char *when) 
     const mxn__file_t *f = mxn__file_held(raw, j);  // only a held member can be open
     open += f && f->h5 != nullptr;
   }
-  EXPECT_EQ(open, raw->h5_open_count) << when;
+  EXPECT_EQ(open, raw->st.h5_open_count) << when;
   EXPECT_LE(open, cap) << when;
 }
 
@@ -89,7 +90,7 @@ std::vector<double> totals(const std::string &base, mxn_part_method method, int 
       ADD_FAILURE() << "mxn_dataset_create";
       return t;
     }
-    ds->max_open_h5 = h5_cap;
+    ds->st.max_open_h5 = h5_cap;
     raw = ds;  // the load takes it over and keeps it
   }
   int rc = !ds ? mxn_load_open(MPI_COMM_WORLD, first, &o, &ld, &err)
@@ -203,7 +204,7 @@ void open_compressed(const Sets &s, char (&first)[4096], mxn_dataset_t **ds) {
   mxn_member_name(s.base[2].c_str(), M, 0, first, sizeof first);
   ASSERT_EQ(MXN_OK, mxn_dataset_create(ds));
   ASSERT_EQ(MXN_OK, mxn_dataset_open(*ds, first)) << mxn_dataset_errmsg(*ds);
-  mxn__reads_drop(&(*ds)->reads);
+  mxn__store_drop_reads(*ds);
 }
 
 }  // namespace
@@ -328,7 +329,7 @@ TEST(Nc4Read, RunsOfVariablesInTurnDecompressEachChunkOnce) {
     size_t s0 = 0, n0 = len;
     ASSERT_EQ(0, mxn__m_get(f, v[d], &s0, &n0, nullptr, all[d].data(), 'd'));
   }
-  mxn__reads_drop(&ds->reads);
+  mxn__store_drop_reads(ds);
   int64_t before = mxn_dataset_counters(ds).bytes_decompressed, chunks = 0;
   int nc = -1;
   ASSERT_EQ(NC_NOERR, nc_open(first, NC_NOWRITE, &nc));
@@ -387,7 +388,7 @@ TEST(Nc4Read, RecentBoxesGiveWayToNewerOnes) {
     npe.push_back(n0[1]);
     all.push_back(a);
   }
-  mxn__reads_drop(&ds->reads);
+  mxn__store_drop_reads(ds);
   auto decompressed = [&] { return mxn_dataset_counters(ds).bytes_decompressed; };
   auto read_part = [&](int k) {
     size_t start[2] = {1, 0}, count[2] = {rows[k] / 2, npe[k]};
@@ -398,8 +399,8 @@ TEST(Nc4Read, RecentBoxesGiveWayToNewerOnes) {
     size_t held = 0;
     int bufs = 0;
     for (int b = 0; b < MXN__RECENT_BOXES; b++) {
-      held += ds->reads.recent[b].cap;
-      bufs += ds->reads.recent[b].buf != nullptr;
+      held += ds->st.reads.recent[b].cap;
+      bufs += ds->st.reads.recent[b].buf != nullptr;
     }
     EXPECT_LE(held, MXN__RECENT_BYTES);
     EXPECT_LE(bufs, MXN__RECENT_BOXES);
@@ -440,9 +441,9 @@ TEST(Nc4Read, KeptBoxesServeTheNextReads) {
   auto decompressed = [&] { return mxn_dataset_counters(ds).bytes_decompressed; };
   int64_t c0 = decompressed();
   size_t s0 = 0, n0 = len;
-  mxn__reads_keep(&ds->reads, 1);
+  mxn__store_keep_reads(ds, 1);
   ASSERT_EQ(0, mxn__m_get(f, vx, &s0, &n0, nullptr, x.data(), 'd'));
-  mxn__reads_keep(&ds->reads, 0);
+  mxn__store_keep_reads(ds, 0);
   int64_t c1 = decompressed();
   EXPECT_EQ((int64_t)(len * sizeof(double)), c1 - c0);
   ASSERT_EQ(0, mxn__m_get(f, vy, &s0, &n0, nullptr, y.data(), 'd'));  // not kept
@@ -458,7 +459,7 @@ TEST(Nc4Read, KeptBoxesServeTheNextReads) {
   EXPECT_EQ(c2, decompressed());
   // coordy was read after the keeping stopped: the last box, gone with the
   // next one (coordx again, once dropped)
-  mxn__reads_drop(&ds->reads);
+  mxn__store_drop_reads(ds);
   ASSERT_EQ(0, mxn__m_get(f, vx, &s1, &n1, nullptr, part.data(), 'd'));
   int64_t c3 = decompressed();
   EXPECT_GT(c3, c2);
@@ -561,7 +562,7 @@ TEST(Nc4Read, MembersOpenOnlyWhileNeeded) {
           if (k > 0 && pass == 0) EXPECT_FALSE(is_open) << "netCDF-4 member " << j << " open after a load";
           if (pass == 0 && j >= fbeg && j < fend && !is_open) closed++;
         }
-        EXPECT_EQ(open, raw->open_count);
+        EXPECT_EQ(open, raw->st.open_count);
         // netCDF-3 members read at each step stay open
         if (k == 0 && std::count(need.begin(), need.end(), 1) > 0) EXPECT_GT(open, 0);
         if (pass == 0) ASSERT_EQ(MXN_OK, mxn_load_read_step(ld, 1, &err)) << err.msg;

@@ -1,4 +1,4 @@
-// Unit tests of the partitioners (core/src/partition.c): invariants of every
+// Unit tests of the partitioners (core/src/partition/partition.c): invariants of every
 // method on structured grids (each element one part in range, no empty part,
 // balance, compactness, edge cut), the dual graph against a brute-force
 // reference, the Hilbert property of the keys, and the error paths.

@@ -1,4 +1,4 @@
-// The partition map file of `mxn repart --map FILE` (core/src/partmap.h),
+// The partition map file of `mxn repart --map FILE` (core/src/partition/partmap.h),
 // fed from memory: what it accepts, and each malformed line's message.
 #include <gtest/gtest.h>
 
@@ -8,7 +8,7 @@
 #include <vector>
 
 extern "C" {
-#include "partmap.h"
+#include "partition/partmap.h"
 }
 
 namespace {

@@ -1,4 +1,4 @@
-// Per-time-step re-balancing (core/src/rebalance.c, mxn_load_rebalance), run
+// Per-time-step re-balancing (core/src/rebalance/rebalance.c, mxn_load_rebalance), run
 // on 2..5 ranks on a generated moving hot spot (mxn_gen --hot-spot):
 //  - after every re-balance the imbalance is within the tolerance, no rank
 //    is empty and every element is owned once;

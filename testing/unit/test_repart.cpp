@@ -1,4 +1,4 @@
-// REPART (core/src/repart.c), run on 1..4 ranks: each rank writes its piece
+// REPART (core/src/forms/repart.c), run on 1..4 ranks: each rank writes its piece
 // of an M-file set as one member of an N-file set. Checked:
 //  - the join of the N members equals the join of the M input files exactly
 //    (every block, set, map, variable and step);
