@@ -28,10 +28,14 @@
 /* ------------------------------------------------------------------ */
 /* Method names                                                        */
 
-static const char *const mxn__method_names[] = {
-    [MXN_PART_FILES] = "files", [MXN_PART_LINEAR] = "linear", [MXN_PART_SFC] = "sfc",
-    [MXN_PART_RCB] = "rcb",     [MXN_PART_RIB] = "rib",       [MXN_PART_HSFC] = "hsfc",
-    [MXN_PART_GRAPH] = "graph", [MXN_PART_MAP] = "map"};
+#define MXN__NAME_OF(e, number, name, label, what) [e] = name,
+#define MXN__LABEL_OF(e, number, name, label, what) [e] = label,
+static const char *const mxn__method_names[] = {MXN_PART_METHODS(MXN__NAME_OF)};
+static const char *const mxn__method_labels[] = {MXN_PART_METHODS(MXN__LABEL_OF)};
+#undef MXN__NAME_OF
+#undef MXN__LABEL_OF
+_Static_assert(sizeof mxn__method_names / sizeof mxn__method_names[0] == MXN_PART_NUM_METHODS,
+               "MXN_PART_NUM_METHODS counts the table");
 #define MXN__NMETHODS ((int)(sizeof mxn__method_names / sizeof mxn__method_names[0]))
 
 /* ASCII case-insensitive equality; strcasecmp is POSIX, not C11. */
@@ -58,6 +62,11 @@ int mxn_part_method_parse(const char *name, mxn_part_method *m) {
 const char *mxn_part_method_name(mxn_part_method m) {
   if ((int)m < 0 || (int)m >= MXN__NMETHODS) return "unknown";
   return mxn__method_names[m];
+}
+
+const char *mxn_part_method_label(mxn_part_method m) {
+  if ((int)m < 0 || (int)m >= MXN__NMETHODS) return NULL;
+  return mxn__method_labels[m];
 }
 
 /* ------------------------------------------------------------------ */
