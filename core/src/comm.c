@@ -432,41 +432,56 @@ int mxn__comm_lexmin_i64(MPI_Comm comm, int status, int64_t *v, int n) {
   return MXN_OK;
 }
 
-/* The exclusive sum of n values of type t, then their total with the
- * status (reduce). */
-#define MXN__EXSCAN(NAME, T, MT, REDUCE)                                                          \
-  int NAME(MPI_Comm comm, int status, const T *mine, int64_t n, T *before, T *total) {            \
-    if (n > MXN__FOLD_MAX) {                                                                      \
-      /* long scans agree first; a failed rank's values are not read */                           \
-      if ((status = mxn__worst(comm, status)) != MXN_OK) return status;                          \
-    }                                                                                             \
-    T b[MXN__FOLD_MAX], *src = b;                                                                 \
-    if (n > MXN__FOLD_MAX) src = (T *)mine;                                                       \
-    else                                                                                          \
-      for (int64_t i = 0; i < n; i++) b[i] = status == MXN_OK ? mine[i] : 0;                      \
-    int rank;                                                                                     \
-    MPI_Comm_rank(comm, &rank);                                                                   \
-    for (int64_t at = 0; at < n; at += (int64_t)1 << 30) {                                       \
-      int k = (int)(n - at < ((int64_t)1 << 30) ? n - at : ((int64_t)1 << 30));                  \
-      if (MPI_Exscan(src + at, before + at, k, MT, MPI_SUM, comm) != MPI_SUCCESS)                \
-        return MXN_ERR_MPI;                                                                       \
-    }                                                                                             \
-    if (rank == 0) /* MPI_Exscan leaves the first rank's result undefined */                      \
-      for (int64_t i = 0; i < n; i++) before[i] = 0;                                              \
-    if (n > MXN__FOLD_MAX) {                                                                      \
-      if (!total) return MXN_OK;                                                                  \
-      memcpy(total, mine, (size_t)n * sizeof *total);                                             \
-      return reduce_raw(comm, MXN__SUM, total, n, MT, sizeof *total);                             \
-    }                                                                                             \
-    T t[MXN__FOLD_MAX];                                                                           \
-    memcpy(t, b, (size_t)n * sizeof *t);                                                          \
-    if ((status = REDUCE(comm, status, MXN__SUM, t, n)) != MXN_OK) return status;                \
-    if (total) memcpy(total, t, (size_t)n * sizeof *total);                                       \
-    return MXN_OK;                                                                                \
+/* The exclusive sum of n values of type t (w bytes each; int64 or double:
+ * zero is all zero bytes in both), then their total, which carries the
+ * status when n is short. */
+static int exscan_sum(MPI_Comm comm, int status, const void *mine, int64_t n, void *before,
+                      void *total, MPI_Datatype t, size_t w) {
+  const int64_t piece = (int64_t)1 << 30;
+  union {
+    double d[MXN__FOLD_MAX];
+    int64_t i[MXN__FOLD_MAX];
+  } b, tb;
+  const void *src = mine;
+  int rank;
+  MPI_Comm_rank(comm, &rank);
+  if (n > MXN__FOLD_MAX) {
+    /* long scans agree first; a failed rank's values are not read */
+    if ((status = mxn__worst(comm, status)) != MXN_OK) return status;
+  } else {
+    /* a failed rank takes part with zeros */
+    if (status == MXN_OK) memcpy(&b, mine, (size_t)n * w);
+    else memset(&b, 0, (size_t)n * w);
+    src = &b;
   }
+  for (int64_t at = 0; at < n; at += piece) {
+    int k = (int)(n - at < piece ? n - at : piece);
+    if (MPI_Exscan((char *)src + (size_t)at * w, (char *)before + (size_t)at * w, k, t, MPI_SUM,
+                   comm) != MPI_SUCCESS)
+      return MXN_ERR_MPI;
+  }
+  if (rank == 0) memset(before, 0, (size_t)n * w); /* MPI_Exscan leaves it undefined */
+  if (n > MXN__FOLD_MAX) {
+    if (!total) return MXN_OK;
+    memcpy(total, mine, (size_t)n * w);
+    return reduce_raw(comm, MXN__SUM, total, n, t, w);
+  }
+  tb = b;
+  status = t == MPI_DOUBLE ? mxn__comm_reduce_f64(comm, status, MXN__SUM, tb.d, n)
+                           : mxn__comm_reduce_i64(comm, status, MXN__SUM, tb.i, n);
+  if (status == MXN_OK && total) memcpy(total, &tb, (size_t)n * w);
+  return status;
+}
 
-MXN__EXSCAN(mxn__comm_exscan_i64, int64_t, MPI_INT64_T, mxn__comm_reduce_i64)
-MXN__EXSCAN(mxn__comm_exscan_f64, double, MPI_DOUBLE, mxn__comm_reduce_f64)
+int mxn__comm_exscan_i64(MPI_Comm comm, int status, const int64_t *mine, int64_t n,
+                         int64_t *before, int64_t *total) {
+  return exscan_sum(comm, status, mine, n, before, total, MPI_INT64_T, sizeof *mine);
+}
+
+int mxn__comm_exscan_f64(MPI_Comm comm, int status, const double *mine, int64_t n,
+                         double *before, double *total) {
+  return exscan_sum(comm, status, mine, n, before, total, MPI_DOUBLE, sizeof *mine);
+}
 
 /* A datatype of `bytes` contiguous bytes, whatever their count: whole
  * pieces of 2^30 bytes and the rest, so no int count caps it. */
