@@ -49,7 +49,7 @@ endif()
 if(NOT MXN_SANITIZE)
   add_library(mxn_failalloc MODULE reliability/failalloc.c)
   set_target_properties(mxn_failalloc PROPERTIES PREFIX "" OUTPUT_NAME failalloc)
-  target_link_libraries(mxn_failalloc PRIVATE ${CMAKE_DL_LIBS})
+  target_link_libraries(mxn_failalloc PRIVATE MPI::MPI_C ${CMAKE_DL_LIBS})
   set(mxn_failalloc_args --np 3 --ranks 1 --sample 48 --timeout 60)
   if(MXN_BUILD_PLUGIN AND PVBATCH)
     list(APPEND mxn_failalloc_args --scenarios stats,repart,steps,shift,diffusion,join,split,plugin
@@ -60,5 +60,18 @@ if(NOT MXN_SANITIZE)
             $<TARGET_FILE:mxn_cli> $<TARGET_FILE:mxn_gen> ${MXN_MPIEXEC}
             $<TARGET_FILE:mxn_failalloc> ${MXN_TEST_TMP}/failalloc ${mxn_failalloc_args})
   set_tests_properties(reliability_failalloc_np3 PROPERTIES TIMEOUT 1200
+    ENVIRONMENT "OMPI_ALLOW_RUN_AS_ROOT=1;OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1")
+  # Every exchange between ranks: for each place the core (or the CLI)
+  # calls MPI on rank 1 of 3, the last allocation before it fails, alone
+  # and with every later one; the load, the rewrite, the three re-balances,
+  # untrusted element ids and an adaptive series (testing/README.md lists
+  # the exchanges and the scenario reaching each).
+  add_test(NAME reliability_failalloc_exchanges_np3
+    COMMAND ${Python3_EXECUTABLE} ${CMAKE_CURRENT_SOURCE_DIR}/reliability/run_failalloc.py
+            $<TARGET_FILE:mxn_cli> $<TARGET_FILE:mxn_gen> ${MXN_MPIEXEC}
+            $<TARGET_FILE:mxn_failalloc> ${MXN_TEST_TMP}/failalloc_exchanges
+            --np 3 --ranks 1 --exchanges --timeout 60
+            --scenarios stats,repart,steps,shift,diffusion,ids,series)
+  set_tests_properties(reliability_failalloc_exchanges_np3 PROPERTIES TIMEOUT 2400
     ENVIRONMENT "OMPI_ALLOW_RUN_AS_ROOT=1;OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1")
 endif()

@@ -10,6 +10,7 @@
 #include "mxn/directory.h"
 
 #include <limits.h>
+#include <math.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -314,4 +315,289 @@ int mxn__send_to(MPI_Comm comm, int size, const void *items, size_t isz, int64_t
 int mxn__send_to_if(MPI_Comm comm, int size, int status, const void *items, size_t isz,
                     int64_t n, const int *dest, void **recv, int64_t *nrecv) {
   return mxn__comm_send_items(comm, status, items, isz, n, dest, recv, nrecv, NULL);
+}
+
+/* ------------------------------------------------------------------ */
+/* Reductions, scans, gathers and broadcasts, each with the status.    */
+
+/* Reductions of up to this many values carry the status in the same
+ * call (one more entry); longer ones agree on it first. */
+#define MXN__FOLD_MAX 15
+
+static MPI_Op op_of(mxn__op op) { return op == MXN__SUM ? MPI_SUM : op == MXN__MIN ? MPI_MIN : MPI_MAX; }
+
+/* In-place reduction of n values of type t (w bytes each), in pieces of
+ * at most 2^30 values so that a count above INT_MAX needs no refusal. */
+static int reduce_raw(MPI_Comm comm, mxn__op op, void *v, int64_t n, MPI_Datatype t, size_t w) {
+  const int64_t piece = (int64_t)1 << 30;
+  for (int64_t at = 0; at < n; at += piece) {
+    int64_t k = n - at < piece ? n - at : piece;
+    if (MPI_Allreduce(MPI_IN_PLACE, (char *)v + (size_t)at * w, (int)k, t, op_of(op), comm) !=
+        MPI_SUCCESS)
+      return MXN_ERR_MPI;
+  }
+  return MXN_OK;
+}
+
+/* The worst status from the folded entry f of a reduction by op (MIN:
+ * the status itself, MAX: its negation, SUM: the number of ranks that
+ * failed, after which one agreement names the worst). */
+static int folded_worst(MPI_Comm comm, int status, mxn__op op, double f) {
+  int worst;
+  if (op == MXN__SUM) {
+    if (f == 0) return MXN_OK;
+    return mxn__worst(comm, status);
+  }
+  worst = op == MXN__MIN ? (int)f : (int)-f;
+  if (status == MXN_OK && worst != MXN_OK) heard_of_failure = 1;
+  return worst;
+}
+
+static double fold_entry(int status, mxn__op op) {
+  return op == MXN__SUM ? (status != MXN_OK) : op == MXN__MIN ? status : -status;
+}
+
+int mxn__comm_reduce_i64(MPI_Comm comm, int status, mxn__op op, int64_t *v, int64_t n) {
+  if (n > MXN__FOLD_MAX) {
+    if ((status = mxn__worst(comm, status)) != MXN_OK) return status;
+    return reduce_raw(comm, op, v, n, MPI_INT64_T, sizeof *v);
+  }
+  int64_t b[MXN__FOLD_MAX + 1];
+  const int64_t idle = op == MXN__SUM ? 0 : op == MXN__MIN ? INT64_MAX : INT64_MIN;
+  for (int64_t i = 0; i < n; i++) b[i] = status == MXN_OK ? v[i] : idle;
+  b[n] = (int64_t)fold_entry(status, op);
+  if (MPI_Allreduce(MPI_IN_PLACE, b, (int)n + 1, MPI_INT64_T, op_of(op), comm) != MPI_SUCCESS)
+    return MXN_ERR_MPI;
+  if ((status = folded_worst(comm, status, op, (double)b[n])) != MXN_OK) return status;
+  memcpy(v, b, (size_t)n * sizeof *v);
+  return MXN_OK;
+}
+
+int mxn__comm_reduce_f64(MPI_Comm comm, int status, mxn__op op, double *v, int64_t n) {
+  if (n > MXN__FOLD_MAX) {
+    if ((status = mxn__worst(comm, status)) != MXN_OK) return status;
+    return reduce_raw(comm, op, v, n, MPI_DOUBLE, sizeof *v);
+  }
+  double b[MXN__FOLD_MAX + 1];
+  const double idle = op == MXN__SUM ? 0 : op == MXN__MIN ? INFINITY : -INFINITY;
+  for (int64_t i = 0; i < n; i++) b[i] = status == MXN_OK ? v[i] : idle;
+  b[n] = fold_entry(status, op);
+  if (MPI_Allreduce(MPI_IN_PLACE, b, (int)n + 1, MPI_DOUBLE, op_of(op), comm) != MPI_SUCCESS)
+    return MXN_ERR_MPI;
+  if ((status = folded_worst(comm, status, op, b[n])) != MXN_OK) return status;
+  memcpy(v, b, (size_t)n * sizeof *v);
+  return MXN_OK;
+}
+
+int mxn__comm_reduce_u8(MPI_Comm comm, int status, mxn__op op, unsigned char *v, int64_t n) {
+  if ((status = mxn__worst(comm, status)) != MXN_OK) return status;
+  return reduce_raw(comm, op, v, n, MPI_UNSIGNED_CHAR, 1);
+}
+
+/* The lexicographic minimum of int64 tuples (their length from the
+ * datatype's size). */
+static void lexmin_fn(void *in, void *inout, int *len, MPI_Datatype *dt) {
+  int size;
+  MPI_Type_size(*dt, &size);
+  int w = size / (int)sizeof(int64_t);
+  const int64_t *x = in;
+  int64_t *y = inout;
+  for (int i = 0; i < *len; i++, x += w, y += w)
+    for (int k = 0; k < w; k++)
+      if (x[k] != y[k]) {
+        if (x[k] < y[k]) memcpy(y, x, (size_t)w * sizeof *y);
+        break;
+      }
+}
+
+int mxn__comm_lexmin_i64(MPI_Comm comm, int status, int64_t *v, int n) {
+  /* the status first: the worst one is the smallest, and wins */
+  int64_t b[MXN__FOLD_MAX + 1];
+  if (n < 0 || n > MXN__FOLD_MAX) return MXN_ERR_ARG;
+  b[0] = status;
+  for (int i = 0; i < n; i++) b[i + 1] = status == MXN_OK ? v[i] : INT64_MAX;
+  MPI_Datatype t = MPI_DATATYPE_NULL;
+  MPI_Op op = MPI_OP_NULL;
+  int rc = MPI_Type_contiguous(n + 1, MPI_INT64_T, &t);
+  if (rc == MPI_SUCCESS) rc = MPI_Type_commit(&t);
+  if (rc == MPI_SUCCESS) rc = MPI_Op_create(lexmin_fn, 1, &op);
+  if (rc == MPI_SUCCESS) rc = MPI_Allreduce(MPI_IN_PLACE, b, 1, t, op, comm);
+  if (op != MPI_OP_NULL) MPI_Op_free(&op);
+  if (t != MPI_DATATYPE_NULL) MPI_Type_free(&t);
+  if (rc != MPI_SUCCESS) return MXN_ERR_MPI;
+  int worst = (int)b[0];
+  if (status == MXN_OK && worst != MXN_OK) heard_of_failure = 1;
+  if (worst != MXN_OK) return worst;
+  memcpy(v, b + 1, (size_t)n * sizeof *v);
+  return MXN_OK;
+}
+
+/* The exclusive sum of n values of type t (w bytes each; int64 or double:
+ * zero is all zero bytes in both), then their total, which carries the
+ * status when n is short. */
+static int exscan_sum(MPI_Comm comm, int status, const void *mine, int64_t n, void *before,
+                      void *total, MPI_Datatype t, size_t w) {
+  const int64_t piece = (int64_t)1 << 30;
+  union {
+    double d[MXN__FOLD_MAX];
+    int64_t i[MXN__FOLD_MAX];
+  } b, tb;
+  const void *src = mine;
+  int rank;
+  MPI_Comm_rank(comm, &rank);
+  if (n > MXN__FOLD_MAX) {
+    /* long scans agree first; a failed rank's values are not read */
+    if ((status = mxn__worst(comm, status)) != MXN_OK) return status;
+  } else {
+    /* a failed rank takes part with zeros */
+    if (status == MXN_OK) memcpy(&b, mine, (size_t)n * w);
+    else memset(&b, 0, (size_t)n * w);
+    src = &b;
+  }
+  for (int64_t at = 0; at < n; at += piece) {
+    int k = (int)(n - at < piece ? n - at : piece);
+    if (MPI_Exscan((char *)src + (size_t)at * w, (char *)before + (size_t)at * w, k, t, MPI_SUM,
+                   comm) != MPI_SUCCESS)
+      return MXN_ERR_MPI;
+  }
+  if (rank == 0) memset(before, 0, (size_t)n * w); /* MPI_Exscan leaves it undefined */
+  if (n > MXN__FOLD_MAX) {
+    if (!total) return MXN_OK;
+    memcpy(total, mine, (size_t)n * w);
+    return reduce_raw(comm, MXN__SUM, total, n, t, w);
+  }
+  tb = b;
+  status = t == MPI_DOUBLE ? mxn__comm_reduce_f64(comm, status, MXN__SUM, tb.d, n)
+                           : mxn__comm_reduce_i64(comm, status, MXN__SUM, tb.i, n);
+  if (status == MXN_OK && total) memcpy(total, &tb, (size_t)n * w);
+  return status;
+}
+
+int mxn__comm_exscan_i64(MPI_Comm comm, int status, const int64_t *mine, int64_t n,
+                         int64_t *before, int64_t *total) {
+  return exscan_sum(comm, status, mine, n, before, total, MPI_INT64_T, sizeof *mine);
+}
+
+int mxn__comm_exscan_f64(MPI_Comm comm, int status, const double *mine, int64_t n,
+                         double *before, double *total) {
+  return exscan_sum(comm, status, mine, n, before, total, MPI_DOUBLE, sizeof *mine);
+}
+
+/* A datatype of `bytes` contiguous bytes, whatever their count: whole
+ * pieces of 2^30 bytes and the rest, so no int count caps it. */
+static int bytes_type(int64_t bytes, MPI_Datatype *t) {
+  const int64_t piece = (int64_t)1 << 30;
+  int64_t q = bytes / piece;
+  int r = (int)(bytes % piece), rc;
+  *t = MPI_DATATYPE_NULL;
+  if (q == 0) {
+    rc = MPI_Type_contiguous(r, MPI_BYTE, t);
+  } else {
+    MPI_Datatype g = MPI_DATATYPE_NULL, qg = MPI_DATATYPE_NULL;
+    rc = MPI_Type_contiguous((int)piece, MPI_BYTE, &g);
+    if (rc == MPI_SUCCESS) rc = MPI_Type_contiguous((int)q, g, &qg);
+    int bl[2] = {1, r};
+    MPI_Aint at[2] = {0, (MPI_Aint)(q * piece)};
+    MPI_Datatype ts[2] = {qg, MPI_BYTE};
+    if (rc == MPI_SUCCESS) rc = MPI_Type_create_struct(2, bl, at, ts, t);
+    if (qg != MPI_DATATYPE_NULL) MPI_Type_free(&qg);
+    if (g != MPI_DATATYPE_NULL) MPI_Type_free(&g);
+  }
+  if (rc == MPI_SUCCESS) rc = MPI_Type_commit(t);
+  if (rc != MPI_SUCCESS && *t != MPI_DATATYPE_NULL) MPI_Type_free(t);
+  return rc == MPI_SUCCESS ? MXN_OK : MXN_ERR_MPI;
+}
+
+int mxn__comm_exscan_op(MPI_Comm comm, int status, const void *mine, void *before, int64_t bytes,
+                        MPI_User_function *fn) {
+  if ((status = mxn__worst(comm, status)) != MXN_OK) return status;
+  MPI_Datatype t;
+  MPI_Op op = MPI_OP_NULL;
+  if (bytes_type(bytes, &t) != MXN_OK) return MXN_ERR_MPI;
+  int rc = MPI_Op_create(fn, 0, &op);
+  if (rc == MPI_SUCCESS) rc = MPI_Exscan((void *)mine, before, 1, t, op, comm);
+  if (op != MPI_OP_NULL) MPI_Op_free(&op);
+  MPI_Type_free(&t);
+  return rc == MPI_SUCCESS ? MXN_OK : MXN_ERR_MPI;
+}
+
+int mxn__comm_allgather(MPI_Comm comm, int status, const void *mine, int64_t bytes, void *all) {
+  if ((status = mxn__worst(comm, status)) != MXN_OK) return status;
+  MPI_Datatype t;
+  if (bytes_type(bytes, &t) != MXN_OK) return MXN_ERR_MPI;
+  int rc = MPI_Allgather((void *)mine, 1, t, all, 1, t, comm);
+  MPI_Type_free(&t);
+  return rc == MPI_SUCCESS ? MXN_OK : MXN_ERR_MPI;
+}
+
+int mxn__comm_allgatherv(MPI_Comm comm, int status, const void *mine, int64_t bytes, void **all,
+                         int64_t *counts) {
+  int size;
+  MPI_Comm_size(comm, &size);
+  int64_t *sc = NULL;
+  *all = NULL;
+  /* every rank's count, then this rank's bytes to every rank: the
+   * all-to-all of bytes handles 64-bit counts and offsets */
+  if (status == MXN_OK && !(sc = mxn__calloc(3 * (size_t)size + 1, sizeof *sc)))
+    status = MXN_ERR_NOMEM;
+  if ((status = mxn__comm_allgather(comm, status, &bytes, sizeof bytes, counts)) != MXN_OK)
+    goto done;
+  int64_t *sd = sc + size, *rd = sc + 2 * size, total = 0;
+  for (int r = 0; r < size; r++) {
+    sc[r] = bytes;
+    sd[r] = 0;
+    rd[r] = total;
+    total += counts[r];
+  }
+  *all = mxn__malloc((size_t)total + 1);
+  status = mxn__comm_alltoallv(comm, *all ? MXN_OK : MXN_ERR_NOMEM, mine, sc, sd, *all, counts, rd);
+done:
+  if (status != MXN_OK) {
+    free(*all);
+    *all = NULL;
+  }
+  free(sc);
+  return status;
+}
+
+int mxn__comm_bcast(MPI_Comm comm, int status, int root, void *buf, int64_t bytes) {
+  if ((status = mxn__worst(comm, status)) != MXN_OK) return status;
+  MPI_Datatype t;
+  if (bytes_type(bytes, &t) != MXN_OK) return MXN_ERR_MPI;
+  int rc = MPI_Bcast(buf, 1, t, root, comm);
+  MPI_Type_free(&t);
+  return rc == MPI_SUCCESS ? MXN_OK : MXN_ERR_MPI;
+}
+
+int mxn__comm_bcast_alloc(MPI_Comm comm, int status, int root, void **buf, int64_t *bytes) {
+  int rank;
+  MPI_Comm_rank(comm, &rank);
+  int64_t len = rank == root && status == MXN_OK ? *bytes : 0;
+  if ((status = mxn__comm_bcast(comm, status, root, &len, sizeof len)) != MXN_OK) return status;
+  if (rank != root) {
+    *buf = NULL;
+    *bytes = len;
+    if (!(*buf = mxn__malloc((size_t)len + 1))) status = MXN_ERR_NOMEM;
+  }
+  status = mxn__comm_bcast(comm, status, root, *buf, len);
+  if (status != MXN_OK && rank != root) {
+    free(*buf);
+    *buf = NULL;
+  }
+  return status;
+}
+
+int mxn__comm_neighbours_f64(MPI_Comm comm, const int *nb, double mine, double *theirs,
+                             MPI_Request *req) {
+  int size, nr = 0, rc = MPI_SUCCESS;
+  MPI_Comm_size(comm, &size);
+  for (int r = 0; r < size; r++)
+    if (nb[r]) {
+      req[nr] = req[nr + 1] = MPI_REQUEST_NULL;
+      if (MPI_Irecv(&theirs[r], 1, MPI_DOUBLE, r, 77, comm, &req[nr++]) != MPI_SUCCESS ||
+          MPI_Isend(&mine, 1, MPI_DOUBLE, r, 77, comm, &req[nr++]) != MPI_SUCCESS)
+        rc = MPI_ERR_OTHER;
+    }
+  if (MPI_Waitall(nr, req, MPI_STATUSES_IGNORE) != MPI_SUCCESS) rc = MPI_ERR_OTHER;
+  return rc == MPI_SUCCESS ? MXN_OK : MXN_ERR_MPI;
 }

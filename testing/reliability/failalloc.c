@@ -27,12 +27,23 @@
  *   MXN_FAILALLOC_TRACE print the call stack of the (first) failed call on
  *                       stderr, when set to 1 (addresses as exe(+offset):
  *                       addr2line -f -e EXE OFFSET names them)
+ *   MXN_FAILALLOC_EXCHANGES  a file: every MPI exchange (collective or
+ *                       point-to-point) the object calls on the counting
+ *                       rank is noted there, one line each: "X <counted
+ *                       so far> <object> <offset> ..." with the offsets of
+ *                       the object's frames on the stack, innermost first
+ *                       (addr2line names them), so that a run can fail the
+ *                       last allocation before each exchange
+ *
+ * The MPI functions below are wrapped (their PMPI_ twins do the work) to
+ * see the exchanges; they change nothing else.
  */
 #define _GNU_SOURCE
 #include <dlfcn.h>
 #include <errno.h>
 #include <execinfo.h>
 #include <link.h>
+#include <mpi.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -54,6 +65,7 @@ static long counted, failed;
 static uintptr_t text_lo, text_hi; /* the main executable's code */
 
 static const char *target; /* MXN_FAILALLOC_OBJ, or NULL: the main program */
+static FILE *exchanges;     /* MXN_FAILALLOC_EXCHANGES */
 
 static int find_object(struct dl_phdr_info *info, size_t size, void *data) {
   (void)size;
@@ -96,9 +108,13 @@ __attribute__((constructor)) static void failalloc_init(void) {
   if (target && !*target) target = NULL;
   dl_iterate_phdr(find_object, NULL);
   active = want == rank;
+  const char *ex = getenv("MXN_FAILALLOC_EXCHANGES");
+  if (active && ex && *ex) exchanges = fopen(ex, "w");
 }
 
 __attribute__((destructor)) static void failalloc_fini(void) {
+  if (exchanges) fclose(exchanges);
+  exchanges = NULL;
   if (report && active) {
     char line[128];
     int n = snprintf(line, sizeof line, "failalloc: rank %d counted %ld failed %ld\n", rank,
@@ -145,4 +161,112 @@ void *realloc(void *old, size_t bytes) {
     return NULL;
   }
   return __libc_realloc(old, bytes);
+}
+
+/* An exchange called from `from`: noted when the object called it. */
+static void note_exchange(const void *from) {
+  uintptr_t a = (uintptr_t)from;
+  if (!exchanges || a < text_lo || a >= text_hi) return;
+  void *frames[24];
+  int nf = backtrace(frames, 24);
+  fprintf(exchanges, "X %ld", counted);
+  int shown = 0;
+  for (int i = 0; i < nf && shown < 8; i++) {
+    uintptr_t f = (uintptr_t)frames[i];
+    Dl_info info;
+    if (f < text_lo || f >= text_hi || !dladdr(frames[i], &info) || !info.dli_fname) continue;
+    /* a return address: the call is the byte before it */
+    fprintf(exchanges, " %s 0x%lx", info.dli_fname,
+            (unsigned long)(f - 1 - (uintptr_t)info.dli_fbase));
+    shown++;
+  }
+  fputc('\n', exchanges);
+  fflush(exchanges);
+}
+
+#define NOTE note_exchange(__builtin_return_address(0))
+
+int MPI_Allreduce(const void *s, void *r, int n, MPI_Datatype t, MPI_Op op, MPI_Comm c) {
+  NOTE;
+  return PMPI_Allreduce(s, r, n, t, op, c);
+}
+int MPI_Reduce(const void *s, void *r, int n, MPI_Datatype t, MPI_Op op, int root, MPI_Comm c) {
+  NOTE;
+  return PMPI_Reduce(s, r, n, t, op, root, c);
+}
+int MPI_Exscan(const void *s, void *r, int n, MPI_Datatype t, MPI_Op op, MPI_Comm c) {
+  NOTE;
+  return PMPI_Exscan(s, r, n, t, op, c);
+}
+int MPI_Scan(const void *s, void *r, int n, MPI_Datatype t, MPI_Op op, MPI_Comm c) {
+  NOTE;
+  return PMPI_Scan(s, r, n, t, op, c);
+}
+int MPI_Bcast(void *b, int n, MPI_Datatype t, int root, MPI_Comm c) {
+  NOTE;
+  return PMPI_Bcast(b, n, t, root, c);
+}
+int MPI_Barrier(MPI_Comm c) {
+  NOTE;
+  return PMPI_Barrier(c);
+}
+int MPI_Allgather(const void *s, int sn, MPI_Datatype st, void *r, int rn, MPI_Datatype rt,
+                  MPI_Comm c) {
+  NOTE;
+  return PMPI_Allgather(s, sn, st, r, rn, rt, c);
+}
+int MPI_Allgatherv(const void *s, int sn, MPI_Datatype st, void *r, const int rn[],
+                   const int rd[], MPI_Datatype rt, MPI_Comm c) {
+  NOTE;
+  return PMPI_Allgatherv(s, sn, st, r, rn, rd, rt, c);
+}
+int MPI_Gather(const void *s, int sn, MPI_Datatype st, void *r, int rn, MPI_Datatype rt,
+               int root, MPI_Comm c) {
+  NOTE;
+  return PMPI_Gather(s, sn, st, r, rn, rt, root, c);
+}
+int MPI_Gatherv(const void *s, int sn, MPI_Datatype st, void *r, const int rn[], const int rd[],
+                MPI_Datatype rt, int root, MPI_Comm c) {
+  NOTE;
+  return PMPI_Gatherv(s, sn, st, r, rn, rd, rt, root, c);
+}
+int MPI_Alltoall(const void *s, int sn, MPI_Datatype st, void *r, int rn, MPI_Datatype rt,
+                 MPI_Comm c) {
+  NOTE;
+  return PMPI_Alltoall(s, sn, st, r, rn, rt, c);
+}
+int MPI_Alltoallv(const void *s, const int sn[], const int sd[], MPI_Datatype st, void *r,
+                  const int rn[], const int rd[], MPI_Datatype rt, MPI_Comm c) {
+  NOTE;
+  return PMPI_Alltoallv(s, sn, sd, st, r, rn, rd, rt, c);
+}
+int MPI_Alltoallw(const void *s, const int sn[], const int sd[], const MPI_Datatype st[], void *r,
+                  const int rn[], const int rd[], const MPI_Datatype rt[], MPI_Comm c) {
+  NOTE;
+  return PMPI_Alltoallw(s, sn, sd, st, r, rn, rd, rt, c);
+}
+int MPI_Send(const void *b, int n, MPI_Datatype t, int dest, int tag, MPI_Comm c) {
+  NOTE;
+  return PMPI_Send(b, n, t, dest, tag, c);
+}
+int MPI_Recv(void *b, int n, MPI_Datatype t, int src, int tag, MPI_Comm c, MPI_Status *st) {
+  NOTE;
+  return PMPI_Recv(b, n, t, src, tag, c, st);
+}
+int MPI_Isend(const void *b, int n, MPI_Datatype t, int dest, int tag, MPI_Comm c,
+              MPI_Request *rq) {
+  NOTE;
+  return PMPI_Isend(b, n, t, dest, tag, c, rq);
+}
+int MPI_Irecv(void *b, int n, MPI_Datatype t, int src, int tag, MPI_Comm c, MPI_Request *rq) {
+  NOTE;
+  return PMPI_Irecv(b, n, t, src, tag, c, rq);
+}
+int MPI_Comm_dup(MPI_Comm c, MPI_Comm *out) {
+  NOTE;
+  return PMPI_Comm_dup(c, out);
+}
+int MPI_Comm_split(MPI_Comm c, int color, int key, MPI_Comm *out) {
+  NOTE;
+  return PMPI_Comm_split(c, color, key, out);
 }

@@ -130,6 +130,16 @@ def rename_var(path, var, new):
         _ck(_nc.nc_enddef(f.id), "enddef")
 
 
+def rename_dim(path, name, new):
+    """Rename dimension `name` of `path` (netCDF-3 renames in place)."""
+    with NcFile(path) as f:
+        d = ctypes.c_int()
+        _ck(_nc.nc_inq_dimid(f.id, name.encode(), ctypes.byref(d)), "dim " + name)
+        _ck(_nc.nc_redef(f.id), "redef")
+        _ck(_nc.nc_rename_dim(f.id, d, new.encode()), "rename %s" % name)
+        _ck(_nc.nc_enddef(f.id), "enddef")
+
+
 def set_att_text(path, var, att, text):
     with NcFile(path) as f:
         f.put_att_text(var, att, text)

@@ -12,6 +12,19 @@ sample of --sample values (and the first few, where the open's paths
 are). Every --persist-th run fails that allocation and every later one
 (memory that stays exhausted: the error paths must not need any).
 
+With --exchanges, the allocations failed are instead the last one before
+each exchange between ranks: the counting run notes every MPI call the
+executable makes on the failing rank (failalloc.so wraps them) with the
+allocations counted so far and the call's stack; each exchange site (the
+first caller outside the core's comm.c, by addr2line), in the first
+scenario that reaches it, gets two runs that fail the last allocation
+before its first call: that one alone, then that one and every later
+one. The sites reached are printed per
+scenario ("exchange SITE: allocation N"). The scenarios "ids" (a set
+whose members give one element id to two elements, with no Nemesis
+count: the copies' comparison of ids.c) and "series" (an adaptive series
+of three segments: the series' broadcast) are for this mode as well.
+
 With --pvbatch and --plugin, the scenario "plugin" does the same to
 MxNReader in pvbatch (failalloc_plugin.py: a load with one ghost layer,
 then the second time step), failing allocations of the plugin's library
@@ -19,7 +32,8 @@ then the second time step), failing allocations of the plugin's library
 reports an error or the owned cells add up as without the failure.
 
 usage: run_failalloc.py MXN MXN_GEN MPIEXEC FAILALLOC_SO WORKDIR
-           [--np 3] [--ranks 1] [--sample 40] [--all] [--persist 4] [--timeout 20]
+           [--np 3] [--ranks 1] [--sample 40] [--all | --exchanges] [--persist 4]
+           [--timeout 20]
            [--scenarios stats,repart,steps,shift,diffusion,join,split[,plugin]]
            [--pvbatch PVBATCH --plugin MXNREADER_SO [--plugin-sample K]]
 """
@@ -45,6 +59,8 @@ def parse():
     p.add_argument("--ranks", default="1")
     p.add_argument("--sample", type=int, default=40)
     p.add_argument("--all", action="store_true")
+    p.add_argument("--exchanges", action="store_true",
+                   help="fail the last allocation before each exchange site")
     p.add_argument("--persist", type=int, default=4,
                    help="every K-th run also fails every later allocation (0: never)")
     p.add_argument("--timeout", type=float, default=20)
@@ -79,7 +95,8 @@ def run(cmd, extra_env=None, timeout=None):
 SERIAL = ("join", "split")  # single-process commands: run without mpiexec, rank 0
 
 
-def mpi(args, fail_rank=None, nth=0, report=False, timeout=None, trace=False, after=False):
+def mpi(args, fail_rank=None, nth=0, report=False, timeout=None, trace=False, after=False,
+        exchanges=""):
     cmd = [A.mpiexec, "-n", str(A.np)]
     extra = {}
     plugin = args[0] == "plugin"
@@ -88,7 +105,8 @@ def mpi(args, fail_rank=None, nth=0, report=False, timeout=None, trace=False, af
                  "MXN_FAILALLOC_OBJ": "libvtkMxNIO" if plugin else "",
                  "MXN_FAILALLOC_NTH": str(nth), "MXN_FAILALLOC_REPORT": "1" if report else "0",
                  "MXN_FAILALLOC_TRACE": "1" if trace else "0",
-                 "MXN_FAILALLOC_AFTER": "1" if after else "0"}
+                 "MXN_FAILALLOC_AFTER": "1" if after else "0",
+                 "MXN_FAILALLOC_EXCHANGES": exchanges}
         for k in extra:
             cmd += ["-x", k]
     if plugin:
@@ -115,6 +133,35 @@ for cmd in ([A.gen, "--type", "mixed", "--dims", "12", "10", "8", "--blocks", "3
     if rc != 0:
         sys.exit("setup failed: %s\n%s" % (" ".join(cmd), out))
 
+# untrusted element ids: member 1 gives its first element member 0's
+# first id, and no member says how many elements the set has (the Nemesis
+# counts removed), so the load compares the copies of that id (ids.c)
+idset = os.path.join(A.work, "ids.e")
+rc, out = run([A.mxn, "split", mesh, idset, "-n", "3", "--method", "linear", "--quiet"],
+              timeout=120)
+if rc != 0:
+    sys.exit("setup failed: split for ids\n" + out)
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import nced  # noqa: E402
+members = ["%s.3.%d" % (idset, j) for j in range(3)]
+first = nced.read_int(members[0], "elem_num_map")[0]
+nced.edit_int(members[1], "elem_num_map", lambda v: [first] + v[1:])
+for m in members:
+    nced.rename_dim(m, "num_elems_global", "x_num_elems_global")
+# an adaptive series of three segments, 2 members each
+series = os.path.join(A.work, "ser.e")
+for cmd in ([A.gen, "--type", "hex", "--dims", "6", "5", "4", "--steps", "2", "--series", "3",
+             series + ".whole"],):
+    rc, out = run(cmd, timeout=120)
+    if rc != 0:
+        sys.exit("setup failed: %s\n%s" % (" ".join(cmd), out))
+for k, seg in enumerate(sorted(glob.glob(series + ".whole*"))):
+    tail = seg[len(series + ".whole"):]
+    rc, out = run([A.mxn, "split", seg, series + tail, "-n", "2", "--quiet"], timeout=120)
+    if rc != 0:
+        sys.exit("setup failed: split %s\n%s" % (seg, out))
+    os.remove(seg)
+
 out_base = os.path.join(A.work, "out.e")
 joined = os.path.join(A.work, "joined.e")
 resplit = os.path.join(A.work, "resplit.e")
@@ -132,6 +179,10 @@ SCEN = {
               "--ghosts", "1", "--json"],
     "diffusion": ["stats", data, "--method", "sfc", "--steps", "all", "--weights", "hot_spot",
                   "--tolerance", "1.05", "--rebalance", "diffusion", "--json"],
+    # untrusted element ids (ids.c's comparison of copies)
+    "ids": ["stats", idset + ".3.0", "--json"],
+    # an adaptive series (series.c's broadcast), every step
+    "series": ["stats", series + ".2.0", "--steps", "all", "--json"],
     # MxNReader in pvbatch (failalloc_plugin.py)
     "plugin": ["plugin", data],
     # the single-process forms: M -> 1 and 1 -> M files
@@ -164,6 +215,46 @@ def where(args, rank, n, after):
     if not frames:
         return "?"
     return " < ".join(frames[:4])
+
+
+def exchange_sites(path):
+    """{site: the allocations counted before its first call} from a
+    counting run's notes (failalloc.c): a site is the first frame outside
+    comm.c (the core's communication layer), as "function file:line"."""
+    calls = []
+    with open(path) as f:
+        for line in f:
+            w = line.split()
+            if len(w) < 2 or w[0] != "X":
+                continue
+            calls.append((int(w[1]), list(zip(w[2::2], w[3::2]))))
+    names = {}
+    by_obj = {}
+    for _, frames in calls:
+        for obj, off in frames:
+            by_obj.setdefault(obj, set()).add(off)
+    for obj, offs in by_obj.items():
+        offs = sorted(offs)
+        for i in range(0, len(offs), 200):
+            part = offs[i:i + 200]
+            rc, out = run(["addr2line", "-f", "-s", "-e", obj] + part, timeout=120)
+            lines = out.splitlines()
+            for k, off in enumerate(part):
+                if 2 * k + 1 < len(lines):
+                    names[(obj, off)] = (lines[2 * k], lines[2 * k + 1].split(" ")[0])
+    sites = {}
+    for counted, frames in calls:
+        site = None
+        for fr in frames:
+            fn, where = names.get(fr, ("?", "?:0"))
+            if not where.startswith("comm.c:"):
+                site = "%s %s" % (fn, where)
+                break
+        if site is None:
+            site = "(comm.c itself)"
+        if site not in sites:
+            sites[site] = counted
+    return sites
 
 
 def strip_seconds(o):
@@ -209,6 +300,7 @@ def clean_out():
 
 failures = []
 total_runs = 0
+sites_done = set()
 for name in A.scenarios.split(","):
     args = SCEN[name]
     clean_out()
@@ -220,24 +312,40 @@ for name in A.scenarios.split(","):
     ref = result_of(name, out)
     for rank in ([0] if name in SERIAL else [int(r) for r in A.ranks.split(",")]):
         clean_out()
-        rc, out = mpi(args, rank, 0, True, timeout=120)
+        notes = os.path.join(A.work, "exchanges.txt") if A.exchanges else ""
+        rc, out = mpi(args, rank, 0, True, timeout=120, exchanges=notes)
         counted = [l for l in out.splitlines() if l.startswith("failalloc: rank %d " % rank)]
         if rc != 0 or not counted:
             sys.exit("%s: the counting run failed (%s):\n%s" % (name, rc, out))
         k = int(counted[0].split()[4])
         sample = A.plugin_sample if name == "plugin" and A.plugin_sample > 0 else A.sample
-        if A.all or k <= sample:
+        if A.exchanges:
+            # each site once: in the first scenario that reaches it
+            sites = exchange_sites(notes)
+            new = {site: n for site, n in sites.items() if site not in sites_done}
+            for site, n in sorted(new.items(), key=lambda x: (x[1], x[0])):
+                print("%s: exchange %s: allocation %d" % (name, site, n), flush=True)
+            sites_done.update(new)
+            ns = sorted(set(n for n in new.values() if n > 0))
+            print("%s: %d exchange sites, %d of them new" % (name, len(sites), len(new)),
+                  flush=True)
+        elif A.all or k <= sample:
             ns = list(range(1, k + 1))
         else:
             ns = sorted(set(list(range(1, 9)) +
                             [1 + (i * (k - 1)) // (sample - 1) for i in range(sample)]))
         print("%s: rank %d makes %d allocations; failing %d of them, one per run%s" %
               (name, rank, k, len(ns),
+               " (and again with every later one)" if A.exchanges else
                " (every %d-th run also every later one)" % A.persist if A.persist else ""),
               flush=True)
-        for i, n in enumerate(ns):
+        # (n, and every later allocation too?)
+        if A.exchanges:
+            runs = [(n, after) for n in ns for after in (False, True)]
+        else:
+            runs = [(n, A.persist > 0 and i % A.persist == A.persist - 1) for i, n in enumerate(ns)]
+        for n, after in runs:
             clean_out()
-            after = A.persist > 0 and i % A.persist == A.persist - 1
             rc, out = mpi(args, rank, n, timeout=A.timeout, after=after)
             total_runs += 1
             what = None

@@ -170,4 +170,106 @@ TEST(Comm, AgreementOneRankFailsAll) {
   EXPECT_EQ(mxn_agree(MPI_COMM_WORLD, MXN_OK, &e), MXN_OK);
 }
 
+// The reductions, scans, gathers and broadcasts: their results, and a
+// status one rank brings ends in that status on every rank (short
+// reductions carry it in the same call, long ones agree first).
+TEST(Comm, ReductionsScansAndStatus) {
+  int R = rank_of(), N = size_of();
+  for (int64_t n : {1, 3, 15, 16, 40}) {
+    SCOPED_TRACE("n " + std::to_string(n));
+    std::vector<int64_t> v(n), lo(n), hi(n);
+    std::vector<double> d(n);
+    for (int64_t i = 0; i < n; i++) v[i] = (R + 1) * (i + 1), d[i] = 0.5 * (R + 1);
+    lo = hi = v;
+    ASSERT_EQ(mxn__comm_reduce_i64(MPI_COMM_WORLD, MXN_OK, MXN__SUM, v.data(), n), MXN_OK);
+    ASSERT_EQ(mxn__comm_reduce_i64(MPI_COMM_WORLD, MXN_OK, MXN__MIN, lo.data(), n), MXN_OK);
+    ASSERT_EQ(mxn__comm_reduce_i64(MPI_COMM_WORLD, MXN_OK, MXN__MAX, hi.data(), n), MXN_OK);
+    ASSERT_EQ(mxn__comm_reduce_f64(MPI_COMM_WORLD, MXN_OK, MXN__SUM, d.data(), n), MXN_OK);
+    for (int64_t i = 0; i < n; i++) {
+      EXPECT_EQ(v[i], (int64_t)N * (N + 1) / 2 * (i + 1));
+      EXPECT_EQ(lo[i], i + 1);
+      EXPECT_EQ(hi[i], (int64_t)N * (i + 1));
+      EXPECT_DOUBLE_EQ(d[i], 0.25 * N * (N + 1));
+    }
+    // one rank failed before: every rank gets its status, for every op
+    for (mxn__op op : {MXN__SUM, MXN__MIN, MXN__MAX}) {
+      EXPECT_EQ(mxn__comm_reduce_i64(MPI_COMM_WORLD, R == N - 1 ? MXN_ERR_NOMEM : MXN_OK, op,
+                                     v.data(), n),
+                MXN_ERR_NOMEM);
+      EXPECT_EQ(mxn__comm_reduce_f64(MPI_COMM_WORLD, R == 0 ? MXN_ERR_IO : MXN_OK, op, d.data(),
+                                     n),
+                MXN_ERR_IO);
+    }
+    // the exclusive sums and the totals
+    std::vector<int64_t> mine(n, R + 1), before(n, -7), total(n, -7);
+    ASSERT_EQ(mxn__comm_exscan_i64(MPI_COMM_WORLD, MXN_OK, mine.data(), n, before.data(),
+                                   total.data()),
+              MXN_OK);
+    for (int64_t i = 0; i < n; i++) {
+      EXPECT_EQ(before[i], (int64_t)R * (R + 1) / 2);
+      EXPECT_EQ(total[i], (int64_t)N * (N + 1) / 2);
+    }
+    EXPECT_EQ(mxn__comm_exscan_i64(MPI_COMM_WORLD, R == N / 2 ? MXN_ERR_FORMAT : MXN_OK,
+                                   mine.data(), n, before.data(), nullptr),
+              MXN_ERR_FORMAT);
+  }
+  // the lowest tuple: ties decided by the later entries
+  int64_t t[3] = {R == 0 && N > 1 ? 9 : 5, 10 - R, R};
+  ASSERT_EQ(mxn__comm_lexmin_i64(MPI_COMM_WORLD, MXN_OK, t, 3), MXN_OK);
+  EXPECT_EQ(t[0], 5);
+  EXPECT_EQ(t[1], 10 - (N - 1));
+  EXPECT_EQ(t[2], N - 1);
+  EXPECT_EQ(mxn__comm_lexmin_i64(MPI_COMM_WORLD, R == N - 1 ? MXN_ERR_MPI : MXN_OK, t, 3),
+            MXN_ERR_MPI);
+  EXPECT_EQ(mxn_agree(MPI_COMM_WORLD, MXN_OK, nullptr), MXN_OK); // clears what was heard
+}
+
+TEST(Comm, GathersAndBroadcasts) {
+  int R = rank_of(), N = size_of();
+  // every rank's R + 1 bytes of value R
+  std::vector<char> mine(R + 1, (char)R);
+  std::vector<int64_t> counts(N, -1);
+  void *all = nullptr;
+  ASSERT_EQ(mxn__comm_allgatherv(MPI_COMM_WORLD, MXN_OK, mine.data(), R + 1, &all, counts.data()),
+            MXN_OK);
+  const char *a = static_cast<const char *>(all);
+  for (int r = 0, at = 0; r < N; at += r + 1, r++) {
+    EXPECT_EQ(counts[r], r + 1);
+    for (int k = 0; k <= r; k++) EXPECT_EQ(a[at + k], (char)r);
+  }
+  free(all);
+  all = reinterpret_cast<void *>(1);
+  EXPECT_EQ(mxn__comm_allgatherv(MPI_COMM_WORLD, R == 0 ? MXN_ERR_NOMEM : MXN_OK, mine.data(),
+                                 R + 1, &all, counts.data()),
+            MXN_ERR_NOMEM);
+  EXPECT_EQ(all, nullptr);
+  // fixed size
+  int64_t pair[2] = {R, -R};
+  std::vector<int64_t> pairs(2 * N);
+  ASSERT_EQ(mxn__comm_allgather(MPI_COMM_WORLD, MXN_OK, pair, sizeof pair, pairs.data()), MXN_OK);
+  for (int r = 0; r < N; r++) {
+    EXPECT_EQ(pairs[2 * r], r);
+    EXPECT_EQ(pairs[2 * r + 1], -r);
+  }
+  // broadcast from the last rank, its length too
+  int root = N - 1;
+  std::string text = "from rank " + std::to_string(root);
+  void *buf = R == root ? (void *)text.data() : nullptr;
+  int64_t len = R == root ? (int64_t)text.size() : -1;
+  ASSERT_EQ(mxn__comm_bcast_alloc(MPI_COMM_WORLD, MXN_OK, root, &buf, &len), MXN_OK);
+  EXPECT_EQ(len, (int64_t)text.size());
+  EXPECT_EQ(std::string(static_cast<char *>(buf), (size_t)len), text);
+  if (R != root) free(buf);
+  buf = nullptr;
+  EXPECT_EQ(mxn__comm_bcast_alloc(MPI_COMM_WORLD, R == root ? MXN_ERR_NOMEM : MXN_OK, root, &buf,
+                                  &len),
+            MXN_ERR_NOMEM);
+  if (R != root) EXPECT_EQ(buf, nullptr);
+  double opt[2] = {R == 0 ? 1.5 : 0.0, R == 0 ? 2.5 : 0.0};
+  ASSERT_EQ(mxn__comm_bcast(MPI_COMM_WORLD, MXN_OK, 0, opt, sizeof opt), MXN_OK);
+  EXPECT_EQ(opt[0], 1.5);
+  EXPECT_EQ(opt[1], 2.5);
+  EXPECT_EQ(mxn_agree(MPI_COMM_WORLD, MXN_OK, nullptr), MXN_OK);
+}
+
 }  // namespace

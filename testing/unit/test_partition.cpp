@@ -15,10 +15,12 @@
 #include <array>
 #include <cmath>
 #include <cstdint>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <numeric>
 #include <random>
+#include <regex>
 #include <set>
 #include <string>
 #include <vector>
@@ -219,6 +221,40 @@ TEST(PartMethod, ParseAndName) {
   EXPECT_EQ(mxn_part_method_parse(nullptr, &m), MXN_ERR_ARG);
   EXPECT_EQ(mxn_part_method_parse("sfc", nullptr), MXN_ERR_ARG);
   EXPECT_STREQ(mxn_part_method_name((mxn_part_method)42), "unknown");
+  EXPECT_EQ(mxn_part_method_label((mxn_part_method)42), nullptr);
+}
+
+// The reader's PartitionMethod enumeration in the proxy XML (static, so
+// not built from the table) against the core's table: the same numbers
+// and labels, in order, the reader's methods only, the default Files.
+TEST(PartMethod, PartitionMethodTable) {
+  std::FILE* f = std::fopen(MXN_XML_DIR "/MxNReader.xml", "r");
+  ASSERT_NE(f, nullptr) << MXN_XML_DIR "/MxNReader.xml";
+  std::string xml;
+  char buf[4096];
+  for (size_t n; (n = std::fread(buf, 1, sizeof buf, f)) > 0;) xml.append(buf, n);
+  std::fclose(f);
+  size_t at = xml.find("<IntVectorProperty name=\"PartitionMethod\"");
+  ASSERT_NE(at, std::string::npos);
+  size_t end = xml.find("</EnumerationDomain>", at);
+  ASSERT_NE(end, std::string::npos);
+  std::string prop = xml.substr(at, end - at);
+  size_t def = prop.find("default_values=\"");
+  ASSERT_NE(def, std::string::npos);
+  EXPECT_EQ(std::atoi(prop.c_str() + def + 16), (int)MXN_PART_FILES);
+  std::regex entry("<Entry\\s+value=\"(\\d+)\"\\s+text=\"([^\"]*)\"");
+  int k = 0;
+  for (std::sregex_iterator it(prop.begin(), prop.end(), entry), none; it != none; ++it, ++k) {
+    int v = std::stoi((*it)[1]);
+    std::string text = (*it)[2];
+    EXPECT_EQ(v, k) << "entry " << k << " (" << text << ")";
+    ASSERT_NE(mxn_part_method_label((mxn_part_method)v), nullptr) << text;
+    EXPECT_EQ(text, mxn_part_method_label((mxn_part_method)v)) << "number " << v;
+    mxn_part_method m;
+    ASSERT_EQ(mxn_part_method_parse(text.c_str(), &m), MXN_OK) << text;
+    EXPECT_EQ((int)m, v) << text;
+  }
+  EXPECT_EQ(k, MXN_PART_NUM_READER);
 }
 
 // ---------------------------------------------------------------------

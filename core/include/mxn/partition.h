@@ -19,18 +19,34 @@
 extern "C" {
 #endif
 
-typedef enum mxn_part_method {
-  /** Whole files to ranks, cut only where needed (parallel load). First,
-   *  so that a zero-initialised mxn_load_opts_t has the load's default. */
-  MXN_PART_FILES = 0,
-  MXN_PART_LINEAR,     /**< contiguous runs in global id order */
-  MXN_PART_SFC,        /**< Hilbert order of centroids cut into equal-weight pieces */
-  MXN_PART_RCB,        /**< Zoltan recursive coordinate bisection */
-  MXN_PART_RIB,        /**< Zoltan recursive inertial bisection */
-  MXN_PART_HSFC,       /**< Zoltan Hilbert space-filling curve */
-  MXN_PART_GRAPH,      /**< Zoltan graph partitioning (PHG) of the dual graph */
-  MXN_PART_MAP         /**< a user-given element -> part file (parallel load) */
-} mxn_part_method;
+/** The partition methods, one table: the enumerator, its number, the
+ *  name the CLI's --method takes (mxn_part_method_parse, _name) and the
+ *  label of the reader's PartitionMethod list. The number is the value of
+ *  that property, which the proxy XML's enumeration (xml/MxNReader.xml)
+ *  repeats: test_partition's PartitionMethodTable checks the XML against
+ *  this table. The reader offers the first MXN_PART_NUM_READER methods;
+ *  MAP needs a map file (the CLI's --map). FILES is 0, so that a
+ *  zero-initialised mxn_load_opts_t has the load's default.
+ *
+ *  X(enumerator, number, name, label, what it does) */
+#define MXN_PART_METHODS(X)                                                                     \
+  X(MXN_PART_FILES, 0, "files", "Files", "whole files to ranks, cut only where needed")        \
+  X(MXN_PART_SFC, 1, "sfc", "SFC", "Hilbert order of centroids cut into equal-weight pieces")  \
+  X(MXN_PART_RCB, 2, "rcb", "RCB", "Zoltan recursive coordinate bisection")                    \
+  X(MXN_PART_RIB, 3, "rib", "RIB", "Zoltan recursive inertial bisection")                      \
+  X(MXN_PART_HSFC, 4, "hsfc", "HSFC", "Zoltan Hilbert space-filling curve")                    \
+  X(MXN_PART_GRAPH, 5, "graph", "Graph", "Zoltan graph partitioning (PHG) of the dual graph")  \
+  X(MXN_PART_LINEAR, 6, "linear", "Linear", "contiguous runs in global id order")              \
+  X(MXN_PART_MAP, 7, "map", "Map", "a user-given element -> part file (parallel load)")
+
+#define MXN_PART_ENUMERATOR_(e, number, name, label, what) e = number,
+typedef enum mxn_part_method { MXN_PART_METHODS(MXN_PART_ENUMERATOR_) } mxn_part_method;
+#undef MXN_PART_ENUMERATOR_
+
+/** How many methods the table holds; the reader offers the first
+ *  MXN_PART_NUM_READER (numbers 0 .. MXN_PART_NUM_READER - 1). */
+#define MXN_PART_NUM_METHODS 8
+#define MXN_PART_NUM_READER 7
 
 /** Parse "linear", "sfc", "rcb", "rib", "hsfc", "graph", "files", "map"
  *  (case-insensitive). FILES and MAP are decided by the parallel load
@@ -38,8 +54,12 @@ typedef enum mxn_part_method {
  *  \return MXN_OK or MXN_ERR_ARG. Local. */
 int mxn_part_method_parse(const char *name, mxn_part_method *m);
 
-/** Lower-case name of a method. Local. */
+/** Lower-case name of a method ("unknown" outside the table). Local. */
 const char *mxn_part_method_name(mxn_part_method m);
+
+/** The reader's label of a method ("Files", "SFC", ...; NULL outside the
+ *  table). Local. */
+const char *mxn_part_method_label(mxn_part_method m);
 
 /** The elements this rank contributes. Arrays are borrowed.
  *  A rank with n = 0 may leave every array NULL and dim 0; ranks with

@@ -1,6 +1,7 @@
 /* REPART (repart.h): every rank writes its loaded piece as one member of a
  * new spread set, with the Nemesis metadata found through the distributed
  * directory, all or nothing. */
+#include "comm.h"
 #include "forms/nemmaps.h"
 #include "forms/varview.h"
 
@@ -228,15 +229,15 @@ int mxn_repart_format(MPI_Comm comm, const char *in, const char *outbase,
       local_counts(s, pc, &nb, mxn_load_halo(ld), cnt);
   }
   if ((status = mxn_agree(comm, status, err)) != MXN_OK) goto done;
-  if (nc > INT32_MAX ||
-      MPI_Allreduce(cnt, glob, (int)nc, MPI_INT64_T, MPI_SUM, comm) != MPI_SUCCESS) {
-    status = mxn_error_set(err, MXN_ERR_MPI, "repart: summing the global counts failed");
+  memcpy(glob, cnt, (size_t)nc * sizeof *glob);
+  if ((status = mxn__comm_reduce_i64(comm, MXN_OK, MXN__SUM, glob, nc)) != MXN_OK) {
+    status = mxn_error_set(err, status, "repart: summing the global counts failed");
     goto done;
   }
   int64_t emin = mxn_load_stats(ld).owned_elements, emax = emin;
-  if (MPI_Allreduce(MPI_IN_PLACE, &emin, 1, MPI_INT64_T, MPI_MIN, comm) != MPI_SUCCESS ||
-      MPI_Allreduce(MPI_IN_PLACE, &emax, 1, MPI_INT64_T, MPI_MAX, comm) != MPI_SUCCESS) {
-    status = mxn_error_set(err, MXN_ERR_MPI, "repart: reducing part sizes failed");
+  if ((status = mxn__comm_reduce_i64(comm, MXN_OK, MXN__MIN, &emin, 1)) != MXN_OK ||
+      (status = mxn__comm_reduce_i64(comm, MXN_OK, MXN__MAX, &emax, 1)) != MXN_OK) {
+    status = mxn_error_set(err, status, "repart: reducing part sizes failed");
     goto done;
   }
 
@@ -321,9 +322,9 @@ int mxn_repart_format(MPI_Comm comm, const char *in, const char *outbase,
                      wc.bytes_written, wc.write_calls};
   double secs[3] = {t_load - st.seconds_partition + t_steps, st.seconds_partition,
                     rep->seconds_write};
-  if (MPI_Allreduce(MPI_IN_PLACE, sums, 5, MPI_INT64_T, MPI_SUM, comm) != MPI_SUCCESS ||
-      MPI_Allreduce(MPI_IN_PLACE, secs, 3, MPI_DOUBLE, MPI_MAX, comm) != MPI_SUCCESS) {
-    status = mxn_error_set(err, MXN_ERR_MPI, "repart: reducing the report failed");
+  if ((status = mxn__comm_reduce_i64(comm, MXN_OK, MXN__SUM, sums, 5)) != MXN_OK ||
+      (status = mxn__comm_reduce_f64(comm, MXN_OK, MXN__MAX, secs, 3)) != MXN_OK) {
+    status = mxn_error_set(err, status, "repart: reducing the report failed");
     goto done;
   }
   rep->files_in = s->num_files;

@@ -657,31 +657,18 @@ int mxn_series_open(MPI_Comm comm, const char *const *paths, int npaths, mxn_ser
   if ((status = mxn__agree_or_local(comm, status, err)) != MXN_OK) return status;
   if (comm != MPI_COMM_NULL) MPI_Comm_rank(comm, &R);
   int64_t len = 0;
-  int have = 1;
   if (R == 0) {
     find_series(paths, npaths, &b);
-    len = b.bad ? -1 : (int64_t)b.n;
+    if (b.bad) status = MXN_ERR_NOMEM;
+    len = (int64_t)b.n;
   }
-  if (comm != MPI_COMM_NULL) {
-    if (MPI_Bcast(&len, 1, MPI_INT64_T, 0, comm) != MPI_SUCCESS)
-      len = -2;
-    else if (R != 0 && len > 0 && !(b.b = mxn__malloc((size_t)len)))
-      have = 0;
-  }
-  /* a rank short of memory still takes part in the broadcast's agreement
-   * (len is the same everywhere here, have is not) */
-  if (len > 0 && comm != MPI_COMM_NULL) {
-    int ok = mxn__all_ok(comm, have);
-    if (!ok)
-      len = -1;
-    else if (len > (int64_t)INT_MAX ||
-             MPI_Bcast(b.b, (int)len, MPI_BYTE, 0, comm) != MPI_SUCCESS)
-      len = -2;
-  }
-  if (len == -1)
+  /* rank 0's description to every rank: a rank short of memory (rank 0
+   * describing, another taking its copy) fails them all */
+  if (comm != MPI_COMM_NULL) status = mxn__comm_bcast_alloc(comm, status, 0, (void **)&b.b, &len);
+  if (status == MXN_ERR_NOMEM)
     status = mxn_error_set(err, MXN_ERR_NOMEM, "out of memory reading the series");
-  else if (len < 0)
-    status = mxn_error_set(err, MXN_ERR_MPI, "series: the broadcast from rank 0 failed");
+  else if (status != MXN_OK)
+    status = mxn_error_set(err, status, "series: the broadcast from rank 0 failed");
   else
     status = unpack(b.b, (size_t)len, out, err);
   free(b.b);

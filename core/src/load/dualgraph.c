@@ -1,6 +1,7 @@
 /* The dual graph of a load's elements (elements sharing a side are
  * neighbours), built over the ranks by a rendezvous of sides, and the
  * element quality that weighs its edges for MXN_PART_GRAPH. */
+#include "comm.h"
 #include "load/load_ctx.h"
 
 #include <math.h>
@@ -252,14 +253,18 @@ int mxn__quality_edge_weights(MPI_Comm comm, int64_t n, const int64_t *adj_off, 
     w[i] = 1.0 / (w[i] > 1e-3 ? w[i] : 1e-3);
     if (w[i] > mx) mx = w[i];
   }
-  if (MPI_Allreduce(&mx, &gmx, 1, MPI_DOUBLE, MPI_MAX, comm) != MPI_SUCCESS ||
-      MPI_Allreduce(&m, &total, 1, MPI_INT64_T, MPI_SUM, comm) != MPI_SUCCESS)
-    return MXN_ERR_MPI;
+  int status;
+  gmx = mx;
+  total = m;
+  if ((status = mxn__comm_reduce_f64(comm, MXN_OK, MXN__MAX, &gmx, 1)) != MXN_OK ||
+      (status = mxn__comm_reduce_i64(comm, MXN_OK, MXN__SUM, &total, 1)) != MXN_OK)
+    return status;
   /* Uniform meshes (every edge at the maximum) keep plain weights. */
-  double mn = gmx, gmn = gmx;
+  double mn = gmx, gmn;
   for (int64_t i = 0; i < m; i++)
     if (w[i] < mn) mn = w[i];
-  MPI_Allreduce(&mn, &gmn, 1, MPI_DOUBLE, MPI_MIN, comm);
+  gmn = mn;
+  if ((status = mxn__comm_reduce_f64(comm, MXN_OK, MXN__MIN, &gmn, 1)) != MXN_OK) return status;
   if (gmx > 0 && gmn < 0.9 * gmx)
     for (int64_t i = 0; i < m; i++)
       if (w[i] >= 0.9 * gmx) w[i] = (double)total + 1;

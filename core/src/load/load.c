@@ -164,8 +164,9 @@ static int count_distinct(mxn__load_ctx_t *c, int64_t *ndistinct) {
   mxn_gid_t dup = -1;
   int32_t fa = -1, fb = -1;
   if ((status = mxn_directory_distinct(c->dir, &distinct, &dup, &fa, &fb, e)) != MXN_OK) return status;
-  if (MPI_Allreduce(&c->npub, &total, 1, MPI_INT64_T, MPI_SUM, ld->comm) != MPI_SUCCESS)
-    return mxn_error_set(e, MXN_ERR_MPI, "MPI_Allreduce failed counting the published ids");
+  total = c->npub;
+  if ((status = mxn__comm_reduce_i64(ld->comm, MXN_OK, MXN__SUM, &total, 1)) != MXN_OK)
+    return mxn_error_set(e, status, "counting the published ids failed");
   c->unique = distinct == total;
   *ndistinct = distinct;
   /* Fewer distinct ids than the set declares means one id was given to
@@ -536,7 +537,7 @@ static int64_t piece_bytes_needed(const mxn_structure_t *s, const mxn_piece_t *p
 
 /* The load's figures: what was read, what the piece needs, the totals
  * and the imbalance over the ranks. Collective (reductions). */
-static void phase_stats(mxn__load_ctx_t *c) {
+static int phase_stats(mxn__load_ctx_t *c) {
   mxn_load_t *ld = c->ld;
   const mxn_structure_t *s = mxn_dataset_structure(ld->ds);
   const mxn_piece_t *pc = ld->piece;
@@ -551,14 +552,16 @@ static void phase_stats(mxn__load_ctx_t *c) {
   ld->st.bytes_decompressed = c2.bytes_decompressed - c->c0.bytes_decompressed;
   ld->st.bytes_needed = piece_bytes_needed(s, pc, ld->hx);
   ld->st.metadata_bytes = mxn__dataset_metadata_bytes(ld->ds);
-  ld->st.total_elements = 0;
-  MPI_Allreduce(&ld->st.owned_elements, &ld->st.total_elements, 1, MPI_INT64_T, MPI_SUM, ld->comm);
+  ld->st.total_elements = ld->st.owned_elements;
   /* in the scaled units, where sums of huge weights stay finite */
-  double mine = c->ow_scaled, mx = 0, sum = 0;
-  MPI_Allreduce(&mine, &mx, 1, MPI_DOUBLE, MPI_MAX, ld->comm);
-  MPI_Allreduce(&mine, &sum, 1, MPI_DOUBLE, MPI_SUM, ld->comm);
+  double mx = c->ow_scaled, sum = c->ow_scaled;
+  int status = mxn__comm_reduce_i64(ld->comm, MXN_OK, MXN__SUM, &ld->st.total_elements, 1);
+  if (status == MXN_OK) status = mxn__comm_reduce_f64(ld->comm, status, MXN__MAX, &mx, 1);
+  if (status == MXN_OK) status = mxn__comm_reduce_f64(ld->comm, status, MXN__SUM, &sum, 1);
+  if (status != MXN_OK) return mxn_error_set(c->e, status, "summing the load's statistics failed");
   ld->st.imbalance = sum > 0 ? mx / (sum / c->N) : 1.0;
   ld->st.seconds_read = now() - c->t_cover;
+  return MXN_OK;
 }
 
 /* Keep: with opts->dynamic, what a later re-balance needs (the directory
@@ -710,7 +713,7 @@ static int load_open(MPI_Comm comm, const char *path, mxn_dataset_t *given,
     mxn_error_set(&e, status, "rank %d: cannot agree on the members of node-set entries", c.R);
     goto done;
   }
-  phase_stats(&c);
+  if ((status = phase_stats(&c)) != MXN_OK) goto done;
   status = phase_keep(&c);
   if (status == MXN_OK && !ld->dynamic) keep_step_members(ld);
 done:

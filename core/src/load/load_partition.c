@@ -109,15 +109,10 @@ static int parts_from_map(const char *path, int nparts, int64_t n, const mxn_gid
 static int parts_from_files(MPI_Comm comm, int size, int64_t n, const double *w, int *part) {
   double mine = 0, before = 0, total = 0;
   for (int64_t k = 0; k < n; k++) mine += w[k];
-  if (MPI_Exscan(&mine, &before, 1, MPI_DOUBLE, MPI_SUM, comm) != MPI_SUCCESS) return MXN_ERR_MPI;
-  int rank;
-  MPI_Comm_rank(comm, &rank);
-  if (rank == 0) before = 0;
-  if (MPI_Allreduce(&mine, &total, 1, MPI_DOUBLE, MPI_SUM, comm) != MPI_SUCCESS) return MXN_ERR_MPI;
   int64_t cnt = n, cbefore = 0, ctotal = 0;
-  MPI_Exscan(&cnt, &cbefore, 1, MPI_INT64_T, MPI_SUM, comm);
-  if (rank == 0) cbefore = 0;
-  MPI_Allreduce(&cnt, &ctotal, 1, MPI_INT64_T, MPI_SUM, comm);
+  int status = mxn__comm_exscan_f64(comm, MXN_OK, &mine, 1, &before, &total);
+  if (status == MXN_OK) status = mxn__comm_exscan_i64(comm, status, &cnt, 1, &cbefore, &ctotal);
+  if (status != MXN_OK) return status;
   double acc = before;
   for (int64_t k = 0; k < n; k++) {
     int p;
@@ -263,15 +258,11 @@ static int parts_from_whole_files(MPI_Comm comm, int N, int M, int64_t n, const 
   fw = mxn__calloc((size_t)M, sizeof *fw);
   all = mxn__calloc((size_t)M, sizeof *all);
   group = mxn__calloc((size_t)M, sizeof *group);
-  if (!mxn__all_ok(comm, fw && all && group)) { /* before the sum all take part in */
-    status = MXN_ERR_NOMEM;
-    goto done;
-  }
-  for (int64_t k = 0; k < n; k++) fw[file[k]] += w[k];
-  if (MPI_Allreduce(fw, all, M, MPI_DOUBLE, MPI_SUM, comm) != MPI_SUCCESS) {
-    status = MXN_ERR_MPI;
-    goto done;
-  }
+  if (!fw || !all || !group) status = MXN_ERR_NOMEM;
+  for (int64_t k = 0; status == MXN_OK && k < n; k++) fw[file[k]] += w[k];
+  if (status == MXN_OK) memcpy(all, fw, (size_t)M * sizeof *all);
+  /* a rank short of memory still takes part in the sum, which fails */
+  if ((status = mxn__comm_reduce_f64(comm, status, MXN__SUM, all, M)) != MXN_OK) goto done;
   double total = 0;
   for (int j = 0; j < M; j++) total += all[j];
   if (total <= 0) goto done;
@@ -421,19 +412,25 @@ static int partition_inputs(mxn__load_ctx_t *c, mxn_part_method method, int need
       /* Only ratios matter: scale by the largest weight first, so sums of
        * weights near DBL_MAX stay finite. No element may weigh 0: floor at
        * 1e-6 of the mean. */
-      double mx = 0, gmx = 0;
+      double gmx = 0;
       for (int64_t k = 0; k < c->n0; k++)
-        if (c->w0[k] > mx) mx = c->w0[k];
-      MPI_Allreduce(&mx, &gmx, 1, MPI_DOUBLE, MPI_MAX, ld->comm);
+        if (c->w0[k] > gmx) gmx = c->w0[k];
+      if ((status = mxn__comm_reduce_f64(ld->comm, MXN_OK, MXN__MAX, &gmx, 1)) != MXN_OK) {
+        mxn_error_set(e, status, "scaling the partition's weights failed");
+        goto done;
+      }
       if (gmx > 0) {
         for (int64_t k = 0; k < c->n0; k++) c->w0[k] /= gmx;
         c->wscale = gmx;
       }
-      double sum = 0, tot = 0;
-      int64_t cnt = c->n0, ctot = 0;
-      for (int64_t k = 0; k < c->n0; k++) sum += c->w0[k];
-      MPI_Allreduce(&sum, &tot, 1, MPI_DOUBLE, MPI_SUM, ld->comm);
-      MPI_Allreduce(&cnt, &ctot, 1, MPI_INT64_T, MPI_SUM, ld->comm);
+      double tot = 0;
+      int64_t ctot = c->n0;
+      for (int64_t k = 0; k < c->n0; k++) tot += c->w0[k];
+      if ((status = mxn__comm_reduce_f64(ld->comm, MXN_OK, MXN__SUM, &tot, 1)) != MXN_OK ||
+          (status = mxn__comm_reduce_i64(ld->comm, MXN_OK, MXN__SUM, &ctot, 1)) != MXN_OK) {
+        mxn_error_set(e, status, "summing the partition's weights failed");
+        goto done;
+      }
       double floor_w = ctot > 0 && tot > 0 ? 1e-6 * tot / ctot : 1.0;
       for (int64_t k = 0; k < c->n0; k++)
         if (c->w0[k] < floor_w) c->w0[k] = floor_w;
@@ -492,9 +489,9 @@ static int partition_decide(mxn__load_ctx_t *c, mxn_part_method method, int need
     int cut_any = 0;
     status = hilbert_order_cut_files(ds, fbeg, fend, c->n0, c->ids0, c->file0, c->w0, c->part, &cut_any, e);
     if ((status = mxn_agree(ld->comm, status, e)) != MXN_OK) goto done;
-    int any = cut_any;
-    MPI_Allreduce(&cut_any, &any, 1, MPI_INT, MPI_MAX, ld->comm);
-    if (any) status = parts_from_files(ld->comm, N, c->n0, c->w0, c->part);
+    int64_t any = cut_any;
+    status = mxn__comm_reduce_i64(ld->comm, MXN_OK, MXN__MAX, &any, 1);
+    if (status == MXN_OK && any) status = parts_from_files(ld->comm, N, c->n0, c->w0, c->part);
     if (status != MXN_OK)
       mxn_error_set(e, status, "partitioning by files failed on rank %d: %s", R,
                     mxn_strerror(status));

@@ -111,8 +111,8 @@ int mxn__load_set_nodes(mxn_load_t *ld, int fbeg, int fend, int64_t gap, const i
     for (int i = 0; i < plan->nseg[k]; i++) read[plan->seg[k][i].file] = 1;
   if (status != MXN_OK) mxn_error_set(e, status, "rank %d: out of memory", ld->rank);
   if ((status = mxn_agree(ld->comm, status, e)) != MXN_OK) goto done;
-  if (MPI_Allreduce(MPI_IN_PLACE, read, M, MPI_UNSIGNED_CHAR, MPI_MAX, ld->comm) != MPI_SUCCESS) {
-    status = mxn_error_set(e, MXN_ERR_MPI, "MPI_Allreduce failed on the members read");
+  if ((status = mxn__comm_reduce_u8(ld->comm, MXN_OK, MXN__MAX, read, M)) != MXN_OK) {
+    mxn_error_set(e, status, "combining the members read failed");
     goto done;
   }
   /* Node sets of the members no rank read, by the rank that summarised

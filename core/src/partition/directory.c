@@ -129,21 +129,18 @@ int mxn_directory_distinct(mxn_directory_t *d, int64_t *distinct, mxn_gid_t *dup
       dup[2] = d->e[k].file;
     }
   }
-  if (MPI_Allreduce(&mine, distinct, 1, MPI_INT64_T, MPI_SUM, d->comm) != MPI_SUCCESS)
-    return mxn_error_set(err, MXN_ERR_MPI, "mxn_directory_distinct: MPI_Allreduce failed");
   int rank = 0;
   MPI_Comm_rank(d->comm, &rank);
-  int64_t best = INT64_MAX;
-  if (MPI_Allreduce(&dup[0], &best, 1, MPI_INT64_T, MPI_MIN, d->comm) != MPI_SUCCESS)
-    return mxn_error_set(err, MXN_ERR_MPI, "mxn_directory_distinct: MPI_Allreduce failed");
-  /* the rank holding the smallest duplicate broadcasts its files */
-  int holder = dup[0] == best && best != INT64_MAX ? rank : INT_MAX, who = INT_MAX;
-  MPI_Allreduce(&holder, &who, 1, MPI_INT, MPI_MIN, d->comm);
-  int32_t files[2] = {(int32_t)dup[1], (int32_t)dup[2]};
-  if (who != INT_MAX) MPI_Bcast(files, 2, MPI_INT32_T, who, d->comm);
-  *dup_id = best == INT64_MAX ? -1 : best;
-  *dup_file_a = who == INT_MAX ? -1 : files[0];
-  *dup_file_b = who == INT_MAX ? -1 : files[1];
+  /* the smallest duplicate, with the files of the lowest rank holding it */
+  int64_t low[4] = {dup[0], dup[0] != INT64_MAX ? rank : INT_MAX, dup[1], dup[2]};
+  int status = mxn__comm_reduce_i64(d->comm, MXN_OK, MXN__SUM, &mine, 1);
+  if (status == MXN_OK) status = mxn__comm_lexmin_i64(d->comm, status, low, 4);
+  if (status != MXN_OK)
+    return mxn_error_set(err, status, "mxn_directory_distinct: counting the distinct ids failed");
+  *distinct = mine;
+  *dup_id = low[0] == INT64_MAX ? -1 : low[0];
+  *dup_file_a = low[0] == INT64_MAX ? -1 : (int32_t)low[2];
+  *dup_file_b = low[0] == INT64_MAX ? -1 : (int32_t)low[3];
   return MXN_OK;
 }
 

@@ -109,8 +109,6 @@ static int mxn__string_cut(MPI_Comm comm, int rank, int nprocs,
                            const mxn__rec *r, int64_t m, int nparts, int *q,
                            mxn_error_t *err, const char *method) {
   int status = MXN_OK;
-  MPI_Datatype ctype = MPI_DATATYPE_NULL;
-  MPI_Op cop = MPI_OP_NULL;
   double wl = 0, wb = 0, wt = 0;
   int64_t g0 = 0, ntot = m, x = -1; /* x: part of the element before */
   mxn__clamp mine = {-MXN__CLAMP_INF, MXN__CLAMP_INF, 0};
@@ -119,18 +117,10 @@ static int mxn__string_cut(MPI_Comm comm, int rank, int nprocs,
   for (int64_t j = 0; j < m; j++) wl += r[j].w;
   wt = wl;
   if (nprocs > 1) {
-    if (MPI_Exscan(&wl, &wb, 1, MPI_DOUBLE, MPI_SUM, comm) != MPI_SUCCESS ||
-        MPI_Allreduce(&wl, &wt, 1, MPI_DOUBLE, MPI_SUM, comm) != MPI_SUCCESS ||
-        MPI_Exscan(&m, &g0, 1, MPI_INT64_T, MPI_SUM, comm) != MPI_SUCCESS ||
-        MPI_Allreduce(&m, &ntot, 1, MPI_INT64_T, MPI_SUM, comm) != MPI_SUCCESS) {
-      status = mxn_error_set(err, MXN_ERR_MPI,
-                             "mxn_partition(%s): weight prefix (MPI_Exscan) failed",
-                             method);
+    if ((status = mxn__comm_exscan_f64(comm, MXN_OK, &wl, 1, &wb, &wt)) != MXN_OK ||
+        (status = mxn__comm_exscan_i64(comm, MXN_OK, &m, 1, &g0, &ntot)) != MXN_OK) {
+      status = mxn_error_set(err, status, "mxn_partition(%s): the weight prefix failed", method);
       goto done;
-    }
-    if (rank == 0) { /* MPI_Exscan leaves rank 0's result undefined */
-      wb = 0;
-      g0 = 0;
     }
   }
 
@@ -143,12 +133,9 @@ static int mxn__string_cut(MPI_Comm comm, int rank, int nprocs,
       mine = mxn__clamp_then(mine, step);
       w += r[j].w;
     }
-    if (MPI_Type_contiguous(3, MPI_INT64_T, &ctype) != MPI_SUCCESS ||
-        MPI_Type_commit(&ctype) != MPI_SUCCESS ||
-        MPI_Op_create(mxn__clamp_op, 0, &cop) != MPI_SUCCESS ||
-        MPI_Exscan(&mine, &before, 1, ctype, cop, comm) != MPI_SUCCESS) {
-      status = mxn_error_set(err, MXN_ERR_MPI,
-                             "mxn_partition(%s): MPI_Exscan of the cut failed", method);
+    if ((status = mxn__comm_exscan_op(comm, MXN_OK, &mine, &before, (int64_t)sizeof mine,
+                                      mxn__clamp_op)) != MXN_OK) {
+      status = mxn_error_set(err, status, "mxn_partition(%s): the scan of the cut failed", method);
       goto done;
     }
     if (rank > 0) x = mxn__clamp_apply(before, -1);
@@ -161,8 +148,6 @@ static int mxn__string_cut(MPI_Comm comm, int rank, int nprocs,
   }
 
 done:
-  if (cop != MPI_OP_NULL) MPI_Op_free(&cop);
-  if (ctype != MPI_DATATYPE_NULL) MPI_Type_free(&ctype);
   return status;
 }
 
@@ -225,10 +210,9 @@ int mxn__string_partition(MPI_Comm comm, int64_t n, const mxn_gid_t *ids, const 
     mine[s].id = recs[j].id;
     mine[s].wt = (double)n / S;
   }
-  if (MPI_Allgather(mine, S * (int)sizeof *mine, MPI_BYTE, all,
-                    S * (int)sizeof *mine, MPI_BYTE, comm) != MPI_SUCCESS) {
-    status = mxn_error_set(err, MXN_ERR_MPI,
-                           "mxn_partition(%s): MPI_Allgather of sort samples failed",
+  if ((status = mxn__comm_allgather(comm, MXN_OK, mine, (int64_t)S * (int64_t)sizeof *mine, all)) !=
+      MXN_OK) {
+    status = mxn_error_set(err, status, "mxn_partition(%s): gathering the sort samples failed",
                            method);
     goto done;
   }

@@ -28,10 +28,14 @@
 /* ------------------------------------------------------------------ */
 /* Method names                                                        */
 
-static const char *const mxn__method_names[] = {
-    [MXN_PART_FILES] = "files", [MXN_PART_LINEAR] = "linear", [MXN_PART_SFC] = "sfc",
-    [MXN_PART_RCB] = "rcb",     [MXN_PART_RIB] = "rib",       [MXN_PART_HSFC] = "hsfc",
-    [MXN_PART_GRAPH] = "graph", [MXN_PART_MAP] = "map"};
+#define MXN__NAME_OF(e, number, name, label, what) [e] = name,
+#define MXN__LABEL_OF(e, number, name, label, what) [e] = label,
+static const char *const mxn__method_names[] = {MXN_PART_METHODS(MXN__NAME_OF)};
+static const char *const mxn__method_labels[] = {MXN_PART_METHODS(MXN__LABEL_OF)};
+#undef MXN__NAME_OF
+#undef MXN__LABEL_OF
+_Static_assert(sizeof mxn__method_names / sizeof mxn__method_names[0] == MXN_PART_NUM_METHODS,
+               "MXN_PART_NUM_METHODS counts the table");
 #define MXN__NMETHODS ((int)(sizeof mxn__method_names / sizeof mxn__method_names[0]))
 
 /* ASCII case-insensitive equality; strcasecmp is POSIX, not C11. */
@@ -58,6 +62,11 @@ int mxn_part_method_parse(const char *name, mxn_part_method *m) {
 const char *mxn_part_method_name(mxn_part_method m) {
   if ((int)m < 0 || (int)m >= MXN__NMETHODS) return "unknown";
   return mxn__method_names[m];
+}
+
+const char *mxn_part_method_label(mxn_part_method m) {
+  if ((int)m < 0 || (int)m >= MXN__NMETHODS) return NULL;
+  return mxn__method_labels[m];
 }
 
 /* ------------------------------------------------------------------ */
@@ -267,9 +276,9 @@ static int mxn__sfc(MPI_Comm comm, const mxn_part_input_t *in, int nparts,
       if (x < box[d]) box[d] = x; /* NaN compares false: left out */
       if (-x < box[3 + d]) box[3 + d] = -x;
     }
-  if (MPI_Allreduce(box, gbox, 6, MPI_DOUBLE, MPI_MIN, comm) != MPI_SUCCESS) {
-    status = mxn_error_set(err, MXN_ERR_MPI,
-                           "mxn_partition(sfc): MPI_Allreduce of the bounding box failed");
+  memcpy(gbox, box, sizeof gbox);
+  if ((status = mxn__comm_reduce_f64(comm, MXN_OK, MXN__MIN, gbox, 6)) != MXN_OK) {
+    status = mxn_error_set(err, status, "mxn_partition(sfc): reducing the bounding box failed");
     goto done;
   }
   for (int d = 0; d < in->dim; d++) {
@@ -572,10 +581,9 @@ static int mxn__any_empty(MPI_Comm comm, const int *part, int64_t n, int nparts,
   int64_t *gcnt = calloc_noted(nparts, sizeof *gcnt, &status);
   MXN_CHECK(mxn__agree(comm, status, err, method));
   for (int64_t k = 0; k < n; k++) cnt[part[k]]++;
-  if (MPI_Allreduce(cnt, gcnt, nparts, MPI_INT64_T, MPI_SUM, comm) != MPI_SUCCESS) {
-    status = mxn_error_set(err, MXN_ERR_MPI,
-                           "mxn_partition(%s): MPI_Allreduce of part sizes failed",
-                           method);
+  memcpy(gcnt, cnt, (size_t)nparts * sizeof *gcnt);
+  if ((status = mxn__comm_reduce_i64(comm, MXN_OK, MXN__SUM, gcnt, nparts)) != MXN_OK) {
+    status = mxn_error_set(err, status, "mxn_partition(%s): summing the part sizes failed", method);
     goto done;
   }
   *empty = 0;
@@ -798,29 +806,29 @@ int mxn_partition(MPI_Comm comm, mxn_part_method method,
     nedges = in->adj_off[in->n] - in->adj_off[0];
   int w = has && in->weights, c = has && in->centroids;
   int ew = status == MXN_OK && nedges > 0 && in->edge_weights;
-  int v[13] = {status,
+  int64_t g[13] = {status,
                nparts, -nparts,
                (int)method, -(int)method,
                has ? in->dim : INT_MAX, has ? -in->dim : 0,
                has ? w : 1, -w,
                nedges > 0 ? ew : 1, -ew,
                has ? c : 1, -c};
-  int g[13];
-  if (MPI_Allreduce(v, g, 13, MPI_INT, MPI_MIN, comm) != MPI_SUCCESS)
-    return mxn_error_set(err, MXN_ERR_MPI,
-                         "mxn_partition(%s): MPI_Allreduce of the arguments failed", name);
-  mxn__note_other(err, status, g[0], name);
-  if (g[0] != MXN_OK) return g[0];
+  /* (the status travels as g[0], so every rank's arguments are read) */
+  int agreed = mxn__comm_reduce_i64(comm, MXN_OK, MXN__MIN, g, 13);
+  if (agreed != MXN_OK)
+    return mxn_error_set(err, agreed, "mxn_partition(%s): agreeing on the arguments failed", name);
+  mxn__note_other(err, status, (int)g[0], name);
+  if (g[0] != MXN_OK) return (int)g[0];
   if (g[1] != -g[2] || g[3] != -g[4])
     return mxn_error_set(err, MXN_ERR_ARG,
                          "mxn_partition(%s): ranks disagree on the method or nparts",
                          name);
-  mxn__global glob = {g[6] < 0 ? -g[6] : 0, -g[8], -g[10], g[11]};
+  mxn__global glob = {g[6] < 0 ? (int)-g[6] : 0, (int)-g[8], (int)-g[10], (int)g[11]};
   int geometric = method != MXN_PART_LINEAR && method != MXN_PART_GRAPH;
   if (g[6] < 0 && g[5] != -g[6] && (geometric || glob.has_cent))
     return mxn_error_set(err, MXN_ERR_ARG,
                          "mxn_partition(%s): ranks disagree on dim (%d to %d)", name,
-                         g[5], -g[6]);
+                         (int)g[5], (int)-g[6]);
   if (g[7] == 0 && -g[8] == 1)
     return mxn_error_set(err, MXN_ERR_ARG,
                          "mxn_partition(%s): weights given on some ranks, NULL on others",
@@ -836,10 +844,9 @@ int mxn_partition(MPI_Comm comm, mxn_part_method method,
                   opts ? (double)opts->repartition : 0, opts ? (double)opts->no_remap : 0,
                   opts ? (double)opts->refine : 0};
   int64_t ntot = in->n;
-  if (MPI_Bcast(ov, 5, MPI_DOUBLE, 0, comm) != MPI_SUCCESS ||
-      MPI_Allreduce(&in->n, &ntot, 1, MPI_INT64_T, MPI_SUM, comm) != MPI_SUCCESS)
-    return mxn_error_set(err, MXN_ERR_MPI,
-                         "mxn_partition(%s): MPI_Allreduce of the element count failed",
+  if ((status = mxn__comm_bcast(comm, MXN_OK, 0, ov, (int64_t)sizeof ov)) != MXN_OK ||
+      (status = mxn__comm_reduce_i64(comm, MXN_OK, MXN__SUM, &ntot, 1)) != MXN_OK)
+    return mxn_error_set(err, status, "mxn_partition(%s): agreeing on the options and the element count failed",
                          name);
   if (nparts == 1 || ntot == 0) {
     for (int64_t k = 0; k < in->n; k++) part[k] = 0;

@@ -149,20 +149,20 @@ static int part_imbalance(MPI_Comm comm, int N, int R, int64_t n, const double *
   gsum = mxn__calloc((size_t)N + 1, sizeof *gsum);
   cnt = mxn__calloc((size_t)N + 1, sizeof *cnt);
   gcnt = mxn__calloc((size_t)N + 1, sizeof *gcnt);
-  if (!mxn__all_ok(comm, sum && gsum && cnt && gcnt)) { /* before the sums */
-    status = MXN_ERR_NOMEM;
-    goto done;
-  }
-  for (int64_t k = 0; k < n; k++) {
+  if (!sum || !gsum || !cnt || !gcnt) status = MXN_ERR_NOMEM;
+  for (int64_t k = 0; status == MXN_OK && k < n; k++) {
     int p = part ? part[k] : R;
     sum[p] += w[k];
     cnt[p]++;
   }
-  if (MPI_Allreduce(sum, gsum, N, MPI_DOUBLE, MPI_SUM, comm) != MPI_SUCCESS ||
-      MPI_Allreduce(cnt, gcnt, N, MPI_INT64_T, MPI_SUM, comm) != MPI_SUCCESS) {
-    status = MXN_ERR_MPI;
-    goto done;
+  if (status == MXN_OK) {
+    memcpy(gsum, sum, (size_t)N * sizeof *gsum);
+    memcpy(gcnt, cnt, (size_t)N * sizeof *gcnt);
   }
+  /* a rank short of memory still takes part in the sums, which fail */
+  if ((status = mxn__comm_reduce_f64(comm, status, MXN__SUM, gsum, N)) != MXN_OK ||
+      (status = mxn__comm_reduce_i64(comm, status, MXN__SUM, gcnt, N)) != MXN_OK)
+    goto done;
   double mx = 0, tot = 0;
   int64_t mn = INT64_MAX;
   for (int p = 0; p < N; p++) {
@@ -425,11 +425,12 @@ static int rebal_weigh(rebal_t *c, int step) {
   if (status != MXN_OK) mxn_error_set(&c->e, status, "out of memory on rank %d", c->R);
   else status = weigh(ld, step, o, ow, &c->e);
   if ((status = mxn_agree(ld->comm, status, &c->e)) != MXN_OK) return status;
-  double sum = 0, tot = 0, fl = o->weight_floor;
-  int64_t cnt = ow->n, ctot = 0;
-  for (int64_t k = 0; k < ow->n; k++) sum += ow->w[k];
-  MPI_Allreduce(&sum, &tot, 1, MPI_DOUBLE, MPI_SUM, ld->comm);
-  MPI_Allreduce(&cnt, &ctot, 1, MPI_INT64_T, MPI_SUM, ld->comm);
+  double tot = 0, fl = o->weight_floor;
+  int64_t ctot = ow->n;
+  for (int64_t k = 0; k < ow->n; k++) tot += ow->w[k];
+  if ((status = mxn__comm_reduce_f64(ld->comm, MXN_OK, MXN__SUM, &tot, 1)) != MXN_OK ||
+      (status = mxn__comm_reduce_i64(ld->comm, MXN_OK, MXN__SUM, &ctot, 1)) != MXN_OK)
+    return mxn_error_set(&c->e, status, "summing the weights failed");
   if (!(fl > 0)) fl = ctot > 0 && tot > 0 ? 1e-6 * tot / ctot : 1e-6;
   for (int64_t k = 0; k < ow->n; k++)
     if (ow->w[k] < fl) ow->w[k] = fl;
@@ -445,7 +446,8 @@ static int rebal_policy(rebal_t *c) {
   int status, N = c->N, R = c->R;
   status = part_imbalance(ld->comm, N, R, ow->n, ow->w, NULL, &c->rep.imbalance_before, NULL);
   if (status != MXN_OK) {
-    mxn_error_set(&c->e, status, "MPI_Allreduce of the rank weights failed");
+    mxn_error_set(&c->e, status, "summing the rank weights failed on rank %d: %s", R,
+                  mxn_strerror(status));
     return status;
   }
   c->rep.imbalance_after = c->rep.imbalance_before;
@@ -482,9 +484,10 @@ static int rebal_policy(rebal_t *c) {
       for (int64_t i = 0; i < ow->n; i++) c->part[c->perm[i]] = c->spart[i];
     }
     if ((status = mxn_agree(ld->comm, status, &c->e)) != MXN_OK) return status;
-    int64_t mv1 = 0, mvall = 0;
-    for (int64_t i = 0; i < ow->n; i++) mv1 += c->part[i] != R;
-    MPI_Allreduce(&mv1, &mvall, 1, MPI_INT64_T, MPI_SUM, ld->comm);
+    int64_t mvall = 0;
+    for (int64_t i = 0; i < ow->n; i++) mvall += c->part[i] != R;
+    if ((status = mxn__comm_reduce_i64(ld->comm, MXN_OK, MXN__SUM, &mvall, 1)) != MXN_OK)
+      return mxn_error_set(&c->e, status, "counting the elements moved failed");
     status = part_imbalance(ld->comm, N, R, ow->n, ow->w, c->part, &fi, NULL);
     if (status != MXN_OK) return status;
     c->rep.fresh_migrated = mvall;
@@ -546,11 +549,12 @@ static int rebal_new_owners(rebal_t *c) {
     if ((status = mxn_agree(ld->comm, status, &c->e)) != MXN_OK) return status;
     double W = 0;
     for (int64_t i = 0; i < c->ndrec; i++) W += c->drec[i].w;
-    int64_t cnt = c->ndrec;
-    double Wmax = 0, Wsum = 0;
-    MPI_Allreduce(&W, &Wmax, 1, MPI_DOUBLE, MPI_MAX, ld->comm);
-    MPI_Allreduce(&W, &Wsum, 1, MPI_DOUBLE, MPI_SUM, ld->comm);
-    MPI_Allreduce(&cnt, &c->min_count, 1, MPI_INT64_T, MPI_MIN, ld->comm);
+    double Wmax = W, Wsum = W;
+    c->min_count = c->ndrec;
+    if ((status = mxn__comm_reduce_f64(ld->comm, MXN_OK, MXN__MAX, &Wmax, 1)) != MXN_OK ||
+        (status = mxn__comm_reduce_f64(ld->comm, MXN_OK, MXN__SUM, &Wsum, 1)) != MXN_OK ||
+        (status = mxn__comm_reduce_i64(ld->comm, MXN_OK, MXN__MIN, &c->min_count, 1)) != MXN_OK)
+      return mxn_error_set(&c->e, status, "reducing the new owners' weights failed");
     c->after = Wsum > 0 ? Wmax / (Wsum / N) : 1.0;
   }
   if (status != MXN_OK)
@@ -566,8 +570,9 @@ static int rebal_last_resort(rebal_t *c) {
   mxn_load_t *ld = c->ld;
   owned_t *ow = &c->ow;
   int status = MXN_OK, N = c->N, R = c->R;
-  int64_t ntot = 0;
-  MPI_Allreduce(&ow->n, &ntot, 1, MPI_INT64_T, MPI_SUM, ld->comm);
+  int64_t ntot = ow->n;
+  if ((status = mxn__comm_reduce_i64(ld->comm, MXN_OK, MXN__SUM, &ntot, 1)) != MXN_OK)
+    return mxn_error_set(&c->e, status, "counting the owned elements failed");
   if (!(c->min_count == 0 && ntot >= N)) return MXN_OK;
   free(c->drec);
   c->drec = NULL;
@@ -622,8 +627,8 @@ static int rebal_owned_set(rebal_t *c) {
     for (int64_t i = 0; i < c->nrecv; i++) c->recv[i] = (mover_t){c->drec[i].id, c->drec[i].w, 0};
   } else {
     int64_t before = 0;
-    MPI_Exscan(&ow->n, &before, 1, MPI_INT64_T, MPI_SUM, ld->comm);
-    if (R == 0) before = 0;
+    if ((status = mxn__comm_exscan_i64(ld->comm, MXN_OK, &ow->n, 1, &before, NULL)) != MXN_OK)
+      return mxn_error_set(&c->e, status, "numbering the owned elements failed");
     /* short of memory, a rank still calls the exchange, which then fails
      * everywhere (mxn__send_to_if) */
     mover_t *mv = c->mv = mxn__malloc(((size_t)ow->n + 1) * sizeof *mv);
@@ -657,7 +662,9 @@ static int rebal_owned_set(rebal_t *c) {
     if (status != MXN_OK && !c->e.msg[0])
       mxn_error_set(&c->e, status, "out of memory on rank %d", R);
     if ((status = mxn_agree(ld->comm, status, &c->e)) != MXN_OK) return status;
-    MPI_Allreduce(&moved, &all, 1, MPI_INT64_T, MPI_SUM, ld->comm);
+    all = moved;
+    if ((status = mxn__comm_reduce_i64(ld->comm, MXN_OK, MXN__SUM, &all, 1)) != MXN_OK)
+      return mxn_error_set(&c->e, status, "counting the elements moved failed");
     c->rep.migrated = all;
   }
   mover_t *recv = c->recv;
@@ -725,16 +732,21 @@ static int rebal_migrate(rebal_t *c, int step) {
 }
 
 /* The report's reads and times, over all ranks. Collective. */
-static void rebal_report(rebal_t *c) {
+static int rebal_report(rebal_t *c) {
   mxn_load_t *ld = c->ld;
   mxn_rebalance_report_t *rep = &c->rep;
   mxn_io_counters_t c1 = mxn_dataset_counters(ld->ds);
   rep->bytes_read = mxn__load_count_reads(ld, c->c0, c1);
-  double tv[2] = {rep->seconds_balance, rep->seconds_migrate}, tm[2];
-  MPI_Allreduce(&rep->bytes_read, &rep->bytes_read_all, 1, MPI_INT64_T, MPI_SUM, ld->comm);
-  MPI_Allreduce(tv, tm, 2, MPI_DOUBLE, MPI_MAX, ld->comm);
+  double tv[2] = {rep->seconds_balance, rep->seconds_migrate};
+  double tm[2] = {tv[0], tv[1]};
+  int status;
+  rep->bytes_read_all = rep->bytes_read;
+  if ((status = mxn__comm_reduce_i64(ld->comm, MXN_OK, MXN__SUM, &rep->bytes_read_all, 1)) != MXN_OK ||
+      (status = mxn__comm_reduce_f64(ld->comm, MXN_OK, MXN__MAX, tm, 2)) != MXN_OK)
+    return mxn_error_set(&c->e, status, "summing the re-balance's report failed");
   rep->seconds_balance = tm[0];
   rep->seconds_migrate = tm[1];
+  return MXN_OK;
 }
 
 static int rebalance(mxn_load_t *ld, int step, const mxn_rebalance_opts_t *opts,
@@ -770,7 +782,7 @@ static int rebalance(mxn_load_t *ld, int step, const mxn_rebalance_opts_t *opts,
     if (status == MXN_OK) status = rebal_migrate(&c, step);
     if (status != MXN_OK) goto done;
   }
-  rebal_report(&c);
+  status = rebal_report(&c);
 done:
   if (rep_out) *rep_out = c.rep;
   if (status != MXN_OK && err) *err = c.e;

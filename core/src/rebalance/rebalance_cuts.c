@@ -34,9 +34,9 @@ int mxn__rebal_string_order(mxn_load_t *ld, const owned_t *ow, int64_t *perm, mx
   uint64_t *hk = NULL;
   /* the same piece as last time: the same string (agreed, so that every
    * rank takes the same collective path) */
-  int fast = ld->str_perm && ld->str_gen == ld->gen && ld->nstr == ow->n, allfast = 0;
-  if (MPI_Allreduce(&fast, &allfast, 1, MPI_INT, MPI_MIN, ld->comm) != MPI_SUCCESS)
-    return mxn_error_set(e, MXN_ERR_MPI, "rank %d: MPI_Allreduce failed", ld->rank);
+  int64_t allfast = ld->str_perm && ld->str_gen == ld->gen && ld->nstr == ow->n;
+  if ((status = mxn__comm_reduce_i64(ld->comm, MXN_OK, MXN__MIN, &allfast, 1)) != MXN_OK)
+    return mxn_error_set(e, status, "rank %d: agreeing on the kept string failed", ld->rank);
   if (allfast) {
     memcpy(perm, ld->str_perm, (size_t)ow->n * sizeof *perm);
     return MXN_OK;
@@ -53,11 +53,8 @@ int mxn__rebal_string_order(mxn_load_t *ld, const owned_t *ow, int64_t *perm, mx
     if (!f) ok = 0;
     else perm[i] = f->e;
   }
-  int all = ok;
-  if (MPI_Allreduce(&ok, &all, 1, MPI_INT, MPI_MIN, ld->comm) != MPI_SUCCESS) {
-    status = MXN_ERR_MPI;
-    goto done;
-  }
+  int64_t all = ok;
+  if ((status = mxn__comm_reduce_i64(ld->comm, MXN_OK, MXN__MIN, &all, 1)) != MXN_OK) goto done;
   if (all < 0) status = MXN_ERR_NOMEM;
   if (all) goto done;
   mxn_part_method m = ld->o.method;
@@ -95,10 +92,8 @@ int mxn__rebal_string_order(mxn_load_t *ld, const owned_t *ow, int64_t *perm, mx
         if (x < box[d]) box[d] = x;
         if (-x < box[3 + d]) box[3 + d] = -x;
       }
-    if (MPI_Allreduce(box, gbox, 6, MPI_DOUBLE, MPI_MIN, ld->comm) != MPI_SUCCESS) {
-      status = MXN_ERR_MPI;
-      goto done;
-    }
+    memcpy(gbox, box, sizeof gbox);
+    if ((status = mxn__comm_reduce_f64(ld->comm, MXN_OK, MXN__MIN, gbox, 6)) != MXN_OK) goto done;
     for (int d = 0; d < dim; d++) {
       lo[d] = gbox[d];
       hi[d] = -gbox[3 + d];
@@ -150,14 +145,10 @@ int mxn__rebal_shift_cuts(MPI_Comm comm, int N, int R, int64_t n, const double *
   W = mxn__calloc((size_t)N + 1, sizeof *W);
   c = mxn__calloc((size_t)N + 1, sizeof *c);
   cold = mxn__calloc((size_t)N + 1, sizeof *cold);
-  if (!mxn__all_ok(comm, W && c && cold)) { /* before the gather all take part in */
-    status = MXN_ERR_NOMEM;
+  /* a rank short of memory still takes part in the gather, which fails */
+  if ((status = mxn__comm_allgather(comm, W && c && cold ? MXN_OK : MXN_ERR_NOMEM, &mine,
+                                    (int64_t)sizeof mine, W)) != MXN_OK)
     goto done;
-  }
-  if (MPI_Allgather(&mine, 1, MPI_DOUBLE, W, 1, MPI_DOUBLE, comm) != MPI_SUCCESS) {
-    status = MXN_ERR_MPI;
-    goto done;
-  }
   for (int r = 0; r < N; r++) cold[r + 1] = cold[r] + W[r];
   double T = cold[N], A = T / N, U = A * (1.0 + frac * (tol - 1.0));
   c[0] = 0;
@@ -288,11 +279,12 @@ static double weight_upto(const tkey_t *k, const double *prefix, int64_t n, uint
 static int select_key(MPI_Comm comm, const tkey_t *k, const double *prefix, int64_t n, double c,
                       uint64_t *Ka, uint64_t *Kb, double *wlt, double *wle) {
   uint64_t lo = 0, hi = UINT64_MAX;
-  double w[2], g[2];
+  double g[2];
+  int status;
   while (lo < hi) {
     uint64_t m = lo + (hi - lo) / 2;
-    w[0] = weight_upto(k, prefix, n, m, UINT64_MAX);
-    if (MPI_Allreduce(w, g, 1, MPI_DOUBLE, MPI_SUM, comm) != MPI_SUCCESS) return MXN_ERR_MPI;
+    g[0] = weight_upto(k, prefix, n, m, UINT64_MAX);
+    if ((status = mxn__comm_reduce_f64(comm, MXN_OK, MXN__SUM, g, 1)) != MXN_OK) return status;
     if (g[0] >= c) hi = m;
     else lo = m + 1;
   }
@@ -300,17 +292,17 @@ static int select_key(MPI_Comm comm, const tkey_t *k, const double *prefix, int6
   uint64_t blo = 0, bhi = UINT64_MAX;
   while (blo < bhi) {
     uint64_t m = blo + (bhi - blo) / 2;
-    w[0] = weight_upto(k, prefix, n, *Ka, m);
-    if (MPI_Allreduce(w, g, 1, MPI_DOUBLE, MPI_SUM, comm) != MPI_SUCCESS) return MXN_ERR_MPI;
+    g[0] = weight_upto(k, prefix, n, *Ka, m);
+    if ((status = mxn__comm_reduce_f64(comm, MXN_OK, MXN__SUM, g, 1)) != MXN_OK) return status;
     if (g[0] >= c) bhi = m;
     else blo = m + 1;
   }
   *Kb = blo;
   /* below K: up to (Ka, Kb - 1), or up to (Ka - 1, max) */
-  w[0] = blo > 0 ? weight_upto(k, prefix, n, *Ka, blo - 1)
+  g[0] = blo > 0 ? weight_upto(k, prefix, n, *Ka, blo - 1)
          : *Ka > 0 ? weight_upto(k, prefix, n, *Ka - 1, UINT64_MAX) : 0.0;
-  w[1] = weight_upto(k, prefix, n, *Ka, blo);
-  if (MPI_Allreduce(w, g, 2, MPI_DOUBLE, MPI_SUM, comm) != MPI_SUCCESS) return MXN_ERR_MPI;
+  g[1] = weight_upto(k, prefix, n, *Ka, blo);
+  if ((status = mxn__comm_reduce_f64(comm, MXN_OK, MXN__SUM, g, 2)) != MXN_OK) return status;
   *wlt = g[0];
   *wle = g[1];
   return MXN_OK;
@@ -346,9 +338,9 @@ int mxn__rebal_tree_shift(MPI_Comm comm, int N, int R, const owned_t *ow, double
   pctr_t *ord = NULL;
   tkey_t *k = NULL;
   int64_t n = ow->n;
-  double Wall = 0, Wtot = 0;
-  for (int64_t i = 0; i < n; i++) Wall += ow->w[i];
-  if (MPI_Allreduce(&Wall, &Wtot, 1, MPI_DOUBLE, MPI_SUM, comm) != MPI_SUCCESS) return MXN_ERR_MPI;
+  double Wtot = 0;
+  for (int64_t i = 0; i < n; i++) Wtot += ow->w[i];
+  if ((status = mxn__comm_reduce_f64(comm, MXN_OK, MXN__SUM, &Wtot, 1)) != MXN_OK) return status;
   double U = Wtot / N * (1.0 + frac * (tol - 1.0));
   /* (one agreement on them all: the cuts below are collective) */
   noff = mxn__calloc((size_t)n + 1, sizeof *noff);
@@ -395,11 +387,11 @@ int mxn__rebal_tree_shift(MPI_Comm comm, int N, int R, const owned_t *ow, double
         }
       }
     }
-    if (MPI_Allreduce(box, gbox, 6 * (np + 1), MPI_DOUBLE, MPI_MIN, comm) != MPI_SUCCESS ||
-        MPI_Allreduce(wp, gwp, np + 1, MPI_DOUBLE, MPI_SUM, comm) != MPI_SUCCESS) {
-      status = MXN_ERR_MPI;
+    memcpy(gbox, box, 6 * ((size_t)np + 1) * sizeof *gbox);
+    memcpy(gwp, wp, ((size_t)np + 1) * sizeof *gwp);
+    if ((status = mxn__comm_reduce_f64(comm, MXN_OK, MXN__MIN, gbox, 6 * (np + 1))) != MXN_OK ||
+        (status = mxn__comm_reduce_f64(comm, MXN_OK, MXN__SUM, gwp, np + 1)) != MXN_OK)
       goto done;
-    }
     double W = 0;
     for (int p = 0; p <= np; p++) W += gwp[p];
     int cut = np / 2, axis = -1;

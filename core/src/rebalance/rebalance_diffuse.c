@@ -136,9 +136,9 @@ static void diff_free(diff_t *d) {
 static int diff_setup(mxn_load_t *ld, const owned_t *ow, diff_t *d, mxn_error_t *e) {
   const mxn_structure_t *s = mxn_dataset_structure(ld->ds);
   int status = MXN_OK, N = ld->size, R = ld->rank;
-  int cached = ld->dcache && ld->dcache_gen == ld->gen && ld->ndcache == ow->n, allc = 0;
-  if (MPI_Allreduce(&cached, &allc, 1, MPI_INT, MPI_MIN, ld->comm) != MPI_SUCCESS)
-    return mxn_error_set(e, MXN_ERR_MPI, "diffusion: MPI_Allreduce failed");
+  int64_t allc = ld->dcache && ld->dcache_gen == ld->gen && ld->ndcache == ow->n;
+  if ((status = mxn__comm_reduce_i64(ld->comm, MXN_OK, MXN__MIN, &allc, 1)) != MXN_OK)
+    return mxn_error_set(e, status, "diffusion: agreeing on the kept records failed");
   /* the rounds' arrays; a failure is agreed with the setup's below */
   d->nb = mxn__calloc((size_t)N + 1, sizeof *d->nb);
   d->nbw = mxn__calloc((size_t)N + 1, sizeof *d->nbw);
@@ -260,14 +260,8 @@ static int diff_shares(mxn_load_t *ld, diff_t *d, double W, double tol, mxn_erro
   int N = ld->size;
   int *nb = d->nb;
   double *nbw = d->nbw, *give = d->give;
-  int nr = 0;
-  for (int r = 0; r < N; r++)
-    if (nb[r]) {
-      MPI_Irecv(&nbw[r], 1, MPI_DOUBLE, r, 77, ld->comm, &d->req[nr++]);
-      MPI_Isend(&W, 1, MPI_DOUBLE, r, 77, ld->comm, &d->req[nr++]);
-    }
-  if (MPI_Waitall(nr, d->req, MPI_STATUSES_IGNORE) != MPI_SUCCESS)
-    return mxn_error_set(e, MXN_ERR_MPI, "diffusion: exchanging weights failed");
+  int status = mxn__comm_neighbours_f64(ld->comm, nb, W, nbw, d->req);
+  if (status != MXN_OK) return mxn_error_set(e, status, "diffusion: exchanging weights failed");
   double gsum = W, deficit = 0;
   int gn = 1;
   for (int r = 0; r < N; r++)
@@ -360,11 +354,12 @@ int mxn__rebal_diffuse(mxn_load_t *ld, const owned_t *ow, double tol, int max_ro
   if (max_rounds <= 0) max_rounds = 20;
   for (int round = 0; round < max_rounds; round++) {
     /* stop when balanced */
-    double W = 0, Wmax = 0, Wsum = 0;
+    double W = 0;
     for (int64_t i = 0; i < d.nmine; i++) W += d.mine[i].w;
-    if (MPI_Allreduce(&W, &Wmax, 1, MPI_DOUBLE, MPI_MAX, ld->comm) != MPI_SUCCESS ||
-        MPI_Allreduce(&W, &Wsum, 1, MPI_DOUBLE, MPI_SUM, ld->comm) != MPI_SUCCESS) {
-      status = mxn_error_set(e, MXN_ERR_MPI, "diffusion: MPI_Allreduce failed");
+    double Wmax = W, Wsum = W;
+    if ((status = mxn__comm_reduce_f64(ld->comm, MXN_OK, MXN__MAX, &Wmax, 1)) != MXN_OK ||
+        (status = mxn__comm_reduce_f64(ld->comm, MXN_OK, MXN__SUM, &Wsum, 1)) != MXN_OK) {
+      status = mxn_error_set(e, status, "diffusion: reducing the rank weights failed");
       goto done;
     }
     if (Wsum <= 0 || Wmax <= tol * Wsum / N) break;

@@ -2,6 +2,7 @@
  * collective, finds the members (discover.c), summarises their headers
  * (summary.c) and merges the summaries into the structure (merge.c); the
  * members themselves are opened and read in member.c. */
+#include "comm.h"
 #include "structure/ids.h"
 #include "structure/structure.h"
 
@@ -67,7 +68,7 @@ int mxn__dataset_open_members(MPI_Comm comm, mxn_dataset_t *ds, const char *path
   char **bufs = NULL, *all = NULL;
   size_t *lens = NULL;
   int64_t *mylens = NULL, *alllens = NULL;
-  int *cnt = NULL, *disp = NULL, *bcnt = NULL, *bdisp = NULL;
+  int64_t *bcnt = NULL;
   char *mine = NULL;
   status = mxn__dataset_discover(ds, path);
   if (status != MXN_OK) mxn_error_set(e, status, "%s", mxn_dataset_errmsg(ds));
@@ -76,13 +77,9 @@ int mxn__dataset_open_members(MPI_Comm comm, mxn_dataset_t *ds, const char *path
   int fbeg = (int)((int64_t)R * M / N), fend = (int)((int64_t)(R + 1) * M / N);
   bufs = mxn__calloc((size_t)M + 1, sizeof *bufs);
   lens = mxn__calloc((size_t)M + 1, sizeof *lens);
-  alllens = mxn__calloc((size_t)M + 1, sizeof *alllens);
   mylens = mxn__calloc((size_t)(fend - fbeg) + 1, sizeof *mylens);
-  cnt = mxn__calloc((size_t)N, sizeof *cnt);
-  disp = mxn__calloc((size_t)N + 1, sizeof *disp);
-  bcnt = mxn__calloc((size_t)N, sizeof *bcnt);
-  bdisp = mxn__calloc((size_t)N + 1, sizeof *bdisp);
-  if (!bufs || !lens || !alllens || !mylens || !cnt || !disp || !bcnt || !bdisp)
+  bcnt = mxn__calloc((size_t)N + 1, sizeof *bcnt);
+  if (!bufs || !lens || !mylens || !bcnt)
     status = mxn_error_set(e, MXN_ERR_NOMEM, "out of memory on rank %d", R);
   for (int j = fbeg; status == MXN_OK && j < fend; j++)
     if (mxn__record_hold(ds, j) != MXN_OK)
@@ -99,35 +96,18 @@ int mxn__dataset_open_members(MPI_Comm comm, mxn_dataset_t *ds, const char *path
     mylens[j - fbeg] = (int64_t)lens[j];
     mytotal += lens[j];
   }
-  if (status == MXN_OK && mytotal > (size_t)INT_MAX)
-    status = mxn_error_set(e, MXN_ERR_UNSUPPORTED, "rank %d: member headers over 2 GB", R);
   if (status == MXN_OK && !(mine = mxn__malloc(mytotal + 1)))
     status = mxn_error_set(e, MXN_ERR_NOMEM, "out of memory on rank %d", R);
   if ((status = mxn_agree(comm, status, e)) != MXN_OK) goto done;
-  for (int j = fbeg, at = 0; j < fend; at += (int)lens[j], j++) memcpy(mine + at, bufs[j], lens[j]);
-  /* Everyone's summary lengths, then the summaries. */
-  for (int r = 0; r < N; r++) {
-    cnt[r] = (int)((int64_t)(r + 1) * M / N - (int64_t)r * M / N);
-    disp[r + 1] = disp[r] + cnt[r];
-  }
-  if (MPI_Allgatherv(mylens, fend - fbeg, MPI_INT64_T, alllens, cnt, disp, MPI_INT64_T, comm) !=
-      MPI_SUCCESS)
-    status = mxn_error_set(e, MXN_ERR_MPI, "MPI_Allgatherv of member summary sizes failed");
-  int64_t total = 0;
-  for (int r = 0; status == MXN_OK && r < N; r++) {
-    int64_t b = 0;
-    for (int j = disp[r]; j < disp[r + 1]; j++) b += alllens[j];
-    bcnt[r] = (int)b;
-    bdisp[r + 1] = bdisp[r] + bcnt[r];
-    total += b;
-  }
-  if (status == MXN_OK && total > (int64_t)INT_MAX)
-    status = mxn_error_set(e, MXN_ERR_UNSUPPORTED, "member headers over 2 GB in all");
-  if (status == MXN_OK && !(all = mxn__malloc((size_t)total + 1)))
-    status = mxn_error_set(e, MXN_ERR_NOMEM, "out of memory on rank %d", R);
-  if ((status = mxn_agree(comm, status, e)) != MXN_OK) goto done;
-  if (MPI_Allgatherv(mine, (int)mytotal, MPI_CHAR, all, bcnt, bdisp, MPI_CHAR, comm) != MPI_SUCCESS)
-    status = mxn_error_set(e, MXN_ERR_MPI, "MPI_Allgatherv of member summaries failed");
+  for (size_t j = (size_t)fbeg, at = 0; j < (size_t)fend; at += lens[j], j++)
+    memcpy(mine + at, bufs[j], lens[j]);
+  /* Everyone's summary lengths (rank r's members come in order, so they
+   * arrive in member order), then the summaries. */
+  status = mxn__comm_allgatherv(comm, MXN_OK, mylens, (int64_t)(fend - fbeg) * (int64_t)sizeof *mylens,
+                                (void **)&alllens, bcnt);
+  if (status == MXN_OK) status = mxn__comm_allgatherv(comm, status, mine, (int64_t)mytotal, (void **)&all, bcnt);
+  if (status == MXN_ERR_NOMEM) mxn_error_set(e, status, "out of memory on rank %d", R);
+  else if (status != MXN_OK) mxn_error_set(e, status, "gathering the member summaries failed");
   if ((status = mxn_agree(comm, status, e)) != MXN_OK) goto done;
   {
     char **views = mxn__calloc((size_t)M + 1, sizeof *views);
@@ -135,7 +115,8 @@ int mxn__dataset_open_members(MPI_Comm comm, mxn_dataset_t *ds, const char *path
     if (!views || !vlens) {
       status = mxn_error_set(e, MXN_ERR_NOMEM, "out of memory on rank %d", R);
     } else {
-      for (int j = 0, at = 0; j < M; at += (int)alllens[j], j++) {
+      int64_t at = 0;
+      for (int j = 0; j < M; at += alllens[j], j++) {
         views[j] = all + at;
         vlens[j] = (size_t)alllens[j];
       }
@@ -157,10 +138,7 @@ done:
   free(lens);
   free(alllens);
   free(mylens);
-  free(cnt);
-  free(disp);
   free(bcnt);
-  free(bdisp);
   free(mine);
   free(all);
   return status;

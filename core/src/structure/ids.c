@@ -65,7 +65,9 @@ read_done:
   if (status == MXN_ERR_NOMEM) mxn_error_set(err, status, "out of memory reading node coordinates");
   else if (status != MXN_OK) mxn_error_set(err, status, "%s", ds->err.msg);
   if ((status = mxn__agree_or_local(comm, status, err)) != MXN_OK) return status;
-  if (comm != MPI_COMM_NULL) MPI_Allreduce(MPI_IN_PLACE, box, 6, MPI_DOUBLE, MPI_MIN, comm);
+  if (comm != MPI_COMM_NULL &&
+      (status = mxn__comm_reduce_f64(comm, MXN_OK, MXN__MIN, box, 6)) != MXN_OK)
+    return mxn_error_set(err, status, "reducing the nodes' bounding box failed");
   double side = 0;
   for (int d = 0; d < 3; d++) {
     ds->ids.lo[d] = d < nd && box[d] < DBL_MAX ? box[d] : 0;
@@ -79,19 +81,17 @@ read_done:
 /* The lowest member noting a repeat (or conflict) over every rank, its
  * lowest id and (other: NULL, or the conflict's earlier member) the member
  * that goes with it: *file -1 when none. Collective (serial: as noted). */
-static void agree_first(MPI_Comm comm, int *file, int64_t *id, int *other) {
-  if (comm == MPI_COMM_NULL) return;
-  int f = *file < 0 ? INT32_MAX : *file, lowest = f;
-  MPI_Allreduce(&f, &lowest, 1, MPI_INT, MPI_MIN, comm);
-  int64_t mine = f == lowest && lowest != INT32_MAX ? *id : INT64_MAX, v = mine;
-  MPI_Allreduce(&mine, &v, 1, MPI_INT64_T, MPI_MIN, comm);
-  if (other) {
-    int o = mine == v && v != INT64_MAX ? *other : INT32_MAX, lo = o;
-    MPI_Allreduce(&o, &lo, 1, MPI_INT, MPI_MIN, comm);
-    *other = lo == INT32_MAX ? -1 : lo;
-  }
-  *file = lowest == INT32_MAX ? -1 : lowest;
-  *id = v;
+static int agree_first(MPI_Comm comm, int *file, int64_t *id, int *other) {
+  if (comm == MPI_COMM_NULL) return MXN_OK;
+  int none = *file < 0;
+  int64_t v[3] = {none ? INT32_MAX : *file, none ? INT64_MAX : *id,
+                  none || !other ? INT32_MAX : *other};
+  int status = mxn__comm_lexmin_i64(comm, MXN_OK, v, 3);
+  if (status != MXN_OK) return status;
+  if (other) *other = v[2] == INT32_MAX ? -1 : (int)v[2];
+  *file = v[0] == INT32_MAX ? -1 : (int)v[0];
+  *id = v[1];
+  return MXN_OK;
 }
 
 void mxn__ids_elems_repeated(mxn_dataset_t *ds, int file, int other, int64_t id, const char *why) {
@@ -185,7 +185,12 @@ int mxn__ids_settle(MPI_Comm comm, mxn_dataset_t *ds, int fbeg, int fend, mxn_er
       mxn_error_set(err, status, "%s", ds->err.msg);
   }
   if ((status = mxn__agree_or_local(comm, status, err)) != MXN_OK) goto done;
-  for (int e = 0; e < MXN__NEK; e++) agree_first(comm, &g->dup_file[e], &g->dup_id[e], NULL);
+  for (int e = 0; e < MXN__NEK && status == MXN_OK; e++)
+    status = agree_first(comm, &g->dup_file[e], &g->dup_id[e], NULL);
+  if (status != MXN_OK) {
+    mxn_error_set(err, status, "agreeing on repeated ids failed");
+    goto done;
+  }
   if (g->dup_file[MXN__EDGE] >= 0 || g->dup_file[MXN__FACE] >= 0) {
     int e = g->dup_file[MXN__EDGE] >= 0 ? MXN__EDGE : MXN__FACE;
     status = mxn_error_set(err, MXN_ERR_FORMAT, "%s: %s id %lld appears more than once in the id map",
@@ -201,7 +206,11 @@ int mxn__ids_settle(MPI_Comm comm, mxn_dataset_t *ds, int fbeg, int fend, mxn_er
     status = mxn__check_shared_nodes(comm, ds, fbeg, fend, err);
     g->probe = 0;
     if (status != MXN_OK) goto done;
-    agree_first(comm, &g->conflict_file, &g->conflict_id, &g->conflict_other);
+    if ((status = agree_first(comm, &g->conflict_file, &g->conflict_id, &g->conflict_other)) !=
+        MXN_OK) {
+      mxn_error_set(err, status, "agreeing on conflicting node ids failed");
+      goto done;
+    }
     g->nodes_checked = 1;
   }
 
@@ -325,41 +334,33 @@ int mxn__ids_check_overlap(MPI_Comm comm, mxn_dataset_t *ds, const mxn__copy_t *
   mxn__copy_t *ask = NULL, *got = NULL;
   print_t *prints = NULL, *back = NULL;
   int *dest = NULL, *rdest = NULL;
-  int64_t ngot = 0, nback = 0;
+  int64_t ngot = 0, nback = 0, *cnt = NULL;
   /* 1. Each copy to the rank holding its member, which prints it. */
   ask = mxn__malloc(((size_t)n + 1) * sizeof *ask);
   dest = mxn__malloc(((size_t)n + 1) * sizeof *dest);
-  if (!ask || !dest) status = MXN_ERR_NOMEM;
+  if (comm != MPI_COMM_NULL) cnt = mxn__calloc((size_t)size, sizeof *cnt);
+  if (!ask || !dest || (comm != MPI_COMM_NULL && !cnt)) status = MXN_ERR_NOMEM;
   for (int64_t k = 0; status == MXN_OK && k < n; k++) {
     ask[k] = copies[k];
     ask[k].id = k; /* where the print goes back to */
     dest[k] = owner_of(copies[k].file, M, size);
   }
   if (comm != MPI_COMM_NULL) {
-    status = mxn__send_to_if(comm, size, status, ask, sizeof *ask, status == MXN_OK ? n : 0, dest,
-                             (void **)&got, &ngot);
+    /* with the counts from each rank, for the replies */
+    status = mxn__comm_send_items(comm, status, ask, sizeof *ask, status == MXN_OK ? n : 0, dest,
+                                  (void **)&got, &ngot, cnt);
   } else if (status == MXN_OK) {
     got = ask;
     ngot = n;
     ask = NULL;
   }
-  /* the sources, in order, for the replies (send_to keeps source order) */
-  if (comm != MPI_COMM_NULL) {
-    /* every rank tells every other how many it sent it */
-    int64_t *cnt = mxn__calloc((size_t)size, sizeof *cnt);
-    int64_t *sent = mxn__calloc((size_t)size, sizeof *sent);
-    if (!cnt || !sent) status = MXN_ERR_NOMEM;
-    for (int64_t k = 0; status == MXN_OK && k < n; k++) sent[dest[k]]++;
-    /* collective whatever this rank's status (nothing sent then) */
-    if (cnt && sent && MPI_Alltoall(sent, 1, MPI_INT64_T, cnt, 1, MPI_INT64_T, comm) != MPI_SUCCESS &&
-        status == MXN_OK)
-      status = MXN_ERR_MPI;
+  /* the sources, in order, for the replies (the exchange keeps source
+   * order); a failure here is agreed by the replies' exchange */
+  if (comm != MPI_COMM_NULL && status == MXN_OK) {
     rdest = mxn__malloc(((size_t)ngot + 1) * sizeof *rdest);
     if (!rdest) status = MXN_ERR_NOMEM;
-    for (int r = 0, k = 0; status == MXN_OK && r < size; r++)
-      for (int64_t i = 0; i < cnt[r]; i++) rdest[k++] = r;
-    free(cnt);
-    free(sent);
+    for (int64_t r = 0, k = 0; status == MXN_OK && r < size; r++)
+      for (int64_t i = 0; i < cnt[r]; i++) rdest[k++] = (int)r;
   }
   prints = mxn__malloc(((size_t)ngot + 1) * sizeof *prints);
   if (!prints && status == MXN_OK) status = MXN_ERR_NOMEM;
@@ -398,12 +399,10 @@ int mxn__ids_check_overlap(MPI_Comm comm, mxn_dataset_t *ds, const mxn__copy_t *
   free(by);
   if (status != MXN_OK) mxn_error_set(err, status, "rank %d: out of memory comparing copies of element ids", rank);
   if ((status = mxn__agree_or_local(comm, status, err)) != MXN_OK) goto done;
-  if (comm != MPI_COMM_NULL) {
-    int64_t lowest = bad[0];
-    MPI_Allreduce(&bad[0], &lowest, 1, MPI_INT64_T, MPI_MIN, comm);
-    int64_t mine[2] = {bad[0] == lowest ? bad[1] : INT64_MAX, bad[0] == lowest ? bad[2] : INT64_MAX};
-    MPI_Allreduce(mine, &bad[1], 2, MPI_INT64_T, MPI_MIN, comm);
-    bad[0] = lowest;
+  /* the lowest such id over the ranks, with its members */
+  if (comm != MPI_COMM_NULL && (status = mxn__comm_lexmin_i64(comm, MXN_OK, bad, 3)) != MXN_OK) {
+    mxn_error_set(err, status, "agreeing on the copies of element ids failed");
+    goto done;
   }
   if (bad[0] != INT64_MAX) {
     mxn__ids_elems_repeated(ds, (int)bad[2], (int)bad[1], bad[0], "as another element");
@@ -416,5 +415,6 @@ done:
   free(back);
   free(dest);
   free(rdest);
+  free(cnt);
   return status;
 }

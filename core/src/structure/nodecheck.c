@@ -106,11 +106,10 @@ done:
   return status;
 }
 
-/* The stale maps of the lowest member any rank found (key: member << 40 |
- * entry, INT64_MAX for none), said once in hint_warning, alike on every
- * rank. Collective where comm is. */
-static void hint_stale_maps(MPI_Comm comm, mxn_dataset_t *ds, int64_t key) {
-  if (comm != MPI_COMM_NULL) MPI_Allreduce(MPI_IN_PLACE, &key, 1, MPI_INT64_T, MPI_MIN, comm);
+/* The stale maps of the lowest member any rank found (key, the lowest
+ * over the ranks: member << 40 | entry, INT64_MAX for none), said once in
+ * hint_warning, alike on every rank. Local. */
+static void hint_stale_maps(mxn_dataset_t *ds, int64_t key) {
   if (key == INT64_MAX || ds->s.hint_warning[0]) return;
   const int64_t low = ((int64_t)1 << 40) - 1;
   snprintf(ds->s.hint_warning, sizeof ds->s.hint_warning,
@@ -213,11 +212,13 @@ static double max_coord(const copy_t *copies, int64_t n) {
 }
 
 /* The tolerance of the comparison: 1e-6 of the largest finite coordinate
- * any rank holds, mx being this rank's. Collective: every rank calls it. */
-static double tolerance_of(MPI_Comm comm, double mx) {
+ * any rank holds, mx being this rank's. `status`: the caller's so far (the
+ * worst of all returned). Collective: every rank calls it. */
+static int tolerance_of(MPI_Comm comm, int status, double mx, double *tol) {
   double scale = mx;
-  if (comm != MPI_COMM_NULL) MPI_Allreduce(&mx, &scale, 1, MPI_DOUBLE, MPI_MAX, comm);
-  return 1e-6 * scale;
+  if (comm != MPI_COMM_NULL) status = mxn__comm_reduce_f64(comm, status, MXN__MAX, &scale, 1);
+  *tol = 1e-6 * scale;
+  return status;
 }
 
 /* The id range [*lo, *hi] of copies[0..n) (*lo > *hi: none). */
@@ -451,11 +452,12 @@ static int stated_firsts(mxn_dataset_t *ds, int fbeg, int fend, int64_t *const *
 static int compare_stated(MPI_Comm comm, mxn_dataset_t *ds, int rank, int size, copy_t *firsts,
                           int64_t nfirst, const pending_t *pend, int64_t npend, double mx,
                           mxn_error_t *err) {
-  double tol = tolerance_of(comm, mx);
+  double tol;
   copy_t *asked = NULL;
   int64_t nasked = 0;
   int *dest = NULL;
-  int status = MXN_OK;
+  int status = tolerance_of(comm, MXN_OK, mx, &tol);
+  if (status != MXN_OK) return mxn_error_set(err, status, "rank %d: reducing the coordinates' scale failed", rank);
   conflict_t w = {0};
   for (int64_t i = 0; i < npend; i++)
     if (!within(&firsts[pend[i].first], &pend[i].copy, tol))
@@ -525,8 +527,13 @@ int mxn__check_shared_nodes(MPI_Comm comm, mxn_dataset_t *ds, int fbeg, int fend
   for (int j = fbeg; j < fend && status == MXN_OK; j++)
     if (nstated[j - fbeg] < 0) all_stated = 0;
   if ((status = settle(comm, ds, rank, status, err)) != MXN_OK) goto done;
-  if (comm != MPI_COMM_NULL) MPI_Allreduce(MPI_IN_PLACE, &all_stated, 1, MPI_INT, MPI_LAND, comm);
-  if (!all_stated) hint_stale_maps(comm, ds, stale_key); /* stale maps: not all stated */
+  int64_t both[2] = {all_stated, stale_key}; /* the lowest of each over the ranks */
+  if (comm != MPI_COMM_NULL && (status = mxn__comm_reduce_i64(comm, MXN_OK, MXN__MIN, both, 2)) != MXN_OK) {
+    mxn_error_set(err, status, "rank %d: agreeing on the stated shared nodes failed", rank);
+    goto done;
+  }
+  all_stated = (int)both[0];
+  if (!all_stated) hint_stale_maps(ds, both[1]); /* stale maps: not all stated */
   if (all_stated) {
     double mx = 0;
     pending_t *pend = NULL;
@@ -607,7 +614,8 @@ int mxn__check_shared_nodes(MPI_Comm comm, mxn_dataset_t *ds, int fbeg, int fend
   status = route(comm, back, sizeof *back, nback, dest, (void **)&asked, &nasked);
 
   /* 4. Compare at home (the tolerance is collective: every rank asks). */
-  double tol = tolerance_of(comm, max_coord(asked, status == MXN_OK ? nasked : 0));
+  double tol;
+  status = tolerance_of(comm, status, max_coord(asked, status == MXN_OK ? nasked : 0), &tol);
   if (status == MXN_OK) {
     int64_t lo, hi;
     id_range(asked, nasked, &lo, &hi);

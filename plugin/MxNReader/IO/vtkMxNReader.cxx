@@ -254,6 +254,18 @@ void Union(std::vector<std::string>& all, const std::vector<std::string>& names)
 }
 
 //----------------------------------------------------------------------------
+//----------------------------------------------------------------------------
+void vtkMxNReader::SetPartitionMethod(int method)
+{
+  // the numbers of the core's table that the reader offers
+  method = std::min(std::max(method, 0), MXN_PART_NUM_READER - 1);
+  if (method != this->PartitionMethod)
+  {
+    this->PartitionMethod = method;
+    this->Modified();
+  }
+}
+
 vtkMxNReader::vtkMxNReader()
   : ElementBlockSelection(vtkDataArraySelection::New())
   , NodeSetSelection(vtkDataArraySelection::New())
@@ -264,6 +276,7 @@ vtkMxNReader::vtkMxNReader()
   , Series(new vtkMxNSeries)
 {
   this->SetNumberOfInputPorts(0);
+  this->PartitionMethod = MXN_PART_FILES;
   this->SelectionObserver->SetCallback(&vtkMxNReader::SelectionModifiedCallback);
   this->SelectionObserver->SetClientData(this);
   for (auto* sel : { this->ElementBlockSelection, this->NodeSetSelection,
@@ -713,7 +726,7 @@ int vtkMxNReader::RequestData(
   {
     key.Blocks[b] |= chosen[firstBlock + b];
   }
-  key.Method = std::min(std::max(this->PartitionMethod, 0), 6);
+  key.Method = this->PartitionMethod; // clamped by SetPartitionMethod
   // Ghost layers only exist between ranks of a collective load.
   key.GhostLevels = key.World ? std::max(this->GhostLevels, askedGhosts) : 0;
   key.WeightField = this->LoadBalanceField ? this->LoadBalanceField : "";

@@ -123,24 +123,14 @@ public:
   const char* GetFileName(int index) const;
   ///@}
 
-  /** Values of PartitionMethod (the proxy XML uses these numbers). */
-  enum PartitionMethods
-  {
-    FILES = 0,  ///< whole member files to ranks, cut only where needed
-    SFC = 1,    ///< Hilbert order of element centroids, cut in equal weights
-    RCB = 2,    ///< Zoltan recursive coordinate bisection
-    RIB = 3,    ///< Zoltan recursive inertial bisection
-    HSFC = 4,   ///< Zoltan Hilbert space-filling curve
-    GRAPH = 5,  ///< Zoltan graph partitioning of the dual graph
-    LINEAR = 6  ///< contiguous runs of global element ids
-  };
-
   ///@{
   /**
-   * How the elements are divided among the ranks (one of PartitionMethods).
-   * Default FILES. Changing it re-reads the mesh on the next update.
+   * How the elements are divided among the ranks: a method's number in the
+   * core's table (MXN_PART_METHODS in mxn/partition.h, which the proxy
+   * XML's enumeration repeats), clamped to the methods the reader offers.
+   * Default Files (0). Changing it re-reads the mesh on the next update.
    */
-  vtkSetClampMacro(PartitionMethod, int, FILES, LINEAR);
+  void SetPartitionMethod(int method);
   vtkGetMacro(PartitionMethod, int);
   ///@}
 
@@ -452,7 +442,7 @@ protected:
     vtkInformationVector* outputVector) override;
 
   std::vector<std::string> FileNames;
-  int PartitionMethod = FILES;
+  int PartitionMethod = 0; // MXN_PART_FILES, set in the constructor
   int GhostLevels = 0;
   char* LoadBalanceField = nullptr;
   double ImbalanceTolerance = 1.05;

@@ -615,8 +615,6 @@ bool vtkMxNReaderInternals::IsOpen(const LoadKey& key) const
 bool vtkMxNReaderInternals::Open(
   const LoadKey& key, int piece, int step, MPI_Comm world, std::string& error)
 {
-  static const mxn_part_method methods[] = { MXN_PART_FILES, MXN_PART_SFC, MXN_PART_RCB,
-    MXN_PART_RIB, MXN_PART_HSFC, MXN_PART_GRAPH, MXN_PART_LINEAR };
   this->Close();
   MPI_Comm comm = world;
   MPI_Comm ordered = MPI_COMM_NULL;
@@ -628,7 +626,7 @@ bool vtkMxNReaderInternals::Open(
   }
   mxn_load_opts_t opts;
   mxn_load_opts_init(&opts);
-  opts.method = methods[key.Method];
+  opts.method = static_cast<mxn_part_method>(key.Method); // the core's numbers
   opts.imbalance_tol = key.Tolerance;
   opts.weight_field = key.WeightField.empty() ? nullptr : key.WeightField.c_str();
   opts.weight_step = step;
