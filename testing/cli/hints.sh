@@ -16,7 +16,8 @@
 # repart hold every element (mxn diff against the generated mesh: equal),
 # and what repart wrote reads back without a warning. Then a plain file
 # whose side set 1 has 10 distribution factors for its 8 hex sides: join
-# goes on without them, with one warning.
+# goes on without them, with one warning; and a spread set whose member 1
+# alone has such a set: repart on NP ranks warns once (rank 1 finds it).
 set -u
 . "$(dirname "$0")/common.sh"
 cli_args "MXN MXN_GEN MPIEXEC NP TMP_DIR" MXN GEN MPIEXEC N TMP -- "$@"
@@ -89,9 +90,9 @@ done
 # A side set's count of distribution factors that its sides do not bear
 # out (10 factors for 8 hex sides, which need 4 each, or 1 each): join goes
 # on without that set's factors and says so once.
-"$GEN" --type hex --dims 4 3 2 --steps 1 df_src.e > /dev/null &&
-  ncdump df_src.e > df.cdl &&
-  python3 - df.cdl << 'EOF_PY' && ncgen -k "$(ncdump -k df_src.e)" -o df.e df.cdl
+# baddf FILE: side set 1 of FILE gets 2 factors more than its sides
+baddf() {
+  ncdump "$1" > df.cdl && python3 - df.cdl << 'EOF_PY' && ncgen -k "$(ncdump -k "$1")" -o df_tmp.e df.cdl && mv df_tmp.e "$1"
 import re, sys
 p = sys.argv[1]
 t = open(p).read()
@@ -102,11 +103,26 @@ vals = [v.strip() for v in m.group(1).split(",")][:sides + 2]
 t = t[:m.start()] + "dist_fact_ss1 = " + ", ".join(vals) + " ;" + t[m.end():]
 open(p, "w").write(t)
 EOF_PY
+}
+"$GEN" --type hex --dims 4 3 2 --steps 1 df_src.e > /dev/null && cp df_src.e df.e && baddf df.e
 if "$MXN" join df.e j_df.e > join.txt 2> join.err && [ "$(grep -c '^warning: ' join.err)" = 1 ] &&
   grep -q "^warning: .*df.e: side set 1: 10 distribution factors for 8 entries needing 32; going on without this member's factors of the set\$" join.err; then
   ok "join of a side set with 10 factors where its 8 sides need 32: one warning"
 else
   bad "join of a side set whose factor count is wrong: $(cat join.err | head -c 600)"
+fi
+
+# The same in one member of a spread set, the last member holding the set
+# (linear split in 3: member 1), repart on NP ranks with --method files:
+# rank 1 alone reads that member, and the warning (said by rank 0) is
+# still there, once.
+"$MXN" split df_src.e dfs.e -n 3 --method linear --quiet && baddf dfs.e.3.1
+mpi "$MXN" repart dfs.e.3.0 r_dfs.e --method files --quiet > repart_df.txt 2> repart_df.err
+if [ $? = 0 ] && [ "$(grep -c '^warning: ' repart_df.err)" = 1 ] &&
+  grep -q "^warning: .*dfs.e.3.1: side set 1: 6 distribution factors for 4 entries needing 16; going on without this member's factors of the set\$" repart_df.err; then
+  ok "repart on $N ranks of a set whose member 1 has 6 factors for its 4 sides: one warning"
+else
+  bad "repart on $N ranks, member 1's side set factor count wrong: $(head -c 600 repart_df.err)"
 fi
 
 if [ $nfail -gt 0 ]; then

@@ -535,6 +535,23 @@ static int64_t piece_bytes_needed(const mxn_structure_t *s, const mxn_piece_t *p
   return b;
 }
 
+/* Hints: a writer's hint that one rank's read found wrong (a set's count
+ * of distribution factors in a member only that rank read) is said alike
+ * on every rank, so the rank that reports it (the plugin's first, the
+ * CLI's) has it: the lowest finding rank's, the first a rank noted.
+ * Collective. */
+static int phase_hints(mxn__load_ctx_t *c) {
+  mxn_load_t *ld = c->ld;
+  char *w = ld->ds->s.hint_warning;
+  int64_t who = w[0] ? c->R : INT64_MAX;
+  int status = mxn__comm_lexmin_i64(ld->comm, MXN_OK, &who, 1);
+  if (status == MXN_OK && who != INT64_MAX)
+    status = mxn__comm_bcast(ld->comm, MXN_OK, (int)who, w, (int64_t)sizeof ld->ds->s.hint_warning);
+  if (status != MXN_OK)
+    mxn_error_set(c->e, status, "rank %d: cannot agree on the writers' hints", c->R);
+  return status;
+}
+
 /* The load's figures: what was read, what the piece needs, the totals
  * and the imbalance over the ranks. Collective (reductions). */
 static int phase_stats(mxn__load_ctx_t *c) {
@@ -713,6 +730,7 @@ static int load_open(MPI_Comm comm, const char *path, mxn_dataset_t *given,
     mxn_error_set(&e, status, "rank %d: cannot agree on the members of node-set entries", c.R);
     goto done;
   }
+  if ((status = phase_hints(&c)) != MXN_OK) goto done;
   if ((status = phase_stats(&c)) != MXN_OK) goto done;
   status = phase_keep(&c);
   if (status == MXN_OK && !ld->dynamic) keep_step_members(ld);

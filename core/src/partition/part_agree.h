@@ -4,6 +4,7 @@
 #ifndef MXN_PART_AGREE_H
 #define MXN_PART_AGREE_H
 
+#include "comm.h"
 #include "internal.h"
 
 #include <mpi.h>
@@ -31,15 +32,12 @@ static inline void mxn__note_other(mxn_error_t *err, int mine, int all, const ch
  * only (allocation, checks), so no rank waits for one that has left. */
 static inline int mxn__agree(MPI_Comm comm, int status, mxn_error_t *err,
                       const char *method) {
-  int all = status, rank = 0;
+  int rank = 0;
   MPI_Comm_rank(comm, &rank);
   if (status != MXN_OK && err && err->msg[0] == '\0')
     mxn_error_set(err, status, "mxn_partition(%s): %s on rank %d", method,
                   mxn_strerror(status), rank);
-  if (MPI_Allreduce(&status, &all, 1, MPI_INT, MPI_MIN, comm) != MPI_SUCCESS)
-    return mxn_error_set(err, MXN_ERR_MPI,
-                         "mxn_partition(%s): MPI_Allreduce of the status failed",
-                         method);
+  const int all = mxn__worst(comm, status); /* MXN_ERR_MPI when it fails */
   mxn__note_other(err, status, all, method);
   return all;
 }
