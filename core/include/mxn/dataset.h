@@ -292,6 +292,14 @@ eturn MXN_OK, or MXN_ERR_ARG (no handle, already opened, negative
  */
 int mxn_dataset_select_members(mxn_dataset_t *ds, const mxn_member_select_t *sel);
 
+/**
+ * How many members of an M-member spread set `sel` chooses (NULL: all M),
+ * `named` the rank a member's path names (used with sel->named_only; -1
+ * for a base name): what an open with that selection reads, 0 where it
+ * fails with MXN_ERR_FILESET. Local.
+ */
+int mxn_member_select_count(const mxn_member_select_t *sel, long M, long named);
+
 /** Close files and free everything, set *ds = NULL. Accepts NULL. Local. */
 void mxn_dataset_destroy(mxn_dataset_t **ds);
 

@@ -92,22 +92,43 @@ static void scan_members(mxn_dataset_t *ds, const char *base, long M, char *pres
   closedir(d);
 }
 
+/* The ranks [*lo, *hi) of an M-member set that `sel` looks at, and every
+ * *step-th of them it takes. */
+static void select_span(const mxn_member_select_t *sel, long M, long *lo, long *hi, long *step) {
+  *lo = 0;
+  *hi = M;
+  *step = sel->stride > 0 ? sel->stride : 1;
+  if (sel->last > sel->first) {
+    *lo = sel->first < 0 ? 0 : sel->first;
+    *hi = sel->last < M ? sel->last : M;
+  } else {
+    *step = 1; /* IOSS: the stride goes with a range */
+  }
+}
+
+/* Whether `sel` takes rank r of the span (select_span). */
+static int select_takes(const mxn_member_select_t *sel, long step, long named, long r) {
+  return (r - sel->first) % step == 0 && (!sel->named_only || named < 0 || r == named);
+}
+
+int mxn_member_select_count(const mxn_member_select_t *sel, long M, long named) {
+  if (!sel) return (int)M;
+  long lo, hi, step;
+  select_span(sel, M, &lo, &hi, &step);
+  int n = 0;
+  for (long r = lo; r < hi; r++) n += select_takes(sel, step, named, r);
+  return n;
+}
+
 /* The members of an M-file set that ds->st.sel chooses (`named`: the rank
  * the path names, or -1 for a base name): *K of them, their ranks in
  * ds->st.member_rank unless every member is chosen. None chosen is an
  * error naming the set and the selection. */
 static int choose_members(mxn_dataset_t *ds, const char *path, long M, long named, int *K) {
   const mxn_member_select_t *sel = &ds->st.sel;
-  long lo = 0, hi = M, step = sel->stride > 0 ? sel->stride : 1;
-  if (sel->last > sel->first) {
-    lo = sel->first < 0 ? 0 : sel->first;
-    hi = sel->last < M ? sel->last : M;
-  } else {
-    step = 1; /* IOSS: the stride goes with a range */
-  }
-  int n = 0;
-  for (long r = lo; r < hi; r++)
-    n += (r - sel->first) % step == 0 && (!sel->named_only || named < 0 || r == named);
+  long lo, hi, step;
+  select_span(sel, M, &lo, &hi, &step);
+  int n = mxn_member_select_count(sel, M, named);
   if (n == M) { /* the whole set */
     *K = (int)M;
     return MXN_OK;
@@ -129,8 +150,7 @@ static int choose_members(mxn_dataset_t *ds, const char *path, long M, long name
   if (!(ds->st.member_rank = mxn__malloc((size_t)n * sizeof *ds->st.member_rank))) return MXN_ERR_NOMEM;
   n = 0;
   for (long r = lo; r < hi; r++)
-    if ((r - sel->first) % step == 0 && (!sel->named_only || named < 0 || r == named))
-      ds->st.member_rank[n++] = (int)r;
+    if (select_takes(sel, step, named, r)) ds->st.member_rank[n++] = (int)r;
   *K = n;
   return MXN_OK;
 }

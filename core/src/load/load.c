@@ -544,7 +544,7 @@ static int phase_hints(mxn__load_ctx_t *c) {
   mxn_load_t *ld = c->ld;
   char *w = ld->ds->s.hint_warning;
   int64_t who = w[0] ? c->R : INT64_MAX;
-  int status = mxn__comm_lexmin_i64(ld->comm, MXN_OK, &who, 1);
+  int status = mxn__comm_reduce_i64(ld->comm, MXN_OK, MXN__MIN, &who, 1);
   if (status == MXN_OK && who != INT64_MAX)
     status = mxn__comm_bcast(ld->comm, MXN_OK, (int)who, w, (int64_t)sizeof ld->ds->s.hint_warning);
   if (status != MXN_OK)

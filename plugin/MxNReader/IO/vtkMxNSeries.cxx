@@ -127,22 +127,28 @@ bool vtkMxNSeries::Resolve(
 }
 
 //----------------------------------------------------------------------------
-bool vtkMxNSeries::ChoosesAny(int numFiles) const
-{
-  const Choice& c = this->Chosen;
-  // a plain file is read whole; a range that is not set chooses every
-  // member; one that is chooses its first rank when the set has it
-  return numFiles <= 1 || c.FileRange[1] <= c.FileRange[0] || c.FileRange[0] < numFiles;
-}
-
-//----------------------------------------------------------------------------
-void vtkMxNSeries::ChooseMembers(bool namedOnly)
+mxn_member_select_t vtkMxNSeries::Selection(bool namedOnly) const
 {
   mxn_member_select_t sel{};
   sel.first = this->Chosen.FileRange[0];
   sel.last = this->Chosen.FileRange[1];
   sel.stride = this->Chosen.FileStride;
   sel.named_only = namedOnly ? 1 : 0;
+  return sel;
+}
+
+//----------------------------------------------------------------------------
+bool vtkMxNSeries::ChoosesAny(int numFiles) const
+{
+  // a plain file is read whole
+  const mxn_member_select_t sel = this->Selection(false);
+  return numFiles <= 1 || mxn_member_select_count(&sel, numFiles, -1) > 0;
+}
+
+//----------------------------------------------------------------------------
+void vtkMxNSeries::ChooseMembers(bool namedOnly)
+{
+  const mxn_member_select_t sel = this->Selection(namedOnly);
   for (auto& segment : this->Segments)
   {
     segment->SetMembers(sel);

@@ -74,6 +74,9 @@ public:
   void Use(int k, bool dynamic);
 
 private:
+  /** Chosen as the core takes it (with `namedOnly`, a member name given
+   *  alone is that member alone). */
+  mxn_member_select_t Selection(bool namedOnly) const;
   /** Whether Chosen picks some member of a segment of numFiles members. */
   bool ChoosesAny(int numFiles) const;
 
