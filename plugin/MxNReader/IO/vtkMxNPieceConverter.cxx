@@ -73,6 +73,24 @@ vtkSmartPointer<vtkUnsignedCharArray> GhostArray(vtkIdType n)
 
 const double NaN = std::numeric_limits<double>::quiet_NaN();
 
+/** Whether `used` is 0, 1, ..., n - 1 (a set's node list keeps its own
+ *  order, so the length alone does not say). */
+bool IsAll(const std::vector<int64_t>& used, int64_t n)
+{
+  if (static_cast<int64_t>(used.size()) != n)
+  {
+    return false;
+  }
+  for (int64_t i = 0; i < n; ++i)
+  {
+    if (used[i] != i)
+    {
+      return false;
+    }
+  }
+  return true;
+}
+
 /** A named array of `g`'s components for `n` entries, its pages backed. */
 vtkSmartPointer<vtkDoubleArray> NewGroupArray(const VarGroup& g, vtkIdType n)
 {
@@ -604,6 +622,9 @@ void vtkMxNPieceConverter::AddPointFields(vtkPointData* pd, const std::vector<in
   {
     return;
   }
+  // every piece node in order (one block using them all): columns are
+  // copied whole, not gathered
+  const int64_t* index = IsAll(used, p->num_nodes) ? nullptr : used.data();
   for (const auto& g : this->NodeGroups)
   {
     if (pd->GetAbstractArray(g.name.c_str()))
@@ -615,7 +636,7 @@ void vtkMxNPieceConverter::AddPointFields(vtkPointData* pd, const std::vector<in
       [&](int v) -> const double* {
         return v < p->plan_num_node_vars && p->node_vars ? p->node_vars[v] : nullptr;
       },
-      used.data()));
+      index));
   }
 }
 
