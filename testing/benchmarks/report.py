@@ -238,6 +238,8 @@ def main():
                       core_of_run.get((ks, 4, newest), core.get((ks, 4))))
             w("")
 
+    floor_section(w, recs, configs, sets)
+
     formats_table(w, configs, sets, set_info)
 
     w("## Time and memory vs N")
@@ -616,6 +618,171 @@ def key_table(w, rows, ds, cs):
                         if k in sm), fmt(sm.get("ghost")),
               d["bytes_read"] / float(d["bytes_needed"]) if d.get("bytes_needed") else 0,
               max(x["files_opened"] for x in d["ranks_detail"]), d["imbalance"]))
+
+
+def floor_section(w, recs, configs, sets):
+    """Issue 60: MxNReader's first step and further step as multiples of
+    the floor of its bytes (F: its recorded ranges replayed; W: the covered
+    members read whole), and its phases each beside its own floor."""
+    floors = defaultdict(list)  # (set, ranks, variant) -> floor records
+    for r in recs:
+        if r.get("kind") == "floor":
+            floors[(tag(r, "set"), r["ranks"], r["variant"])].append(r)
+    ranges = {}
+    for r in recs:
+        if r.get("kind") == "ranges":
+            ranges[(tag(r, "set"), r["ranks"])] = r  # the latest wins
+    keys = sorted({(s, n) for (s, n, v) in floors}, key=lambda k: (
+        sets.index(k[0]) if k[0] in sets else len(sets), k[1]))
+    w("## Floor: the first step against reading its bytes (issue 60)")
+    w("")
+    w("Variants F and W (`run_bench.sh --variants \"A F W\"`): a recording run of A under "
+      "the `rangelog.c` shim (LD_PRELOAD) lists, per rank, every byte range read from the "
+      "member files (read, pread, preadv, fread; mmaps are counted, and are none here) "
+      "in four phases: the reader's creation (its information pass, which opens the set), "
+      "the rest of the first step, the first further step, the later steps. "
+      "**F** (`floor_bench`) replays on the same N ranks each phase's ranges with one pread "
+      "each into one buffer, the files the phase opened opened inside its clock, timed "
+      "between barriers, max over ranks: no decoding, no VTK. **W** reads every member "
+      "each rank touched in the first step, whole. Page cache warm for every run. "
+      "*first x F* = A's first step (median) / F's (median); *step x F* = A's first "
+      "further step / F's replay of that step's ranges (the field bytes). For compressed "
+      "members F replays the stored chunks and does not decode them: their floor of "
+      "read + decode once is not measured yet (the core's `bytes_decompressed` says how "
+      "much a rank decoded).")
+    w("")
+    if not keys:
+        w("(no floor runs: `bash testing/benchmarks/run_bench.sh --key --variants \"A F W\"`)")
+        w("")
+        return
+    w("| set | N | A first s | F first s | W first s | first x F | first x W | "
+      "A step s | F step s | step x F | ranges MB first / step (sum) | mmaps |")
+    w("|---|---|---|---|---|---|---|---|---|---|---|---|")
+    for (s, n) in keys:
+        a = configs.get((s, n, "A"))
+        af = med(a.vals(lambda r: r["first_s"])) if a else None
+        ast = med(a.vals(lambda r: r["step_s"][0] if r["step_s"] else None)) if a else None
+        ff = [r["first_s"] for r in floors.get((s, n, "F"), [])]
+        fs = [r["step_s"][0] for r in floors.get((s, n, "F"), []) if r["step_s"]]
+        wf = [r["first_s"] for r in floors.get((s, n, "W"), [])]
+        g = (ranges.get((s, n)) or {}).get("ranges")
+        rmb = ("%.1f / %.1f" % (sum(b[0] + b[1] for b in g["bytes"]) / MB,
+                                sum(b[2] for b in g["bytes"]) / MB)) if g else "-"
+
+        def ratio(x, y):
+            return fmt(x / y if x is not None and y else None, "%.1fx")
+        w("| %s | %d | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |" % (
+            s, n, mspread(a.vals(lambda r: r["first_s"])) if a else "-", mspread(ff, "%.3f"),
+            mspread(wf, "%.3f"), ratio(af, med(ff)), ratio(af, med(wf)),
+            fmt(ast, "%.3f"), mspread(fs, "%.4f"), ratio(ast, med(fs)), rmb,
+            fmt(sum(g["mmaps"]), "%d") if g else "-"))
+    w("")
+    for (s, n) in keys:
+        phase_table(w, s, n, configs.get((s, n, "A")), floors.get((s, n, "F"), []),
+                    floors.get((s, n, "W"), []))
+
+
+def phase_table(w, s, n, a, fl, wl):
+    """One configuration's phases: MxNReader's (bench.py's clock and the
+    reader's mxn_load_stats, max over ranks, median over runs) beside the
+    floor of each where there is one."""
+    if not a or not fl:
+        return
+    runs = [r for r in a.runs if r.get("core_stats")]
+    w("### Phases: %s, N = %d" % (s, n))
+    w("")
+    if not runs:
+        w("(the A runs carry no `mxn_load_stats`: no per-phase table)")
+        w("")
+        return
+
+    def per_rank(r, f):
+        """f(core stats of rank k) for each rank of run r."""
+        return [f(x) for x in r["core_stats"]]
+
+    def cmax(f):  # median over runs of the max over ranks
+        return med([max(per_rank(r, f)) for r in runs])
+
+    def ph(name):
+        return med([r["phases_s"].get(name) for r in a.runs])
+    create, reader = ph("create"), ph("reader")
+
+    def core_load(x):
+        return (x["seconds_open"] + x["seconds_directory"] + x["seconds_check"]
+                + x["seconds_partition"] + x["seconds_read"])
+    conv = med([r["phases_s"]["reader"] - r["phases_s"]["create"] - max(per_rank(r, core_load))
+                for r in runs])
+    # F per rank: the replay's seconds of phase k, median over runs.
+    nr = min(len(r["phase_s_per_rank"]) for r in fl)
+    fsec = [[med([r["phase_s_per_rank"][k][p] for r in fl]) for p in range(3)] for k in range(nr)]
+    fbytes = [[med([r["bytes_per_rank"][k][p] for r in fl]) for p in range(3)] for k in range(nr)]
+    rate = [fbytes[k][1] / fsec[k][1] if fsec[k][1] else None for k in range(nr)]
+
+    def at_rate(f):
+        """Max over ranks of the bytes f(stats) at the rank's replay rate
+        of the first step (median over runs of A)."""
+        vals = []
+        for r in runs:
+            xs = per_rank(r, f)
+            if len(xs) != nr or None in rate:
+                return None
+            vals.append(max(b / rate[k] for k, b in enumerate(xs)))
+        return med(vals)
+
+    def fmax(p):
+        return med([max(r["phase_s_per_rank"][k][p] for k in range(len(r["phase_s_per_rank"])))
+                    for r in fl])
+    rows = [
+        ("open (the information pass: `create` of bench.py's clock)", create, fmax(0),
+         "F: its ranges replayed (opens, headers)"),
+        ("load + conversion (rest of the first step)",
+         reader - create if reader is not None and create is not None else None, fmax(1),
+         "F: its ranges replayed"),
+        ("&nbsp;&nbsp;ids, directory, owners (`seconds_directory`)",
+         cmax(lambda x: x["seconds_directory"]), at_rate(lambda x: x["map_bytes_read"]),
+         "the id maps' bytes (`map_bytes_read`) at the rank's replay rate; "
+         "the directory's exchanges: no floor"),
+        ("&nbsp;&nbsp;shared-node check (`seconds_check`)", cmax(lambda x: x["seconds_check"]),
+         at_rate(lambda x: x["check_bytes_read"]), "`check_bytes_read` at the replay rate"),
+        ("&nbsp;&nbsp;partition (`seconds_partition`)", cmax(lambda x: x["seconds_partition"]),
+         at_rate(lambda x: x["partition_bytes_read"]),
+         "`partition_bytes_read` at the replay rate; ids and weights moving: no floor"),
+        ("&nbsp;&nbsp;cover + plan + read (`seconds_plan`)", cmax(lambda x: x["seconds_plan"]),
+         at_rate(lambda x: x["bytes_read"] - x["ghost_bytes_read"] + x["set_bytes_read"]),
+         "the piece's and its sets' bytes at the replay rate; the stats time the plan and "
+         "the read as one (cover to extraction), the plan's own bound (O(own elements)) "
+         "is not measured"),
+        ("&nbsp;&nbsp;ghosts, with the order of blocks (`seconds_ghost`)",
+         cmax(lambda x: x["seconds_ghost"]), at_rate(lambda x: x["ghost_bytes_read"]),
+         "the halo's bytes (`ghost_bytes_read`) at the replay rate; the order has no timer "
+         "of its own"),
+        ("&nbsp;&nbsp;entity owners, hints, stats (`seconds_read` - plan - ghosts)",
+         cmax(lambda x: x["seconds_read"] - x["seconds_plan"] - x["seconds_ghost"]), None,
+         "no floor"),
+        ("&nbsp;&nbsp;conversion to VTK (rest of the first step - the core's load)", conv, None,
+         "no floor (a copy of the piece's bytes is not measured)"),
+        ("first step", med(a.vals(lambda r: r["first_s"])), med([r["first_s"] for r in fl]),
+         "F: open + load replayed; W (members whole): %s s" % fmt(
+             med([r["first_s"] for r in wl]), "%.3f")),
+        ("further step (`step_s`, the first)",
+         med(a.vals(lambda r: r["step_s"][0] if r["step_s"] else None)), fmax(2),
+         "F: that step's ranges replayed (field bytes)"),
+    ]
+    w("| phase | MxNReader s | floor s | multiple | floor |")
+    w("|---|---|---|---|---|")
+    for name, t, f, what in rows:
+        w("| %s | %s | %s | %s | %s |" % (name, fmt(t, "%.3f"), fmt(f, "%.4f"),
+                                          fmt(t / f if t is not None and f else None, "%.1fx"),
+                                          what))
+    dec = cmax(lambda x: x.get("bytes_decompressed", 0))
+    w("")
+    w("MxNReader's seconds: bench.py's clock (open, load + conversion, first and further "
+      "step) and the reader's `mxn_load_stats` (the indented rows), max over ranks, median "
+      "over %d runs; F's seconds max over ranks, median over %d runs. The replay rate of a "
+      "rank is its F bytes of the first step's load over their seconds.%s" % (
+          len(runs), len(fl), " A rank decoded up to %.1f MB of chunks (`bytes_decompressed`): "
+          "not in F." % (dec / MB) if dec else ""))
+    w("")
 
 
 def growth_tables(w, configs, sets, set_info, plots):
