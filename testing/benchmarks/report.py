@@ -672,8 +672,8 @@ def floor_section(w, recs, configs, sets):
         def ratio(x, y):
             return fmt(x / y if x is not None and y else None, "%.1fx")
         w("| %s | %d | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |" % (
-            s, n, mspread(a.vals(lambda r: r["first_s"])) if a else "-", mspread(ff, "%.3f"),
-            mspread(wf, "%.3f"), ratio(af, med(ff)), ratio(af, med(wf)),
+            s, n, mspread(a.vals(lambda r: r["first_s"])) if a else "-", mspread(ff, "%.4f"),
+            mspread(wf, "%.4f"), ratio(af, med(ff)), ratio(af, med(wf)),
             fmt(ast, "%.3f"), mspread(fs, "%.4f"), ratio(ast, med(fs)), rmb,
             fmt(sum(g["mmaps"]), "%d") if g else "-"))
     w("")
@@ -1055,9 +1055,6 @@ def make_plots(configs, sets, set_info, outdir):
     return out
 
 
-if __name__ == "__main__":
-    main()
-
 
 # Measurements that once sat in the core's comments (the comments say why;
 # the figures, from the commits that made each change, are kept here).
@@ -1090,3 +1087,7 @@ virtual machines at the commit that made the change.
 | `core/src/load/load.c` id maps dropped before the ghost layers | kept | 200 MB a rank on 8M hex, N = 4; 13 of 87 MB of a rank's high-water on 1M hex, N = 4 |
 | `core/src/memory.c` buffers backed in one call | faulted page by page | 256 MiB: 1.1 s of 4 KiB faults against 0.5 s populated; huge pages 0.6 against 0.017 s; the 1M-hex load through the reader, N = 4: 1.67-1.69 -> 1.45-1.51 s |
 """
+
+
+if __name__ == "__main__":
+    main()
