@@ -3,7 +3,7 @@
  * with pread into one buffer: no decoding, no VTK. A benchmark program,
  * not part of the library.
  *
- * usage: mpiexec -n N floor_bench RANGES [--whole] [--first-phases K]
+ * usage: mpiexec -n N floor_bench RANGES [--whole | --decode] [--first-phases K]
  *                                  [--tag key=value ...]
  *
  * RANGES.<rank> is rank <rank>'s dump of rangelog_dump(): the files ("F
@@ -19,6 +19,13 @@
  * it), then every read of the phase is replayed with one pread of its
  * offset and length, in the recorded order. mmap records are counted, not
  * replayed. Files stay open across phases and are closed at the end.
+ *
+ * --decode (F of compressed members: read + decode once): every replayed
+ * range that starts like a zlib stream (HDF5's deflate filter writes one
+ * per chunk, and the core reads a chunk with one pread) is also inflated
+ * with libdeflate, the library the core decodes with, inside the clock;
+ * the bytes it gave are recorded (decoded_per_rank) beside the core's
+ * bytes_decompressed. The unshuffle after it is not done.
  *
  * --whole (variant W, "covered members whole"): every file the first K
  * phases touched is opened, read whole in 4 MiB preads and closed, timed
@@ -40,6 +47,9 @@
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
+#ifdef FLOOR_HAVE_LIBDEFLATE
+#include <libdeflate.h>
+#endif
 
 #define MAXPH 8
 #define WHOLE_CHUNK (4 << 20)
@@ -159,10 +169,44 @@ static int open_path(log_t *L, int k, int64_t *opens) {
   return 0;
 }
 
+/* The decoder of --decode: a deflate chunk of a compressed member. */
+typedef struct {
+#ifdef FLOOR_HAVE_LIBDEFLATE
+  struct libdeflate_decompressor *d;
+#endif
+  char *out;
+  size_t cap;
+  int64_t decoded;
+} decode_t;
+
+/* Inflates buf[0, n) when it starts like a zlib stream; 0, or -1 when out
+ * of memory. A range that is not a stream is left alone. */
+static int decode(decode_t *z, const unsigned char *buf, size_t n) {
+#ifdef FLOOR_HAVE_LIBDEFLATE
+  if (n < 2 || (buf[0] & 0x0f) != 8 || ((buf[0] << 8) | buf[1]) % 31) return 0;
+  for (;;) {
+    size_t got = 0;
+    enum libdeflate_result r = libdeflate_zlib_decompress(z->d, buf, n, z->out, z->cap, &got);
+    if (r == LIBDEFLATE_SUCCESS) {
+      z->decoded += (int64_t)got;
+      return 0;
+    }
+    if (r != LIBDEFLATE_INSUFFICIENT_SPACE || z->cap >= ((size_t)1 << 31)) return 0;
+    char *o = realloc(z->out, 2 * z->cap);
+    if (!o) return -1;
+    z->out = o;
+    z->cap *= 2;
+  }
+#else
+  (void)z, (void)buf, (void)n;
+  return 0;
+#endif
+}
+
 /* Phase ph of the record, replayed: files first opened in it are opened
  * inside the clock, the others before. */
-static int replay(log_t *L, int ph, char *buf, double *secs, int64_t *bytes, int64_t *reads,
-                  int64_t *opens, int64_t *maps, MPI_Comm comm) {
+static int replay(log_t *L, int ph, char *buf, decode_t *z, double *secs, int64_t *bytes,
+                  int64_t *reads, int64_t *opens, int64_t *maps, MPI_Comm comm) {
   int rc = 0;
   for (size_t i = 0; i < L->n && rc == 0; i++)
     if (L->r[i].phase == ph && L->r[i].kind != 'o' && L->first_open[L->r[i].path] > ph)
@@ -190,6 +234,11 @@ static int replay(log_t *L, int ph, char *buf, double *secs, int64_t *bytes, int
       }
       *bytes += x->len;
       (*reads)++;
+      if (rc == 0 && z && decode(z, (const unsigned char *)buf, (size_t)x->len) != 0) {
+        snprintf(L->msg, sizeof L->msg, "%s: out of memory decoding %lld bytes at %lld",
+                 L->path[x->path], (long long)x->len, (long long)x->off);
+        rc = -1;
+      }
     }
   }
   *secs = now() - t0;
@@ -253,7 +302,7 @@ static void json_str(const char *s) {
   putchar('"');
 }
 
-/* Rank 0: field f (0 seconds, 1 bytes, 2 reads, 3 opens, 4 maps) of
+/* Rank 0: field f (0 seconds, 1 bytes, 2 reads, 3 opens, 4 maps, 5 decoded) of
  * phases 0..nph-1 of every rank, a JSON list of lists. */
 static void json_rows(const char *name, const double *all, int N, int nph, int f, const char *fmt) {
   printf("\"%s\": [", name);
@@ -261,7 +310,7 @@ static void json_rows(const char *name, const double *all, int N, int nph, int f
     printf("%s[", r ? ", " : "");
     for (int ph = 0; ph < nph; ph++) {
       printf(ph ? ", " : "");
-      printf(fmt, all[(size_t)r * 5 * MAXPH + 5 * ph + f]);
+      printf(fmt, all[(size_t)r * 6 * MAXPH + (f < 5 ? 5 * ph + f : 5 * MAXPH + ph)]);
     }
     printf("]");
   }
@@ -275,11 +324,13 @@ int main(int argc, char **argv) {
   MPI_Comm_rank(comm, &R);
   MPI_Comm_size(comm, &N);
   const char *prefix = NULL;
-  int whole_mode = 0, K = 2, usage = 0, ntags = 0;
+  int whole_mode = 0, decode_mode = 0, K = 2, usage = 0, ntags = 0;
   const char *tags[64];
   for (int i = 1; i < argc; i++) {
     if (!strcmp(argv[i], "--whole"))
       whole_mode = 1;
+    else if (!strcmp(argv[i], "--decode"))
+      decode_mode = 1;
     else if (!strcmp(argv[i], "--first-phases") && i + 1 < argc)
       K = atoi(argv[++i]);
     else if (!strcmp(argv[i], "--tag") && i + 1 < argc && ntags < 64 && strchr(argv[i + 1], '='))
@@ -289,10 +340,16 @@ int main(int argc, char **argv) {
     else
       usage = 1;
   }
-  if (usage || !prefix || K < 1 || K >= MAXPH) {
+#ifndef FLOOR_HAVE_LIBDEFLATE
+  if (decode_mode) {
+    if (R == 0) fprintf(stderr, "floor_bench: built without libdeflate: no --decode\n");
+    usage = 1;
+  }
+#endif
+  if (usage || !prefix || K < 1 || K >= MAXPH || (whole_mode && decode_mode)) {
     if (R == 0)
-      fprintf(stderr, "usage: mpiexec -n N floor_bench RANGES [--whole] [--first-phases K] "
-                      "[--tag key=value ...]\n");
+      fprintf(stderr, "usage: mpiexec -n N floor_bench RANGES [--whole | --decode] "
+                      "[--first-phases K] [--tag key=value ...]\n");
     MPI_Finalize();
     return 2;
   }
@@ -311,10 +368,26 @@ int main(int argc, char **argv) {
     rc = -1;
   }
   if (buf) memset(buf, 1, (size_t)maxlen); /* faulted in before any clock */
+  decode_t z;
+  memset(&z, 0, sizeof z);
+#ifdef FLOOR_HAVE_LIBDEFLATE
+  if (decode_mode && rc == 0) {
+    z.cap = (size_t)16 << 20;
+    z.d = libdeflate_alloc_decompressor();
+    z.out = malloc(z.cap);
+    if (!z.d || !z.out) {
+      snprintf(L.msg, sizeof L.msg, "rank %d: out of memory (decoder)", R);
+      rc = -1;
+    } else {
+      memset(z.out, 1, z.cap);
+    }
+  }
+#endif
 
-  /* Phases 0..K (F) or one (W): seconds, bytes, reads, opens, maps. */
+  /* Phases 0..K (F) or one (W): seconds, bytes, reads, opens, maps;
+   * then the bytes decoded in each phase. */
   const int nph = whole_mode ? 1 : K + 1;
-  double mine[5 * MAXPH];
+  double mine[6 * MAXPH];
   memset(mine, 0, sizeof mine);
   for (int ph = 0; ph < nph; ph++) {
     int bad = rc != 0, any;
@@ -322,8 +395,10 @@ int main(int argc, char **argv) {
     if (any) break;
     double s = 0;
     int64_t b = 0, n = 0, o = 0, m = 0;
+    int64_t z0 = z.decoded;
     rc = whole_mode ? whole(&L, K, buf, &s, &b, &n, &o, comm)
-                    : replay(&L, ph, buf, &s, &b, &n, &o, &m, comm);
+                    : replay(&L, ph, buf, decode_mode ? &z : NULL, &s, &b, &n, &o, &m, comm);
+    mine[5 * MAXPH + ph] = (double)(z.decoded - z0);
     mine[5 * ph] = s;
     mine[5 * ph + 1] = (double)b;
     mine[5 * ph + 2] = (double)n;
@@ -334,13 +409,13 @@ int main(int argc, char **argv) {
   MPI_Allreduce(&bad, &any, 1, MPI_INT, MPI_MAX, comm);
   if (rc) fprintf(stderr, "floor_bench: rank %d: %s\n", R, L.msg);
   double *all = R == 0 ? malloc(sizeof mine * N) : NULL;
-  MPI_Gather(mine, 5 * MAXPH, MPI_DOUBLE, all, 5 * MAXPH, MPI_DOUBLE, 0, comm);
+  MPI_Gather(mine, 6 * MAXPH, MPI_DOUBLE, all, 6 * MAXPH, MPI_DOUBLE, 0, comm);
   if (R == 0 && !any && all) {
     double first = 0, step = 0;
     for (int r = 0; r < N; r++) {
       double f = 0;
       for (int ph = 0; ph < nph; ph++) {
-        double x = all[(size_t)r * 5 * MAXPH + 5 * ph];
+        double x = all[(size_t)r * 6 * MAXPH + 5 * ph];
         if (whole_mode || ph < K) f += x;
         if (!whole_mode && ph == K && x > step) step = x;
       }
@@ -360,6 +435,8 @@ int main(int argc, char **argv) {
     json_rows("reads_per_rank", all, N, nph, 2, "%.0f");
     json_rows("opens_per_rank", all, N, nph, 3, "%.0f");
     json_rows("mmaps_per_rank", all, N, nph, 4, "%.0f");
+    if (decode_mode) json_rows("decoded_per_rank", all, N, nph, 5, "%.0f");
+    printf("\"decode\": %s, ", decode_mode ? "true" : "false");
     printf("\"tags\": {");
     for (int t = 0; t < ntags; t++) {
       const char *eq = strchr(tags[t], '=');
@@ -375,6 +452,10 @@ int main(int argc, char **argv) {
   }
   free(all);
   free(buf);
+  free(z.out);
+#ifdef FLOOR_HAVE_LIBDEFLATE
+  if (z.d) libdeflate_free_decompressor(z.d);
+#endif
   log_free(&L);
   MPI_Finalize();
   return any ? 1 : 0;

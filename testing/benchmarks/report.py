@@ -647,9 +647,9 @@ def floor_section(w, recs, configs, sets):
       "each rank touched in the first step, whole. Page cache warm for every run. "
       "*first x F* = A's first step (median) / F's (median); *step x F* = A's first "
       "further step / F's replay of that step's ranges (the field bytes). For compressed "
-      "members F replays the stored chunks and does not decode them: their floor of "
-      "read + decode once is not measured yet (the core's `bytes_decompressed` says how "
-      "much a rank decoded).")
+      "members (nc4zL) F also inflates every chunk it reads, with libdeflate as the core "
+      "does (`floor_bench --decode`; not the unshuffle): their floor is read + decode once; "
+      "the phase table gives the bytes F inflated beside the core's `bytes_decompressed`.")
     w("")
     if not keys:
         w("(no floor runs: `bash testing/benchmarks/run_bench.sh --key --variants \"A F W\"`)")
@@ -774,14 +774,17 @@ def phase_table(w, s, n, a, fl, wl):
         w("| %s | %s | %s | %s | %s |" % (name, fmt(t, "%.3f"), fmt(f, "%.4f"),
                                           fmt(t / f if t is not None and f else None, "%.1fx"),
                                           what))
-    dec = cmax(lambda x: x.get("bytes_decompressed", 0))
+    dec = med([sum(x.get("bytes_decompressed", 0) for x in r["core_stats"]) for r in runs])
+    fdec = med([sum(sum(x[:2]) for x in r["decoded_per_rank"]) for r in fl
+                if r.get("decoded_per_rank")])
     w("")
     w("MxNReader's seconds: bench.py's clock (open, load + conversion, first and further "
       "step) and the reader's `mxn_load_stats` (the indented rows), max over ranks, median "
       "over %d runs; F's seconds max over ranks, median over %d runs. The replay rate of a "
       "rank is its F bytes of the first step's load over their seconds.%s" % (
-          len(runs), len(fl), " A rank decoded up to %.1f MB of chunks (`bytes_decompressed`): "
-          "not in F." % (dec / MB) if dec else ""))
+          len(runs), len(fl), " Chunks inflated in the first step, sum over ranks: the core "
+          "%.1f MB (`bytes_decompressed`), F %s MB." % (
+              dec / MB, fmt(fdec / MB if fdec is not None else None, "%.1f")) if dec else ""))
     w("")
 
 

@@ -14,8 +14,8 @@
 #      rank touched in the recording run's first step, whole
 # The recording run (A under the rangelog.c shim, once per set and N
 # before the repeats) appends a "ranges" record, not a run of A; F and W
-# append "floor" records. For compressed members F replays the stored
-# bytes and does not decode them.
+# append "floor" records. For compressed members (nc4zL) F also inflates
+# each chunk it reads (floor_bench --decode, libdeflate as the core).
 # Every run is `mpiexec -n N pvbatch --symmetric bench.py ...` and appends
 # one JSON line to the results file; per (dataset, N) the core's own
 # counters come from `mpiexec -n N mxn stats --json --ghosts G` (the reader
@@ -348,6 +348,8 @@ print("%.1f MB first step, %.1f MB a further step, %d mmaps, %d lost (sum over r
           F|W)
             cmd=(mpiexec --oversubscribe -n "$N" "$floor" "$ranges")
             [ "$v" = W ] && cmd+=(--whole)
+            # compressed members: the floor is read + decode once
+            case " $tags " in *" format=nc4z"*) [ "$v" = F ] && cmd+=(--decode) ;; esac
             if [ "$dry" = 0 ] && [ ! -f "$ranges.0" ]; then
               continue # the recording run failed (said above)
             fi ;;

@@ -11,6 +11,8 @@
 #     (HDF5), and no mmap;
 #   - floor_bench replays every recorded range (the same bytes and reads
 #     per rank), and with --whole reads each touched member whole;
+#   - floor_bench --decode (built with libdeflate) inflates chunks of the
+#     compressed set's ranges, none of the netCDF-3 set's;
 #   - floor_bench on a range past a file's end, or without its dump, fails
 #     on every rank (exit 1, within the timeout) naming the file.
 #
@@ -93,6 +95,24 @@ EOF
     ok "$set: every range recorded and replayed, members whole read"
   fi
 done
+
+# --decode: the compressed set's chunks inflated, nothing in netCDF-3's.
+decoded() { # SET: bytes floor_bench --decode inflated over all ranks, or "nodeflate"
+  local o
+  o=$(mpi "$FLOOR" "$TMP/$1.ranges" --first-phases 1 --decode 2> "$1.D.err") ||
+    { grep -q "without libdeflate" "$1.D.err" && echo nodeflate; return; }
+  echo "$o" | python3 -c 'import json, sys
+r = json.loads(sys.stdin.read().split("BENCH_JSON ", 1)[1])
+print(int(sum(sum(x) for x in r["decoded_per_rank"])))'
+}
+dz=$(decoded z1) d3=$(decoded nc3)
+if [ "$dz" = nodeflate ]; then
+  ok "floor_bench without libdeflate: --decode not checked"
+elif [ "${dz:-0}" -gt 0 ] 2> /dev/null && [ "$d3" = 0 ]; then
+  ok "--decode inflated $dz bytes of the compressed set's chunks, none of netCDF-3's"
+else
+  bad "--decode: compressed set $dz bytes, netCDF-3 set $d3 bytes (want > 0 and 0)"
+fi
 
 # A range past the end of a member on the last rank: every rank fails.
 last=$((N - 1))
