@@ -33,8 +33,8 @@
  *                          (k < 0: all phases; kind 0: every kind but m, o)
  *   rangelog_lost()        reads on followed descriptors not recorded
  *                          (out of memory, more than 65536 paths)
- * With MXN_BENCH_RANGES set, the records are also dumped at exit (see
- * dump_at_exit).
+ * With MXN_BENCH_RANGES set, a process that opened a followed file and
+ * did not call rangelog_dump dumps its records at exit (dump_at_exit).
  * Preloaded beside opencount.so, each shim
  * interposes on the next (RTLD_NEXT), so both see every open. */
 #undef _FORTIFY_SOURCE /* this file defines the fortified entries itself */
@@ -75,6 +75,7 @@ static rec_t *recs;
 static size_t nrecs, caprecs;
 static int32_t phase;
 static long lost, stdio_streams;
+static int dumped; /* rangelog_dump was called: no dump at exit */
 static const char *prefix;
 static size_t prefix_len;
 static int prefix_read;
@@ -187,6 +188,7 @@ int rangelog_dump(const char *file) {
   FILE *f = real_fopen(file, "w");
   if (!f) return -1;
   pthread_mutex_lock(&lock);
+  dumped = 1;
   for (int32_t k = 0; k < npaths; k++) fprintf(f, "F %d %s\n", k, paths[k]);
   for (size_t i = 0; i < nrecs; i++)
     fprintf(f, "R %d %c %d %lld %lld\n", recs[i].phase, recs[i].kind, recs[i].path,
@@ -197,10 +199,12 @@ int rangelog_dump(const char *file) {
 
 /* With MXN_BENCH_RANGES set, the records are dumped at exit to
  * $MXN_BENCH_RANGES.<rank> (the MPI launcher's rank variable, else 0):
- * for programs that do not call rangelog_dump (the mxn CLI). */
+ * for programs that do not call rangelog_dump (the mxn CLI). Only by a
+ * process that opened a followed file: the programs a reader's process
+ * starts inherit the environment, and would overwrite its dump. */
 __attribute__((destructor)) static void dump_at_exit(void) {
   const char *to = getenv("MXN_BENCH_RANGES");
-  if (!to || !*to) return;
+  if (!to || !*to || dumped || npaths == 0) return;
   const char *vars[] = {"OMPI_COMM_WORLD_RANK", "PMIX_RANK", "PMI_RANK"}, *rank = "0";
   for (int k = 0; k < 3; k++)
     if (getenv(vars[k])) {
