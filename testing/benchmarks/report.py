@@ -382,7 +382,7 @@ def main():
         w("")
     out = os.path.join(a.outdir, "BENCHMARKS.md")
     with open(out, "w") as f:
-        f.write("\n".join(L) + "\n")
+        f.write("\n".join(L).rstrip("\n") + "\n")
     print("report: wrote %s and %d plot(s)" % (out, sum(len(v) for v in plots.values())))
 
 
@@ -638,11 +638,12 @@ def floor_section(w, recs, configs, sets):
     w("")
     w("Variants F and W (`run_bench.sh --variants \"A F W\"`): a recording run of A under "
       "the `rangelog.c` shim (LD_PRELOAD) lists, per rank, every byte range read from the "
-      "member files (read, pread, preadv, fread; mmaps are counted, and are none here) "
+      "member files (read, pread, preadv, fread; a mapping of a member is counted, in the "
+      "table's last column, not replayed) "
       "in four phases: the reader's creation (its information pass, which opens the set), "
       "the rest of the first step, the first further step, the later steps. "
       "**F** (`floor_bench`) replays on the same N ranks each phase's ranges with one pread "
-      "each into one buffer, the files the phase opened opened inside its clock, timed "
+      "each into one buffer, opening inside its clock the files the phase opened, timed "
       "between barriers, max over ranks: no decoding, no VTK. **W** reads every member "
       "each rank touched in the first step, whole. Page cache warm for every run. "
       "*first x F* = A's first step (median) / F's (median); *step x F* = A's first "
