@@ -645,7 +645,8 @@ def floor_section(w, recs, configs, sets):
       "**F** (`floor_bench`) replays on the same N ranks each phase's ranges with one pread "
       "each into one buffer, opening inside its clock the files the phase opened, timed "
       "between barriers, max over ranks: no decoding, no VTK. **W** reads every member "
-      "each rank touched in the first step, whole. Page cache warm for every run. "
+      "each rank touched in the first step, whole (the stored bytes, never decoded). Page "
+      "cache warm for every run. "
       "*first x F* = A's first step (median) / F's (median); *step x F* = A's first "
       "further step / F's replay of that step's ranges (the field bytes). For compressed "
       "members (nc4zL) F also inflates every chunk it reads, with libdeflate as the core "
@@ -716,8 +717,12 @@ def phase_table(w, s, n, a, fl, wl):
     # F per rank: the replay's seconds of phase k, median over runs.
     nr = min(len(r["phase_s_per_rank"]) for r in fl)
     fsec = [[med([r["phase_s_per_rank"][k][p] for r in fl]) for p in range(3)] for k in range(nr)]
-    fbytes = [[med([r["bytes_per_rank"][k][p] for r in fl]) for p in range(3)] for k in range(nr)]
-    rate = [fbytes[k][1] / fsec[k][1] if fsec[k][1] else None for k in range(nr)]
+    # The rate at which F delivered the bytes the core counts: stored bytes,
+    # or for compressed members (F with --decode) the bytes inflated.
+    field = "decoded_per_rank" if all(r.get("decoded_per_rank") for r in fl) else "bytes_per_rank"
+    fbytes = [[med([r[field][k][p] for r in fl]) for p in range(3)] for k in range(nr)]
+    rate = [fbytes[k][1] / fsec[k][1] if fsec[k][1] and fbytes[k][1] else None
+            for k in range(nr)]
 
     def at_rate(f):
         """Max over ranks of the bytes f(stats) at the rank's replay rate
@@ -782,7 +787,8 @@ def phase_table(w, s, n, a, fl, wl):
     w("MxNReader's seconds: bench.py's clock (open, load + conversion, first and further "
       "step) and the reader's `mxn_load_stats` (the indented rows), max over ranks, median "
       "over %d runs; F's seconds max over ranks, median over %d runs. The replay rate of a "
-      "rank is its F bytes of the first step's load over their seconds.%s" % (
+      "rank is its F bytes of the first step's load (for compressed members the bytes it "
+      "inflated) over their seconds.%s" % (
           len(runs), len(fl), " Chunks inflated in the first step, sum over ranks: the core "
           "%.1f MB (`bytes_decompressed`), F %s MB." % (
               dec / MB, fmt(fdec / MB if fdec is not None else None, "%.1f")) if dec else ""))
