@@ -8,7 +8,7 @@
 # and, when asked (--variants "A F W"), the floor of issue 60:
 #   F  floor of the ranges: floor_bench replays, on the same N ranks, the
 #      byte ranges each rank of a recording run of A read (pread into one
-#      buffer: no decoding, no VTK), phase by phase (the reader's creation,
+#      buffer: no VTK), phase by phase (the reader's creation,
 #      the rest of the first step, one further step)
 #   W  covered members whole: floor_bench reads every member file each
 #      rank touched in the recording run's first step, whole
@@ -16,7 +16,8 @@
 # before the repeats) appends a "ranges" record, not a run of A; F and W
 # append "floor" records. For compressed members (nc4zL) F also inflates
 # each chunk it reads (floor_bench --decode, libdeflate as the core).
-# Every run is `mpiexec -n N pvbatch --symmetric bench.py ...` and appends
+# Every run of A, B, C is `mpiexec -n N pvbatch --symmetric bench.py ...`
+# (of F, W `mpiexec -n N floor_bench ...`) and appends
 # one JSON line to the results file; per (dataset, N) the core's own
 # counters come from `mpiexec -n N mxn stats --json --ghosts G` (the reader
 # does not expose them yet). Then report.py redraws BENCHMARKS.md and plots.
