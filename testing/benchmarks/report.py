@@ -717,22 +717,25 @@ def phase_table(w, s, n, a, fl, wl):
     # F per rank: the replay's seconds of phase k, median over runs.
     nr = min(len(r["phase_s_per_rank"]) for r in fl)
     fsec = [[med([r["phase_s_per_rank"][k][p] for r in fl]) for p in range(3)] for k in range(nr)]
-    # The rate at which F delivered the bytes the core counts: stored bytes,
-    # or for compressed members (F with --decode) the bytes inflated.
-    field = "decoded_per_rank" if all(r.get("decoded_per_rank") for r in fl) else "bytes_per_rank"
-    fbytes = [[med([r[field][k][p] for r in fl]) for p in range(3)] for k in range(nr)]
-    rate = [fbytes[k][1] / fsec[k][1] if fsec[k][1] and fbytes[k][1] else None
-            for k in range(nr)]
 
-    def at_rate(f):
-        """Max over ranks of the bytes f(stats) at the rank's replay rate
-        of the first step (median over runs of A)."""
+    def core_total(x):
+        """Everything the core counted read in the load (its own units:
+        each entry as its 8-byte memory type, decoded bytes for compressed
+        members)."""
+        return (x["bytes_read"] + x["map_bytes_read"] + x["set_bytes_read"]
+                + x["check_bytes_read"] + x["partition_bytes_read"])
+
+    def share(f):
+        """Max over ranks of F's replay of the load (its seconds) times the
+        share f(stats) has of the core's count of the load's bytes (median
+        over runs of A): the files' bytes and the core's units differ (ids
+        are 4 bytes in most files, 8 in the count), their shares less."""
         vals = []
         for r in runs:
-            xs = per_rank(r, f)
-            if len(xs) != nr or None in rate:
+            xs, tot = per_rank(r, f), per_rank(r, core_total)
+            if len(xs) != nr:
                 return None
-            vals.append(max(b / rate[k] for k, b in enumerate(xs)))
+            vals.append(max(fsec[k][1] * b / tot[k] if tot[k] else 0 for k, b in enumerate(xs)))
         return med(vals)
 
     def fmax(p):
@@ -745,22 +748,22 @@ def phase_table(w, s, n, a, fl, wl):
          reader - create if reader is not None and create is not None else None, fmax(1),
          "F: its ranges replayed"),
         ("&nbsp;&nbsp;ids, directory, owners (`seconds_directory`)",
-         cmax(lambda x: x["seconds_directory"]), at_rate(lambda x: x["map_bytes_read"]),
-         "the id maps' bytes (`map_bytes_read`) at the rank's replay rate; "
+         cmax(lambda x: x["seconds_directory"]), share(lambda x: x["map_bytes_read"]),
+         "F's load x the id maps' share (`map_bytes_read`); "
          "the directory's exchanges: no floor"),
         ("&nbsp;&nbsp;shared-node check (`seconds_check`)", cmax(lambda x: x["seconds_check"]),
-         at_rate(lambda x: x["check_bytes_read"]), "`check_bytes_read` at the replay rate"),
+         share(lambda x: x["check_bytes_read"]), "F's load x `check_bytes_read`'s share"),
         ("&nbsp;&nbsp;partition (`seconds_partition`)", cmax(lambda x: x["seconds_partition"]),
-         at_rate(lambda x: x["partition_bytes_read"]),
-         "`partition_bytes_read` at the replay rate; ids and weights moving: no floor"),
+         share(lambda x: x["partition_bytes_read"]),
+         "F's load x `partition_bytes_read`'s share; ids and weights moving: no floor"),
         ("&nbsp;&nbsp;cover + plan + read (`seconds_plan`)", cmax(lambda x: x["seconds_plan"]),
-         at_rate(lambda x: x["bytes_read"] - x["ghost_bytes_read"] + x["set_bytes_read"]),
-         "the piece's and its sets' bytes at the replay rate; the stats time the plan and "
+         share(lambda x: x["bytes_read"] - x["ghost_bytes_read"] + x["set_bytes_read"]),
+         "F's load x the piece's and its sets' share; the stats time the plan and "
          "the read as one (cover to extraction), the plan's own bound (O(own elements)) "
          "is not measured"),
         ("&nbsp;&nbsp;ghosts, with the order of blocks (`seconds_ghost`)",
-         cmax(lambda x: x["seconds_ghost"]), at_rate(lambda x: x["ghost_bytes_read"]),
-         "the halo's bytes (`ghost_bytes_read`) at the replay rate; the order has no timer "
+         cmax(lambda x: x["seconds_ghost"]), share(lambda x: x["ghost_bytes_read"]),
+         "F's load x the halo's share (`ghost_bytes_read`); the order has no timer "
          "of its own"),
         ("&nbsp;&nbsp;entity owners, hints, stats (`seconds_read` - plan - ghosts)",
          cmax(lambda x: x["seconds_read"] - x["seconds_plan"] - x["seconds_ghost"]), None,
@@ -786,9 +789,11 @@ def phase_table(w, s, n, a, fl, wl):
     w("")
     w("MxNReader's seconds: bench.py's clock (open, load + conversion, first and further "
       "step) and the reader's `mxn_load_stats` (the indented rows), max over ranks, median "
-      "over %d runs; F's seconds max over ranks, median over %d runs. The replay rate of a "
-      "rank is its F bytes of the first step's load (for compressed members the bytes it "
-      "inflated) over their seconds.%s" % (
+      "over %d runs; F's seconds max over ranks, median over %d runs. A core phase's floor: "
+      "on each rank, F's replay of the load (the first step after the open) times the "
+      "phase's share of the bytes the core counts read in the load (bytes_read, "
+      "map_bytes_read, set_bytes_read, check_bytes_read, partition_bytes_read: in its "
+      "memory units, decoded for compressed members), max over ranks.%s" % (
           len(runs), len(fl), " Chunks inflated in the first step, sum over ranks: the core "
           "%.1f MB (`bytes_decompressed`), F %s MB." % (
               dec / MB, fmt(fdec / MB if fdec is not None else None, "%.1f")) if dec else ""))

@@ -4,11 +4,12 @@
 # reports is of every byte the load read:
 #   - `mxn stats --ghosts 1` on NP ranks under the rangelog shim, of a
 #     netCDF-3 and a compressed netCDF-4 4-member split: each rank's dump
-#     names only member files, and records at least the bytes the core
+#     names only member files, and records at least half the bytes the core
 #     counts itself (bytes_read + map_bytes_read + set_bytes_read +
-#     partition_bytes_read; netCDF-3 only: a compressed member stores fewer
-#     bytes than it decodes to), through read (netCDF-3's posixio) or pread
-#     (HDF5), and no mmap;
+#     partition_bytes_read, every entry counted as its 8-byte memory type:
+#     the files store each in 4 or 8; netCDF-3 only, a compressed member
+#     stores fewer bytes than it decodes to), through read (netCDF-3's
+#     posixio) or pread (HDF5), and no mmap;
 #   - floor_bench replays every recorded range (the same bytes and reads
 #     per rank), and with --whole reads each touched member whole;
 #   - floor_bench --decode (built with libdeflate) inflates chunks of the
@@ -73,8 +74,9 @@ for r in range(n):
         name, r, nbytes, nreads, core, sorted(kinds.items())))
     if not files or any(not p.startswith(prefix) for p in files.values()):
         print("BAD files outside %s or none: %s" % (prefix, sorted(files.values())))
-    if name == "nc3" and nbytes < core:
-        print("BAD rank %d: recorded %d bytes < the core's %d: ranges missed" % (r, nbytes, core))
+    if name == "nc3" and 2 * nbytes < core:
+        print("BAD rank %d: recorded %d bytes < half the core's %d: ranges missed" % (
+            r, nbytes, core))
     if nbytes <= 0 or not kinds.get("o"):
         print("BAD rank %d: no reads or no opens recorded" % r)
     if kinds.get("m"):
