@@ -43,6 +43,13 @@ vtkMultiProcessController:
   * cells: owned (not DUPLICATECELL) and ghost cells of the last filter's
     output; imbalance = max owned / mean owned; complete = sum of owned
     equals --expect-cells.
+  * byte ranges read (when rangelog.so is preloaded, run_bench.sh does
+    it for the recording run of the floor variants): the reads of member
+    files in four phases, 0 = the reader's creation (its information
+    pass), 1 = the rest of the first step, 2 = the first further step,
+    3 = the later ones; per rank bytes, reads and mmaps of each phase
+    ("ranges"), and with MXN_BENCH_RANGES set each rank's list of ranges
+    dumped to $MXN_BENCH_RANGES.<rank> for floor_bench.
   * A only: the core's own counters (mxn_load_stats_t) when the reader
     puts them in its output's field data as a one-tuple vtkDoubleArray
     "mxn_load_stats" whose component names are the struct's field names;
@@ -155,6 +162,25 @@ def opencounter():
     return lib
 
 
+def rangelogger():
+    """The preloaded rangelog.so, or None."""
+    import ctypes
+    try:
+        lib = ctypes.CDLL(None)
+        lib.rangelog_mark
+    except (OSError, AttributeError):
+        return None
+    lib.rangelog_mark.argtypes = [ctypes.c_int]
+    lib.rangelog_bytes.restype = lib.rangelog_calls.restype = ctypes.c_longlong
+    lib.rangelog_bytes.argtypes = lib.rangelog_calls.argtypes = [ctypes.c_int, ctypes.c_int]
+    lib.rangelog_lost.restype = lib.rangelog_stdio.restype = ctypes.c_long
+    lib.rangelog_dump.argtypes = [ctypes.c_char_p]
+    return lib
+
+
+RANGE_PHASES = 4  # create, rest of the first step, first further step, later steps
+
+
 def leaves(dobj):
     if isinstance(dobj, vtkDataSet):
         yield dobj
@@ -248,10 +274,14 @@ del warm
 session_warmup_s = time.perf_counter() - w0
 
 ocnt = opencounter()
+rlog = rangelogger()
 load_start = list(os.getloadavg())
 ctrl.Barrier()
 io0, rss0, file0 = proc_io(), peak_rss_kb(), rss_file_kb()
 clock = time.perf_counter
+if rlog is not None:
+    rlog.rangelog_reset()
+    rlog.rangelog_mark(0)
 t_start = clock()
 phase_t = []
 notes = []
@@ -293,6 +323,8 @@ times = as_times(src.TimestepValues)
 t0 = times[0] if times else None
 phase_names = ["create"] + [name for name, _ in stages]
 phase_t.append(clock() - t_start)
+if rlog is not None:
+    rlog.rangelog_mark(1)
 for name, proxy in stages:
     if t0 is None:
         proxy.UpdatePipeline()
@@ -300,6 +332,8 @@ for name, proxy in stages:
         proxy.UpdatePipeline(time=t0)
     phase_t.append(clock() - t_start)
 t_first = clock() - t_start
+if rlog is not None:
+    rlog.rangelog_mark(2)
 io1 = proc_io()
 out = last.GetClientSideObject().GetOutputDataObject(0)
 owned, ghosts, points = count_cells(out)
@@ -315,6 +349,8 @@ for t in times[1:nsteps]:
     s0 = clock()
     last.UpdatePipeline(time=t)
     step_t.append(clock() - s0)
+    if rlog is not None:
+        rlog.rangelog_mark(3)
 io2 = proc_io()
 rss2, file2 = peak_rss_kb(), rss_file_kb()
 files = opens = overflow = -1
@@ -328,6 +364,15 @@ mine = ([t_first] + phase_t + step_t +
          io1.get("syscr", -1) - io0.get("syscr", 0), io2.get("syscr", -1) - io1.get("syscr", 0),
          files, opens, owned, ghosts, points, file0, file2])
 allr = gather(mine)
+rl_all = None
+if rlog is not None:
+    dump_to = os.environ.get("MXN_BENCH_RANGES")
+    if dump_to and rlog.rangelog_dump(("%s.%d" % (dump_to, rank)).encode()) != 0:
+        die("cannot write the ranges to %s.%d" % (dump_to, rank))
+    rl_all = gather([rlog.rangelog_bytes(k, 0) for k in range(RANGE_PHASES)] +
+                    [rlog.rangelog_calls(k, 0) for k in range(RANGE_PHASES)] +
+                    [rlog.rangelog_calls(-1, ord("m")), rlog.rangelog_bytes(-1, ord("m")),
+                     rlog.rangelog_lost(), rlog.rangelog_stdio()])
 cst_keys = sorted(cstats) if cstats else []
 all_cst = gather([cstats[k] for k in cst_keys]) if cstats else None
 
@@ -400,6 +445,18 @@ if rank == 0:
         "unix_time": time.time(),
         "session_warmup_s": session_warmup_s,
     }
+    if rl_all:
+        P = RANGE_PHASES
+        rec["ranges"] = {
+            "phases": ["create", "first step rest", "first further step", "later steps"],
+            "file": os.environ.get("MXN_BENCH_RANGES"),
+            "bytes": [[int(v) for v in r[:P]] for r in rl_all],
+            "reads": [[int(v) for v in r[P:2 * P]] for r in rl_all],
+            "mmaps": [int(r[2 * P]) for r in rl_all],
+            "mmap_bytes": [int(r[2 * P + 1]) for r in rl_all],
+            "lost": [int(r[2 * P + 2]) for r in rl_all],
+            "stdio_streams": [int(r[2 * P + 3]) for r in rl_all],
+        }
     for kv in args.tag:
         k, _, v = kv.partition("=")
         rec.setdefault("tags", {})[k] = v

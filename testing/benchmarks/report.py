@@ -238,6 +238,8 @@ def main():
                       core_of_run.get((ks, 4, newest), core.get((ks, 4))))
             w("")
 
+    floor_section(w, recs, configs, sets)
+
     formats_table(w, configs, sets, set_info)
 
     w("## Time and memory vs N")
@@ -380,7 +382,7 @@ def main():
         w("")
     out = os.path.join(a.outdir, "BENCHMARKS.md")
     with open(out, "w") as f:
-        f.write("\n".join(L) + "\n")
+        f.write("\n".join(L).rstrip("\n") + "\n")
     print("report: wrote %s and %d plot(s)" % (out, sum(len(v) for v in plots.values())))
 
 
@@ -616,6 +618,186 @@ def key_table(w, rows, ds, cs):
                         if k in sm), fmt(sm.get("ghost")),
               d["bytes_read"] / float(d["bytes_needed"]) if d.get("bytes_needed") else 0,
               max(x["files_opened"] for x in d["ranks_detail"]), d["imbalance"]))
+
+
+def floor_section(w, recs, configs, sets):
+    """Issue 60: MxNReader's first step and further step as multiples of
+    the floor of its bytes (F: its recorded ranges replayed; W: the covered
+    members read whole), and its phases each beside its own floor."""
+    floors = defaultdict(list)  # (set, ranks, variant) -> floor records
+    for r in recs:
+        if r.get("kind") == "floor":
+            floors[(tag(r, "set"), r["ranks"], r["variant"])].append(r)
+    ranges = {}
+    for r in recs:
+        if r.get("kind") == "ranges":
+            ranges[(tag(r, "set"), r["ranks"])] = r  # the latest wins
+    keys = sorted({(s, n) for (s, n, v) in floors}, key=lambda k: (
+        sets.index(k[0]) if k[0] in sets else len(sets), k[1]))
+    w("## Floor: the first step against reading its bytes (issue 60)")
+    w("")
+    w("Variants F and W (`run_bench.sh --variants \"A F W\"`): a recording run of A under "
+      "the `rangelog.c` shim (LD_PRELOAD) lists, per rank, every byte range read from the "
+      "member files (read, pread, preadv, fread; a mapping of a member is counted, in the "
+      "table's last column, not replayed) "
+      "in four phases: the reader's creation (its information pass, which opens the set), "
+      "the rest of the first step, the first further step, the later steps. "
+      "**F** (`floor_bench`) replays on the same N ranks each phase's ranges with one pread "
+      "each into one buffer, opening inside its clock the files the phase opened, timed "
+      "between barriers, max over ranks: no VTK, and no decoding but of compressed "
+      "members (below). **W** reads every member each rank touched in the first step, whole (the stored bytes, never decoded). Page "
+      "cache warm for every run. "
+      "*first x F* = A's first step (median) / F's (median); *step x F* = A's first "
+      "further step / F's replay of that step's ranges (the field bytes). For compressed "
+      "members (nc4zL) F also inflates every chunk it reads, with libdeflate as the core "
+      "does (`floor_bench --decode`; not the unshuffle): their floor is read + decode once; "
+      "the phase table gives the bytes F inflated beside the core's `bytes_decompressed`.")
+    w("")
+    if not keys:
+        w("(no floor runs: `bash testing/benchmarks/run_bench.sh --key --variants \"A F W\"`)")
+        w("")
+        return
+    w("| set | N | A first s | F first s | W first s | first x F | first x W | "
+      "A step s | F step s | step x F | ranges MB first / step (sum) | mmaps |")
+    w("|---|---|---|---|---|---|---|---|---|---|---|---|")
+    for (s, n) in keys:
+        a = configs.get((s, n, "A"))
+        af = med(a.vals(lambda r: r["first_s"])) if a else None
+        ast = med(a.vals(lambda r: r["step_s"][0] if r["step_s"] else None)) if a else None
+        ff = [r["first_s"] for r in floors.get((s, n, "F"), [])]
+        fs = [r["step_s"][0] for r in floors.get((s, n, "F"), []) if r["step_s"]]
+        wf = [r["first_s"] for r in floors.get((s, n, "W"), [])]
+        g = (ranges.get((s, n)) or {}).get("ranges")
+        rmb = ("%.1f / %.1f" % (sum(b[0] + b[1] for b in g["bytes"]) / MB,
+                                sum(b[2] for b in g["bytes"]) / MB)) if g else "-"
+
+        def ratio(x, y):
+            return fmt(x / y if x is not None and y else None, "%.1fx")
+        w("| %s | %d | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |" % (
+            s, n, mspread(a.vals(lambda r: r["first_s"])) if a else "-", mspread(ff, "%.4f"),
+            mspread(wf, "%.4f"), ratio(af, med(ff)), ratio(af, med(wf)),
+            fmt(ast, "%.3f"), mspread(fs, "%.4f"), ratio(ast, med(fs)), rmb,
+            fmt(sum(g["mmaps"]), "%d") if g else "-"))
+    w("")
+    for (s, n) in keys:
+        phase_table(w, s, n, configs.get((s, n, "A")), floors.get((s, n, "F"), []),
+                    floors.get((s, n, "W"), []))
+
+
+def phase_table(w, s, n, a, fl, wl):
+    """One configuration's phases: MxNReader's (bench.py's clock and the
+    reader's mxn_load_stats, max over ranks, median over runs) beside the
+    floor of each where there is one."""
+    if not a or not fl:
+        return
+    runs = [r for r in a.runs if r.get("core_stats")]
+    w("### Phases: %s, N = %d" % (s, n))
+    w("")
+    if not runs:
+        w("(the A runs carry no `mxn_load_stats`: no per-phase table)")
+        w("")
+        return
+
+    def per_rank(r, f):
+        """f(core stats of rank k) for each rank of run r."""
+        return [f(x) for x in r["core_stats"]]
+
+    def cmax(f):  # median over runs of the max over ranks
+        return med([max(per_rank(r, f)) for r in runs])
+
+    def ph(name):
+        return med([r["phases_s"].get(name) for r in a.runs])
+    create, reader = ph("create"), ph("reader")
+
+    def core_load(x):
+        return (x["seconds_open"] + x["seconds_directory"] + x["seconds_check"]
+                + x["seconds_partition"] + x["seconds_read"])
+    conv = med([r["phases_s"]["reader"] - r["phases_s"]["create"] - max(per_rank(r, core_load))
+                for r in runs])
+    # F per rank: the replay's seconds of phase k, median over runs.
+    nr = min(len(r["phase_s_per_rank"]) for r in fl)
+    fsec = [[med([r["phase_s_per_rank"][k][p] for r in fl]) for p in range(3)] for k in range(nr)]
+
+    def core_total(x):
+        """Everything the core counted read in the load (its own units:
+        each entry as its 8-byte memory type, decoded bytes for compressed
+        members)."""
+        return (x["bytes_read"] + x["map_bytes_read"] + x["set_bytes_read"]
+                + x["check_bytes_read"] + x["partition_bytes_read"])
+
+    def share(f):
+        """Max over ranks of F's replay of the load (its seconds) times the
+        share f(stats) has of the core's count of the load's bytes (median
+        over runs of A): the files' bytes and the core's units differ (ids
+        are 4 bytes in most files, 8 in the count), their shares less."""
+        vals = []
+        for r in runs:
+            xs, tot = per_rank(r, f), per_rank(r, core_total)
+            if len(xs) != nr:
+                return None
+            vals.append(max(fsec[k][1] * b / tot[k] if tot[k] else 0 for k, b in enumerate(xs)))
+        return med(vals)
+
+    def fmax(p):
+        return med([max(r["phase_s_per_rank"][k][p] for k in range(len(r["phase_s_per_rank"])))
+                    for r in fl])
+    rows = [
+        ("open (the information pass: `create` of bench.py's clock)", create, fmax(0),
+         "F: its ranges replayed (opens, headers)"),
+        ("load + conversion (rest of the first step)",
+         reader - create if reader is not None and create is not None else None, fmax(1),
+         "F: its ranges replayed"),
+        ("&nbsp;&nbsp;ids, directory, owners (`seconds_directory`)",
+         cmax(lambda x: x["seconds_directory"]), share(lambda x: x["map_bytes_read"]),
+         "F's load x the id maps' share (`map_bytes_read`); "
+         "the directory's exchanges: no floor"),
+        ("&nbsp;&nbsp;shared-node check (`seconds_check`)", cmax(lambda x: x["seconds_check"]),
+         share(lambda x: x["check_bytes_read"]), "F's load x `check_bytes_read`'s share"),
+        ("&nbsp;&nbsp;partition (`seconds_partition`)", cmax(lambda x: x["seconds_partition"]),
+         share(lambda x: x["partition_bytes_read"]),
+         "F's load x `partition_bytes_read`'s share; ids and weights moving: no floor"),
+        ("&nbsp;&nbsp;cover + plan + read (`seconds_plan`)", cmax(lambda x: x["seconds_plan"]),
+         share(lambda x: x["bytes_read"] - x["ghost_bytes_read"] + x["set_bytes_read"]),
+         "F's load x the piece's and its sets' share; the stats time the plan and "
+         "the read as one (cover to extraction), the plan's own bound (O(own elements)) "
+         "is not measured"),
+        ("&nbsp;&nbsp;ghosts, with the order of blocks (`seconds_ghost`)",
+         cmax(lambda x: x["seconds_ghost"]), share(lambda x: x["ghost_bytes_read"]),
+         "F's load x the halo's share (`ghost_bytes_read`); the order has no timer "
+         "of its own"),
+        ("&nbsp;&nbsp;entity owners, hints, stats (`seconds_read` - plan - ghosts)",
+         cmax(lambda x: x["seconds_read"] - x["seconds_plan"] - x["seconds_ghost"]), None,
+         "no floor"),
+        ("&nbsp;&nbsp;conversion to VTK (rest of the first step - the core's load)", conv, None,
+         "no floor (a copy of the piece's bytes is not measured)"),
+        ("first step", med(a.vals(lambda r: r["first_s"])), med([r["first_s"] for r in fl]),
+         "F: open + load replayed; W (members whole): %s s" % fmt(
+             med([r["first_s"] for r in wl]), "%.3f")),
+        ("further step (`step_s`, the first)",
+         med(a.vals(lambda r: r["step_s"][0] if r["step_s"] else None)), fmax(2),
+         "F: that step's ranges replayed (field bytes)"),
+    ]
+    w("| phase | MxNReader s | floor s | multiple | floor |")
+    w("|---|---|---|---|---|")
+    for name, t, f, what in rows:
+        w("| %s | %s | %s | %s | %s |" % (name, fmt(t, "%.3f"), fmt(f, "%.4f"),
+                                          fmt(t / f if t is not None and f else None, "%.1fx"),
+                                          what))
+    dec = med([sum(x.get("bytes_decompressed", 0) for x in r["core_stats"]) for r in runs])
+    fdec = med([sum(sum(x[:2]) for x in r["decoded_per_rank"]) for r in fl
+                if r.get("decoded_per_rank")])
+    w("")
+    w("MxNReader's seconds: bench.py's clock (open, load + conversion, first and further "
+      "step) and the reader's `mxn_load_stats` (the indented rows), max over ranks, median "
+      "over %d runs; F's seconds max over ranks, median over %d runs. A core phase's floor: "
+      "on each rank, F's replay of the load (the first step after the open) times the "
+      "phase's share of the bytes the core counts read in the load (bytes_read, "
+      "map_bytes_read, set_bytes_read, check_bytes_read, partition_bytes_read: in its "
+      "memory units, decoded for compressed members), max over ranks.%s" % (
+          len(runs), len(fl), " Chunks inflated in the first step, sum over ranks: the core "
+          "%.1f MB (`bytes_decompressed`), F %s MB." % (
+              dec / MB, fmt(fdec / MB if fdec is not None else None, "%.1f")) if dec else ""))
+    w("")
 
 
 def growth_tables(w, configs, sets, set_info, plots):
@@ -888,9 +1070,6 @@ def make_plots(configs, sets, set_info, outdir):
     return out
 
 
-if __name__ == "__main__":
-    main()
-
 
 # Measurements that once sat in the core's comments (the comments say why;
 # the figures, from the commits that made each change, are kept here).
@@ -923,3 +1102,7 @@ virtual machines at the commit that made the change.
 | `core/src/load/load.c` id maps dropped before the ghost layers | kept | 200 MB a rank on 8M hex, N = 4; 13 of 87 MB of a rank's high-water on 1M hex, N = 4 |
 | `core/src/memory.c` buffers backed in one call | faulted page by page | 256 MiB: 1.1 s of 4 KiB faults against 0.5 s populated; huge pages 0.6 against 0.017 s; the 1M-hex load through the reader, N = 4: 1.67-1.69 -> 1.45-1.51 s |
 """
+
+
+if __name__ == "__main__":
+    main()

@@ -5,7 +5,19 @@
 #   A  MxNReader (GhostLevels 1)
 #   B  ExodusIIReader -> RedistributeDataSet -> GhostCellsGenerator
 #   C  IOSSReader     -> RedistributeDataSet -> GhostCellsGenerator
-# Every run is `mpiexec -n N pvbatch --symmetric bench.py ...` and appends
+# and, when asked (--variants "A F W"), the floor of issue 60:
+#   F  floor of the ranges: floor_bench replays, on the same N ranks, the
+#      byte ranges each rank of a recording run of A read (pread into one
+#      buffer: no VTK), phase by phase (the reader's creation,
+#      the rest of the first step, one further step)
+#   W  covered members whole: floor_bench reads every member file each
+#      rank touched in the recording run's first step, whole
+# The recording run (A under the rangelog.c shim, once per set and N
+# before the repeats) appends a "ranges" record, not a run of A; F and W
+# append "floor" records. For compressed members (nc4zL) F also inflates
+# each chunk it reads (floor_bench --decode, libdeflate as the core).
+# Every run of A, B, C is `mpiexec -n N pvbatch --symmetric bench.py ...`
+# (of F, W `mpiexec -n N floor_bench ...`) and appends
 # one JSON line to the results file; per (dataset, N) the core's own
 # counters come from `mpiexec -n N mxn stats --json --ghosts G` (the reader
 # does not expose them yet). Then report.py redraws BENCHMARKS.md and plots.
@@ -28,7 +40,7 @@
 #                         (netCDF-4, deflate level L + shuffle); sets other
 #                         than nc3 are named ...-M64-nc4.e, ...-M64-nc4z1.e
 #                         (default $MXN_BENCH_FORMATS, else nc3)
-#   --variants "A B C"    pipelines
+#   --variants "A B C"    pipelines, and F, W (the floors above)
 #   --repeats R           runs of each variant per configuration (>= 1)
 #   --steps K             time steps read (first + K-1 further; 0 = all)
 #   --method NAME         MxNReader PartitionMethod (default Files)
@@ -105,9 +117,16 @@ spreadN=${spreadN:-${d_spreadN:-$Ns}}
 out=${out:-$bench/results/$mode.jsonl}
 [ "$repeats" -ge 1 ] 2>/dev/null || { echo "run_bench: --repeats needs a count >= 1" >&2; exit 2; }
 
-mxn=$build/bin/mxn gen=$build/bin/mxn_gen
+mxn=$build/bin/mxn gen=$build/bin/mxn_gen floor=$build/bin/floor_bench
 plugin=$build/lib/paraview-plugins/MxNReader/MxNReader.so
-for f in "$mxn" "$gen" "$plugin"; do
+floors=0
+case " $variants " in *" F "*|*" W "*) floors=1 ;; esac
+for v in $variants; do
+  case $v in A|B|C|F|W) ;; *) echo "run_bench: unknown variant $v (A B C F W)" >&2; exit 2 ;; esac
+done
+need=("$mxn" "$gen" "$plugin")
+[ "$floors" = 1 ] && need+=("$floor")
+for f in "${need[@]}"; do
   [ -e "$f" ] || { echo "run_bench: $f missing: build first (MXN_BUILD_DIR=$build bash testing/setup.sh)" >&2; exit 1; }
 done
 command -v pvbatch > /dev/null || { echo "run_bench: pvbatch not found" >&2; exit 1; }
@@ -120,6 +139,11 @@ mkdir -p "$logdir"
 opencount=$data/opencount.so
 if [ ! -f "$opencount" ] || [ "$bench/opencount.c" -nt "$opencount" ]; then
   cc -shared -fPIC -O2 -o "$opencount" "$bench/opencount.c" -ldl
+fi
+# The range recorder (LD_PRELOAD) of the floor's recording run.
+rangelog=$data/rangelog.so
+if [ "$floors" = 1 ] && { [ ! -f "$rangelog" ] || [ "$bench/rangelog.c" -nt "$rangelog" ]; }; then
+  cc -shared -fPIC -O2 -o "$rangelog" "$bench/rangelog.c" -ldl
 fi
 
 # The code measured is the build's: the commit of the checkout the build
@@ -283,15 +307,61 @@ print(json.dumps({"kind": "core_stats", "source": "mxn stats --json", "ranks": i
         echo "run_bench: mxn stats failed on $member N=$N: $(tail -3 "$logdir/stats.err")" >&2
       fi
     fi
+    # The floors' recording run: A under the range recorder, its ranges
+    # dumped per rank for floor_bench; its record becomes kind "ranges".
+    ranges=$logdir/ranges-$name-N$N
+    if [ "$floors" = 1 ]; then
+      rcmd=(mpiexec --oversubscribe -n "$N" -x LD_PRELOAD="$opencount:$rangelog"
+            -x MXN_BENCH_OPEN_PREFIX -x MXN_BENCH_RANGES
+            pvbatch --symmetric "$bench/bench.py" --variant A --dataset "$member"
+            --plugin "$plugin" --method "$method" --ghost-levels "$ghosts" --steps "$steps"
+            --expect-cells "$expect" --tag "set=$name" --tag "mode=$mode" --tag "commit=$commit")
+      for t in $tags; do rcmd+=(--tag "$t"); done
+      if [ "$dry" = 1 ]; then
+        echo "MXN_BENCH_RANGES=$ranges ${rcmd[*]}"
+      else
+        printf 'run_bench: %-28s N=%-2s recording the ranges read ... ' "$name" "$N"
+        rm -f "$ranges".*
+        [ "$warm" = 1 ] && warm_set "$base" > /dev/null
+        rc=0
+        (cd "$logdir" && MXN_BENCH_OPEN_PREFIX=$base. MXN_BENCH_RANGES=$ranges \
+          timeout "$timeout_s" nice -n 10 "${rcmd[@]}") > "$ranges.log" 2>&1 || rc=$?
+        line=$(grep -m1 '^BENCH_JSON ' "$ranges.log" | sed 's/^BENCH_JSON //' || true)
+        if [ "$rc" = 0 ] && [ -n "$line" ]; then
+          python3 -c 'import json,sys
+r = json.loads(sys.argv[1]); r["kind"] = "ranges"; print(json.dumps(r, sort_keys=True))' \
+            "$line" >> "$out"
+          python3 -c 'import json,sys
+g = json.loads(sys.argv[1])["ranges"]
+print("%.1f MB first step, %.1f MB a further step, %d mmaps, %d lost (sum over ranks)" % (
+  sum(b[0] + b[1] for b in g["bytes"]) / 1048576.0, sum(b[2] for b in g["bytes"]) / 1048576.0,
+  sum(g["mmaps"]), sum(g["lost"])))' "$line"
+        else
+          echo "FAILED (exit $rc, log $ranges.log): F and W skipped"
+        fi
+      fi
+    fi
     for ((rep = 1; rep <= repeats; rep++)); do
       for ((k = 0; k < nv; k++)); do
         v=${V[$(((k + rep - 1) % nv))]}
         log=$logdir/$name-N$N-$v-r$rep.log
-        cmd=(mpiexec --oversubscribe -n "$N" -x LD_PRELOAD="$opencount" -x MXN_BENCH_OPEN_PREFIX
-             pvbatch --symmetric "$bench/bench.py" --variant "$v" --dataset "$member"
-             --plugin "$plugin" --method "$method" --ghost-levels "$ghosts" --steps "$steps"
-             --expect-cells "$expect" --tag "set=$name" --tag "repeat=$rep" --tag "order=$k"
-             --tag "mode=$mode" --tag "commit=$commit")
+        case $v in
+          F|W)
+            cmd=(mpiexec --oversubscribe -n "$N" "$floor" "$ranges")
+            [ "$v" = W ] && cmd+=(--whole)
+            # compressed members: the floor is read + decode once
+            case " $tags " in *" format=nc4z"*) [ "$v" = F ] && cmd+=(--decode) ;; esac
+            if [ "$dry" = 0 ] && [ ! -f "$ranges.0" ]; then
+              continue # the recording run failed (said above)
+            fi ;;
+          *)
+            cmd=(mpiexec --oversubscribe -n "$N" -x LD_PRELOAD="$opencount" -x MXN_BENCH_OPEN_PREFIX
+                 pvbatch --symmetric "$bench/bench.py" --variant "$v" --dataset "$member"
+                 --plugin "$plugin" --method "$method" --ghost-levels "$ghosts" --steps "$steps"
+                 --expect-cells "$expect") ;;
+        esac
+        cmd+=(--tag "set=$name" --tag "repeat=$rep" --tag "order=$k"
+              --tag "mode=$mode" --tag "commit=$commit")
         for t in $tags; do cmd+=(--tag "$t"); done
         if [ "$dry" = 1 ]; then
           echo "${cmd[*]}"
@@ -317,6 +387,11 @@ r["loadavg_after_job"] = list(os.getloadavg()); print(json.dumps(r, sort_keys=Tr
             "$line" "$secs" "$warm" "$cached" >> "$out"
           python3 -c 'import json,sys
 r = json.loads(sys.argv[1])
+if r["kind"] == "floor":
+    print("first %.3f s%s, %.1f MB read (job %s s)" % (
+        r["first_s"], ", step %.3f s" % r["step_s"][0] if r["step_s"] else "",
+        sum(sum(b) for b in r["bytes_per_rank"]) / 1048576.0, sys.argv[2]))
+    sys.exit(0)
 print("first %.2f s, step %s s, peak RSS max %.0f MB, ghosts %d, imbalance %.3f%s (job %s s)" % (
   r["first_s"], "%.2f" % r["step_s_median"] if r["step_s_median"] is not None else "-",
   r["rss_peak_max_kb"] / 1024, r["total_ghost_cells"], r["imbalance"] or 0,
