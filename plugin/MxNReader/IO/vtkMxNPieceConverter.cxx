@@ -747,7 +747,18 @@ vtkSmartPointer<vtkPoints> vtkMxNPieceConverter::Points(const std::vector<int64_
   }
   const int64_t* at = used.data();
   const double scale = this->DispScale;
-  if (dims == 3 && u[0] && u[1] && u[2])
+  if (dims == 3 && u[0] && u[1] && u[2] && IsAll(used, p->num_nodes))
+  {
+    // the displaced points of a 3D mesh whose one block uses every piece
+    // node in order: no index to follow (a further step builds these)
+    for (vtkIdType i = 0; i < npts; ++i)
+    {
+      out[3 * i] = x[0][i] + scale * u[0][i];
+      out[3 * i + 1] = x[1][i] + scale * u[1][i];
+      out[3 * i + 2] = x[2][i] + scale * u[2][i];
+    }
+  }
+  else if (dims == 3 && u[0] && u[1] && u[2])
   {
     // the displaced points of a 3D mesh, every component in one pass (one
     // gather of each node's six values: a further step builds these)
