@@ -1443,7 +1443,8 @@ void vtkMxNPieceConverter::AddLoadStats(
     { "check_bytes_read", double(x.check_bytes_read) }, { "seconds_check", x.seconds_check },
     { "seconds_directory", x.seconds_directory },
     { "bytes_decompressed", double(x.bytes_decompressed) },
-    { "metadata_bytes", double(x.metadata_bytes) } };
+    { "metadata_bytes", double(x.metadata_bytes) },
+    { "carried_elements", double(x.carried_elements) } };
   const int nf = static_cast<int>(sizeof fields / sizeof fields[0]);
   vtkNew<vtkDoubleArray> a;
   a->SetName("mxn_load_stats");
