@@ -176,6 +176,18 @@ foreach(np 1 3)
     SKIP_RETURN_CODE 77 ENVIRONMENT "${MXN_PLUGIN_ENV}")
 endforeach()
 
+# Edge and face sets whose edges and faces only unselected blocks' elements
+# or no element refer to (issue 58, pvbatch/edge_face_unselected.py): each
+# entry owned once, as with every block selected and as written.
+foreach(np 1 3)
+  add_test(NAME pvbatch_edge_face_unselected_np${np}
+    COMMAND ${MXN_MPIEXEC} --oversubscribe -n ${np} ${PVBATCH} --symmetric
+            ${CMAKE_CURRENT_SOURCE_DIR}/pvbatch/edge_face_unselected.py $<TARGET_FILE:MxNReader>
+            ${MXN_TEST_TMP}/edge_face_unselected_np${np})
+  set_tests_properties(pvbatch_edge_face_unselected_np${np} PROPERTIES TIMEOUT 300
+    SKIP_RETURN_CODE 77 ENVIRONMENT "${MXN_PLUGIN_ENV}")
+endforeach()
+
 # Files from other writers (issue 58, testing/writers/: meshio's Exodus
 # layout, libMesh's Nemesis output after adaptivity): what ParaView's
 # readers open, MxNReader opens with the same cells, points by id and

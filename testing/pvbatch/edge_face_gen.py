@@ -27,9 +27,11 @@ HEX_FACES = [(0, 1, 5, 4), (1, 2, 6, 5), (2, 3, 7, 6), (0, 4, 7, 3), (0, 3, 2, 1
              (4, 5, 6, 7)]
 
 
-def mesh(nx=4, ny=3, nz=2):
+def mesh(nx=4, ny=3, nz=2, orphans=False):
     """Nodes (coords), elements (node ids), edges and faces (node ids, in
-    order of first appearance), element -> edge / face ids."""
+    order of first appearance), element -> edge / face ids. With orphans,
+    one more edge and face that no element refers to (a diagonal of the
+    x = 0 side, a quad of the x = 0, y = 0 corner nodes)."""
     def nid(i, j, k):
         return 1 + i + (nx + 1) * (j + (ny + 1) * k)
     coords = [(float(i), float(j), float(k)) for k in range(nz + 1) for j in range(ny + 1)
@@ -60,17 +62,27 @@ def mesh(nx=4, ny=3, nz=2):
                 fkey[key] = len(faces)
             row.append(fkey[key])
         efaces.append(row)
+    if orphans:
+        edges.append([nid(0, 0, 0), nid(0, 1, 1)])
+        faces.append([nid(0, 0, 0), nid(0, 0, 1), nid(0, 1, 1), nid(0, 1, 0)][::-1])
     return coords, elems, edges, faces, eedges, efaces
 
 
-def sets(nx=4, ny=3, nz=2):
+
+
+
+def sets(nx=4, ny=3, nz=2, orphans=False):
     """The sets of the file: name -> list of entity ids (node sets: node
-    ids; side sets: (element id, side))."""
-    coords, elems, edges, faces, _, _ = mesh(nx, ny, nz)
+    ids; side sets: (element id, side)). With orphans, rim and skin list
+    the orphan edge and face too (their ids are the last)."""
+    coords, elems, edges, faces, _, _ = mesh(nx, ny, nz, orphans)
+    last = (lambda n: [n]) if orphans else (lambda n: [])
     return {
-        "edge_sets": {"rim": [i for i in range(1, len(edges) + 1) if i % 3 == 0],
+        "edge_sets": {"rim": sorted(set([i for i in range(1, len(edges) + 1) if i % 3 == 0]
+                                        + last(len(edges)))),
                       "spokes": [i for i in range(1, len(edges) + 1) if i % 5 == 1]},
-        "face_sets": {"skin": [i for i in range(1, len(faces) + 1) if i % 4 == 2]},
+        "face_sets": {"skin": sorted(set([i for i in range(1, len(faces) + 1) if i % 4 == 2]
+                                         + last(len(faces))))},
         "element_sets": {"odd": [i for i in range(1, len(elems) + 1) if i % 2 == 1],
                          "west": [i for i in range(1, len(elems) + 1) if (i - 1) % nx == 0]},
         "node_sets": {"left": [i + 1 for i, c in enumerate(coords) if c[0] == 0.0]},
@@ -85,9 +97,14 @@ def values(kind, ident, step, index=0):
     return base * step + ident + 0.5 * index
 
 
-def cdl(nx=4, ny=3, nz=2):
-    coords, elems, edges, faces, eedges, efaces = mesh(nx, ny, nz)
-    st = sets(nx, ny, nz)
+def cdl(nx=4, ny=3, nz=2, split=False):
+    """With split: element blocks 10 (the first half of the elements, the
+    z = 0 layer for nz = 2) and 11 (the rest), and the orphan edge and face
+    (mesh(orphans=True))."""
+    coords, elems, edges, faces, eedges, efaces = mesh(nx, ny, nz, split)
+    st = sets(nx, ny, nz, split)
+    cut = [0, len(elems) // 2, len(elems)] if split else [0, len(elems)]
+    nbl = len(cut) - 1
     half = len(faces) // 2
     fblocks = [faces[:half], faces[half:]]
     es, fs, els = st["edge_sets"], st["face_sets"], st["element_sets"]
@@ -104,15 +121,16 @@ def cdl(nx=4, ny=3, nz=2):
     w("\tlen_string = 33 ;\n\tlen_line = 81 ;\n\tfour = 4 ;\n\ttime_step = UNLIMITED ;")
     w("\tnum_dim = 3 ;\n\tnum_nodes = %d ;\n\tnum_elem = %d ;" % (len(coords), len(elems)))
     w("\tnum_edge = %d ;\n\tnum_face = %d ;" % (len(edges), len(faces)))
-    w("\tnum_el_blk = 1 ;\n\tnum_ed_blk = 1 ;\n\tnum_fa_blk = 2 ;")
+    w("\tnum_el_blk = %d ;\n\tnum_ed_blk = 1 ;\n\tnum_fa_blk = 2 ;" % nbl)
     w("\tnum_node_sets = 1 ;\n\tnum_side_sets = 1 ;\n\tnum_edge_sets = %d ;" % len(es))
     w("\tnum_face_sets = %d ;\n\tnum_elem_sets = %d ;" % (len(fs), len(els)))
     w("\tnum_ed_in_blk1 = %d ;\n\tnum_nod_per_ed1 = 2 ;\n\tnum_att_in_eblk1 = 1 ;" % len(edges))
     for b, fb in enumerate(fblocks, 1):
         w("\tnum_fa_in_blk%d = %d ;\n\tnum_nod_per_fa%d = 4 ;\n\tnum_att_in_fblk%d = 1 ;"
           % (b, len(fb), b, b))
-    w("\tnum_el_in_blk1 = %d ;\n\tnum_nod_per_el1 = 8 ;" % len(elems))
-    w("\tnum_edg_per_el1 = 12 ;\n\tnum_fac_per_el1 = 6 ;")
+    for b in range(1, nbl + 1):
+        w("\tnum_el_in_blk%d = %d ;\n\tnum_nod_per_el%d = 8 ;" % (b, cut[b] - cut[b - 1], b))
+        w("\tnum_edg_per_el%d = 12 ;\n\tnum_fac_per_el%d = 6 ;" % (b, b))
     w("\tnum_nod_ns1 = %d ;\n\tnum_side_ss1 = %d ;" % (len(ns), len(ss)))
     for q, k in enumerate(es, 1):
         w("\tnum_edge_es%d = %d ;" % (q, len(es[k])))
@@ -142,9 +160,11 @@ def cdl(nx=4, ny=3, nz=2):
         w("\tchar fattrib_name%d(num_att_in_fblk%d, len_string) ;" % (b, b))
         w("\tint fbconn%d(num_fa_in_blk%d, num_nod_per_fa%d) ;\n\t\tfbconn%d:elem_type = \"QUAD4\" ;"
           % (b, b, b, b))
-    w("\tint connect1(num_el_in_blk1, num_nod_per_el1) ;\n\t\tconnect1:elem_type = \"HEX8\" ;")
-    w("\tint edgconn1(num_el_in_blk1, num_edg_per_el1) ;")
-    w("\tint facconn1(num_el_in_blk1, num_fac_per_el1) ;")
+    for b in range(1, nbl + 1):
+        w("\tint connect%d(num_el_in_blk%d, num_nod_per_el%d) ;\n\t\tconnect%d:elem_type = \"HEX8\" ;"
+          % (b, b, b, b))
+        w("\tint edgconn%d(num_el_in_blk%d, num_edg_per_el%d) ;" % (b, b, b))
+        w("\tint facconn%d(num_el_in_blk%d, num_fac_per_el%d) ;" % (b, b, b))
     w("\tint node_ns1(num_nod_ns1) ;\n\tint elem_ss1(num_side_ss1) ;\n\tint side_ss1(num_side_ss1) ;")
     for q in range(1, len(es) + 1):
         w("\tint edge_es%d(num_edge_es%d) ;\n\tint ornt_es%d(num_edge_es%d) ;" % (q, q, q, q))
@@ -157,7 +177,8 @@ def cdl(nx=4, ny=3, nz=2):
                    ("elset", "num_elset_var"), ("nset", "num_nset_var"), ("sset", "num_sset_var")):
         w("\tchar name_%s_var(%s, len_string) ;" % (v, dim))
     w("\tdouble vals_nod_var1(time_step, num_nodes) ;")
-    w("\tdouble vals_elem_var1eb1(time_step, num_el_in_blk1) ;")
+    for b in range(1, nbl + 1):
+        w("\tdouble vals_elem_var1eb%d(time_step, num_el_in_blk%d) ;" % (b, b))
     w("\tdouble vals_edge_var1eb1(time_step, num_ed_in_blk1) ;")
     for b in (1, 2):
         w("\tdouble vals_face_var1fb%d(time_step, num_fa_in_blk%d) ;" % (b, b))
@@ -173,7 +194,7 @@ def cdl(nx=4, ny=3, nz=2):
     w("\t\t:floating_point_word_size = 8 ;\n\t\t:file_size = 1 ;\n\t\t:maximum_name_length = 32 ;")
     w("\t\t:title = \"edge face sets\" ;\ndata:\n")
     w(" time_whole = 1, 2 ;")
-    ids = {"eb": [10], "ed": [20], "fa": [30, 31], "ns": [40], "ss": [50],
+    ids = {"eb": [10, 11][:nbl], "ed": [20], "fa": [30, 31], "ns": [40], "ss": [50],
            "es": list(range(60, 60 + len(es))), "fs": list(range(70, 70 + len(fs))),
            "els": list(range(80, 80 + len(els)))}
     for pre, v in ids.items():
@@ -191,9 +212,11 @@ def cdl(nx=4, ny=3, nz=2):
           % (b, arr(i / 100 for i in range(first, first + len(fb))), b))
         w(" fbconn%d = %s ;" % (b, arr(n for f in fb for n in f)))
         first += len(fb)
-    w(" connect1 = %s ;" % arr(n for e in elems for n in e))
-    w(" edgconn1 = %s ;\n facconn1 = %s ;" % (arr(x for r in eedges for x in r),
-                                              arr(x for r in efaces for x in r)))
+    for b in range(1, nbl + 1):
+        a, z = cut[b - 1], cut[b]
+        w(" connect%d = %s ;" % (b, arr(n for e in elems[a:z] for n in e)))
+        w(" edgconn%d = %s ;\n facconn%d = %s ;" % (b, arr(x for r in eedges[a:z] for x in r),
+                                                   b, arr(x for r in efaces[a:z] for x in r)))
     w(" node_ns1 = %s ;" % arr(ns))
     w(" elem_ss1 = %s ;\n side_ss1 = %s ;" % (arr(e for e, s in ss), arr(s for e, s in ss)))
     for q, k in enumerate(es, 1):
@@ -209,7 +232,8 @@ def cdl(nx=4, ny=3, nz=2):
     def steps(kind, idlist, index=0):
         return arr(values(kind, i, s, index) for s in (1, 2) for i in idlist)
     w(" vals_nod_var1 = %s ;" % steps("RHO", range(1, len(coords) + 1)))
-    w(" vals_elem_var1eb1 = %s ;" % steps("EL", range(1, len(elems) + 1)))
+    for b in range(1, nbl + 1):
+        w(" vals_elem_var1eb%d = %s ;" % (b, steps("EL", range(cut[b - 1] + 1, cut[b] + 1))))
     w(" vals_edge_var1eb1 = %s ;" % steps("EV", range(1, len(edges) + 1)))
     w(" vals_face_var1fb1 = %s ;" % steps("FV", range(1, half + 1)))
     w(" vals_face_var1fb2 = %s ;" % steps("FV", range(half + 1, len(faces) + 1)))
@@ -225,8 +249,8 @@ def cdl(nx=4, ny=3, nz=2):
     return "\n".join(L) + "\n"
 
 
-def write(out, nx=4, ny=3, nz=2):
-    subprocess.run(["ncgen", "-o", out, "-"], input=cdl(nx, ny, nz).encode(), check=True)
+def write(out, nx=4, ny=3, nz=2, split=False):
+    subprocess.run(["ncgen", "-o", out, "-"], input=cdl(nx, ny, nz, split).encode(), check=True)
 
 
 if __name__ == "__main__":

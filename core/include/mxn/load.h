@@ -87,7 +87,11 @@ void mxn_load_opts_init(mxn_load_opts_t *o);
 /** Per-rank figures of a load (mxn stats, benchmarks). */
 typedef struct mxn_load_stats {
   int rank, nranks;
+  /** Elements this rank owns that are shown: those of the selected blocks
+   *  (opts.block_selection; all without one). */
   int64_t owned_elements;
+  /** The weight of every element this rank owns, the carried ones
+   *  included: what the partition balanced (as imbalance). */
   double owned_weight;
   int cover_files;          /**< member files this rank's piece is read from */
   int files_overlapping;    /**< member files holding any of its elements */
@@ -117,7 +121,7 @@ typedef struct mxn_load_stats {
   int64_t ghost_bytes_read; /**< of bytes_read, the halo's share */
   double seconds_ghost;     /**< finding the halo and reading it */
   /* Global, the same on every rank: */
-  int64_t total_elements;
+  int64_t total_elements;   /**< owned_elements summed over the ranks: the shown elements */
   double imbalance;         /**< max / average owned weight over ranks */
   /** The open's check that every node several members store has the same
    *  coordinates in each: bytes read for it (node communication maps and
@@ -139,6 +143,11 @@ typedef struct mxn_load_stats {
    *  id maps, the piece, the directory or any read buffer. What grows
    *  with members x blocks (scale benchmark, testing/benchmarks). */
   int64_t metadata_bytes;
+  /** Elements of unselected blocks this rank owns and carries, not shown:
+   *  those a side set or element set names (sets are shown whole whatever
+   *  blocks are selected; a side is made from its element). Not in
+   *  owned_elements nor total_elements. */
+  int64_t carried_elements;
   /** Of seconds_plan: the wall seconds inside member reads while the piece
    *  was extracted (its bytes read and decoded, with its sets). The rest of
    *  seconds_plan is the cover, the plan and placing the values. */

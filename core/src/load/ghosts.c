@@ -127,7 +127,7 @@ int mxn__load_halo(mxn_load_t *ld, const mxn_load_opts_t *opts, mxn_directory_t 
   mxn__halo_xchg_free(&ld->hx);
 
   /* Local work until the next collective step: one agreement covers it. */
-  status = mxn__halo_find(ld->comm, s, pc, L, &hf, e);
+  status = mxn__halo_find(ld->comm, s, pc, L, ld->set_bare, &hf, e);
   h = status == MXN_OK ? mxn__calloc(1, sizeof *h) : NULL;
   if (h) {
     h->levels = L;

@@ -238,9 +238,9 @@ static int solid_sides(const mxn_structure_t *s, const mxn_block_info_t *bi,
  * their corners: one such block anywhere in the mesh makes every rank take
  * all its nodes. The choice depends on the structure only, so it is the
  * same on every rank. */
-static int scan_piece(const mxn_structure_t *s, const mxn_piece_t *pc, mxn_gid_t *mxe, char **bnd,
-                      int32_t **edge, int64_t *nedge) {
-  int status = MXN_OK, corners, solid = 1;
+static int scan_piece(const mxn_structure_t *s, const mxn_piece_t *pc, int all_nodes, mxn_gid_t *mxe,
+                      char **bnd, int32_t **edge, int64_t *nedge) {
+  int status = MXN_OK, corners, solid = !all_nodes;
   const int(*sides)[4];
   uint64_t *x = NULL, *hv = NULL;
   int64_t nn = pc->num_nodes;
@@ -341,7 +341,7 @@ done:
 /* What the steps of mxn__halo_find share. */
 typedef struct {
   MPI_Comm comm;
-  int size, rank, L;
+  int size, rank, L, all_nodes;
   const mxn_structure_t *s;
   const mxn_piece_t *pc;
   mxn__halo_found_t *h;
@@ -389,7 +389,7 @@ static int register_boundary_nodes(halo_find_t *c) {
    * with the highest element id around it. A node no other rank registers
    * is mine alone. */
   MXN_ALLOC_RAW_OR(c->mxe, nn, sync_reg);
-  MXN_CHECK_OR(scan_piece(c->s, pc, c->mxe, &c->bnd, &c->edge, &c->nedge), sync_reg);
+  MXN_CHECK_OR(scan_piece(c->s, pc, c->all_nodes, c->mxe, &c->bnd, &c->edge, &c->nedge), sync_reg);
   for (int64_t v = 0; v < nn; v++) nreg += !c->bnd || c->bnd[v];
   MXN_ALLOC_RAW_OR(c->reg, nreg, sync_reg);
   MXN_ALLOC_RAW_OR(c->dest, nreg, sync_reg);
@@ -418,6 +418,7 @@ static int settle_node_owners(halo_find_t *c) {
   int64_t ngot = c->ngot, nn = c->nn, nout = 0;
   nrep_t *out = NULL;
   int *odest = NULL;
+  char *bare = NULL; /* per registration: no element of its rank's piece touches the node */
   free(c->reg); /* early: the load's peak memory is here */
   c->reg = NULL;
   /* by node, then rank: received in rank order, and the sort is stable */
@@ -431,6 +432,7 @@ static int settle_node_owners(halo_find_t *c) {
     MXN_ALLOC_OR(h->rv_rank, ngot, sync_rep);
     MXN_ALLOC_OR(c->rv_loc, ngot, sync_rep);
     MXN_ALLOC_OR(h->rv_owner, nu, sync_rep);
+    MXN_ALLOC_OR(bare, ngot, sync_rep);
     int64_t u = -1;
     mxn_gid_t best = 0;
     for (int64_t i = 0; i < ngot; i++) {
@@ -443,6 +445,7 @@ static int settle_node_owners(halo_find_t *c) {
       }
       h->rv_rank[i] = got[i].rank;
       c->rv_loc[i] = got[i].loc;
+      bare[i] = got[i].maxelem == INT64_MIN;
       if (got[i].maxelem > best) {
         best = got[i].maxelem;
         h->rv_owner[u] = got[i].rank;
@@ -470,7 +473,10 @@ static int settle_node_owners(halo_find_t *c) {
     for (int64_t i = h->rv_off[u]; h->rv_off[u + 1] - h->rv_off[u] > 1 && i < h->rv_off[u + 1]; i++)
       for (int64_t j = h->rv_off[u]; j < h->rv_off[u + 1]; j++)
         if (i != j) {
-          out[nout] = (nrep_t){h->rv_ids[u], h->rv_owner[u], h->rv_rank[j], c->rv_loc[i], 0};
+          /* a holder with no element around the node owes no cells
+           * around it, and is owed none (it needs no ghosts there) */
+          int other = bare[i] || bare[j] ? -1 : h->rv_rank[j];
+          out[nout] = (nrep_t){h->rv_ids[u], h->rv_owner[u], other, c->rv_loc[i], 0};
           odest[nout++] = h->rv_rank[i];
         }
 sync_rep:
@@ -478,6 +484,7 @@ sync_rep:
                            (void **)&c->rep, &c->nrep);
   free(out);
   free(odest);
+  free(bare);
   return status;
 }
 
@@ -786,8 +793,9 @@ static void halo_find_free(halo_find_t *c) {
 }
 
 int mxn__halo_find(MPI_Comm comm, const mxn_structure_t *s, const mxn_piece_t *pc, int L,
-                   mxn__halo_found_t *h, mxn_error_t *err) {
-  halo_find_t c = {.comm = comm, .s = s, .pc = pc, .L = L, .h = h, .nn = pc->num_nodes};
+                   int all_nodes, mxn__halo_found_t *h, mxn_error_t *err) {
+  halo_find_t c = {.comm = comm, .s = s, .pc = pc, .L = L, .all_nodes = all_nodes, .h = h,
+                   .nn = pc->num_nodes};
   MPI_Comm_size(comm, &c.size);
   MPI_Comm_rank(comm, &c.rank);
   memset(h, 0, sizeof *h);

@@ -31,10 +31,15 @@ typedef struct {
 /* Find the L halo layers of the owned piece `pc` of every rank of comm
  * (elements within L node hops of the rank's own elements, owned by other
  * ranks) and the owner of every node of pc (the owner of the adjacent
- * element with the highest global id). Collective; local errors are not
- * agreed (the caller agrees). */
+ * element with the highest global id; a node no element of any piece
+ * touches: the lowest rank holding it). `all_nodes` (the same on every
+ * rank): every node is registered, not only those on the piece's
+ * boundary, for pieces holding nodes of no element of theirs that other
+ * pieces may hold inside (the nodes of a set's own edges and faces,
+ * load_sets.c). Collective; local errors are not agreed (the caller
+ * agrees). */
 int mxn__halo_find(MPI_Comm comm, const mxn_structure_t *s, const mxn_piece_t *pc, int L,
-                   mxn__halo_found_t *h, mxn_error_t *err);
+                   int all_nodes, mxn__halo_found_t *h, mxn_error_t *err);
 
 void mxn__halo_free(mxn__halo_found_t *h);
 

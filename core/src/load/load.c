@@ -66,8 +66,9 @@ void mxn_load_close(mxn_load_t **pld) {
   mxn_directory_destroy(&ld->dir);
   free(ld->node_sel);
   free(ld->elem_sel);
-  mxn_idset_free(&ld->set_nodes);
-  free(ld->set_nodes_mask);
+  for (int t = 0; t < 3; t++) mxn_idset_free(&ld->set_ents[t]);
+  free(ld->set_ents_mask);
+  free(ld->shown_blocks);
   free(ld->str);
   free(ld->str_perm);
   free(ld->dcache);
@@ -312,6 +313,11 @@ static int phase_owners(mxn__load_ctx_t *c, int *pending) {
       else if ((status = mxn__member_set_elems(ds, j, named[j - c->fbeg], ne)) != MXN_OK)
         mxn_error_set(c->e, status, "%s", mxn_dataset_errmsg(ds));
     }
+      /* kept to count the shown elements apart from the carried ones */
+    ld->shown_blocks = mxn__malloc(((size_t)ds->s.num_blocks + 1) * sizeof *ld->shown_blocks);
+    if (status == MXN_OK && !ld->shown_blocks)
+      status = mxn_error_set(c->e, MXN_ERR_NOMEM, "rank %d: out of memory", c->R);
+    if (ld->shown_blocks) memcpy(ld->shown_blocks, sel, (size_t)ds->s.num_blocks * sizeof *sel);
     if ((status = mxn_agree(ld->comm, status, c->e)) != MXN_OK) goto out;
   }
   if (!c->unique) {
@@ -555,6 +561,23 @@ static int phase_hints(mxn__load_ctx_t *c) {
   return status;
 }
 
+void mxn__load_count_owned(mxn_load_t *ld) {
+  const mxn_piece_t *pc = ld->piece;
+  const mxn_load_halo_t *h = ld->halo;
+  int64_t shown = 0, carried = 0;
+  for (int b = 0; pc && b < pc->num_blocks; b++) {
+    int64_t n = pc->blocks[b].num_elements;
+    if (h && h->elem_depth && h->elem_depth[b]) {
+      n = 0;
+      for (int64_t k = 0; k < pc->blocks[b].num_elements; k++) n += h->elem_depth[b][k] == 0;
+    }
+    if (!ld->shown_blocks || ld->shown_blocks[b]) shown += n;
+    else carried += n;
+  }
+  ld->st.owned_elements = shown;
+  ld->st.carried_elements = carried;
+}
+
 /* The load's figures: what was read, what the piece needs, the totals
  * and the imbalance over the ranks. Collective (reductions). */
 static int phase_stats(mxn__load_ctx_t *c) {
@@ -573,6 +596,7 @@ static int phase_stats(mxn__load_ctx_t *c) {
   ld->st.seconds_io = c2.seconds_reading - c->c0.seconds_reading;
   ld->st.bytes_needed = piece_bytes_needed(s, pc, ld->hx);
   ld->st.metadata_bytes = mxn__dataset_metadata_bytes(ld->ds);
+  mxn__load_count_owned(ld);
   ld->st.total_elements = ld->st.owned_elements;
   /* in the scaled units, where sums of huge weights stay finite */
   double mx = c->ow_scaled, sum = c->ow_scaled;

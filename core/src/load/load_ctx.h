@@ -56,11 +56,18 @@ struct mxn_load {
   /* owners of the piece's edges and faces (entity_owners.c); all NULL
    * when the dataset has none */
   mxn_load_entity_owners_t ef_owners;
-  /* Nodes a node set lists that no piece held, which this rank reads
-   * (load_sets.c), and the members it reads them from: again after every
-   * re-balance. Empty, NULL when there are none. */
-  mxn_idset_t set_nodes;
-  char *set_nodes_mask;
+  /* Nodes, edges and faces (set_ents[0], [1], [2]) a node, edge or face
+   * set lists that no piece held, which this rank reads (load_sets.c), and
+   * the members it reads them from: again after every re-balance. Empty,
+   * NULL when there are none. set_bare: some rank reads such edges or
+   * faces, whose nodes other pieces may hold (the same on every rank). */
+  mxn_idset_t set_ents[3];
+  char *set_ents_mask;
+  int set_bare;
+  /* The blocks shown (the open's block selection, NULL = all): the
+   * elements of others a side or element set names are carried, not
+   * counted as owned (mxn__load_count_owned). */
+  int *shown_blocks;
 };
 
 /* The halo of the owned piece ld->piece, appended layer by layer (see
@@ -79,17 +86,23 @@ void mxn__entity_owners_free(mxn_load_entity_owners_t *o);
 int mxn__load_halo(mxn_load_t *ld, const mxn_load_opts_t *opts, mxn_directory_t *dir, int step,
                    mxn_error_t *e);
 
-/* Node sets shown whole (load_sets.c): after the piece is read and before
- * its halo, the nodes a node set lists that no rank's piece holds are
- * given, each to one rank, and appended to its piece (ld->set_nodes).
+/* Node, edge and face sets shown whole (load_sets.c): after the piece is
+ * read and before its halo, the nodes, edges and faces such a set lists
+ * that no rank's piece holds are given, each to one rank, and appended to
+ * its piece (ld->set_ents).
  * fbeg..fend: the members this rank summarised; gap and the variable
  * selections as the piece was read with. Collective; errors agreed. */
 int mxn__load_set_nodes(mxn_load_t *ld, int fbeg, int fend, int64_t gap, const int *node_vars,
                         const int *elem_vars, mxn_error_t *e);
-/* Append ld->set_nodes to piece pc with their values at `step` (-1:
+/* Append ld->set_ents to piece pc with their values at `step` (-1:
  * none yet), nodes sorted by id after. Local; the caller agrees. */
 int mxn__load_set_nodes_append(mxn_load_t *ld, mxn_piece_t *pc, int step, int64_t gap,
                                const int *node_vars, const int *elem_vars, mxn_error_t *e);
+
+/* The piece's owned elements (halo depth 0, or all without a halo) into
+ * ld->st: owned_elements those of the shown blocks, carried_elements the
+ * others (ld->shown_blocks). Local. load.c. */
+void mxn__load_count_owned(mxn_load_t *ld);
 
 /* The dual graph (elements sharing a side) of elements spread over the
  * ranks, in the order of `ids` (pc's concatenated order): neighbour ids,

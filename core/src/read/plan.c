@@ -93,7 +93,7 @@ void mxn__plan_free(mxn__plan_t *p) {
     free(p->set_src[k]);
   }
   free(p->buf);
-  free(p->nset_miss);
+  free(p->set_miss);
   for (mxn__plan_mem_t *m = p->mem, *next; m; m = next) {
     next = m->next;
     free(m);

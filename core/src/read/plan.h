@@ -62,11 +62,12 @@ typedef struct {
  * while the heap held enough free memory, scattered. */
 typedef struct mxn__plan_mem mxn__plan_mem_t;
 
-/* A node a member's node set lists: its global id and the member. */
+/* A node, edge or face a member's node, edge or face set lists: its
+ * global id, the member and its kind (MXN__NODE, MXN__EDGE, MXN__FACE). */
 typedef struct {
   mxn_gid_t id;
-  int64_t file;
-} mxn__set_node_t;
+  int32_t file, kind;
+} mxn__set_ent_t;
 
 struct mxn__plan {
   mxn__plan_mem_t *mem;
@@ -81,12 +82,12 @@ struct mxn__plan {
   /* Merged-gap budget (mxn_extract_opts_t.gap_share): bytes wanted by the
    * kinds planned so far, and bytes their merged gaps add. */
   double gap_want, gap_spent;
-  /* Node-set entries of the members read whose node the piece lacks
-   * (mxn__read_sets): another rank may hold the node, or none (a node of
-   * unselected blocks only, or of no element); the parallel load settles
-   * which (load_sets.c) and frees the list. */
-  mxn__set_node_t *nset_miss;
-  int64_t nnset_miss, nset_miss_cap;
+  /* Node-, edge- and face-set entries of the members read whose node,
+   * edge or face the piece lacks (mxn__read_sets): another rank may hold
+   * it, or none (of unselected blocks only, or of no element); the
+   * parallel load settles which (load_sets.c) and frees the list. */
+  mxn__set_ent_t *set_miss;
+  int64_t nset_miss, set_miss_cap;
 };
 
 /* Entries to allocate for n entities of piece p: n plus the spare room a
@@ -120,13 +121,14 @@ int64_t mxn__gap_within(const segment_t *segs, int nseg, const double *width, in
 /* Grow the plan's scratch buffer to hold `doubles` values. */
 int mxn__plan_buf(mxn__plan_t *p, int64_t doubles);
 void mxn__plan_free(mxn__plan_t *p);
-/* Every entry of every node set of member j as global node ids, appended
- * to *out (grown; *n entries, *cap room) with file = j. Local. */
 /* Flag mark[p] (p < nmark, member-local 0-based element positions) for
  * every element member j's side sets and element sets name. Local. */
 int mxn__member_set_elems(mxn_dataset_t *ds, int j, char *mark, int64_t nmark);
-int mxn__member_set_nodes(mxn_dataset_t *ds, int j, mxn__set_node_t **out, int64_t *n,
-                          int64_t *cap);
+/* Every entry of every node, edge and face set of member j as global
+ * node, edge and face ids, appended to *out (grown; *n entries, *cap
+ * room) with file = j and their kind. Local. */
+int mxn__member_set_ents(mxn_dataset_t *ds, int j, mxn__set_ent_t **out, int64_t *n,
+                         int64_t *cap);
 void mxn__piece_block_free(mxn_piece_block_t *pb, int nvars, int nmaps);
 /* Where pc's plan reads its elements: for concatenated element index
  * bstart[block] + dst of each element segment, its member in file[] and,

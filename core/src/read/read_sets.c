@@ -279,53 +279,61 @@ done:
   return status;
 }
 
-/* Append (id, file) to a growing list. */
-static int miss_push(mxn__set_node_t **list, int64_t *n, int64_t *cap, mxn_gid_t id, int file) {
+/* Append (id, file, kind) to a growing list. */
+static int miss_push(mxn__set_ent_t **list, int64_t *n, int64_t *cap, mxn_gid_t id, int file,
+                     int kind) {
   if (*n == *cap) {
     int64_t nc = *cap ? 2 * *cap : 256;
-    mxn__set_node_t *g = mxn__realloc(*list, (size_t)nc * sizeof *g);
+    mxn__set_ent_t *g = mxn__realloc(*list, (size_t)nc * sizeof *g);
     if (!g) return MXN_ERR_NOMEM;
     *list = g;
     *cap = nc;
   }
-  (*list)[(*n)++] = (mxn__set_node_t){id, file};
+  (*list)[(*n)++] = (mxn__set_ent_t){id, file, kind};
   return MXN_OK;
 }
 
-int mxn__member_set_nodes(mxn_dataset_t *ds, int j, mxn__set_node_t **out, int64_t *n,
-                          int64_t *cap) {
+int mxn__member_set_ents(mxn_dataset_t *ds, int j, mxn__set_ent_t **out, int64_t *n,
+                         int64_t *cap) {
+  static const int kinds[3] = {MXN__NSET, MXN__ESET, MXN__FSET};
+  static const int ents[3] = {MXN__NODE, MXN__EDGE, MXN__FACE};
   int status = MXN_OK;
   int64_t *ent = NULL;
   const mxn_file_domain_t *d;
   MXN_CHECK(mxn_dataset_file_domain(ds, j, &d));
   mxn__file_t *f = mxn__file(ds, j);
   if (!f) return ds->err.status;
-  const mxn__sets_t *fs = &f->sk[MXN__NSET];
-  int64_t nfile = mxn__dom_n(d, MXN__NODE);
-  const mxn_gid_t *map = mxn__dom_map(d, MXN__NODE);
-  for (int i = 0; i < fs->nspan; i++) {
-    const mxn__set_span_t *sr = &fs->span[i];
-    if (sr->count <= 0) continue;
-    if (!mxn__file_open(ds, j, &status)) goto done;
-    free(ent);
-    ent = NULL;
-    MXN_ALLOC(ent, sr->count);
-    if (mxn__m_rows(f, mxn__ex_set_entries[MXN__NSET], sr->k + 1, 0, sr->count, 1, ent, 'l')) {
-      status = MXN_DS_ERR(ds, MXN_ERR_IO, "%s: node set %lld: cannot read its entries", f->path,
-                          (long long)ds->s.node_sets[sr->q].id);
-      goto done;
-    }
-    ds->io.read_calls++;
-    ds->io.bytes_read += sr->count * (int64_t)sizeof(int64_t);
-    ds->io.set_bytes_read += sr->count * (int64_t)sizeof(int64_t);
-    for (int64_t x = 0; x < sr->count; x++) {
-      if (ent[x] < 1 || ent[x] > nfile) {
-        status = MXN_DS_ERR(ds, MXN_ERR_FORMAT, "%s: node set %lld names node %lld of %lld",
-                            f->path, (long long)ds->s.node_sets[sr->q].id, (long long)ent[x],
-                            (long long)nfile);
+  for (int t = 0; t < 3; t++) {
+    const int sk = kinds[t], e = ents[t];
+    const mxn__sets_t *fs = &f->sk[sk];
+    int nsets;
+    const mxn_set_info_t *sets = mxn__ssets(&ds->s, sk, &nsets);
+    int64_t nfile = mxn__dom_n(d, e);
+    const mxn_gid_t *map = mxn__dom_map(d, e);
+    for (int i = 0; i < fs->nspan; i++) {
+      const mxn__set_span_t *sr = &fs->span[i];
+      if (sr->count <= 0) continue;
+      if (!mxn__file_open(ds, j, &status)) goto done;
+      free(ent);
+      ent = NULL;
+      MXN_ALLOC(ent, sr->count);
+      if (mxn__m_rows(f, mxn__ex_set_entries[sk], sr->k + 1, 0, sr->count, 1, ent, 'l')) {
+        status = MXN_DS_ERR(ds, MXN_ERR_IO, "%s: %s %lld: cannot read its entries", f->path,
+                            mxn__set_what[sk], (long long)sets[sr->q].id);
         goto done;
       }
-      MXN_CHECK(miss_push(out, n, cap, map[ent[x] - 1], j));
+      ds->io.read_calls++;
+      ds->io.bytes_read += sr->count * (int64_t)sizeof(int64_t);
+      ds->io.set_bytes_read += sr->count * (int64_t)sizeof(int64_t);
+      for (int64_t x = 0; x < sr->count; x++) {
+        if (ent[x] < 1 || ent[x] > nfile) {
+          status = MXN_DS_ERR(ds, MXN_ERR_FORMAT, "%s: %s %lld names %s %lld of %lld", f->path,
+                              mxn__set_what[sk], (long long)sets[sr->q].id, mxn__ent_what[e],
+                              (long long)ent[x], (long long)nfile);
+          goto done;
+        }
+        MXN_CHECK(miss_push(out, n, cap, map[ent[x] - 1], j, e));
+      }
     }
   }
 done:
@@ -511,9 +519,10 @@ int mxn__read_sets(mxn_dataset_t *ds, mxn_piece_t *piece, const char *cand,
                                            c > 0 ? ndf : -1, c};
             if (c > 0) memcpy(dfs + ndf, df + dfo, (size_t)c * sizeof *dfs);
             ndf += c;
-          } else if (sk == MXN__NSET) {
-            MXN_CHECK(miss_push(&plan->nset_miss, &plan->nnset_miss, &plan->nset_miss_cap,
-                                mxn__dom_map(f->dom, MXN__NODE)[ent[i] - 1], j));
+          } else if (e != MXN__ELEM) {
+            /* a node, edge or face another rank may hold, or none */
+            MXN_CHECK(miss_push(&plan->set_miss, &plan->nset_miss, &plan->set_miss_cap,
+                                mxn__dom_map(f->dom, e)[ent[i] - 1], j, e));
           }
           dfo += c;
         }

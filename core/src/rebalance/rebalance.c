@@ -281,9 +281,9 @@ static int rebuild(mxn_load_t *ld, int step, const mxn_idset_t *mine, const owne
       mxn_error_set(e, status, "%s", mxn_dataset_errmsg(ds));
     if (status == MXN_OK) status = mxn__piece_append(s, np, &more, gap, e);
   }
-  /* the node sets' own nodes (no element brings them: the subset left
-   * them out), again */
-  if (status == MXN_OK && ld->set_nodes.n > 0)
+  /* the sets' own nodes, edges and faces (no element brings them: the
+   * subset left them out), again */
+  if (status == MXN_OK && (ld->set_ents[0].n > 0 || ld->set_ents[1].n > 0 || ld->set_ents[2].n > 0))
     status = mxn__load_set_nodes_append(ld, np, old->step, gap, ld->o.node_var_selection,
                                         ld->o.elem_var_selection, e);
   if (status == MXN_OK) status = mxn__piece_sort(np, s);
@@ -719,7 +719,7 @@ static int rebal_migrate(rebal_t *c, int step) {
   if (c->rep.migrated > 0) {
     c->rep.rebalanced = 1;
     c->rep.seconds_migrate = now() - t1;
-    ld->st.owned_elements = c->mine.n;
+    mxn__load_count_owned(ld); /* of c->mine.n: the shown ones */
     ld->st.owned_weight = c->wnew;
     ld->st.num_nodes = ld->piece->num_nodes;
     ld->st.imbalance = c->rep.imbalance_after;

@@ -1477,7 +1477,8 @@ void vtkMxNPieceConverter::AddLoadStats(
     { "bytes_decompressed", double(x.bytes_decompressed) },
     { "metadata_bytes", double(x.metadata_bytes) },
     { "seconds_piece_read", x.seconds_piece_read }, { "seconds_io", x.seconds_io },
-    { "seconds_order", x.seconds_order } };
+    { "seconds_order", x.seconds_order },
+    { "carried_elements", double(x.carried_elements) } };
   const int nf = static_cast<int>(sizeof fields / sizeof fields[0]);
   vtkNew<vtkDoubleArray> a;
   a->SetName("mxn_load_stats");
