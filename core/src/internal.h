@@ -16,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <time.h>
 
 /* Run `expr`; on a non-OK status jump to `label` with `status` set. The
  * _OR forms name the label: in a function with collective steps, work
@@ -284,6 +285,13 @@ int mxn__known_type(const char *type);
  * returns the number of sides and points *sides at the table, or 0 for
  * types without sides to share (spheres, beams, unknown). */
 int mxn__side_corners(const char *type, int num_dim, const int (**sides)[4]);
+
+/* Seconds on a monotonic clock, for the phase and read timers. */
+static inline double mxn__now(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
 
 #endif /* MXN_INTERNAL_H */
 

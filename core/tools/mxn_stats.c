@@ -74,18 +74,20 @@ static void stats_json(const char *path, int num_files, const mxn_cli_args_t *a,
            "\"bytes_needed\": %lld, \"map_bytes_read\": %lld, \"set_bytes_read\": %lld, "
            "\"partition_bytes_read\": %lld, \"read_calls\": %lld, "
            "\"files_opened\": %lld, \"metadata_bytes\": %lld, "
-           "\"seconds\": {\"open\": %.6f, \"partition\": %.6f, \"plan\": %.6f, \"read\": %.6f",
+           "\"seconds\": {\"open\": %.6f, \"partition\": %.6f, \"plan\": %.6f, \"read\": %.6f, "
+           "\"piece_read\": %.6f, \"io\": %.6f",
            x->cover_files,
            x->files_overlapping, (long long)x->num_nodes, (long long)x->bytes_read,
            (long long)x->bytes_needed, (long long)x->map_bytes_read,
            (long long)x->set_bytes_read, (long long)x->partition_bytes_read,
            (long long)x->read_calls, (long long)x->files_opened,
            (long long)x->metadata_bytes, x->seconds_open,
-           x->seconds_partition, x->seconds_plan, x->seconds_read);
+           x->seconds_partition, x->seconds_plan, x->seconds_read, x->seconds_piece_read,
+           x->seconds_io);
     if (a->lo.ghost_levels > 0)
-      printf(", \"ghost\": %.6f}, \"ghosts\": %lld, \"ghost_nodes\": %lld, \"ghost_files\": %d, "
-             "\"ghost_bytes_read\": %lld}",
-             x->seconds_ghost, (long long)x->ghost_elements, (long long)x->ghost_nodes,
+      printf(", \"ghost\": %.6f, \"order\": %.6f}, \"ghosts\": %lld, \"ghost_nodes\": %lld, "
+             "\"ghost_files\": %d, \"ghost_bytes_read\": %lld}",
+             x->seconds_ghost, x->seconds_order, (long long)x->ghost_elements, (long long)x->ghost_nodes,
              x->ghost_files, (long long)x->ghost_bytes_read);
     else
       printf("}}");
@@ -330,10 +332,13 @@ int cmd_stats(int argc, char **argv) {
              "ranks_detail: one row per rank with rank, owned, weight, cover_files,\n"
              "files_overlapping, nodes, bytes_read, bytes_needed, map_bytes_read,\n"
              "set_bytes_read, partition_bytes_read, read_calls, files_opened,\n"
-             "metadata_bytes, seconds {open, partition, plan, read}.\n"
+             "metadata_bytes, seconds {open, partition, plan, read, piece_read,\n"
+             "io} (piece_read: of plan, the time inside member reads; io: inside\n"
+             "member reads in the whole load).\n"
              "With --ghosts L also ghost_levels and ghost_elements (all ranks) and,\n"
              "per rank, ghosts, ghost_nodes, ghost_files, ghost_bytes_read and\n"
-             "seconds.ghost (finding and reading the halo).\n"
+             "seconds.ghost (finding and reading the halo) and seconds.order (of\n"
+             "ghost: owned cells put inner first, a library option; 0 here).\n"
              "--steps all (or K: the first K steps) re-balances at every step: the\n"
              "step's weights (|FIELD| of --weights, floored at 1e-6 of the mean),\n"
              "and when max/avg is over the tolerance new owners by --rebalance S:\n"

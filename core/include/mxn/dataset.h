@@ -369,6 +369,10 @@ typedef struct mxn_io_counters {
    *  are widened to chunk boundaries, and later reads inside one of the
    *  latest boxes read copy from it. */
   int64_t bytes_decompressed;
+  /** Wall seconds inside the member reads counted here (the netCDF or
+   *  HDF5 calls, decoding and decompression included): what the reads
+   *  themselves cost, apart from the work around them. */
+  double seconds_reading;
 } mxn_io_counters_t;
 
 /** Current counters. Local. */

@@ -148,6 +148,18 @@ typedef struct mxn_load_stats {
    *  blocks are selected; a side is made from its element). Not in
    *  owned_elements nor total_elements. */
   int64_t carried_elements;
+  /** Of seconds_plan: the wall seconds inside member reads while the piece
+   *  was extracted (its bytes read and decoded, with its sets). The rest of
+   *  seconds_plan is the cover, the plan and placing the values. */
+  double seconds_piece_read;
+  /** Wall seconds inside member reads in the load after the members'
+   *  open, every phase from the ids on (the io counters' seconds_reading). */
+  double seconds_io;
+  /** Of seconds_ghost: putting the owned cells of each block in order,
+   *  inner cells first (mxn_load_opts_t.inner_first; 0 without). The
+   *  halo's depths need no reordering: each layer is appended after the
+   *  last. */
+  double seconds_order;
 } mxn_load_stats_t;
 
 /** VTK's ghost flags (vtkDataSetAttributes::DUPLICATECELL and

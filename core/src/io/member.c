@@ -782,11 +782,17 @@ static mxn__box_t *box_for(mxn__reads_t *rd, size_t bytes, int keep) {
  * handle (0 or -1 from that, as a netCDF status). */
 static int plain(const mxn__file_t *f, int v, const size_t *start, const size_t *count,
                  const ptrdiff_t *stride, void *out, char as) {
+  mxn_io_counters_t *io = f->rd ? f->rd->io : NULL;
+  double t0 = io ? mxn__now() : 0;
+  int rc;
   if (via_h5(f))
-    return mxn__h5_get(f->h5, f->rd ? &f->rd->h5s : NULL, v, start, count, stride, out, as)
-               ? NC_EHDFERR
-               : NC_NOERR;
-  return get_plain(f->ncid, v, start, count, stride, out, as);
+    rc = mxn__h5_get(f->h5, f->rd ? &f->rd->h5s : NULL, v, start, count, stride, out, as)
+             ? NC_EHDFERR
+             : NC_NOERR;
+  else
+    rc = get_plain(f->ncid, v, start, count, stride, out, as);
+  if (io) io->seconds_reading += mxn__now() - t0;
+  return rc;
 }
 
 /* Variable v's rank, extent and chunk sizes, where its chunks are

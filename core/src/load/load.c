@@ -473,6 +473,7 @@ static int phase_read(mxn__load_ctx_t *c) {
     mxn_error_set(c->e, status, "%s", mxn_dataset_errmsg(ds));
   if ((status = mxn_agree(ld->comm, status, c->e)) != MXN_OK) return status;
   ld->st.seconds_plan = now() - c->t_cover;
+  ld->st.seconds_piece_read = mxn_dataset_counters(ds).seconds_reading - c->c1.seconds_reading;
   return MXN_OK;
 }
 
@@ -485,6 +486,8 @@ static int phase_set_nodes(mxn__load_ctx_t *c) {
   int status = mxn__load_set_nodes(c->ld, c->fbeg, c->fend, gap, opts->node_var_selection,
                                    opts->elem_var_selection, c->e);
   c->ld->st.seconds_plan = now() - c->t_cover;
+  c->ld->st.seconds_piece_read =
+      mxn_dataset_counters(c->ld->ds).seconds_reading - c->c1.seconds_reading;
   return status;
 }
 
@@ -590,6 +593,7 @@ static int phase_stats(mxn__load_ctx_t *c) {
   ld->st.read_calls = c2.read_calls - c->c0.read_calls;
   ld->st.files_opened = c2.files_opened;
   ld->st.bytes_decompressed = c2.bytes_decompressed - c->c0.bytes_decompressed;
+  ld->st.seconds_io = c2.seconds_reading - c->c0.seconds_reading;
   ld->st.bytes_needed = piece_bytes_needed(s, pc, ld->hx);
   ld->st.metadata_bytes = mxn__dataset_metadata_bytes(ld->ds);
   mxn__load_count_owned(ld);

@@ -138,11 +138,7 @@ int mxn__agree_set_members(MPI_Comm comm, int status, mxn_piece_t *pc);
 int mxn__halo_from_owners(const mxn_structure_t *s);
 
 /* Seconds on a monotonic clock, for the phase timers. */
-static inline double mxn__load_now(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
+static inline double mxn__load_now(void) { return mxn__now(); }
 
 /* An element id on its way to its owner, with its weight and (ids stored
  * once in the set) the member holding it. */

@@ -13,11 +13,7 @@
 #include <strings.h>
 #include <time.h>
 
-static double now(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
+static double now(void) { return mxn__now(); }
 
 static const char *const strategy_names[] = {"auto",      "shift", "repartition",
                                              "diffusion", "fresh", "refine"};
