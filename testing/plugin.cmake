@@ -106,18 +106,14 @@ foreach(case
   if(n GREATER 4)
     list(SUBLIST case 4 -1 extra)
   endif()
-  set(tname pvbatch_reader_sets_${tag}_np${np})
-  add_test(NAME ${tname}
-    COMMAND ${MXN_MPIEXEC} --oversubscribe -n ${np} ${PVBATCH} --symmetric
-            ${CMAKE_CURRENT_SOURCE_DIR}/pvbatch/reader_totals.py
-            $<TARGET_FILE:MxNReader> ${file} ${method} --sets ${extra})
-  set_tests_properties(${tname} PROPERTIES TIMEOUT 300 SKIP_RETURN_CODE 77
-    ENVIRONMENT "${MXN_PLUGIN_ENV}")
+  set(fixture)
   if(tag STREQUAL "mixed")
-    set_tests_properties(${tname} PROPERTIES FIXTURES_REQUIRED mxn_reader_mixed)
+    set(fixture mxn_reader_mixed)
   elseif(tag STREQUAL "quad")
-    set_tests_properties(${tname} PROPERTIES FIXTURES_REQUIRED mxn_reader_quad)
+    set(fixture mxn_reader_quad)
   endif()
+  mxn_pvbatch_case(reader ${np} "${fixture}" reader_sets_${tag} reader_totals.py
+                   ${file} ${method} --sets ${extra})
 endforeach()
 
 # The install tree: cmake --install puts the plugin where ParaView finds it

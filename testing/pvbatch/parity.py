@@ -124,8 +124,8 @@ DELIBERATE = [
      "ids, object_id, element_side; a vector 'v_' as 'v'; its element, face and edge "
      "sets are not read (selecting them aborts it on edgeFaceElem.exii), so those "
      "leaves are not compared; a side set it gives empty is compared by path and name "
-     "only (it shows no side of a polygon or polyhedron block; pvbatch_poly_totals_* "
-     "checks those sides against the faces' areas)"),
+     "only (it shows no side of a polygon or polyhedron block; the poly_totals_* cases "
+     "of pvbatch_reader_np* check those sides against the faces' areas)"),
 ]
 # Datasets whose reference is known to differ from MxNReader for a reason
 # of the reference's own: file name -> (regular expression on "kind: detail"
