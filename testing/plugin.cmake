@@ -21,14 +21,9 @@ set_tests_properties(pvbatch_reader_quadratic_gen PROPERTIES TIMEOUT 60
 # and the quadratic file), selections, pieces, balance options, errors then
 # a good file (reader_options.py), at 1 and 3 ranks.
 foreach(np 1 3)
-  add_test(NAME pvbatch_reader_options_np${np}
-    COMMAND ${MXN_MPIEXEC} --oversubscribe -n ${np} ${PVBATCH} --symmetric
-            ${CMAKE_CURRENT_SOURCE_DIR}/pvbatch/reader_options.py
-            $<TARGET_FILE:MxNReader> ${MXN_SHARED_DATA}
-            ${MXN_TEST_TMP}/reader_options_np${np} ${MXN_READER_QUADRATIC})
-  set_tests_properties(pvbatch_reader_options_np${np} PROPERTIES TIMEOUT 300
-    SKIP_RETURN_CODE 77 ENVIRONMENT "${MXN_PLUGIN_ENV}"
-    FIXTURES_REQUIRED mxn_reader_quadratic)
+  mxn_pvbatch_case(plugin ${np} mxn_reader_quadratic reader_options reader_options.py
+                   ${MXN_SHARED_DATA} ${MXN_TEST_TMP}/reader_options_np${np}
+                   ${MXN_READER_QUADRATIC})
 endforeach()
 
 # Displacements and mode shapes (displacements.py): a hex box with a
@@ -41,12 +36,8 @@ add_test(NAME pvbatch_displacements_gen
 set_tests_properties(pvbatch_displacements_gen PROPERTIES TIMEOUT 60
   FIXTURES_SETUP mxn_displacements)
 foreach(np 1 3)
-  add_test(NAME pvbatch_displacements_np${np}
-    COMMAND ${MXN_MPIEXEC} --oversubscribe -n ${np} ${PVBATCH} --symmetric
-            ${CMAKE_CURRENT_SOURCE_DIR}/pvbatch/displacements.py
-            $<TARGET_FILE:MxNReader> ${MXN_DISP_DIR}/s.e.4.0 ${MXN_DISP_DIR}/d.e 10 6 4 3)
-  set_tests_properties(pvbatch_displacements_np${np} PROPERTIES TIMEOUT 300
-    ENVIRONMENT "${MXN_PLUGIN_ENV}" FIXTURES_REQUIRED mxn_displacements)
+  mxn_pvbatch_case(plugin ${np} mxn_displacements displacements displacements.py
+                   ${MXN_DISP_DIR}/s.e.4.0 ${MXN_DISP_DIR}/d.e 10 6 4 3)
 endforeach()
 
 # Element ids (original ids of nem_spread's sets), file_id and element
@@ -60,12 +51,8 @@ add_test(NAME pvbatch_ids_fileid_gen
 '$<TARGET_FILE:mxn_cli>' split '${MXN_IDS_DIR}/serial.e' '${MXN_IDS_DIR}/hs.e' -n 3 --quiet")
 set_tests_properties(pvbatch_ids_fileid_gen PROPERTIES TIMEOUT 120 FIXTURES_SETUP mxn_ids_fileid)
 foreach(np 1 3)
-  add_test(NAME pvbatch_ids_fileid_np${np}
-    COMMAND ${MXN_MPIEXEC} --oversubscribe -n ${np} ${PVBATCH} --symmetric
-            ${CMAKE_CURRENT_SOURCE_DIR}/pvbatch/ids_fileid.py
-            $<TARGET_FILE:MxNReader> ${MXN_SHARED_DATA} ${MXN_IDS_DIR}/hs.e.3.0)
-  set_tests_properties(pvbatch_ids_fileid_np${np} PROPERTIES TIMEOUT 300
-    ENVIRONMENT "${MXN_PLUGIN_ENV}" FIXTURES_REQUIRED mxn_ids_fileid)
+  mxn_pvbatch_case(plugin ${np} mxn_ids_fileid ids_fileid ids_fileid.py
+                   ${MXN_SHARED_DATA} ${MXN_IDS_DIR}/hs.e.3.0)
 endforeach()
 
 # A 2D quad set (side sets are edges), split into 3 files.
@@ -106,18 +93,14 @@ foreach(case
   if(n GREATER 4)
     list(SUBLIST case 4 -1 extra)
   endif()
-  set(tname pvbatch_reader_sets_${tag}_np${np})
-  add_test(NAME ${tname}
-    COMMAND ${MXN_MPIEXEC} --oversubscribe -n ${np} ${PVBATCH} --symmetric
-            ${CMAKE_CURRENT_SOURCE_DIR}/pvbatch/reader_totals.py
-            $<TARGET_FILE:MxNReader> ${file} ${method} --sets ${extra})
-  set_tests_properties(${tname} PROPERTIES TIMEOUT 300 SKIP_RETURN_CODE 77
-    ENVIRONMENT "${MXN_PLUGIN_ENV}")
+  set(fixture)
   if(tag STREQUAL "mixed")
-    set_tests_properties(${tname} PROPERTIES FIXTURES_REQUIRED mxn_reader_mixed)
+    set(fixture mxn_reader_mixed)
   elseif(tag STREQUAL "quad")
-    set_tests_properties(${tname} PROPERTIES FIXTURES_REQUIRED mxn_reader_quad)
+    set(fixture mxn_reader_quad)
   endif()
+  mxn_pvbatch_case(reader ${np} "${fixture}" reader_sets_${tag} reader_totals.py
+                   ${file} ${method} --sets ${extra})
 endforeach()
 
 # The install tree: cmake --install puts the plugin where ParaView finds it
@@ -168,24 +151,15 @@ endforeach()
 # pvbatch/sets_unselected.py): node and side sets on an unselected block of
 # block_crush_1's spread set, against IOSSReader, each entry owned once.
 foreach(np 1 3)
-  add_test(NAME pvbatch_sets_unselected_np${np}
-    COMMAND ${MXN_MPIEXEC} --oversubscribe -n ${np} ${PVBATCH} --symmetric
-            ${CMAKE_CURRENT_SOURCE_DIR}/pvbatch/sets_unselected.py $<TARGET_FILE:MxNReader>
-            ${MXN_SHARED_DATA})
-  set_tests_properties(pvbatch_sets_unselected_np${np} PROPERTIES TIMEOUT 300
-    SKIP_RETURN_CODE 77 ENVIRONMENT "${MXN_PLUGIN_ENV}")
+  mxn_pvbatch_case(plugin ${np} "" sets_unselected sets_unselected.py ${MXN_SHARED_DATA})
 endforeach()
 
 # Edge and face sets whose edges and faces only unselected blocks' elements
 # or no element refer to (issue 58, pvbatch/edge_face_unselected.py): each
 # entry owned once, as with every block selected and as written.
 foreach(np 1 3)
-  add_test(NAME pvbatch_edge_face_unselected_np${np}
-    COMMAND ${MXN_MPIEXEC} --oversubscribe -n ${np} ${PVBATCH} --symmetric
-            ${CMAKE_CURRENT_SOURCE_DIR}/pvbatch/edge_face_unselected.py $<TARGET_FILE:MxNReader>
-            ${MXN_TEST_TMP}/edge_face_unselected_np${np})
-  set_tests_properties(pvbatch_edge_face_unselected_np${np} PROPERTIES TIMEOUT 300
-    SKIP_RETURN_CODE 77 ENVIRONMENT "${MXN_PLUGIN_ENV}")
+  mxn_pvbatch_case(plugin ${np} "" edge_face_unselected edge_face_unselected.py
+                   ${MXN_TEST_TMP}/edge_face_unselected_np${np})
 endforeach()
 
 # Files from other writers (issue 58, testing/writers/: meshio's Exodus
@@ -207,10 +181,6 @@ endforeach()
 # pvbatch/edge_face_sets.py): each edge, face and set entry owned once over
 # the ranks, against IOSSReader and the generator's formulas, both steps.
 foreach(np 1 3)
-  add_test(NAME pvbatch_edge_face_sets_np${np}
-    COMMAND ${MXN_MPIEXEC} --oversubscribe -n ${np} ${PVBATCH} --symmetric
-            ${CMAKE_CURRENT_SOURCE_DIR}/pvbatch/edge_face_sets.py $<TARGET_FILE:MxNReader>
-            ${MXN_TEST_TMP}/edge_face_sets_np${np})
-  set_tests_properties(pvbatch_edge_face_sets_np${np} PROPERTIES TIMEOUT 300
-    SKIP_RETURN_CODE 77 ENVIRONMENT "${MXN_PLUGIN_ENV}")
+  mxn_pvbatch_case(plugin ${np} "" edge_face_sets edge_face_sets.py
+                   ${MXN_TEST_TMP}/edge_face_sets_np${np})
 endforeach()

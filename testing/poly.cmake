@@ -51,15 +51,9 @@ if(MXN_BUILD_PLUGIN AND PVBATCH)
     string(REPLACE "," ";" nps "${nps}")
     string(REPLACE ":" "," sizes "${sizes}")
     foreach(np ${nps})
-      set(tname pvbatch_poly_totals_${tag}_np${np})
-      add_test(NAME ${tname}
-        COMMAND ${MXN_MPIEXEC} --oversubscribe -n ${np} ${PVBATCH} --symmetric
-                ${CMAKE_CURRENT_SOURCE_DIR}/pvbatch/reader_totals.py
-                $<TARGET_FILE:MxNReader> ${MXN_POLY_DIR}/${file} ${method}
-                --ghosts ${ghosts} --compare-size --cell-types --sets --side-sizes ${sizes})
-      set_tests_properties(${tname} PROPERTIES TIMEOUT 300 SKIP_RETURN_CODE 77
-        FIXTURES_REQUIRED mxn_poly_totals
-        ENVIRONMENT "OMPI_ALLOW_RUN_AS_ROOT=1;OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1")
+      mxn_pvbatch_case(reader ${np} mxn_poly_totals poly_totals_${tag} reader_totals.py
+                       ${MXN_POLY_DIR}/${file} ${method} --ghosts ${ghosts} --compare-size
+                       --cell-types --sets --side-sizes ${sizes})
     endforeach()
   endforeach()
 endif()

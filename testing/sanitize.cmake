@@ -15,11 +15,15 @@ mxn_add_gtest(test_fuzz_regress unit/test_fuzz_regress.cpp)
 target_compile_definitions(test_fuzz_regress PRIVATE
   MXN_FUZZ_REGRESS="${CMAKE_CURRENT_SOURCE_DIR}/fuzz/regress")
 
-# sanitize_asan_ubsan: testing/sanitize.sh builds the core, CLI, generator
-# and tests with -fsanitize=address,undefined in <build>/asan (no plugin) and
-# runs their ctest cases there. RUN_SERIAL: it uses both cores for its own
-# build and tests, and must not slow the timed GUI tests. Not registered
-# inside the sanitizer build itself.
+# sanitize_build, then sanitize_asan_ubsan: testing/sanitize.sh builds the
+# core, CLI, generator and tests with -fsanitize=address,undefined in
+# <build>/asan (no plugin; --build-only), and runs their ctest cases there
+# (--test-only). The build is a fixture started first (its COST), so that
+# it runs beside the other tests rather than alone after them: neither
+# case is RUN_SERIAL. Nothing else reads or writes <build>/asan, and each
+# case's Open MPI session directory is its own (mxn_own_mpi_session_dirs),
+# so they are safe beside any other test. Not registered inside the
+# sanitizer build itself.
 if(MXN_SANITIZE)
   # A sanitized mxn process starts several times slower: ~150 of them.
   # It is the longest case of sanitize.sh's run: started first.
@@ -38,10 +42,14 @@ if(MXN_SANITIZE)
 endif()
 option(MXN_TEST_SANITIZE "Register the ASan + UBSan build-and-test case (sanitize_asan_ubsan)" ON)
 if(MXN_TEST_SANITIZE)
+  add_test(NAME sanitize_build
+    COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/sanitize.sh --build-only ${CMAKE_BINARY_DIR}/asan)
   add_test(NAME sanitize_asan_ubsan
-    COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/sanitize.sh ${CMAKE_BINARY_DIR}/asan)
-  # (No COST: ctest skips a RUN_SERIAL test while others run and starts
-  # the next one, so it runs when everything else is done, whatever its
-  # COST; the long tests' COST keeps that wait short.)
-  set_tests_properties(sanitize_asan_ubsan PROPERTIES TIMEOUT 1500 RUN_SERIAL TRUE)
+    COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/sanitize.sh --test-only ${CMAKE_BINARY_DIR}/asan)
+  # The build is the first link of the longest chain of the suite: started
+  # first, and its tests as soon as it is done.
+  set_tests_properties(sanitize_build PROPERTIES TIMEOUT 1500 COST 5000
+    FIXTURES_SETUP mxn_asan_build)
+  set_tests_properties(sanitize_asan_ubsan PROPERTIES TIMEOUT 900 COST 4000
+    FIXTURES_REQUIRED mxn_asan_build)
 endif()

@@ -109,7 +109,7 @@ DELIBERATE = [
     ("element, face and edge sets", "IOSSReader reference",
      "IOSSReader 5.11 lists them but cannot read them (it leaves the leaves empty); "
      "MxNReader shows them: compared by path and name only "
-     "(pvbatch_edge_face_sets_* checks their contents against the generator)"),
+     "(the edge_face_sets case of pvbatch_plugin_np* checks their contents against the generator)"),
     ("empty pieces", "every leaf",
      "IOSSReader gives a rank no partition of a block it has no cell of, MxN an empty "
      "grid with the block's arrays: array layouts are taken from the pieces that have "
@@ -124,8 +124,8 @@ DELIBERATE = [
      "ids, object_id, element_side; a vector 'v_' as 'v'; its element, face and edge "
      "sets are not read (selecting them aborts it on edgeFaceElem.exii), so those "
      "leaves are not compared; a side set it gives empty is compared by path and name "
-     "only (it shows no side of a polygon or polyhedron block; pvbatch_poly_totals_* "
-     "checks those sides against the faces' areas)"),
+     "only (it shows no side of a polygon or polyhedron block; the poly_totals_* cases "
+     "of pvbatch_reader_np* check those sides against the faces' areas)"),
 ]
 # Datasets whose reference is known to differ from MxNReader for a reason
 # of the reference's own: file name -> (regular expression on "kind: detail"
@@ -159,7 +159,7 @@ KNOWN = {
         "file's face map and gives the edge block no ids, so node-set, side-set, edge- and "
         "face-block cell keys and the face variable PHI by key differ (MxNReader keys "
         "edges and faces by position, as IOSSReader does on a file it reads: "
-        "pvbatch_edge_face_sets_* compares them with IOSSReader)"),
+        "the edge_face_sets case of pvbatch_plugin_np* compares them with IOSSReader)"),
     # testing/writers/meshio_cdl.py: meshio writes coordinates as one
     # `coord` variable and node values as vals_nod_var<k>. The Exodus library
     # under both ParaView readers takes a file without a file_size attribute

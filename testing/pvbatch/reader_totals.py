@@ -71,6 +71,7 @@ pvbatch before it finalizes MPI, and the job is reported failed), 1 failure,
 2 bad usage, 77 skipped (DATASET absent).
 """
 import argparse
+import hashlib
 import os
 import re
 import sys
@@ -172,10 +173,41 @@ def add_stats(stats, name, v):
             stats[key] = old
 
 
+MEASURED = {}  # geometry_key -> measure's result
+
+
+def geometry_key(g, own):
+    """A digest of what measure's result depends on (points, cells and the
+    owned mask), or None where it cannot tell (not an unstructured grid).
+    vtkCellSizeFilter is slow on some meshes (mug.e's blocks take tenths of
+    a second each), and most time steps leave the geometry unchanged."""
+    if not g.IsA("vtkUnstructuredGrid") or g.GetPoints() is None or g.GetCells() is None:
+        return None
+    h = hashlib.sha1()
+    faces = g.GetFaces() if hasattr(g, "GetFaces") else None
+    for a in (g.GetPoints().GetData(), g.GetCells().GetOffsetsArray(),
+              g.GetCells().GetConnectivityArray(), g.GetCellTypesArray(), faces,
+              g.GetFaceLocations() if faces is not None else None):
+        h.update(b"|" if a is None else vtk_to_numpy(a).tobytes() + a.GetDataTypeAsString().encode())
+    h.update(own.tobytes())
+    return h.digest()
+
+
 def measure(g, own):
-    """Total area (2D cells) + length (lines) + volume (3D) of the cells own."""
+    """Total area (2D cells) + length (lines) + volume (3D) of the cells own
+    (computed once per geometry: MEASURED)."""
     if not own.any():
         return 0.0, 0
+    key = geometry_key(g, own)
+    if key is not None and key in MEASURED:
+        return MEASURED[key]
+    got = measure_now(g, own)
+    if key is not None:
+        MEASURED[key] = got
+    return got
+
+
+def measure_now(g, own):
     f = vtkCellSizeFilter()
     f.SetInputData(g)
     f.ComputeVertexCountOff()

@@ -34,6 +34,16 @@
  *                       the object's frames on the stack, innermost first
  *                       (addr2line names them), so that a run can fail the
  *                       last allocation before each exchange
+ *   MXN_FAILALLOC_SITES  a file: every counted call on the counting rank
+ *                       is noted there, one line each: "A <its number>
+ *                       <offset> ..." with the offsets in the object of
+ *                       the object's frames on the stack, so that
+ *                       a sweep can tell calls from the same place in the
+ *                       code apart from calls from another
+ *
+ * mxn_failalloc_reset (below) starts the count again in a running
+ * process, for a driver that loads several times in one process (one
+ * pvbatch session for many allocations: failalloc_plugin.py).
  *
  * The MPI functions below are wrapped (their PMPI_ twins do the work) to
  * see the exchanges; they change nothing else.
@@ -66,6 +76,7 @@ static uintptr_t text_lo, text_hi; /* the main executable's code */
 
 static const char *target; /* MXN_FAILALLOC_OBJ, or NULL: the main program */
 static FILE *exchanges;     /* MXN_FAILALLOC_EXCHANGES */
+static FILE *sites;         /* MXN_FAILALLOC_SITES */
 
 static int find_object(struct dl_phdr_info *info, size_t size, void *data) {
   (void)size;
@@ -110,11 +121,15 @@ __attribute__((constructor)) static void failalloc_init(void) {
   active = want == rank;
   const char *ex = getenv("MXN_FAILALLOC_EXCHANGES");
   if (active && ex && *ex) exchanges = fopen(ex, "w");
+  const char *si = getenv("MXN_FAILALLOC_SITES");
+  if (active && si && *si) sites = fopen(si, "w");
 }
 
 __attribute__((destructor)) static void failalloc_fini(void) {
   if (exchanges) fclose(exchanges);
   exchanges = NULL;
+  if (sites) fclose(sites);
+  sites = NULL;
   if (report && active) {
     char line[128];
     int n = snprintf(line, sizeof line, "failalloc: rank %d counted %ld failed %ld\n", rank,
@@ -123,11 +138,28 @@ __attribute__((destructor)) static void failalloc_fini(void) {
   }
 }
 
+/* Counts from zero again, now failing the nth_ counted call (0: none),
+ * and every later one too when after_ is 1; returns the calls counted
+ * since the last reset (or the start). Every rank may call it: only the
+ * counting rank counts. */
+long mxn_failalloc_reset(long nth_, int after_);
+long mxn_failalloc_reset(long nth_, int after_) {
+  long was = counted;
+  counted = 0;
+  failed = 0;
+  nth = nth_;
+  after = after_ == 1;
+  return was;
+}
+
+static void note_site(void);
+
 /* Whether this call (from `from`, of `bytes`) fails. */
 static int fails(const void *from, size_t bytes) {
   uintptr_t a = (uintptr_t)from;
   if (!active || bytes < min_bytes || a < text_lo || a >= text_hi) return 0; /* also: not loaded */
   counted++;
+  if (sites) note_site();
   if (nth > 0 && (counted == nth || (after && counted > nth))) {
     if (failed++ == 0 && trace) {
       void *frames[32];
@@ -161,6 +193,21 @@ void *realloc(void *old, size_t bytes) {
     return NULL;
   }
   return __libc_realloc(old, bytes);
+}
+
+/* The counted call just made: its place, as the offsets of the object's
+ * frames (the innermost 24 of the stack). */
+static void note_site(void) {
+  void *frames[24];
+  int nf = backtrace(frames, 24);
+  fprintf(sites, "A %ld", counted);
+  for (int i = 0; i < nf; i++) {
+    uintptr_t f = (uintptr_t)frames[i];
+    Dl_info info;
+    if (f < text_lo || f >= text_hi || !dladdr(frames[i], &info)) continue;
+    fprintf(sites, " 0x%lx", (unsigned long)(f - 1 - (uintptr_t)info.dli_fbase));
+  }
+  fputc('\n', sites);
 }
 
 /* An exchange called from `from`: noted when the object called it. */

@@ -96,7 +96,7 @@ SERIAL = ("join", "split")  # single-process commands: run without mpiexec, rank
 
 
 def mpi(args, fail_rank=None, nth=0, report=False, timeout=None, trace=False, after=False,
-        exchanges=""):
+        exchanges="", runs=None, sites=""):
     cmd = [A.mpiexec, "-n", str(A.np)]
     extra = {}
     plugin = args[0] == "plugin"
@@ -106,12 +106,15 @@ def mpi(args, fail_rank=None, nth=0, report=False, timeout=None, trace=False, af
                  "MXN_FAILALLOC_NTH": str(nth), "MXN_FAILALLOC_REPORT": "1" if report else "0",
                  "MXN_FAILALLOC_TRACE": "1" if trace else "0",
                  "MXN_FAILALLOC_AFTER": "1" if after else "0",
-                 "MXN_FAILALLOC_EXCHANGES": exchanges}
+                 "MXN_FAILALLOC_EXCHANGES": exchanges, "MXN_FAILALLOC_SITES": sites}
         for k in extra:
             cmd += ["-x", k]
     if plugin:
         script = os.path.join(os.path.dirname(os.path.abspath(__file__)), "failalloc_plugin.py")
-        return run(cmd + [A.pvbatch, "--symmetric", script, A.plugin] + args[1:], extra, timeout)
+        more = [A.shim, ",".join("%d:%d" % (n, a) for n, a in runs), "%g" % A.timeout] \
+            if runs else []
+        return run(cmd + [A.pvbatch, "--symmetric", script, A.plugin] + args[1:] + more, extra,
+                   timeout)
     if args[0] in SERIAL:
         return run([A.mxn] + args, extra, timeout)
     return run(cmd + [A.mxn] + args, extra, timeout)
@@ -191,18 +194,53 @@ SCEN = {
 }
 
 
-def plugin_rows(out):
-    """rank -> (errors, cells, first error) from failalloc_plugin.py's lines."""
+def plugin_rows(out, j=0):
+    """rank -> (errors, cells, first error, allocations counted) of load j
+    from failalloc_plugin.py's lines."""
     rows = {}
-    for m in re.finditer(r"FAILALLOC_RESULT rank (\d+) errors (\d+) cells (\d+) first: (.*)", out):
-        rows[int(m.group(1))] = (int(m.group(2)), int(m.group(3)), m.group(4))
+    for m in re.finditer(r"FAILALLOC_RESULT run (\d+) rank (\d+) errors (\d+) cells (\d+) "
+                         r"counted (-?\d+) first: (.*)", out):
+        if int(m.group(1)) == j:
+            rows[int(m.group(2))] = (int(m.group(3)), int(m.group(4)), m.group(6),
+                                     int(m.group(5)))
     return rows
+
+
+def plugin_session(args, rank, runs):
+    """MxNReader's loads for every (n, after) of runs, as few pvbatch
+    sessions as can do them (failalloc_plugin.py: one load per run in one
+    process): {(n, after): (returncode, rows, output)}. A load without a
+    result line from every rank ends its session (a rank hung or crashed):
+    it gets the session's return code (None: killed) and its output, and
+    the next session starts with the run after it."""
+    got = {}
+    todo = list(runs)
+    while todo:
+        rc, out = mpi(args, rank, timeout=120 + A.timeout * len(todo), runs=todo)
+        done = 0
+        for j, key in enumerate(todo):
+            rows = plugin_rows(out, j)
+            if len(rows) == A.np:
+                got[key] = (0, rows, "")
+                done += 1
+                continue
+            got[key] = (rc if rc != 0 else 1, rows, out)
+            done += 1
+            break
+        else:
+            if rc != 0:  # every load gave its result, but pvbatch failed
+                got[todo[-1]] = (rc, got[todo[-1]][1], out)
+        todo = todo[done:]
+    return got
 
 
 def where(args, rank, n, after):
     """The failed allocation's callers in the core (function file:line), by
     a run with the stack printed."""
-    rc, out = mpi(args, rank, n, timeout=A.timeout, trace=True, after=after)
+    if args[0] == "plugin":
+        rc, out = mpi(args, rank, timeout=120, trace=True, runs=[(n, after)])
+    else:
+        rc, out = mpi(args, rank, n, timeout=A.timeout, trace=True, after=after)
     frames = []
     for obj, off in re.findall(r"([^\s\[\]()]+)\(\+(0x[0-9a-f]+)\)", out):
         if "failalloc" in obj or not os.path.exists(obj):
@@ -301,6 +339,7 @@ def clean_out():
 failures = []
 total_runs = 0
 sites_done = set()
+tried = set()  # (call stack, and after) of the runs made
 for name in A.scenarios.split(","):
     args = SCEN[name]
     clean_out()
@@ -313,11 +352,20 @@ for name in A.scenarios.split(","):
     for rank in ([0] if name in SERIAL else [int(r) for r in A.ranks.split(",")]):
         clean_out()
         notes = os.path.join(A.work, "exchanges.txt") if A.exchanges else ""
-        rc, out = mpi(args, rank, 0, True, timeout=120, exchanges=notes)
-        counted = [l for l in out.splitlines() if l.startswith("failalloc: rank %d " % rank)]
+        stacks = os.path.join(A.work, "stacks.txt") if not A.exchanges and not A.all else ""
+        if name == "plugin":
+            # the allocations of one load, from the reader's creation
+            # (failalloc_plugin.py counts each load of a session so)
+            rc, out = mpi(args, rank, timeout=120, runs=[(0, 0)])
+            rows = plugin_rows(out)
+            counted = [rows[rank][3]] if rank in rows and rows[rank][3] >= 0 else []
+        else:
+            rc, out = mpi(args, rank, 0, True, timeout=120, exchanges=notes, sites=stacks)
+            counted = [int(l.split()[4]) for l in out.splitlines()
+                       if l.startswith("failalloc: rank %d " % rank)]
         if rc != 0 or not counted:
             sys.exit("%s: the counting run failed (%s):\n%s" % (name, rc, out))
-        k = int(counted[0].split()[4])
+        k = counted[0]
         sample = A.plugin_sample if name == "plugin" and A.plugin_sample > 0 else A.sample
         if A.exchanges:
             # each site once: in the first scenario that reaches it
@@ -344,23 +392,45 @@ for name in A.scenarios.split(","):
             runs = [(n, after) for n in ns for after in (False, True)]
         else:
             runs = [(n, A.persist > 0 and i % A.persist == A.persist - 1) for i, n in enumerate(ns)]
+        if stacks and name != "plugin":
+            # a run equal to one made already: the same call stack (every
+            # frame of the executable) failing, alone or with the later
+            # allocations as that one (another scenario of the same
+            # command, at the same place of the same code: the re-balances
+            # share the load's stacks with stats)
+            with open(stacks) as f:
+                stack = {int(w[1]): tuple(w[2:]) for w in (l.split() for l in f) if w[0] == "A"}
+            kept = []
+            for n, after in runs:
+                key = (stack.get(n, ("?", name, n)), after)
+                if key not in tried:
+                    tried.add(key)
+                    kept.append((n, after))
+            if len(kept) < len(runs):
+                print("%s: %d of them at a call stack an earlier run failed the same way: "
+                      "not again" % (name, len(runs) - len(kept)), flush=True)
+            runs = kept
+        if name == "plugin":
+            session = plugin_session(args, rank, runs)
         for n, after in runs:
             clean_out()
-            rc, out = mpi(args, rank, n, timeout=A.timeout, after=after)
+            if name == "plugin":
+                rc, rows, out = session[(n, after)]
+            else:
+                rc, out = mpi(args, rank, n, timeout=A.timeout, after=after)
             total_runs += 1
             what = None
             if rc is None:
                 what = "hung (killed after %g s)" % A.timeout
             elif name == "plugin":
-                rows = plugin_rows(out)
                 erred = [r for r in rows if rows[r][0] > 0]
+                cells = sum(r[1] for r in rows.values())
                 if rc != 0 or len(rows) != A.np:
                     what = "exit %s with results from ranks %s only" % (rc, sorted(rows))
                 elif erred and len(erred) != A.np:
                     what = "errors on ranks %s only" % erred
-                elif not erred and result_of(name, out) != ref:
-                    what = "no error, but %s owned cells (%s without the failure)" % (
-                        result_of(name, out), ref)
+                elif not erred and cells != ref:
+                    what = "no error, but %s owned cells (%s without the failure)" % (cells, ref)
             elif rc == 0:
                 got = result_of(name, out)
                 if got != ref:
