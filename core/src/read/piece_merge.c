@@ -782,7 +782,6 @@ int mxn__piece_permute_nodes(mxn_piece_t *p, const mxn_structure_t *s, const int
   for (int i = 0; i < p->plan->nnode_seg; i++) {
     segment_t *sg = &p->plan->node_seg[i];
     for (int64_t x = 0; x < sg->n; x++) sg->dst[x] = inv[sg->dst[x]];
-    sg->chunked = 0;
   }
 done:
   free(inv);
@@ -897,7 +896,6 @@ int mxn__piece_permute_elems(mxn_piece_t *p, const mxn_structure_t *s, int blk,
     segment_t *sg = &p->plan->seg[MXN__ELEM][i];
     if (sg->block != blk) continue;
     for (int64_t x = 0; x < sg->n; x++) sg->dst[x] = inv[sg->dst[x]];
-    sg->chunked = 0;
   }
   /* Side and element sets name elements by concatenated index. */
   static const int elem_set_kinds[2] = {MXN__SSET, MXN__ELSET};

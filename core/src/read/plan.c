@@ -153,7 +153,7 @@ int mxn__segment_runs(mxn__plan_t *p, segment_t *s, int64_t gap) {
       r->count = s->off[i] + 1 - r->start;
       r->n++;
     } else {
-      s->runs[s->nruns++] = (run_t){.start = s->off[i], .count = 1, .first = i, .n = 1, .stride = 1};
+      s->runs[s->nruns++] = (run_t){s->off[i], 1, i, 1, 1};
     }
   }
 done:
@@ -230,55 +230,6 @@ int mxn__plan_buf(mxn__plan_t *p, int64_t doubles) {
 /* The strided runs of a segment (time steps, and coordinates and
  * attributes of a halo layer): its runs, with 3 or more consecutive single
  * entries at one stride joined into a strided run. */
-/* Stretches of run a of sg consecutive both in the file and in the piece,
- * counted (out NULL) or written to out. */
-static int64_t run_chunks(const segment_t *sg, const run_t *a, chunk_t *out) {
-  int64_t k = 0, end = a->first + a->n;
-  for (int64_t e = a->first; e < end;) {
-    int64_t f = e + 1;
-    while (f < end && sg->off[f] == sg->off[f - 1] + 1 && sg->dst[f] == sg->dst[f - 1] + 1) f++;
-    if (out) out[k] = (chunk_t){sg->off[e] - a->start, sg->dst[e], f - e};
-    k++;
-    e = f;
-  }
-  return k;
-}
-
-/* The step runs' stretches. The values of a step reach the piece through the
- * plan's buffer; entry by entry, each value costs its file offset and its
- * piece index read again besides itself, where a stretch is one copy
- * (pieces in global id order take members' rows in stretches: a box of a
- * structured mesh, the runs of ids a writer numbered together). Runs of
- * short stretches stay entry by entry. */
-int mxn__plan_step_chunks(mxn__plan_t *plan, segment_t *sg) {
-  enum { MIN_MEAN = 8 }; /* entries per stretch, on average, to copy by stretches */
-  if (sg->chunked) return MXN_OK;
-  int64_t total = 0;
-  for (int64_t r = 0; r < sg->nvruns; r++) {
-    run_t *a = &sg->vruns[r];
-    a->chunk0 = total;
-    a->nchunks = 0;
-    if (a->stride > 1) continue;
-    int64_t k = run_chunks(sg, a, NULL);
-    if (k * MIN_MEAN > a->n) continue;
-    a->nchunks = k;
-    total += k;
-  }
-  sg->chunks = NULL;
-  if (total > 0) {
-    /* plan memory: a renumbering leaves the old stretches there, once */
-    sg->chunks = mxn__plan_alloc(plan, (size_t)total * sizeof *sg->chunks);
-    if (!sg->chunks) {
-      for (int64_t r = 0; r < sg->nvruns; r++) sg->vruns[r].nchunks = 0;
-      return MXN_ERR_NOMEM;
-    }
-    for (int64_t r = 0; r < sg->nvruns; r++)
-      if (sg->vruns[r].nchunks > 0) run_chunks(sg, &sg->vruns[r], sg->chunks + sg->vruns[r].chunk0);
-  }
-  sg->chunked = 1;
-  return MXN_OK;
-}
-
 int mxn__plan_step_runs(mxn__plan_t *plan, segment_t *sg) {
   if (sg->vruns || sg->nruns == 0) return MXN_OK;
   sg->vruns = mxn__plan_alloc(plan, (size_t)sg->nruns * sizeof *sg->vruns);

@@ -10,16 +10,7 @@ typedef struct {
   int64_t start, count; /* file offset (0-based, within block or node list) */
   int64_t first, n;     /* entries [first, first+n) of the segment */
   int64_t stride;       /* step runs only: > 1 for n entries stride apart */
-  /* step runs only: the run's entries as nchunks stretches consecutive in
-   * the file and in the piece (the segment's chunks from chunk0), when
-   * they are long enough to copy whole; 0: entry by entry */
-  int64_t chunk0, nchunks;
 } run_t;
-
-/* Entries [at, at + n) of a run's read that go to the piece's [dst, dst + n). */
-typedef struct {
-  int64_t at, dst, n;
-} chunk_t;
 
 /* Everything one file contributes to one block (or to the nodes). */
 typedef struct {
@@ -35,10 +26,6 @@ typedef struct {
    * member's rows) joined into one strided read. */
   int64_t nvruns;
   run_t *vruns;
-  /* The step runs' stretches (mxn__plan_step_chunks), made for dst as it
-   * is: chunked is 0 until then and again once dst is renumbered. */
-  chunk_t *chunks;
-  int chunked;
   /* netCDF ids of the segment's variables in its member (step reads;
    * -2: not looked up yet), built on first use: the same at every step,
    * also after the member is closed and opened again. */
@@ -236,9 +223,6 @@ int mxn__read_set_vars(mxn_dataset_t *ds, mxn_piece_t *piece, int step);
  * attributes of a halo layer): its runs, with 3 or more consecutive single
  * entries at one stride joined into a strided run (plan.c). */
 int mxn__plan_step_runs(mxn__plan_t *plan, segment_t *sg);
-/* The stretches of sg's step runs (after mxn__plan_step_runs), unless
- * made since its dst last changed. */
-int mxn__plan_step_chunks(mxn__plan_t *plan, segment_t *sg);
 /* Where the value of entry e of a run is in plan->buf after a read of
  * the run (read_var_run, read_coords, attributes). */
 static inline int64_t mxn__run_at(const segment_t *sg, const run_t *run, int64_t e) {

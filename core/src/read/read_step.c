@@ -74,24 +74,21 @@ static int seg_varid(mxn__plan_t *plan, const mxn__file_t *f, segment_t *sg, int
  * var_id() of the variable in member f; -1 for a nodal variable in the
  * older layout (vals_nod_var[step][variable][node]). */
 static int read_var_run(mxn_dataset_t *ds, mxn__plan_t *plan, const mxn__file_t *f, int step,
-                        int k, int p, int varid, const run_t *run, double *into) {
+                        int k, int p, int varid, const run_t *run) {
   int status = MXN_OK;
   int strided = run->stride > 1;
   int64_t n = strided ? run->n : run->count;
-  if (!into) {
-    MXN_CHECK(mxn__plan_buf(plan, n));
-    into = plan->buf;
-  }
+  MXN_CHECK(mxn__plan_buf(plan, n));
   if (varid >= 0) {
     size_t start[2] = {(size_t)step, (size_t)run->start}, count[2] = {1, (size_t)n};
     ptrdiff_t stride[2] = {1, strided ? (ptrdiff_t)run->stride : 1};
-    if (mxn__m_get(f, varid, start, count, stride, into, 'd')) return MXN_ERR_IO;
+    if (mxn__m_get(f, varid, start, count, stride, plan->buf, 'd')) return MXN_ERR_IO;
   } else {
     int all = k < 0 ? mxn__m_var(f, MXN__EX_VALS_NOD_VAR) : -1;
     size_t start[3] = {(size_t)step, (size_t)p, (size_t)run->start}, count[3] = {1, 1, (size_t)n};
     ptrdiff_t stride[3] = {1, 1, strided ? (ptrdiff_t)run->stride : 1};
     if (all < 0 || mxn__m_ndims(f, all) != 3 ||
-        mxn__m_get(f, all, start, count, stride, into, 'd'))
+        mxn__m_get(f, all, start, count, stride, plan->buf, 'd'))
       return MXN_ERR_IO;
   }
   ds->io.read_calls++;
@@ -169,23 +166,11 @@ static int read_seg_var(mxn_dataset_t *ds, mxn__plan_t *plan, const mxn__file_t 
                         int k, int v, int p, int nv, segment_t *sg, double *out) {
   int status = MXN_OK;
   MXN_CHECK(mxn__plan_step_runs(plan, sg));
-  MXN_CHECK(mxn__plan_step_chunks(plan, sg));
   int varid = seg_varid(plan, f, sg, k, v, p, nv);
   if (varid == -3) return MXN_ERR_NOMEM;
   for (int64_t r = 0; r < sg->nvruns; r++) {
     const run_t *run = &sg->vruns[r];
-    const chunk_t *c = sg->chunks ? sg->chunks + run->chunk0 : NULL;
-    if (run->nchunks == 1 && c->at == 0 && c->n == run->count) {
-      /* one stretch, no gap: straight into place */
-      MXN_CHECK(read_var_run(ds, plan, f, step, k, p, varid, run, out + c->dst));
-      continue;
-    }
-    MXN_CHECK(read_var_run(ds, plan, f, step, k, p, varid, run, NULL));
-    if (run->nchunks > 0) {
-      for (int64_t q = 0; q < run->nchunks; q++)
-        memcpy(out + c[q].dst, plan->buf + c[q].at, (size_t)c[q].n * sizeof *out);
-      continue;
-    }
+    MXN_CHECK(read_var_run(ds, plan, f, step, k, p, varid, run));
     for (int64_t e = run->first; e < run->first + run->n; e++)
       out[sg->dst[e]] = plan->buf[mxn__run_at(sg, run, e)];
   }

@@ -73,24 +73,6 @@ vtkSmartPointer<vtkUnsignedCharArray> GhostArray(vtkIdType n)
 
 const double NaN = std::numeric_limits<double>::quiet_NaN();
 
-/** Whether `used` is 0, 1, ..., n - 1 (a set's node list keeps its own
- *  order, so the length alone does not say). */
-bool IsAll(const std::vector<int64_t>& used, int64_t n)
-{
-  if (static_cast<int64_t>(used.size()) != n)
-  {
-    return false;
-  }
-  for (int64_t i = 0; i < n; ++i)
-  {
-    if (used[i] != i)
-    {
-      return false;
-    }
-  }
-  return true;
-}
-
 /** A named array of `g`'s components for `n` entries, its pages backed. */
 vtkSmartPointer<vtkDoubleArray> NewGroupArray(const VarGroup& g, vtkIdType n)
 {
@@ -622,9 +604,6 @@ void vtkMxNPieceConverter::AddPointFields(vtkPointData* pd, const std::vector<in
   {
     return;
   }
-  // every piece node in order (one block using them all): columns are
-  // copied whole, not gathered
-  const int64_t* index = IsAll(used, p->num_nodes) ? nullptr : used.data();
   for (const auto& g : this->NodeGroups)
   {
     if (pd->GetAbstractArray(g.name.c_str()))
@@ -636,7 +615,7 @@ void vtkMxNPieceConverter::AddPointFields(vtkPointData* pd, const std::vector<in
       [&](int v) -> const double* {
         return v < p->plan_num_node_vars && p->node_vars ? p->node_vars[v] : nullptr;
       },
-      index));
+      used.data()));
   }
 }
 
@@ -747,18 +726,7 @@ vtkSmartPointer<vtkPoints> vtkMxNPieceConverter::Points(const std::vector<int64_
   }
   const int64_t* at = used.data();
   const double scale = this->DispScale;
-  if (dims == 3 && u[0] && u[1] && u[2] && IsAll(used, p->num_nodes))
-  {
-    // the displaced points of a 3D mesh whose one block uses every piece
-    // node in order: no index to follow (a further step builds these)
-    for (vtkIdType i = 0; i < npts; ++i)
-    {
-      out[3 * i] = x[0][i] + scale * u[0][i];
-      out[3 * i + 1] = x[1][i] + scale * u[1][i];
-      out[3 * i + 2] = x[2][i] + scale * u[2][i];
-    }
-  }
-  else if (dims == 3 && u[0] && u[1] && u[2])
+  if (dims == 3 && u[0] && u[1] && u[2])
   {
     // the displaced points of a 3D mesh, every component in one pass (one
     // gather of each node's six values: a further step builds these)
