@@ -14,7 +14,7 @@ import subprocess
 import sys
 import tempfile
 
-ARCHIVE = "c510e4f"
+ARCHIVE = "bca962e"
 RESULTS = "testing/benchmarks/results"
 
 

@@ -662,8 +662,9 @@ def floor_section(w, recs, configs, sets):
     w("|---|---|---|---|---|---|---|---|---|---|---|---|")
     for (s, n) in keys:
         a = configs.get((s, n, "A"))
-        af = med(a.vals(lambda r: r["first_s"])) if a else None
-        ast = med(a.vals(lambda r: r["step_s"][0] if r["step_s"] else None)) if a else None
+        ar = beside(a, floors.get((s, n, "F"), []))
+        af = med([r["first_s"] for r in ar])
+        ast = med([r["step_s"][0] for r in ar if r["step_s"]])
         ff = [r["first_s"] for r in floors.get((s, n, "F"), [])]
         fs = [r["step_s"][0] for r in floors.get((s, n, "F"), []) if r["step_s"]]
         wf = [r["first_s"] for r in floors.get((s, n, "W"), [])]
@@ -674,7 +675,7 @@ def floor_section(w, recs, configs, sets):
         def ratio(x, y):
             return fmt(x / y if x is not None and y else None, "%.1fx")
         w("| %s | %d | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |" % (
-            s, n, mspread(a.vals(lambda r: r["first_s"])) if a else "-", mspread(ff, "%.4f"),
+            s, n, mspread([r["first_s"] for r in ar]) if ar else "-", mspread(ff, "%.4f"),
             mspread(wf, "%.4f"), ratio(af, med(ff)), ratio(af, med(wf)),
             fmt(ast, "%.3f"), mspread(fs, "%.4f"), ratio(ast, med(fs)), rmb,
             fmt(sum(g["mmaps"]), "%d") if g else "-"))
@@ -684,13 +685,24 @@ def floor_section(w, recs, configs, sets):
                     floors.get((s, n, "W"), []))
 
 
+def beside(a, fl):
+    """The runs of A beside the floor runs fl: A's latest, those within an
+    hour of its last record (the floor runs alternate with them in one
+    run_bench run; the archive holds A runs of older commits of the same
+    configuration, which a floor measured now does not fit)."""
+    if not a or not fl:
+        return []
+    last = max((r.get("unix_time", 0) for r in a.runs), default=0)
+    return [r for r in a.runs if r.get("unix_time", 0) >= last - 3600]
+
+
 def phase_table(w, s, n, a, fl, wl):
     """One configuration's phases: MxNReader's (bench.py's clock and the
     reader's mxn_load_stats, max over ranks, median over runs) beside the
     floor of each where there is one."""
     if not a or not fl:
         return
-    runs = [r for r in a.runs if r.get("core_stats")]
+    runs = [r for r in beside(a, fl) if r.get("core_stats") and "create" in r.get("phases_s", {})]
     w("### Phases: %s, N = %d" % (s, n))
     w("")
     if not runs:
@@ -706,7 +718,7 @@ def phase_table(w, s, n, a, fl, wl):
         return med([max(per_rank(r, f)) for r in runs])
 
     def ph(name):
-        return med([r["phases_s"].get(name) for r in a.runs])
+        return med([r["phases_s"].get(name) for r in runs])
     create, reader = ph("create"), ph("reader")
 
     def core_load(x):
@@ -794,11 +806,11 @@ def phase_table(w, s, n, a, fl, wl):
          "no floor"),
         ("&nbsp;&nbsp;conversion to VTK (rest of the first step - the core's load)", conv, None,
          "no floor (a copy of the piece's bytes is not measured)"),
-        ("first step", med(a.vals(lambda r: r["first_s"])), med([r["first_s"] for r in fl]),
+        ("first step", med([r["first_s"] for r in runs]), med([r["first_s"] for r in fl]),
          "F: open + load replayed; W (members whole): %s s" % fmt(
              med([r["first_s"] for r in wl]), "%.3f")),
         ("further step (`step_s`, the first)",
-         med(a.vals(lambda r: r["step_s"][0] if r["step_s"] else None)), fmax(2),
+         med([r["step_s"][0] for r in runs if r["step_s"]]), fmax(2),
          "F: that step's ranges replayed (field bytes)"),
     ]
     w("| phase | MxNReader s | floor s | multiple | floor |")
